@@ -1,0 +1,1 @@
+"""Cardhall client: a thin async client library, scripted bots and a terminal client."""

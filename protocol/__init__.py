@@ -1,0 +1,1 @@
+"""Cardhall wire protocol: bytes <-> typed messages. No sockets, no asyncio."""

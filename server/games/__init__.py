@@ -1,0 +1,78 @@
+"""Pure, deterministic rule engines, one module per game, and the registry of games by name.
+
+Use :func:`create` to make a game by name and :func:`get` to look up its class. Every engine
+implements :class:`cardhall.server.games.base.Game`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Mapping
+from typing import Any
+
+from .base import Action, Event, Game, replay
+from .errors import (
+    GameError,
+    GameOver,
+    IllegalAction,
+    NotYourTurn,
+    OptionError,
+    SnapshotError,
+    UnknownAction,
+)
+
+# name -> module that defines it; modules are imported on first use.
+_MODULES = {
+    "skipper": "skipper",
+    "shop": "shop",
+    "shah": "shah",
+    "thirtysix": "thirtysix",
+    "shufflejack": "shufflejack",
+}
+_CLASSES: dict[str, type[Game]] = {}
+
+
+def get(name: str) -> type[Game]:
+    """The engine class registered as ``name``.
+
+    Raises:
+        OptionError: no game of that name is available.
+    """
+    cls = _CLASSES.get(name)
+    if cls is None:
+        module = _MODULES.get(name)
+        if module is None:
+            raise OptionError(f"unknown game {name!r}; known: {', '.join(names())}")
+        try:
+            mod = importlib.import_module(f"{__name__}.{module}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{module}":
+                raise
+            raise OptionError(f"game {name!r} is not available in this build") from None
+        cls = getattr(mod, "GAME")
+        _CLASSES[name] = cls
+    return cls
+
+
+def names() -> list[str]:
+    """Names of all games whose modules are present, sorted."""
+    return sorted(
+        name for name, module in _MODULES.items()
+        if importlib.util.find_spec(f"{__name__}.{module}") is not None
+    )
+
+
+def create(name: str, options: Mapping[str, Any] | None = None, seats: int = 1) -> Game:
+    """Make a new game ``name`` with ``options`` for ``seats`` players.
+
+    Raises:
+        OptionError: unknown game, unknown option, bad option value or seat count.
+    """
+    return get(name)(options, seats)
+
+
+__all__ = [
+    "Action", "Event", "Game", "GameError", "GameOver", "IllegalAction", "NotYourTurn",
+    "OptionError", "SnapshotError", "UnknownAction", "create", "get", "names", "replay",
+]

@@ -1,0 +1,59 @@
+"""Bot strategies shared by all games, and the registry of each game's strategies.
+
+A strategy is a function ``choose(view, rng) -> action``: it sees only what a seat's
+:meth:`Game.view` holds (including ``"legal_actions"``), so the same bot plays offline in
+``cardhall simulate`` and over the wire in ``cardhall bots``.
+
+Each game module may define ``STRATEGIES: dict[str, Strategy]``; :func:`strategy` looks them
+up, falling back to :func:`random_strategy` for ``"random"``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .errors import OptionError
+
+Strategy = Callable[[Mapping[str, Any], random.Random], tuple[Any, ...]]
+
+#: Verbs a bot never picks at random: they end the game for the bot's own side.
+CONCEDE_VERBS = frozenset({"resign", "close_shop", "concede"})
+
+
+def random_strategy(view: Mapping[str, Any], rng: random.Random) -> tuple[Any, ...]:
+    """Uniform choice over the view's legal actions, leaving out conceding ones.
+
+    Falls back to a conceding action only when nothing else is legal.
+
+    Raises:
+        ValueError: the view lists no legal action (the seat may not act now).
+    """
+    legal = view["legal_actions"]
+    if not legal:
+        raise ValueError("no legal action to choose from")
+    pool = [a for a in legal if a[0] not in CONCEDE_VERBS] or legal
+    return tuple(pool[rng.randrange(len(pool))])
+
+
+def strategy(game: str, name: str) -> Strategy:
+    """The strategy ``name`` (e.g. ``"random"``, ``"greedy"``) for game ``game``.
+
+    Raises:
+        OptionError: the game has no strategy of that name.
+    """
+    from . import _MODULES
+
+    table: dict[str, Strategy] = {"random": random_strategy}
+    module = _MODULES.get(game)
+    if module is not None:
+        mod = importlib.import_module(f"{__package__}.{module}")
+        table.update(getattr(mod, "STRATEGIES", {}))
+    try:
+        return table[name]
+    except KeyError:
+        raise OptionError(
+            f"no strategy {name!r} for {game}; known: {', '.join(sorted(table))}"
+        ) from None
