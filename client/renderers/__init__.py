@@ -1,0 +1,57 @@
+"""Terminal renderers, one module per game, looked up by game name.
+
+Each module ``cardhall.client.renderers.<game>`` defines:
+
+* ``render(view: dict, *, color: bool = True) -> str``: the table drawn as text lines (suit
+  symbols; ANSI colours when ``color``), from one seat's (or a spectator's) view.
+* ``describe(action: Sequence) -> str``: a short human phrase for a legal action, used for
+  the numbered action menu (e.g. ``"play 5\u2666 on the \u2666 stack"``).
+
+Renderers see only views: they never import the engines.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import Any
+
+_ANSI_RED = "\x1b[31m"
+_ANSI_RESET = "\x1b[0m"
+_RANK_TEXT = {"T": "10"}
+_SUIT_SYMBOLS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
+
+
+def pretty_card(code: str, *, color: bool = True) -> str:
+    """A card code such as ``"TD"`` or ``"QH3"`` as ``"10\u2666"`` / ``"Q\u2665"``.
+
+    Red suits are wrapped in ANSI red when ``color``. Non-card strings are returned as given.
+    """
+    if not isinstance(code, str) or len(code) < 2 or code[1] not in _SUIT_SYMBOLS:
+        return str(code)
+    text = _RANK_TEXT.get(code[0], code[0]) + _SUIT_SYMBOLS[code[1]]
+    if color and code[1] in "DH":
+        return f"{_ANSI_RED}{text}{_ANSI_RESET}"
+    return text
+
+
+def _generic_render(view: dict[str, Any], *, color: bool = True) -> str:
+    lines = [f"state {view.get('state_id')}  to act: {view.get('to_act')}"]
+    for key, value in view.items():
+        if key not in ("legal_actions", "state_id", "to_act"):
+            lines.append(f"{key}: {value}")
+    return "\n".join(lines)
+
+
+def _generic_describe(action: Sequence[Any]) -> str:
+    return " ".join(pretty_card(a, color=False) if isinstance(a, str) else str(a) for a in action)
+
+
+def renderer(game: str) -> tuple[Callable[..., str], Callable[[Sequence[Any]], str]]:
+    """``(render, describe)`` for ``game``; a plain generic pair when it has no module."""
+    try:
+        mod: ModuleType = importlib.import_module(f"{__name__}.{game}")
+    except ModuleNotFoundError:
+        return _generic_render, _generic_describe
+    return mod.render, mod.describe
