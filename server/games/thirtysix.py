@@ -1,0 +1,897 @@
+"""Thirty-Six: a solo card game against two ENEMY stacks (seed ``thirty-six.txt``).
+
+The 52 cards are dealt into two ENEMY stacks of 17 and a PLAYER stack of 18. Each turn the top
+card of each ENEMY stack is turned face up; the player commits any subset of the row (the
+face-up PLAYER cards) to meet or beat the ENEMY total. Seventeen turns empty the ENEMY stacks;
+then the PLAYER collection is counted (number cards 1 point, faces 2, aces 3; the deck is
+worth 72) and more than 36 points wins.
+
+State machine (one table, :data:`PHASES`)::
+
+    commit ──won──▶ take ──▶ (end of turn)
+       │
+       └──lost──▶ surrender ──▶ (end of turn)      (skipped when the rules fix the card)
+    (end of turn) ──▶ draw ──▶ next turn's commit, or over after turn 17
+
+With the Baltimore "two clubs" rule a turn whose ENEMY cards are both clubs resolves by
+itself, before any decision (the ENEMY takes the whole row).
+
+Readings beyond ``RULINGS.md`` (documented in ``docs/rules/thirtysix.md``):
+
+* The ``deck`` option lists the ENEMY left stack top first (indices 0-16), then the ENEMY
+  right stack (17-33), then the PLAYER stack (34-51, the first six form the row).
+* Under "surrender lowest" the lowest card is the one with the lowest count in the row
+  (hearts doubled when that rule is on); ties are the player's choice. Combined with
+  "discard right-most", the right-most of the lowest cards goes.
+* The ``baltimore`` preset turns on the five Baltimore rules; the seed's four harder rules
+  stay separate options (they conflict with Baltimore's row of four and lowest surrender).
+* A player may resign at any time; the game then ends as a loss with the current score.
+
+Actions (card codes are strings, see :mod:`.cards`)::
+
+    ("commit", code, ...)   commit these row cards, listed in row order (none: concede the turn)
+    ("take", code)          after a won turn: the ENEMY card to keep
+    ("surrender", code)     after a lost turn: the row card the ENEMY takes
+    ("resign",)             abandon the game (a loss)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from . import cards as C
+from .base import Action, Event, Game
+from .errors import GameOver, IllegalAction, NotYourTurn, OptionError, SnapshotError, UnknownAction
+from .options import SEED, Option
+from .rng import GameRNG
+
+#: Turns in a game: the ENEMY stacks hold 17 cards each (RULINGS T4).
+TURNS = 17
+#: More than this many points wins (seed "OBJECT", RULINGS T6).
+TARGET = 36
+#: Cards in the row at the start and after an empty row is refilled (seed "SETUP").
+ROW_SIZE = 6
+
+#: Phases of a game and the verbs each accepts (``resign`` is accepted in every live phase).
+PHASES: dict[str, frozenset[str]] = {
+    "commit": frozenset({"commit", "resign"}),
+    "take": frozenset({"take", "resign"}),
+    "surrender": frozenset({"surrender", "resign"}),
+    "over": frozenset(),
+}
+VERBS = frozenset({"commit", "take", "surrender", "resign"})
+
+#: The seed's four harder rules, each a room option.
+HARDER_RULES = ("short_refill", "discard_rightmost", "ace_wins", "beat_faces")
+#: The five Baltimore rules, each a room option; the ``baltimore`` preset turns all on.
+BALTIMORE_RULES = ("row_of_four", "clubs_double", "two_clubs", "hearts_double",
+                   "surrender_lowest")
+RULES = HARDER_RULES + BALTIMORE_RULES
+
+
+def _deck_option(name: str) -> Option:
+    return Option(name, list, None,
+                  "Explicit deal: 52 card codes; 0-16 ENEMY left stack (top first), 17-33 "
+                  "ENEMY right stack, 34-51 PLAYER stack (top first). None: shuffle by seed.")
+
+
+OPTIONS: tuple[Option, ...] = (
+    SEED,
+    _deck_option("deck"),
+    Option("short_refill", bool, False,
+           "Harder rule: an emptied row is refilled with only 3 cards (seed 'harder' 1)."),
+    Option("discard_rightmost", bool, False,
+           "Harder rule: a lost turn always costs the right-most row card (seed 'harder' 2)."),
+    Option("ace_wins", bool, False,
+           "Harder rule: the ENEMY wins every turn in which it shows an ace (seed 'harder' 3)."),
+    Option("beat_faces", bool, False,
+           "Harder rule: an ENEMY pair holding a face card must be beaten, not met "
+           "(seed 'harder' 4)."),
+    Option("row_of_four", bool, False, "Baltimore: the row holds at most 4 cards."),
+    Option("clubs_double", bool, False, "Baltimore: ENEMY clubs count double (9D + 3C = 15)."),
+    Option("two_clubs", bool, False,
+           "Baltimore: two ENEMY clubs win the turn at once and take the whole row."),
+    Option("hearts_double", bool, False, "Baltimore: hearts in the row count double."),
+    Option("surrender_lowest", bool, False,
+           "Baltimore: a lost turn costs the lowest-count row card (an ace if there is one)."),
+    Option("baltimore", bool, False, "Preset: turns on all five Baltimore rules."),
+)
+
+
+def count_value(card: int) -> int:
+    """The count of ``card`` in a turn's total: aces 1, 2-10 their pips, J/Q/K 10 (seed
+    "GAMEPLAY").
+
+    Args:
+        card: A card int (see :mod:`.cards`).
+
+    Returns:
+        1..10.
+    """
+    return min(C.rank(card), 10)
+
+
+def points(card: int) -> int:
+    """Scoring points of ``card`` in the PLAYER collection (RULINGS T6): number cards 1,
+    J/Q/K 2, aces 3.
+
+    Args:
+        card: A card int.
+
+    Returns:
+        1, 2 or 3 points.
+    """
+    r = C.rank(card)
+    if r == C.ACE:
+        return 3
+    return 2 if r >= C.JACK else 1
+
+
+def enemy_total(pair: Sequence[int], clubs_double: bool = False) -> int:
+    """The ENEMY total of the face-up ENEMY cards (seed "GAMEPLAY"; Baltimore clubs double).
+
+    Args:
+        pair: The face-up ENEMY cards (normally two).
+        clubs_double: Baltimore rule: clubs count double.
+
+    Returns:
+        The total, e.g. 12 for 9D + 3C, 15 with ``clubs_double``.
+    """
+    return sum(count_value(c) * (2 if clubs_double and C.suit(c) == C.CLUBS else 1)
+               for c in pair)
+
+
+def player_total(committed: Sequence[int], hearts_double: bool = False) -> int:
+    """The player's total of committed row cards (seed "GAMEPLAY"; Baltimore hearts double).
+
+    Args:
+        committed: The committed row cards.
+        hearts_double: Baltimore rule: hearts count double.
+
+    Returns:
+        The total (0 for no cards).
+    """
+    return sum(count_value(c) * (2 if hearts_double and C.suit(c) == C.HEARTS else 1)
+               for c in committed)
+
+
+def collection_score(collection: Sequence[int]) -> int:
+    """Points of a PLAYER collection (RULINGS T6); the whole deck scores 72.
+
+    Args:
+        collection: Cards of the PLAYER collection.
+
+    Returns:
+        The sum of :func:`points`.
+    """
+    return sum(points(c) for c in collection)
+
+
+def _parse_deck(value: list[Any] | None) -> list[int] | None:
+    if value is None:
+        return None
+    if len(value) != 52 or any(not isinstance(v, str) for v in value):
+        raise OptionError(f"option 'deck' must list 52 card codes, got {len(value)} items")
+    try:
+        deck = [C.parse(v) for v in value]
+    except UnknownAction as exc:
+        raise OptionError(f"option 'deck': {exc}") from None
+    if any(C.deck_of(c) for c in deck) or len(set(deck)) != 52:
+        seen: set[int] = set()
+        dupes = sorted({C.code(c) for c in deck if c in seen or seen.add(c)})  # type: ignore[func-returns-value]
+        missing = sorted(C.code(c) for c in set(range(52)) - set(deck))
+        raise OptionError("option 'deck' must hold each of the 52 cards once: "
+                          f"duplicated {dupes or '-'}, missing {missing or '-'}")
+    return deck
+
+
+class ThirtySix(Game):
+    """The Thirty-Six engine (solo, seat 0). See the module docstring for the rules and
+    actions; ``outcome()["scores"]`` is ``[points in the PLAYER collection]`` (0..72) and
+    ``winner`` is 0 when the score is more than 36.
+
+    Args:
+        options: Room options (:data:`OPTIONS`): ``seed``, ``deck``, the four harder rules,
+            the five Baltimore rules and the ``baltimore`` preset.
+        seats: Must be 1.
+
+    Raises:
+        OptionError: unknown option, bad value (e.g. a ``deck`` that is not exactly the 52
+            cards), or a seat count other than 1.
+    """
+
+    name: ClassVar[str] = "thirtysix"
+    title: ClassVar[str] = "Thirty-Six"
+    min_seats: ClassVar[int] = 1
+    max_seats: ClassVar[int] = 1
+    OPTIONS: ClassVar[tuple[Option, ...]] = OPTIONS
+
+    def __init__(self, options: Mapping[str, Any] | None = None, seats: int = 1) -> None:
+        super().__init__(options, seats)
+        deck = _parse_deck(self.options["deck"])
+        self._set_rules()
+        self.rng = GameRNG(self.options["seed"])
+        if deck is None:
+            deck = C.full_deck()
+            self.rng.shuffle(deck)
+        # Stacks keep their top card at the end of the list.
+        self.enemy: list[list[int]] = [deck[16::-1], deck[33:16:-1]]
+        self.stack: list[int] = deck[51:33:-1]
+        self.pair: list[int] = []
+        self.row: list[int] = []
+        self.collection: list[int] = []
+        self.enemy_collection: list[int] = []
+        self.committed: list[int] = []
+        self.phase = "commit"
+        self.turn = 1
+        self.won = 0
+        self.lost = 0
+        self.reshuffles = 0
+        self.end_reason: str | None = None
+        self.resigned = False
+        self.last: dict[str, Any] | None = None
+        self._draw(self.row_max, [])
+        self._start_turn([])
+
+    def _set_rules(self) -> None:
+        o = self.options
+        preset = bool(o["baltimore"])
+        self.rules: dict[str, bool] = {
+            r: bool(o[r]) or (preset and r in BALTIMORE_RULES) for r in RULES
+        }
+        self.row_max = 4 if self.rules["row_of_four"] else ROW_SIZE
+        self.refill = min(3, self.row_max) if self.rules["short_refill"] else self.row_max
+
+    # -- rules helpers ------------------------------------------------------------------
+
+    def enemy_total(self) -> int:
+        """The current ENEMY total (seed "GAMEPLAY", Baltimore clubs double); 0 when over."""
+        return enemy_total(self.pair, self.rules["clubs_double"])
+
+    def player_total(self, committed: Sequence[int]) -> int:
+        """Total of ``committed`` row cards under the current rules (Baltimore hearts)."""
+        return player_total(committed, self.rules["hearts_double"])
+
+    def wins_turn(self, committed: Sequence[int]) -> bool:
+        """Whether committing ``committed`` wins this turn (RULINGS T1-T3, harder rules 3-4).
+
+        Meet or beat the ENEMY total; with ``ace_wins`` an ENEMY ace always wins for the
+        ENEMY; with ``beat_faces`` a pair holding a J/Q/K must be strictly beaten.
+        """
+        if self.rules["ace_wins"] and any(C.rank(c) == C.ACE for c in self.pair):
+            return False
+        mine, theirs = self.player_total(committed), self.enemy_total()
+        if self.rules["beat_faces"] and any(C.rank(c) >= C.JACK for c in self.pair):
+            return mine > theirs
+        return mine >= theirs
+
+    def surrender_choices(self) -> list[int]:
+        """Row cards the ENEMY may take after a lost turn, in row order (RULINGS T2).
+
+        Any row card by default; the lowest-count ones under ``surrender_lowest``; only the
+        right-most (of those) under ``discard_rightmost``. ``[]`` when the row is empty.
+        """
+        choices = list(self.row)
+        if choices and self.rules["surrender_lowest"]:
+            low = min(self.player_total([c]) for c in choices)
+            choices = [c for c in choices if self.player_total([c]) == low]
+        if choices and self.rules["discard_rightmost"]:
+            choices = choices[-1:]
+        return choices
+
+    def score(self) -> int:
+        """Points now in the PLAYER collection (RULINGS T6)."""
+        return collection_score(self.collection)
+
+    # -- the contract -------------------------------------------------------------------
+
+    def to_act(self) -> list[int]:
+        """``[0]`` while the game runs, ``[]`` once over."""
+        return [] if self.phase == "over" else [0]
+
+    @property
+    def over(self) -> bool:
+        """True after turn 17 or a resignation."""
+        return self.phase == "over"
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Every legal action of ``seat`` (see the module docstring), deterministic order.
+
+        ``commit``: every subset of the row in row order (bit ``i`` of a counter = row card
+        ``i``, counting up from the empty subset); ``take``: the ENEMY cards left to right;
+        ``surrender``: :meth:`surrender_choices`; ``resign`` last. ``[]`` for other seats or
+        once the game is over.
+        """
+        if seat != 0 or self.phase == "over":
+            return []
+        out: list[Action] = []
+        if self.phase == "commit":
+            codes = C.codes(self.row)
+            for mask in range(1 << len(codes)):
+                out.append(("commit", *[c for i, c in enumerate(codes) if mask >> i & 1]))
+        elif self.phase == "take":
+            out = [("take", c) for c in C.codes(self.pair)]
+        else:
+            out = [("surrender", c) for c in C.codes(self.surrender_choices())]
+        out.append(("resign",))
+        return out
+
+    def apply(self, seat: int, action: Sequence[Any]) -> list[Event]:
+        """Apply one action of seat 0 (checked in full before anything changes).
+
+        Args:
+            seat: Must be 0.
+            action: ``(verb, args...)`` as in the module docstring.
+
+        Returns:
+            Public events, e.g. ``{"type": "commit", "cards": [...], "total": 12,
+            "enemy_total": 12, "result": "won"}``.
+
+        Raises:
+            UnknownAction: not a sequence, unknown verb, wrong arity or bad card code.
+            GameOver: the game has ended.
+            NotYourTurn: ``seat`` is not 0.
+            IllegalAction: the verb does not fit the phase, or a card is not where the rule
+                needs it (not in the row, out of row order, not a face-up ENEMY card, not one
+                the rules let the ENEMY take).
+        """
+        verb, cards = self._parse(action)
+        if self.phase == "over":
+            raise GameOver("the game is over")
+        if seat != 0 or isinstance(seat, bool):
+            raise NotYourTurn(f"seat {seat!r} does not play Thirty-Six (solo: seat 0)")
+        if verb not in PHASES[self.phase]:
+            raise IllegalAction(f"cannot {verb} now: {self._phase_hint()}")
+        events: list[Event] = []
+        if verb == "resign":
+            self._finish("resigned", events)
+        elif verb == "commit":
+            self._check_commit(cards)
+            self._commit(cards, events)
+        elif verb == "take":
+            if cards[0] not in self.pair:
+                raise IllegalAction(f"{C.code(cards[0])} is not a face-up ENEMY card; take "
+                                    f"one of {' '.join(C.codes(self.pair))}")
+            self._take(cards[0], events)
+        else:
+            choices = self.surrender_choices()
+            if cards[0] not in choices:
+                raise IllegalAction(f"the ENEMY cannot take {C.code(cards[0])}: choose one of "
+                                    f"{' '.join(C.codes(choices))}")
+            self._surrender(cards[0], events)
+        self.state_id += 1
+        return events
+
+    def _parse(self, action: Sequence[Any]) -> tuple[str, list[int]]:
+        if isinstance(action, (str, bytes)) or not isinstance(action, Sequence) or not action:
+            raise UnknownAction(f"not an action: {action!r}")
+        verb = action[0]
+        if verb not in VERBS:
+            raise UnknownAction(f"unknown verb {verb!r}; Thirty-Six knows "
+                                f"{', '.join(sorted(VERBS))}")
+        args = list(action[1:])
+        if verb == "resign" and args:
+            raise UnknownAction("resign takes no arguments")
+        if verb in ("take", "surrender") and len(args) != 1:
+            raise UnknownAction(f"{verb} takes exactly one card code")
+        return verb, [C.parse(a) for a in args]
+
+    def _phase_hint(self) -> str:
+        return {
+            "commit": "commit row cards first",
+            "take": "choose which ENEMY card to take",
+            "surrender": "choose the row card the ENEMY takes",
+        }[self.phase]
+
+    def _check_commit(self, cards: list[int]) -> None:
+        last = -1
+        for card in cards:
+            if card not in self.row:
+                raise IllegalAction(f"{C.code(card)} is not in the row")
+            i = self.row.index(card)
+            if i <= last:
+                raise IllegalAction("list committed cards once each, in row order (left to "
+                                    "right)")
+            last = i
+
+    # -- turn flow ----------------------------------------------------------------------
+
+    def _start_turn(self, events: list[Event]) -> None:
+        """Turn up the next ENEMY pair; auto-resolve Baltimore's two clubs (RULINGS T4)."""
+        while True:
+            self.pair = [self.enemy[0].pop(), self.enemy[1].pop()]
+            events.append({"type": "reveal", "turn": self.turn, "cards": C.codes(self.pair),
+                           "enemy_total": self.enemy_total()})
+            if not (self.rules["two_clubs"]
+                    and all(C.suit(c) == C.CLUBS for c in self.pair)):
+                self.phase = "commit"
+                return
+            taken = self.row
+            self.row = []
+            self.enemy_collection.extend(taken + self.pair)
+            self.lost += 1
+            self.last = {"turn": self.turn, "enemy": C.codes(self.pair), "committed": [],
+                         "total": 0, "enemy_total": self.enemy_total(), "result": "two clubs",
+                         "kept": [], "to_enemy": C.codes(taken + self.pair)}
+            events.append({"type": "two_clubs", "cards": C.codes(taken)})
+            self.pair = []
+            if not self._end_turn(events):
+                return
+
+    def _commit(self, cards: list[int], events: list[Event]) -> None:
+        won = self.wins_turn(cards)
+        total, theirs = self.player_total(cards), self.enemy_total()
+        events.append({"type": "commit", "cards": C.codes(cards), "total": total,
+                       "enemy_total": theirs, "result": "won" if won else "lost"})
+        self.committed = cards
+        self.last = {"turn": self.turn, "enemy": C.codes(self.pair), "committed": C.codes(cards),
+                     "total": total, "enemy_total": theirs, "result": "won" if won else "lost",
+                     "kept": [], "to_enemy": []}
+        if won:
+            self.won += 1
+            self.phase = "take"
+            return
+        self.lost += 1
+        choices = self.surrender_choices()
+        if len(choices) > 1:
+            self.phase = "surrender"
+        elif choices:
+            self._surrender(choices[0], events)
+        else:
+            self._resolve_loss(None, events)
+
+    def _take(self, card: int, events: list[Event]) -> None:
+        """Won turn (RULINGS T3): committed cards and ``card`` to the PLAYER collection."""
+        other = [c for c in self.pair if c != card]
+        kept = self.committed + [card]
+        self.row = [c for c in self.row if c not in self.committed]
+        self.collection.extend(kept)
+        self.enemy_collection.extend(other)
+        assert self.last is not None
+        self.last["kept"] = C.codes(kept)
+        self.last["to_enemy"] = C.codes(other)
+        events.append({"type": "take", "card": C.code(card), "to_enemy": C.codes(other)})
+        self.pair = []
+        self.committed = []
+        if self._end_turn(events):
+            self._start_turn(events)
+
+    def _surrender(self, card: int, events: list[Event]) -> None:
+        events.append({"type": "surrender", "card": C.code(card)})
+        self._resolve_loss(card, events)
+
+    def _resolve_loss(self, card: int | None, events: list[Event]) -> None:
+        """Lost turn (RULINGS T2): ``card`` and both ENEMY cards to the ENEMY collection,
+        the other committed cards to the PLAYER collection, uncommitted cards stay."""
+        kept = [c for c in self.committed if c != card]
+        gone = ([card] if card is not None else []) + self.pair
+        self.row = [c for c in self.row if c != card and c not in kept]
+        self.collection.extend(kept)
+        self.enemy_collection.extend(gone)
+        assert self.last is not None
+        self.last["kept"] = C.codes(kept)
+        self.last["to_enemy"] = C.codes(gone)
+        self.pair = []
+        self.committed = []
+        if self._end_turn(events):
+            self._start_turn(events)
+
+    def _end_turn(self, events: list[Event]) -> bool:
+        """Finish the turn: draw (RULINGS T4) unless it was the last (T5). True if the game
+        goes on."""
+        if self.turn >= TURNS:
+            self._finish("score", events)
+            return False
+        if self.row:
+            want = 1 if len(self.row) < self.row_max else 0
+        else:
+            want = self.refill
+        self._draw(want, events)
+        self.turn += 1
+        return True
+
+    def _draw(self, n: int, events: list[Event]) -> None:
+        """Draw ``n`` cards to the right of the row; an empty PLAYER stack is refilled by
+        shuffling the PLAYER collection (seed, RULINGS T4)."""
+        drawn = 0
+        for _ in range(n):
+            if not self.stack:
+                if not self.collection:
+                    break
+                self.stack = self.collection
+                self.collection = []
+                self.rng.shuffle(self.stack)
+                self.reshuffles += 1
+                events.append({"type": "reshuffle", "count": len(self.stack)})
+            self.row.append(self.stack.pop())
+            drawn += 1
+        if events is not None and drawn:
+            events.append({"type": "draw", "count": drawn})
+
+    def _finish(self, how: str, events: list[Event]) -> None:
+        self.phase = "over"
+        score = self.score()
+        if how == "resigned":
+            self.resigned = True
+            self.end_reason = f"resigned with {score} points"
+        elif score > TARGET:
+            self.end_reason = f"scored {score} points, more than {TARGET}"
+        else:
+            self.end_reason = f"scored {score} points, not more than {TARGET}"
+        events.append({"type": "game_over", "reason": self.end_reason, "score": score})
+
+    def outcome(self) -> dict[str, Any] | None:
+        """``None`` while running; then ``{"winner": 0 if more than 36 points (and not
+        resigned) else None, "reason": str, "scores": [points]}`` (RULINGS T6)."""
+        if self.phase != "over":
+            return None
+        score = self.score()
+        win = score > TARGET and not self.resigned
+        return {"winner": 0 if win else None, "reason": self.end_reason, "scores": [score]}
+
+    def stats(self) -> dict[str, Any]:
+        """``{"turns": turns played, "won": turns won, "lost": turns lost, "score": points,
+        "reshuffles": PLAYER stack refills}``."""
+        played = self.won + self.lost
+        return {"turns": played, "won": self.won, "lost": self.lost, "score": self.score(),
+                "reshuffles": self.reshuffles}
+
+    def default_action(self, seat: int) -> Action | None:
+        """The greedy bot's choice (:func:`greedy`) for seat 0; ``None`` when it cannot act.
+
+        Never resigns.
+        """
+        if seat != 0 or self.over:
+            return None
+        return greedy(self.view(0), None)
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """The public table (everything in Thirty-Six is face up except stack order).
+
+        Returns:
+            The contract keys plus ``phase``, ``turn`` (1..17), ``turns`` (17), ``target``
+            (36), ``enemy`` (face-up ENEMY cards), ``enemy_total``, ``enemy_stacks``
+            (counts), ``row`` (left to right), ``committed`` (during take/surrender),
+            ``player_stack`` (count), ``collection`` and ``enemy_collection`` (sorted: their
+            order is not shown), ``score``, ``row_max``, ``refill``, ``rules`` (rule flags)
+            and ``last`` (summary of the last resolved turn, or ``None``).
+        """
+        return {
+            "state_id": self.state_id,
+            "to_act": self.to_act(),
+            "over": self.over,
+            "outcome": self.outcome(),
+            "legal_actions": [list(a) for a in self.legal_actions(seat)]
+            if seat == 0 else [],
+            "phase": self.phase,
+            "turn": self.turn,
+            "turns": TURNS,
+            "target": TARGET,
+            "enemy": C.codes(self.pair),
+            "enemy_total": self.enemy_total() if self.pair else None,
+            "enemy_stacks": [len(s) for s in self.enemy],
+            "row": C.codes(self.row),
+            "committed": C.codes(self.committed),
+            "player_stack": len(self.stack),
+            "collection": C.codes(sorted(self.collection)),
+            "enemy_collection": C.codes(sorted(self.enemy_collection)),
+            "score": self.score(),
+            "row_max": self.row_max,
+            "refill": self.refill,
+            "rules": dict(self.rules),
+            "last": None if self.last is None else {k: (list(v) if isinstance(v, list) else v)
+                                                    for k, v in self.last.items()},
+        }
+
+    def card_locations(self) -> dict[str, list[int]]:
+        """Zones: ``enemy_stack:0``, ``enemy_stack:1``, ``enemy`` (face up), ``row``
+        (committed cards stay here until resolved), ``player_stack``, ``collection``,
+        ``enemy_collection``."""
+        return {
+            "enemy_stack:0": list(self.enemy[0]),
+            "enemy_stack:1": list(self.enemy[1]),
+            "enemy": list(self.pair),
+            "row": list(self.row),
+            "player_stack": list(self.stack),
+            "collection": list(self.collection),
+            "enemy_collection": list(self.enemy_collection),
+        }
+
+    # -- snapshot -----------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        """Complete state as plain msgpack-able data (lists, never tuples)."""
+        return {
+            "game": self.name,
+            "version": 1,
+            "options": {k: (list(v) if isinstance(v, list) else v)
+                        for k, v in self.options.items()},
+            "seats": self.seats,
+            "state_id": self.state_id,
+            "rng": self.rng.snapshot(),
+            "enemy": [list(self.enemy[0]), list(self.enemy[1])],
+            "stack": list(self.stack),
+            "pair": list(self.pair),
+            "row": list(self.row),
+            "collection": list(self.collection),
+            "enemy_collection": list(self.enemy_collection),
+            "committed": list(self.committed),
+            "phase": self.phase,
+            "turn": self.turn,
+            "won": self.won,
+            "lost": self.lost,
+            "reshuffles": self.reshuffles,
+            "end_reason": self.end_reason,
+            "resigned": self.resigned,
+            "last": None if self.last is None else {k: (list(v) if isinstance(v, list) else v)
+                                                    for k, v in self.last.items()},
+        }
+
+    @classmethod
+    def restore(cls, data: Mapping[str, Any]) -> ThirtySix:
+        """Rebuild a game from :meth:`snapshot` data.
+
+        Raises:
+            SnapshotError: ``data`` is not a Thirty-Six snapshot (wrong game tag, missing or
+                malformed fields).
+        """
+        try:
+            if data["game"] != cls.name or data["version"] != 1:
+                raise SnapshotError(f"not a {cls.name} snapshot")
+            game = cls.__new__(cls)
+            Game.__init__(game, data["options"], data["seats"])
+            game._set_rules()
+            game.state_id = int(data["state_id"])
+            game.rng = GameRNG.restore(data["rng"])
+            game.enemy = [list(data["enemy"][0]), list(data["enemy"][1])]
+            game.stack = list(data["stack"])
+            game.pair = list(data["pair"])
+            game.row = list(data["row"])
+            game.collection = list(data["collection"])
+            game.enemy_collection = list(data["enemy_collection"])
+            game.committed = list(data["committed"])
+            game.phase = str(data["phase"])
+            if game.phase not in PHASES:
+                raise SnapshotError(f"bad phase {game.phase!r}")
+            game.turn = int(data["turn"])
+            game.won = int(data["won"])
+            game.lost = int(data["lost"])
+            game.reshuffles = int(data["reshuffles"])
+            game.end_reason = data["end_reason"]
+            game.resigned = bool(data["resigned"])
+            last = data["last"]
+            game.last = None if last is None else {
+                k: (list(v) if isinstance(v, (list, tuple)) else v) for k, v in last.items()}
+        except SnapshotError:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError,
+                OptionError) as exc:
+            raise SnapshotError(f"bad {cls.name} snapshot: {exc!r}") from None
+        return game
+
+
+# -- bots ---------------------------------------------------------------------------------
+#
+# The greedy bot plans the PLAYER stack's timing. Only cards in the PLAYER collection at the
+# end score, and an empty PLAYER stack takes the whole collection back (RULINGS T4), so the
+# bot values a position by the expected number of cards in the final collection, from a
+# small dynamic programme over counts only: (turn, stack size, collection size, row size).
+# Turn outcomes in that model come from a table of "fewest cards that win" for a random row
+# of each size, sampled once per rule set.
+
+_RANK_OF = {ch: i + 1 for i, ch in enumerate(C.RANKS)}
+_PLAN_SAMPLES = 3000
+
+
+def _val(code: str, hearts: bool = False) -> int:
+    v = min(_RANK_OF[code[0]], 10)
+    return v * 2 if hearts and code[1] == "H" else v
+
+
+def _pts(code: str) -> int:
+    r = _RANK_OF[code[0]]
+    return 3 if r == 1 else 2 if r >= 11 else 1
+
+
+def _need(pair: Sequence[str], rules: Mapping[str, bool]) -> int | None:
+    """Smallest winning player total against ``pair`` (None: the turn cannot be won)."""
+    if rules.get("ace_wins") and any(c[0] == "A" for c in pair):
+        return None
+    total = sum(_val(c) * (2 if rules.get("clubs_double") and c[1] == "C" else 1)
+                for c in pair)
+    if rules.get("beat_faces") and any(c[0] in "JQK" for c in pair):
+        return total + 1
+    return total
+
+
+def _raid(pair: Sequence[str], rules: Mapping[str, bool]) -> bool:
+    return bool(rules.get("two_clubs")) and len(pair) == 2 and all(c[1] == "C" for c in pair)
+
+
+class _Planner:
+    """Expected final collection size by counts, for one rule set (see the note above)."""
+
+    def __init__(self, rules: Mapping[str, bool], row_max: int, refill: int) -> None:
+        import random
+
+        self.row_max, self.refill = row_max, refill
+        rnd = random.Random(36)
+        deck = C.codes(C.full_deck())
+        hearts = bool(rules.get("hearts_double"))
+        # dist[r] = list of (probability, fewest cards that win or None, raid?)
+        self.dist: list[list[tuple[float, int | None, bool]]] = []
+        for r in range(ROW_SIZE + 1):
+            counts: dict[tuple[int | None, bool], int] = {}
+            for _ in range(_PLAN_SAMPLES):
+                cards = rnd.sample(deck, r + 2)
+                pair, row = cards[:2], cards[2:]
+                key: tuple[int | None, bool]
+                if _raid(pair, rules):
+                    key = (None, True)
+                else:
+                    need = _need(pair, rules)
+                    m = None
+                    if need is not None:
+                        acc = 0
+                        for k, v in enumerate(sorted((_val(c, hearts) for c in row),
+                                                     reverse=True), 1):
+                            acc += v
+                            if acc >= need:
+                                m = k
+                                break
+                    key = (m, False)
+                counts[key] = counts.get(key, 0) + 1
+            self.dist.append([(n / _PLAN_SAMPLES, m, raid) for (m, raid), n in counts.items()])
+        self.memo: dict[tuple[int, int, int, int], float] = {}
+
+    def draw(self, s: int, c: int, r: int) -> tuple[int, int, int]:
+        """Counts after the end-of-turn draw (RULINGS T4)."""
+        want = self.refill if r == 0 else (1 if r < self.row_max else 0)
+        for _ in range(want):
+            if s == 0:
+                if c == 0:
+                    break
+                s, c = c, 0
+            s -= 1
+            r += 1
+        return s, c, r
+
+    def after(self, t: int, s: int, c: int, r: int) -> float:
+        """Value after turn ``t`` resolved with counts (s, c, r): draw, then next turn."""
+        if t >= TURNS:
+            return float(c)
+        s, c, r = self.draw(s, c, r)
+        return self.value(t + 1, s, c, r)
+
+    def value(self, t: int, s: int, c: int, r: int) -> float:
+        """Expected final collection size at the start of turn ``t``."""
+        key = (t, s, c, r)
+        got = self.memo.get(key)
+        if got is not None:
+            return got
+        total = 0.0
+        for p, m, raid in self.dist[r]:
+            if raid:
+                total += p * self.after(t, s, c, 0)
+                continue
+            best = -1.0
+            for k in range(r + 1):
+                if m is not None and k >= m:
+                    v = self.after(t, s, c + k + 1, r - k)
+                else:
+                    v = -1.0
+                    if k >= 1:
+                        v = self.after(t, s, c + k - 1, r - k)
+                    if r - k >= 1:
+                        v = max(v, self.after(t, s, c + k, r - k - 1))
+                    if v < 0:
+                        v = self.after(t, s, c, r)
+                if v > best:
+                    best = v
+            total += p * best
+        self.memo[key] = total
+        return total
+
+
+_PLANNERS: dict[tuple[Any, ...], _Planner] = {}
+
+
+def _planner(view: Mapping[str, Any]) -> _Planner:
+    rules = view["rules"]
+    key = (tuple(sorted(rules.items())), view["row_max"], view["refill"])
+    plan = _PLANNERS.get(key)
+    if plan is None:
+        plan = _PLANNERS[key] = _Planner(rules, view["row_max"], view["refill"])
+    return plan
+
+
+def _surrender_choices(row: list[str], rules: Mapping[str, bool]) -> list[str]:
+    hearts = bool(rules.get("hearts_double"))
+    choices = list(row)
+    if choices and rules.get("surrender_lowest"):
+        low = min(_val(c, hearts) for c in choices)
+        choices = [c for c in choices if _val(c, hearts) == low]
+    if choices and rules.get("discard_rightmost"):
+        choices = choices[-1:]
+    return choices
+
+
+def _row_strength(row: Sequence[str], hearts: bool) -> float:
+    return sum(_val(c, hearts) for c in row) / 100.0
+
+
+def greedy(view: Mapping[str, Any], rng: Any) -> Action:
+    """A timing-aware greedy strategy for Thirty-Six, using only ``view`` (incl. its legal
+    actions) and the rules it names; deterministic (``rng`` is unused, may be ``None``).
+
+    It scores each legal choice by the expected number of cards that end in the PLAYER
+    collection, from a count-level plan of the PLAYER stack's draws and reshuffles (see
+    :class:`_Planner`), with small tie-breaks: keep strong cards in the row, lose the cheapest
+    card, take the ENEMY card worth the most points. Never resigns unless nothing else is
+    legal.
+
+    Args:
+        view: A seat-0 view of :class:`ThirtySix`.
+        rng: Ignored.
+
+    Returns:
+        One of ``view["legal_actions"]`` as a tuple.
+
+    Raises:
+        ValueError: the view lists no legal action.
+    """
+    legal = [tuple(a) for a in view["legal_actions"]]
+    if not legal:
+        raise ValueError("no legal action to choose from")
+    moves = [a for a in legal if a[0] != "resign"]
+    if not moves:
+        return legal[0]
+    if moves[0][0] == "take":
+        return max(moves, key=lambda a: (_pts(a[1]), _val(a[1])))
+    rules = view["rules"]
+    hearts = bool(rules.get("hearts_double"))
+    plan = _planner(view)
+    t, s = view["turn"], view["player_stack"]
+    c = len(view["collection"])
+    row = list(view["row"])
+    if moves[0][0] == "surrender":
+        committed = set(view["committed"])
+        best_a, best_v = moves[0], -1e9
+        for a in moves:
+            card = a[1]
+            kept = len(committed - {card})
+            left = [x for x in row if x not in committed and x != card]
+            v = plan.after(t, s, c + kept, len(left))
+            v += _row_strength(left, hearts) - _pts(card) / 50.0
+            if v > best_v:
+                best_a, best_v = a, v
+        return best_a
+    need = _need(view["enemy"], rules)
+    best_a, best_v = moves[0], -1e9
+    for a in moves:
+        chosen = list(a[1:])
+        total = sum(_val(x, hearts) for x in chosen)
+        left = [x for x in row if x not in chosen]
+        k = len(chosen)
+        if need is not None and total >= need:
+            v = plan.after(t, s, c + k + 1, len(left)) + _row_strength(left, hearts)
+        else:
+            v = -1e9
+            for card in _surrender_choices(row, rules):
+                if card in chosen:
+                    w = plan.after(t, s, c + k - 1, len(left)) + _row_strength(left, hearts)
+                else:
+                    rest = [x for x in left if x != card]
+                    w = plan.after(t, s, c + k, len(rest)) + _row_strength(rest, hearts)
+                w -= _pts(card) / 50.0
+                v = max(v, w)
+            if not row:
+                v = plan.after(t, s, c, 0)
+        if v > best_v:
+            best_a, best_v = a, v
+    return best_a
+
+
+GAME = ThirtySix
+STRATEGIES = {"greedy": greedy}
