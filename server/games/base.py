@@ -127,6 +127,15 @@ class Game(ABC):
             SnapshotError: ``data`` is not a snapshot of this game.
         """
 
+    def bot_view(self, seat: int) -> Mapping[str, Any]:
+        """The same data as ``view(seat)`` for an offline bot; engines may compute it lazily.
+
+        ``dict(game.bot_view(seat)) == game.view(seat)`` always holds. A bot over the wire
+        gets the real view; offline (``cardhall simulate``) this saves building the parts of
+        the view a strategy never reads.
+        """
+        return self.view(seat)
+
     def default_action(self, seat: int) -> Action | None:
         """The action a room plays for ``seat`` when its turn timer runs out.
 
