@@ -1,0 +1,594 @@
+"""ShuffleJack: Blackjack hands from a 5 x 5 tableau, over up to seven rounds.
+
+A solitaire designed by Randy Rasa (seed ``shufflejack.txt``). Each round deals a fresh
+shuffled deck (RULINGS J9): 25 cards fill the tableau, positions 1-25 row by row. The player
+removes hands: 2-5 cards in one row or one column whose Blackjack count is exactly 21
+(J1, J2). The deck may be clicked at any time to consolidate the tableau and deal into the
+empty positions (J4, J5). Once the deck is empty, "next" ends the round (J7); the round
+advances only when its hands outnumber the cards left (J8), at most 7 rounds (J10). Round
+``r`` has ``r - 1`` locked positions, drawn from the seed and kept from round to round; they
+unlock the moment the deck is empty (J6). Round score = (hands + bonus) x round (J11).
+
+Readings beyond ``RULINGS.md`` (documented in ``docs/rules/shufflejack.md``):
+
+* "deal" is offered only when it changes something: the deck has cards and a position is
+  empty. If the tableau is full, no hand can be made and the deck still has cards, the
+  player is stuck: "next" is then offered too, and ends the round counting the deck's cards
+  as left over (so the round fails, J8).
+* A round passed in round 7 wins the game (``winner`` 0); a failed round or a resignation
+  ends it with ``winner`` ``None``. Resigning scores no part of the current round.
+* The ``deck`` option fixes round 1's deck: index 0 is dealt to position 1, index 25 is the
+  first card the deck deals after that. Later rounds and the locked positions come from the
+  seed.
+
+Actions (tableau positions are ints 1..25, row by row)::
+
+    ("hand", p1, p2, ...)   cash in a hand, positions ascending
+    ("deal",)               consolidate the tableau and deal into empty positions
+    ("next",)               end the round
+    ("resign",)             abandon the game
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from itertools import combinations
+from typing import Any, ClassVar
+
+from . import cards as C
+from .base import Action, Event, Game
+from .errors import GameOver, IllegalAction, NotYourTurn, OptionError, SnapshotError, UnknownAction
+from .options import SEED, Option
+from .rng import GameRNG
+
+SIZE = 5
+POSITIONS = SIZE * SIZE
+#: Most rounds in a game (RULINGS J10).
+ROUNDS = 7
+#: Bonus points by cards left at the end of a round (RULINGS J11).
+BONUS = {3: 2, 2: 3, 1: 4}
+VERBS = frozenset({"hand", "deal", "next", "resign"})
+
+OPTIONS: tuple[Option, ...] = (
+    SEED,
+    Option("deck", list, None,
+           "Round 1's deck: 52 card codes, index 0 dealt first (to position 1). None: "
+           "shuffle by seed."),
+)
+
+#: Every line of the tableau (5 rows, then 5 columns) as 0-based indices.
+LINES: tuple[tuple[int, ...], ...] = tuple(
+    [tuple(range(r * SIZE, r * SIZE + SIZE)) for r in range(SIZE)]
+    + [tuple(range(c, POSITIONS, SIZE)) for c in range(SIZE)]
+)
+_LINE_OF_PAIR: dict[tuple[int, int], int] = {}
+for _n, _line in enumerate(LINES):
+    for _a, _b in combinations(_line, 2):
+        _LINE_OF_PAIR[(_a, _b)] = _n
+#: All index sets a hand may use (J1): 2-5 indices of one line, ascending.
+HAND_SHAPES: tuple[tuple[int, ...], ...] = tuple(sorted(
+    combo for line in LINES for k in range(2, SIZE + 1) for combo in combinations(line, k)
+))
+
+
+def card_value(card: int) -> int:
+    """Blackjack count of ``card`` with aces as 1 (RULINGS J2): A=1, 2-10, J/Q/K=10.
+
+    Args:
+        card: A card int (see :mod:`.cards`).
+
+    Returns:
+        1..10.
+    """
+    return min(C.rank(card), 10)
+
+
+def is_blackjack(cards: Sequence[int]) -> bool:
+    """Whether ``cards`` count exactly 21 with each ace as 1 or 11 (RULINGS J2).
+
+    Only the card values are checked, not the hand's size or shape.
+
+    Args:
+        cards: Card ints.
+
+    Returns:
+        True for e.g. A+K, A+A+9, 10+J+A.
+    """
+    total = sum(card_value(c) for c in cards)
+    return total == 21 or (total == 11 and any(C.rank(c) == C.ACE for c in cards))
+
+
+def bonus(left: int) -> int:
+    """Bonus points for ``left`` cards left at a round's end (RULINGS J11): 3 -> 2,
+    2 -> 3, 1 -> 4, otherwise 0."""
+    return BONUS.get(left, 0)
+
+
+def round_score(hands: int, left: int, round_no: int) -> int:
+    """A round's score (RULINGS J11): (hands + bonus(left)) x round number.
+
+    Args:
+        hands: Hands cashed in this round.
+        left: Cards left at the round's end (tableau plus deck).
+        round_no: 1..7.
+
+    Returns:
+        The score, e.g. 39 for round 3 with 10 hands and 2 cards left.
+    """
+    return (hands + bonus(left)) * round_no
+
+
+def advances(hands: int, left: int) -> bool:
+    """Whether a round with ``hands`` hands and ``left`` cards left is passed (RULINGS J8):
+    more hands than cards left (15/7 passes, 7/7 fails)."""
+    return hands > left
+
+
+def _parse_deck(value: list[Any] | None) -> list[int] | None:
+    if value is None:
+        return None
+    if len(value) != 52 or any(not isinstance(v, str) for v in value):
+        raise OptionError(f"option 'deck' must list 52 card codes, got {len(value)} items")
+    try:
+        deck = [C.parse(v) for v in value]
+    except UnknownAction as exc:
+        raise OptionError(f"option 'deck': {exc}") from None
+    if any(C.deck_of(c) for c in deck) or len(set(deck)) != 52:
+        counts: dict[int, int] = {}
+        for c in deck:
+            counts[c] = counts.get(c, 0) + 1
+        dupes = sorted(C.code(c) for c, n in counts.items() if n > 1)
+        missing = sorted(C.code(c) for c in range(52) if c not in counts)
+        raise OptionError("option 'deck' must hold each of the 52 cards once: "
+                          f"duplicated {dupes or '-'}, missing {missing or '-'}")
+    return deck
+
+
+class ShuffleJack(Game):
+    """The ShuffleJack engine (solo, seat 0); rules and actions in the module docstring.
+
+    ``outcome()["scores"]`` is ``[total score]`` (sum of the round scores, J11); ``winner``
+    is 0 only when round 7 is passed.
+
+    Args:
+        options: Room options (:data:`OPTIONS`): ``seed`` and ``deck``.
+        seats: Must be 1.
+
+    Raises:
+        OptionError: unknown option, bad value (a ``deck`` that is not exactly the 52 cards),
+            or a seat count other than 1.
+    """
+
+    name: ClassVar[str] = "shufflejack"
+    title: ClassVar[str] = "ShuffleJack"
+    min_seats: ClassVar[int] = 1
+    max_seats: ClassVar[int] = 1
+    OPTIONS: ClassVar[tuple[Option, ...]] = OPTIONS
+
+    def __init__(self, options: Mapping[str, Any] | None = None, seats: int = 1) -> None:
+        super().__init__(options, seats)
+        first = _parse_deck(self.options["deck"])
+        self.rng = GameRNG(self.options["seed"])
+        self.round = 0
+        self.locked: list[int] = []
+        self.tableau: list[int | None] = [None] * POSITIONS
+        self.deck: list[int] = []
+        self.cashed: list[int] = []
+        self.hands = 0
+        self.total_hands = 0
+        self.round_scores: list[int] = []
+        self.over_reason: str | None = None
+        self.won = False
+        self.passed = 0
+        self._cache: tuple[int, list[Action]] | None = None
+        self._start_round(first, [])
+
+    # -- rules ----------------------------------------------------------------------------
+
+    def _start_round(self, order: list[int] | None, events: list[Event]) -> None:
+        """Begin the next round: fresh deck (J9), one more locked position (J6), deal 25."""
+        self.round += 1
+        if order is None:
+            order = C.full_deck()
+            self.rng.shuffle(order)
+        if self.round > 1:
+            free = [p for p in range(1, POSITIONS + 1) if p not in self.locked]
+            self.locked.append(free[self.rng.randrange(len(free))])
+        self.deck = order[::-1]  # top of the deck at the end
+        self.tableau = [self.deck.pop() for _ in range(POSITIONS)]
+        self.cashed = []
+        self.hands = 0
+        events.append({"type": "round", "round": self.round, "locked": sorted(self.locked)})
+
+    def locks_active(self) -> bool:
+        """Locked positions count only while the deck has cards (RULINGS J6)."""
+        return bool(self.deck) and bool(self.locked)
+
+    def cards_left(self) -> int:
+        """Cards not cashed in this round (tableau plus deck)."""
+        return 52 - len(self.cashed)
+
+    def hand_shapes(self) -> list[tuple[int, ...]]:
+        """Every valid hand now, as ascending 1-based positions (J1, J2, J6), sorted."""
+        usable = [c is not None for c in self.tableau]
+        if self.locks_active():
+            for p in self.locked:
+                usable[p - 1] = False
+        out: list[tuple[int, ...]] = []
+        tab = self.tableau
+        for shape in HAND_SHAPES:
+            if all(usable[i] for i in shape) and is_blackjack([tab[i] for i in shape]):  # type: ignore[misc]
+                out.append(tuple(i + 1 for i in shape))
+        return out
+
+    def can_deal(self) -> bool:
+        """``deal`` changes something: the deck has cards and a position is empty (J5)."""
+        return bool(self.deck) and None in self.tableau
+
+    def stuck(self) -> bool:
+        """Deck not empty, tableau full and no hand: only ``next`` can end the round."""
+        return bool(self.deck) and not self.can_deal() and not self.hand_shapes()
+
+    def can_next(self) -> bool:
+        """``next`` is allowed once the deck is empty (J7), or when stuck."""
+        return not self.deck or self.stuck()
+
+    # -- the contract ---------------------------------------------------------------------
+
+    def to_act(self) -> list[int]:
+        """``[0]`` while the game runs, ``[]`` once over."""
+        return [] if self.over else [0]
+
+    @property
+    def over(self) -> bool:
+        """True after a failed round, round 7, or a resignation."""
+        return self.over_reason is not None
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Every legal action of ``seat``: hands (sorted by positions), then ``deal`` and/or
+        ``next`` when allowed, then ``resign``. ``[]`` for other seats or once over."""
+        if seat != 0 or self.over:
+            return []
+        if self._cache is not None and self._cache[0] == self.state_id:
+            return list(self._cache[1])
+        out: list[Action] = [("hand", *shape) for shape in self.hand_shapes()]
+        if self.can_deal():
+            out.append(("deal",))
+        if not self.deck or not out:  # deck empty (J7), or stuck: no hand and no deal
+            out.append(("next",))
+        out.append(("resign",))
+        self._cache = (self.state_id, out)
+        return list(out)
+
+    def apply(self, seat: int, action: Sequence[Any]) -> list[Event]:
+        """Apply one action of seat 0 (fully checked before anything changes).
+
+        Args:
+            seat: Must be 0.
+            action: ``(verb, args...)`` as in the module docstring.
+
+        Returns:
+            Public events, e.g. ``{"type": "hand", "positions": [1, 2], "cards": [...]}``.
+
+        Raises:
+            UnknownAction: not a sequence, unknown verb, or arguments of the wrong type
+                (positions must be ints 1..25; deal, next and resign take none).
+            GameOver: the game has ended.
+            NotYourTurn: ``seat`` is not 0.
+            IllegalAction: the rules forbid it: a hand that is not 2-5 positions, not
+                ascending, not in one row or column, on an empty or locked position, or not
+                worth 21; ``deal`` with an empty deck or a full tableau; ``next`` while the
+                deck has cards (and the player is not stuck).
+        """
+        verb, positions = self._parse(action)
+        if self.over:
+            raise GameOver("the game is over")
+        if seat != 0 or isinstance(seat, bool):
+            raise NotYourTurn(f"seat {seat!r} does not play ShuffleJack (solo: seat 0)")
+        events: list[Event] = []
+        if verb == "hand":
+            self._check_hand(positions)
+            self._cash(positions, events)
+        elif verb == "deal":
+            if not self.deck:
+                raise IllegalAction("the deck is empty: make hands or end the round (next)")
+            if None not in self.tableau:
+                raise IllegalAction("the tableau is full: there is nowhere to deal")
+            self._deal(events)
+        elif verb == "next":
+            if self.deck and not self.stuck():
+                raise IllegalAction(f"the deck still has {len(self.deck)} cards: next ends a "
+                                    "round only once the deck is empty")
+            self._end_round(events)
+        else:
+            self._finish("resigned", events)
+        self.state_id += 1
+        return events
+
+    def _parse(self, action: Sequence[Any]) -> tuple[str, list[int]]:
+        if isinstance(action, (str, bytes)) or not isinstance(action, Sequence) or not action:
+            raise UnknownAction(f"not an action: {action!r}")
+        verb = action[0]
+        if verb not in VERBS:
+            raise UnknownAction(f"unknown verb {verb!r}; ShuffleJack knows "
+                                f"{', '.join(sorted(VERBS))}")
+        args = list(action[1:])
+        if verb != "hand":
+            if args:
+                raise UnknownAction(f"{verb} takes no arguments")
+            return verb, []
+        for p in args:
+            if isinstance(p, bool) or not isinstance(p, int) or not 1 <= p <= POSITIONS:
+                raise UnknownAction(f"tableau positions are ints 1..25, not {p!r}")
+        return verb, args
+
+    def _check_hand(self, positions: list[int]) -> None:
+        if not 2 <= len(positions) <= SIZE:
+            raise IllegalAction(f"a hand has 2 to 5 cards, not {len(positions)}")
+        if any(b <= a for a, b in zip(positions, positions[1:])):
+            raise IllegalAction("list a hand's positions once each, in ascending order")
+        idx = [p - 1 for p in positions]
+        lines = {_LINE_OF_PAIR[(a, b)] if (a, b) in _LINE_OF_PAIR else -1
+                 for a, b in zip(idx, idx[1:])}
+        if len(lines) != 1 or -1 in lines:
+            raise IllegalAction("a hand's cards must lie in one row or one column")
+        empty = [p for p in positions if self.tableau[p - 1] is None]
+        if empty:
+            raise IllegalAction(f"position(s) {empty} are empty")
+        if self.locks_active():
+            bad = [p for p in positions if p in self.locked]
+            if bad:
+                raise IllegalAction(f"position(s) {bad} are locked while the deck has cards")
+        cards = [self.tableau[i] for i in idx]
+        if not is_blackjack(cards):  # type: ignore[arg-type]
+            total = sum(card_value(c) for c in cards)  # type: ignore[arg-type]
+            raise IllegalAction(f"{' '.join(C.codes(cards))} counts {total} "  # type: ignore[arg-type]
+                                "(aces 1 or 11), not 21")
+
+    def _cash(self, positions: list[int], events: list[Event]) -> None:
+        cards = [self.tableau[p - 1] for p in positions]
+        for p in positions:
+            self.tableau[p - 1] = None
+        self.cashed.extend(cards)  # type: ignore[arg-type]
+        self.hands += 1
+        self.total_hands += 1
+        events.append({"type": "hand", "positions": list(positions),
+                       "cards": C.codes(cards), "hands": self.hands})  # type: ignore[arg-type]
+
+    def _deal(self, events: list[Event]) -> None:
+        """Consolidate (RULINGS J4), then deal into the empty positions in order."""
+        tab = self.tableau
+        lo, hi = 0, POSITIONS - 1
+        moves = 0
+        while True:
+            while lo < POSITIONS and tab[lo] is not None:
+                lo += 1
+            while hi >= 0 and tab[hi] is None:
+                hi -= 1
+            if lo >= hi:
+                break
+            tab[lo], tab[hi] = tab[hi], None
+            moves += 1
+        dealt = 0
+        for i in range(POSITIONS):
+            if tab[i] is None and self.deck:
+                tab[i] = self.deck.pop()
+                dealt += 1
+        events.append({"type": "deal", "moved": moves, "dealt": dealt, "deck": len(self.deck)})
+
+    def _end_round(self, events: list[Event]) -> None:
+        """Score the round (J11); advance (J8) unless it failed or was round 7 (J10)."""
+        left = self.cards_left()
+        score = round_score(self.hands, left, self.round)
+        self.round_scores.append(score)
+        passed = advances(self.hands, left)
+        events.append({"type": "round_over", "round": self.round, "hands": self.hands,
+                       "left": left, "score": score, "passed": passed})
+        self.passed += passed
+        if not passed:
+            self._finish(f"round {self.round} failed: {self.hands} hands, {left} cards left",
+                         events)
+        elif self.round >= ROUNDS:
+            self.won = True
+            self._finish(f"all {ROUNDS} rounds passed", events)
+        else:
+            self._start_round(None, events)
+
+    def _finish(self, reason: str, events: list[Event]) -> None:
+        if reason == "resigned":
+            reason = f"resigned in round {self.round}"
+        self.over_reason = reason
+        events.append({"type": "game_over", "reason": reason, "score": self.score()})
+
+    def score(self) -> int:
+        """Total score: sum of the scored rounds (J11)."""
+        return sum(self.round_scores)
+
+    def outcome(self) -> dict[str, Any] | None:
+        """``None`` while running; then ``{"winner": 0 if round 7 was passed else None,
+        "reason": str, "scores": [total score]}``."""
+        if not self.over:
+            return None
+        return {"winner": 0 if self.won else None, "reason": self.over_reason,
+                "scores": [self.score()]}
+
+    def stats(self) -> dict[str, Any]:
+        """``{"rounds": rounds reached, "passed": rounds passed, "hands": hands in all,
+        "score": total score}``."""
+        return {"rounds": self.round, "passed": self.passed, "hands": self.total_hands,
+                "score": self.score()}
+
+    def default_action(self, seat: int) -> Action | None:
+        """The greedy bot's choice (:func:`greedy`); never resigns. ``None`` if it cannot
+        act."""
+        if seat != 0 or self.over:
+            return None
+        return greedy(self.view(0), None)
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """The public table (the tableau is face up; the deck is shown as a count).
+
+        Returns:
+            The contract keys plus ``round`` (1..7), ``rounds`` (7), ``tableau`` (25 codes or
+            ``None`` for empty positions, position 1 first), ``locked`` (positions, sorted),
+            ``locks_active``, ``deck`` (cards in the deck), ``hands`` (this round),
+            ``cards_left`` (tableau plus deck), ``total_hands``, ``round_scores`` and
+            ``score``.
+        """
+        return {
+            "state_id": self.state_id,
+            "to_act": self.to_act(),
+            "over": self.over,
+            "outcome": self.outcome(),
+            "legal_actions": [list(a) for a in self.legal_actions(seat)]
+            if seat == 0 else [],
+            "round": self.round,
+            "rounds": ROUNDS,
+            "tableau": [None if c is None else C.code(c) for c in self.tableau],
+            "locked": sorted(self.locked),
+            "locks_active": self.locks_active(),
+            "deck": len(self.deck),
+            "hands": self.hands,
+            "cards_left": self.cards_left(),
+            "total_hands": self.total_hands,
+            "round_scores": list(self.round_scores),
+            "score": self.score(),
+        }
+
+    def card_locations(self) -> dict[str, list[int]]:
+        """Zones: ``tableau``, ``deck`` and ``cashed`` (this round's hands); every round
+        gathers all 52 cards into a fresh deck."""
+        return {"tableau": [c for c in self.tableau if c is not None],
+                "deck": list(self.deck), "cashed": list(self.cashed)}
+
+    # -- snapshot -------------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        """Complete state as plain msgpack-able data (lists, never tuples)."""
+        return {
+            "game": self.name,
+            "version": 1,
+            "options": {k: (list(v) if isinstance(v, list) else v)
+                        for k, v in self.options.items()},
+            "seats": self.seats,
+            "state_id": self.state_id,
+            "rng": self.rng.snapshot(),
+            "round": self.round,
+            "locked": list(self.locked),
+            "tableau": list(self.tableau),
+            "deck": list(self.deck),
+            "cashed": list(self.cashed),
+            "hands": self.hands,
+            "total_hands": self.total_hands,
+            "round_scores": list(self.round_scores),
+            "over_reason": self.over_reason,
+            "won": self.won,
+            "passed": self.passed,
+        }
+
+    @classmethod
+    def restore(cls, data: Mapping[str, Any]) -> ShuffleJack:
+        """Rebuild a game from :meth:`snapshot` data.
+
+        Raises:
+            SnapshotError: ``data`` is not a ShuffleJack snapshot.
+        """
+        try:
+            if data["game"] != cls.name or data["version"] != 1:
+                raise SnapshotError(f"not a {cls.name} snapshot")
+            game = cls.__new__(cls)
+            Game.__init__(game, data["options"], data["seats"])
+            game.state_id = int(data["state_id"])
+            game.rng = GameRNG.restore(data["rng"])
+            game.round = int(data["round"])
+            game.locked = [int(p) for p in data["locked"]]
+            game.tableau = list(data["tableau"])
+            if len(game.tableau) != POSITIONS:
+                raise SnapshotError("the tableau must have 25 positions")
+            game.deck = list(data["deck"])
+            game.cashed = list(data["cashed"])
+            game.hands = int(data["hands"])
+            game.total_hands = int(data["total_hands"])
+            game.round_scores = [int(s) for s in data["round_scores"]]
+            game.over_reason = data["over_reason"]
+            game.won = bool(data["won"])
+            game.passed = int(data["passed"])
+            game._cache = None
+        except SnapshotError:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError,
+                OptionError) as exc:
+            raise SnapshotError(f"bad {cls.name} snapshot: {exc!r}") from None
+        return game
+
+
+# -- bots ---------------------------------------------------------------------------------
+
+_RANK_OF = {ch: i + 1 for i, ch in enumerate(C.RANKS)}
+
+
+def _hands_in(values: Sequence[int | None], aces: Sequence[bool]) -> list[tuple[int, ...]]:
+    """Valid hand shapes (0-based) over per-position counts (``None``: unusable)."""
+    out = []
+    for shape in HAND_SHAPES:
+        total = 0
+        ace = False
+        for i in shape:
+            v = values[i]
+            if v is None:
+                break
+            total += v
+            ace = ace or aces[i]
+        else:
+            if total == 21 or (ace and total == 11):
+                out.append(shape)
+    return out
+
+
+def greedy(view: Mapping[str, Any], rng: Any) -> Action:
+    """A one-step lookahead strategy for ShuffleJack, from ``view`` only; deterministic.
+
+    Keeps the tableau full (``deal`` whenever it is offered: more cards in each line, more
+    hands), then cashes the hand that leaves the most hands available afterwards; ties go to
+    the hand with more cards (fewer cards left, J8), then to the one using fewer aces. With
+    no hand left it plays ``next``. Never resigns unless nothing else is legal.
+
+    Args:
+        view: A seat-0 view of :class:`ShuffleJack`.
+        rng: Ignored (may be ``None``).
+
+    Returns:
+        One of ``view["legal_actions"]`` as a tuple.
+
+    Raises:
+        ValueError: the view lists no legal action.
+    """
+    legal = [tuple(a) for a in view["legal_actions"]]
+    if not legal:
+        raise ValueError("no legal action to choose from")
+    verbs = {a[0] for a in legal}
+    if "deal" in verbs:
+        return ("deal",)
+    hands = [a for a in legal if a[0] == "hand"]
+    if not hands:
+        return ("next",) if "next" in verbs else legal[0]
+    tab = view["tableau"]
+    locked = set(view["locked"]) if view["locks_active"] else set()
+    values: list[int | None] = [
+        None if c is None or i + 1 in locked else min(_RANK_OF[c[0]], 10)
+        for i, c in enumerate(tab)
+    ]
+    aces = [c is not None and c[0] == "A" for c in tab]
+    best, best_key = hands[0], (-1, 0, 0)
+    for a in hands:
+        after = list(values)
+        for p in a[1:]:
+            after[p - 1] = None
+        key = (len(_hands_in(after, aces)), len(a) - 1, -sum(aces[p - 1] for p in a[1:]))
+        if key > best_key:
+            best, best_key = a, key
+    return best
+
+
+GAME = ShuffleJack
+STRATEGIES = {"greedy": greedy}
