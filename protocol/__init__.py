@@ -1,1 +1,155 @@
-"""Cardhall wire protocol: bytes <-> typed messages. No sockets, no asyncio."""
+"""Cardhall wire protocol: bytes <-> typed messages. No sockets, no asyncio, no I/O.
+
+The specification is ``README.md`` next to this file. Typical server use::
+
+    from cardhall import protocol as p
+
+    hs = p.ServerHandshake(server="cardhall/0.1", session=sid, max_frame=p.MAX_FRAME)
+    try:
+        msg = p.decode(frame, side="client", max_size=p.MAX_FRAME)
+        welcome = hs.receive(msg)
+    except p.ProtocolError as exc:
+        await ws.send(p.encode(p.error_reply(exc)))     # exc.re echoes the frame's id
+        if exc.close_code is not None:
+            await ws.close(exc.close_code, exc.code)
+    ...
+    await ws.send(p.encode(p.Ok(re=p.reply_id(msg))))
+
+Importing only this package never imports asyncio, websockets, redis or cardhall.server.
+"""
+
+from .codec import (
+    ENGINE_CODES,
+    Frame,
+    ServerHandshake,
+    Side,
+    decode,
+    encode,
+    error_reply,
+    reply_id,
+)
+from .errors import (
+    CLOSE_CODES,
+    ERROR_CODES,
+    BadFrame,
+    BadType,
+    BadValue,
+    HandshakeRequired,
+    MissingField,
+    ProtocolError,
+    RequestId,
+    TooLarge,
+    UnexpectedMessage,
+    UnknownField,
+    UnknownType,
+    VersionMismatch,
+)
+from .messages import (
+    CLIENT_MESSAGES,
+    MAX_ARRAY_LEN,
+    MAX_DEPTH,
+    MAX_FRAME,
+    MAX_ID,
+    MAX_MAP_LEN,
+    MAX_SEATS,
+    MAX_STATE_ID,
+    MESSAGE_TYPES,
+    PROTOCOL_VERSION,
+    ROOM_STATUSES,
+    SEAT_EVENTS,
+    SERVER_MESSAGES,
+    Act,
+    ClientMessage,
+    CreateRoom,
+    Error,
+    GameOver,
+    GetView,
+    Hello,
+    Join,
+    Joined,
+    Leave,
+    Left,
+    ListRooms,
+    Message,
+    Ok,
+    Ping,
+    Pong,
+    QuickJoin,
+    Resume,
+    RoomCreated,
+    Rooms,
+    RoomSummary,
+    SeatEvent,
+    ServerMessage,
+    Spectate,
+    Start,
+    Started,
+    Update,
+    Welcome,
+)
+
+__all__ = [
+    "CLIENT_MESSAGES",
+    "CLOSE_CODES",
+    "ENGINE_CODES",
+    "ERROR_CODES",
+    "MAX_ARRAY_LEN",
+    "MAX_DEPTH",
+    "MAX_FRAME",
+    "MAX_ID",
+    "MAX_MAP_LEN",
+    "MAX_SEATS",
+    "MAX_STATE_ID",
+    "MESSAGE_TYPES",
+    "PROTOCOL_VERSION",
+    "ROOM_STATUSES",
+    "SEAT_EVENTS",
+    "SERVER_MESSAGES",
+    "Act",
+    "BadFrame",
+    "BadType",
+    "BadValue",
+    "ClientMessage",
+    "CreateRoom",
+    "Error",
+    "Frame",
+    "GameOver",
+    "GetView",
+    "HandshakeRequired",
+    "Hello",
+    "Join",
+    "Joined",
+    "Leave",
+    "Left",
+    "ListRooms",
+    "Message",
+    "MissingField",
+    "Ok",
+    "Ping",
+    "Pong",
+    "ProtocolError",
+    "QuickJoin",
+    "RequestId",
+    "Resume",
+    "RoomCreated",
+    "RoomSummary",
+    "Rooms",
+    "SeatEvent",
+    "ServerHandshake",
+    "ServerMessage",
+    "Side",
+    "Spectate",
+    "Start",
+    "Started",
+    "TooLarge",
+    "UnexpectedMessage",
+    "UnknownField",
+    "UnknownType",
+    "Update",
+    "VersionMismatch",
+    "Welcome",
+    "decode",
+    "encode",
+    "error_reply",
+    "reply_id",
+]

@@ -1,0 +1,355 @@
+"""Bytes <-> messages, the handshake rule, and helpers for replies. No I/O.
+
+The server pumps every received binary frame through :func:`decode` (``side="client"``) and
+every outgoing message through :func:`encode`; the client does the reverse with
+``side="server"``. Like the sans-I/O cores of websockets and h11, nothing here touches a
+socket, a clock or an event loop.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, overload
+
+import msgpack  # type: ignore[import-untyped]
+from msgpack.exceptions import ExtraData  # type: ignore[import-untyped]
+
+from .errors import (
+    BadFrame,
+    BadType,
+    BadValue,
+    HandshakeRequired,
+    MissingField,
+    ProtocolError,
+    RequestId,
+    TooLarge,
+    UnexpectedMessage,
+    UnknownField,
+    UnknownType,
+    VersionMismatch,
+)
+from .messages import (
+    CLIENT_MESSAGES,
+    MAX_ARRAY_LEN,
+    MAX_FRAME,
+    MAX_ID,
+    MAX_ID_LEN,
+    MAX_MAP_LEN,
+    MAX_MESSAGE_LEN,
+    MESSAGE_TYPES,
+    PROTOCOL_VERSION,
+    SERVER_MESSAGES,
+    ClientMessage,
+    Error,
+    Hello,
+    Message,
+    ServerMessage,
+    Welcome,
+    _tname,
+)
+
+__all__ = ["ENGINE_CODES", "ServerHandshake", "decode", "encode", "error_reply", "reply_id"]
+
+Side = Literal["client", "server"]
+"""Who sent a frame: ``"client"`` (decoded by the server) or ``"server"`` (by the client)."""
+Frame = bytes | bytearray | memoryview
+"""The payload of one binary WebSocket frame."""
+
+_TABLES = {"client": CLIENT_MESSAGES, "server": SERVER_MESSAGES}
+_unpackb = msgpack.unpackb
+_packb = msgpack.packb
+
+
+def _valid_id(v: object) -> RequestId | None:
+    """``v`` if it is a valid request id, else None (used to salvage ids from bad frames)."""
+    if type(v) is int and 0 <= v <= MAX_ID:
+        return v
+    if type(v) is str and len(v) <= MAX_ID_LEN:
+        return v
+    return None
+
+
+@overload
+def decode(data: Frame, *, max_size: int | None = ..., side: Literal["client"]) -> ClientMessage:
+    ...
+
+
+@overload
+def decode(data: Frame, *, max_size: int | None = ..., side: Literal["server"]) -> ServerMessage:
+    ...
+
+
+@overload
+def decode(data: Frame, *, max_size: int | None = ..., side: Side) -> Message:
+    ...
+
+
+def decode(data: Frame, *, max_size: int | None = MAX_FRAME, side: Side) -> Message:
+    """Parse and validate one frame into a message.
+
+    Args:
+        data: The payload of one binary WebSocket frame (``bytes``; ``bytearray`` and
+            ``memoryview`` are accepted too). A ``str`` (a text frame) is refused.
+        max_size: Maximum size of the frame in bytes. None disables the limit (strings and
+            binaries are then bounded by the frame length only).
+        side: Who sent the frame: ``"client"`` to decode client-to-server messages (on the
+            server), ``"server"`` to decode server-to-client messages (on the client).
+
+    Returns:
+        The message, an instance of one of the classes of :data:`CLIENT_MESSAGES` (for
+        ``side="client"``, typed ``ClientMessage``) or :data:`SERVER_MESSAGES` (for
+        ``side="server"``, typed ``ServerMessage``).
+
+    Raises:
+        TooLarge: ``data`` is longer than ``max_size`` bytes.
+        BadFrame: ``data`` is not bytes, not valid msgpack, holds trailing data after the
+            first value, is not a map, or breaks a decoder limit (arrays over 4096 items,
+            maps over 1024 pairs, non-str map keys from clients, ext types, deep nesting).
+        MissingField: the ``"t"`` tag or a required field is absent.
+        UnknownType: ``"t"`` names no message of ``side``.
+        UnknownField: the map has a key the message does not define.
+        BadType: a field (or ``"t"``) has the wrong type.
+        BadValue: a field is out of range, too long, or contradicts another field.
+        ValueError: ``side`` is not ``"client"`` or ``"server"`` (a bug of the caller).
+
+        Every :class:`ProtocolError` raised has ``re`` set to the frame's ``"id"`` when that
+        could be read and is a valid request id, so the error reply can echo it.
+    """
+    table = _TABLES.get(side)
+    if table is None:
+        raise ValueError(f"side must be 'client' or 'server', not {side!r}")
+    if isinstance(data, (bytes, bytearray)):
+        size = len(data)
+    elif isinstance(data, memoryview):
+        size = data.nbytes
+    else:
+        raise BadFrame(f"expected a binary frame (bytes), got {type(data).__name__}")
+    if max_size is not None and size > max_size:
+        raise TooLarge(f"frame of {size} bytes is over the limit of {max_size} bytes")
+    limit = size if max_size is None else max_size
+    try:
+        obj = _unpackb(
+            data,
+            raw=False,
+            strict_map_key=side == "client",
+            max_str_len=limit,
+            max_bin_len=limit,
+            max_array_len=MAX_ARRAY_LEN,
+            max_map_len=MAX_MAP_LEN,
+            max_ext_len=0,
+        )
+    except ExtraData:
+        raise BadFrame("trailing data after the first msgpack value") from None
+    except Exception as exc:  # noqa: BLE001 - whatever the unpacker refuses is the peer's fault
+        raise BadFrame(f"not valid msgpack: {exc or type(exc).__name__}") from None
+    if type(obj) is not dict:
+        raise BadFrame(f"a frame must be a msgpack map, got {_tname(obj)}")
+    try:
+        tag = obj.pop("t")
+    except KeyError:
+        raise MissingField('missing field "t" (the message type)', re=_salvage(obj)) from None
+    except TypeError:  # unhashable key? cannot happen for maps msgpack builds; be safe
+        raise BadFrame("bad map key") from None
+    cls = table.get(tag) if type(tag) is str else None
+    if cls is None:
+        if type(tag) is not str:
+            exc2: ProtocolError = BadType(f't: expected str, got {_tname(tag)}')
+        elif tag in MESSAGE_TYPES:
+            exc2 = UnknownType(f"{tag!r} is not a message a {side} may send")
+        else:
+            exc2 = UnknownType(f"unknown message type {tag[:40]!r}")
+        exc2.re = _salvage(obj)
+        raise exc2
+    keys = obj.keys()
+    extra = keys - cls._allowed
+    if extra:
+        bad = min(str(k) for k in extra)
+        raise UnknownField(f"{tag}: unknown field {bad[:40]!r}", re=_salvage(obj))
+    missing = cls._required - keys
+    if missing:
+        raise MissingField(f"{tag}: missing field {min(missing)!r}", re=_salvage(obj))
+    try:
+        return cls(**obj)  # type: ignore[no-any-return]
+    except ProtocolError as exc:
+        exc.message = f"{tag}: {exc.message}"
+        exc.args = (exc.message,)
+        exc.re = _salvage(obj)
+        raise
+
+
+def _salvage(obj: dict[Any, Any]) -> RequestId | None:
+    return _valid_id(obj.get("id"))
+
+
+def encode(msg: Message, *, max_size: int | None = None) -> bytes:
+    """Serialize a message into the payload of one binary frame.
+
+    Args:
+        msg: Any message (it is valid by construction).
+        max_size: Maximum size of the result in bytes (e.g. the peer's ``max_frame``). None
+            disables the check.
+
+    Returns:
+        One msgpack map: ``"t"`` first, then the fields in declaration order, optional
+        fields that are None left out.
+
+    Raises:
+        TypeError: ``msg`` is not a message.
+        TooLarge: the frame would be longer than ``max_size`` bytes.
+        BadValue: a value msgpack cannot encode slipped through (e.g. a str with lone
+            surrogates inside game data).
+    """
+    if type(msg) not in _ENCODABLE:
+        raise TypeError(f"not a protocol message: {type(msg).__name__}")
+    try:
+        data: bytes = _packb(msg.to_map())
+    except (ValueError, TypeError, OverflowError) as exc:  # UnicodeEncodeError is a ValueError
+        raise BadValue(f"{msg.TYPE}: cannot encode: {exc}") from None
+    if max_size is not None and len(data) > max_size:
+        raise TooLarge(f"{msg.TYPE}: frame of {len(data)} bytes is over {max_size} bytes")
+    return data
+
+
+_ENCODABLE = frozenset(MESSAGE_TYPES.values())
+
+
+def reply_id(msg: Message) -> RequestId | None:
+    """The request id of a client message (its ``id``), to echo as ``re`` in the reply.
+
+    Args:
+        msg: Any message.
+
+    Returns:
+        ``msg.id`` for client messages (None when the client gave none); None for server
+        messages.
+    """
+    return getattr(msg, "id", None)
+
+
+ENGINE_CODES: dict[str, str] = {
+    "options/invalid": "lobby/bad_options",
+    "game/error": "server/internal",
+    "game/bad_snapshot": "server/internal",
+}
+"""Engine error codes that are sent under another code (``error_reply`` maps them)."""
+
+_INTERNAL_MESSAGE = "internal server error"
+
+
+def error_reply(
+    exc_or_code: BaseException | str,
+    message: str | None = None,
+    re: RequestId | None = None,
+) -> Error:
+    """Build the ``error`` message answering a failed request.
+
+    Args:
+        exc_or_code: Either a code such as ``"room/full"``, or an exception carrying ``code``
+            and ``message`` attributes (a :class:`ProtocolError`, an engine ``GameError``, or
+            any server error class shaped the same way). Engine codes listed in
+            :data:`ENGINE_CODES` are translated (``"options/invalid"`` ->
+            ``"lobby/bad_options"``). Any other exception (no ``code`` attribute, i.e. a bug)
+            becomes ``server/internal`` with a generic message; its text is never sent.
+        message: Human-readable message; None to use the exception's message (or, for a bare
+            code, its meaning from :data:`ERROR_CODES`). Cut to 1024 characters.
+        re: Request id to echo; None to use the exception's ``re`` attribute if it has one.
+
+    Returns:
+        A valid :class:`Error` message.
+
+    Raises:
+        BadType: ``exc_or_code`` is a str that is not a ``namespace/name`` code.
+    """
+    from .errors import ERROR_CODES
+
+    if isinstance(exc_or_code, str):
+        code = exc_or_code
+        text = message if message is not None else ERROR_CODES.get(code, code)
+    else:
+        raw = getattr(exc_or_code, "code", None)
+        if isinstance(raw, str):
+            code = ENGINE_CODES.get(raw, raw)
+            if code == "server/internal" and raw != code:
+                text = message if message is not None else _INTERNAL_MESSAGE
+            else:
+                default = getattr(exc_or_code, "message", None)
+                if not isinstance(default, str):
+                    default = str(exc_or_code)
+                text = message if message is not None else default
+        else:
+            code, text = "server/internal", message if message is not None else _INTERNAL_MESSAGE
+        if re is None:
+            re = _valid_id(getattr(exc_or_code, "re", None))
+    if len(text) > MAX_MESSAGE_LEN:
+        text = text[: MAX_MESSAGE_LEN - 3] + "..."
+    try:
+        return Error(code=code, message=text, re=re)
+    except BadValue:
+        if isinstance(exc_or_code, str):
+            raise BadType(f"not a namespace/name error code: {code[:70]!r}") from None
+        return Error(code="server/internal", message=_INTERNAL_MESSAGE, re=re)
+
+
+class ServerHandshake:
+    """The server's side of the version handshake, as a tiny state machine (no I/O).
+
+    Feed every decoded client message to :meth:`receive` before handling it::
+
+        hs = ServerHandshake(server="cardhall/0.1", session=sid, max_frame=65536)
+        msg = decode(frame, side="client", max_size=65536)
+        welcome = hs.receive(msg)   # a Welcome to send for hello, None for other messages
+
+    Args:
+        server: Server software name and version (1..64 characters).
+        session: This connection's session id (1..128 characters).
+        max_frame: Largest frame in bytes accepted from the client (sent in ``welcome``).
+        versions: Protocol versions accepted; by default only :data:`PROTOCOL_VERSION`.
+
+    Attributes:
+        done: True once a ``hello`` was accepted.
+        version: The accepted protocol version, or None before the handshake.
+    """
+
+    def __init__(self, *, server: str, session: str, max_frame: int = MAX_FRAME,
+                 versions: frozenset[int] = frozenset({PROTOCOL_VERSION})) -> None:
+        self.server = server
+        self.session = session
+        self.max_frame = max_frame
+        self.versions = versions
+        self.done = False
+        self.version: int | None = None
+
+    def receive(self, msg: Message) -> Welcome | None:
+        """Check ``msg`` against the handshake state.
+
+        Args:
+            msg: A decoded client message.
+
+        Returns:
+            The :class:`Welcome` to send when ``msg`` is an accepted ``hello``; None when the
+            handshake is done and ``msg`` is an ordinary message to handle.
+
+        Raises:
+            HandshakeRequired: ``msg`` is not ``hello`` and no ``hello`` was accepted yet.
+            VersionMismatch: ``msg`` is a ``hello`` with an unsupported ``v`` (send the error
+                reply, then close with code 4002, ``VersionMismatch.close_code``).
+            UnexpectedMessage: ``msg`` is a second ``hello``.
+        """
+        if type(msg) is Hello:
+            rid = msg.id
+            if self.done:
+                raise UnexpectedMessage("hello: the handshake is already done", re=rid)
+            if msg.v not in self.versions:
+                wanted = ", ".join(map(str, sorted(self.versions)))
+                raise VersionMismatch(
+                    f"hello: protocol version {msg.v} is not supported (server speaks {wanted})",
+                    re=rid,
+                )
+            self.done = True
+            self.version = msg.v
+            return Welcome(v=msg.v, server=self.server, session=self.session,
+                           max_frame=self.max_frame, re=rid)
+        if not self.done:
+            raise HandshakeRequired(
+                f"{getattr(msg, 'TYPE', '?')}: send hello first", re=reply_id(msg)
+            )
+        return None

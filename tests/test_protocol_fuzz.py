@@ -1,0 +1,221 @@
+"""Property and fuzz tests of cardhall.protocol.
+
+* hypothesis: arbitrary bytes and arbitrary msgpack values (including message-shaped maps)
+  never make ``decode`` raise anything but ``ProtocolError``; valid messages round-trip.
+* atheris (coverage-guided, if installed): a short bounded run in a subprocess.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+from cardhall import protocol as p
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+SETTINGS = settings(max_examples=200, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+SIDES: list[p.Side] = ["client", "server"]
+
+# --------------------------------------------------------------------------------------------
+# Strategies
+
+text = st.text(st.characters(exclude_categories=["Cs"]), max_size=20)
+
+
+def s(lo: int, hi: int) -> st.SearchStrategy[str]:
+    return st.text(st.characters(exclude_categories=["Cs"]), min_size=lo, max_size=hi)
+
+
+ints64 = st.integers(-(2**63), 2**64 - 1)
+scalars = st.one_of(st.none(), st.booleans(), ints64, st.floats(allow_nan=False), text,
+                    st.binary(max_size=20))
+
+
+def data(int_keys: bool) -> st.SearchStrategy[Any]:
+    keys = st.one_of(text, ints64) if int_keys else text
+    return st.recursive(
+        scalars,
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(keys, inner, max_size=4),
+        max_leaves=15,
+    )
+
+
+def maps(int_keys: bool) -> st.SearchStrategy[dict[Any, Any]]:
+    keys = st.one_of(text, ints64) if int_keys else text
+    return st.dictionaries(keys, data(int_keys), max_size=4)
+
+
+rid = st.one_of(st.none(), st.integers(0, p.MAX_ID), s(0, 64))
+room, game, mode = s(1, 64), s(1, 32), s(1, 32)
+seat, seats = st.integers(0, 5), st.integers(1, 6)
+state_id = st.integers(0, p.MAX_STATE_ID)
+action = st.builds(lambda verb, rest: [verb, *rest], text, st.lists(data(False), max_size=4))
+summary = st.builds(
+    lambda seats, taken, **kw: p.RoomSummary(seats=seats, taken=min(taken, seats), **kw),
+    seats=seats, taken=st.integers(0, 6), room=room, name=s(0, 64), game=game,
+    mode=st.none() | mode, status=st.sampled_from(p.ROOM_STATUSES), private=st.booleans(),
+    spectators=st.integers(0, p.MAX_ID),
+)
+codes = st.sampled_from(sorted(p.ERROR_CODES)) | st.from_regex(
+    r"[a-z][a-z0-9_]{0,20}/[a-z][a-z0-9_]{0,20}", fullmatch=True)
+
+STRATEGIES: dict[str, st.SearchStrategy[Any]] = {
+    "hello": st.builds(p.Hello, v=st.integers(0, 65535), client=s(1, 64), id=rid),
+    "list_rooms": st.builds(p.ListRooms, game=st.none() | game, id=rid),
+    "create_room": st.builds(p.CreateRoom, game=game, mode=st.none() | mode, seats=seats,
+                             options=maps(False), private=st.booleans(),
+                             name=st.none() | s(1, 64), id=rid),
+    "join": st.one_of(st.builds(p.Join, room=room, seat=st.none() | seat, id=rid),
+                      st.builds(p.Join, code=room, seat=st.none() | seat, id=rid)),
+    "quick_join": st.builds(p.QuickJoin, game=game, mode=st.none() | mode,
+                            seats=st.none() | seats, id=rid),
+    "spectate": st.builds(p.Spectate, room=room, id=rid),
+    "leave": st.builds(p.Leave, room=room, id=rid),
+    "start": st.builds(p.Start, room=room, id=rid),
+    "resume": st.builds(p.Resume, room=room, token=s(1, 256), id=rid),
+    "act": st.builds(p.Act, room=room, state_id=state_id, action=action, id=rid),
+    "get_view": st.builds(p.GetView, room=room, id=rid),
+    "ping": st.builds(p.Ping, id=rid),
+    "welcome": st.builds(p.Welcome, v=st.integers(0, 65535), server=s(1, 64),
+                         session=s(1, 128), max_frame=st.integers(1, p.MAX_ID), re=rid),
+    "rooms": st.builds(p.Rooms, rooms=st.lists(summary, max_size=3).map(tuple), re=rid),
+    "room_created": st.builds(p.RoomCreated, room=room, code=st.none() | room, re=rid),
+    "joined": st.builds(p.Joined, room=room, seat=st.none() | seat,
+                        token=st.none() | s(1, 256), view=maps(True), re=rid),
+    "left": st.builds(p.Left, room=room, re=rid),
+    "started": st.builds(p.Started, room=room, re=rid),
+    "update": st.one_of(
+        st.builds(p.Update, room=room, state_id=state_id, view=maps(True),
+                  events=st.lists(data(True), max_size=3), re=rid),
+        st.builds(p.Update, room=room, state_id=state_id, delta=maps(True),
+                  events=st.lists(data(True), max_size=3), re=rid),
+    ),
+    "seat_event": st.builds(p.SeatEvent, room=room, seat=seat,
+                            event=st.sampled_from(p.SEAT_EVENTS)),
+    "game_over": st.builds(p.GameOver, room=room, state_id=state_id, outcome=maps(True)),
+    "ok": st.builds(p.Ok, re=rid),
+    "pong": st.builds(p.Pong, re=rid),
+    "error": st.builds(p.Error, code=codes, message=s(0, 100), re=rid),
+}
+messages = st.one_of(*STRATEGIES.values())
+
+# Message-shaped maps: a real tag, real field names, random values (reaches the validators).
+FIELD_NAMES = sorted({f for cls in p.MESSAGE_TYPES.values() for f in cls._allowed} | {"x"})
+shaped = st.builds(
+    lambda tag, fields: {"t": tag, **fields},
+    st.sampled_from(sorted(p.MESSAGE_TYPES)) | scalars,
+    st.dictionaries(st.sampled_from(FIELD_NAMES), data(True), max_size=6),
+)
+
+
+def only_protocol_errors(raw: bytes) -> None:
+    for side in SIDES:
+        try:
+            msg = p.decode(raw, side=side)
+        except p.ProtocolError as exc:
+            assert exc.code in p.ERROR_CODES
+            assert isinstance(exc.message, str)
+            p.error_reply(exc)  # an error can always be answered
+        else:
+            assert p.decode(p.encode(msg), side=side) == msg  # whatever decodes re-encodes
+
+
+# --------------------------------------------------------------------------------------------
+# hypothesis
+
+
+def test_strategies_cover_every_type() -> None:
+    assert set(STRATEGIES) == set(p.MESSAGE_TYPES)
+
+
+@SETTINGS
+@given(messages)
+def test_valid_messages_round_trip(msg: p.Message) -> None:
+    side: p.Side = "client" if msg.TYPE in p.CLIENT_MESSAGES else "server"
+    assert p.decode(p.encode(msg), side=side) == msg
+
+
+@SETTINGS
+@given(st.binary(max_size=300))
+def test_arbitrary_bytes_raise_only_protocol_errors(raw: bytes) -> None:
+    only_protocol_errors(raw)
+
+
+@SETTINGS
+@given(data(True))
+def test_arbitrary_msgpack_values_raise_only_protocol_errors(value: Any) -> None:
+    only_protocol_errors(msgpack.packb(value))
+
+
+@SETTINGS
+@given(shaped)
+def test_message_shaped_maps_raise_only_protocol_errors(value: dict[str, Any]) -> None:
+    only_protocol_errors(msgpack.packb(value))
+
+
+@SETTINGS
+@given(messages, st.integers(0, 200), st.integers(0, 255))
+def test_mutated_valid_frames_raise_only_protocol_errors(msg: p.Message, pos: int,
+                                                         byte: int) -> None:
+    raw = bytearray(p.encode(msg))
+    raw[pos % len(raw)] = byte
+    only_protocol_errors(bytes(raw))
+    only_protocol_errors(bytes(raw[: pos % len(raw)]))
+
+
+# --------------------------------------------------------------------------------------------
+# atheris (coverage-guided fuzzing), bounded
+
+ATHERIS_SCRIPT = textwrap.dedent(
+    """
+    import sys
+    import atheris
+
+    with atheris.instrument_imports():
+        from cardhall import protocol as p
+
+    def test_one_input(raw: bytes) -> None:
+        for side in ("client", "server"):
+            try:
+                msg = p.decode(raw, side=side)
+            except p.ProtocolError:
+                continue
+            assert p.decode(p.encode(msg), side=side) == msg
+
+    atheris.Setup(sys.argv, test_one_input)
+    atheris.Fuzz()
+    """
+)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("atheris") is None, reason="atheris not installed")
+def test_atheris_bounded_run(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    seeds: list[p.Message] = [
+        p.Hello(v=1, client="c", id=1), p.Act(id="a", room="r", state_id=3, action=["x", 1]),
+        p.CreateRoom(game="g", seats=2, options={"k": [1, 2.5, None]}, private=True),
+        p.Join(room="r", seat=1), p.Update(room="r", state_id=1, delta={"k": {0: "AS"}},
+                                           events=[{"type": "e"}]),
+        p.Rooms(rooms=[p.RoomSummary(room="r", name="n", game="g", seats=2, taken=1,
+                                     status="waiting")]),
+        p.Error(code="room/full", message="full", re=2),
+    ]
+    for i, msg in enumerate(seeds):
+        (corpus / f"seed{i}").write_bytes(p.encode(msg))
+    script = tmp_path / "fuzz_decode.py"
+    script.write_text(ATHERIS_SCRIPT)
+    proc = subprocess.run(
+        [sys.executable, str(script), "-runs=200000", "-max_total_time=8", "-max_len=512",
+         f"-artifact_prefix={tmp_path}/", str(corpus)],
+        check=False, capture_output=True, text=True, timeout=120, cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
