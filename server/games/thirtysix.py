@@ -411,9 +411,9 @@ class ThirtySix(Game):
             self.row = []
             self.enemy_collection.extend(taken + self.pair)
             self.lost += 1
-            self.last = {"turn": self.turn, "enemy": C.codes(self.pair), "committed": [],
+            self.last = {"turn": self.turn,
                          "total": 0, "enemy_total": self.enemy_total(), "result": "two clubs",
-                         "kept": [], "to_enemy": C.codes(taken + self.pair)}
+                         "kept": 0, "to_enemy": C.codes(taken + self.pair)}
             events.append({"type": "two_clubs", "cards": C.codes(taken)})
             self.pair = []
             if not self._end_turn(events):
@@ -425,9 +425,9 @@ class ThirtySix(Game):
         events.append({"type": "commit", "cards": C.codes(cards), "total": total,
                        "enemy_total": theirs, "result": "won" if won else "lost"})
         self.committed = cards
-        self.last = {"turn": self.turn, "enemy": C.codes(self.pair), "committed": C.codes(cards),
+        self.last = {"turn": self.turn,
                      "total": total, "enemy_total": theirs, "result": "won" if won else "lost",
-                     "kept": [], "to_enemy": []}
+                     "kept": 0, "to_enemy": []}
         if won:
             self.won += 1
             self.phase = "take"
@@ -449,7 +449,7 @@ class ThirtySix(Game):
         self.collection.extend(kept)
         self.enemy_collection.extend(other)
         assert self.last is not None
-        self.last["kept"] = C.codes(kept)
+        self.last["kept"] = len(kept)
         self.last["to_enemy"] = C.codes(other)
         events.append({"type": "take", "card": C.code(card), "to_enemy": C.codes(other)})
         self.pair = []
@@ -470,7 +470,7 @@ class ThirtySix(Game):
         self.collection.extend(kept)
         self.enemy_collection.extend(gone)
         assert self.last is not None
-        self.last["kept"] = C.codes(kept)
+        self.last["kept"] = len(kept)
         self.last["to_enemy"] = C.codes(gone)
         self.pair = []
         self.committed = []
@@ -555,7 +555,10 @@ class ThirtySix(Game):
             (counts), ``row`` (left to right), ``committed`` (during take/surrender),
             ``player_stack`` (count), ``collection`` and ``enemy_collection`` (sorted: their
             order is not shown), ``score``, ``row_max``, ``refill``, ``rules`` (rule flags)
-            and ``last`` (summary of the last resolved turn, or ``None``).
+            and ``last`` (the last resolved turn, or ``None``: ``turn``, ``total``,
+            ``enemy_total``, ``result``, ``kept`` = how many cards went to the PLAYER
+            collection, ``to_enemy`` = the cards that went to the ENEMY collection; cards
+            kept are not named, as a reshuffle may have hidden them in the PLAYER stack).
         """
         return {
             "state_id": self.state_id,
