@@ -259,6 +259,9 @@ class Skipper(Game):
         # face per pool. A pool is the cards that may reach one seat: its own deck in solo and
         # race, every deck in multi (auctions move cards between seats).
         self.gone = [[0] * 52 for _ in range(1 if mode == "multi" else seats)]
+        # Pools changed since their last unwinnable check (the check is a pure function of
+        # the state, so skipping it while nothing left play cannot change any result).
+        self._dirty = set(range(len(self.gone)))
         orders = self._deck_orders(o["deck"])
         for i, p in enumerate(self.players):
             if self.rules.aces_out:
@@ -394,6 +397,7 @@ class Skipper(Game):
     def _set_gone(self, card: int) -> None:
         pool = 0 if self.mode == "multi" else C.deck_of(card)
         self.gone[pool][C.face(card)] += 1
+        self._dirty.add(pool)
 
     def _unwinnable(self, i: int) -> bool:
         """K7: can seat ``i`` provably never finish some incomplete stack?
@@ -632,6 +636,7 @@ class Skipper(Game):
             ev.append({"type": "complete", "seat": seat, "stack": SUIT_LETTERS[s]})
             if all(p.complete):
                 p.status = WON
+                p.turns += 1  # the winning turn counts (K7: score = turns taken)
                 self._finish(seat, "completed" if self.mode != "solo" else "won", ev)
                 return
         if skipper and self.skip_draws:  # K11: every other seat draws one card at once
@@ -800,9 +805,11 @@ class Skipper(Game):
         self._advance(seat)
         if all(q.turns >= limit for q in self.players if q.status == ACTIVE):
             self._finish(None, "turn_limit", ev)
-        elif not any(self.players[j].status == ACTIVE and not self._unwinnable(j)
-                     for j in range(self.seats)):
-            self._finish(None, "unwinnable", ev)  # K7 applied to every seat at once
+        elif 0 in self._dirty:
+            self._dirty.discard(0)
+            if not any(self.players[j].status == ACTIVE and not self._unwinnable(j)
+                       for j in range(self.seats)):
+                self._finish(None, "unwinnable", ev)  # K7 applied to every seat at once
 
     def _advance(self, seat: int) -> None:
         n = self.seats
@@ -815,6 +822,9 @@ class Skipper(Game):
 
     def _check_unwinnable(self, seat: int, ev: list[Event]) -> bool:
         """K7 (solo) / K14 (race): a seat that can no longer finish is out."""
+        if seat not in self._dirty:
+            return False
+        self._dirty.discard(seat)
         if self.players[seat].status != ACTIVE or not self._unwinnable(seat):
             return False
         self._retire(seat, "unwinnable", ev)
@@ -836,7 +846,7 @@ class Skipper(Game):
         if self.reason is None:
             return None
         if self.mode == "solo":
-            scores = [self.players[0].turns + (1 if self.winner == 0 else 0)]
+            scores = [self.players[0].turns]
         else:
             scores = [sum(p.complete) for p in self.players]
         return {"winner": self.winner, "reason": self.reason, "scores": scores}
@@ -959,6 +969,7 @@ class Skipper(Game):
                 "seller": a["seller"], "card": a["card"], "bidders": list(a["bidders"]),
                 "bids": [list(b) for b in a["bids"]], "high": a["high"]}
             g.gone = [list(x) for x in data["gone"]]
+            g._dirty = set(range(len(g.gone)))
             g.players = []
             for pd in data["players"]:
                 p = _Seat()

@@ -1,0 +1,87 @@
+"""Offline play: run whole games between bots with no server (``cardhall simulate``).
+
+Pure and deterministic: the same arguments give the same records.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from . import get
+from .bots import strategy
+
+
+def play_game(game: str, options: Mapping[str, Any], seats: int, bot: str,
+              seed: int, max_steps: int = 1_000_000) -> dict[str, Any]:
+    """Play one game of ``game`` with bot ``bot`` in every seat.
+
+    Args:
+        game: Registry name, e.g. ``"skipper"``.
+        options: Room options (``seed`` is set from ``seed``).
+        seats: Seat count.
+        bot: Strategy name (``"random"``, ``"greedy"``).
+        seed: Deal number; the bots' own choices use a generator seeded from it too. In
+            real-time modes the seat that acts next is drawn from that generator as well.
+        max_steps: Safety bound on actions; an engine always ends long before it.
+
+    Returns:
+        ``{"seed", "winner", "outcome", "scores", "steps"}`` plus the engine's ``stats()``
+        (for Skipper: ``turns``, ``auctions``, ``sold``, ``skip_draws``, ``trashed``).
+
+    Raises:
+        OptionError: unknown game, strategy, option or bad seat count.
+        RuntimeError: the game did not end within ``max_steps`` actions (an engine bug).
+    """
+    cls = get(game)
+    choose = strategy(game, bot)
+    g = cls({**options, "seed": seed}, seats)
+    rng = random.Random(seed)
+    steps = 0
+    while not g.over:
+        acting = g.to_act()
+        seat = acting[0] if len(acting) == 1 else acting[rng.randrange(len(acting))]
+        g.apply(seat, choose(g.bot_view(seat), rng))
+        steps += 1
+        if steps >= max_steps:
+            raise RuntimeError(f"{game} seed {seed} did not end in {max_steps} actions")
+    out = g.outcome() or {}
+    return {"seed": seed, "winner": out.get("winner"), "outcome": out.get("reason"),
+            "scores": out.get("scores"), "steps": steps, **g.stats()}
+
+
+def run(game: str, options: Mapping[str, Any], seats: int, bot: str, games: int,
+        seed: int) -> Iterator[dict[str, Any]]:
+    """Yield the records of ``games`` games with seeds ``seed, seed + 1, ...``.
+
+    Raises:
+        OptionError: as :func:`play_game`.
+    """
+    for k in range(games):
+        yield play_game(game, options, seats, bot, seed + k)
+
+
+def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Summary of game records: ``games``, ``wins`` (games with a winner), ``win_rate``,
+    ``wins_by_seat``, ``mean_turns`` (``None`` when records hold no turns), ``outcomes``
+    (count per outcome) and, when every record has one score, ``mean_score``."""
+    n = len(records)
+    wins = [r["winner"] for r in records if r["winner"] is not None]
+    by_seat: dict[str, int] = {}
+    for w in wins:
+        by_seat[str(w)] = by_seat.get(str(w), 0) + 1
+    outcomes: dict[str, int] = {}
+    for r in records:
+        outcomes[str(r["outcome"])] = outcomes.get(str(r["outcome"]), 0) + 1
+    turns = [r["turns"] for r in records if "turns" in r]
+    summary: dict[str, Any] = {
+        "games": n, "wins": len(wins), "win_rate": len(wins) / n if n else 0.0,
+        "wins_by_seat": by_seat,
+        "mean_turns": sum(turns) / len(turns) if turns else None,
+        "outcomes": outcomes,
+    }
+    scores = [r["scores"][0] for r in records if r.get("scores") and len(r["scores"]) == 1]
+    if scores and len(scores) == n:
+        summary["mean_score"] = sum(scores) / n
+    return summary
