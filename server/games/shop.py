@@ -1,0 +1,907 @@
+"""Shop Solitaire: light the candles, balance the scales, fill the ledger (seed
+``shop-solitaire.txt``, readings ``RULINGS.md`` S1-S13).
+
+One 52-card deck. Every card drawn from the stock must go to a candle (up to seven stacks, lit
+when a red card is on top, at most five cards tall), to one of the six trays of the scales
+(three per side, each side weighing one suit of its own colour, the two sides of opposite
+colours), or to the ledger (the 12 non-ace cards of the remaining black suit, only while the
+scales are balanced). Where a card must go is fixed by RULINGS S3-S4; the player only decides
+what the rules leave open (which candle, which tray, trims, recalibrations, scrapping, the shelf
+and purchase, closing shop).
+
+State machine (:data:`PHASES`)::
+
+    shortcut ──light x7 / no_shortcut──▶ play ──(win, close shop, move limit, stuck)──▶ over
+
+Inside ``play`` there are two situations: *between draws* (no card in play: draw, trim,
+recalibrate, scrap, play the shelf or the purchase, close shop) and *placing* (one or more
+cards in play, from the stock, the shelf or the purchase: put one where the rules allow, or
+shelve / purchase a drawn card; trim only when a card has nowhere to go, RULINGS S3 last line).
+Whenever the only move besides closing shop is a draw or a placement, the engine makes it by
+itself (a forced move is no decision), so ``legal_actions`` always offers a real choice.
+
+Readings beyond ``RULINGS.md`` (also in ``docs/rules/shop.md``):
+
+* Empty candle places are all alike, so a card that must start a candle (S3 a) starts the
+  first empty one; a card that may go on the scales while both sides are unset may go on any of
+  the six trays.
+* Shelving and purchasing are open only to a card just drawn from the stock (the seed: "a drawn
+  card"), never to a card coming off the shelf or out of the purchase.
+* Trimming is offered between draws, and while a card is in play only if some card in play has
+  nowhere to go (the forced trim of S3). Recalibrating, scrapping and playing the shelf or
+  purchase happen between draws (S6).
+* Playing the purchase puts the shelf card on the bottom of the stock and the purchase cards in
+  play; the player places them one at a time in any order, each by S3 as if just drawn.
+* After the short-cut the stock is shuffled (seed "Short-cuts"), except when an explicit
+  ``deck`` order was given: then the remaining cards keep their order, so tests can set up
+  positions.
+* "Shuffled back into the deck" shuffles the whole stock. Closing shop returns every card to
+  the stock (seed "Close Shop") and ends the game as a loss.
+* "Work in the dark" (option ``lit_needed``): every rule that asks for "all candles lit"
+  (S3 b-d, S6, S12) asks for at least ``lit_needed`` lit candles instead. A red card that goes
+  on an unlit candle lights it and must pick the shortest unlit one (S1).
+* More shelves (option ``shelves``): each shelf has its own purchase; a card is shelved on the
+  first empty shelf. ``shelves = 0`` plays without the optional shelving.
+* Jokers (the seed's last alternate) are not offered: the seed leaves their rules open.
+* Score: the number of ledger entries filled when the game ended (12 on a win).
+
+Actions (card codes are strings, see :mod:`.cards`; candles 0..n-1, trays 0..5 where 0-2 are
+the left side and 3-5 the right side; shelves 0..k-1)::
+
+    ("light", code)           short-cut: light the next candle with this red card of the stock
+    ("no_shortcut",)          play without the short-cut (only before the first light)
+    ("draw",)                 turn the next stock card; it is placed at once if forced
+    ("candle", code, i)       put a card in play on candle i
+    ("tray", code, j)         put a card in play on tray j
+    ("ledger", code)          put a card in play into the ledger
+    ("shelve", code, k)       put the drawn card on (empty) shelf k
+    ("purchase", code, k)     reserve the drawn card in shelf k's purchase
+    ("trim", i)               trim candle i (4 or 5 cards) to the bottom of the stock
+    ("recalibrate",)          empty the trays (and scrap the ledger) into the stock
+    ("scrap",)                empty the ledger into the stock
+    ("play_shelf", k)         play shelf k's card; its purchase is shuffled into the stock
+    ("play_purchase", k)      play shelf k's purchase; the shelf card goes under the stock
+    ("close_shop",)           concede: everything goes back into the stock
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from . import cards as C
+from .base import Action, Event, Game
+from .errors import GameOver, IllegalAction, NotYourTurn, OptionError, SnapshotError, UnknownAction
+from .options import SEED, Option
+from .rng import GameRNG
+
+#: A candle takes no card once it is this tall (seed "Candles").
+CANDLE_MAX = 5
+#: A candle may be trimmed once it is at least this tall (seed "Candles").
+TRIM_MIN = 4
+#: Trays on the scales; trays 0-2 are the left side, 3-5 the right side (seed "Scales").
+TRAYS = 6
+#: Ledger entries: every card of the ledger suit but the ace (seed "Ledger", RULINGS S10).
+LEDGER_SIZE = 12
+
+#: Phases and the verbs each accepts (``close_shop`` is accepted in every live phase).
+PHASES: dict[str, frozenset[str]] = {
+    "shortcut": frozenset({"light", "no_shortcut", "close_shop"}),
+    "play": frozenset({"draw", "candle", "tray", "ledger", "shelve", "purchase", "trim",
+                       "recalibrate", "scrap", "play_shelf", "play_purchase", "close_shop"}),
+    "over": frozenset(),
+}
+#: Argument kinds of every verb: "card" is a card code, "int" a small index.
+VERBS: dict[str, tuple[str, ...]] = {
+    "light": ("card",), "no_shortcut": (), "draw": (), "candle": ("card", "int"),
+    "tray": ("card", "int"), "ledger": ("card",), "shelve": ("card", "int"),
+    "purchase": ("card", "int"), "trim": ("int",), "recalibrate": (), "scrap": (),
+    "play_shelf": ("int",), "play_purchase": ("int",), "close_shop": (),
+}
+#: Verbs the engine makes by itself when they are the only move besides closing shop.
+FORCED_VERBS = frozenset({"draw", "candle", "tray", "ledger"})
+_PLACE_VERBS = frozenset({"candle", "tray", "ledger"})
+
+
+def value(card: int) -> int:
+    """Weight of ``card`` on the scales and in the purchase: A=1 .. K=13 (seed "Scales")."""
+    return C.rank(card)
+
+
+def _side_of(tray: int) -> int:
+    return 0 if tray < 3 else 1
+
+
+class ShopSolitaire(Game):
+    """The Shop Solitaire engine (one seat).
+
+    Args:
+        options: See :attr:`OPTIONS`: ``seed``, ``deck`` (explicit stock order, 52 codes,
+            index 0 drawn first), ``shortcut`` (RULINGS S13), ``shelves`` (0-4), ``shelf_suits``
+            (shelved cards of different suits), ``candles`` (5-7), ``lit_needed`` (work in the
+            dark), ``max_moves`` (the room's move limit, RULINGS S11).
+        seats: Must be 1.
+
+    Raises:
+        OptionError: unknown option, bad value, a ``deck`` that is not exactly the 52 cards,
+            ``lit_needed`` above ``candles``, or a seat count other than 1.
+    """
+
+    name: ClassVar[str] = "shop"
+    title: ClassVar[str] = "Shop Solitaire"
+    min_seats: ClassVar[int] = 1
+    max_seats: ClassVar[int] = 1
+    OPTIONS: ClassVar[tuple[Option, ...]] = (
+        SEED,
+        Option("deck", list, None,
+               "Explicit stock order: the 52 card codes, index 0 drawn first. None: shuffled."),
+        Option("shortcut", bool, True,
+               "Start by lighting every candle with red cards chosen from the stock (S13)."),
+        Option("shelves", int, 1, "Shelves, each with its own purchase; 0 = no shelving "
+               "(seed 'Shelving', 'Alternates').", min=0, max=4),
+        Option("shelf_suits", bool, False,
+               "Shelved cards must all be of different suits (seed 'Alternates')."),
+        Option("candles", int, 7, "Number of candles (seed 'Alternates': fewer candles).",
+               min=5, max=7),
+        Option("lit_needed", int, None, "Lit candles needed to work the scales, ledger and "
+               "shelf ('work in the dark'); None = all candles.", min=1, max=7),
+        Option("max_moves", int, 2000, "Room move limit; reaching it loses (RULINGS S11).",
+               min=1, max=1_000_000),
+    )
+
+    def __init__(self, options: Mapping[str, Any] | None = None, seats: int = 1) -> None:
+        super().__init__(options, seats)
+        opts = self.options
+        n = opts["candles"]
+        if opts["lit_needed"] is not None and opts["lit_needed"] > n:
+            raise OptionError(f"option 'lit_needed' must be <= candles ({n}), "
+                              f"not {opts['lit_needed']}")
+        self.rng = GameRNG(opts["seed"])
+        if opts["deck"] is not None:
+            self.stock: list[int] = _parse_deck(opts["deck"])
+        else:
+            self.stock = C.full_deck()
+            self.rng.shuffle(self.stock)
+        self.candles: list[list[int]] = [[] for _ in range(n)]
+        self.trays: list[list[int]] = [[] for _ in range(TRAYS)]
+        self.sides: list[int | None] = [None, None]
+        self.ledger: list[int] = []
+        self.shelf: list[int | None] = [None] * opts["shelves"]
+        self.purchase: list[list[int]] = [[] for _ in range(opts["shelves"])]
+        self.pending: list[int] = []
+        self.source: str | None = None
+        self.phase = "shortcut" if opts["shortcut"] else "play"
+        self._outcome: dict[str, Any] | None = None
+        self.counters: dict[str, int] = {
+            "draws": 0, "trims": 0, "recalibrations": 0, "scraps": 0, "best_ledger": 0,
+            "forced": 0,
+        }
+        self._settle([])
+
+    # -- derived state ---------------------------------------------------------------------
+
+    @property
+    def lit_needed(self) -> int:
+        """Lit candles needed for the scales, ledger and shelf (all of them by default)."""
+        need = self.options["lit_needed"]
+        return len(self.candles) if need is None else int(need)
+
+    def is_lit(self, i: int) -> bool:
+        """True when candle ``i`` has a red card on top (seed "Candles")."""
+        stack = self.candles[i]
+        return bool(stack) and C.is_red(stack[-1])
+
+    def all_lit(self) -> bool:
+        """True when enough candles burn to work the scales (all of them; see ``lit_needed``)."""
+        return sum(1 for i in range(len(self.candles)) if self.is_lit(i)) >= self.lit_needed
+
+    def side_sums(self) -> list[int]:
+        """Sum of the top cards' values on each side, ``[left, right]`` (seed "Scales")."""
+        sums = [0, 0]
+        for j, tray in enumerate(self.trays):
+            if tray:
+                sums[_side_of(j)] += value(tray[-1])
+        return sums
+
+    def balanced(self) -> bool:
+        """True when all six trays hold cards and both sides weigh the same (RULINGS S5)."""
+        if not all(self.trays):
+            return False
+        left, right = self.side_sums()
+        return left == right
+
+    def ledger_suit(self) -> int | None:
+        """The black suit not weighed on the scales, once a black suit is on them; else None."""
+        for s in self.sides:
+            if s is not None and not C.is_red(s * 13):
+                return C.SPADES if s == C.CLUBS else C.CLUBS
+        return None
+
+    def _shortest(self, idx: list[int]) -> list[int]:
+        if not idx:
+            return []
+        low = min(len(self.candles[i]) for i in idx)
+        return [i for i in idx if len(self.candles[i]) == low]
+
+    def _candle_targets(self, card: int, light_only: bool = False) -> list[int]:
+        """Candles ``card`` may go on (RULINGS S1-S2): lighting or putting out uses the
+        shortest candidate; a red card on a lit candle or a black one on an unlit candle may
+        go on any candle under five cards."""
+        short = [i for i, s in enumerate(self.candles) if s and len(s) < CANDLE_MAX]
+        lit = [i for i in short if self.is_lit(i)]
+        unlit = [i for i in short if not self.is_lit(i)]
+        if C.is_red(card):
+            change = self._shortest(unlit)
+            same = [] if light_only else lit
+        else:
+            change = self._shortest(lit)
+            same = unlit
+        return sorted(set(change) | set(same))
+
+    def placements(self, card: int) -> list[Action]:
+        """Where ``card`` may go now if it were just drawn, in the order of RULINGS S3-S4.
+
+        Returns:
+            Placement actions (``candle``/``tray``/``ledger``), empty when the only place is a
+            full candle (a candle must be trimmed first).
+        """
+        cd = C.code(card)
+        for i, stack in enumerate(self.candles):
+            if not stack:  # S3 (a): a missing candle is started first
+                return [("candle", cd, i)]
+        if not self.all_lit():  # S3 (b)
+            return [("candle", cd, i) for i in self._candle_targets(card, C.is_red(card))]
+        s = C.suit(card)
+        if self.sides[0] is None and self.sides[1] is None:  # S3 (c)
+            return [("tray", cd, j) for j in range(TRAYS)]
+        if s in self.sides:  # S3 (d): a balance-suit card goes to its side
+            k = self.sides.index(s)
+            return [("tray", cd, j) for j in range(3 * k, 3 * k + 3)]
+        if None in self.sides:  # S4: the opposite colour starts the other side
+            k = self.sides.index(None)
+            other = self.sides[1 - k]
+            assert other is not None
+            if C.is_red(card) != C.is_red(other * 13):
+                return [("tray", cd, j) for j in range(3 * k, 3 * k + 3)]
+        if C.is_red(card):  # the other red suit: any candle under five
+            return [("candle", cd, i) for i in self._candle_targets(card)]
+        if self.balanced() and C.rank(card) != C.ACE:  # the ledger suit (S10)
+            return [("ledger", cd)]
+        return [("candle", cd, i) for i in self._candle_targets(card)]
+
+    def _reserve_actions(self, card: int) -> list[Action]:
+        """Shelve / purchase moves for a card just drawn (seed "Shelving", RULINGS S12)."""
+        if self.source != "stock" or not self.shelf or not self.all_lit():
+            return []
+        out: list[Action] = []
+        cd = C.code(card)
+        empty = [k for k, c in enumerate(self.shelf) if c is None]
+        if empty:
+            suits = {C.suit(c) for c in self.shelf if c is not None}
+            if not (self.options["shelf_suits"] and C.suit(card) in suits):
+                out.append(("shelve", cd, empty[0]))
+        for k, sc in enumerate(self.shelf):
+            if sc is not None and sum(map(value, self.purchase[k])) + value(card) < value(sc):
+                out.append(("purchase", cd, k))
+        return out
+
+    def _trim_actions(self) -> list[Action]:
+        return [("trim", i) for i, s in enumerate(self.candles) if len(s) >= TRIM_MIN]
+
+    def _moves(self) -> list[Action]:
+        """Every legal move except ``close_shop``, in a fixed order."""
+        if self.phase == "shortcut":
+            out: list[Action] = [("light", C.code(c))
+                                 for c in sorted(self.stock) if C.is_red(c)]
+            if all(not s for s in self.candles):
+                out.append(("no_shortcut",))
+            return out
+        if self.phase != "play":
+            return []
+        if self.pending:
+            out = []
+            stuck = False
+            for card in self.pending:
+                places = self.placements(card)
+                stuck = stuck or not places
+                out.extend(places)
+            if len(self.pending) == 1:
+                out.extend(self._reserve_actions(self.pending[0]))
+            if stuck:
+                out.extend(self._trim_actions())
+            return out
+        out = []
+        if self.stock:
+            out.append(("draw",))
+        out.extend(self._trim_actions())
+        if self.all_lit():
+            if any(self.trays):
+                out.append(("recalibrate",))
+            if self.ledger:
+                out.append(("scrap",))
+            for k, sc in enumerate(self.shelf):
+                if sc is not None and self.placements(sc):
+                    out.append(("play_shelf", k))
+            for k, p in enumerate(self.purchase):
+                if p:
+                    out.append(("play_purchase", k))
+        return out
+
+    # -- the contract ----------------------------------------------------------------------
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Every action ``seat`` may take now, in a fixed order; ``[]`` if none.
+
+        Exact: each listed action applies and any other raises :class:`IllegalAction`.
+        ``close_shop`` is always last while the game runs.
+        """
+        if self._outcome is not None or seat != 0:
+            return []
+        return self._moves() + [("close_shop",)]
+
+    def to_act(self) -> list[int]:
+        """``[0]`` while the game runs, ``[]`` once it is over."""
+        return [] if self._outcome is not None else [0]
+
+    @property
+    def over(self) -> bool:
+        """True once the game has ended (win, close shop, move limit or no move left)."""
+        return self._outcome is not None
+
+    def outcome(self) -> dict[str, Any] | None:
+        """``None`` while running; then winner 0 (ledger filled) or None, the reason, and
+        ``scores = [ledger entries filled when the game ended]`` (12 on a win)."""
+        return None if self._outcome is None else dict(self._outcome)
+
+    def apply(self, seat: int, action: Sequence[Any]) -> list[Event]:
+        """Apply ``action`` for ``seat``, then make every forced move that follows.
+
+        Returns:
+            Events (dicts with a ``"type"``), including the forced draws and placements.
+
+        Raises:
+            UnknownAction: not a Shop Solitaire action (verb, shape or card code).
+            GameOver: the game has ended.
+            NotYourTurn: ``seat`` is not 0.
+            IllegalAction: the rules forbid it now (the message says which rule).
+        """
+        act = _normalize(action)
+        if self._outcome is not None:
+            raise GameOver("the game is over")
+        if seat != 0:
+            raise NotYourTurn(f"seat {seat!r} is not at this table; Shop Solitaire is solo")
+        if act not in self.legal_actions(0):
+            raise IllegalAction(self._why_illegal(act))
+        events = self._do(act)
+        self.state_id += 1
+        self._settle(events)
+        return events
+
+    def default_action(self, seat: int) -> Action | None:
+        """For a turn timer: draw when possible, else the first legal move; never close shop
+        unless nothing else is legal. ``None`` when ``seat`` may not act."""
+        legal = self.legal_actions(seat)
+        if not legal:
+            return None
+        if ("draw",) in legal:
+            return ("draw",)
+        return legal[0]
+
+    def stats(self) -> dict[str, Any]:
+        """Counters: ``turns`` (actions taken), ``draws``, ``trims``, ``recalibrations``,
+        ``scraps``, ``best_ledger`` (most ledger entries ever filled), ``forced`` (moves the
+        engine made by itself) and ``ledger`` (entries filled now)."""
+        out: dict[str, Any] = {"turns": self.state_id, "ledger": len(self.ledger)}
+        out.update(self.counters)
+        return out
+
+    def card_locations(self) -> dict[str, list[int]]:
+        """Zones: ``stock``, ``candle:i``, ``tray:j``, ``ledger``, ``shelf:k``,
+        ``purchase:k`` and ``in_play`` (cards drawn and not placed yet)."""
+        zones: dict[str, list[int]] = {"stock": list(self.stock), "ledger": list(self.ledger),
+                                       "in_play": list(self.pending)}
+        for i, s in enumerate(self.candles):
+            zones[f"candle:{i}"] = list(s)
+        for j, t in enumerate(self.trays):
+            zones[f"tray:{j}"] = list(t)
+        for k, sc in enumerate(self.shelf):
+            zones[f"shelf:{k}"] = [] if sc is None else [sc]
+            zones[f"purchase:{k}"] = list(self.purchase[k])
+        return zones
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """The public table (every stack is face up; only the stock's order is hidden).
+
+        Keys besides the contract's: ``phase``, ``candles`` (lists of codes, bottom first),
+        ``lit`` (bools), ``lit_needed``, ``trays`` (six lists, 0-2 left side), ``sides``
+        (suit letter or None per side), ``weights`` ([left, right] top sums), ``balanced``,
+        ``ledger_suit``, ``ledger``, ``shelves`` (list of ``{"shelf", "purchase"}``),
+        ``in_play`` (cards drawn and not placed), ``in_play_from``, ``stock_count``,
+        ``shortcut_cards`` (red cards still in the stock, during the short-cut only),
+        ``moves`` and ``max_moves``.
+        """
+        ls = self.ledger_suit()
+        legal = self.legal_actions(seat) if seat is not None else []
+        return {
+            "state_id": self.state_id,
+            "to_act": self.to_act(),
+            "over": self.over,
+            "outcome": self.outcome(),
+            "legal_actions": [list(a) for a in legal],
+            "phase": self.phase,
+            "candles": [C.codes(s) for s in self.candles],
+            "lit": [self.is_lit(i) for i in range(len(self.candles))],
+            "lit_needed": self.lit_needed,
+            "trays": [C.codes(t) for t in self.trays],
+            "sides": [None if s is None else C.SUITS[s] for s in self.sides],
+            "weights": self.side_sums(),
+            "balanced": self.balanced(),
+            "ledger_suit": None if ls is None else C.SUITS[ls],
+            "ledger": C.codes(self.ledger),
+            "shelves": [{"shelf": None if sc is None else C.code(sc),
+                         "purchase": C.codes(self.purchase[k])}
+                        for k, sc in enumerate(self.shelf)],
+            "in_play": C.codes(self.pending),
+            "in_play_from": self.source,
+            "stock_count": len(self.stock),
+            "shortcut_cards": (C.codes(sorted(c for c in self.stock if C.is_red(c)))
+                               if self.phase == "shortcut" else []),
+            "moves": self.state_id,
+            "max_moves": self.options["max_moves"],
+        }
+
+    # -- snapshot ----------------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        """The complete state as plain msgpack-able data (lists, no tuples)."""
+        return {
+            "game": self.name,
+            "options": {k: (list(v) if isinstance(v, (list, tuple)) else v)
+                        for k, v in self.options.items()},
+            "seats": self.seats,
+            "state_id": self.state_id,
+            "rng": self.rng.snapshot(),
+            "phase": self.phase,
+            "stock": list(self.stock),
+            "candles": [list(s) for s in self.candles],
+            "trays": [list(t) for t in self.trays],
+            "sides": list(self.sides),
+            "ledger": list(self.ledger),
+            "shelf": list(self.shelf),
+            "purchase": [list(p) for p in self.purchase],
+            "pending": list(self.pending),
+            "source": self.source,
+            "outcome": None if self._outcome is None else dict(self._outcome),
+            "counters": dict(self.counters),
+        }
+
+    @classmethod
+    def restore(cls, data: Mapping[str, Any]) -> ShopSolitaire:
+        """Rebuild a game from :meth:`snapshot` data.
+
+        Raises:
+            SnapshotError: ``data`` is not a Shop Solitaire snapshot.
+        """
+        try:
+            if data["game"] != cls.name:
+                raise SnapshotError(f"not a {cls.name} snapshot: {data['game']!r}")
+            g = cls.__new__(cls)
+            g.options = dict(data["options"])
+            g.seats = int(data["seats"])
+            g.state_id = int(data["state_id"])
+            g.rng = GameRNG.restore(data["rng"])
+            g.phase = str(data["phase"])
+            g.stock = [int(c) for c in data["stock"]]
+            g.candles = [[int(c) for c in s] for s in data["candles"]]
+            g.trays = [[int(c) for c in t] for t in data["trays"]]
+            g.sides = [None if s is None else int(s) for s in data["sides"]]
+            g.ledger = [int(c) for c in data["ledger"]]
+            g.shelf = [None if c is None else int(c) for c in data["shelf"]]
+            g.purchase = [[int(c) for c in p] for p in data["purchase"]]
+            g.pending = [int(c) for c in data["pending"]]
+            g.source = data["source"]
+            g._outcome = None if data["outcome"] is None else dict(data["outcome"])
+            g.counters = {str(k): int(v) for k, v in data["counters"].items()}
+        except SnapshotError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise SnapshotError(f"bad {cls.name} snapshot: {exc!r}") from None
+        if g.phase not in PHASES or len(g.trays) != TRAYS or len(g.sides) != 2:
+            raise SnapshotError(f"bad {cls.name} snapshot: inconsistent table")
+        return g
+
+    # -- mutation ----------------------------------------------------------------------------
+
+    def _shuffle_in(self, returned: list[int]) -> None:
+        """Shuffle returned cards back into the stock (RULINGS S7: the whole stock)."""
+        if returned:
+            self.stock.extend(returned)
+            self.rng.shuffle(self.stock)
+
+    def _do(self, act: Action) -> list[Event]:
+        """Carry out a legal action; returns its events."""
+        verb = act[0]
+        if verb == "light":
+            card = C.parse(act[1])
+            self.stock.remove(card)
+            i = next(i for i, s in enumerate(self.candles) if not s)
+            self.candles[i].append(card)
+            if all(self.candles):
+                self.phase = "play"
+                if self.options["deck"] is None:
+                    self.rng.shuffle(self.stock)
+            return [{"type": "light", "card": act[1], "candle": i}]
+        if verb == "no_shortcut":
+            self.phase = "play"
+            return [{"type": "no_shortcut"}]
+        if verb == "draw":
+            card = self.stock.pop(0)
+            self.pending = [card]
+            self.source = "stock"
+            self.counters["draws"] += 1
+            return [{"type": "draw", "card": C.code(card)}]
+        if verb in _PLACE_VERBS:
+            card = C.parse(act[1])
+            self.pending.remove(card)
+            if not self.pending:
+                self.source = None
+            if verb == "candle":
+                self.candles[act[2]].append(card)
+            elif verb == "tray":
+                j = act[2]
+                if self.sides[_side_of(j)] is None:
+                    self.sides[_side_of(j)] = C.suit(card)
+                self.trays[j].append(card)
+            else:
+                self.ledger.append(card)
+                self.counters["best_ledger"] = max(self.counters["best_ledger"],
+                                                   len(self.ledger))
+            ev: Event = {"type": "place", "card": act[1], "to": verb}
+            if len(act) > 2:
+                ev["index"] = act[2]
+            return [ev]
+        if verb in ("shelve", "purchase"):
+            card = C.parse(act[1])
+            self.pending = []
+            self.source = None
+            if verb == "shelve":
+                self.shelf[act[2]] = card
+            else:
+                self.purchase[act[2]].append(card)
+            return [{"type": verb, "card": act[1], "shelf": act[2]}]
+        if verb == "trim":
+            i = act[1]
+            n = len(self.candles[i])
+            self.stock.extend(self.candles[i])  # RULINGS S7: to the bottom, in order
+            self.candles[i] = []
+            self.counters["trims"] += 1
+            return [{"type": "trim", "candle": i, "cards": n}]
+        if verb == "recalibrate":
+            back = [c for t in self.trays for c in t] + self.ledger
+            self.trays = [[] for _ in range(TRAYS)]
+            self.sides = [None, None]  # RULINGS S9
+            self.ledger = []
+            self._shuffle_in(back)
+            self.counters["recalibrations"] += 1
+            return [{"type": "recalibrate", "cards": len(back)}]
+        if verb == "scrap":
+            back = self.ledger
+            self.ledger = []
+            self._shuffle_in(back)
+            self.counters["scraps"] += 1
+            return [{"type": "scrap", "cards": len(back)}]
+        if verb == "play_shelf":
+            k = act[1]
+            card = self.shelf[k]
+            assert card is not None
+            self.shelf[k] = None
+            back, self.purchase[k] = self.purchase[k], []
+            self._shuffle_in(back)
+            self.pending = [card]
+            self.source = "shelf"
+            return [{"type": "play_shelf", "shelf": k, "card": C.code(card),
+                     "returned": len(back)}]
+        if verb == "play_purchase":
+            k = act[1]
+            sc = self.shelf[k]
+            assert sc is not None
+            self.stock.append(sc)  # seed: the shelf card goes on the bottom of the deck
+            self.shelf[k] = None
+            self.pending, self.purchase[k] = self.purchase[k], []
+            self.source = "purchase"
+            return [{"type": "play_purchase", "shelf": k, "cards": C.codes(self.pending)}]
+        if verb == "close_shop":
+            self._finish(None, "closed shop")
+            back = ([c for s in self.candles for c in s] + [c for t in self.trays for c in t]
+                    + self.ledger + [c for c in self.shelf if c is not None]
+                    + [c for p in self.purchase for c in p] + self.pending)
+            self.candles = [[] for _ in self.candles]
+            self.trays = [[] for _ in range(TRAYS)]
+            self.sides = [None, None]
+            self.ledger = []
+            self.shelf = [None] * len(self.shelf)
+            self.purchase = [[] for _ in self.purchase]
+            self.pending = []
+            self.source = None
+            self._shuffle_in(back)
+            return [{"type": "close_shop"}]
+        raise AssertionError(f"unhandled verb {verb}")  # pragma: no cover
+
+    def _finish(self, winner: int | None, reason: str) -> None:
+        self.phase = "over"
+        self._outcome = {"winner": winner, "reason": reason, "scores": [len(self.ledger)]}
+
+    def _settle(self, events: list[Event]) -> None:
+        """After an action: check the win, make forced moves, check for a dead end and the
+        move limit (RULINGS S10-S11)."""
+        while self._outcome is None:
+            if len(self.ledger) >= LEDGER_SIZE:
+                self._finish(0, "ledger filled")
+                break
+            moves = self._moves()
+            if not moves:
+                self._finish(None, "no legal move")
+                break
+            if len(moves) == 1 and moves[0][0] in FORCED_VERBS:
+                self.counters["forced"] += 1
+                events.extend(self._do(moves[0]))
+                continue
+            break
+        if self._outcome is None and self.state_id >= self.options["max_moves"]:
+            self._finish(None, "move limit")
+            events.append({"type": "move_limit"})
+        if self._outcome is not None and (not events or events[-1].get("type") != "over"):
+            events.append({"type": "over", **self._outcome})
+
+    # -- explanations --------------------------------------------------------------------------
+
+    def _why_illegal(self, act: Action) -> str:
+        """A human reason why a well-formed ``act`` is not legal now (names the rule)."""
+        verb = act[0]
+        if verb not in PHASES[self.phase]:
+            return f"{verb!r} is not possible now (phase {self.phase!r})"
+        if verb == "light":
+            card = C.parse(act[1])
+            if not C.is_red(card):
+                return f"{act[1]} is black: candles are lit with red cards (RULINGS S13)"
+            return f"{act[1]} is not in the stock"
+        if verb == "no_shortcut":
+            return "the short-cut has begun: light the remaining candles (RULINGS S13)"
+        if verb == "draw":
+            if self.pending:
+                return f"place {', '.join(C.codes(self.pending))} before drawing (RULINGS S3)"
+            return "the stock is empty"
+        if verb in ("trim",):
+            i = act[1]
+            if not 0 <= i < len(self.candles):
+                return f"there is no candle {i}"
+            if len(self.candles[i]) < TRIM_MIN:
+                return f"candle {i} is {len(self.candles[i])} cards tall: only candles of 4 " \
+                       "or 5 cards may be trimmed (seed 'Candles')"
+            return "place the card in play first: a trim is only forced when it has nowhere " \
+                   "to go (RULINGS S3, S6)"
+        if verb in ("recalibrate", "scrap", "play_shelf", "play_purchase"):
+            if self.pending:
+                return f"{verb} only between draws: place the card in play first (RULINGS S6)"
+            if not self.all_lit():
+                return f"{verb} needs {self.lit_needed} lit candles (RULINGS S6, S12)"
+            if verb == "recalibrate":
+                return "the scales are empty"
+            if verb == "scrap":
+                return "the ledger is empty"
+            k = act[1]
+            if not 0 <= k < len(self.shelf) or self.shelf[k] is None:
+                return f"shelf {k} holds no card"
+            if verb == "play_purchase":
+                return f"shelf {k}'s purchase is empty"
+            return f"the shelf card {C.code(self.shelf[k])} has no legal place now (RULINGS S12)"
+        card = C.parse(act[1])
+        if card not in self.pending:
+            return f"{act[1]} is not the card in play"
+        if verb in ("shelve", "purchase"):
+            k = act[2]
+            if self.source != "stock":
+                return "only a card just drawn from the stock may be shelved or purchased"
+            if not self.all_lit():
+                return f"shelving needs {self.lit_needed} lit candles (RULINGS S12)"
+            if not 0 <= k < len(self.shelf):
+                return f"there is no shelf {k}"
+            sc = self.shelf[k]
+            if verb == "shelve":
+                if sc is not None:
+                    return f"shelf {k} is taken"
+                return "shelve on the first empty shelf, with a suit not already shelved"
+            if sc is None:
+                return f"shelf {k} is empty: shelve a card before purchasing"
+            total = sum(map(value, self.purchase[k])) + value(card)
+            return (f"the purchase would total {total}, not below the shelf card "
+                    f"{C.code(sc)} ({value(sc)}) (RULINGS S12)")
+        places = self.placements(card)
+        if verb == "ledger" and C.suit(card) == self.ledger_suit() and C.rank(card) == C.ACE:
+            return f"{act[1]} is the ledger suit's ace: it may only put out a candle (RULINGS S10)"
+        if verb == "candle":
+            i = act[2]
+            if 0 <= i < len(self.candles) and len(self.candles[i]) >= CANDLE_MAX:
+                return f"candle {i} is {CANDLE_MAX} cards tall: trim a candle first (RULINGS S3)"
+        if not places:
+            return f"{act[1]} has nowhere to go: trim a candle first (RULINGS S3)"
+        where = ", ".join(f"{a[0]} {a[2]}" if len(a) > 2 else a[0] for a in places)
+        return f"{act[1]} cannot go there: RULINGS S1-S4 send it to {where}"
+
+
+def _normalize(action: Sequence[Any]) -> Action:
+    """Check an action's shape and return it as a tuple.
+
+    Raises:
+        UnknownAction: not a sequence, an unknown verb, wrong arity, a bad card code or index.
+    """
+    if isinstance(action, (str, bytes)) or not isinstance(action, Sequence) or not action:
+        raise UnknownAction(f"not an action: {action!r}")
+    verb = action[0]
+    if not isinstance(verb, str) or verb not in VERBS:
+        raise UnknownAction(f"unknown Shop Solitaire verb {verb!r}; known: {', '.join(VERBS)}")
+    kinds = VERBS[verb]
+    if len(action) != 1 + len(kinds):
+        raise UnknownAction(f"{verb!r} takes {len(kinds)} argument(s), got {len(action) - 1}")
+    for arg, kind in zip(action[1:], kinds):
+        if kind == "card":
+            C.parse(arg)
+            if C.deck_of(C.parse(arg)) != 0:
+                raise UnknownAction(f"Shop Solitaire uses one deck: {arg!r}")
+        elif isinstance(arg, bool) or not isinstance(arg, int):
+            raise UnknownAction(f"{verb!r} needs an integer index, not {arg!r}")
+    return tuple(action)
+
+
+def _parse_deck(codes: Sequence[Any]) -> list[int]:
+    """Validate the ``deck`` option: exactly the 52 cards of one deck, each once.
+
+    Raises:
+        OptionError: a bad code, a duplicate, a missing card or a wrong count.
+    """
+    out: list[int] = []
+    for cd in codes:
+        try:
+            out.append(C.parse(cd))
+        except UnknownAction:
+            raise OptionError(f"option 'deck': {cd!r} is not a card code") from None
+    want = set(C.full_deck())
+    dupes = sorted({c for c in out if out.count(c) > 1})
+    missing = sorted(want - set(out))
+    extra = sorted(set(out) - want)
+    if dupes or missing or extra or len(out) != 52:
+        raise OptionError(
+            f"option 'deck' must list the 52 cards of one deck once each; got {len(out)}"
+            + (f", duplicates {C.codes(dupes)}" if dupes else "")
+            + (f", missing {C.codes(missing)}" if missing else "")
+            + (f", not in the deck {C.codes(extra)}" if extra else ""))
+    return out
+
+
+# -- bots ------------------------------------------------------------------------------------
+
+_VAL = {r: i + 1 for i, r in enumerate(C.RANKS)}
+
+
+def _v(cd: str) -> int:
+    return _VAL[cd[0]]
+
+
+def _red(cd: str) -> bool:
+    return cd[1] in "DH"
+
+
+def greedy_strategy(view: Mapping[str, Any], rng: random.Random) -> tuple[Any, ...]:
+    """A heuristic Shop Solitaire player working only from the view.
+
+    Plan: light the short-cut candles with hearts; keep the scales balanced by choosing the
+    tray that balances them (or brings the sides closest); while balanced, shelve or
+    purchase cards that would upset the scales or waste a candle; play the purchase back
+    when it fits; black cards go on unlit candles before putting one out; trim only when
+    forced or stuck; never close shop unless nothing else is legal.
+
+    Raises:
+        ValueError: the view lists no legal action.
+    """
+    legal = [tuple(a) for a in view["legal_actions"]]
+    if not legal:
+        raise ValueError("no legal action to choose from")
+    verbs = {a[0] for a in legal}
+    if verbs == {"close_shop"}:
+        return legal[0]
+    if view["phase"] == "shortcut":
+        lights = [a for a in legal if a[0] == "light"]
+        lights.sort(key=lambda a: (a[1][1] != "H", _v(a[1])))
+        return lights[0]
+    candles = view["candles"]
+    trays = view["trays"]
+    sides = view["sides"]
+    lit = view["lit"]
+
+    def weights_after(j: int, cd: str) -> tuple[bool, int]:
+        tops = [t[-1] if t else None for t in trays]
+        tops[j] = cd
+        sums = [sum(_v(c) for c in tops[k * 3:k * 3 + 3] if c) for k in (0, 1)]
+        return all(tops) and sums[0] == sums[1], abs(sums[0] - sums[1])
+
+    places = [a for a in legal if a[0] in _PLACE_VERBS]
+    reserves = [a for a in legal if a[0] in ("shelve", "purchase")]
+    if view["in_play"]:
+        if any(a[0] == "ledger" for a in places):
+            return next(a for a in places if a[0] == "ledger")
+        balanced = view["balanced"]
+        trays_for = [a for a in places if a[0] == "tray"]
+        if trays_for:
+            cd = trays_for[0][1]
+            scored = []
+            for a in trays_for:
+                bal, gap = weights_after(a[2], cd)
+                empty = not trays[a[2]]
+                scored.append((not bal, not empty, gap, a[2], a))
+            scored.sort(key=lambda x: x[:4])
+            best = scored[0]
+            if balanced and reserves and not best[0] is False:
+                return _best_reserve(reserves)
+            if balanced and reserves and best[0]:
+                return _best_reserve(reserves)
+            return best[4]
+        # a candle placement (or nothing: forced trim)
+        if places:
+            cd = places[0][1]
+            ledger_suit = view["ledger_suit"]
+            if reserves and ((ledger_suit and cd[1] == ledger_suit)
+                             or (not _red(cd) and any(lit))):
+                return _best_reserve(reserves)
+            scored2 = []
+            for a in places:
+                if a[0] != "candle":
+                    continue
+                i = a[2]
+                h = len(candles[i])
+                puts_out = lit[i] and not _red(cd)
+                scored2.append((puts_out, -h if not puts_out else h, i, a))
+            scored2.sort(key=lambda x: x[:3])
+            return scored2[0][3]
+        trims = [a for a in legal if a[0] == "trim"]
+        if trims:
+            trims.sort(key=lambda a: (lit[a[1]], -len(candles[a[1]]), a[1]))
+            return trims[0]
+        if reserves:
+            return _best_reserve(reserves)
+        return legal[0]
+    # between draws
+    if view["balanced"]:
+        for k, sh in enumerate(view["shelves"]):
+            ls = view["ledger_suit"]
+            p = sh["purchase"]
+            if ("play_purchase", k) in legal and p and ls and all(c[1] == ls and c[0] != "A"
+                                                                   for c in p):
+                return ("play_purchase", k)
+    else:
+        for k, sh in enumerate(view["shelves"]):
+            sc = sh["shelf"]
+            if ("play_shelf", k) in legal and sc and sc[1] in sides and not sh["purchase"]:
+                side = sides.index(sc[1])
+                if any(weights_after(j, sc)[0] for j in range(side * 3, side * 3 + 3)):
+                    return ("play_shelf", k)
+    if ("draw",) in legal:
+        return ("draw",)
+    trims = [a for a in legal if a[0] == "trim"]
+    if trims:
+        trims.sort(key=lambda a: (lit[a[1]], -len(candles[a[1]]), a[1]))
+        return trims[0]
+    for verb in ("play_purchase", "play_shelf", "scrap", "recalibrate"):
+        for a in legal:
+            if a[0] == verb:
+                return a
+    return legal[0]
+
+
+def _best_reserve(reserves: list[tuple[Any, ...]]) -> tuple[Any, ...]:
+    purchases = [a for a in reserves if a[0] == "purchase"]
+    return purchases[0] if purchases else reserves[0]
+
+
+GAME = ShopSolitaire
+STRATEGIES = {"greedy": greedy_strategy}

@@ -1,0 +1,338 @@
+"""Tests of the Shop Solitaire engine (``cardhall.server.games.shop``): RULINGS S1-S13."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import msgpack
+import pytest
+
+from cardhall.server.games import (
+    GameOver,
+    IllegalAction,
+    NotYourTurn,
+    OptionError,
+    SnapshotError,
+    UnknownAction,
+    create,
+    replay,
+)
+from cardhall.server.games import cards as C
+from cardhall.server.games.bots import random_strategy, strategy
+from cardhall.server.games.shop import ShopSolitaire, greedy_strategy
+from tests.engine_harness import random_playout
+
+PLAIN = {"shortcut": False, "shelves": 0}
+
+
+def allowed(game: Any, seat: int | None) -> set[str]:
+    """Every card a seat (or spectator) may see: the whole table; of the stock only the red
+    cards while the short-cut lets the player pick them (their order stays hidden)."""
+    zones = game.card_locations()
+    seen = {C.code(c) for name, cards in zones.items() if name != "stock" for c in cards}
+    if game.phase == "shortcut":
+        seen |= {C.code(c) for c in zones["stock"] if C.is_red(c)}
+    return seen
+
+
+def candidates(game: Any, seat: int) -> Iterable[Sequence[Any]]:
+    """Plausible actions, many of them illegal now."""
+    view = game.view(0)
+    codes = list(view["in_play"]) + ["AC", "KH", "7S"]
+    for stack in view["candles"] + view["trays"]:
+        codes.extend(stack[-1:])
+    for cd in sorted(set(codes))[:8]:
+        for i in (0, 3, 6):
+            yield ("candle", cd, i)
+        for j in (0, 2, 4, 5):
+            yield ("tray", cd, j)
+        yield ("ledger", cd)
+        yield ("shelve", cd, 0)
+        yield ("purchase", cd, 0)
+        yield ("purchase", cd, 1)
+        yield ("light", cd)
+    for i in range(7):
+        yield ("trim", i)
+    yield from [("draw",), ("recalibrate",), ("scrap",), ("play_shelf", 0), ("play_shelf", 1),
+                ("play_purchase", 0), ("no_shortcut",), ("close_shop",), ("bogus",),
+                ("trim", "x"), ("candle", "ZZ", 0), ("candle", "QS3", 0), "draw",
+                ("tray", "5S", True)]
+
+
+def deck_with(front: Sequence[str]) -> list[str]:
+    """A stock order starting with ``front``, then the other cards suit by suit."""
+    rest = [C.code(c) for c in C.full_deck()]
+    return list(front) + [c for c in rest if c not in front]
+
+
+EXAMPLE_CANDLES = ["2H", "JD", "5D", "AD", "9H", "QH", "8D"]
+EXAMPLE_TRAYS = [("TH", 0), ("KS", 3), ("7H", 1), ("3S", 4), ("4H", 2), ("5S", 5)]
+EXAMPLE_LEDGER = ["2C", "3C", "4C", "5C", "6C", "7C", "8C", "9C", "TC", "JC", "QC", "KC"]
+
+
+def example_game(after: Sequence[str] = (), **opts: Any) -> ShopSolitaire:
+    """The seed's example position minus the ledger: candles lit, scales balanced 21-21."""
+    front = EXAMPLE_CANDLES + [c for c, _ in EXAMPLE_TRAYS] + list(after)
+    game = ShopSolitaire({**PLAIN, **opts, "deck": deck_with(front)})
+    assert [s for s in game.view(0)["candles"]] == [[c] for c in EXAMPLE_CANDLES]
+    first = True
+    for code, tray in EXAMPLE_TRAYS:
+        if not first:
+            game.apply(0, ("draw",))
+        first = False
+        assert game.pending == [C.parse(code)]
+        game.apply(0, ("tray", code, tray))
+    assert game.balanced() and game.side_sums() == [21, 21]
+    return game
+
+
+# -- known values from the seed --------------------------------------------------------------
+
+
+def test_seed_example_win() -> None:
+    game = example_game(EXAMPLE_LEDGER)
+    assert game.view(0)["ledger_suit"] == "C" and game.view(0)["sides"] == ["H", "S"]
+    for n in range(12):
+        game.apply(0, ("draw",))  # each club goes into the ledger by itself (forced)
+        assert len(game.ledger) == n + 1
+    out = game.outcome()
+    assert out == {"winner": 0, "reason": "ledger filled", "scores": [12]}
+    assert sorted(game.view(0)["ledger"]) == sorted(EXAMPLE_LEDGER)
+    assert game.to_act() == [] and game.legal_actions(0) == []
+    with pytest.raises(GameOver):
+        game.apply(0, ("draw",))
+
+
+def test_ledger_ace_only_puts_out_a_candle() -> None:
+    game = example_game(["AC"])
+    game.apply(0, ("draw",))
+    legal = game.legal_actions(0)
+    assert legal == [("candle", "AC", i) for i in range(7)] + [("close_shop",)]
+    snap = game.snapshot()
+    with pytest.raises(IllegalAction, match="ace"):
+        game.apply(0, ("ledger", "AC"))
+    assert game.snapshot() == snap
+    game.apply(0, ("candle", "AC", 3))
+    assert not game.is_lit(3)
+
+
+def test_shelf_value_limit() -> None:
+    # Q shelf: a purchase of 5 + 6 = 11 fits, adding an ace (12) does not (RULINGS S12)
+    game = ShopSolitaire({"shortcut": False, "shelves": 1,
+                          "deck": deck_with(EXAMPLE_CANDLES + ["QS", "5H", "6C", "AS"])})
+    assert game.pending == [C.parse("QS")]
+    assert ("shelve", "QS", 0) in game.legal_actions(0)
+    game.apply(0, ("shelve", "QS", 0))
+    game.apply(0, ("draw",))
+    game.apply(0, ("purchase", "5H", 0))
+    game.apply(0, ("draw",))
+    assert ("purchase", "6C", 0) in game.legal_actions(0)
+    game.apply(0, ("purchase", "6C", 0))
+    game.apply(0, ("draw",))
+    legal = game.legal_actions(0)
+    assert ("purchase", "AS", 0) not in legal
+    snap = game.snapshot()
+    with pytest.raises(IllegalAction, match="total 12"):
+        game.apply(0, ("purchase", "AS", 0))
+    assert game.snapshot() == snap
+    assert game.view(0)["shelves"] == [{"shelf": "QS", "purchase": ["5H", "6C"]}]
+    # play the purchase: the shelf card goes under the stock, the two cards come into play
+    game.apply(0, ("tray", "AS", 0))
+    game.apply(0, ("play_purchase", 0))
+    assert game.stock[-1] == C.parse("QS")
+    assert set(game.view(0)["in_play"]) <= {"5H", "6C"}
+
+
+def test_candle_at_five_must_be_trimmed_first() -> None:
+    # five candles of black cards: all unlit; each black card may go on any unlit candle (S2)
+    blacks = [C.code(c) for c in C.full_deck() if not C.is_red(c)]
+    game = ShopSolitaire({"shortcut": False, "shelves": 0, "candles": 5,
+                          "deck": deck_with(blacks[:25] + ["2H"])})
+    while game.pending != [C.parse("2H")]:
+        game.apply(0, [a for a in game.legal_actions(0) if a[0] in ("candle", "draw")][0])
+    assert [len(s) for s in game.candles] == [5] * 5
+    legal = game.legal_actions(0)
+    assert legal == [("trim", i) for i in range(5)] + [("close_shop",)]
+    snap = game.snapshot()
+    with pytest.raises(IllegalAction, match="trim"):
+        game.apply(0, ("candle", "2H", 2))
+    assert game.snapshot() == snap
+    trimmed = list(game.candles[2])
+    assert C.codes(trimmed) == [blacks[2]] + blacks[13:17]
+    game.apply(0, ("trim", 2))
+    assert C.codes(game.candles[2]) == ["2H"]  # the red card started the trimmed candle
+    assert game.stock[-5:] == trimmed  # to the bottom of the stock, in order (S7)
+
+
+def test_placement_order_and_shortest_candle() -> None:
+    # S3 (a): the first seven cards start candles; (b) a red card lights the shortest unlit
+    front = ["2S", "3S", "4S", "5S", "6S", "7S", "8H", "9C", "TH", "JC", "QH"]
+    game = ShopSolitaire({**PLAIN, "deck": deck_with(front)})
+    assert game.view(0)["candles"] == [["2S"], ["3S"], ["4S"], ["5S"], ["6S"], ["7S"], ["8H"]]
+    # nothing was decided yet: 9C may go on any unlit candle or put out the lit one (S2)
+    assert game.pending == [C.parse("9C")]
+    assert game.legal_actions(0)[:-1] == [("candle", "9C", i) for i in range(7)]
+    game.apply(0, ("candle", "9C", 0))  # then TH is drawn by itself (nothing else to do)
+    # TH must light one of the shortest unlit candles: 1..5
+    assert game.legal_actions(0)[:-1] == [("candle", "TH", i) for i in range(1, 6)]
+    with pytest.raises(IllegalAction, match="S1-S4"):
+        game.apply(0, ("candle", "TH", 0))
+    with pytest.raises(IllegalAction, match="S1-S4"):
+        game.apply(0, ("tray", "TH", 0))
+
+
+def test_scales_sides_and_other_red_suit() -> None:
+    # S4: after a heart starts one side, diamonds go to candles and a black card starts the
+    # other side; a club is then the ledger suit and puts out a candle while unbalanced.
+    lights = ["2H", "3H", "4H", "5H", "6H", "7H", "8H"]
+    game = ShopSolitaire({**PLAIN, "deck": deck_with(lights + ["9H", "9D", "9S", "9C"])})
+    assert game.legal_actions(0)[:-1] == [("tray", "9H", j) for j in range(6)]
+    game.apply(0, ("tray", "9H", 4))
+    assert game.sides == [None, C.HEARTS]
+    game.apply(0, ("draw",))
+    assert game.legal_actions(0)[:-1] == [("candle", "9D", i) for i in range(7)]
+    game.apply(0, ("candle", "9D", 6))
+    game.apply(0, ("draw",))
+    assert game.legal_actions(0)[:-1] == [("tray", "9S", j) for j in range(3)]
+    game.apply(0, ("tray", "9S", 1))
+    assert game.view(0)["sides"] == ["S", "H"] and game.view(0)["ledger_suit"] == "C"
+    game.apply(0, ("draw",))
+    # 9C must put out one of the shortest lit candles (0..5; candle 6 is two tall)
+    assert game.legal_actions(0)[:-1] == [("candle", "9C", i) for i in range(6)]
+    game.apply(0, ("candle", "9C", 0))
+    assert not game.all_lit()
+    assert ("recalibrate",) not in game.legal_actions(0)  # S6: only with all candles lit
+
+
+def test_recalibrate_scraps_the_ledger_and_frees_the_suits() -> None:
+    game = example_game(EXAMPLE_LEDGER[:3])
+    for _ in range(3):
+        game.apply(0, ("draw",))
+    assert len(game.ledger) == 3
+    n = len(game.stock)
+    game.apply(0, ("recalibrate",))
+    assert game.ledger == [] and not any(game.trays) and game.sides == [None, None]
+    assert len(game.stock) + len(game.pending) == n + 9  # the next draw was forced
+    assert game.stats()["best_ledger"] == 3 and game.stats()["recalibrations"] == 1
+
+
+def test_shortcut_phase() -> None:
+    game = ShopSolitaire({"seed": 4})
+    legal = game.legal_actions(0)
+    assert len([a for a in legal if a[0] == "light"]) == 26
+    assert ("no_shortcut",) in legal
+    with pytest.raises(IllegalAction, match="black"):
+        game.apply(0, ("light", "KS"))
+    for code in ["AH", "2H", "3H", "4H", "5H", "6H"]:
+        game.apply(0, ("light", code))
+        assert ("no_shortcut",) not in game.legal_actions(0)
+    game.apply(0, ("light", "7H"))
+    assert game.phase == "play" and game.all_lit()
+    assert game.view(0)["shortcut_cards"] == []
+
+
+def test_close_shop_and_move_limit() -> None:
+    game = ShopSolitaire({"seed": 2})
+    game.apply(0, ("close_shop",))
+    out = game.outcome()
+    assert out is not None and out["winner"] is None and out["reason"] == "closed shop"
+    assert len(game.stock) == 52
+    game = ShopSolitaire({"seed": 2, "max_moves": 3})
+    for _ in range(3):
+        game.apply(0, random_strategy(game.view(0), random.Random(0)))
+    assert game.outcome()["reason"] == "move limit"  # type: ignore[index]
+
+
+@pytest.mark.parametrize("opts, words", [
+    ({"deck": ["AS"] * 52}, "duplicates"),
+    ({"deck": [C.code(c) for c in C.full_deck()][:51]}, "got 51"),
+    ({"deck": ["AS1"] + [C.code(c) for c in C.full_deck()][1:]}, "not in the deck"),
+    ({"deck": ["11"] + [C.code(c) for c in C.full_deck()][1:]}, "not a card code"),
+    ({"candles": 4}, ">= 5"),
+    ({"candles": 5, "lit_needed": 6}, "lit_needed"),
+    ({"shelves": 5}, "<= 4"),
+    ({"shortcut": "maybe"}, "true or false"),
+    ({"jokers": 2}, "unknown option"),
+])
+def test_bad_options(opts: dict[str, Any], words: str) -> None:
+    with pytest.raises(OptionError, match=words):
+        ShopSolitaire(opts)
+
+
+# -- the contract ------------------------------------------------------------------------------
+
+
+def test_errors_leave_the_state_alone() -> None:
+    game = ShopSolitaire({"seed": 3, "shortcut": False})
+    snap = game.snapshot()
+    for bad, exc in [(("bogus",), UnknownAction), (("trim", "x"), UnknownAction),
+                     (("candle", "QS3", 0), UnknownAction), ("draw", UnknownAction),
+                     (("trim", 0), IllegalAction), (("scrap",), IllegalAction),
+                     (("light", "AH"), IllegalAction), (("play_shelf", 0), IllegalAction)]:
+        with pytest.raises(exc):
+            game.apply(0, bad)
+        assert game.snapshot() == snap
+    with pytest.raises(NotYourTurn):
+        game.apply(1, ("close_shop",))
+    with pytest.raises(SnapshotError):
+        ShopSolitaire.restore({"game": "shah"})
+    with pytest.raises(SnapshotError):
+        ShopSolitaire.restore({"game": "shop"})
+
+
+def test_same_seed_same_deal_replay_and_round_trip() -> None:
+    assert ShopSolitaire({"seed": 5}).snapshot() == ShopSolitaire({"seed": 5}).snapshot()
+    game = create("shop", {"seed": 12, "max_moves": 400})
+    rng = random.Random(3)
+    log = []
+    while not game.over:
+        action = greedy_strategy(game.view(0), rng)
+        log.append((0, action))
+        game.apply(0, action)
+        if len(log) % 50 == 0:
+            copy = ShopSolitaire.restore(msgpack.unpackb(msgpack.packb(game.snapshot())))
+            assert copy.snapshot() == game.snapshot()
+    again = replay(ShopSolitaire, game.options, 1, log)
+    assert again.snapshot() == game.snapshot()
+    assert game.stats()["turns"] == len(log)
+
+
+def test_default_action_never_closes_shop() -> None:
+    game = ShopSolitaire({"seed": 8, "max_moves": 300})
+    while not game.over:
+        action = game.default_action(0)
+        assert action is not None
+        assert action[0] != "close_shop" or game.legal_actions(0) == [("close_shop",)]
+        game.apply(0, action)
+
+
+@pytest.mark.parametrize("bot, seed, opts", [
+    ("random", 1, {"max_moves": 120}),
+    ("random", 2, {"max_moves": 120, "shortcut": False, "shelves": 2, "shelf_suits": True}),
+    ("random", 3, {"max_moves": 120, "candles": 5, "lit_needed": 3}),
+    ("greedy", 4, {"max_moves": 150}),
+    ("greedy", 5, {"max_moves": 150, "shelves": 3, "candles": 6}),
+    ("greedy", 6, {"max_moves": 150, "shortcut": False, "shelves": 0}),
+])
+def test_random_playout(bot: str, seed: int, opts: dict[str, Any]) -> None:
+    game = ShopSolitaire({"seed": seed, **opts})
+    finished = random_playout(game, strategy("shop", bot), allowed=allowed,
+                              candidates=candidates, rng_seed=seed)
+    assert finished.over
+
+
+def test_bot_sanity() -> None:
+    deals = 12
+    best = {"random": 0, "greedy": 0}
+    for bot in best:
+        choose = strategy("shop", bot)
+        for seed in range(deals):
+            game = ShopSolitaire({"seed": 500 + seed, "max_moves": 500})
+            rng = random.Random(seed)
+            while not game.over:
+                game.apply(0, choose(game.view(0), rng))
+            assert game.outcome() is not None
+            best[bot] += game.stats()["best_ledger"]
+    assert best["greedy"] > best["random"]
