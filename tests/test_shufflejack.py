@@ -8,9 +8,6 @@ from typing import Any
 
 import msgpack
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from cardhall.server.games import (
     GameOver,
     IllegalAction,
@@ -19,11 +16,16 @@ from cardhall.server.games import (
     SnapshotError,
     UnknownAction,
     bots,
-    cards as C,
     create,
     replay,
 )
+from cardhall.server.games import (
+    cards as C,
+)
 from cardhall.server.games import shufflejack as S
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from tests.engine_harness import cards_in, random_playout
 
 ALL_CODES = C.codes(C.full_deck())

@@ -8,7 +8,6 @@ from typing import Any
 
 import msgpack
 import pytest
-
 from cardhall.server.games import (
     GameOver,
     IllegalAction,
@@ -17,11 +16,14 @@ from cardhall.server.games import (
     SnapshotError,
     UnknownAction,
     bots,
-    cards as C,
     create,
     replay,
 )
+from cardhall.server.games import (
+    cards as C,
+)
 from cardhall.server.games import thirtysix as T
+
 from tests.engine_harness import cards_in, random_playout
 
 ALL_CODES = C.codes(C.full_deck())

@@ -37,9 +37,10 @@ def render(view: dict[str, Any], *, color: bool = True) -> str:
     """
     tableau = view.get("tableau", [None] * 25)
     locked = set(view.get("locked", [])) if view.get("locks_active") else set()
-    lines = [f"ShuffleJack  Round {view.get('round')}/{view.get('rounds', 7)}  "
-             f"deck {view.get('deck')}  hands {view.get('hands')}  "
-             f"cards left {view.get('cards_left')}  score {view.get('score')}"]
+    header = (f"ShuffleJack  Round {view.get('round')}/{view.get('rounds', 7)}  "
+              f"deck {view.get('deck')}  hands {view.get('hands')}  "
+              f"cards left {view.get('cards_left')}  score {view.get('score')}")
+    lines = [header]
     for r in range(_SIZE):
         cells = []
         for c in range(_SIZE):

@@ -41,8 +41,9 @@ def render(view: dict[str, Any], *, color: bool = True) -> str:
         Several lines joined by ``"\\n"``.
     """
     turns = view.get("turns", 17)
-    lines = [f"Thirty-Six  turn {view.get('turn')}/{turns}  "
-             f"score {view.get('score')} (more than {view.get('target', 36)} wins)"]
+    header = (f"Thirty-Six  turn {view.get('turn')}/{turns}  "
+              f"score {view.get('score')} (more than {view.get('target', 36)} wins)")
+    lines = [header]
     rules = [t for r, t in _RULE_TEXT.items() if view.get("rules", {}).get(r)]
     if rules:
         lines.append("rules: " + ", ".join(rules))

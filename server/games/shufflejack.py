@@ -32,7 +32,7 @@ Actions (tableau positions are ints 1..25, row by row)::
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from itertools import combinations
+from itertools import combinations, pairwise
 from typing import Any, ClassVar
 
 from . import cards as C
@@ -325,11 +325,10 @@ class ShuffleJack(Game):
     def _check_hand(self, positions: list[int]) -> None:
         if not 2 <= len(positions) <= SIZE:
             raise IllegalAction(f"a hand has 2 to 5 cards, not {len(positions)}")
-        if any(b <= a for a, b in zip(positions, positions[1:])):
+        if any(b <= a for a, b in pairwise(positions)):
             raise IllegalAction("list a hand's positions once each, in ascending order")
         idx = [p - 1 for p in positions]
-        lines = {_LINE_OF_PAIR[(a, b)] if (a, b) in _LINE_OF_PAIR else -1
-                 for a, b in zip(idx, idx[1:])}
+        lines = {_LINE_OF_PAIR.get(pair, -1) for pair in pairwise(idx)}
         if len(lines) != 1 or -1 in lines:
             raise IllegalAction("a hand's cards must lie in one row or one column")
         empty = [p for p in positions if self.tableau[p - 1] is None]
@@ -339,10 +338,10 @@ class ShuffleJack(Game):
             bad = [p for p in positions if p in self.locked]
             if bad:
                 raise IllegalAction(f"position(s) {bad} are locked while the deck has cards")
-        cards = [self.tableau[i] for i in idx]
-        if not is_blackjack(cards):  # type: ignore[arg-type]
-            total = sum(card_value(c) for c in cards)  # type: ignore[arg-type]
-            raise IllegalAction(f"{' '.join(C.codes(cards))} counts {total} "  # type: ignore[arg-type]
+        cards = [c for c in (self.tableau[i] for i in idx) if c is not None]
+        if not is_blackjack(cards):
+            total = sum(card_value(c) for c in cards)
+            raise IllegalAction(f"{' '.join(C.codes(cards))} counts {total} "
                                 "(aces 1 or 11), not 21")
 
     def _cash(self, positions: list[int], events: list[Event]) -> None:

@@ -178,9 +178,11 @@ def _parse_deck(value: list[Any] | None) -> list[int] | None:
     except UnknownAction as exc:
         raise OptionError(f"option 'deck': {exc}") from None
     if any(C.deck_of(c) for c in deck) or len(set(deck)) != 52:
-        seen: set[int] = set()
-        dupes = sorted({C.code(c) for c in deck if c in seen or seen.add(c)})  # type: ignore[func-returns-value]
-        missing = sorted(C.code(c) for c in set(range(52)) - set(deck))
+        counts: dict[int, int] = {}
+        for c in deck:
+            counts[c] = counts.get(c, 0) + 1
+        dupes = sorted(C.code(c) for c, n in counts.items() if n > 1)
+        missing = sorted(C.code(c) for c in range(52) if c not in counts)
         raise OptionError("option 'deck' must hold each of the 52 cards once: "
                           f"duplicated {dupes or '-'}, missing {missing or '-'}")
     return deck
@@ -790,8 +792,7 @@ class _Planner:
                         v = max(v, self.after(t, s, c + k, r - k - 1))
                     if v < 0:
                         v = self.after(t, s, c, r)
-                if v > best:
-                    best = v
+                best = max(best, v)
             total += p * best
         self.memo[key] = total
         return total
