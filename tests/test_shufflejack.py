@@ -94,7 +94,7 @@ def doctor(game: S.ShuffleJack, **changes: Any) -> S.ShuffleJack:
 # -- random playouts ---------------------------------------------------------------------
 
 @pytest.mark.parametrize("strategy", ["random", "greedy"])
-@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4, 5])
 def test_random_playout(strategy: str, seed: int) -> None:
     game = S.ShuffleJack({"seed": seed})
     random_playout(game, bots.strategy("shufflejack", strategy), allowed=allowed,

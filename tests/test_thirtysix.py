@@ -96,7 +96,7 @@ PLAYOUT_OPTIONS = [
 @pytest.mark.parametrize("options", PLAYOUT_OPTIONS)
 @pytest.mark.parametrize("strategy", ["random", "greedy"])
 def test_random_playout(options: dict[str, Any], strategy: str) -> None:
-    for seed in range(2):
+    for seed in range(4):
         game = T.ThirtySix({"seed": seed, **options})
         random_playout(game, bots.strategy("thirtysix", strategy), allowed=allowed,
                        candidates=candidates, rng_seed=seed)
