@@ -37,6 +37,25 @@ def main() -> None:
 
 
 @main.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
+              help="TCP port (0: any free port).")
+@click.option("--max-frame", type=click.IntRange(256), default=64 * 1024, show_default=True,
+              help="Largest frame accepted from a client, in bytes.")
+@click.option("--log-level", default="INFO", show_default=True,
+              type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"]))
+def serve(host: str, port: int, max_frame: int, log_level: str) -> None:
+    """Run a Cardhall server (embedded in-memory store) until SIGINT/SIGTERM."""
+    import logging
+
+    from .app import run
+    from .config import Settings
+
+    logging.basicConfig(level=log_level, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    run(Settings(host=host, port=port, max_frame=max_frame))
+
+
+@main.command()
 @click.option("--game", default="skipper", show_default=True, help="Game name.")
 @click.option("--mode", type=click.Choice(["solo", "multi", "race"]), default=None,
               help="Skipper mode (default solo).")
@@ -85,6 +104,86 @@ def simulate(game: str, mode: str | None, players: int | None, n_games: int, bot
             if isinstance(value, float):
                 value = f"{value:.3f}"
             click.echo(f"  {key:<13} {value}")
+
+
+@main.command()
+@click.option("--url", "urls", multiple=True, required=True,
+              help="Server URL, ws://HOST:PORT (repeat to spread bots over servers).")
+@click.option("--game", default="skipper", show_default=True)
+@click.option("--mode", type=click.Choice(["solo", "multi", "race"]), default=None)
+@click.option("--players", type=click.IntRange(1, 6), default=1, show_default=True)
+@click.option("--games", "n_games", type=click.IntRange(1), default=1, show_default=True)
+@click.option("--strategy", "bot", default="greedy", show_default=True)
+@click.option("--option", "pairs", multiple=True, metavar="K=V", help="Room option (repeat).")
+@click.option("--seed", type=int, default=None, help="Seed of the bots' own choices.")
+@click.option("--timeout", type=float, default=600.0, show_default=True,
+              help="Seconds one game may take.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per finished game.")
+def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_games: int,
+         bot: str, pairs: tuple[str, ...], seed: int | None, timeout: float,
+         as_json: bool) -> None:
+    """Play GAMES games with PLAYERS bot clients against live servers; exit 0 when all end."""
+    import asyncio
+
+    from ..client.bots import play_games
+    from ..client.client import ServerError
+
+    try:
+        opts = dict(parse_kv(pairs))
+    except OptionError as exc:
+        raise click.BadParameter(exc.message) from None
+
+    async def go() -> None:
+        for k in range(n_games):
+            records = await play_games(list(urls), game, mode, players, 1, bot, opts,
+                                       None if seed is None else seed + k, timeout)
+            rec = {key: v for key, v in records[0].items() if key != "results"}
+            if as_json:
+                click.echo(json.dumps(rec, sort_keys=True))
+            else:
+                click.echo(f"game {k + 1}/{n_games}: room {rec['room']} winner={rec['winner']} "
+                           f"outcome={rec['outcome']} turns={rec['turns']} "
+                           f"auctions={rec['auctions']} skip_draws={rec['skip_draws']} "
+                           f"state_id={rec['state_id']} {rec['duration_s']}s")
+
+    try:
+        asyncio.run(go())
+    except ServerError as exc:
+        raise click.ClickException(f"server refused: {exc}") from None
+    except (OSError, TimeoutError) as exc:
+        raise click.ClickException(f"{type(exc).__name__}: {exc}") from None
+
+
+@main.command()
+@click.option("--url", required=True, help="Server URL, ws://HOST:PORT.")
+@click.option("--game", default=None, help="Only rooms of this game.")
+@click.option("--json", "as_json", is_flag=True, help="The room list as one JSON array.")
+def rooms(url: str, game: str | None, as_json: bool) -> None:
+    """List the lobby of a server."""
+    import asyncio
+
+    from ..client.client import Client
+
+    async def go() -> list[dict[str, Any]]:
+        async with Client(url, name="cardhall-rooms", reconnect=False) as c:
+            return await c.list_rooms(game)
+
+    try:
+        listing = asyncio.run(go())
+    except OSError as exc:
+        raise click.ClickException(f"cannot reach {url}: {exc}") from None
+    if as_json:
+        click.echo(json.dumps(listing, sort_keys=True))
+        return
+    if not listing:
+        click.echo("no rooms")
+        return
+    click.echo(f"{'room':<10} {'game':<12} {'mode':<6} {'seats':>7} {'status':<9} {'access':<7} name")
+    for r in listing:
+        seats = f"{r['taken']}/{r['seats']}"
+        access = "private" if r["private"] else "public"
+        click.echo(f"{r['room']:<10} {r['game']:<12} {str(r['mode'] or '-'):<6} {seats:>7} "
+                   f"{r['status']:<9} {access:<7} {r['name']}")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -58,6 +58,8 @@ class Game(ABC):
     min_seats: ClassVar[int] = 1
     max_seats: ClassVar[int] = 1
     OPTIONS: ClassVar[tuple[Option, ...]] = (SEED,)
+    #: Verbs that end a seat's turn, for turn timers; ``None``: every action ends one.
+    TURN_END_VERBS: ClassVar[frozenset[str] | None] = None
 
     def __init__(self, options: Mapping[str, Any] | None = None, seats: int = 1) -> None:
         from .errors import OptionError

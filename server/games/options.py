@@ -23,12 +23,13 @@ class Option:
 
     Attributes:
         name: Option key, e.g. ``"hand_size"``.
-        kind: ``bool``, ``int``, ``str`` or ``list`` (a list of card codes or of such lists).
+        kind: ``bool``, ``int``, ``float``, ``str`` or ``list`` (a list of card codes or of
+            such lists).
         default: Value used when the option is absent. ``None`` means "not set".
         doc: One-line description, including the rule (seed section or ruling id) it selects.
         choices: Allowed values, or ``None`` for any value of ``kind``.
-        min: Smallest allowed int (``kind is int`` only), or ``None``.
-        max: Largest allowed int (``kind is int`` only), or ``None``.
+        min: Smallest allowed number (``int`` and ``float`` kinds), or ``None``.
+        max: Largest allowed number (``int`` and ``float`` kinds), or ``None``.
     """
 
     name: str
@@ -65,6 +66,21 @@ class Option:
                     raise OptionError(f"option {self.name!r} must be an integer, not {value!r}")
             if isinstance(value, bool) or not isinstance(value, int):
                 raise OptionError(f"option {self.name!r} must be an integer, not {value!r}")
+            if self.min is not None and value < self.min:
+                raise OptionError(f"option {self.name!r} must be >= {self.min}, not {value}")
+            if self.max is not None and value > self.max:
+                raise OptionError(f"option {self.name!r} must be <= {self.max}, not {value}")
+        elif kind is float:
+            if isinstance(value, str):
+                try:
+                    value = float(value)
+                except ValueError:
+                    raise OptionError(f"option {self.name!r} must be a number, not {value!r}")
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise OptionError(f"option {self.name!r} must be a number, not {value!r}")
+            value = float(value)
+            if value != value or value in (float("inf"), float("-inf")):
+                raise OptionError(f"option {self.name!r} must be a finite number")
             if self.min is not None and value < self.min:
                 raise OptionError(f"option {self.name!r} must be >= {self.min}, not {value}")
             if self.max is not None and value > self.max:

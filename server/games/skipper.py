@@ -230,6 +230,8 @@ class Skipper(Game):
 
     name = "skipper"
     title = "Skipper"
+    #: Verbs after which a seat's turn (or its bid) is over: the room restarts its clock.
+    TURN_END_VERBS = frozenset({"end", "auction", "bid", "pass", "resign"})
     min_seats = 1
     max_seats = 6
     OPTIONS = OPTIONS

@@ -1,0 +1,155 @@
+"""Scripted bots: ordinary clients that play with a strategy (``cardhall bots``).
+
+A bot sees exactly what a person's client sees (its view, with its legal actions) and uses
+the same strategies as ``cardhall simulate``; so bots double as load generators.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import protocol as p
+from ..server.games.bots import Strategy, strategy
+from .client import Client, ConnectionLost, ServerError
+
+
+@dataclass
+class SeatResult:
+    """What one bot saw of its game.
+
+    Attributes:
+        room: Room id.
+        seat: The bot's seat.
+        outcome: The ``game_over`` outcome (``winner``, ``reason``, ``scores``, ``stats``).
+        state_id: Final state id.
+        actions: Actions this bot had accepted.
+        refused: Actions refused (stale state after another seat acted, and the like).
+        frames: Every update/joined view it received, when ``keep_frames`` (for leak tests).
+    """
+
+    room: str
+    seat: int
+    outcome: dict[str, Any] = field(default_factory=dict)
+    state_id: int = 0
+    actions: int = 0
+    refused: int = 0
+    frames: list[Any] = field(default_factory=list)
+
+
+async def play_seat(client: Client, room: str, seat: int, choose: Strategy,
+                    rng: random.Random, *, keep_frames: bool = False,
+                    think: float = 0.0) -> SeatResult:
+    """Play ``seat`` of ``room`` with ``choose`` until the game ends.
+
+    Acts whenever the seat's current view lists legal actions and the view is newer than the
+    one it last acted on. Refused actions (a stale view in a real-time game, say) are counted
+    and the bot waits for the next update.
+
+    Args:
+        client: A connected client already seated in ``room``.
+        think: Seconds to wait before each action (0: act at once).
+
+    Returns:
+        The seat's result once ``game_over`` arrives.
+
+    Raises:
+        ConnectionLost: the client gave up reconnecting.
+    """
+    result = SeatResult(room=room, seat=seat)
+    acted_on = -1
+
+    async def maybe_act() -> None:
+        nonlocal acted_on
+        view = client.views.get(room)
+        if not view or view.get("over") or not view.get("legal_actions"):
+            return
+        sid = view["state_id"]
+        if sid <= acted_on:
+            return
+        acted_on = sid
+        if think:
+            await asyncio.sleep(think)
+        action = choose(view, rng)
+        try:
+            await client.act(room, action, sid)
+            result.actions += 1
+        except ServerError:
+            result.refused += 1
+        except ConnectionLost:
+            acted_on = -1  # retry on the resumed view: a repeat is refused as stale
+
+    await maybe_act()
+    async for msg in client.updates():
+        if keep_frames and isinstance(msg, p.Update):
+            result.frames.append(msg.view if msg.view is not None else msg.delta)
+        if getattr(msg, "room", None) != room:
+            continue
+        if isinstance(msg, p.GameOver):
+            result.outcome = dict(msg.outcome)
+            result.state_id = msg.state_id
+            return result
+        if isinstance(msg, (p.Update, p.Started)):
+            await maybe_act()
+        if isinstance(msg, p.SeatEvent) and msg.event == "resumed" and msg.seat == seat:
+            acted_on = -1
+            await maybe_act()
+    raise ConnectionLost(f"updates ended before room {room} finished")
+
+
+async def play_games(urls: Sequence[str], game: str, mode: str | None, players: int,
+                     games: int, bot: str = "greedy", options: dict[str, Any] | None = None,
+                     seed: int | None = None, timeout: float = 600.0,
+                     keep_frames: bool = False) -> list[dict[str, Any]]:
+    """Play ``games`` games, each with ``players`` bot clients spread over ``urls``.
+
+    The first bot of each game creates the room; every bot joins; the room starts when full.
+
+    Returns:
+        One record per game: ``room, game, mode, seats, winner, turns, auctions, skip_draws,
+        state_id, duration_s, outcome`` (plus ``results``, the per-seat ``SeatResult``s).
+
+    Raises:
+        ServerError: the server refused to create or join the room.
+        TimeoutError: a game took longer than ``timeout`` seconds.
+        OSError: no server could be reached.
+    """
+    choose = strategy(game, bot)
+    rng = random.Random(seed)
+    records = []
+    for _ in range(games):
+        t0 = time.perf_counter()
+        clients = [Client([urls[(i + k) % len(urls)] for k in range(len(urls))],
+                          name=f"bot-{i}") for i in range(players)]
+        try:
+            for c in clients:
+                await c.connect()
+            created = await clients[0].create_room(game, mode=mode, seats=players,
+                                                   options=dict(options or {}))
+            seats = []
+            for c in clients:
+                joined = await c.join(created.room)
+                assert joined.seat is not None
+                seats.append(joined.seat)
+            tasks = [play_seat(c, created.room, s, choose, random.Random(rng.random()),
+                               keep_frames=keep_frames)
+                     for c, s in zip(clients, seats)]
+            async with asyncio.timeout(timeout):
+                results = await asyncio.gather(*tasks)
+        finally:
+            for c in clients:
+                await c.close()
+        outcome = results[0].outcome
+        stats = outcome.get("stats", {})
+        records.append({
+            "room": created.room, "game": game, "mode": mode, "seats": players,
+            "winner": outcome.get("winner"), "turns": stats.get("turns"),
+            "auctions": stats.get("auctions"), "skip_draws": stats.get("skip_draws"),
+            "state_id": results[0].state_id, "duration_s": round(time.perf_counter() - t0, 3),
+            "outcome": outcome.get("reason"), "results": results,
+        })
+    return records

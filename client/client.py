@@ -1,0 +1,365 @@
+"""A thin, typed async client for the Cardhall protocol.
+
+::
+
+    async with Client("ws://127.0.0.1:8765", name="me") as c:
+        created = await c.create_room("skipper", mode="multi", seats=4)
+        joined = await c.join(room=created.room)
+        async for msg in c.updates():
+            view = c.views[joined.room]          # deltas already applied
+            ...
+            await c.act(joined.room, view["legal_actions"][0])
+
+The client keeps each room's current view (applying deltas), remembers seat tokens, and, when
+the connection drops, reconnects (to the next URL when given several) with exponential backoff
+and resumes every held seat and spectated room.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import itertools
+import logging
+import time
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+import websockets
+from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_delay, wait_exponential
+from websockets.asyncio.client import ClientConnection
+from websockets.exceptions import ConnectionClosed
+
+from .. import protocol as p
+
+log = logging.getLogger("cardhall.client")
+
+#: Server pushes that ``updates()`` yields.
+Push = p.Update | p.SeatEvent | p.GameOver | p.Left | p.Started
+
+
+class ServerError(Exception):
+    """The server answered a request with an ``error``.
+
+    Attributes:
+        code: Namespaced error code, e.g. ``"action/stale_state"``.
+        message: The server's explanation.
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+class ConnectionLost(Exception):
+    """The connection dropped while a request was in flight (it may or may not have been
+    applied: retry with the same ``state_id`` to be safe)."""
+
+
+class Client:
+    """An async Cardhall client (use as an async context manager).
+
+    Args:
+        urls: One ``ws://`` URL or several; reconnection moves on to the next one.
+        name: Client name sent in the hello (1..64 characters).
+        reconnect: Reconnect and resume seats when the connection drops.
+        reconnect_timeout: Seconds to keep trying to reconnect before giving up.
+        request_timeout: Seconds to wait for a reply before raising ``TimeoutError``.
+        max_frame: Largest frame accepted from the server, in bytes (None: no limit).
+
+    Attributes:
+        views: The current view of each room this client is in, by room id.
+        seats: ``room -> (seat, token)`` for every seat held.
+        session: The server's session id of the current connection.
+    """
+
+    def __init__(self, urls: str | Sequence[str], *, name: str = "cardhall-python",
+                 reconnect: bool = True, reconnect_timeout: float = 30.0,
+                 request_timeout: float = 30.0, max_frame: int | None = 1 << 20) -> None:
+        self.urls = [urls] if isinstance(urls, str) else list(urls)
+        if not self.urls:
+            raise ValueError("at least one URL is needed")
+        self.name = name
+        self.reconnect = reconnect
+        self.reconnect_timeout = reconnect_timeout
+        self.request_timeout = request_timeout
+        self.max_frame = max_frame
+        self.views: dict[str, dict[str, Any]] = {}
+        self.seats: dict[str, tuple[int, str]] = {}
+        self.spectating: set[str] = set()
+        self.session = ""
+        self.url = self.urls[0]
+        self._url_cycle = itertools.cycle(self.urls)
+        self._ws: ClientConnection | None = None
+        self._ids = itertools.count(1)
+        self._pending: dict[int, asyncio.Future[p.Message]] = {}
+        self._pushes: asyncio.Queue[Push | None] = asyncio.Queue()
+        self._reader: asyncio.Task[None] | None = None
+        self._closing = False
+        self.reconnects = 0
+
+    # -- connection ----------------------------------------------------------------------
+
+    async def __aenter__(self) -> Client:
+        await self.connect()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.close()
+
+    async def connect(self) -> None:
+        """Connect to the first URL that answers and complete the hello.
+
+        Raises:
+            OSError / websockets errors: no URL could be reached.
+            ServerError: the server refused the hello (e.g. ``protocol/version``).
+        """
+        last: BaseException | None = None
+        for _ in range(len(self.urls)):
+            url = next(self._url_cycle)
+            try:
+                await self._open(url)
+                return
+            except (OSError, websockets.exceptions.WebSocketException, TimeoutError) as exc:
+                last = exc
+        assert last is not None
+        raise last
+
+    async def _open(self, url: str) -> None:
+        ws = await websockets.connect(url, compression=None, max_size=self.max_frame,
+                                      open_timeout=self.request_timeout)
+        await ws.send(p.encode(p.Hello(v=p.PROTOCOL_VERSION, client=self.name, id=0)))
+        async with asyncio.timeout(self.request_timeout):
+            reply = p.decode(await ws.recv(), side="server", max_size=self.max_frame)
+        if isinstance(reply, p.Error):
+            await ws.close()
+            raise ServerError(reply.code, reply.message)
+        if not isinstance(reply, p.Welcome):
+            await ws.close()
+            raise ServerError("protocol/unexpected", f"expected welcome, got {reply.TYPE}")
+        self._ws, self.url, self.session = ws, url, reply.session
+        self._reader = asyncio.get_running_loop().create_task(self._read(ws))
+
+    async def close(self) -> None:
+        """Close the connection (seats are held by the server for their grace window)."""
+        self._closing = True
+        if self._ws is not None:
+            await self._ws.close()
+        if self._reader is not None:
+            self._reader.cancel()
+            try:
+                await self._reader
+            except (asyncio.CancelledError, Exception):
+                pass
+        self._fail_pending(ConnectionLost("client closed"))
+        self._pushes.put_nowait(None)
+
+    async def drop(self) -> None:
+        """Cut the connection abruptly, as a network failure would (for tests and drills);
+        with ``reconnect`` on, the client then reconnects and resumes its seats."""
+        if self._ws is not None:
+            self._ws.transport.abort()
+
+    def _fail_pending(self, exc: BaseException) -> None:
+        for fut in self._pending.values():
+            if not fut.done():
+                fut.set_exception(exc)
+        self._pending.clear()
+
+    async def _read(self, ws: ClientConnection) -> None:
+        try:
+            async for frame in ws:
+                msg = p.decode(frame, side="server", max_size=self.max_frame)
+                self._dispatch(msg)
+        except ConnectionClosed:
+            pass
+        except p.ProtocolError as exc:
+            log.error("server sent a bad frame: %s", exc)
+            await ws.close(4000, "bad frame from server")
+        if self._closing:
+            return
+        self._fail_pending(ConnectionLost("connection lost"))
+        if not self.reconnect:
+            self._pushes.put_nowait(None)
+            return
+        asyncio.get_running_loop().create_task(self._recover())
+
+    async def _recover(self) -> None:
+        """Reconnect with exponential backoff (tenacity), then resume seats and rooms."""
+        try:
+            async for attempt in AsyncRetrying(
+                    wait=wait_exponential(multiplier=0.05, max=2.0),
+                    stop=stop_after_delay(self.reconnect_timeout),
+                    retry=retry_if_exception_type(
+                        (OSError, websockets.exceptions.WebSocketException, TimeoutError)),
+                    reraise=True):
+                with attempt:
+                    await self._open(next(self._url_cycle))
+        except Exception as exc:
+            log.error("could not reconnect: %s", exc)
+            self._pushes.put_nowait(None)
+            return
+        self.reconnects += 1
+        for room, (_, token) in list(self.seats.items()):
+            try:
+                await self.resume(room, token)
+            except (ServerError, ConnectionLost) as exc:
+                log.warning("could not resume room %s: %s", room, exc)
+        for room in list(self.spectating):
+            try:
+                await self.spectate(room)
+            except (ServerError, ConnectionLost) as exc:
+                log.warning("could not watch room %s again: %s", room, exc)
+
+    def _dispatch(self, msg: p.Message) -> None:
+        if isinstance(msg, p.Joined):
+            self.views[msg.room] = dict(msg.view)
+            if msg.seat is not None and msg.token is not None:
+                self.seats[msg.room] = (msg.seat, msg.token)
+        elif isinstance(msg, p.Update):
+            if msg.view is not None:
+                self.views[msg.room] = dict(msg.view)
+            elif msg.delta is not None:
+                self.views.setdefault(msg.room, {}).update(msg.delta)
+        elif isinstance(msg, p.Left):
+            self.seats.pop(msg.room, None)
+            self.spectating.discard(msg.room)
+        re = getattr(msg, "re", None)
+        fut = self._pending.pop(re, None) if isinstance(re, int) else None
+        if fut is not None and not fut.done():
+            fut.set_result(msg)
+        if isinstance(msg, (p.Update, p.SeatEvent, p.GameOver, p.Left, p.Started)):
+            self._pushes.put_nowait(msg)
+
+    # -- requests --------------------------------------------------------------------------
+
+    async def request(self, msg: p.Message) -> p.Message:
+        """Send a request (its ``id`` is set here) and return the reply.
+
+        Raises:
+            ServerError: the server answered with an error.
+            ConnectionLost: the connection dropped before the reply.
+            TimeoutError: no reply within ``request_timeout`` seconds.
+        """
+        if self._ws is None:
+            raise ConnectionLost("not connected")
+        rid = next(self._ids)
+        fut: asyncio.Future[p.Message] = asyncio.get_running_loop().create_future()
+        self._pending[rid] = fut
+        msg = dataclasses.replace(msg, id=rid)  # type: ignore[type-var]
+        try:
+            await self._ws.send(p.encode(msg))
+        except ConnectionClosed:
+            self._pending.pop(rid, None)
+            raise ConnectionLost("connection lost") from None
+        try:
+            async with asyncio.timeout(self.request_timeout):
+                reply = await fut
+        finally:
+            self._pending.pop(rid, None)
+        if isinstance(reply, p.Error):
+            raise ServerError(reply.code, reply.message)
+        return reply
+
+    async def list_rooms(self, game: str | None = None) -> list[dict[str, Any]]:
+        """The lobby: one summary dict per room (see ``rooms`` in the protocol spec)."""
+        reply = await self.request(p.ListRooms(game=game))
+        assert isinstance(reply, p.Rooms)
+        return [dict(r.to_map()) for r in reply.rooms]
+
+    async def create_room(self, game: str, *, mode: str | None = None, seats: int = 1,
+                          options: dict[str, Any] | None = None, private: bool = False,
+                          name: str | None = None) -> p.RoomCreated:
+        """Create a room (the creator is its host; it is not seated until it joins).
+
+        Raises:
+            ServerError: ``lobby/unknown_game``, ``lobby/bad_options``, ``room/limit``.
+        """
+        reply = await self.request(p.CreateRoom(game=game, mode=mode, seats=seats,
+                                                options=options or {}, private=private,
+                                                name=name))
+        assert isinstance(reply, p.RoomCreated)
+        return reply
+
+    async def join(self, room: str | None = None, *, code: str | None = None,
+                   seat: int | None = None) -> p.Joined:
+        """Take a seat (``seat`` or the first free one) in ``room`` or the room of ``code``.
+
+        Raises:
+            ServerError: ``room/not_found``, ``room/full``, ``room/already_started``.
+        """
+        reply = await self.request(p.Join(room=room, code=code, seat=seat))
+        assert isinstance(reply, p.Joined)
+        return reply
+
+    async def quick_join(self, game: str, *, mode: str | None = None,
+                         seats: int | None = None) -> p.Joined:
+        """Join any open public room of ``game`` (and mode/size), or a new one."""
+        reply = await self.request(p.QuickJoin(game=game, mode=mode, seats=seats))
+        assert isinstance(reply, p.Joined)
+        return reply
+
+    async def spectate(self, room: str) -> p.Joined:
+        """Watch ``room`` (seat None: the public view only)."""
+        reply = await self.request(p.Spectate(room=room))
+        assert isinstance(reply, p.Joined)
+        self.spectating.add(room)
+        return reply
+
+    async def leave(self, room: str) -> None:
+        """Leave ``room`` (a seat in a running game is abandoned at once)."""
+        await self.request(p.Leave(room=room))
+        self.seats.pop(room, None)
+        self.spectating.discard(room)
+
+    async def start(self, room: str) -> None:
+        """Start ``room`` (host only); empty seats get server bots.
+
+        Raises:
+            ServerError: ``room/not_host``, ``room/already_started``.
+        """
+        await self.request(p.Start(room=room))
+
+    async def resume(self, room: str, token: str) -> p.Joined:
+        """Take back a held seat with its token; the reply carries the full view.
+
+        Raises:
+            ServerError: ``room/not_found``, ``room/bad_token``.
+        """
+        reply = await self.request(p.Resume(room=room, token=token))
+        assert isinstance(reply, p.Joined)
+        return reply
+
+    async def act(self, room: str, action: Sequence[Any], state_id: int | None = None) -> None:
+        """Play ``action`` in ``room``, chosen against ``state_id`` (default: the current
+        view's).
+
+        Raises:
+            ServerError: ``action/*`` (illegal, stale_state, not_your_turn, ...) or
+                ``room/*`` codes.
+        """
+        if state_id is None:
+            state_id = int(self.views[room]["state_id"])
+        await self.request(p.Act(room=room, state_id=state_id, action=list(action)))
+
+    async def get_view(self, room: str) -> dict[str, Any]:
+        """Ask for the full view of ``room`` again (it also replaces :attr:`views`)."""
+        await self.request(p.GetView(room=room))
+        return self.views[room]
+
+    async def ping(self) -> float:
+        """Round trip of a ping, in seconds."""
+        t0 = time.perf_counter()
+        await self.request(p.Ping())
+        return time.perf_counter() - t0
+
+    async def updates(self) -> AsyncIterator[Push]:
+        """Server pushes in arrival order: ``update`` (views already applied to
+        :attr:`views`), ``seat_event``, ``game_over``, ``left``, ``started``. Ends when the
+        client is closed or cannot reconnect."""
+        while True:
+            msg = await self._pushes.get()
+            if msg is None:
+                return
+            yield msg

@@ -1,0 +1,286 @@
+"""One client connection: the handshake, request dispatch, and a bounded outgoing queue.
+
+Faults are split as h11 does (DESIGN "Protocol"): a peer's malformed frame gets an error reply
+(and, after ``max_bad_frames`` of them, a close with 4000); a refused request gets an error
+reply with its namespaced code; anything else is our bug, logged and answered with
+``server/internal`` — never with a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import logging
+import secrets
+from typing import TYPE_CHECKING, Any
+
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+
+from .. import protocol as p
+from .room import Room, RoomError
+from .store import StoreError
+
+if TYPE_CHECKING:
+    from .app import Server
+
+log = logging.getLogger("cardhall.connection")
+
+CLOSE_PROTOCOL = 4000
+CLOSE_HELLO_TIMEOUT = 4001
+CLOSE_SLOW_READER = 4009
+
+
+class Connection:
+    """A client connection on the server.
+
+    Args:
+        server: The server it belongs to.
+        ws: The websockets connection.
+
+    Attributes:
+        session: Random session id (16 hex characters), also the host identity of rooms it
+            creates.
+        name: The client's name from its hello.
+        rooms: Rooms this connection is seated in or watching, by id.
+    """
+
+    def __init__(self, server: Server, ws: ServerConnection) -> None:
+        self.server = server
+        self.ws = ws
+        self.session = secrets.token_hex(8)
+        self.name = "anonymous"
+        self.rooms: dict[str, Room] = {}
+        self.bad_frames = 0
+        self.closed = False
+        self._out: collections.deque[bytes] = collections.deque()
+        self._pending = 0
+        self._wake = asyncio.Event()
+        self._writer: asyncio.Task[None] | None = None
+
+    # -- sending ---------------------------------------------------------------------------
+
+    def send(self, msg: p.Message) -> None:
+        """Queue ``msg`` for this client without waiting.
+
+        A client whose queued bytes exceed ``max_pending_bytes`` is a slow reader: it is
+        closed with 4009 rather than buffered without bound.
+        """
+        if self.closed:
+            return
+        data = p.encode(msg)
+        self._pending += len(data)
+        if self._pending > self.server.settings.max_pending_bytes:
+            log.warning("slow reader dropped session=%s pending=%d", self.session, self._pending)
+            self._abort(CLOSE_SLOW_READER, "slow reader: too many bytes pending")
+            return
+        self._out.append(data)
+        self._wake.set()
+
+    def send_error(self, code: str, message: str, re: Any = None) -> None:
+        """Queue an ``error`` reply."""
+        self.send(p.Error(code=code, message=message, re=re))
+
+    async def _write(self) -> None:
+        try:
+            while True:
+                await self._wake.wait()
+                self._wake.clear()
+                while self._out:
+                    data = self._out.popleft()
+                    await self.ws.send(data)
+                    self._pending -= len(data)
+        except ConnectionClosed:
+            pass
+
+    def _abort(self, code: int, reason: str) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        self._out.clear()
+        asyncio.ensure_future(self.ws.close(code, reason))
+
+    # -- the connection's life ----------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Serve the connection until it closes: hello first, then requests in order."""
+        self._writer = asyncio.get_running_loop().create_task(self._write())
+        try:
+            if await self._handshake():
+                async for frame in self.ws:
+                    await self._frame(frame)
+        except ConnectionClosed:
+            pass
+        finally:
+            self.closed = True
+            for room in list(self.rooms.values()):
+                room.post(lambda room=room: room.dropped(self))
+            self.rooms.clear()
+            if self._writer is not None:
+                self._writer.cancel()
+
+    async def _handshake(self) -> bool:
+        settings = self.server.settings
+        hs = p.ServerHandshake(server=settings.server_name, session=self.session,
+                               max_frame=settings.max_frame)
+        try:
+            async with asyncio.timeout(settings.hello_timeout):
+                while not hs.done:
+                    frame = await self.ws.recv()
+                    try:
+                        msg = p.decode(frame, side="client", max_size=settings.max_frame)
+                        welcome = hs.receive(msg)
+                    except p.ProtocolError as exc:
+                        if not self._bad(exc):
+                            return False
+                        continue
+                    if welcome is not None:
+                        assert isinstance(msg, p.Hello)
+                        self.name = msg.client
+                        self.send(welcome)
+        except TimeoutError:
+            await self.ws.close(CLOSE_HELLO_TIMEOUT, "no hello in time")
+            return False
+        return True
+
+    def _bad(self, exc: p.ProtocolError) -> bool:
+        """Answer a protocol error; returns False when the connection is being closed."""
+        self.send(p.error_reply(exc))
+        if exc.close_code is not None:
+            self._abort(exc.close_code, exc.code)
+            return False
+        self.bad_frames += 1
+        if self.bad_frames > self.server.settings.max_bad_frames:
+            log.warning("closing session=%s after %d bad frames", self.session, self.bad_frames)
+            self._abort(CLOSE_PROTOCOL, "too many bad frames")
+            return False
+        return True
+
+    async def _frame(self, frame: bytes | str) -> None:
+        try:
+            msg = p.decode(frame, side="client", max_size=self.server.settings.max_frame)
+        except p.ProtocolError as exc:
+            self._bad(exc)
+            return
+        handler = _HANDLERS.get(type(msg))
+        re = p.reply_id(msg)
+        if handler is None:
+            self.send_error("protocol/unexpected", f"{msg.TYPE} is not expected now", re)
+            return
+        try:
+            await handler(self, msg)
+        except RoomError as exc:
+            self.send_error(exc.code, exc.message, re)
+        except StoreError as exc:
+            self.send_error("server/unavailable", str(exc) or "the store is unavailable", re)
+        except Exception:
+            log.exception("bug handling %s session=%s", msg.TYPE, self.session)
+            self.send_error("server/internal", "internal error (logged on the server)", re)
+
+    # -- requests -----------------------------------------------------------------------------
+
+    async def _list_rooms(self, msg: p.ListRooms) -> None:
+        rooms = [p.RoomSummary(**s) for s in self.server.lobby.list(msg.game)]
+        self.send(p.Rooms(rooms=rooms, re=msg.id))
+
+    async def _create_room(self, msg: p.CreateRoom) -> None:
+        room = await self.server.lobby.create(self, msg, dict(msg.options), msg.private,
+                                              msg.name)
+        self.send(p.RoomCreated(room=room.id, code=room.code, re=msg.id))
+
+    async def _join_room(self, room: Room, seat: int | None, re: Any) -> None:
+        def work() -> None:
+            seat_no, token = room.join(self, seat)
+            view = room.view_for(seat_no)
+            member = room.members[self]
+            member.last, member.last_state = view, room.game.state_id
+            self.send(p.Joined(room=room.id, seat=seat_no, token=token, view=view, re=re))
+            if room.taken == room.game.seats and room.status == "waiting":
+                room.start(None)  # full: start at once
+
+        await room.submit(work)
+
+    async def _join(self, msg: p.Join) -> None:
+        lobby = self.server.lobby
+        room = lobby.by_code(msg.code) if msg.code is not None else lobby.find_public(
+            msg.room or "")
+        await self._join_room(room, msg.seat, msg.id)
+
+    async def _quick_join(self, msg: p.QuickJoin) -> None:
+        lobby = self.server.lobby
+        room = lobby.quick_room(msg)
+        if room is None:
+            room = await lobby.create(self, msg)
+        try:
+            await self._join_room(room, None, msg.id)
+        except RoomError as exc:
+            if exc.code not in ("room/full", "room/already_started"):
+                raise
+            # Someone took the last seat first: make a fresh room.
+            await self._join_room(await lobby.create(self, msg), None, msg.id)
+
+    async def _spectate(self, msg: p.Spectate) -> None:
+        room = self.server.lobby.find_public(msg.room)
+
+        def work() -> None:
+            room.spectate(self)
+            member = room.members[self]
+            view = room.view_for(member.seat)
+            member.last, member.last_state = view, room.game.state_id
+            self.send(p.Joined(room=room.id, seat=member.seat, view=view, re=msg.id))
+
+        await room.submit(work)
+
+    async def _leave(self, msg: p.Leave) -> None:
+        room = self._member_room(msg.room)
+        await room.submit(lambda: room.leave(self))
+        self.send(p.Left(room=room.id, re=msg.id))
+
+    async def _start(self, msg: p.Start) -> None:
+        room = self.server.lobby.find(msg.room)
+        await room.submit(lambda: room.start(self, msg.id))
+
+    async def _resume(self, msg: p.Resume) -> None:
+        room = self.server.lobby.find(msg.room)
+
+        def work() -> None:
+            seat = room.resume(self, msg.token)
+            view = room.view_for(seat)
+            member = room.members[self]
+            member.last, member.last_state = view, room.game.state_id
+            self.send(p.Joined(room=room.id, seat=seat, token=msg.token, view=view, re=msg.id))
+
+        await room.submit(work)
+
+    async def _act(self, msg: p.Act) -> None:
+        room = self._member_room(msg.room)
+        await room.submit(lambda: room.act(self, msg))
+
+    async def _get_view(self, msg: p.GetView) -> None:
+        room = self._member_room(msg.room)
+        await room.submit(lambda: room.full_view(self, msg.id))
+
+    async def _ping(self, msg: p.Ping) -> None:
+        self.send(p.Pong(re=msg.id))
+
+    def _member_room(self, room_id: str) -> Room:
+        room = self.rooms.get(room_id)
+        if room is None:
+            self.server.lobby.find(room_id)  # room/not_found if it does not exist at all
+            raise RoomError("room/not_seated", f"you are not in room {room_id!r}")
+        return room
+
+
+_HANDLERS: dict[type, Any] = {
+    p.ListRooms: Connection._list_rooms,
+    p.CreateRoom: Connection._create_room,
+    p.Join: Connection._join,
+    p.QuickJoin: Connection._quick_join,
+    p.Spectate: Connection._spectate,
+    p.Leave: Connection._leave,
+    p.Start: Connection._start,
+    p.Resume: Connection._resume,
+    p.Act: Connection._act,
+    p.GetView: Connection._get_view,
+    p.Ping: Connection._ping,
+}

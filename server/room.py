@@ -1,0 +1,607 @@
+"""A room: one authoritative game, its seats and spectators, run by one asyncio task.
+
+Everything that changes a room (joins, actions, timers, bots, drops) is a work item on the
+room's queue, processed in order by the room's task, so the engine is never touched
+concurrently and every client sees the same order of events (DESIGN "Rooms").
+
+An accepted action is: checked against the seat's ``state_id`` (stale ones are refused),
+applied by the engine, appended to the store's log (durable before anyone is told), answered
+with ``ok``, then broadcast: every seat gets its own view, spectators the public one. After a
+full view on join, resume or request, updates carry a ``delta``: the top-level view keys
+whose values changed.
+
+Room options (server-side, next to the engine's options in ``create_room.options``):
+    turn_seconds:  seconds a seat has for its turn (None: no timer).
+    bid_seconds:   seconds a bidder has in an auction (None: turn_seconds).
+    grace_seconds: seconds a dropped seat is held for its player (default 120).
+    on_abandon:    ``"bot"`` (default: a server-side bot takes the seat) or ``"forfeit"``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import logging
+import random
+import secrets
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .. import protocol as p
+from .games import Game, GameError, bots
+from .games.options import Option, parse_options
+from .store import LogEntry, Store, StoreError
+
+if TYPE_CHECKING:
+    from .connection import Connection
+
+log = logging.getLogger("cardhall.room")
+
+ROOM_OPTIONS: tuple[Option, ...] = (
+    Option("turn_seconds", float, None, "Seconds per turn; on expiry the server plays the "
+           "game's default action (Skipper: pass, or discard one card and end).", min=0.05,
+           max=86_400),
+    Option("bid_seconds", float, None, "Seconds per bid in an auction (default: "
+           "turn_seconds); on expiry the bidder passes.", min=0.05, max=86_400),
+    Option("grace_seconds", float, 120.0, "Seconds a dropped seat is held for its player.",
+           min=0, max=86_400),
+    Option("on_abandon", str, "bot", "When the grace window ends: a server bot takes the seat "
+           "(bot) or the seat forfeits (forfeit).", choices=("bot", "forfeit")),
+)
+ROOM_OPTION_NAMES = frozenset(o.name for o in ROOM_OPTIONS)
+BOT_STRATEGY = "greedy"
+_END_VERBS = frozenset({"end", "pass", "resign"})
+
+
+def split_options(raw: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Split ``create_room.options`` into (room options, engine options).
+
+    Raises:
+        OptionError: a room option has a bad value.
+    """
+    room = {k: v for k, v in raw.items() if k in ROOM_OPTION_NAMES}
+    engine = {k: v for k, v in raw.items() if k not in ROOM_OPTION_NAMES}
+    return parse_options(ROOM_OPTIONS, room), engine
+
+
+def rebuild(cls: type[Game], options: Mapping[str, Any], seats: int,
+            snapshot: Mapping[str, Any] | None, entries: list[LogEntry]) -> Game:
+    """The game after ``entries``, from ``snapshot`` (or a fresh deal of ``options``).
+
+    Raises:
+        GameError: an entry does not apply (the log is not of this game).
+    """
+    game = cls.restore(snapshot) if snapshot is not None else cls(options, seats)
+    for kind, seat, action in entries:
+        if kind == "f":
+            game.forfeit(seat)
+        else:
+            game.apply(seat, action)
+    return game
+
+
+@dataclass
+class Seat:
+    """A taken seat.
+
+    Attributes:
+        token: The secret that lets its player resume it (never shown to anyone else).
+        conn: The connection playing it, or None (dropped, or played by a server bot).
+        name: Display name (the client's hello name).
+        bot: True once a server-side bot plays the seat.
+        grace_until: ``time.time()`` deadline of a dropped seat's grace window, or None.
+    """
+
+    token: str
+    conn: Connection | None
+    name: str
+    bot: bool = False
+    grace_until: float | None = None
+
+    def public(self, seat: int) -> dict[str, Any]:
+        """What everyone may know of the seat."""
+        return {"seat": seat, "name": self.name, "connected": self.conn is not None,
+                "bot": self.bot}
+
+
+@dataclass
+class _Member:
+    """A connection in the room and the last view it was sent (for deltas)."""
+
+    seat: int | None
+    last: dict[str, Any] | None = None
+    last_state: int = -1
+
+
+class RoomError(Exception):
+    """A request the room refuses; ``code`` is a protocol error code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass
+class Room:
+    """One room and its game. Create with :meth:`Lobby.create_room`, never directly.
+
+    Attributes:
+        id: Room id (8 hex characters).
+        name: Display name.
+        game_name: Engine registry name.
+        game: The engine (dealt at creation; actions refused until the room starts).
+        settings: Room options (see the module docstring).
+        private: Private rooms are joined only by ``code``.
+        code: Join code of a private room, else None.
+        host: Session id of the creating connection.
+        status: ``"waiting"``, ``"playing"`` or ``"finished"``.
+    """
+
+    id: str
+    name: str
+    game_name: str
+    game: Game
+    settings: dict[str, Any]
+    store: Store
+    private: bool = False
+    code: str | None = None
+    host: str = ""
+    status: str = "waiting"
+    seats: list[Seat | None] = field(default_factory=list)
+    members: dict[Connection, _Member] = field(default_factory=dict)
+    deadlines: dict[int, float] = field(default_factory=dict)
+    on_finish: Callable[[Room], None] | None = None
+    created: float = field(default_factory=time.time)
+    finished_at: float | None = None
+    _queue: asyncio.Queue[Callable[[], Any]] = field(default_factory=asyncio.Queue)
+    _task: asyncio.Task[None] | None = None
+    _timer: asyncio.TimerHandle | None = None
+    _seat_version: list[int] = field(default_factory=list)
+    _bot_rng: random.Random = field(default_factory=lambda: random.Random(secrets.randbits(64)))
+
+    def __post_init__(self) -> None:
+        self.seats = [None] * self.game.seats
+        self._seat_version = [0] * self.game.seats
+        self._bot = bots.strategy(self.game_name, BOT_STRATEGY)
+
+    # -- task and queue -----------------------------------------------------------------
+
+    def start_task(self) -> None:
+        """Start the room's task (once)."""
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run(), name=f"room-{self.id}")
+
+    async def _run(self) -> None:
+        while True:
+            item = await self._queue.get()
+            try:
+                result = item()
+                if asyncio.iscoroutine(result):
+                    await result
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a bug in one work item must not kill the room
+                log.exception("room %s: work item failed", self.id)
+
+    def submit(self, fn: Callable[[], Any]) -> asyncio.Future[Any]:
+        """Run ``fn`` (sync or async) in the room's task; the future gets its result or
+        exception."""
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+        async def item() -> None:
+            try:
+                res = fn()
+                if asyncio.iscoroutine(res):
+                    res = await res
+            except Exception as exc:  # delivered to the caller
+                if not fut.done():
+                    fut.set_exception(exc)
+            else:
+                if not fut.done():
+                    fut.set_result(res)
+
+        self._queue.put_nowait(item)
+        return fut
+
+    def post(self, fn: Callable[[], Any]) -> None:
+        """Queue ``fn`` for the room's task without waiting for it."""
+        self._queue.put_nowait(fn)
+
+    async def close(self) -> None:
+        """Stop the task and timers (the room is being removed)."""
+        if self._timer is not None:
+            self._timer.cancel()
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except (asyncio.CancelledError, Exception):
+                pass
+
+    # -- lobby facts ---------------------------------------------------------------------
+
+    @property
+    def taken(self) -> int:
+        """Number of taken seats."""
+        return sum(s is not None for s in self.seats)
+
+    def summary(self) -> dict[str, Any]:
+        """The room as the lobby lists it (a ``rooms`` entry of the protocol)."""
+        return {"room": self.id, "name": self.name, "game": self.game_name,
+                "mode": self.game.options.get("mode"), "seats": self.game.seats,
+                "taken": self.taken, "status": self.status, "private": self.private,
+                "spectators": sum(m.seat is None for m in self.members.values())}
+
+    def record(self) -> dict[str, Any]:
+        """The store record: summary + resolved engine options and room options."""
+        return {**self.summary(), "options": dict(self.game.options),
+                "settings": dict(self.settings), "host": self.host, "code": self.code}
+
+    # -- membership (called inside the room task) -----------------------------------------
+
+    def join(self, conn: Connection, seat: int | None) -> tuple[int, str]:
+        """Seat ``conn`` at ``seat`` (or the first free seat). Returns ``(seat, token)``.
+
+        Raises:
+            RoomError: ``room/already_started``, ``room/full``.
+        """
+        if self.status != "waiting":
+            raise RoomError("room/already_started", "the game has started; seats are closed")
+        for s, holder in enumerate(self.seats):
+            if holder is not None and holder.conn is conn:
+                raise RoomError("room/full", f"you already hold seat {s} here")
+        if seat is None:
+            free = [i for i, s in enumerate(self.seats) if s is None]
+            if not free:
+                raise RoomError("room/full", "every seat is taken")
+            seat = free[0]
+        elif seat >= len(self.seats):
+            raise RoomError("room/full", f"this room has seats 0..{len(self.seats) - 1}")
+        elif self.seats[seat] is not None:
+            raise RoomError("room/full", f"seat {seat} is taken")
+        token = secrets.token_urlsafe(24)  # 192 bits
+        self.seats[seat] = Seat(token=token, conn=conn, name=conn.name)
+        self.members[conn] = _Member(seat)
+        conn.rooms[self.id] = self
+        self._seat_event(seat, "joined")
+        return seat, token
+
+    def spectate(self, conn: Connection) -> None:
+        """Add ``conn`` as a spectator (a seated connection stays seated)."""
+        if conn not in self.members:
+            self.members[conn] = _Member(None)
+        conn.rooms[self.id] = self
+
+    def find_token(self, token: str) -> int | None:
+        """The seat whose token equals ``token`` (compared in constant time), or None."""
+        found = None
+        for s, holder in enumerate(self.seats):
+            if holder is not None and hmac.compare_digest(holder.token.encode(), token.encode()):
+                found = s
+        return found
+
+    def resume(self, conn: Connection, token: str) -> int:
+        """Give the seat with ``token`` back to ``conn``. Returns the seat.
+
+        Raises:
+            RoomError: ``room/bad_token`` when no seat has that token (or it was forfeited).
+        """
+        seat = self.find_token(token)
+        if seat is None:
+            raise RoomError("room/bad_token", "no seat of this room has that token")
+        holder = self.seats[seat]
+        assert holder is not None
+        old = holder.conn
+        if old is not None and old is not conn:
+            self.members.pop(old, None)
+            old.rooms.pop(self.id, None)
+            old.send(p.Left(room=self.id))
+        holder.conn, holder.grace_until, holder.bot = conn, None, False
+        self.members[conn] = _Member(seat)
+        conn.rooms[self.id] = self
+        self._seat_event(seat, "resumed")
+        self._schedule()
+        return seat
+
+    async def leave(self, conn: Connection) -> None:
+        """``conn`` leaves: a waiting seat is freed; a playing seat is abandoned at once."""
+        member = self.members.pop(conn, None)
+        conn.rooms.pop(self.id, None)
+        if member is None or member.seat is None:
+            return
+        holder = self.seats[member.seat]
+        if holder is None or holder.conn is not conn:
+            return
+        holder.conn = None
+        if self.status == "waiting":
+            self.seats[member.seat] = None
+            self._seat_event(member.seat, "left")
+        elif self.status == "playing":
+            self._seat_event(member.seat, "left")
+            await self._abandon(member.seat)
+
+    def dropped(self, conn: Connection) -> None:
+        """``conn`` lost its connection: hold its seat for the grace window."""
+        member = self.members.pop(conn, None)
+        if member is None or member.seat is None:
+            return
+        holder = self.seats[member.seat]
+        if holder is None or holder.conn is not conn:
+            return
+        holder.conn = None
+        if self.status == "finished":
+            return
+        holder.grace_until = time.time() + self.settings["grace_seconds"]
+        self._seat_event(member.seat, "dropped")
+        self._schedule()
+
+    async def _abandon(self, seat: int) -> None:
+        """The grace window ended (or the player left): bot or forfeit (``on_abandon``)."""
+        holder = self.seats[seat]
+        if holder is None or self.status != "playing":
+            return
+        holder.grace_until = None
+        if self.settings["on_abandon"] == "bot":
+            holder.bot = True
+            self._seat_event(seat, "bot")
+            self._wake_bots()
+        else:
+            self._seat_event(seat, "forfeit")
+            try:
+                events = self.game.forfeit(seat)
+            except GameError:
+                return  # already out of the game
+            await self._persist(["f", seat, None], events, None, None)
+
+    # -- starting -------------------------------------------------------------------------
+
+    def start(self, by: Connection | None, re: Any = None) -> None:
+        """Start the game. Empty seats are given to server bots. Every member gets
+        ``started`` (``by``'s carries ``re``), then its view.
+
+        Raises:
+            RoomError: ``room/not_host`` (``by`` is not the host), ``room/already_started``.
+        """
+        if by is not None and by.session != self.host:
+            raise RoomError("room/not_host", "only the room's host may start it")
+        if self.status != "waiting":
+            raise RoomError("room/already_started", "the game has already started")
+        for s, holder in enumerate(self.seats):
+            if holder is None:
+                self.seats[s] = Seat(token=secrets.token_urlsafe(24), conn=None,
+                                     name=f"bot-{s}", bot=True)
+                self._seat_event(s, "bot")
+        self.status = "playing"
+        for conn in self.members:
+            conn.send(p.Started(room=self.id, re=re if conn is by else None))
+        if by is not None and by not in self.members:
+            by.send(p.Started(room=self.id, re=re))
+        self._broadcast([])
+        self._schedule()
+        self._wake_bots()
+
+    # -- actions --------------------------------------------------------------------------
+
+    async def act(self, conn: Connection, msg: p.Act) -> None:
+        """Apply an ``act`` request from ``conn`` (inside the room task); replies itself."""
+        member = self.members.get(conn)
+        if member is None or member.seat is None:
+            conn.send_error("room/not_seated", "you hold no seat in this room", msg.id)
+            return
+        seat = member.seat
+        if self.status == "waiting":
+            conn.send_error("room/not_started", "the game has not started yet", msg.id)
+            return
+        game = self.game
+        if game.over:
+            conn.send_error("action/game_over", "the game is over", msg.id)
+            return
+        # Turn-based games: any accepted action makes older views stale. Real-time games
+        # (several seats acting at once): only actions that touched this seat do (events
+        # naming it), so seats racing each other do not refuse each other's actions.
+        floor = self._seat_version[seat] if len(game.to_act()) > 1 else game.state_id
+        if not floor <= msg.state_id <= game.state_id:
+            conn.send_error("action/stale_state",
+                            f"the action was chosen against state {msg.state_id}; the room "
+                            f"is at {game.state_id}: choose again from the latest view",
+                            msg.id)
+            return
+        try:
+            events = game.apply(seat, msg.action)
+        except GameError as exc:
+            conn.send(p.error_reply(exc, re=msg.id))
+            return
+        await self._persist(["a", seat, list(msg.action)], events, conn, msg.id)
+
+    async def _persist(self, entry: LogEntry, events: list[dict[str, Any]],
+                       conn: Connection | None, re: Any) -> None:
+        try:
+            await self.store.append(self.id, [entry])
+        except StoreError as exc:
+            # The store refused: undo by rebuilding from the store's record of the room.
+            log.error("room %s: store append failed: %s", self.id, exc)
+            await self._reload()
+            if conn is not None:
+                conn.send_error("server/unavailable", "the room's store is unavailable; "
+                                "the action was not applied", re)
+            return
+        self._accepted(entry, events, conn, re)
+
+    def _accepted(self, entry: LogEntry, events: list[dict[str, Any]],
+                  conn: Connection | None, re: Any) -> None:
+        """After the log holds ``entry``: reply, broadcast, timers, bots, game over."""
+        sid = self.game.state_id
+        touched = {e.get("seat") for e in events} | {entry[1]}
+        for s in touched:
+            if isinstance(s, int) and 0 <= s < len(self._seat_version):
+                self._seat_version[s] = sid
+        if conn is not None:
+            conn.send(p.Ok(re=re))
+        self._broadcast(events)
+        if self.game.over:
+            self._finish()
+            return
+        verb = entry[2][0] if entry[2] else None
+        ends = getattr(self.game, "TURN_END_VERBS", None)
+        if ends is None or verb in ends or entry[0] == "f":
+            self.deadlines.pop(entry[1], None)  # that seat's turn is over: a fresh clock
+        self._schedule()
+        self._wake_bots()
+
+    async def _reload(self) -> None:
+        loaded = await self.store.load(self.id)
+        if loaded is None:
+            return
+        record, snap, _, entries = loaded
+        self.game = rebuild(type(self.game), record["options"], record["seats"], snap, entries)
+
+    def _finish(self) -> None:
+        self.status = "finished"
+        self.finished_at = time.time()
+        self.deadlines.clear()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        outcome = dict(self.game.outcome() or {})
+        outcome["stats"] = self.game.stats()
+        frame = p.GameOver(room=self.id, state_id=self.game.state_id, outcome=outcome)
+        for conn in self.members:
+            conn.send(frame)
+        if self.on_finish is not None:
+            self.on_finish(self)
+
+    # -- views and broadcast ----------------------------------------------------------------
+
+    def table(self) -> dict[str, Any]:
+        """Server facts added to every view under ``"room"``: id, status, players,
+        deadlines (``[[seat, unix time in s], ...]``)."""
+        return {"id": self.id, "status": self.status,
+                "players": [None if h is None else h.public(s) for s, h in enumerate(self.seats)],
+                "deadlines": [[s, t] for s, t in sorted(self.deadlines.items())]}
+
+    def view_for(self, seat: int | None) -> dict[str, Any]:
+        """The engine view of ``seat`` plus the room facts; no actions before the start."""
+        v = self.game.view(seat)
+        if self.status != "playing":
+            v["legal_actions"] = []
+        v["room"] = self.table()
+        return v
+
+    def full_view(self, conn: Connection, re: Any = None) -> None:
+        """Send ``conn`` its full view now (join, resume, get_view)."""
+        member = self.members.get(conn)
+        if member is None:
+            return
+        view = self.view_for(member.seat)
+        member.last, member.last_state = view, self.game.state_id
+        conn.send(p.Update(room=self.id, state_id=self.game.state_id, view=view, events=[],
+                           re=re))
+
+    def _broadcast(self, events: list[dict[str, Any]]) -> None:
+        sid = self.game.state_id
+        cache: dict[int | None, dict[str, Any]] = {}
+        for conn, member in self.members.items():
+            view = cache.get(member.seat)
+            if view is None:
+                view = cache[member.seat] = self.view_for(member.seat)
+            last = member.last
+            if last is None:
+                msg = p.Update(room=self.id, state_id=sid, view=view, events=events)
+            else:
+                delta = {k: v for k, v in view.items() if last.get(k) != v}
+                msg = p.Update(room=self.id, state_id=sid, delta=delta, events=events)
+            member.last, member.last_state = view, sid
+            conn.send(msg)
+
+    def _seat_event(self, seat: int, event: str) -> None:
+        frame = p.SeatEvent(room=self.id, seat=seat, event=event)
+        for conn in self.members:
+            conn.send(frame)
+
+    # -- timers and bots ------------------------------------------------------------------------
+
+    def _schedule(self) -> None:
+        """Set deadlines for the seats to act and the grace windows; arm one timer."""
+        now = time.time()
+        if self.status == "playing":
+            turn = self.settings["turn_seconds"]
+            bid = self.settings["bid_seconds"] or turn
+            acting = set(self.game.to_act())
+            in_auction = bool(getattr(self.game, "auction", None))
+            for s in list(self.deadlines):
+                if s not in acting:
+                    del self.deadlines[s]
+            for s in acting:
+                holder = self.seats[s]
+                limit = bid if in_auction else turn
+                if limit is None or holder is None or holder.bot:
+                    self.deadlines.pop(s, None)
+                elif s not in self.deadlines:
+                    self.deadlines[s] = now + limit
+        moments = list(self.deadlines.values()) + [
+            h.grace_until for h in self.seats if h is not None and h.grace_until is not None]
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if moments:
+            loop = asyncio.get_running_loop()
+            delay = max(0.0, min(moments) - now)
+            self._timer = loop.call_later(delay, self.post, self._on_timer)
+
+    async def _on_timer(self) -> None:
+        self._timer = None
+        now = time.time()
+        for s, holder in enumerate(self.seats):
+            if holder is not None and holder.grace_until is not None and holder.grace_until <= now:
+                if self.status == "waiting":
+                    self.seats[s] = None
+                    self._seat_event(s, "left")
+                else:
+                    await self._abandon(s)
+        expired = [s for s, t in self.deadlines.items() if t <= now]
+        if expired and self.status == "playing":
+            await self._play_defaults(expired)
+        elif self.status != "finished":
+            self._schedule()
+
+    async def _play_defaults(self, seats: list[int]) -> None:
+        """Turn timer expired: play the game's default for each seat until its turn ends."""
+        for seat in seats:
+            self.deadlines.pop(seat, None)
+            for _ in range(16):
+                if self.game.over or seat not in self.game.to_act():
+                    break
+                action = self.game.default_action(seat)
+                if action is None:
+                    break
+                events = self.game.apply(seat, action)
+                await self._persist(["a", seat, list(action)], events, None, None)
+                if action[0] in _END_VERBS:
+                    break
+        if not self.game.over:
+            self._schedule()
+
+    def _wake_bots(self) -> None:
+        if self.status != "playing" or self.game.over:
+            return
+        for s in self.game.to_act():
+            holder = self.seats[s]
+            if holder is not None and holder.bot:
+                self.post(self._bot_step)
+                return
+
+    async def _bot_step(self) -> None:
+        """One server-bot action for the first bot seat that may act."""
+        await asyncio.sleep(0)  # a room of bots must not starve the other rooms
+        if self.status != "playing" or self.game.over:
+            return
+        for s in self.game.to_act():
+            holder = self.seats[s]
+            if holder is not None and holder.bot:
+                action = self._bot(self.game.bot_view(s), self._bot_rng)
+                events = self.game.apply(s, action)
+                await self._persist(["a", s, list(action)], events, None, None)
+                return
