@@ -795,11 +795,26 @@ def _red(cd: str) -> bool:
 def greedy_strategy(view: Mapping[str, Any], rng: random.Random) -> tuple[Any, ...]:
     """A heuristic Shop Solitaire player working only from the view.
 
-    Plan: light the short-cut candles with hearts; keep the scales balanced by choosing the
-    tray that balances them (or brings the sides closest); while balanced, shelve or
-    purchase cards that would upset the scales or waste a candle; play the purchase back
-    when it fits; black cards go on unlit candles before putting one out; trim only when
-    forced or stuck; never close shop unless nothing else is legal.
+    Plan (never recalibrating, so the ledger only grows):
+
+    * Short-cut: light the candles with seven hearts, so few hearts are left to upset the
+      scales; while the scales are empty, a diamond is shelved rather than weighed.
+    * Trays: the tray that balances the scales, else an empty tray, else the one that brings
+      the sides closest.
+    * While balanced, a card that would upset the scales is shelved or purchased; while not
+      balanced, a ledger card that would put out a candle is purchased instead, and the
+      purchase is played back (into the ledger) once the scales balance again. A shelved
+      balance card is played when it balances the scales.
+    * Black cards go on unlit candles rather than putting one out; red cards go on the tallest
+      lit candle under five. Trim only when forced (or when the stock is out), the candle
+      whose trim costs least. Never close shop while anything else is legal.
+
+    Args:
+        view: The seat's view (see :meth:`ShopSolitaire.view`), with its legal actions.
+        rng: Unused (the heuristic is deterministic); kept for the strategy signature.
+
+    Returns:
+        One of the view's legal actions, as a tuple.
 
     Raises:
         ValueError: the view lists no legal action.
@@ -807,90 +822,99 @@ def greedy_strategy(view: Mapping[str, Any], rng: random.Random) -> tuple[Any, .
     legal = [tuple(a) for a in view["legal_actions"]]
     if not legal:
         raise ValueError("no legal action to choose from")
-    verbs = {a[0] for a in legal}
-    if verbs == {"close_shop"}:
+    if len(legal) == 1:
         return legal[0]
     if view["phase"] == "shortcut":
         lights = [a for a in legal if a[0] == "light"]
         lights.sort(key=lambda a: (a[1][1] != "H", _v(a[1])))
         return lights[0]
-    candles = view["candles"]
-    trays = view["trays"]
-    sides = view["sides"]
-    lit = view["lit"]
+    candles: list[list[str]] = view["candles"]
+    trays: list[list[str]] = view["trays"]
+    sides: list[str | None] = view["sides"]
+    lit: list[bool] = view["lit"]
+    balanced: bool = view["balanced"]
+    ledger_suit: str | None = view["ledger_suit"]
+    legal_set = set(legal)
 
-    def weights_after(j: int, cd: str) -> tuple[bool, int]:
+    def balanced_after(j: int, cd: str) -> tuple[bool, int]:
         tops = [t[-1] if t else None for t in trays]
         tops[j] = cd
         sums = [sum(_v(c) for c in tops[k * 3:k * 3 + 3] if c) for k in (0, 1)]
         return all(tops) and sums[0] == sums[1], abs(sums[0] - sums[1])
 
-    places = [a for a in legal if a[0] in _PLACE_VERBS]
-    reserves = [a for a in legal if a[0] in ("shelve", "purchase")]
-    if view["in_play"]:
-        if any(a[0] == "ledger" for a in places):
-            return next(a for a in places if a[0] == "ledger")
-        balanced = view["balanced"]
-        trays_for = [a for a in places if a[0] == "tray"]
-        if trays_for:
-            cd = trays_for[0][1]
-            scored = []
-            for a in trays_for:
-                bal, gap = weights_after(a[2], cd)
-                empty = not trays[a[2]]
-                scored.append((not bal, not empty, gap, a[2], a))
-            scored.sort(key=lambda x: x[:4])
-            best = scored[0]
-            if balanced and reserves and not best[0] is False:
-                return _best_reserve(reserves)
-            if balanced and reserves and best[0]:
-                return _best_reserve(reserves)
-            return best[4]
-        # a candle placement (or nothing: forced trim)
-        if places:
-            cd = places[0][1]
-            ledger_suit = view["ledger_suit"]
-            if reserves and ((ledger_suit and cd[1] == ledger_suit)
-                             or (not _red(cd) and any(lit))):
-                return _best_reserve(reserves)
-            scored2 = []
-            for a in places:
-                if a[0] != "candle":
-                    continue
-                i = a[2]
-                h = len(candles[i])
-                puts_out = lit[i] and not _red(cd)
-                scored2.append((puts_out, -h if not puts_out else h, i, a))
-            scored2.sort(key=lambda x: x[:3])
-            return scored2[0][3]
+    def trim_choice() -> tuple[Any, ...] | None:
         trims = [a for a in legal if a[0] == "trim"]
-        if trims:
-            trims.sort(key=lambda a: (lit[a[1]], -len(candles[a[1]]), a[1]))
-            return trims[0]
-        if reserves:
-            return _best_reserve(reserves)
-        return legal[0]
-    # between draws
-    if view["balanced"]:
-        for k, sh in enumerate(view["shelves"]):
-            ls = view["ledger_suit"]
-            p = sh["purchase"]
-            if ("play_purchase", k) in legal and p and ls and all(c[1] == ls and c[0] != "A"
-                                                                   for c in p):
-                return ("play_purchase", k)
-    else:
-        for k, sh in enumerate(view["shelves"]):
-            sc = sh["shelf"]
-            if ("play_shelf", k) in legal and sc and sc[1] in sides and not sh["purchase"]:
-                side = sides.index(sc[1])
-                if any(weights_after(j, sc)[0] for j in range(side * 3, side * 3 + 3)):
-                    return ("play_shelf", k)
-    if ("draw",) in legal:
-        return ("draw",)
-    trims = [a for a in legal if a[0] == "trim"]
-    if trims:
-        trims.sort(key=lambda a: (lit[a[1]], -len(candles[a[1]]), a[1]))
+        if not trims:
+            return None
+        # measured: trimming a lit candle first does better than an unlit one
+        trims.sort(key=lambda a: (not lit[a[1]], -len(candles[a[1]]), a[1]))
         return trims[0]
+
+    def reserve() -> tuple[Any, ...] | None:
+        res = [a for a in legal if a[0] == "purchase"
+               or (a[0] == "shelve" and (_v(a[1]) >= 7 or a[1][1] == ledger_suit))]
+        res.sort(key=lambda a: (a[0] != "purchase", a[2]))
+        return res[0] if res else None
+
+    if view["in_play"]:
+        places = [a for a in legal if a[0] in _PLACE_VERBS]
+        if not places:
+            return trim_choice() or reserve() or legal[0]
+        ledger = [a for a in places if a[0] == "ledger"]
+        if ledger:
+            return ledger[0]
+        tray_moves = [a for a in places if a[0] == "tray"]
+        if tray_moves:
+            cd = tray_moves[0][1]
+            scored = sorted(
+                ((not balanced_after(a[2], cd)[0], bool(trays[a[2]]),
+                  balanced_after(a[2], cd)[1], a[2]), a) for a in tray_moves)
+            if scored[0][0][0] is False:
+                return scored[0][1]  # this card balances the scales
+            if (balanced or (sides == [None, None] and cd[1] == "D")) and reserve() is not None:
+                return reserve()  # type: ignore[return-value]
+            return scored[0][1]
+        cd = places[0][1]
+        candle_moves = [a for a in places if a[0] == "candle"]
+        puts_out = not _red(cd) and all(lit[a[2]] for a in candle_moves)
+        if puts_out and reserve() is not None and cd[1] == ledger_suit:
+            return reserve()  # type: ignore[return-value]
+        scored2 = sorted(
+            ((lit[a[2]] and not _red(cd), -len(candles[a[2]]), a[2]), a) for a in candle_moves)
+        return scored2[0][1]
+    # between draws
+    seen = {c for stack in candles + trays for c in stack} | set(view["ledger"])
+    for shelf in view["shelves"]:
+        seen.update(shelf["purchase"])
+        if shelf["shelf"]:
+            seen.add(shelf["shelf"])
+    stock = [c for c in _ALL if c not in seen]
+    for k, shelf in enumerate(view["shelves"]):
+        p = shelf["purchase"]
+        if balanced and ("play_purchase", k) in legal_set and all(
+                c[1] == ledger_suit and c[0] != "A" for c in p):
+            return ("play_purchase", k)
+        sc = shelf["shelf"]
+        if ("play_shelf", k) not in legal_set or not sc:
+            continue
+        if balanced and sc[1] == ledger_suit and sc[0] != "A" and not p:
+            return ("play_shelf", k)
+        if sc[1] not in sides and sc[1] != ledger_suit and None not in sides:
+            return ("play_shelf", k)  # the other red suit: no use on the shelf
+        if not balanced and sc[1] in sides and not p:
+            side = sides.index(sc[1])
+            if any(balanced_after(j, sc)[0] for j in range(side * 3, side * 3 + 3)):
+                return ("play_shelf", k)
+    if ("recalibrate",) in legal_set and not balanced and None not in sides:
+        tray_cards = sum(len(t) for t in trays)
+        hope = [c for c in stock if c[1] in sides]
+        if not hope or (tray_cards > 12 and len(view["ledger"]) <= 2):
+            return ("recalibrate",)
+    if ("draw",) in legal_set:
+        return ("draw",)
+    trim = trim_choice()
+    if trim is not None:
+        return trim
     for verb in ("play_purchase", "play_shelf", "scrap", "recalibrate"):
         for a in legal:
             if a[0] == verb:
@@ -898,9 +922,7 @@ def greedy_strategy(view: Mapping[str, Any], rng: random.Random) -> tuple[Any, .
     return legal[0]
 
 
-def _best_reserve(reserves: list[tuple[Any, ...]]) -> tuple[Any, ...]:
-    purchases = [a for a in reserves if a[0] == "purchase"]
-    return purchases[0] if purchases else reserves[0]
+_ALL = frozenset(C.code(c) for c in C.full_deck())
 
 
 GAME = ShopSolitaire
