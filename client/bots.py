@@ -29,7 +29,7 @@ class SeatResult:
         state_id: Final state id.
         actions: Actions this bot had accepted.
         refused: Actions refused (stale state after another seat acted, and the like).
-        frames: Every update/joined view it received, when ``keep_frames`` (for leak tests).
+        frames: Every ``update`` message it received, when ``keep_frames`` (for leak tests).
     """
 
     room: str
@@ -85,8 +85,8 @@ async def play_seat(client: Client, room: str, seat: int, choose: Strategy,
 
     await maybe_act()
     async for msg in client.updates():
-        if keep_frames and isinstance(msg, p.Update):
-            result.frames.append(msg.view if msg.view is not None else msg.delta)
+        if keep_frames and isinstance(msg, p.Update) and msg.room == room:
+            result.frames.append(msg)
         if getattr(msg, "room", None) != room:
             continue
         if isinstance(msg, p.GameOver):

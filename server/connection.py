@@ -57,6 +57,7 @@ class Connection:
         self._pending = 0
         self._wake = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
+        self._close_with: tuple[int, str] | None = None
 
     # -- sending ---------------------------------------------------------------------------
 
@@ -72,7 +73,7 @@ class Connection:
         self._pending += len(data)
         if self._pending > self.server.settings.max_pending_bytes:
             log.warning("slow reader dropped session=%s pending=%d", self.session, self._pending)
-            self._abort(CLOSE_SLOW_READER, "slow reader: too many bytes pending")
+            self._abort(CLOSE_SLOW_READER, "slow reader: too many bytes pending", flush=False)
             return
         self._out.append(data)
         self._wake.set()
@@ -82,6 +83,7 @@ class Connection:
         self.send(p.Error(code=code, message=message, re=re))
 
     async def _write(self) -> None:
+        """The only task that writes to the socket: frames in order, then any close."""
         try:
             while True:
                 await self._wake.wait()
@@ -90,15 +92,22 @@ class Connection:
                     data = self._out.popleft()
                     await self.ws.send(data)
                     self._pending -= len(data)
+                if self._close_with is not None:
+                    await self.ws.close(*self._close_with)
+                    return
         except ConnectionClosed:
             pass
 
-    def _abort(self, code: int, reason: str) -> None:
+    def _abort(self, code: int, reason: str, *, flush: bool = True) -> None:
+        """Stop accepting frames to send and close with ``code`` once the queued ones (or,
+        with ``flush=False``, none of them) are written."""
         if self.closed:
             return
         self.closed = True
-        self._out.clear()
-        asyncio.ensure_future(self.ws.close(code, reason))
+        if not flush:
+            self._out.clear()
+        self._close_with = (code, reason)
+        self._wake.set()
 
     # -- the connection's life ----------------------------------------------------------------
 
@@ -109,6 +118,8 @@ class Connection:
             if await self._handshake():
                 async for frame in self.ws:
                     await self._frame(frame)
+                    if self.closed:
+                        break
         except ConnectionClosed:
             pass
         finally:
@@ -117,6 +128,12 @@ class Connection:
                 room.post(lambda room=room: room.dropped(self))
             self.rooms.clear()
             if self._writer is not None:
+                if self._close_with is not None:  # let the writer flush and close
+                    try:
+                        async with asyncio.timeout(5):
+                            await self._writer
+                    except TimeoutError:
+                        pass
                 self._writer.cancel()
 
     async def _handshake(self) -> bool:
@@ -139,7 +156,7 @@ class Connection:
                         self.name = msg.client
                         self.send(welcome)
         except TimeoutError:
-            await self.ws.close(CLOSE_HELLO_TIMEOUT, "no hello in time")
+            self._abort(CLOSE_HELLO_TIMEOUT, "no hello in time")
             return False
         return True
 

@@ -379,8 +379,8 @@ class Room:
             conn.send(p.Started(room=self.id, re=re if conn is by else None))
         if by is not None and by not in self.members:
             by.send(p.Started(room=self.id, re=re))
-        self._broadcast([])
         self._schedule()
+        self._broadcast([])
         self._wake_bots()
 
     # -- actions --------------------------------------------------------------------------
@@ -440,15 +440,18 @@ class Room:
                 self._seat_version[s] = sid
         if conn is not None:
             conn.send(p.Ok(re=re))
+        if self.game.over:
+            self.deadlines.clear()
+        else:
+            verb = entry[2][0] if entry[2] else None
+            ends = getattr(self.game, "TURN_END_VERBS", None)
+            if ends is None or verb in ends or entry[0] == "f":
+                self.deadlines.pop(entry[1], None)  # that seat's turn is over: a fresh clock
+            self._schedule()
         self._broadcast(events)
         if self.game.over:
             self._finish()
             return
-        verb = entry[2][0] if entry[2] else None
-        ends = getattr(self.game, "TURN_END_VERBS", None)
-        if ends is None or verb in ends or entry[0] == "f":
-            self.deadlines.pop(entry[1], None)  # that seat's turn is over: a fresh clock
-        self._schedule()
         self._wake_bots()
 
     async def _reload(self) -> None:

@@ -1,0 +1,450 @@
+"""End-to-end: real servers on 127.0.0.1, real clients and bots over WebSockets."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+import msgpack
+import pytest
+import websockets
+
+from cardhall import protocol as p
+from cardhall.client.bots import SeatResult, play_games, play_seat
+from cardhall.client.client import Client, ServerError
+from cardhall.server.app import Server
+from cardhall.server.games import cards as C
+from cardhall.server.games import get
+from cardhall.server.games.bots import strategy
+from cardhall.server.room import rebuild
+
+from .conftest import ServerFactory
+from .engine_harness import cards_in, keys_in
+
+GREEDY = strategy("skipper", "greedy")
+
+
+async def replay_room(server: Server, room_id: str) -> Any:
+    """The engine rebuilt from the store's record and log of the room."""
+    record = server.store.records[room_id]  # type: ignore[attr-defined]
+    entries = await server.store.log(room_id)
+    return record, entries, rebuild(get(record["game"]), record["options"], record["seats"],
+                                    None, entries)
+
+
+def allowed_by_state(record: dict[str, Any], entries: list[Any]) -> list[list[set[str]]]:
+    """For every state id, the cards each seat (and, last, a spectator) may see."""
+    game = get(record["game"])(record["options"], record["seats"])
+    out = []
+
+    def snapshot_allowed() -> list[set[str]]:
+        locs = game.card_locations()
+        public: set[str] = set()
+        for zone, cards in locs.items():
+            if zone.startswith(("stack:", "bid:")) or zone == "auction":
+                public.update(C.codes(cards))
+            elif zone.startswith("discard:") and cards:
+                public.add(C.code(cards[-1]))
+        per_seat = [public | set(C.codes(locs[f"hand:{s}"])) for s in range(game.seats)]
+        return per_seat + [public]
+
+    out.append(snapshot_allowed())
+    for kind, seat, action in entries:
+        if kind == "f":
+            game.forfeit(seat)
+        else:
+            game.apply(seat, action)
+        out.append(snapshot_allowed())
+    return out
+
+
+def check_frames(frames: list[p.Update], first_view: dict[str, Any],
+                 allowed: list[list[set[str]]], who: int) -> int:
+    """Rebuild the views a client saw from its updates and check none leaks; returns how
+    many views were checked."""
+    view = dict(first_view)
+    checked = 0
+    for msg in frames:
+        if msg.view is not None:
+            view = dict(msg.view)
+        else:
+            assert msg.delta is not None
+            view.update(msg.delta)
+        assert view["state_id"] == msg.state_id
+        leaked = cards_in(view) - allowed[msg.state_id][who]
+        assert not leaked, f"seat {who} saw {sorted(leaked)} at state {msg.state_id}"
+        # Bids are laid face up (K10): a final bid goes straight to the seller's hand, so
+        # bid and sold events name cards that are public at that moment.
+        face_up = cards_in([e for e in msg.events if e.get("type") in ("bid", "sold")])
+        leaked_events = cards_in(msg.events) - allowed[msg.state_id][who] - allowed[
+            max(0, msg.state_id - 1)][who] - face_up
+        assert not leaked_events, f"events leak {leaked_events}: {msg.events} at {msg.state_id}"
+        assert "seed" not in keys_in(view) and "deck" not in view["options"]
+        assert "token" not in keys_in(view)
+        checked += 1
+    return checked
+
+
+async def test_four_greedy_bots_finish_multi_with_auctions_and_skip_draws(
+        server: Server) -> None:
+    records = await play_games([server.url], "skipper", "multi", 4, 3, "greedy", seed=7,
+                               timeout=120)
+    assert len(records) == 3
+    assert sum(r["auctions"] for r in records) > 0
+    assert sum(r["skip_draws"] for r in records) > 0
+    for rec in records:
+        assert rec["outcome"] in ("completed", "unwinnable", "turn_limit", "last_standing")
+        record, entries, game = await replay_room(server, rec["room"])
+        assert game.over and game.state_id == rec["state_id"] == len(entries)
+        assert game.outcome()["winner"] == rec["winner"]
+        # The live room's engine and the replay agree bit for bit.
+        assert game.snapshot() == server.lobby.rooms[rec["room"]].game.snapshot()
+
+
+async def test_every_frame_each_seat_received_leaks_nothing(server: Server) -> None:
+    clients = [Client(server.url, name=f"p{i}") for i in range(4)]
+    for c in clients:
+        await c.connect()
+    watcher = Client(server.url, name="watcher")
+    await watcher.connect()
+    try:
+        created = await clients[0].create_room("skipper", mode="multi", seats=4,
+                                               options={"seed": 3})
+        spectated = await watcher.spectate(created.room)
+        assert spectated.seat is None and spectated.view["hand"] is None
+        joins = [await c.join(created.room) for c in clients]
+        tasks = [play_seat(c, created.room, j.seat or 0, GREEDY, random.Random(i),
+                           keep_frames=True) for i, (c, j) in enumerate(zip(clients, joins))]
+        watch = play_seat(watcher, created.room, -1, GREEDY, random.Random(9), keep_frames=True)
+        async with asyncio.timeout(120):
+            results: list[SeatResult] = await asyncio.gather(*tasks, watch)
+        record, entries, _ = await replay_room(server, created.room)
+        allowed = allowed_by_state(record, entries)
+        total = 0
+        for j, res in zip(joins, results[:4]):
+            assert j.seat is not None
+            total += check_frames(res.frames, j.view, allowed, j.seat)
+        # The spectator saw the whole game: every state id, and never a hand.
+        spectator = results[4]
+        assert [f.state_id for f in spectator.frames][-1] == spectator.state_id
+        assert sorted({f.state_id for f in spectator.frames}) == list(
+            range(0, spectator.state_id + 1))
+        total += check_frames(spectator.frames, spectated.view, allowed, 4)
+        assert total > 100
+    finally:
+        for c in [*clients, watcher]:
+            await c.close()
+
+
+async def test_solo_and_race_finish_over_the_wire(server: Server) -> None:
+    solo = await play_games([server.url], "skipper", "solo", 1, 2, "greedy", timeout=60)
+    assert all(r["winner"] == 0 for r in solo)
+    race = await play_games([server.url], "skipper", "race", 3, 1, "greedy",
+                            options={"skip_draws": True}, timeout=120)
+    assert race[0]["outcome"] in ("completed", "all_out")
+    _, entries, game = await replay_room(server, race[0]["room"])
+    seats_in_order = [e[1] for e in entries]
+    # Truly concurrent: seats' actions interleave (no seat plays a whole game alone first).
+    switches = sum(a != b for a, b in zip(seats_in_order, seats_in_order[1:]))
+    assert switches > 10
+    assert game.snapshot() == server.lobby.rooms[race[0]["room"]].game.snapshot()
+
+
+async def test_race_actions_from_different_seats_do_not_make_each_other_stale(
+        server: Server) -> None:
+    a, b = Client(server.url), Client(server.url)
+    await a.connect()
+    await b.connect()
+    try:
+        room = (await a.create_room("skipper", mode="race", seats=2,
+                                    options={"seed": 4})).room
+        ja = await a.join(room)
+        jb = await b.join(room)
+        await asyncio.sleep(0.1)
+        sid = b.views[room]["state_id"]
+        # Both choose against the same state; both are accepted.
+        act_a = a.views[room]["legal_actions"][0]
+        act_b = b.views[room]["legal_actions"][0]
+        await a.act(room, act_a, sid)
+        await b.act(room, act_b, sid)
+        assert ja.seat != jb.seat
+    finally:
+        await a.close()
+        await b.close()
+
+
+async def test_stale_state_is_refused_and_retry_is_safe(server: Server) -> None:
+    async with Client(server.url) as c:
+        room = (await c.create_room("skipper", options={"seed": 2})).room
+        await c.join(room)
+        await asyncio.sleep(0.05)
+        view = c.views[room]
+        action, sid = view["legal_actions"][0], view["state_id"]
+        await c.act(room, action, sid)
+        with pytest.raises(ServerError) as err:
+            await c.act(room, action, sid)  # the same request again, as after a lost reply
+        assert err.value.code == "action/stale_state"
+        assert len(await server.store.log(room)) == 1
+
+
+async def test_drop_and_resume_with_token_and_a_bot_takes_another_seat(
+        make_server: ServerFactory) -> None:
+    server = await make_server()
+    clients = [Client(server.url, name=f"p{i}", reconnect=(i != 2)) for i in range(3)]
+    for c in clients:
+        await c.connect()
+    room = (await clients[0].create_room("skipper", mode="multi", seats=3,
+                                         options={"seed": 5, "grace_seconds": 0.3})).room
+    joins = [await c.join(room) for c in clients]
+    events: list[tuple[int, str]] = []
+
+    async def dropper(c: Client, seat: int, i: int) -> SeatResult:
+        async def cut_later() -> None:
+            await asyncio.sleep(0.05)
+            await c.drop()
+        asyncio.get_running_loop().create_task(cut_later())
+        return await play_seat(c, room, seat, GREEDY, random.Random(i))
+
+    async def quitter(c: Client) -> None:
+        await asyncio.sleep(0.05)
+        await c.drop()  # no reconnect: after 0.3 s a server bot takes the seat
+
+    async def watch(c: Client, seat: int) -> SeatResult:
+        return await play_seat(c, room, seat, GREEDY, random.Random(3))
+
+    orig = clients[0]._dispatch
+
+    def spy(msg: p.Message) -> None:
+        if isinstance(msg, p.SeatEvent):
+            events.append((msg.seat, msg.event))
+        orig(msg)
+    clients[0]._dispatch = spy  # type: ignore[method-assign]
+    try:
+        async with asyncio.timeout(120):
+            res0, res1, _ = await asyncio.gather(
+                watch(clients[0], joins[0].seat or 0),
+                dropper(clients[1], joins[1].seat or 0, 1),
+                quitter(clients[2]))
+        assert res0.outcome and res1.outcome == res0.outcome
+        seat1, seat2 = joins[1].seat, joins[2].seat
+        assert (seat1, "dropped") in events and (seat1, "resumed") in events
+        assert (seat2, "dropped") in events and (seat2, "bot") in events
+        assert clients[1].reconnects == 1
+        _, entries, game = await replay_room(server, room)
+        assert game.over
+        # After the drop, seat 2's turns were played by the server bot (not defaults only).
+        assert any(e[1] == seat2 and e[2][0] == "play" for e in entries)
+    finally:
+        for c in clients:
+            await c.close()
+
+
+async def test_abandoned_seat_forfeits_when_room_says_so(server: Server) -> None:
+    a, b = Client(server.url), Client(server.url, reconnect=False)
+    await a.connect()
+    await b.connect()
+    try:
+        room = (await a.create_room("skipper", mode="multi", seats=2, options={
+            "seed": 1, "on_abandon": "forfeit", "grace_seconds": 0.1})).room
+        await a.join(room)
+        await b.join(room)
+        await b.drop()
+        async with asyncio.timeout(10):
+            async for msg in a.updates():
+                if isinstance(msg, p.GameOver):
+                    assert msg.outcome["reason"] == "last_standing"
+                    assert msg.outcome["winner"] == 0
+                    break
+        entries = await server.store.log(room)
+        assert entries[-1][0] == "f"
+        _, _, game = await replay_room(server, room)
+        assert game.outcome()["winner"] == 0
+    finally:
+        await a.close()
+
+
+async def test_turn_timer_plays_the_default_for_a_silent_seat(server: Server) -> None:
+    async with Client(server.url) as host:
+        room = (await host.create_room("skipper", mode="multi", seats=2, options={
+            "seed": 3, "turn_seconds": 0.15, "bid_seconds": 0.1})).room
+        joined = await host.join(room)
+        await host.start(room)  # seat 1 gets a server bot; this seat never acts
+        deadlines = []
+        async with asyncio.timeout(10):
+            async for msg in host.updates():
+                if isinstance(msg, p.Update):
+                    deadlines.extend(host.views[room]["room"]["deadlines"])
+                entries = await server.store.log(room)
+                mine = [e for e in entries if e[1] == joined.seat]
+                if sum(1 for e in mine if e[2] and e[2][0] == "end") >= 2:
+                    break
+        assert deadlines and all(isinstance(t, float) for _, t in deadlines)
+        assert all(e[2][0] in ("end", "discard", "pass") for e in mine)
+
+
+async def test_private_room_join_code_and_lobby_listing(server: Server) -> None:
+    async with Client(server.url) as a, Client(server.url) as b:
+        created = await a.create_room("skipper", mode="multi", seats=2, private=True,
+                                      name="friends")
+        assert created.code is not None and len(created.code) == 6
+        listing = await b.list_rooms()
+        entry = next(r for r in listing if r["room"] == created.room)
+        assert entry["private"] is True and entry["taken"] == 0 and "code" not in entry
+        with pytest.raises(ServerError) as err:
+            await b.join(created.room)
+        assert err.value.code == "room/not_found"
+        joined = await b.join(code=created.code.lower())
+        assert joined.seat == 0
+        assert joined.token and joined.token not in str(await a.list_rooms())
+
+
+async def test_quick_join_fills_a_room_then_starts_it(server: Server) -> None:
+    clients = [Client(server.url, name=f"q{i}") for i in range(2)]
+    for c in clients:
+        await c.connect()
+    try:
+        j1 = await clients[0].quick_join("skipper", mode="race", seats=2)
+        j2 = await clients[1].quick_join("skipper", mode="race", seats=2)
+        assert j1.room == j2.room and {j1.seat, j2.seat} == {0, 1}
+        await asyncio.sleep(0.1)
+        assert clients[0].views[j1.room]["room"]["status"] == "playing"
+    finally:
+        for c in clients:
+            await c.close()
+
+
+# -- bad input ------------------------------------------------------------------------------
+
+
+async def raw(url: str, hello: bool = True) -> Any:
+    ws = await websockets.connect(url, compression=None)
+    if hello:
+        await ws.send(p.encode(p.Hello(v=1, client="raw")))
+        assert isinstance(p.decode(await ws.recv(), side="server"), p.Welcome)
+    return ws
+
+
+async def reply(ws: Any) -> p.Message:
+    while True:
+        msg = p.decode(await ws.recv(), side="server")
+        if not isinstance(msg, (p.Update, p.SeatEvent, p.Started)):
+            return msg
+
+
+async def test_every_request_error_code_is_answered(server: Server) -> None:
+    async with Client(server.url) as a, Client(server.url) as b:
+        codes: dict[str, Any] = {}
+
+        async def expect(code: str, coro: Any) -> None:
+            with pytest.raises(ServerError) as err:
+                await coro
+            assert err.value.code == code, err.value
+            codes[code] = err.value.message
+
+        await expect("lobby/unknown_game", a.create_room("poker"))
+        await expect("lobby/unknown_game", a.create_room("skipper", mode="duel"))
+        await expect("lobby/bad_options", a.create_room("skipper", options={"hand_size": 9}))
+        await expect("lobby/bad_options", a.create_room("skipper", mode="multi", seats=1))
+        await expect("lobby/bad_options", a.create_room("skipper", options={"on_abandon": "x"}))
+        await expect("room/not_found", a.join("nosuchroom"))
+        room = (await a.create_room("skipper", mode="multi", seats=2,
+                                    options={"seed": 1})).room
+        await expect("room/not_seated", a.act(room, ["end"], 0))
+        await a.join(room)
+        await expect("room/full", a.join(room))
+        await expect("room/not_started", a.act(room, ["end"], 0))
+        await expect("room/not_host", b.start(room))
+        await expect("room/bad_token", b.resume(room, "not-a-token"))
+        await b.join(room)  # full: starts
+        await asyncio.sleep(0.05)
+        await expect("room/already_started", a.start(room))
+        sid = a.views[room]["state_id"]
+        await expect("action/not_your_turn", b.act(room, ["end"], sid))
+        await expect("action/unknown", a.act(room, ["fly"], sid))
+        await expect("action/unknown", a.act(room, ["play", "ZZ", "S"], sid))
+        await expect("action/illegal", a.act(room, ["bid", "5D"], sid))
+        await expect("action/stale_state", a.act(room, ["end"], sid + 5))
+        await a.act(room, ["resign"], sid)
+        await asyncio.sleep(0.05)
+        await expect("action/game_over", b.act(room, ["end"], sid + 1))
+        assert all(codes.values()), "every error carries a message"
+
+
+async def test_protocol_errors_get_typed_replies(server: Server) -> None:
+    ws = await raw(server.url)
+    try:
+        cases = [
+            (b"\xc1", "protocol/bad_frame"),
+            (msgpack.packb([1, 2]), "protocol/bad_frame"),
+            (msgpack.packb({"t": "fly"}), "protocol/unknown_type"),
+            (msgpack.packb({"t": "join", "seat": "x", "room": "r"}), "protocol/bad_type"),
+            (msgpack.packb({"t": "act", "room": "r"}), "protocol/missing_field"),
+            (msgpack.packb({"t": "ping", "extra": 1}), "protocol/unknown_field"),
+            (msgpack.packb({"t": "create_room", "game": "skipper", "seats": 9, "options": {},
+                            "private": False}),
+             "protocol/bad_value"),
+            (msgpack.packb({"t": "hello", "v": 1, "client": "x"}), "protocol/unexpected"),
+        ]
+        for frame, code in cases:
+            await ws.send(frame)
+            msg = await reply(ws)
+            assert isinstance(msg, p.Error) and msg.code == code, (frame, msg)
+        await ws.send("a text frame")
+        msg = await reply(ws)
+        assert isinstance(msg, p.Error) and msg.code == "protocol/bad_frame"
+        await ws.send(p.encode(p.Ping(id=5)))
+        pong = await reply(ws)
+        assert isinstance(pong, p.Pong) and pong.re == 5
+    finally:
+        await ws.close()
+
+
+async def test_handshake_is_required_and_versions_checked(make_server: ServerFactory) -> None:
+    server = await make_server(hello_timeout=0.3)
+    ws = await raw(server.url, hello=False)
+    await ws.send(p.encode(p.Ping(id=1)))
+    msg = await reply(ws)
+    assert isinstance(msg, p.Error) and msg.code == "protocol/handshake_required"
+    await ws.send(msgpack.packb({"t": "hello", "v": 99, "client": "future"}))
+    msg = await reply(ws)
+    assert isinstance(msg, p.Error) and msg.code == "protocol/version"
+    await ws.wait_closed()
+    assert ws.close_code == 4002
+    silent = await raw(server.url, hello=False)
+    await silent.wait_closed()
+    assert silent.close_code == 4001
+
+
+async def test_oversized_frame_closes_with_1009(make_server: ServerFactory) -> None:
+    server = await make_server(max_frame=1024)
+    ws = await raw(server.url)
+    await ws.send(msgpack.packb({"t": "ping", "pad": "x" * 5000}))
+    await ws.wait_closed()
+    assert ws.close_code == 1009
+
+
+async def test_garbage_connection_is_closed_and_other_rooms_finish(
+        make_server: ServerFactory) -> None:
+    server = await make_server(max_bad_frames=1000)
+    games = asyncio.get_running_loop().create_task(
+        play_games([server.url], "skipper", "multi", 4, 2, "greedy", seed=1, timeout=120))
+    ws = await raw(server.url)
+    rng = random.Random(0)
+    errors = 0
+    for i in range(1001):
+        frame = rng.randbytes(rng.randrange(1, 64)) if i % 2 else msgpack.packb(
+            {"t": rng.choice(["act", "join", "zzz"]), "room": i})
+        try:
+            await ws.send(frame)
+        except websockets.ConnectionClosed:
+            break
+    try:
+        while True:
+            msg = p.decode(await ws.recv(), side="server")
+            errors += isinstance(msg, p.Error)
+    except websockets.ConnectionClosed:
+        pass
+    assert ws.close_code == 4000 and errors >= 1000
+    records = await games
+    assert len(records) == 2 and all(r["outcome"] for r in records)
