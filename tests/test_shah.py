@@ -323,3 +323,24 @@ def test_bot_win_rates_are_sane() -> None:
             wins += bot == "greedy" and out["winner"] == 0
     assert scores["greedy"] > scores["random"]
     assert wins <= deals // 2  # "this patience seldom succeeds"
+
+
+def test_renderer_draws_views_and_describes_actions() -> None:
+    from cardhall.client.renderers import renderer
+
+    render, describe = renderer("shah")
+    game = TheShah({"seed": 21})
+    rng = random.Random(0)
+    for _ in range(30):
+        if game.over:
+            break
+        for seat in (0, None):
+            text = render(game.view(seat), color=False)
+            assert "THE SHAH" in text and "ray" in text
+        assert "\x1b[31m" in render(game.view(0), color=True)
+        for action in game.legal_actions(0):
+            phrase = describe(action)
+            assert phrase and "?" not in phrase
+        game.apply(0, greedy_strategy(game.view(0), rng))
+    game.apply(0, ("resign",)) if not game.over else None
+    assert "Game over" in render(game.view(None), color=False)

@@ -336,3 +336,22 @@ def test_bot_sanity() -> None:
             assert game.outcome() is not None
             best[bot] += game.stats()["best_ledger"]
     assert best["greedy"] > best["random"]
+
+
+def test_renderer_draws_views_and_describes_actions() -> None:
+    from cardhall.client.renderers import renderer
+
+    render, describe = renderer("shop")
+    game = ShopSolitaire({"seed": 21})
+    rng = random.Random(0)
+    for _ in range(60):
+        for seat in (0, None):
+            text = render(game.view(seat), color=False)
+            assert "Candles" in text and "Scales" in text and "Ledger" in text
+        for action in game.legal_actions(0):
+            phrase = describe(action)
+            assert phrase and "?" not in phrase
+        game.apply(0, greedy_strategy(game.view(0), rng))
+    game.apply(0, ("close_shop",))
+    assert "Game over" in render(game.view(None), color=False)
+    assert describe(("light", "QH")) == "light a candle with Q\u2665 (short-cut)"

@@ -760,6 +760,8 @@ def greedy_strategy(view: Mapping[str, Any], rng: random.Random) -> tuple[Any, .
     up = view["up"]
     if lone and up is not None and distance(up) <= 2:
         return lone[0]  # make a space for a card that will soon be needed (seed's note)
+    if lone and view["talon"] and distance(view["talon"][-1]) <= 1:
+        return lone[0]  # a space lets the talon top back into the star
     for verb in ("turn", "deal"):
         if (verb,) in legal:
             return (verb,)
