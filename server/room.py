@@ -279,7 +279,8 @@ class Room:
         """The seat whose token equals ``token`` (compared in constant time), or None."""
         found = None
         for s, holder in enumerate(self.seats):
-            if holder is not None and hmac.compare_digest(holder.token.encode(), token.encode()):
+            if (holder is not None and holder.token
+                    and hmac.compare_digest(holder.token.encode(), token.encode())):
                 found = s
         return found
 
@@ -350,6 +351,7 @@ class Room:
             self._wake_bots()
         else:
             self._seat_event(seat, "forfeit")
+            holder.token = ""  # a forfeited seat cannot be resumed (matches no token)
             try:
                 events = self.game.forfeit(seat)
             except GameError:

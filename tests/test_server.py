@@ -248,7 +248,7 @@ async def test_abandoned_seat_forfeits_when_room_says_so(server: Server) -> None
         room = (await a.create_room("skipper", mode="multi", seats=2, options={
             "seed": 1, "on_abandon": "forfeit", "grace_seconds": 0.1})).room
         await a.join(room)
-        await b.join(room)
+        token = (await b.join(room)).token
         await b.drop()
         async with asyncio.timeout(10):
             async for msg in a.updates():
@@ -260,6 +260,10 @@ async def test_abandoned_seat_forfeits_when_room_says_so(server: Server) -> None
         assert entries[-1][0] == "f"
         _, _, game = await replay_room(server, room)
         assert game.outcome()["winner"] == 0
+        async with Client(server.url) as again:
+            with pytest.raises(ServerError) as err:
+                await again.resume(room, token or "")
+            assert err.value.code == "room/bad_token"
     finally:
         await a.close()
 
