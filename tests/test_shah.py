@@ -344,3 +344,11 @@ def test_renderer_draws_views_and_describes_actions() -> None:
         game.apply(0, greedy_strategy(game.view(0), rng))
     game.apply(0, ("resign",)) if not game.over else None
     assert "Game over" in render(game.view(None), color=False)
+
+
+def test_forfeit_is_a_loss() -> None:
+    game = TheShah({"seed": 1})
+    game.forfeit(0)
+    assert game.over and game.outcome()["reason"] == "forfeited"  # type: ignore[index]
+    with pytest.raises(GameOver):
+        game.forfeit(0)

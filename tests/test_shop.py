@@ -355,3 +355,13 @@ def test_renderer_draws_views_and_describes_actions() -> None:
     game.apply(0, ("close_shop",))
     assert "Game over" in render(game.view(None), color=False)
     assert describe(("light", "QH")) == "light a candle with Q\u2665 (short-cut)"
+
+
+def test_forfeit_is_a_loss() -> None:
+    game = ShopSolitaire({"seed": 1})
+    with pytest.raises(NotYourTurn):
+        game.forfeit(1)
+    game.forfeit(0)
+    assert game.outcome()["reason"] == "forfeited"  # type: ignore[index]
+    with pytest.raises(GameOver):
+        game.forfeit(0)

@@ -307,6 +307,21 @@ class TheShah(Game):
                     return a
         return legal[0]
 
+    def forfeit(self, seat: int) -> list[Event]:
+        """End the game as a loss because the player left their seat (reason "forfeited").
+
+        Raises:
+            GameOver: the game has already ended.
+            NotYourTurn: ``seat`` is not 0.
+        """
+        if self._outcome is not None:
+            raise GameOver("the game is over")
+        if seat != 0:
+            raise NotYourTurn(f"seat {seat!r} is not at this table; The Shah is solo")
+        self._finish(None, "forfeited")
+        self.state_id += 1
+        return [{"type": "over", **(self._outcome or {})}]
+
     def stats(self) -> dict[str, Any]:
         """Counters: ``turns`` (actions taken), ``built`` (foundation cards above the aces),
         ``turned`` (pack cards turned), ``marriages``, ``graces``, ``forced`` (moves the engine

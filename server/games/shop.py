@@ -388,6 +388,21 @@ class ShopSolitaire(Game):
             return ("draw",)
         return legal[0]
 
+    def forfeit(self, seat: int) -> list[Event]:
+        """End the game as a loss because the player left their seat (reason "forfeited").
+
+        Raises:
+            GameOver: the game has already ended.
+            NotYourTurn: ``seat`` is not 0.
+        """
+        if self._outcome is not None:
+            raise GameOver("the game is over")
+        if seat != 0:
+            raise NotYourTurn(f"seat {seat!r} is not at this table; Shop Solitaire is solo")
+        self._finish(None, "forfeited")
+        self.state_id += 1
+        return [{"type": "over", **(self._outcome or {})}]
+
     def stats(self) -> dict[str, Any]:
         """Counters: ``turns`` (actions taken), ``draws``, ``trims``, ``recalibrations``,
         ``scraps``, ``best_ledger`` (most ledger entries ever filled), ``forced`` (moves the
