@@ -8,7 +8,6 @@ from typing import Any
 
 import msgpack
 import pytest
-
 from cardhall.server.games import (
     GameOver,
     IllegalAction,
@@ -22,6 +21,7 @@ from cardhall.server.games import (
 from cardhall.server.games import cards as C
 from cardhall.server.games.bots import random_strategy, strategy
 from cardhall.server.games.shah import TheShah, greedy_strategy, pack_cards
+
 from tests.engine_harness import random_playout
 
 

@@ -8,7 +8,6 @@ from typing import Any
 
 import msgpack
 import pytest
-
 from cardhall.server.games import (
     GameOver,
     IllegalAction,
@@ -22,6 +21,7 @@ from cardhall.server.games import (
 from cardhall.server.games import cards as C
 from cardhall.server.games.bots import random_strategy, strategy
 from cardhall.server.games.shop import ShopSolitaire, greedy_strategy
+
 from tests.engine_harness import random_playout
 
 PLAIN = {"shortcut": False, "shelves": 0}
@@ -151,7 +151,7 @@ def test_candle_at_five_must_be_trimmed_first() -> None:
     game = ShopSolitaire({"shortcut": False, "shelves": 0, "candles": 5,
                           "deck": deck_with(blacks[:25] + ["2H"])})
     while game.pending != [C.parse("2H")]:
-        game.apply(0, [a for a in game.legal_actions(0) if a[0] in ("candle", "draw")][0])
+        game.apply(0, next(a for a in game.legal_actions(0) if a[0] in ("candle", "draw")))
     assert [len(s) for s in game.candles] == [5] * 5
     legal = game.legal_actions(0)
     assert legal == [("trim", i) for i in range(5)] + [("close_shop",)]

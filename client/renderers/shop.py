@@ -7,7 +7,7 @@ view dict only; it never imports the engine.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import pretty_card
@@ -87,7 +87,7 @@ def describe(action: Sequence[Any]) -> str:
     def card(i: int) -> str:
         return pretty_card(args[i], color=False) if len(args) > i else "?"
 
-    table = {
+    table: dict[str, Callable[[], str]] = {
         "light": lambda: f"light a candle with {card(0)} (short-cut)",
         "no_shortcut": lambda: "play without the short-cut",
         "draw": lambda: "draw the next card",

@@ -607,7 +607,7 @@ class TheShah(Game):
         if card not in avail:
             return (f"{act[1]} is not available: only the outermost card of each ray, the "
                     "turned card and the talon top may move (H3, H4)")
-        _c, where, _r, circle, marriable = avail[card]
+        marriable = avail[card][4]
         target = act[2]
         if verb == "play":
             if not 0 <= target < FOUNDATIONS:

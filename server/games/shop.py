@@ -608,8 +608,9 @@ class ShopSolitaire(Game):
             return [{"type": "scrap", "cards": len(back)}]
         if verb == "play_shelf":
             k = act[1]
-            card = self.shelf[k]
-            assert card is not None
+            shelved = self.shelf[k]
+            assert shelved is not None
+            card = shelved
             self.shelf[k] = None
             back, self.purchase[k] = self.purchase[k], []
             self._shuffle_in(back)
@@ -710,7 +711,8 @@ class ShopSolitaire(Game):
                 return f"shelf {k} holds no card"
             if verb == "play_purchase":
                 return f"shelf {k}'s purchase is empty"
-            return f"the shelf card {C.code(self.shelf[k])} has no legal place now (RULINGS S12)"
+            return f"the shelf card {C.code(int(self.shelf[k] or 0))} has no legal place now " \
+                "(RULINGS S12)"
         card = C.parse(act[1])
         if card not in self.pending:
             return f"{act[1]} is not the card in play"
