@@ -156,6 +156,43 @@ def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_gam
 
 @main.command()
 @click.option("--url", required=True, help="Server URL, ws://HOST:PORT.")
+@click.option("--name", default=None, help="Your name at the table (default: your login).")
+@click.option("--color/--no-color", default=None,
+              help="ANSI colours (default: on when the output is a terminal and NO_COLOR is "
+                   "not set).")
+def play(url: str, name: str | None, color: bool | None) -> None:
+    """Play in a terminal: lobby, create/join rooms, numbered actions, turn clocks."""
+    import asyncio
+    import getpass
+    import os
+
+    from websockets.exceptions import WebSocketException
+
+    from ..client.client import ServerError
+    from ..client.terminal import play as run_terminal
+
+    if name is None:
+        try:
+            name = getpass.getuser() or "player"
+        except (OSError, KeyError):
+            name = "player"
+    if not 1 <= len(name) <= 64:
+        raise click.BadParameter("1 to 64 characters", param_hint="--name")
+    if color is None:
+        color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    try:
+        status = asyncio.run(run_terminal(url, name=name, color=color))
+    except KeyboardInterrupt:
+        raise SystemExit(130) from None
+    except ServerError as exc:
+        raise click.ClickException(f"server refused: {exc}") from None
+    except (OSError, TimeoutError, WebSocketException) as exc:
+        raise click.ClickException(f"cannot reach {url}: {exc}") from None
+    raise SystemExit(status)
+
+
+@main.command()
+@click.option("--url", required=True, help="Server URL, ws://HOST:PORT.")
 @click.option("--game", default=None, help="Only rooms of this game.")
 @click.option("--json", "as_json", is_flag=True, help="The room list as one JSON array.")
 def rooms(url: str, game: str | None, as_json: bool) -> None:

@@ -1,0 +1,941 @@
+"""``cardhall play``: a line-based terminal client for people.
+
+The player reads the lobby (numbered rooms), creates, joins, quick-joins or watches a room,
+and plays by typing the number of one of the legal actions listed under the table. Every
+input is one line (read without blocking the event loop), so the client works in any
+terminal, over ssh, and under a pty in tests.
+
+Lobby commands::
+
+    r              refresh the room list          c          create a room (asks questions)
+    j N|ID         join room number N (or id)     N          same as j N
+    p CODE         join a private room by code    w N|ID     watch (spectate) a room
+    k [GAME [MODE]] quick-join a game             q          quit
+
+Room commands: a number plays that action; ``v`` redraws (fetching the full view), ``s``
+starts the game (host, while waiting: empty seats get server bots), ``l`` leaves to the
+lobby, ``q`` leaves and quits, ``?`` helps.
+
+The table is drawn by the game's renderer (:func:`cardhall.client.renderers.renderer`), with
+the players, the seconds left on every turn clock (``view["room"]["deadlines"]``), seat
+events and what happened since the last drawing. Server refusals are printed as one
+``error [code] message`` line, never a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import os
+import shutil
+import sys
+import threading
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from .. import protocol as p
+from .client import Client, ConnectionLost, ServerError
+from .renderers import pretty_card, renderer
+
+#: Games a server of this version knows (the protocol has no request that lists them).
+GAMES = ("skipper", "shop", "shah", "thirtysix", "shufflejack")
+#: Skipper's modes; the other games have a single mode.
+SKIPPER_MODES = ("solo", "multi", "race")
+#: What a faulty renderer may raise on an odd view: shown as a line, never a crash.
+RENDER_ERRORS = (KeyError, TypeError, IndexError, ValueError, AttributeError)
+_SUITS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
+#: Seconds before a turn clock runs out at which the player is warned.
+WARN_SECONDS = 10.0
+#: Delta keys after which the table is redrawn (otherwise only the events are printed).
+_REDRAW_KEYS = frozenset({"legal_actions", "to_act", "turn", "hand", "auction", "over",
+                          "outcome"})
+
+_LOBBY_HELP = """\
+lobby commands:
+  r               refresh the room list
+  c               create a room
+  j N | j ID      join room number N (or by id); a bare number N does the same
+  p CODE          join a private room by its code
+  w N | w ID      watch a room (spectate)
+  k [GAME [MODE]] quick-join a waiting room of a game (or a new one)
+  q               quit"""
+
+_ROOM_HELP = """\
+room commands:
+  NUMBER   play the action with that number (only on your turn)
+  v        redraw the table
+  s        start the game (host only, while waiting; empty seats get bots)
+  l        leave the room and go back to the lobby
+  q        leave the room and quit"""
+
+
+class Quit(Exception):
+    """The player asked to quit, or the input ended."""
+
+
+class Disconnected(Exception):
+    """The connection to the server is gone for good (the client gave up reconnecting)."""
+
+
+# -- input --------------------------------------------------------------------------------------
+
+class LineReader:
+    """Lines typed on an input stream, delivered in the event loop without blocking it.
+
+    A terminal or pipe is watched with ``loop.add_reader`` (no thread); a stream the loop
+    cannot watch (a regular file) is read by a daemon thread instead.
+
+    Args:
+        stream: The input, usually ``sys.stdin``; it must have a file descriptor.
+    """
+
+    def __init__(self, stream: TextIO = sys.stdin) -> None:
+        self.stream = stream
+        self._fd = stream.fileno()
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._buffer = ""
+        self._sink: Callable[[str | None], None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._watching = False
+
+    def start(self, sink: Callable[[str | None], None]) -> None:
+        """Call ``sink(line)`` (in the event loop) for every line without its end, then
+        ``sink(None)`` once at the end of input. Must be called inside a running loop."""
+        self._sink = sink
+        self._loop = asyncio.get_running_loop()
+        try:
+            self._loop.add_reader(self._fd, self._on_readable)
+            self._watching = True
+        except (OSError, ValueError, NotImplementedError):
+            threading.Thread(target=self._read_blocking, name="stdin", daemon=True).start()
+
+    def stop(self) -> None:
+        """Stop watching the input (a reading thread, if any, ends with the process)."""
+        if self._watching and self._loop is not None:
+            self._loop.remove_reader(self._fd)
+            self._watching = False
+
+    def _on_readable(self) -> None:
+        try:
+            data = os.read(self._fd, 4096)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        self._feed(data)
+
+    def _feed(self, data: bytes) -> None:
+        assert self._sink is not None
+        if not data:
+            self.stop()
+            rest = self._buffer + self._decoder.decode(b"", final=True)
+            self._buffer = ""
+            if rest:
+                self._sink(rest.rstrip("\r"))
+            self._sink(None)
+            return
+        self._buffer += self._decoder.decode(data)
+        while "\n" in self._buffer:
+            line, self._buffer = self._buffer.split("\n", 1)
+            self._sink(line.rstrip("\r"))
+
+    def _read_blocking(self) -> None:
+        assert self._loop is not None
+        while True:
+            try:
+                data = os.read(self._fd, 4096)
+            except OSError:
+                data = b""
+            try:
+                self._loop.call_soon_threadsafe(self._feed, data)
+            except RuntimeError:  # the loop is closed: the program is ending
+                return
+            if not data:
+                return
+
+
+# -- text helpers ----------------------------------------------------------------------------
+
+def parse_options(text: str) -> dict[str, str]:
+    """Room options typed as ``k=v`` words, e.g. ``"turn_limit=5 seed=7"``.
+
+    Values stay strings: the server converts them to each option's type.
+
+    Raises:
+        ValueError: a word has no ``=`` or an empty key.
+    """
+    out: dict[str, str] = {}
+    for word in text.split():
+        key, sep, value = word.partition("=")
+        if not sep or not key:
+            raise ValueError(f"expected key=value, got {word!r}")
+        out[key] = value
+    return out
+
+
+def event_text(event: Any, me: int | None) -> str:
+    """One game event as a short phrase, e.g. ``"seat 1: play 5♦ D"`` or ``"you: end"``.
+
+    Args:
+        event: An event map from ``update.events`` (``type`` and, usually, ``seat``).
+        me: The viewer's seat (its events say ``you``), or None for a spectator.
+    """
+    if not isinstance(event, dict):
+        return str(event)
+    seat = event.get("seat")
+    who = "you" if seat is not None and seat == me else (
+        f"seat {seat}" if seat is not None else "table")
+    parts = [str(event.get("type", "?"))]
+    for key, value in event.items():
+        if key in ("type", "seat"):
+            continue
+        if isinstance(value, str):
+            parts.append(_SUITS.get(value) or pretty_card(value, color=False))
+        elif isinstance(value, bool) and value:
+            parts.append(key)
+        elif value is not None and not isinstance(value, bool):
+            parts.append(f"{key} {value}")
+    return f"{who}: {' '.join(parts)}"
+
+
+def room_line(number: int, summary: dict[str, Any]) -> str:
+    """One lobby row: ``" 1. 3f2a1b9c  skipper multi  2/4  waiting   public  Skipper 3f2a"``."""
+    access = "private" if summary.get("private") else "public"
+    watchers = summary.get("spectators", 0)
+    return (f"{number:>2}. {summary['room']:<10} {summary['game']:<12} "
+            f"{summary.get('mode') or '-'!s:<6} {summary['taken']}/{summary['seats']:<3} "
+            f"{summary['status']:<9} {access:<8} {summary['name']}"
+            + (f"  ({watchers} watching)" if watchers else ""))
+
+
+def menu_lines(entries: Sequence[str], width: int) -> list[str]:
+    """Numbered entries (``"1. play 5♦ on the ♦ stack"``) laid out in columns.
+
+    Args:
+        entries: Phrases, numbered from 1 in order.
+        width: Terminal width in characters.
+
+    Returns:
+        Lines of one or more columns, read down then across; cells separated by at least
+        two spaces.
+    """
+    if not entries:
+        return []
+    cells = [f"{i:>2}. {text}" for i, text in enumerate(entries, 1)]
+    cell_width = max(len(c) for c in cells) + 3
+    columns = max(1, min(4, width // cell_width))
+    rows = -(-len(cells) // columns)
+    lines = []
+    for r in range(rows):
+        row = [cells[c * rows + r] for c in range(columns) if c * rows + r < len(cells)]
+        lines.append("".join(cell.ljust(cell_width) for cell in row).rstrip())
+    return lines
+
+
+# -- the client ---------------------------------------------------------------------------------
+
+@dataclass
+class _Table:
+    """The room being played or watched.
+
+    Attributes:
+        room: Room id.
+        game: Game name (chooses the renderer).
+        seat: The player's seat, or None when watching.
+        render, describe: The game's renderer pair.
+        menu: Actions of the last drawn menu, numbered from 1.
+        menu_state: ``state_id`` of the view the menu was drawn from.
+        warned: Deadlines (unix seconds) already warned about.
+        dirty: The table changed since it was last drawn.
+        last_state: ``state_id`` of the last update handled (to notice missed ones).
+        last_drawing: The lines of the last drawing (identical drawings are not repeated).
+        prompt_due: Text was printed after the last prompt: show it again.
+    """
+
+    room: str
+    game: str
+    seat: int | None
+    render: Callable[..., str]
+    describe: Callable[[Sequence[Any]], str]
+    menu: list[Sequence[Any]] = field(default_factory=list)
+    menu_state: int = -1
+    warned: set[float] = field(default_factory=set)
+    dirty: bool = True
+    last_state: int = -1
+    last_drawing: list[str] = field(default_factory=list)
+    prompt_due: bool = False
+
+
+class Terminal:
+    """The interactive terminal client over one connected :class:`Client`.
+
+    Args:
+        client: A connected client (its pushes are consumed here).
+        color: Draw red suits and highlights with ANSI codes.
+        out: Where to write (default ``sys.stdout``).
+        width: Terminal width in characters (default: the terminal's, else 100).
+
+    Everything is driven by :meth:`run`, which reads lines from a :class:`LineReader`.
+    """
+
+    def __init__(self, client: Client, *, color: bool = True, out: TextIO | None = None,
+                 width: int | None = None) -> None:
+        self.client = client
+        self.color = color
+        self.out = out or sys.stdout
+        self.width = width or shutil.get_terminal_size((100, 24)).columns
+        self.rooms: list[dict[str, Any]] = []
+        self.table: _Table | None = None
+        self._events: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        self._mid_line = False
+
+    # -- output -----------------------------------------------------------------------------
+
+    def say(self, text: str = "") -> None:
+        """Write ``text`` and a newline, flushed at once (in a room, the prompt is shown
+        again once nothing else is pending). Text printed after a prompt starts on a new
+        line."""
+        if self._mid_line:
+            text = "\n" + text
+            self._mid_line = False
+        self.out.write(text + "\n")
+        self.out.flush()
+        if self.table is not None:
+            self.table.prompt_due = True
+
+    def prompt(self, text: str) -> None:
+        """Write a prompt (no newline) and flush."""
+        self.out.write(text)
+        self.out.flush()
+        self._mid_line = True
+
+    def error(self, text: str) -> None:
+        """One clear error line: ``error: <text>`` (red when colouring)."""
+        line = f"error: {text}"
+        self.say(f"\x1b[31m{line}\x1b[0m" if self.color else line)
+
+    def server_error(self, exc: BaseException) -> None:
+        """Show a refused request or a connection problem as one error line."""
+        if isinstance(exc, ServerError):
+            self.error(f"[{exc.code}] {exc.message}")
+        elif isinstance(exc, ConnectionLost):
+            self.error(f"connection lost ({exc}); reconnecting if possible")
+        elif isinstance(exc, TimeoutError):
+            self.error("the server did not answer in time")
+        else:
+            self.error(f"{type(exc).__name__}: {exc}")
+
+    # -- the event stream -------------------------------------------------------------------
+
+    async def run(self, reader: LineReader) -> int:
+        """Run the lobby until the player quits or the input ends.
+
+        Args:
+            reader: Source of the typed lines.
+
+        Returns:
+            The exit status: 0 after ``q`` or end of input, 1 when the server is gone.
+        """
+        reader.start(lambda line: self._events.put_nowait(
+            ("line", line) if line is not None else ("eof", None)))
+        tasks = [asyncio.get_running_loop().create_task(self._pump()),
+                 asyncio.get_running_loop().create_task(self._tick())]
+        try:
+            await self.lobby()
+            return 0
+        except Quit:
+            return 0
+        except Disconnected:
+            self.error("the connection to the server is lost")
+            return 1
+        finally:
+            reader.stop()
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _pump(self) -> None:
+        async for msg in self.client.updates():
+            self._events.put_nowait(("push", msg))
+        self._events.put_nowait(("closed", None))
+
+    async def _tick(self) -> None:
+        while True:
+            await asyncio.sleep(1.0)
+            self._events.put_nowait(("tick", None))
+
+    async def ask(self, question: str) -> str:
+        """Prompt and wait for one line (pushes and ticks meanwhile are dropped).
+
+        Returns:
+            The line, stripped.
+
+        Raises:
+            Quit: the input ended.
+            Disconnected: the server connection is gone.
+        """
+        self.prompt(question)
+        while True:
+            kind, payload = await self._events.get()
+            if kind == "line":
+                self._mid_line = False  # the typed line ended with its own newline
+                return str(payload).strip()
+            if kind == "eof":
+                self.say()
+                raise Quit()
+            if kind == "closed":
+                raise Disconnected()
+
+    async def _request(self, call: Awaitable[Any]) -> Any:
+        """Await a client request; show a refusal and return None instead of raising."""
+        try:
+            return await call
+        except (ServerError, ConnectionLost, TimeoutError) as exc:
+            self.server_error(exc)
+            return None
+
+    # -- lobby ------------------------------------------------------------------------------
+
+    async def lobby(self) -> None:
+        """The lobby loop: show rooms, read commands, enter rooms; returns on ``q``.
+
+        Raises:
+            Quit: the input ended.
+            Disconnected: the server connection is gone.
+        """
+        self.say(f"Cardhall at {self.client.url}, playing as {self.client.name!r}. "
+                 "Type ? for help.")
+        await self.refresh()
+        commands: dict[str, Callable[[str], Awaitable[bool]]] = {
+            "r": self._cmd_refresh, "c": self._cmd_create, "j": self._cmd_join,
+            "p": self._cmd_code, "w": self._cmd_watch, "k": self._cmd_quick,
+            "q": self._cmd_quit, "?": self._cmd_help, "h": self._cmd_help,
+        }
+        while True:
+            line = await self.ask("lobby [r c j p w k q ?]> ")
+            word, _, arg = line.partition(" ")
+            if not word:
+                continue
+            if word.isdigit():
+                word, arg = "j", word
+            handler = commands.get(word.lower())
+            if handler is None:
+                self.error(f"unknown command {word!r}; type ? for help")
+                continue
+            if await handler(arg.strip()):
+                return
+
+    async def refresh(self) -> None:
+        """Fetch and print the numbered room list."""
+        rooms = await self._request(self.client.list_rooms())
+        if rooms is None:
+            return
+        self.rooms = rooms
+        if not rooms:
+            self.say("no rooms yet: c creates one, k quick-joins")
+            return
+        self.say("rooms:")
+        for i, summary in enumerate(rooms, 1):
+            self.say(room_line(i, summary))
+
+    def _room_id(self, arg: str) -> str | None:
+        """The room id for a lobby number or an id; None (after an error line) if neither."""
+        if not arg:
+            self.error("say which room: a number from the list, or a room id")
+            return None
+        if arg.isdigit():
+            n = int(arg)
+            if not 1 <= n <= len(self.rooms):
+                self.error(f"no room number {n}; the list has {len(self.rooms)} (r refreshes)")
+                return None
+            return str(self.rooms[n - 1]["room"])
+        return arg
+
+    def _game_of(self, room: str, default: str = "skipper") -> str:
+        for summary in self.rooms:
+            if summary["room"] == room:
+                return str(summary["game"])
+        return default
+
+    async def _cmd_refresh(self, arg: str) -> bool:
+        await self.refresh()
+        return False
+
+    async def _cmd_help(self, arg: str) -> bool:
+        self.say(_LOBBY_HELP)
+        return False
+
+    async def _cmd_quit(self, arg: str) -> bool:
+        return True
+
+    async def _cmd_join(self, arg: str) -> bool:
+        room = self._room_id(arg)
+        if room is None:
+            return False
+        joined = await self._request(self.client.join(room))
+        return await self._enter(joined)
+
+    async def _cmd_code(self, arg: str) -> bool:
+        code = arg or await self.ask("join code: ")
+        if not code:
+            return False
+        joined = await self._request(self.client.join(code=code))
+        return await self._enter(joined)
+
+    async def _cmd_watch(self, arg: str) -> bool:
+        room = self._room_id(arg)
+        if room is None:
+            return False
+        joined = await self._request(self.client.spectate(room))
+        return await self._enter(joined)
+
+    async def _cmd_quick(self, arg: str) -> bool:
+        words = arg.split()
+        game = words[0] if words else await self._choose_game()
+        if game is None:
+            return False
+        mode = words[1] if len(words) > 1 else None
+        joined = await self._request(self.client.quick_join(game, mode=mode))
+        return await self._enter(joined)
+
+    async def _cmd_create(self, arg: str) -> bool:
+        spec = await self._ask_room()
+        if spec is None:
+            self.say("cancelled")
+            return False
+        game, mode, seats, options, private = spec
+        created = await self._request(self.client.create_room(
+            game, mode=mode, seats=seats, options=options, private=private))
+        if created is None:
+            return False
+        self.say(f"created room {created.room}"
+                 + (f"; private join code {created.code}" if created.code else ""))
+        if created.code:  # a private room is joined by its code, even by its host
+            joined = await self._request(self.client.join(code=created.code))
+        else:
+            joined = await self._request(self.client.join(created.room))
+        return await self._enter(joined, game)
+
+    # -- create dialogue ----------------------------------------------------------------------
+
+    async def _choose_game(self) -> str | None:
+        """Ask for a game by number or name (Enter: skipper; x: cancel)."""
+        self.say("games: " + "  ".join(f"{i}. {g}" for i, g in enumerate(GAMES, 1)))
+        while True:
+            answer = (await self.ask("game [1-5 or name, Enter = skipper, x = cancel]: ")).lower()
+            if answer == "x":
+                return None
+            if not answer:
+                return GAMES[0]
+            if answer.isdigit() and 1 <= int(answer) <= len(GAMES):
+                return GAMES[int(answer) - 1]
+            if answer in GAMES:
+                return answer
+            self.error(f"no game {answer!r}")
+
+    async def _ask_room(self) -> tuple[str, str | None, int, dict[str, str], bool] | None:
+        """The create-room dialogue: game, Skipper mode and seats, options, privacy.
+
+        Returns:
+            ``(game, mode, seats, options, private)``, or None when cancelled (``x``).
+        """
+        game = await self._choose_game()
+        if game is None:
+            return None
+        mode, seats = None, 1
+        if game == "skipper":
+            while mode is None:
+                answer = (await self.ask("mode [solo/multi/race, Enter = solo]: ")).lower()
+                if answer == "x":
+                    return None
+                if answer in ("",) + SKIPPER_MODES:
+                    mode = answer or "solo"
+                else:
+                    self.error(f"no mode {answer!r}")
+            if mode != "solo":
+                seats = 0
+                while not seats:
+                    answer = await self.ask("seats [2-6, Enter = 2]: ")
+                    if answer == "x":
+                        return None
+                    if not answer or (answer.isdigit() and 2 <= int(answer) <= 6):
+                        seats = int(answer or 2)
+                    else:
+                        self.error("seats must be a number from 2 to 6")
+        options: dict[str, str] | None = None
+        while options is None:
+            answer = await self.ask("options as k=v words (e.g. turn_limit=20 turn_seconds=60),"
+                                    " Enter = none: ")
+            if answer == "x":
+                return None
+            try:
+                options = parse_options(answer)
+            except ValueError as exc:
+                self.error(str(exc))
+        private = (await self.ask("private room? [y/N]: ")).lower().startswith("y")
+        return game, mode, seats, options, private
+
+    # -- the room -----------------------------------------------------------------------------
+
+    async def _enter(self, joined: p.Joined | None, game: str | None = None) -> bool:
+        """Play or watch the room of ``joined`` (None: a refused request, nothing to do).
+
+        Returns:
+            True when the player quit from the room.
+        """
+        if joined is None:
+            return False
+        view = self.client.views.get(joined.room, {})
+        game = str(view.get("game") or game or self._game_of(joined.room))
+        render, describe = renderer(game)
+        self.table = _Table(joined.room, game, joined.seat, render, describe,
+                            last_state=int(view.get("state_id", -1)))
+        self.say(f"joined room {joined.room} ({game}) "
+                 + (f"in seat {joined.seat}" if joined.seat is not None else "as a spectator"))
+        try:
+            quit_now = await self.play_room()
+        finally:
+            self.table = None
+        if not quit_now:
+            await self.refresh()
+        return quit_now
+
+    async def play_room(self) -> bool:
+        """The room loop: redraw on changes, play numbered actions, until the player leaves,
+        the game ends, or the server removes the player.
+
+        Returns:
+            True when the player quit (``q`` or end of input), False to go back to the lobby.
+
+        Raises:
+            Disconnected: the server connection is gone.
+        """
+        t = self.table
+        assert t is not None
+        while True:
+            if self._events.empty():
+                self._refresh_screen()
+            kind, payload = await self._events.get()
+            if kind == "push":
+                done = await self._on_push(payload)
+            elif kind == "line":
+                self._mid_line = False
+                done = await self._on_line(str(payload).strip())
+            elif kind == "tick":
+                self._on_tick()
+                continue
+            elif kind == "eof":
+                await self._leave()
+                return True
+            else:
+                raise Disconnected()
+            if done is not None:
+                return done
+
+    def _view(self) -> dict[str, Any]:
+        assert self.table is not None
+        return self.client.views.get(self.table.room, {})
+
+    def _seat_label(self, seat: int) -> str:
+        players = (self._view().get("room") or {}).get("players") or []
+        player = players[seat] if 0 <= seat < len(players) else None
+        label = f"seat {seat}"
+        if isinstance(player, dict):
+            label += f" {player.get('name')}"
+        if self.table is not None and seat == self.table.seat:
+            label += " (you)"
+        return label
+
+    def _refresh_screen(self) -> None:
+        """Once no event is pending: redraw a changed table (not the final one: the
+        ``game_over`` that follows draws it), else show the prompt again if text was
+        printed since it was last shown."""
+        t = self.table
+        assert t is not None
+        if t.dirty and not self._view().get("over"):
+            self.draw()
+        elif t.prompt_due:
+            self._prompt_room()
+
+    def _drawing(self) -> tuple[list[str], list[str], list[Sequence[Any]]]:
+        """The table as lines (without the clocks), the menu's lines, and the actions the
+        menu offers (numbered from 1)."""
+        t = self.table
+        assert t is not None
+        view = self._view()
+        info = view.get("room") or {}
+        status = str(info.get("status", "?"))
+        who = f"you are seat {t.seat}" if t.seat is not None else "you are watching"
+        header = (f"room {t.room}  {t.game} {view.get('mode') or ''}  {status}  "
+                  f"state {view.get('state_id')}  {who}")
+        lines = [header]
+        try:
+            lines.append(t.render(view, color=self.color))
+        except RENDER_ERRORS as exc:  # a renderer bug must not end the session
+            lines.append(f"(cannot draw this table: {type(exc).__name__}: {exc})")
+        lines.append(self._players_line(info))
+        menu: list[Sequence[Any]] = []
+        if status == "waiting":
+            taken = sum(1 for pl in info.get("players") or [] if pl)
+            lines.append(f"waiting for players ({taken}/{len(info.get('players') or [])} "
+                         "seats); the host types s to start (empty seats get bots)")
+        elif view.get("over"):
+            lines.append("game over")
+        else:
+            lines.append(self._turn_line(view))
+            if status == "playing":
+                menu = list(view.get("legal_actions") or [])
+        block = []
+        if menu:
+            block = ["your actions:", *menu_lines([self._describe(a) for a in menu], self.width)]
+        return lines, block, menu
+
+    def draw(self, *, force: bool = False) -> None:
+        """Draw the table, players, clocks, whose turn and the numbered actions, then the
+        prompt. A drawing identical to the last one (clocks aside) is not repeated unless
+        ``force``; the prompt is then shown again only if other text came in between."""
+        t = self.table
+        assert t is not None
+        lines, block, menu = self._drawing()
+        t.dirty = False
+        if lines + block == t.last_drawing and not force:
+            if t.prompt_due:
+                self._prompt_room()
+            return
+        t.last_drawing = lines + block
+        t.menu, t.menu_state = menu, int(self._view().get("state_id", -1))
+        self.say("-" * min(self.width, 100))
+        self.say("\n".join(lines))
+        clocks = self.clock_line()
+        if clocks:
+            self.say(clocks)
+        if block:
+            self.say("\n".join(block))
+        self._prompt_room()
+
+    def _describe(self, action: Sequence[Any]) -> str:
+        assert self.table is not None
+        try:
+            return self.table.describe(action)
+        except RENDER_ERRORS:  # an odd action must still be choosable
+            return " ".join(map(str, action))
+
+    def _prompt_room(self) -> None:
+        t = self.table
+        assert t is not None
+        t.prompt_due = False
+        if t.menu:
+            self.prompt(f"your move [1-{len(t.menu)}, v l q ?]> ")
+        else:
+            self.prompt("[v redraw, s start, l leave, q quit, ? help]> ")
+
+    def _players_line(self, info: dict[str, Any]) -> str:
+        names = []
+        for seat, player in enumerate(info.get("players") or []):
+            if player is None:
+                names.append(f"{seat} (empty)")
+                continue
+            label = f"{seat} {player.get('name')}"
+            if self.table is not None and seat == self.table.seat:
+                label += " (you)"
+            if player.get("bot"):
+                label += " [bot]"
+            elif not player.get("connected", True):
+                label += " [dropped]"
+            names.append(label)
+        return "players: " + (", ".join(names) or "-")
+
+    def clock_line(self, now: float | None = None) -> str:
+        """The turn clocks, e.g. ``"clocks: seat 0 alice (you) 27 s left"``; ``""`` if none.
+
+        Args:
+            now: Current unix time in seconds (default ``time.time()``).
+        """
+        now = time.time() if now is None else now
+        deadlines = (self._view().get("room") or {}).get("deadlines") or []
+        parts = [f"{self._seat_label(int(seat))} {max(0, round(when - now))} s left"
+                 for seat, when in deadlines]
+        return "clocks: " + ", ".join(parts) if parts else ""
+
+    def _turn_line(self, view: dict[str, Any]) -> str:
+        t = self.table
+        assert t is not None
+        to_act = list(view.get("to_act") or [])
+        if t.seat is not None and t.seat in to_act and view.get("legal_actions"):
+            return "your turn: type the number of an action"
+        if not to_act:
+            return "nobody to act"
+        return "waiting for " + ", ".join(self._seat_label(s) for s in to_act)
+
+    def _on_tick(self) -> None:
+        """Warn once when the player's own clock is about to run out."""
+        t = self.table
+        assert t is not None
+        if t.seat is None:
+            return
+        now = time.time()
+        for seat, when in (self._view().get("room") or {}).get("deadlines") or []:
+            if seat == t.seat and when not in t.warned and 0 < when - now <= WARN_SECONDS:
+                t.warned.add(when)
+                self.say(f"clock: {round(when - now)} s left for your move "
+                         "(then the server plays a default)")
+
+    # -- pushes -----------------------------------------------------------------------------
+
+    async def _on_push(self, msg: Any) -> bool | None:
+        """Handle one server push for the current room.
+
+        Returns:
+            False to go back to the lobby (game over, removed from the room), else None.
+        """
+        t = self.table
+        assert t is not None
+        if getattr(msg, "room", None) != t.room:
+            return None
+        if isinstance(msg, p.Update):
+            await self._on_update(msg)
+        elif isinstance(msg, p.SeatEvent):
+            if (self._view().get("room") or {}).get("status") == "waiting":
+                await self._request(self.client.get_view(t.room))  # fresh player names
+            self.say(f"* {self._seat_label(msg.seat)}: {msg.event}")
+            t.dirty = True
+        elif isinstance(msg, p.Started):
+            self.say("* the game has started")
+            t.dirty = True
+        elif isinstance(msg, p.GameOver):
+            self._on_game_over(msg)
+            await self._leave()
+            return False
+        elif isinstance(msg, p.Left) and msg.re is None:
+            self.say(f"* you are no longer in room {t.room} (closed, or taken over "
+                     "from another connection)")
+            return False
+        return None
+
+    async def _on_update(self, msg: p.Update) -> None:
+        """Print the update's events; mark the table for redrawing when it matters to the
+        player (a full view, the menu, the turn, the hand...); refetch after a gap."""
+        t = self.table
+        assert t is not None
+        if msg.events:
+            self.say(". " + "; ".join(event_text(e, t.seat) for e in msg.events))
+        gap = msg.delta is not None and msg.state_id > t.last_state + 1
+        t.last_state = max(t.last_state, msg.state_id)
+        if gap:  # a missed update: the delta was applied to an older view
+            await self._request(self.client.get_view(t.room))
+        if (gap or msg.view is not None or msg.delta is None or t.seat is None
+                or not _REDRAW_KEYS.isdisjoint(msg.delta)):
+            t.dirty = True
+
+    def _on_game_over(self, msg: p.GameOver) -> None:
+        t = self.table
+        assert t is not None
+        view = self._view()
+        view["outcome"] = dict(msg.outcome)
+        view["over"], view["legal_actions"] = True, []
+        t.dirty = True
+        self.draw_final()
+        outcome = msg.outcome
+        winner = outcome.get("winner")
+        solo = len((view.get("room") or {}).get("players") or []) == 1
+        verdict = ("you won" if winner is not None and winner == t.seat
+                   else f"{self._seat_label(winner)} won" if winner is not None
+                   else "you lost" if solo and t.seat is not None else "nobody won")
+        extra = ", ".join(f"{k} {v}" for k, v in sorted((outcome.get("stats") or {}).items()))
+        self.say(f"GAME OVER: {verdict} ({outcome.get('reason')}); scores "
+                 f"{outcome.get('scores')}" + (f"; {extra}" if extra else ""))
+        self.say("back to the lobby")
+
+    def draw_final(self) -> None:
+        """Draw the final table without a menu or prompt."""
+        t = self.table
+        assert t is not None
+        self.say("-" * min(self.width, 100))
+        try:
+            self.say(t.render(self._view(), color=self.color))
+        except RENDER_ERRORS as exc:
+            self.error(f"cannot draw this table ({type(exc).__name__}: {exc})")
+        t.dirty = False
+
+    # -- typed lines in a room --------------------------------------------------------------
+
+    async def _on_line(self, line: str) -> bool | None:
+        """Handle one typed line in a room.
+
+        Returns:
+            True to quit, False to go back to the lobby, None to stay.
+        """
+        t = self.table
+        assert t is not None
+        word = line.lower()
+        if not word:
+            t.prompt_due = True
+        elif word.isdigit():
+            await self._choose(int(word))
+        elif word == "v":
+            await self._request(self.client.get_view(t.room))
+            self.draw(force=True)
+        elif word == "s":
+            await self._request(self.client.start(t.room))
+        elif word in ("l", "q"):
+            await self._leave()
+            return word == "q"
+        elif word in ("?", "h"):
+            self.say(_ROOM_HELP)
+        else:
+            self.error(f"unknown command {line!r}: type an action number, v, s, l, q or ?")
+        return None
+
+    async def _choose(self, number: int) -> None:
+        """Play action ``number`` of the drawn menu (or explain why not)."""
+        t = self.table
+        assert t is not None
+        if not t.menu:
+            self.error("no action to choose now: it is not your turn (v redraws)")
+            return
+        if not 1 <= number <= len(t.menu):
+            self.error(f"no action {number}: choose a number from 1 to {len(t.menu)}")
+            return
+        action, state = t.menu[number - 1], t.menu_state
+        t.menu = []  # one choice per drawing: the next update brings a fresh menu
+        try:
+            await self.client.act(t.room, action, state)
+        except (ServerError, ConnectionLost, TimeoutError) as exc:
+            self.server_error(exc)
+            await self._request(self.client.get_view(t.room))
+            self.draw(force=True)  # a fresh menu to choose from again
+
+    async def _leave(self) -> None:
+        """Leave the current room; a refusal (already gone) is shown, not raised."""
+        t = self.table
+        assert t is not None
+        try:
+            await self.client.leave(t.room)
+        except ServerError as exc:
+            if exc.code not in ("room/not_found", "room/not_seated"):
+                self.server_error(exc)
+        except (ConnectionLost, TimeoutError) as exc:
+            self.server_error(exc)
+
+
+async def play(url: str, *, name: str, color: bool, stream: TextIO | None = None) -> int:
+    """Connect to ``url`` and run the terminal client until the player quits.
+
+    Args:
+        url: ``ws://HOST:PORT`` of a Cardhall server.
+        name: The player's name, shown to the other seats (1..64 characters).
+        color: Use ANSI colours.
+        stream: Input stream (default ``sys.stdin``).
+
+    Returns:
+        Exit status: 0 after quitting, 1 when the connection was lost for good.
+
+    Raises:
+        OSError / websockets errors: the server cannot be reached.
+        ServerError: the server refused the hello.
+    """
+    async with Client(url, name=name) as client:
+        term = Terminal(client, color=color)
+        return await term.run(LineReader(stream or sys.stdin))

@@ -1,0 +1,386 @@
+"""``cardhall play`` driven for real: a server in the test process on a free port, and the
+terminal client as a child process in a pty (pexpect), answering its prompts the way a
+person would. pexpect blocks, so it runs in a worker thread while the event loop serves."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+import random
+import re
+import sys
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pexpect
+import pytest
+from cardhall.client.bots import play_seat
+from cardhall.client.client import Client
+from cardhall.client.terminal import LineReader, event_text, menu_lines, parse_options
+from cardhall.server.app import Server
+from cardhall.server.config import Settings
+from cardhall.server.games.bots import strategy
+
+EXPECT_TIMEOUT = 10.0
+LOBBY = r"lobby \[r c j p w k q \?\]> "
+MOVE = r"your move \[1-(\d+), v l q \?\]> "
+IDLE = r"\[v redraw, s start, l leave, q quit, \? help\]> "
+MENU_ITEM = re.compile(r"(\d+)\. (.+?)(?=\s{2,}\d+\. |\s*$)", re.MULTILINE)
+SEPARATOR = "-" * 40
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[Server]:
+    """A server in this process on 127.0.0.1 with a free port (stopped after the test)."""
+    srv = Server(Settings(host="127.0.0.1", port=0))
+    await srv.start()
+    yield srv
+    await srv.stop()
+
+
+class Person:
+    """A ``cardhall play --no-color`` process in a pty, and what it has printed.
+
+    Args:
+        url: The server's ``ws://`` URL.
+        name: The player's name.
+    """
+
+    def __init__(self, url: str, name: str = "alice") -> None:
+        env = dict(os.environ, COLUMNS="120", LINES="50", PYTHONWARNINGS="error")
+        self.child = pexpect.spawn(
+            sys.executable, ["-m", "cardhall.server.cli", "play", "--url", url, "--no-color",
+                             "--name", name],
+            encoding="utf-8", timeout=EXPECT_TIMEOUT, dimensions=(50, 120), env=env)
+        self.log = io.StringIO()
+        self.child.logfile_read = self.log
+        self.drawings_used = 0
+
+    def expect(self, pattern: str | list[Any]) -> int:
+        """Wait (at most :data:`EXPECT_TIMEOUT` s) for ``pattern``; returns its index."""
+        try:
+            return int(self.child.expect(pattern))
+        except pexpect.TIMEOUT:
+            raise AssertionError(f"no {pattern!r} within {EXPECT_TIMEOUT} s; the screen "
+                                 f"ends with:\n{self.output[-3000:]}") from None
+
+    def say(self, *lines: str) -> None:
+        """Type lines, each followed by Enter."""
+        for line in lines:
+            self.child.sendline(line)
+
+    @property
+    def output(self) -> str:
+        """Everything printed so far (with the pty's echo of the typed lines)."""
+        return self.log.getvalue()
+
+    def create_room(self, *answers: str) -> str:
+        """At the lobby prompt, answer the create dialogue (``c`` then ``answers``);
+        returns the new room id."""
+        self.say("c", *answers)
+        self.expect(r"created room (\w+)")
+        return str(self.child.match.group(1))
+
+    def menu(self) -> dict[str, str]:
+        """The last drawn action menu: ``phrase -> number``."""
+        text = self.output
+        block = text[text.rindex("your actions:"):]
+        block = block[:block.index("your move [")]
+        return {phrase: number for number, phrase in MENU_ITEM.findall(block)}
+
+    def new_drawing(self) -> bool:
+        """True once if a drawing arrived since the last call returned True."""
+        count = self.output.count(SEPARATOR)
+        if count > self.drawings_used:
+            self.drawings_used = count
+            return True
+        return False
+
+    def play_until_over(self, pick: Callable[[dict[str, str]], str],
+                        max_moves: int = 150) -> int:
+        """Choose ``pick(menu)`` at each new drawing with a menu until ``GAME OVER``.
+
+        Returns:
+            The number of choices made.
+        """
+        moves = 0
+        while True:
+            if self.expect([MOVE, "GAME OVER"]) == 1:
+                self.expect(LOBBY)
+                return moves
+            if self.new_drawing():
+                self.say(pick(self.menu()))
+                moves += 1
+                assert moves <= max_moves, "the game does not end"
+
+    def close(self) -> None:
+        """End the process (if it still runs)."""
+        self.child.close(force=True)
+
+
+def sensible(menu: dict[str, str]) -> str:
+    """A simple player: play a card, else end the turn, else pass a bid, else discard."""
+    for phrase, number in menu.items():
+        if phrase.startswith("play "):
+            return number
+    for wanted in ("end turn", "pass"):
+        if wanted in menu:
+            return menu[wanted]
+    return next(n for phrase, n in menu.items() if phrase.startswith("discard "))
+
+
+async def lobby(url: str) -> list[dict[str, Any]]:
+    """The server's room list, as a client sees it."""
+    async with Client(url, name="observer", reconnect=False) as client:
+        return await client.list_rooms()
+
+
+async def in_thread(fn: Callable[..., Any], *args: Any) -> Any:
+    """Run a blocking pexpect step without blocking the server's event loop."""
+    return await asyncio.to_thread(fn, *args)
+
+
+# -- a person playing solo ------------------------------------------------------------------
+
+def _solo_session(url: str) -> tuple[int, str]:
+    person = Person(url)
+    try:
+        person.expect(LOBBY)
+        person.create_room("skipper", "solo", "turn_limit=4", "n")
+        person.expect(MOVE)
+        out = person.output
+        assert "Skipper solo  state 0  your turn" in out
+        for suit in ("\u2663 A\u2663 (1)", "\u2666 A\u2666 (1)", "\u2665 A\u2665 (1)",
+                     "\u2660 A\u2660 (1)"):
+            assert suit in out
+        assert re.search(r"your hand: (\S+[\u2663\u2666\u2665\u2660] ?){5}", out)
+        assert re.search(r" 1\. (play|discard) \S+[\u2663\u2666\u2665\u2660]", out)
+        assert "resign" in person.menu()
+        # wrong choices: a number off the menu, an unknown word, a refused request
+        person.say("99")
+        person.expect(r"error: no action 99: choose a number from 1 to \d+")
+        person.say("zz")
+        person.expect(r"error: unknown command 'zz'")
+        person.say("s")
+        person.expect(r"error: \[room/already_started\] ")
+        person.say("v")
+        person.expect(MOVE)
+        moves = person.play_until_over(sensible)
+        assert re.search(r"GAME OVER: you lost \(turn_limit\); scores \[4\]", person.output)
+        # a second room: one move, then leave to the lobby and quit
+        person.create_room("1", "", "", "")
+        person.expect(MOVE)
+        person.new_drawing()
+        person.say(sensible(person.menu()))
+        person.expect(r"\. you: ")
+        person.say("l")
+        person.expect(LOBBY)
+        person.say("q")
+        person.expect(pexpect.EOF)
+        person.child.wait()
+        return moves, str(person.child.exitstatus)
+    finally:
+        person.close()
+
+
+@pytest.mark.timeout(60)
+async def test_solo_game_in_the_terminal(server: Server) -> None:
+    moves, status = await in_thread(_solo_session, server.url)
+    assert moves >= 4  # at least one choice per turn
+    assert status == "0"
+    statuses = [r["status"] for r in await lobby(server.url)]
+    assert statuses.count("finished") >= 1
+
+
+# -- a person against server bots -------------------------------------------------------------
+
+def _server_bots_session(url: str) -> str:
+    person = Person(url, "carol")
+    try:
+        person.expect(LOBBY)
+        room = person.create_room("skipper", "multi", "3", "turn_limit=3 turn_seconds=30", "n")
+        person.expect(r"waiting for players \(1/3 seats\)")
+        person.expect(IDLE)
+        person.say("s")
+        person.expect(r"\* seat 1( bot-1)?: bot")  # the name may not be known yet
+        person.expect(r"\* seat 2( bot-2)?: bot")
+        person.expect(r"clocks: seat 0 carol \(you\) (30|29|28) s left")
+        person.play_until_over(sensible)
+        out = person.output
+        assert "players: 0 carol (you), 1 bot-1 [bot], 2 bot-2 [bot]" in out
+        assert re.search(r"\. seat [12]: (play|discard|auction)", out)
+        assert re.search(r"GAME OVER: .*\(turn_limit|completed|unwinnable", out)
+        person.say("q")
+        person.expect(pexpect.EOF)
+        return room
+    finally:
+        person.close()
+
+
+@pytest.mark.timeout(60)
+async def test_multi_game_against_server_bots(server: Server) -> None:
+    room = await in_thread(_server_bots_session, server.url)
+    assert {r["room"]: r["status"] for r in await lobby(server.url)}[room] == "finished"
+
+
+# -- a person against a bot client started by the test -------------------------------------
+
+def _create_private(person: Person) -> str:
+    person.expect(LOBBY)
+    person.create_room("skipper", "multi", "2", "turn_limit=3", "y")
+    person.expect(r"private join code (\w+)")
+    code = str(person.child.match.group(1))
+    person.expect(IDLE)
+    return code
+
+
+@pytest.mark.timeout(60)
+async def test_multi_game_against_a_bot_client(server: Server) -> None:
+    person = await in_thread(Person, server.url, "dave")
+    try:
+        code = await in_thread(_create_private, person)
+        async with Client(server.url, name="robot") as bot:
+            joined = await bot.join(code=code)  # the room is full: it starts
+            assert joined.seat == 1
+            task = asyncio.ensure_future(play_seat(bot, joined.room, 1,
+                                                   strategy("skipper", "greedy"),
+                                                   random.Random(3)))
+            moves = await in_thread(person.play_until_over, sensible)
+            async with asyncio.timeout(EXPECT_TIMEOUT):
+                result = await task
+        assert moves >= 3
+        assert result.outcome["reason"] in ("turn_limit", "completed", "unwinnable")
+        assert "* seat 1 robot: joined" in person.output
+        assert "players: 0 dave (you), 1 robot" in person.output
+    finally:
+        await in_thread(person.close)
+
+
+# -- the lobby --------------------------------------------------------------------------------
+
+def _lobby_session(url: str, room: str) -> None:
+    person = Person(url, "erin")
+    try:
+        person.expect(LOBBY)
+        assert re.search(rf" 1\. {room} +skipper +multi +1/2 +waiting +public +Friday", person.output)
+        person.say("w 1")
+        person.expect(r"you are watching")
+        person.expect(IDLE)
+        person.say("l")
+        person.expect(LOBBY)
+        person.say("j nosuchroom")
+        person.expect(r"error: \[room/not_found\] ")
+        person.say("p NOCODE")
+        person.expect(r"error: \[room/not_found\] ")
+        person.say("j 7")
+        person.expect(r"error: no room number 7")
+        person.say("x")
+        person.expect(r"error: unknown command 'x'")
+        person.say("c", "chess", "x")
+        person.expect(r"error: no game 'chess'")
+        person.expect(r"cancelled")
+        person.say("1")  # a bare number joins that room
+        person.expect(r"joined room \w+ \(skipper\) in seat 1")
+        person.expect(r"\* the game has started")
+        person.say("l")
+        person.expect(LOBBY)
+        person.say("k skipper solo")
+        person.expect(MOVE)
+        person.say("q")  # quit straight from a room
+        person.expect(pexpect.EOF)
+        person.child.wait()
+        assert person.child.exitstatus == 0
+    finally:
+        person.close()
+
+
+@pytest.mark.timeout(60)
+async def test_lobby_commands(server: Server) -> None:
+    async with Client(server.url, name="frank") as host:
+        created = await host.create_room("skipper", mode="multi", seats=2, name="Friday")
+        await host.join(created.room)
+        await in_thread(_lobby_session, server.url, created.room)
+
+
+def _eof_session(url: str) -> int:
+    person = Person(url)
+    try:
+        person.expect(LOBBY)
+        person.child.sendeof()
+        person.expect(pexpect.EOF)
+        person.child.wait()
+        return int(person.child.exitstatus)
+    finally:
+        person.close()
+
+
+@pytest.mark.timeout(30)
+async def test_end_of_input_quits(server: Server) -> None:
+    assert await in_thread(_eof_session, server.url) == 0
+
+
+def test_unreachable_server_is_one_clear_line() -> None:
+    child = pexpect.spawn(sys.executable, ["-m", "cardhall.server.cli", "play", "--url",
+                                           "ws://127.0.0.1:9", "--no-color"],
+                          encoding="utf-8", timeout=EXPECT_TIMEOUT)
+    try:
+        child.expect(r"Error: cannot reach ws://127.0.0.1:9")
+        child.expect(pexpect.EOF)
+        assert "Traceback" not in (child.before or "")
+        child.wait()
+        assert child.exitstatus == 1
+    finally:
+        child.close(force=True)
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+def test_parse_options() -> None:
+    assert parse_options("") == {}
+    assert parse_options(" turn_limit=5  seed=7 ") == {"turn_limit": "5", "seed": "7"}
+    with pytest.raises(ValueError, match="key=value"):
+        parse_options("turn_limit")
+    with pytest.raises(ValueError):
+        parse_options("=3")
+
+
+def test_menu_lines_columns() -> None:
+    entries = [f"discard {n}\u2663" for n in range(2, 9)]
+    lines = menu_lines(entries, 60)
+    assert lines[0].startswith(" 1. discard 2\u2663")
+    numbers = [int(n) for line in lines for n, _ in MENU_ITEM.findall(line)]
+    assert sorted(numbers) == list(range(1, 8))
+    assert all(len(line) <= 60 for line in lines)
+    assert menu_lines(entries, 10) == [f"{i:>2}. {e}" for i, e in enumerate(entries, 1)]
+    assert menu_lines([], 80) == []
+
+
+def test_event_text() -> None:
+    assert event_text({"type": "play", "seat": 1, "card": "5D", "stack": "D"}, 0) == \
+        "seat 1: play 5\u2666 \u2666"
+    assert event_text({"type": "draw", "seat": 0, "count": 2, "skip_draw": True}, 0) == \
+        "you: draw count 2 skip_draw"
+    assert event_text({"type": "game_over", "winner": None, "reason": "won"}, 0) == \
+        "table: game_over won"
+
+
+async def test_line_reader_reads_a_pipe() -> None:
+    read_fd, write_fd = os.pipe()
+    lines: list[str | None] = []
+    done = asyncio.Event()
+
+    def sink(line: str | None) -> None:
+        lines.append(line)
+        if line is None:
+            done.set()
+
+    with os.fdopen(read_fd, "r") as stream:
+        reader = LineReader(stream)
+        reader.start(sink)
+        os.write(write_fd, "1\r\nq\u2663\npart".encode())
+        os.close(write_fd)
+        async with asyncio.timeout(5):
+            await done.wait()
+        reader.stop()
+    assert lines == ["1", "q\u2663", "part", None]
