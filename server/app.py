@@ -10,6 +10,7 @@ from typing import Any
 from websockets.asyncio.server import Server as WsServer
 from websockets.asyncio.server import ServerConnection, serve
 
+from .cluster import Cluster
 from .config import Settings
 from .connection import Connection
 from .lobby import Lobby
@@ -32,8 +33,10 @@ class Server:
     def __init__(self, settings: Settings | None = None, store: Store | None = None) -> None:
         self.settings = settings or Settings()
         self.store = store or MemoryStore()
-        self.lobby = Lobby(self.store, self.settings)
+        self.cluster = Cluster(self)
+        self.lobby = Lobby(self.store, self.settings, self.cluster)
         self.connections: set[Connection] = set()
+        self.sessions: dict[str, Connection] = {}
         self._ws: WsServer | None = None
 
     @property
@@ -64,7 +67,9 @@ class Server:
             compression="deflate" if s.compression else None,
             max_size=s.max_frame, ping_interval=s.ping_interval, ping_timeout=s.ping_timeout,
         )
-        log.info("listening on %s (store: %s)", self.url, type(self.store).__name__)
+        await self.cluster.start()
+        log.info("listening on %s (store: %s, process %s)", self.url, type(self.store).__name__,
+                 self.store.process_id)
 
     async def _handle(self, ws: ServerConnection) -> None:
         conn = Connection(self, ws)
@@ -80,6 +85,7 @@ class Server:
             self._ws.close(close_connections=True)
             await self._ws.wait_closed()
             self._ws = None
+        await self.cluster.stop()
         await self.lobby.close()
         await self.store.close()
 

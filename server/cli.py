@@ -44,15 +44,23 @@ def main() -> None:
               help="Largest frame accepted from a client, in bytes.")
 @click.option("--log-level", default="INFO", show_default=True,
               type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"]))
-def serve(host: str, port: int, max_frame: int, log_level: str) -> None:
-    """Run a Cardhall server (embedded in-memory store) until SIGINT/SIGTERM."""
+@click.option("--redis-url", envvar="CARDHALL_REDIS_URL", default=None, metavar="URL",
+              help="redis://HOST:PORT/DB: keep rooms in Redis, shared with every server "
+                   "using the same URL (env CARDHALL_REDIS_URL). Default: embedded store.")
+def serve(host: str, port: int, max_frame: int, log_level: str, redis_url: str | None) -> None:
+    """Run a Cardhall server until SIGINT/SIGTERM (embedded store unless --redis-url)."""
     import logging
 
     from .app import run
     from .config import Settings
 
     logging.basicConfig(level=log_level, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    run(Settings(host=host, port=port, max_frame=max_frame))
+    store = None
+    if redis_url:
+        from .redis_store import RedisStore
+
+        store = RedisStore(redis_url)
+    run(Settings(host=host, port=port, max_frame=max_frame), store)
 
 
 @main.command()

@@ -18,9 +18,8 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from .. import protocol as p
-from .room import Room, RoomError
-from .session import HANDLERS, Session
-from .store import StoreError
+from .room import Room
+from .session import Session
 
 if TYPE_CHECKING:
     from .app import Server
@@ -50,6 +49,8 @@ class Connection(Session):
         self.server = server
         self.ws = ws
         self.session = secrets.token_hex(8)
+        self.process = server.store.process_id
+        self.remote_rooms: set[str] = set()
         self.name = "anonymous"
         self.rooms: dict[str, Room] = {}
         self.bad_frames = 0
@@ -68,9 +69,14 @@ class Connection(Session):
         A client whose queued bytes exceed ``max_pending_bytes`` is a slow reader: it is
         closed with 4009 rather than buffered without bound.
         """
+        if not self.closed:
+            self.send_raw(p.encode(msg))
+
+    def send_raw(self, data: bytes) -> None:
+        """Queue an encoded frame (:meth:`send` after encoding; frames relayed from another
+        server process arrive encoded)."""
         if self.closed:
             return
-        data = p.encode(msg)
         self._pending += len(data)
         if self._pending > self.server.settings.max_pending_bytes:
             log.warning("slow reader dropped session=%s pending=%d", self.session, self._pending)
@@ -111,6 +117,7 @@ class Connection(Session):
     async def run(self) -> None:
         """Serve the connection until it closes: hello first, then requests in order."""
         self._writer = asyncio.get_running_loop().create_task(self._write())
+        self.server.sessions[self.session] = self
         try:
             if await self._handshake():
                 async for frame in self.ws:
@@ -121,9 +128,11 @@ class Connection(Session):
             pass
         finally:
             self.closed = True
+            self.server.sessions.pop(self.session, None)
             for room in list(self.rooms.values()):
                 room.post(lambda room=room: room.dropped(self))
             self.rooms.clear()
+            self.server.cluster.local_closed(self)
             if self._writer is not None:
                 if self._close_with is not None:  # let the writer flush and close
                     try:
@@ -176,17 +185,4 @@ class Connection(Session):
         except p.ProtocolError as exc:
             self._bad(exc)
             return
-        handler = HANDLERS.get(type(msg))
-        re = p.reply_id(msg)
-        if handler is None:
-            self.send_error("protocol/unexpected", f"{msg.TYPE} is not expected now", re)
-            return
-        try:
-            await handler(self, msg)
-        except RoomError as exc:
-            self.send_error(exc.code, exc.message, re)
-        except StoreError as exc:
-            self.send_error("server/unavailable", str(exc) or "the store is unavailable", re)
-        except Exception:
-            log.exception("bug handling %s session=%s", msg.TYPE, self.session)
-            self.send_error("server/internal", "internal error (logged on the server)", re)
+        await self.handle(msg)

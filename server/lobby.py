@@ -1,4 +1,9 @@
-"""The lobby: the directory of rooms on this process, room creation and matchmaking."""
+"""The lobby: rooms run by this process, room creation, matchmaking and routing.
+
+With a shared store, the lobby directory and every room's record live in the store; this
+process runs the rooms whose lease it holds (``rooms``) and routes requests for the others to
+their owner (:meth:`Lobby.route`), taking a room over when its owner is gone.
+"""
 
 from __future__ import annotations
 
@@ -10,37 +15,36 @@ from typing import TYPE_CHECKING, Any
 from .. import protocol as p
 from . import games
 from .config import Settings
-from .games import OptionError
+from .games import GameError, OptionError
 from .room import Room, RoomError, split_options
-from .store import Store
+from .store import Store, StoreError
 
 if TYPE_CHECKING:
-    from .connection import Connection
+    from .cluster import Cluster
+    from .session import Session
 
 log = logging.getLogger("cardhall.lobby")
 _CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
 
 
 class Lobby:
-    """All rooms of this process.
+    """The rooms of this process and the way to the others.
 
     Args:
-        store: Where room records and logs go.
+        store: Where room records, logs and leases live.
         settings: Server settings (room limit, finished-room time to live).
+        cluster: Forwarding and takeover (reattaches members after a takeover).
     """
 
-    def __init__(self, store: Store, settings: Settings) -> None:
+    def __init__(self, store: Store, settings: Settings, cluster: Cluster) -> None:
         self.store = store
         self.settings = settings
+        self.cluster = cluster
         self.rooms: dict[str, Room] = {}
-        self.codes: dict[str, str] = {}
-
-    def list(self, game: str | None = None) -> list[dict[str, Any]]:
-        """Summaries of every room (optionally of one game), newest last."""
-        return [r.summary() for r in self.rooms.values() if game is None or r.game_name == game]
+        self._loading: dict[str, asyncio.Future[Room]] = {}
 
     def find(self, room_id: str) -> Room:
-        """The room ``room_id``.
+        """The room ``room_id`` run by this process.
 
         Raises:
             RoomError: ``room/not_found``.
@@ -51,7 +55,7 @@ class Lobby:
         return room
 
     def find_public(self, room_id: str) -> Room:
-        """The room ``room_id`` if it may be entered by id (private rooms need their code).
+        """:meth:`find` for a room that may be entered by id (private rooms need their code).
 
         Raises:
             RoomError: ``room/not_found``.
@@ -61,26 +65,90 @@ class Lobby:
             raise RoomError("room/not_found", f"room {room_id!r} is private: join it by code")
         return room
 
-    def by_code(self, code: str) -> Room:
-        """The private room with join code ``code``.
+    async def route(self, room_id: str) -> Room | str:
+        """Where ``room_id`` runs: the local :class:`Room`, or the owner's process id. A room
+        nobody owns (its owner died) is taken over here.
 
         Raises:
-            RoomError: ``room/not_found``.
+            RoomError: ``room/not_found`` (no such room in the store).
+            StoreError: the store is unavailable.
         """
-        room_id = self.codes.get(code.upper())
-        if room_id is None or room_id not in self.rooms:
-            raise RoomError("room/not_found", "no open room has that join code")
-        return self.rooms[room_id]
+        for _ in range(3):
+            room = self.rooms.get(room_id)
+            if room is not None:
+                return room
+            owner = await self.store.owner(room_id)
+            if owner is not None and owner != self.store.process_id:
+                return owner
+            if await self.store.acquire(room_id):
+                return await self._take_over(room_id)
+        raise StoreError(f"room {room_id} changes owner too often")
 
-    async def create(self, conn: Connection, msg: p.CreateRoom | p.QuickJoin,
+    async def _take_over(self, room_id: str) -> Room:
+        pending = self._loading.get(room_id)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        fut: asyncio.Future[Room] = asyncio.get_running_loop().create_future()
+        self._loading[room_id] = fut
+        try:
+            room = await self._load(room_id)
+        except BaseException as exc:
+            fut.set_exception(exc)
+            fut.exception()  # retrieved: no "never retrieved" warning when nobody waits
+            raise
+        else:
+            fut.set_result(room)
+            return room
+        finally:
+            self._loading.pop(room_id, None)
+
+    async def _load(self, room_id: str) -> Room:
+        loaded = await self.store.load(room_id)
+        if loaded is None:
+            await self.store.release(room_id)
+            raise RoomError("room/not_found", f"no room {room_id!r}")
+        try:
+            room = Room.from_loaded(loaded, self.store, games.get(loaded.record["game"]))
+        except GameError as exc:
+            await self.store.release(room_id)
+            log.error("room %s: cannot rebuild from the store: %s", room_id, exc)
+            raise RoomError("server/internal", "the room's record is damaged") from None
+        room.on_finish, room.on_lost = self._finished, self._lost
+        self.rooms[room_id] = room
+        room.start_task()
+        self.cluster.reattach(room, (loaded.state or {}).get("members", []))
+        room.post(room.resync)
+        if room.status == "finished":
+            self._finished(room)
+        log.info("room taken over room=%s state_id=%d members=%d", room_id,
+                 room.game.state_id, len(room.members))
+        return room
+
+    async def demote(self, room: Room) -> None:
+        """Stop running ``room`` here (another process owns it now); local members are
+        served by the new owner through forwarding."""
+        if self.rooms.pop(room.id, None) is None:
+            return
+        for conn in list(room.members):
+            conn.rooms.pop(room.id, None)
+            if conn.process == self.store.process_id:
+                conn.remote_rooms.add(room.id)
+        await room.close()
+        log.warning("room demoted room=%s (owned elsewhere now)", room.id)
+
+    def _lost(self, room: Room) -> None:
+        asyncio.ensure_future(self.demote(room))
+
+    async def create(self, conn: Session, msg: p.CreateRoom | p.QuickJoin,
                      options: dict[str, Any] | None = None, private: bool = False,
                      name: str | None = None) -> Room:
-        """Create a room from a ``create_room`` (or ``quick_join``) request.
+        """Create a room (run by this process) from a ``create_room`` or ``quick_join``.
 
         Raises:
             RoomError: ``lobby/unknown_game`` (no such game or mode), ``lobby/bad_options``
                 (the engine or the room refused an option or the seat count),
                 ``room/limit`` (too many rooms).
+            StoreError: the store is unavailable.
         """
         if len(self.rooms) >= self.settings.max_rooms:
             raise RoomError("room/limit", f"this server hosts at most {self.settings.max_rooms} "
@@ -107,50 +175,62 @@ class Lobby:
         room_id = secrets.token_hex(4)
         while room_id in self.rooms:
             room_id = secrets.token_hex(4)
-        code = None
-        if private:
-            code = "".join(secrets.choice(_CODE_ALPHABET) for _ in range(6))
-            while code in self.codes:
-                code = "".join(secrets.choice(_CODE_ALPHABET) for _ in range(6))
-            self.codes[code] = room_id
+        code = "".join(secrets.choice(_CODE_ALPHABET) for _ in range(6)) if private else None
         room = Room(id=room_id, name=name or f"{cls.title} {room_id}", game_name=msg.game,
                     game=game, settings=settings, store=self.store, private=private, code=code,
-                    host=conn.session, on_finish=self._finished)
-        await self.store.save_room(room_id, room.record())
+                    host=conn.session, on_finish=self._finished, on_lost=self._lost)
+        await self.store.save_room(room_id, room.record(), room.state(), room.summary())
         self.rooms[room_id] = room
         room.start_task()
         log.info("room created room=%s game=%s mode=%s seats=%d private=%s", room_id,
                  msg.game, mode, seats, private)
         return room
 
-    def quick_room(self, msg: p.QuickJoin) -> Room | None:
-        """A public waiting room of the requested game (and mode and size) with a free
-        seat, oldest first, or None."""
-        for room in self.rooms.values():
-            if (room.game_name == msg.game and not room.private and room.status == "waiting"
-                    and room.taken < room.game.seats
-                    and (msg.mode is None or room.game.options.get("mode") == msg.mode)
-                    and (msg.seats is None or room.game.seats == msg.seats)):
-                return room
-        return None
+    async def quick_room(self, msg: p.QuickJoin) -> str | None:
+        """Id of a public waiting room of the requested game (and mode and size) with a free
+        seat, on any process (this process's first), or None.
+
+        Raises:
+            StoreError: the store is unavailable.
+        """
+        listing = await self.store.list_rooms()
+        fits = [s for s in listing
+                if s["game"] == msg.game and not s["private"] and s["status"] == "waiting"
+                and s["taken"] < s["seats"]
+                and (msg.mode is None or s["mode"] == msg.mode)
+                and (msg.seats is None or s["seats"] == msg.seats)]
+        fits.sort(key=lambda s: (s["room"] not in self.rooms, s["room"]))
+        return fits[0]["room"] if fits else None
 
     def _finished(self, room: Room) -> None:
+        ttl = self.settings.finished_ttl
+
+        async def expire() -> None:
+            try:
+                await self.store.finish_room(room.id, ttl)
+            except StoreError as exc:
+                log.warning("room %s: expiry not set: %s", room.id, exc)
+
+        asyncio.ensure_future(expire())
         asyncio.get_running_loop().call_later(
-            self.settings.finished_ttl, lambda: asyncio.ensure_future(self.remove(room.id)))
+            ttl, lambda: asyncio.ensure_future(self.remove(room.id)))
 
     async def remove(self, room_id: str) -> None:
-        """Remove a room: stop its task, forget its code and its stored state."""
+        """Remove a room: stop its task and delete its stored state, code and lease."""
         room = self.rooms.pop(room_id, None)
         if room is None:
             return
-        if room.code is not None:
-            self.codes.pop(room.code, None)
         for conn in list(room.members):
             conn.rooms.pop(room_id, None)
         await room.close()
-        await self.store.delete_room(room_id)
+        try:
+            await self.store.delete_room(room_id)
+        except StoreError as exc:
+            log.warning("room %s: not deleted from the store: %s", room_id, exc)
 
     async def close(self) -> None:
-        """Stop every room task (server shutdown)."""
+        """Stop every room task and give up their leases (server shutdown), so other
+        processes take the rooms over at once."""
         for room in list(self.rooms.values()):
             await room.close()
+            await self.store.release(room.id)

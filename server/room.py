@@ -32,10 +32,10 @@ from typing import TYPE_CHECKING, Any
 from .. import protocol as p
 from .games import Game, GameError, bots
 from .games.options import Option, parse_options
-from .store import LogEntry, Store, StoreError
+from .store import Loaded, LogEntry, OwnershipLost, Store, StoreError
 
 if TYPE_CHECKING:
-    from .connection import Connection
+    from .session import Session as Connection
 
 log = logging.getLogger("cardhall.room")
 
@@ -52,6 +52,7 @@ ROOM_OPTIONS: tuple[Option, ...] = (
 )
 ROOM_OPTION_NAMES = frozenset(o.name for o in ROOM_OPTIONS)
 BOT_STRATEGY = "greedy"
+SNAPSHOT_EVERY = 64  # log entries between engine snapshots in the store
 _END_VERBS = frozenset({"end", "pass", "resign"})
 
 
@@ -105,6 +106,11 @@ class Seat:
         return {"seat": seat, "name": self.name, "connected": self.conn is not None,
                 "bot": self.bot}
 
+    def stored(self) -> dict[str, Any]:
+        """The seat as the store keeps it (token included: the store is trusted)."""
+        return {"token": self.token, "name": self.name, "bot": self.bot,
+                "grace_until": self.grace_until}
+
 
 @dataclass
 class _Member:
@@ -154,6 +160,7 @@ class Room:
     members: dict[Connection, _Member] = field(default_factory=dict)
     deadlines: dict[int, float] = field(default_factory=dict)
     on_finish: Callable[[Room], None] | None = None
+    on_lost: Callable[[Room], None] | None = None
     created: float = field(default_factory=time.time)
     finished_at: float | None = None
     _queue: asyncio.Queue[Callable[[], Any]] = field(default_factory=asyncio.Queue)
@@ -161,6 +168,9 @@ class Room:
     _timer: asyncio.TimerHandle | None = None
     _seat_version: list[int] = field(default_factory=list)
     _bot_rng: random.Random = field(default_factory=lambda: random.Random(secrets.randbits(64)))
+    _broken: bool = False  # the engine ran ahead of the store: reload before going on
+    _closing: bool = False
+    _save_posted: bool = False
 
     def __post_init__(self) -> None:
         self.seats = [None] * self.game.seats
@@ -175,7 +185,7 @@ class Room:
             self._task = asyncio.get_running_loop().create_task(self._run(), name=f"room-{self.id}")
 
     async def _run(self) -> None:
-        while True:
+        while not self._closing:
             item = await self._queue.get()
             try:
                 result = item()
@@ -212,14 +222,17 @@ class Room:
 
     async def close(self) -> None:
         """Stop the task and timers (the room is being removed)."""
+        self._closing = True
         if self._timer is not None:
             self._timer.cancel()
         if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except (asyncio.CancelledError, Exception):
-                pass
+            # Cancel until it is done: a library that swallows one CancelledError (seen with
+            # a Redis read cut short) must not keep the room running.
+            while not self._task.done():
+                self._task.cancel()
+                await asyncio.wait({self._task}, timeout=0.5)
+            if not self._task.cancelled() and self._task.exception() is not None:
+                log.error("room %s task ended with %r", self.id, self._task.exception())
 
     # -- lobby facts ---------------------------------------------------------------------
 
@@ -236,9 +249,76 @@ class Room:
                 "spectators": sum(m.seat is None for m in self.members.values())}
 
     def record(self) -> dict[str, Any]:
-        """The store record: summary + resolved engine options and room options."""
-        return {**self.summary(), "options": dict(self.game.options),
-                "settings": dict(self.settings), "host": self.host, "code": self.code}
+        """The store record: what never changes (engine options with seed, room options)."""
+        return {"room": self.id, "name": self.name, "game": self.game_name,
+                "seats": self.game.seats, "private": self.private,
+                "options": dict(self.game.options), "settings": dict(self.settings),
+                "host": self.host, "code": self.code, "created": self.created}
+
+    def state(self) -> dict[str, Any]:
+        """The server-side state the store keeps beside the log: status, seats (with
+        tokens), where each member is connected (``[process, session, seat]``), deadlines
+        (``[[seat, unix time s]]``)."""
+        return {"status": self.status, "finished_at": self.finished_at,
+                "seats": [None if h is None else h.stored() for h in self.seats],
+                "members": [[c.process, c.session, m.seat] for c, m in self.members.items()],
+                "deadlines": [[s, t] for s, t in self.deadlines.items()]}
+
+    @classmethod
+    def from_loaded(cls, loaded: Loaded, store: Store, game_cls: type[Game]) -> Room:
+        """A room rebuilt from the store (a takeover after its owner died): the game from
+        snapshot + log, seats, status and deadlines from the state. Members are reattached
+        by the lobby.
+
+        Raises:
+            GameError: the log does not replay (the store holds another game).
+        """
+        rec, st = loaded.record, loaded.state or {}
+        game = rebuild(game_cls, rec["options"], rec["seats"], loaded.snapshot, loaded.entries)
+        room = cls(id=rec["room"], name=rec["name"], game_name=rec["game"], game=game,
+                   settings=dict(rec["settings"]), store=store, private=rec["private"],
+                   code=rec.get("code"), host=rec.get("host", ""),
+                   status=st.get("status", "waiting"), created=rec.get("created", 0.0))
+        room.finished_at = st.get("finished_at")
+        for s, data in enumerate(st.get("seats", [])):
+            if data is not None:
+                room.seats[s] = Seat(token=data["token"], conn=None, name=data["name"],
+                                     bot=data["bot"], grace_until=data["grace_until"])
+        room.deadlines = {int(s): float(t) for s, t in st.get("deadlines", [])}
+        room._seat_version = [game.state_id] * game.seats
+        return room
+
+    async def save_state(self) -> None:
+        """Write :meth:`state` and the lobby entry to the store now.
+
+        Raises:
+            OwnershipLost: another process owns the room now.
+            StoreError: the store is unavailable.
+        """
+        await self.store.save_state(self.id, self.state(), self.summary())
+
+    def _save_soon(self) -> None:
+        """Queue one state write after the current work item (coalesced)."""
+        if self._save_posted:
+            return
+        self._save_posted = True
+
+        async def save() -> None:
+            self._save_posted = False
+            try:
+                await self.save_state()
+            except OwnershipLost:
+                self._lost()
+            except StoreError as exc:
+                log.warning("room %s: state not saved: %s", self.id, exc)
+
+        self.post(save)
+
+    def _lost(self) -> None:
+        """Another process owns the room now: stop running it here."""
+        log.warning("room %s: ownership lost", self.id)
+        if self.on_lost is not None:
+            self.on_lost(self)
 
     # -- membership (called inside the room task) -----------------------------------------
 
@@ -269,10 +349,37 @@ class Room:
         self._seat_event(seat, "joined")
         return seat, token
 
+    def unjoin(self, conn: Connection, seat: int) -> None:
+        """Undo :meth:`join` (its state could not be saved)."""
+        holder = self.seats[seat]
+        if holder is not None and holder.conn is conn:
+            self.seats[seat] = None
+            self.members.pop(conn, None)
+            conn.rooms.pop(self.id, None)
+            self._seat_event(seat, "left")
+
+    def reattach(self, conn: Connection, seat: int | None) -> None:
+        """Put a member recorded in the stored state back (after a takeover)."""
+        self.members[conn] = _Member(seat)
+        conn.rooms[self.id] = self
+        if seat is not None and self.seats[seat] is not None:
+            holder = self.seats[seat]
+            assert holder is not None
+            holder.conn, holder.grace_until = conn, None
+
+    def resync(self) -> None:
+        """After a takeover: every member gets its full view; timers and bots go on."""
+        for member in self.members.values():
+            member.last = None
+        self._schedule()
+        self._broadcast([])
+        self._wake_bots()
+
     def spectate(self, conn: Connection) -> None:
         """Add ``conn`` as a spectator (a seated connection stays seated)."""
         if conn not in self.members:
             self.members[conn] = _Member(None)
+            self._save_soon()
         conn.rooms[self.id] = self
 
     def find_token(self, token: str) -> int | None:
@@ -327,7 +434,10 @@ class Room:
     def dropped(self, conn: Connection) -> None:
         """``conn`` lost its connection: hold its seat for the grace window."""
         member = self.members.pop(conn, None)
+        conn.rooms.pop(self.id, None)
         if member is None or member.seat is None:
+            if member is not None:
+                self._save_soon()
             return
         holder = self.seats[member.seat]
         if holder is None or holder.conn is not conn:
@@ -338,6 +448,7 @@ class Room:
         holder.grace_until = time.time() + self.settings["grace_seconds"]
         self._seat_event(member.seat, "dropped")
         self._schedule()
+        self._save_soon()
 
     async def _abandon(self, seat: int) -> None:
         """The grace window ended (or the player left): bot or forfeit (``on_abandon``)."""
@@ -348,6 +459,7 @@ class Room:
         if self.settings["on_abandon"] == "bot":
             holder.bot = True
             self._seat_event(seat, "bot")
+            self._save_soon()
             self._wake_bots()
         else:
             self._seat_event(seat, "forfeit")
@@ -383,6 +495,7 @@ class Room:
             by.send(p.Started(room=self.id, re=re))
         self._schedule()
         self._broadcast([])
+        self._save_soon()
         self._wake_bots()
 
     # -- actions --------------------------------------------------------------------------
@@ -394,6 +507,9 @@ class Room:
             conn.send_error("room/not_seated", "you hold no seat in this room", msg.id)
             return
         seat = member.seat
+        if self._broken and not await self._reload():
+            conn.send_error("server/unavailable", "the room's store is unavailable", msg.id)
+            return
         if self.status == "waiting":
             conn.send_error("room/not_started", "the game has not started yet", msg.id)
             return
@@ -419,18 +535,35 @@ class Room:
         await self._persist(["a", seat, list(msg.action)], events, conn, msg.id)
 
     async def _persist(self, entry: LogEntry, events: list[dict[str, Any]],
-                       conn: Connection | None, re: Any) -> None:
+                       conn: Connection | None, re: Any) -> bool:
+        """Append ``entry`` (already applied to the engine) to the store, then announce it.
+
+        Returns False when the store refused it: the engine is then ahead of the store and
+        is rebuilt from the store before the room does anything else; nobody was told.
+        """
+        sid = self.game.state_id
         try:
-            await self.store.append(self.id, [entry])
+            await self.store.append(self.id, [entry], sid - 1, self.state())
         except StoreError as exc:
-            # The store refused: undo by rebuilding from the store's record of the room.
-            log.error("room %s: store append failed: %s", self.id, exc)
-            await self._reload()
+            log.error("room %s: append failed at state %d: %s", self.id, sid, exc)
+            self._broken = True
             if conn is not None:
                 conn.send_error("server/unavailable", "the room's store is unavailable; "
                                 "the action was not applied", re)
-            return
+            if isinstance(exc, OwnershipLost):
+                self._lost()
+            return False
+        if sid % SNAPSHOT_EVERY == 0:
+            snap = self.game.snapshot()
+            self.post(lambda: self._snapshot(sid, snap))
         self._accepted(entry, events, conn, re)
+        return True
+
+    async def _snapshot(self, sid: int, snap: dict[str, Any]) -> None:
+        try:
+            await self.store.save_snapshot(self.id, sid, snap)
+        except StoreError as exc:
+            log.warning("room %s: snapshot %d not saved: %s", self.id, sid, exc)
 
     def _accepted(self, entry: LogEntry, events: list[dict[str, Any]],
                   conn: Connection | None, re: Any) -> None:
@@ -456,12 +589,23 @@ class Room:
             return
         self._wake_bots()
 
-    async def _reload(self) -> None:
-        loaded = await self.store.load(self.id)
+    async def _reload(self) -> bool:
+        """Rebuild the engine from the store after a failed append; False if the store is
+        still unavailable."""
+        try:
+            loaded = await self.store.load(self.id)
+        except StoreError:
+            return False
         if loaded is None:
-            return
-        record, snap, _, entries = loaded
-        self.game = rebuild(type(self.game), record["options"], record["seats"], snap, entries)
+            return False
+        self.game = rebuild(type(self.game), loaded.record["options"], loaded.record["seats"],
+                            loaded.snapshot, loaded.entries)
+        self._broken = False
+        self._seat_version = [self.game.state_id] * self.game.seats
+        log.info("room %s: engine rebuilt from the store at state %d", self.id,
+                 self.game.state_id)
+        self._broadcast([])
+        return True
 
     def _finish(self) -> None:
         self.status = "finished"
@@ -475,6 +619,7 @@ class Room:
         frame = p.GameOver(room=self.id, state_id=self.game.state_id, outcome=outcome)
         for conn in self.members:
             conn.send(frame)
+        self._save_soon()
         if self.on_finish is not None:
             self.on_finish(self)
 
@@ -558,6 +703,9 @@ class Room:
 
     async def _on_timer(self) -> None:
         self._timer = None
+        if self._broken and not await self._reload():  # store down: try again shortly
+            self._timer = asyncio.get_running_loop().call_later(0.5, self.post, self._on_timer)
+            return
         now = time.time()
         for s, holder in enumerate(self.seats):
             if holder is not None and holder.grace_until is not None and holder.grace_until <= now:
@@ -583,7 +731,8 @@ class Room:
                 if action is None:
                     break
                 events = self.game.apply(seat, action)
-                await self._persist(["a", seat, list(action)], events, None, None)
+                if not await self._persist(["a", seat, list(action)], events, None, None):
+                    return
                 if action[0] in _END_VERBS:
                     break
         if not self.game.over:
@@ -601,6 +750,8 @@ class Room:
     async def _bot_step(self) -> None:
         """One server-bot action for the first bot seat that may act."""
         await asyncio.sleep(0)  # a room of bots must not starve the other rooms
+        if self._broken and not await self._reload():
+            return
         if self.status != "playing" or self.game.over:
             return
         for s in self.game.to_act():

@@ -9,27 +9,38 @@ code wherever the client is connected.
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 from .. import protocol as p
 from .room import Room, RoomError
+from .store import StoreError
 
 if TYPE_CHECKING:
     from .app import Server
+
+log = logging.getLogger("cardhall.session")
+
+#: Requests addressed to one room: handled by the room's owner process.
+_ROOM_REQUESTS = (p.Spectate, p.Leave, p.Start, p.Resume, p.Act, p.GetView)
 
 
 class Session:
     """A peer of the server that sends requests and receives frames.
 
     Subclasses provide :meth:`send`. Attributes every session has: ``server``, ``session``
-    (random id, also the host identity of rooms it creates), ``name`` (from its hello),
-    ``rooms`` (rooms it is seated in or watching, by id) and ``closed``.
+    (random id, also the host identity of rooms it creates), ``process`` (id of the server
+    process the client is connected to), ``name`` (from its hello), ``rooms`` (rooms of this
+    process it is seated in or watching, by id), ``remote_rooms`` (ids of rooms owned by other
+    processes it was forwarded to) and ``closed``.
     """
 
     server: Server
     session: str
+    process: str
     name: str
     rooms: dict[str, Room]
+    remote_rooms: set[str]
     closed: bool
 
     def send(self, msg: p.Message) -> None:
@@ -40,10 +51,57 @@ class Session:
         """Queue an ``error`` reply."""
         self.send(p.Error(code=code, message=message, re=re))
 
+    async def handle(self, msg: p.Message) -> None:
+        """Handle one decoded request; every failure becomes an ``error`` reply (peer faults
+        with their code, store outages as ``server/unavailable``, our bugs as
+        ``server/internal``, logged, never a traceback to the client)."""
+        re = p.reply_id(msg)
+        try:
+            await self.dispatch(msg)
+        except RoomError as exc:
+            self.send_error(exc.code, exc.message, re)
+        except StoreError as exc:
+            self.send_error("server/unavailable", str(exc) or "the store is unavailable", re)
+        except Exception:
+            log.exception("bug handling %s session=%s", msg.TYPE, self.session)
+            self.send_error("server/internal", "internal error (logged on the server)", re)
+
+    async def dispatch(self, msg: p.Message) -> None:
+        """Run the handler of ``msg`` here, or forward it to the process owning its room.
+
+        Raises:
+            RoomError: the request is refused (its ``code`` says why).
+            StoreError: the store is unavailable.
+        """
+        handler = HANDLERS.get(type(msg))
+        if handler is None:
+            raise RoomError("protocol/unexpected", f"{msg.TYPE} is not expected now")
+        room_id = await self._target(msg)
+        if room_id is not None:
+            where = await self.server.lobby.route(room_id)
+            if isinstance(where, str):
+                await self.server.cluster.forward(self, where, room_id, msg)
+                return
+        await handler(self, msg)
+
+    async def _target(self, msg: p.Message) -> str | None:
+        if isinstance(msg, p.Join):
+            if msg.code is not None:
+                room_id = await self.server.store.room_by_code(msg.code.upper())
+                if room_id is None:
+                    raise RoomError("room/not_found", "no open room has that join code")
+                return room_id
+            return msg.room or ""
+        if isinstance(msg, _ROOM_REQUESTS):
+            return msg.room
+        return None
+
     # -- requests ------------------------------------------------------------------------
 
     async def _list_rooms(self, msg: p.ListRooms) -> None:
-        rooms = [p.RoomSummary(**s) for s in self.server.lobby.list(msg.game)]
+        listing = await self.server.store.list_rooms()
+        rooms = [p.RoomSummary(**s) for s in sorted(listing, key=lambda s: s["room"])
+                 if msg.game is None or s["game"] == msg.game]
         self.send(p.Rooms(rooms=rooms, re=msg.id))
 
     async def _create_room(self, msg: p.CreateRoom) -> None:
@@ -52,8 +110,13 @@ class Session:
         self.send(p.RoomCreated(room=room.id, code=room.code, re=msg.id))
 
     async def _join_room(self, room: Room, seat: int | None, re: Any) -> None:
-        def work() -> None:
+        async def work() -> None:
             seat_no, token = room.join(self, seat)
+            try:
+                await room.save_state()  # the token is durable before anyone sees it
+            except StoreError:
+                room.unjoin(self, seat_no)
+                raise
             view = room.view_for(seat_no)
             member = room.members[self]
             member.last, member.last_state = view, room.game.state_id
@@ -65,13 +128,23 @@ class Session:
 
     async def _join(self, msg: p.Join) -> None:
         lobby = self.server.lobby
-        room = lobby.by_code(msg.code) if msg.code is not None else lobby.find_public(
-            msg.room or "")
+        if msg.code is not None:
+            room = lobby.find(await self._target(msg) or "")
+        else:
+            room = lobby.find_public(msg.room or "")
         await self._join_room(room, msg.seat, msg.id)
 
     async def _quick_join(self, msg: p.QuickJoin) -> None:
         lobby = self.server.lobby
-        room = lobby.quick_room(msg)
+        room_id = await lobby.quick_room(msg)
+        room = None
+        if room_id is not None:
+            where = await lobby.route(room_id)
+            if isinstance(where, str):  # an open room on another process: join it there
+                await self.server.cluster.forward(self, where, room_id,
+                                                  p.Join(room=room_id, id=msg.id))
+                return
+            room = where
         if room is None:
             room = await lobby.create(self, msg)
         try:
@@ -106,8 +179,9 @@ class Session:
     async def _resume(self, msg: p.Resume) -> None:
         room = self.server.lobby.find(msg.room)
 
-        def work() -> None:
+        async def work() -> None:
             seat = room.resume(self, msg.token)
+            await room.save_state()
             view = room.view_for(seat)
             member = room.members[self]
             member.last, member.last_state = view, room.game.state_id

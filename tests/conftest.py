@@ -1,25 +1,124 @@
-"""Shared fixtures: real servers on 127.0.0.1 with free ports."""
+"""Shared fixtures: real servers on 127.0.0.1 with free ports, over both stores.
+
+Every test that uses ``server`` or ``make_server`` runs twice: with the embedded
+:class:`MemoryStore` and with a :class:`RedisStore` on a ``redis-server`` the tests start
+themselves (skipped when redis-server is not installed).
+"""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 
 from cardhall.server.app import Server
 from cardhall.server.config import Settings
+from cardhall.server.redis_store import RedisStore
+from cardhall.server.store import MemoryStore
 
 ServerFactory = Callable[..., Awaitable[Server]]
 
 
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class RedisProcess:
+    """A ``redis-server`` child process on 127.0.0.1 with append-only persistence.
+
+    Args:
+        workdir: Folder for its AOF files.
+    """
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        """``redis://127.0.0.1:PORT/0``."""
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        """Start (or restart) the server and wait until it answers (at most 10 s)."""
+        self.proc = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
+             "--appendonly", "yes", "--appendfsync", "everysec", "--save", "",
+             "--dir", str(self.workdir), "--protected-mode", "no"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        client = redis.Redis(port=self.port)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                client.ping()
+                break
+            except redis.ConnectionError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+        client.close()
+
+    def stop(self) -> None:
+        """Shut down cleanly (the AOF is flushed)."""
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.wait(timeout=10)
+            self.proc = None
+
+    def flush(self) -> None:
+        """Empty the database (between tests)."""
+        client = redis.Redis(port=self.port)
+        client.flushall()
+        client.close()
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisProcess]:
+    """One redis-server for the test session (skips when it is not installed)."""
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server is not installed")
+    proc = RedisProcess(tmp_path_factory.mktemp("redis"))
+    proc.start()
+    yield proc
+    proc.stop()
+
+
+@pytest.fixture(params=["memory", "redis"])
+def store_kind(request: pytest.FixtureRequest) -> str:
+    """Which store the servers of a test use."""
+    return str(request.param)
+
+
 @pytest.fixture
-async def make_server() -> AsyncIterator[ServerFactory]:
-    """Start servers on 127.0.0.1, port 0 (a free port); all are stopped after the test."""
+async def make_server(store_kind: str,
+                      request: pytest.FixtureRequest) -> AsyncIterator[ServerFactory]:
+    """Start servers on 127.0.0.1, port 0 (a free port); all are stopped after the test.
+
+    With the Redis store, every server of the test shares one (flushed) Redis database.
+    """
     servers: list[Server] = []
+    redis_proc: RedisProcess | None = None
+    if store_kind == "redis":
+        redis_proc = request.getfixturevalue("redis_server")
+        redis_proc.flush()
 
     async def make(**settings: Any) -> Server:
-        server = Server(Settings(host="127.0.0.1", port=0, **settings))
+        store = MemoryStore() if redis_proc is None else RedisStore(redis_proc.url)
+        # Bots play at loopback speed, far above a public server's message rate (the
+        # limit has its own tests in test_hardening.py).
+        settings.setdefault("msg_rate", None)
+        server = Server(Settings(host="127.0.0.1", port=0, **settings), store)
         await server.start()
         servers.append(server)
         return server

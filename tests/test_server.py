@@ -27,7 +27,9 @@ GREEDY = strategy("skipper", "greedy")
 
 async def replay_room(server: Server, room_id: str) -> Any:
     """The engine rebuilt from the store's record and log of the room."""
-    record = server.store.records[room_id]  # type: ignore[attr-defined]
+    loaded = await server.store.load(room_id)
+    assert loaded is not None
+    record = loaded.record
     entries = await server.store.log(room_id)
     return record, entries, rebuild(get(record["game"]), record["options"], record["seats"],
                                     None, entries)

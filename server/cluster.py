@@ -1,0 +1,281 @@
+"""Many server processes, one lobby: forwarding, leases and takeover through the store.
+
+Every room is run by exactly one process, its owner (the holder of the room's lease). A
+client may be connected to any process:
+
+* A request for a room owned elsewhere is forwarded to the owner's inbox as
+  ``{"k": "req", "from": PROC, "sess": SESSION, "name": NAME, "room": ID, "frame": BYTES}``.
+  The owner handles it with the same code as a local request, for a :class:`RemotePeer`
+  standing in for that client.
+* Frames for a remote client go back to its process as
+  ``{"k": "out", "from": PROC, "items": [[SESSION, BYTES], ...]}`` (batched per loop tick).
+* ``{"k": "drop", "from": PROC, "sess": SESSION}``: that client's connection closed.
+* ``{"k": "gone", "from": PROC, "sess": SESSION}``: frames were sent to a session that no
+  longer exists there.
+
+An owner that dies stops renewing its leases; within ``lease_seconds`` (plus one scan) another
+process takes each room over: it rebuilds the room from the store (snapshot + log), reattaches
+the members recorded in the room's state and sends each of them the full view. A forwarded
+request that finds no owner listening waits for that takeover instead of failing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any
+
+import msgpack
+from tenacity import AsyncRetrying, RetryError, retry_if_exception_type, stop_after_delay
+from tenacity import wait_fixed
+
+from .. import protocol as p
+from .room import RoomError
+from .session import Session
+from .store import MemoryStore, StoreError
+
+if TYPE_CHECKING:
+    from .app import Server
+    from .room import Room
+
+log = logging.getLogger("cardhall.cluster")
+
+ORPHAN_SCAN_SECONDS = 1.0
+
+
+class _OwnerNotListening(Exception):
+    """A forwarded request reached nobody: the owner is dead and its lease not yet expired."""
+
+
+class RemotePeer(Session):
+    """A client connected to another process, as the owner of its room sees it.
+
+    Args:
+        cluster: This process's cluster.
+        process: The process the client is connected to.
+        session: The client's session id there.
+        name: The client's hello name.
+    """
+
+    def __init__(self, cluster: Cluster, process: str, session: str, name: str) -> None:
+        self.cluster = cluster
+        self.server = cluster.server
+        self.process = process
+        self.session = session
+        self.name = name
+        self.rooms: dict[str, Room] = {}
+        self.remote_rooms: set[str] = set()
+        self.closed = False
+        self._queue: asyncio.Queue[bytes] = asyncio.Queue()
+        self._worker: asyncio.Task[None] | None = None
+
+    def send(self, msg: p.Message) -> None:
+        """Queue ``msg`` for the client (sent through its process's inbox)."""
+        if not self.closed:
+            self.cluster.send_out(self.process, self.session, p.encode(msg))
+
+    def request(self, frame: bytes) -> None:
+        """Handle a forwarded request frame, in arrival order for this peer."""
+        self._queue.put_nowait(frame)
+        if self._worker is None or self._worker.done():
+            self._worker = asyncio.get_running_loop().create_task(self._work())
+
+    async def _work(self) -> None:
+        while not self._queue.empty():
+            frame = self._queue.get_nowait()
+            try:
+                msg = p.decode(frame, side="client", max_size=None)
+            except p.ProtocolError as exc:  # it was valid on the sending process: a bug
+                log.error("forwarded frame does not decode: %s", exc)
+                continue
+            await self.handle(msg)
+
+    def gone(self) -> None:
+        """The client's connection is closed: drop it from every room."""
+        self.closed = True
+        for room in list(self.rooms.values()):
+            room.post(lambda room=room: room.dropped(self))
+        self.rooms.clear()
+
+
+class Cluster:
+    """This process's part in the cluster (a no-op beyond local rooms with MemoryStore).
+
+    Args:
+        server: The server.
+    """
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.store = server.store
+        self.me = server.store.process_id
+        self.peers: dict[tuple[str, str], RemotePeer] = {}
+        self._out: dict[str, list[list[Any]]] = defaultdict(list)
+        self._flush_scheduled = False
+        self._tasks: list[asyncio.Task[None]] = []
+        self.shared = not isinstance(server.store, MemoryStore)
+
+    async def start(self) -> None:
+        """Start the inbox listener, lease renewal and orphan scan (shared stores only)."""
+        if not self.shared:
+            return
+        loop = asyncio.get_running_loop()
+        self._tasks = [loop.create_task(self.store.listen(self._inbox)),
+                       loop.create_task(self._renew_loop()),
+                       loop.create_task(self._orphan_loop())]
+
+    async def stop(self) -> None:
+        """Stop the background tasks."""
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._tasks = []
+
+    # -- forwarding ----------------------------------------------------------------------
+
+    async def forward(self, origin: Session, owner: str, room_id: str, msg: p.Message) -> None:
+        """Send ``msg`` from ``origin`` to the owner of ``room_id``. When the owner is not
+        listening (it died), wait for the room's takeover (here or elsewhere) and go on.
+
+        Raises:
+            RoomError: ``server/unavailable`` when no process took the room over in time.
+            StoreError: the store is unavailable.
+        """
+        payload = msgpack.packb({"k": "req", "from": origin.process, "sess": origin.session,
+                                 "name": origin.name, "room": room_id, "frame": p.encode(msg)})
+        if isinstance(msg, (p.Join, p.Spectate, p.Resume, p.QuickJoin)):
+            origin.remote_rooms.add(room_id)
+        elif isinstance(msg, p.Leave):
+            origin.remote_rooms.discard(room_id)
+        if await self.store.publish(owner, payload):
+            return
+        try:
+            async for attempt in AsyncRetrying(
+                    stop=stop_after_delay(self.store.lease_seconds + 2 * ORPHAN_SCAN_SECONDS),
+                    wait=wait_fixed(0.2), retry=retry_if_exception_type(_OwnerNotListening)):
+                with attempt:
+                    where = await self.server.lobby.route(room_id)
+                    if not isinstance(where, str):  # we took it over
+                        origin.remote_rooms.discard(room_id)
+                        await origin.dispatch(msg)
+                        return
+                    if not await self.store.publish(where, payload):
+                        raise _OwnerNotListening(where)
+        except RetryError:
+            raise RoomError("server/unavailable", "the room's server is gone and no other "
+                            "server took the room over yet; retry") from None
+
+    def send_out(self, process: str, session: str, frame: bytes) -> None:
+        """Queue a frame for a client of ``process`` (flushed once per loop tick)."""
+        self._out[process].append([session, frame])
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            asyncio.get_running_loop().call_soon(lambda: asyncio.ensure_future(self._flush()))
+
+    async def _flush(self) -> None:
+        out, self._out, self._flush_scheduled = self._out, defaultdict(list), False
+        for process, items in out.items():
+            payload = msgpack.packb({"k": "out", "from": self.me, "items": items})
+            try:
+                received = await self.store.publish(process, payload)
+            except StoreError as exc:
+                log.warning("frames for %s lost: %s", process, exc)
+                continue
+            if not received:
+                self.process_gone(process)
+
+    def process_gone(self, process: str) -> None:
+        """Every client of a process that no longer listens has dropped."""
+        for key in [k for k in self.peers if k[0] == process]:
+            self.peers.pop(key).gone()
+
+    def local_closed(self, conn: Session) -> None:
+        """A local connection closed: tell the owners of the remote rooms it was in."""
+        if not conn.remote_rooms or not self.shared:
+            return
+        rooms = list(conn.remote_rooms)
+        payload = msgpack.packb({"k": "drop", "from": self.me, "sess": conn.session})
+
+        async def tell() -> None:
+            told: set[str] = set()
+            for room_id in rooms:
+                with contextlib.suppress(StoreError):
+                    owner = await self.store.owner(room_id)
+                    if owner and owner != self.me and owner not in told:
+                        told.add(owner)
+                        await self.store.publish(owner, payload)
+
+        asyncio.ensure_future(tell())
+
+    def peer(self, process: str, session: str, name: str) -> RemotePeer:
+        """The peer for a client of another process (made on first use)."""
+        key = (process, session)
+        peer = self.peers.get(key)
+        if peer is None:
+            peer = self.peers[key] = RemotePeer(self, process, session, name)
+        return peer
+
+    async def _inbox(self, payload: bytes) -> None:
+        msg = msgpack.unpackb(payload, raw=False)
+        kind = msg.get("k")
+        if kind == "req":
+            self.peer(msg["from"], msg["sess"], msg["name"]).request(msg["frame"])
+        elif kind == "out":
+            sessions = self.server.sessions
+            for session, frame in msg["items"]:
+                conn = sessions.get(session)
+                if conn is not None:
+                    conn.send_raw(frame)
+                else:
+                    await self.store.publish(msg["from"], msgpack.packb(
+                        {"k": "gone", "from": self.me, "sess": session}))
+        elif kind in ("drop", "gone"):
+            peer = self.peers.pop((msg["from"], msg["sess"]), None)
+            if peer is not None:
+                peer.gone()
+
+    # -- leases and takeover ---------------------------------------------------------------
+
+    async def _renew_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.store.lease_seconds / 3)
+            lobby = self.server.lobby
+            try:
+                lost = await self.store.renew(list(lobby.rooms))
+            except StoreError as exc:
+                log.warning("lease renewal failed: %s", exc)
+                continue
+            for room_id in lost:
+                room = lobby.rooms.get(room_id)
+                if room is not None:
+                    await lobby.demote(room)
+
+    async def _orphan_loop(self) -> None:
+        while True:
+            await asyncio.sleep(ORPHAN_SCAN_SECONDS)
+            try:
+                orphans = await self.store.orphans()
+            except StoreError as exc:
+                log.warning("orphan scan failed: %s", exc)
+                continue
+            for room_id in orphans:
+                if room_id not in self.server.lobby.rooms:
+                    with contextlib.suppress(RoomError, StoreError):
+                        await self.server.lobby.route(room_id)
+
+    def reattach(self, room: Room, members: list[list[Any]]) -> None:
+        """After a takeover: put back the members recorded in the room's state (local
+        connections that are still open, and peers of other processes)."""
+        for process, session, seat in members:
+            if process == self.me:
+                conn: Session | None = self.server.sessions.get(session)
+                if conn is None:
+                    continue
+                conn.remote_rooms.discard(room.id)
+            else:
+                conn = self.peer(process, session, "")
+            room.reattach(conn, seat)

@@ -1,0 +1,365 @@
+"""The Redis store: rooms shared by many server processes, surviving the crash of any one.
+
+Key layout (``ID`` is the room id; every key of one room shares the hash tag ``{room:ID}``,
+so a Redis Cluster keeps them in one slot and the scripts below touch one slot only)::
+
+    cardhall:{room:ID}:record   string  msgpack record (game, options with seed, settings, code)
+    cardhall:{room:ID}:state    string  msgpack server state (status, seats with tokens,
+                                        members, deadlines)
+    cardhall:{room:ID}:log      list    msgpack log entries, append-only
+    cardhall:{room:ID}:snap     string  msgpack [state_id, engine snapshot]
+    cardhall:{room:ID}:owner    string  process id of the owner; a lease with expiry (PX)
+    cardhall:lobby              hash    room id -> msgpack lobby entry (all processes)
+    cardhall:codes              hash    join code -> room id (private rooms)
+    channel cardhall:inbox:PROC         pub/sub inbox of server process PROC
+
+Finished rooms' keys expire (``finish_room``); the lobby and code entries are removed with the
+room, or by the orphan scan once the record has expired.
+
+Durability: ``append`` returns only after Redis has the entries. Appends of many rooms made in
+one event-loop tick are sent in one pipeline (one round trip), each still fenced by its own
+script. With ``appendonly yes`` a Redis restart keeps every acknowledged action.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+import msgpack
+import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential
+
+from .store import InboxHandler, Loaded, LogEntry, OwnershipLost, Store, StoreError, new_process_id
+
+log = logging.getLogger("cardhall.redis")
+
+LOBBY = "cardhall:lobby"
+CODES = "cardhall:codes"
+
+# KEYS[1] owner lease, KEYS[2] log list, KEYS[3] state string
+# ARGV[1] this process id, ARGV[2] expected log length, ARGV[3] packed state,
+# ARGV[4..] packed log entries
+# -> the new log length; error "OWNERSHIP" if the lease is not ours, "CONFLICT" if the log
+#    has another length (another owner wrote meanwhile). Nothing is written on error.
+_APPEND = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return redis.error_reply('OWNERSHIP lost') end
+if redis.call('LLEN', KEYS[2]) ~= tonumber(ARGV[2]) then
+  return redis.error_reply('CONFLICT log length')
+end
+for i = 4, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+redis.call('SET', KEYS[3], ARGV[3])
+return redis.call('LLEN', KEYS[2])
+"""
+
+# KEYS[1] owner lease, KEYS[2] state string
+# ARGV[1] this process id, ARGV[2] packed state
+# -> 1; error "OWNERSHIP" if the lease is not ours.
+_SAVE_STATE = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return redis.error_reply('OWNERSHIP lost') end
+redis.call('SET', KEYS[2], ARGV[2])
+return 1
+"""
+
+# KEYS[1] owner lease
+# ARGV[1] this process id, ARGV[2] lease length in ms
+# -> 1 when the lease is (again) ours, extended; 0 when another process holds it.
+_RENEW = """
+local v = redis.call('GET', KEYS[1])
+if v == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
+if not v then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
+return 0
+"""
+
+# KEYS[1] owner lease
+# ARGV[1] this process id
+# -> 1 when our lease was deleted, 0 otherwise (never deletes another process's lease).
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+def key(room_id: str, part: str) -> str:
+    """The Redis key of ``part`` (record, state, log, snap, owner) of room ``room_id``."""
+    return f"cardhall:{{room:{room_id}}}:{part}"
+
+
+def inbox(process_id: str) -> str:
+    """The pub/sub channel of a server process."""
+    return f"cardhall:inbox:{process_id}"
+
+
+def _pack(obj: Any) -> bytes:
+    return msgpack.packb(obj, use_bin_type=True)
+
+
+def _unpack(data: bytes) -> Any:
+    return msgpack.unpackb(data, raw=False, strict_map_key=False)
+
+
+class RedisStore(Store):
+    """Rooms in Redis (``redis.asyncio``), shared by every process using the same URL.
+
+    Args:
+        url: ``redis://HOST:PORT/DB``.
+        lease_seconds: Room lease length (s); an owner renews every third of it, and a dead
+            owner's rooms are taken over at most this long (plus one scan) after its death.
+        timeout: Seconds a single Redis command may take before it fails.
+
+    Connection errors are retried by redis-py (exponential backoff, 3 tries); beyond that
+    every method raises :class:`StoreError`.
+    """
+
+    def __init__(self, url: str, *, lease_seconds: float = 3.0, timeout: float = 2.0) -> None:
+        self.url = url
+        self.process_id = new_process_id()
+        self.lease_seconds = lease_seconds
+        self.redis = aioredis.Redis.from_url(
+            url, socket_timeout=timeout, socket_connect_timeout=timeout,
+            retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 3),
+            retry_on_error=[RedisConnectionError, RedisTimeoutError],
+            health_check_interval=5)
+        self._append = self.redis.register_script(_APPEND)
+        self._save_state = self.redis.register_script(_SAVE_STATE)
+        self._renew = self.redis.register_script(_RENEW)
+        self._release = self.redis.register_script(_RELEASE)
+        self._batch: list[tuple[list[str], list[Any], asyncio.Future[Any]]] = []
+        self._flush_scheduled = False
+        self._closed = False
+        self.errors = 0
+
+    @property
+    def _ms(self) -> int:
+        return int(self.lease_seconds * 1000)
+
+    async def _call(self, coro: Any) -> Any:
+        try:
+            return await coro
+        except ResponseError as exc:
+            if str(exc).startswith(("OWNERSHIP", "CONFLICT")):
+                raise OwnershipLost(str(exc)) from None
+            self.errors += 1
+            raise StoreError(f"redis: {exc}") from None
+        except (RedisError, OSError) as exc:
+            self.errors += 1
+            raise StoreError(f"redis unavailable: {exc}") from None
+
+    # -- rooms -------------------------------------------------------------------------
+
+    async def save_room(self, room_id: str, record: dict[str, Any], state: dict[str, Any],
+                        summary: dict[str, Any]) -> None:
+        """Create the room and take its lease (one pipeline)."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.set(key(room_id, "owner"), self.process_id, px=self._ms)
+        pipe.set(key(room_id, "record"), _pack(record))
+        pipe.set(key(room_id, "state"), _pack(state))
+        pipe.hset(LOBBY, room_id, _pack(summary))
+        if record.get("code"):
+            pipe.hset(CODES, record["code"], room_id)
+        await self._call(pipe.execute())
+
+    async def save_state(self, room_id: str, state: dict[str, Any],
+                         summary: dict[str, Any]) -> None:
+        """Fenced state write, then the lobby entry."""
+        await self._call(self._save_state(keys=[key(room_id, "owner"), key(room_id, "state")],
+                                          args=[self.process_id, _pack(state)]))
+        await self._call(self.redis.hset(LOBBY, room_id, _pack(summary)))
+
+    async def append(self, room_id: str, entries: Sequence[LogEntry], expect: int,
+                     state: dict[str, Any]) -> None:
+        """Fenced append; batched with the other rooms' appends of this loop tick."""
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        keys = [key(room_id, "owner"), key(room_id, "log"), key(room_id, "state")]
+        args = [self.process_id, expect, _pack(state), *(_pack(e) for e in entries)]
+        self._batch.append((keys, args, fut))
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            asyncio.get_running_loop().call_soon(
+                lambda: asyncio.ensure_future(self._flush()))
+        await fut
+
+    async def _flush(self) -> None:
+        batch, self._batch, self._flush_scheduled = self._batch, [], False
+        if not batch:
+            return
+        pipe = self.redis.pipeline(transaction=False)
+        try:
+            for keys, args, _ in batch:
+                await self._append(keys=keys, args=args, client=pipe)  # queues on the pipe
+            results = await pipe.execute(raise_on_error=False)
+        except (RedisError, OSError) as exc:
+            self.errors += 1
+            for _, _, fut in batch:
+                if not fut.done():
+                    fut.set_exception(StoreError(f"redis unavailable: {exc}"))
+            return
+        for (_, _, fut), res in zip(batch, results):
+            if fut.done():
+                continue
+            if isinstance(res, ResponseError) and str(res).startswith(("OWNERSHIP", "CONFLICT")):
+                fut.set_exception(OwnershipLost(str(res)))
+            elif isinstance(res, Exception):
+                self.errors += 1
+                fut.set_exception(StoreError(f"redis: {res}"))
+            else:
+                fut.set_result(res)
+
+    async def save_snapshot(self, room_id: str, state_id: int, snapshot: dict[str, Any]) -> None:
+        """Keep the latest snapshot."""
+        await self._call(self.redis.set(key(room_id, "snap"), _pack([state_id, snapshot])))
+
+    async def load(self, room_id: str) -> Loaded | None:
+        """Record, state, snapshot and the log after the snapshot."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.get(key(room_id, "record"))
+        pipe.get(key(room_id, "state"))
+        pipe.get(key(room_id, "snap"))
+        record, state, snap = await self._call(pipe.execute())
+        if record is None:
+            return None
+        sid, snapshot = _unpack(snap) if snap is not None else (0, None)
+        raw = await self._call(self.redis.lrange(key(room_id, "log"), sid, -1))
+        return Loaded(_unpack(record), _unpack(state) if state else None, snapshot, sid,
+                      [_unpack(e) for e in raw])
+
+    async def log(self, room_id: str) -> list[LogEntry]:
+        """The whole log."""
+        raw = await self._call(self.redis.lrange(key(room_id, "log"), 0, -1))
+        return [_unpack(e) for e in raw]
+
+    async def list_rooms(self) -> list[dict[str, Any]]:
+        """Every lobby entry."""
+        raw = await self._call(self.redis.hgetall(LOBBY))
+        return [_unpack(v) for v in raw.values()]
+
+    async def room_by_code(self, code: str) -> str | None:
+        """Room id of a join code."""
+        room_id = await self._call(self.redis.hget(CODES, code))
+        return room_id.decode() if room_id is not None else None
+
+    async def finish_room(self, room_id: str, ttl: float) -> None:
+        """Every key of the room expires after ``ttl`` seconds."""
+        pipe = self.redis.pipeline(transaction=False)
+        for part in ("record", "state", "log", "snap"):
+            pipe.pexpire(key(room_id, part), max(1, int(ttl * 1000)))
+        await self._call(pipe.execute())
+
+    async def delete_room(self, room_id: str) -> None:
+        """Delete every key of the room, its lobby entry and its code."""
+        record = await self._call(self.redis.get(key(room_id, "record")))
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.delete(*(key(room_id, part) for part in ("record", "state", "log", "snap")))
+        await self._release(keys=[key(room_id, "owner")], args=[self.process_id], client=pipe)
+        pipe.hdel(LOBBY, room_id)
+        if record is not None and (code := _unpack(record).get("code")):
+            pipe.hdel(CODES, code)
+        await self._call(pipe.execute())
+
+    # -- ownership -----------------------------------------------------------------------
+
+    async def acquire(self, room_id: str) -> bool:
+        """SET NX PX, or already ours."""
+        res = await self._call(self._renew(keys=[key(room_id, "owner")],
+                                           args=[self.process_id, self._ms]))
+        return bool(res)
+
+    async def renew(self, room_ids: Sequence[str]) -> list[str]:
+        """Extend every lease in one pipeline; returns the rooms lost to other processes."""
+        if not room_ids:
+            return []
+        pipe = self.redis.pipeline(transaction=False)
+        for room_id in room_ids:
+            await self._renew(keys=[key(room_id, "owner")], args=[self.process_id, self._ms],
+                              client=pipe)
+        results = await self._call(pipe.execute())
+        return [r for r, ok in zip(room_ids, results) if not ok]
+
+    async def release(self, room_id: str) -> None:
+        """Delete our lease (never another's)."""
+        with contextlib.suppress(StoreError):
+            await self._call(self._release(keys=[key(room_id, "owner")],
+                                           args=[self.process_id]))
+
+    async def owner(self, room_id: str) -> str | None:
+        """The lease holder."""
+        value = await self._call(self.redis.get(key(room_id, "owner")))
+        return value.decode() if value is not None else None
+
+    async def orphans(self) -> list[str]:
+        """Rooms listed in the lobby with a record but no lease; entries whose record has
+        expired are removed from the lobby on the way."""
+        rooms = [r.decode() for r in await self._call(self.redis.hkeys(LOBBY))]
+        if not rooms:
+            return []
+        pipe = self.redis.pipeline(transaction=False)
+        for room_id in rooms:
+            pipe.exists(key(room_id, "record"))
+            pipe.exists(key(room_id, "owner"))
+        flags = await self._call(pipe.execute())
+        out, gone = [], []
+        for i, room_id in enumerate(rooms):
+            has_record, has_owner = flags[2 * i], flags[2 * i + 1]
+            if not has_record:
+                gone.append(room_id)
+            elif not has_owner:
+                out.append(room_id)
+        if gone:
+            await self._call(self.redis.hdel(LOBBY, *gone))
+        return out
+
+    # -- messages ------------------------------------------------------------------------
+
+    async def publish(self, process_id: str, payload: bytes) -> int:
+        """PUBLISH to the process's inbox channel."""
+        return int(await self._call(self.redis.publish(inbox(process_id), payload)))
+
+    async def listen(self, handler: InboxHandler) -> None:
+        """Subscribe to this process's inbox; resubscribe with backoff after Redis
+        restarts; return on :meth:`close`."""
+        while not self._closed:
+            try:
+                async for attempt in AsyncRetrying(
+                        wait=wait_exponential(multiplier=0.05, max=1.0),
+                        retry=retry_if_exception_type((RedisError, OSError))):
+                    with attempt:
+                        await self._listen_once(handler)
+                return
+            except asyncio.CancelledError:
+                return
+
+    async def _listen_once(self, handler: InboxHandler) -> None:
+        pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+        try:
+            await pubsub.subscribe(inbox(self.process_id))
+            while not self._closed:
+                msg = await pubsub.get_message(timeout=1.0)
+                if msg is not None and msg["type"] == "message":
+                    try:
+                        await handler(msg["data"])
+                    except Exception:  # one bad message must not stop the inbox
+                        log.exception("inbox handler failed")
+        finally:
+            with contextlib.suppress(Exception):
+                await pubsub.aclose()
+
+    async def healthy(self) -> bool:
+        """PING answers."""
+        try:
+            return bool(await self.redis.ping())
+        except (RedisError, OSError):
+            return False
+
+    async def close(self) -> None:
+        """Stop listening and close the connection pool."""
+        self._closed = True
+        with contextlib.suppress(Exception):
+            await self.redis.aclose()
