@@ -17,6 +17,8 @@ from .. import protocol as p
 from ..server.games.bots import Strategy, strategy
 from .client import Client, ConnectionLost, ServerError
 
+RETRY_SECONDS = 0.3  # pause before retrying an action the server could not answer
+
 
 @dataclass
 class SeatResult:
@@ -43,16 +45,19 @@ class SeatResult:
 
 async def play_seat(client: Client, room: str, seat: int, choose: Strategy,
                     rng: random.Random, *, keep_frames: bool = False,
-                    think: float = 0.0) -> SeatResult:
+                    think: float = 0.0, act_timeout: float = 3.0) -> SeatResult:
     """Play ``seat`` of ``room`` with ``choose`` until the game ends.
 
     Acts whenever the seat's current view lists legal actions and the view is newer than the
     one it last acted on. Refused actions (a stale view in a real-time game, say) are counted
-    and the bot waits for the next update.
+    and the bot waits for the next update. When the server is unavailable, the reply is lost
+    (a server died) or does not come within ``act_timeout``, the bot tries again every
+    ``RETRY_SECONDS`` with the same ``state_id``, so an action is never applied twice.
 
     Args:
         client: A connected client already seated in ``room``.
         think: Seconds to wait before each action (0: act at once).
+        act_timeout: Seconds to wait for the reply to one action.
 
     Returns:
         The seat's result once ``game_over`` arrives.
@@ -62,6 +67,7 @@ async def play_seat(client: Client, room: str, seat: int, choose: Strategy,
     """
     result = SeatResult(room=room, seat=seat)
     acted_on = -1
+    retry = asyncio.Event()
 
     async def maybe_act() -> None:
         nonlocal acted_on
@@ -76,13 +82,34 @@ async def play_seat(client: Client, room: str, seat: int, choose: Strategy,
             await asyncio.sleep(think)
         action = choose(view, rng)
         try:
-            await client.act(room, action, sid)
+            async with asyncio.timeout(act_timeout):
+                await client.act(room, action, sid)
             result.actions += 1
-        except ServerError:
+        except ServerError as exc:
             result.refused += 1
-        except ConnectionLost:
-            acted_on = -1  # retry on the resumed view: a repeat is refused as stale
+            if exc.code == "server/unavailable":
+                acted_on = -1
+                retry.set()
+        except (ConnectionLost, TimeoutError):
+            acted_on = -1  # try again: if it was applied, the repeat is refused as stale
+            retry.set()
 
+    async def retrier() -> None:
+        while True:
+            await retry.wait()
+            retry.clear()
+            await asyncio.sleep(RETRY_SECONDS)
+            await maybe_act()
+
+    retry_task = asyncio.get_running_loop().create_task(retrier())
+    try:
+        return await _follow(client, room, seat, result, maybe_act, keep_frames)
+    finally:
+        retry_task.cancel()
+
+
+async def _follow(client: Client, room: str, seat: int, result: SeatResult,
+                  maybe_act: Any, keep_frames: bool) -> SeatResult:
     await maybe_act()
     async for msg in client.updates():
         if keep_frames and isinstance(msg, p.Update) and msg.room == room:
@@ -96,7 +123,6 @@ async def play_seat(client: Client, room: str, seat: int, choose: Strategy,
         if isinstance(msg, (p.Update, p.Started)):
             await maybe_act()
         if isinstance(msg, p.SeatEvent) and msg.event == "resumed" and msg.seat == seat:
-            acted_on = -1
             await maybe_act()
     raise ConnectionLost(f"updates ended before room {room} finished")
 
@@ -104,10 +130,12 @@ async def play_seat(client: Client, room: str, seat: int, choose: Strategy,
 async def play_games(urls: Sequence[str], game: str, mode: str | None, players: int,
                      games: int, bot: str = "greedy", options: dict[str, Any] | None = None,
                      seed: int | None = None, timeout: float = 600.0,
-                     keep_frames: bool = False) -> list[dict[str, Any]]:
+                     keep_frames: bool = False, think: float = 0.0) -> list[dict[str, Any]]:
     """Play ``games`` games, each with ``players`` bot clients spread over ``urls``.
 
     The first bot of each game creates the room; every bot joins; the room starts when full.
+    Bot ``i`` connects to ``urls[i % len(urls)]`` first and moves on to the next URL when its
+    connection drops (then resumes its seat). ``think``: seconds each bot waits before acting.
 
     Returns:
         One record per game: ``room, game, mode, seats, winner, turns, auctions, skip_draws,
@@ -136,7 +164,7 @@ async def play_games(urls: Sequence[str], game: str, mode: str | None, players: 
                 assert joined.seat is not None
                 seats.append(joined.seat)
             tasks = [play_seat(c, created.room, s, choose, random.Random(rng.random()),
-                               keep_frames=keep_frames)
+                               keep_frames=keep_frames, think=think)
                      for c, s in zip(clients, seats)]
             async with asyncio.timeout(timeout):
                 results = await asyncio.gather(*tasks)

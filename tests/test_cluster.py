@@ -1,0 +1,198 @@
+"""Several ``cardhall serve`` processes sharing rooms through a real redis-server.
+
+Each test starts its own redis-server (append-only on) and server processes on 127.0.0.1 with
+free ports; every loop is bounded in time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cardhall.client.bots import play_games
+from cardhall.client.client import Client, ServerError
+from cardhall.server.games import get
+from cardhall.server.redis_store import RedisStore
+from cardhall.server.room import rebuild
+
+from .conftest import RedisProcess, free_port
+
+pytestmark = pytest.mark.skipif(
+    subprocess.run(["which", "redis-server"], capture_output=True).returncode != 0,
+    reason="redis-server is not installed")
+
+
+class ServeProcess:
+    """A ``cardhall serve --redis-url`` child process on 127.0.0.1."""
+
+    def __init__(self, redis_url: str, logdir: Path) -> None:
+        self.port = free_port()
+        self.log = logdir / f"serve-{self.port}.log"
+        with open(self.log, "wb") as err:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "cardhall.server.cli", "serve", "--port",
+                 str(self.port), "--redis-url", redis_url, "--log-level", "WARNING"],
+                stdout=subprocess.DEVNULL, stderr=err)
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                break
+            except OSError:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"server did not start: {self.stderr()}") from None
+                time.sleep(0.05)
+
+    @property
+    def url(self) -> str:
+        """``ws://127.0.0.1:PORT``."""
+        return f"ws://127.0.0.1:{self.port}"
+
+    def stderr(self) -> str:
+        """The last of what the process wrote to stderr."""
+        return self.log.read_text(errors="replace")[-3000:]
+
+    def kill9(self) -> None:
+        """SIGKILL: no cleanup, leases are left to expire."""
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        """SIGTERM, and wait for a clean exit (at most 10 s)."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+@pytest.fixture
+def redis_proc(tmp_path: Path) -> Iterator[RedisProcess]:
+    """A redis-server of this test alone."""
+    proc = RedisProcess(tmp_path)
+    proc.start()
+    yield proc
+    proc.stop()
+
+
+@pytest.fixture
+def servers(redis_proc: RedisProcess, tmp_path: Path) -> Iterator[list[ServeProcess]]:
+    """Two server processes sharing ``redis_proc``."""
+    procs = [ServeProcess(redis_proc.url, tmp_path) for _ in range(2)]
+    yield procs
+    for proc in procs:
+        proc.stop()
+
+
+@pytest.fixture
+async def store(redis_proc: RedisProcess) -> AsyncIterator[RedisStore]:
+    """A store client for the test to inspect Redis with."""
+    s = RedisStore(redis_proc.url)
+    yield s
+    await s.close()
+
+
+async def check_log(store: RedisStore, record: dict[str, Any]) -> Any:
+    """Replay the room's whole log and check it against the game-over record."""
+    loaded = await store.load(record["room"])
+    assert loaded is not None
+    entries = await store.log(record["room"])
+    game = rebuild(get("skipper"), loaded.record["options"], loaded.record["seats"], None,
+                   entries)
+    assert game.over and game.state_id == len(entries) == record["state_id"]
+    assert game.outcome()["winner"] == record["winner"]
+    accepted = sum(r.actions for r in record["results"])
+    # Every acknowledged action is in the log; at most one per bot was in flight when its
+    # server died (applied, but the reply was lost): nothing lost, nothing applied twice.
+    assert accepted <= len(entries) <= accepted + len(record["results"])
+    return game
+
+
+async def test_two_processes_four_bots_one_room(servers: list[ServeProcess],
+                                                store: RedisStore) -> None:
+    urls = [s.url for s in servers]
+    records = await play_games(urls, "skipper", "multi", 4, 2, "greedy", seed=3, timeout=120)
+    for rec in records:
+        await check_log(store, rec)
+    # The lobby is one directory for both processes.
+    async with Client(urls[1]) as c:
+        listed = {r["room"] for r in await c.list_rooms()}
+    assert {r["room"] for r in records} <= listed
+
+
+async def test_kill_9_of_the_owner_mid_game(servers: list[ServeProcess],
+                                            store: RedisStore) -> None:
+    owner, other = servers
+    game = asyncio.get_running_loop().create_task(play_games(
+        [owner.url, other.url], "skipper", "multi", 4, 1, "greedy", seed=5, timeout=120,
+        think=0.01))
+    await asyncio.sleep(1.5)  # mid-game
+    assert not game.done()
+    (room,) = [r["room"] for r in await store.list_rooms()]
+    assert f":{owner.proc.pid}:" in (await store.owner(room) or "")
+    before = len(await store.log(room))
+    owner.kill9()
+    killed_at = time.monotonic()
+    while len(await store.log(room)) == before and time.monotonic() - killed_at < 30:
+        await asyncio.sleep(0.05)
+    resumed_after = time.monotonic() - killed_at
+    records = await game
+    rec = records[0]
+    assert rec["outcome"] in ("completed", "unwinnable", "turn_limit")
+    await check_log(store, rec)
+    # The other process took the room over once the lease expired (3 s) and play went on.
+    assert f":{other.proc.pid}:" in (await store.owner(room) or "")
+    assert resumed_after <= 5.0, f"play resumed {resumed_after:.1f} s after the kill"
+
+
+async def test_redis_restart_is_survived(servers: list[ServeProcess], redis_proc: RedisProcess,
+                                         store: RedisStore) -> None:
+    urls = [s.url for s in servers]
+    game = asyncio.get_running_loop().create_task(play_games(
+        urls, "skipper", "multi", 4, 1, "greedy", seed=9, timeout=120, think=0.01))
+    await asyncio.sleep(1.0)
+    assert not game.done()
+    redis_proc.stop()  # a clean shutdown: the append-only file is complete
+    async with Client(urls[0], reconnect=False) as probe:
+        t0 = time.monotonic()
+        with pytest.raises(ServerError) as err:
+            await probe.create_room("skipper")
+        assert err.value.code == "server/unavailable"
+        assert time.monotonic() - t0 < 10  # a clear error, not a hang
+    await asyncio.sleep(0.5)
+    redis_proc.start()
+    records = await game
+    await check_log(store, records[0])
+
+
+def test_serve_reads_the_redis_url_from_the_environment(redis_proc: RedisProcess) -> None:
+    port = free_port()
+    env = {**os.environ, "CARDHALL_REDIS_URL": redis_proc.url}
+    proc = subprocess.Popen([sys.executable, "-m", "cardhall.server.cli", "serve", "--port",
+                             str(port), "--log-level", "INFO"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=10)
+    assert proc.returncode == 0
+    assert "RedisStore" in err.decode()
