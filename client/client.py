@@ -18,6 +18,7 @@ and resumes every held seat and spectated room.
 from __future__ import annotations
 
 import asyncio
+import copy
 import dataclasses
 import itertools
 import logging
@@ -97,6 +98,7 @@ class Client:
         self._pushes: asyncio.Queue[Push | None] = asyncio.Queue()
         self._reader: asyncio.Task[None] | None = None
         self._closing = False
+        self._desynced: set[str] = set()
         self.reconnects = 0
 
     # -- connection ----------------------------------------------------------------------
@@ -161,6 +163,12 @@ class Client:
         if self._ws is not None:
             self._ws.transport.abort()
 
+    async def _refetch(self, room: str) -> None:
+        try:
+            await self.request(p.GetView(room=room))
+        except (ServerError, ConnectionLost, TimeoutError) as exc:
+            log.warning("could not fetch the view of room %s again: %s", room, exc)
+
     def _fail_pending(self, exc: BaseException) -> None:
         for fut in self._pending.values():
             if not fut.done():
@@ -213,15 +221,25 @@ class Client:
                 log.warning("could not watch room %s again: %s", room, exc)
 
     def _dispatch(self, msg: p.Message) -> None:
+        # Views are the client's own copies: pointer deltas change them in place, and callers
+        # may keep the messages they were given.
         if isinstance(msg, p.Joined):
-            self.views[msg.room] = dict(msg.view)
+            self.views[msg.room] = copy.deepcopy(msg.view)
+            self._desynced.discard(msg.room)
             if msg.seat is not None and msg.token is not None:
                 self.seats[msg.room] = (msg.seat, msg.token)
         elif isinstance(msg, p.Update):
             if msg.view is not None:
-                self.views[msg.room] = dict(msg.view)
-            elif msg.delta is not None:
-                self.views.setdefault(msg.room, {}).update(msg.delta)
+                self.views[msg.room] = copy.deepcopy(msg.view)
+                self._desynced.discard(msg.room)
+            elif msg.delta is not None and msg.room not in self._desynced:
+                view = self.views.setdefault(msg.room, {})
+                if msg.state_id > view.get("state_id", msg.state_id) + 1:
+                    # An update went missing: deltas no longer fit; fetch the full view.
+                    self._desynced.add(msg.room)
+                    asyncio.ensure_future(self._refetch(msg.room))
+                else:
+                    p.apply_delta(view, copy.deepcopy(msg.delta))
         elif isinstance(msg, p.Left):
             self.seats.pop(msg.room, None)
             self.spectating.discard(msg.room)

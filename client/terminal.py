@@ -826,7 +826,7 @@ class Terminal:
         if gap:  # a missed update: the delta was applied to an older view
             await self._request(self.client.get_view(t.room))
         if (gap or msg.view is not None or msg.delta is None or t.seat is None
-                or not _REDRAW_KEYS.isdisjoint(msg.delta)):
+                or not _REDRAW_KEYS.isdisjoint(p.top_keys(msg.delta))):
             t.dirty = True
 
     def _on_game_over(self, msg: p.GameOver) -> None:

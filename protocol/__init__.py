@@ -28,6 +28,7 @@ from .codec import (
     error_reply,
     reply_id,
 )
+from .delta import apply_delta, diff, top_keys
 from .errors import (
     CLOSE_CODES,
     ERROR_CODES,
@@ -89,6 +90,9 @@ from .messages import (
 )
 
 __all__ = [
+    "apply_delta",
+    "diff",
+    "top_keys",
     "CLIENT_MESSAGES",
     "CLOSE_CODES",
     "ENGINE_CODES",

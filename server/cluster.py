@@ -121,6 +121,7 @@ class Cluster:
         """Start the inbox listener, lease renewal and orphan scan (shared stores only)."""
         if not self.shared:
             return
+        await self.store.heartbeat()
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(self.store.listen(self._inbox)),
                        loop.create_task(self._renew_loop()),
@@ -186,7 +187,38 @@ class Cluster:
                 log.warning("frames for %s lost: %s", process, exc)
                 continue
             if not received:
-                self.process_gone(process)
+                await self._undelivered(process)
+
+    async def _undelivered(self, process: str, attempt: int = 0) -> None:
+        """Frames reached nobody at ``process``. Pub/sub delivers at most once: if the
+        process is alive (its inbox was resubscribing, say after a Redis restart), its
+        clients missed frames, so they are sent their full views again until one arrives;
+        if it is gone, its clients have dropped."""
+        try:
+            alive = await self.store.alive(process)
+        except StoreError:
+            alive = True  # cannot tell now: assume alive and try again
+        if not alive:
+            self.process_gone(process)
+            return
+        peers = [peer for key, peer in self.peers.items() if key[0] == process]
+        if not peers or attempt > 50:
+            return
+
+        async def again() -> None:
+            await asyncio.sleep(0.2)
+            resend = [(room, peer) for peer in peers for room in peer.rooms.values()]
+            for room, peer in resend:
+                room.post(lambda room=room, peer=peer: room.full_view(peer))
+            await asyncio.sleep(0.1)
+            payload = msgpack.packb({"k": "ping", "from": self.me})
+            try:
+                if not await self.store.publish(process, payload):
+                    await self._undelivered(process, attempt + 1)
+            except StoreError:
+                await self._undelivered(process, attempt + 1)
+
+        asyncio.ensure_future(again())
 
     def process_gone(self, process: str) -> None:
         """Every client of a process that no longer listens has dropped."""
@@ -245,6 +277,7 @@ class Cluster:
             await asyncio.sleep(self.store.lease_seconds / 3)
             lobby = self.server.lobby
             try:
+                await self.store.heartbeat()
                 lost = await self.store.renew(list(lobby.rooms))
             except StoreError as exc:
                 log.warning("lease renewal failed: %s", exc)

@@ -11,6 +11,7 @@ so a Redis Cluster keeps them in one slot and the scripts below touch one slot o
     cardhall:{room:ID}:owner    string  process id of the owner; a lease with expiry (PX)
     cardhall:lobby              hash    room id -> msgpack lobby entry (all processes)
     cardhall:codes              hash    join code -> room id (private rooms)
+    cardhall:proc:PROC          string  "1" while server process PROC is alive (PX, renewed)
     channel cardhall:inbox:PROC         pub/sub inbox of server process PROC
 
 Finished rooms' keys expire (``finish_room``); the lobby and code entries are removed with the
@@ -315,6 +316,17 @@ class RedisStore(Store):
         if gone:
             await self._call(self.redis.hdel(LOBBY, *gone))
         return out
+
+    # -- processes -------------------------------------------------------------------------
+
+    async def heartbeat(self) -> None:
+        """SET cardhall:proc:PROC with an expiry of two leases."""
+        await self._call(self.redis.set(f"cardhall:proc:{self.process_id}", b"1",
+                                        px=2 * self._ms))
+
+    async def alive(self, process_id: str) -> bool:
+        """EXISTS cardhall:proc:PROC."""
+        return bool(await self._call(self.redis.exists(f"cardhall:proc:{process_id}")))
 
     # -- messages ------------------------------------------------------------------------
 

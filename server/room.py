@@ -7,8 +7,8 @@ concurrently and every client sees the same order of events (DESIGN "Rooms").
 An accepted action is: checked against the seat's ``state_id`` (stale ones are refused),
 applied by the engine, appended to the store's log (durable before anyone is told), answered
 with ``ok``, then broadcast: every seat gets its own view, spectators the public one. After a
-full view on join, resume or request, updates carry a ``delta``: the top-level view keys
-whose values changed.
+full view on join, resume or request, updates carry a ``delta``: only the values that
+changed, by top-level key or by JSON Pointer (see :mod:`cardhall.protocol.delta`).
 
 Room options (server-side, next to the engine's options in ``create_room.options``):
     turn_seconds:  seconds a seat has for its turn (None: no timer).
@@ -661,7 +661,7 @@ class Room:
             if last is None:
                 msg = p.Update(room=self.id, state_id=sid, view=view, events=events)
             else:
-                delta = {k: v for k, v in view.items() if last.get(k) != v}
+                delta = p.diff(last, view)
                 msg = p.Update(room=self.id, state_id=sid, delta=delta, events=events)
             member.last, member.last_state = view, sid
             conn.send(msg)

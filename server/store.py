@@ -214,6 +214,23 @@ class Store(ABC):
             StoreError: the store is unavailable.
         """
 
+    # -- processes -------------------------------------------------------------------------
+
+    async def heartbeat(self) -> None:
+        """Tell the other processes this one is alive (its key lasts two leases).
+
+        Raises:
+            StoreError: the store is unavailable.
+        """
+
+    async def alive(self, process_id: str) -> bool:
+        """Whether ``process_id`` sent a heartbeat within the last two leases.
+
+        Raises:
+            StoreError: the store is unavailable.
+        """
+        return process_id == self.process_id
+
     # -- messages between processes ------------------------------------------------------
 
     @abstractmethod

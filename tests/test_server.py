@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import random
 from typing import Any
 
@@ -65,14 +66,14 @@ def check_frames(frames: list[p.Update], first_view: dict[str, Any],
                  allowed: list[list[set[str]]], who: int) -> int:
     """Rebuild the views a client saw from its updates and check none leaks; returns how
     many views were checked."""
-    view = dict(first_view)
+    view = copy.deepcopy(first_view)
     checked = 0
     for msg in frames:
         if msg.view is not None:
-            view = dict(msg.view)
+            view = copy.deepcopy(msg.view)
         else:
             assert msg.delta is not None
-            view.update(msg.delta)
+            p.apply_delta(view, copy.deepcopy(msg.delta))
         assert view["state_id"] == msg.state_id
         leaked = cards_in(view) - allowed[msg.state_id][who]
         assert not leaked, f"seat {who} saw {sorted(leaked)} at state {msg.state_id}"

@@ -1,0 +1,95 @@
+"""View deltas: what changed between two views, as a small map, and how to apply it.
+
+A delta is a map. A key that does not start with ``/`` names a top-level view key whose new
+value replaces the old one whole. A key that starts with ``/`` is a JSON Pointer (RFC 6901:
+tokens separated by ``/``, ``~1`` for ``/`` and ``~0`` for ``~`` inside a token, array
+indexes in decimal) to a value deeper in the view, replaced whole. Arrays never change length
+through a pointer: an array whose length changed is replaced whole by its parent's key.
+
+Example: ``{"state_id": 42, "/seats/1/hand": 4, "/seats/1/stacks/3/cards": ["AS", "2S"]}``.
+
+Pure functions, no I/O.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: Replace a container whole when more than this share of its entries changed.
+_WHOLE = 0.5
+
+
+def _token(key: Any) -> str:
+    return str(key).replace("~", "~0").replace("/", "~1")
+
+
+def _untoken(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def _walk(old: Any, new: Any, path: str, out: dict[str, Any]) -> None:
+    """Add the changes from ``old`` to ``new`` under ``path`` to ``out``."""
+    if type(old) is dict and type(new) is dict and old.keys() == new.keys():
+        changed = [k for k in new if old[k] != new[k]]
+        if changed and len(changed) <= max(1, len(new) * _WHOLE):
+            for k in changed:
+                _walk(old[k], new[k], f"{path}/{_token(k)}", out)
+            return
+    elif type(old) is list and type(new) is list and len(old) == len(new):
+        changed = [i for i in range(len(new)) if old[i] != new[i]]
+        if changed and len(changed) <= max(1, len(new) * _WHOLE):
+            for i in changed:
+                _walk(old[i], new[i], f"{path}/{i}", out)
+            return
+    out[path] = new
+
+
+def diff(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """The delta that turns view ``old`` into view ``new`` (``{}`` when equal).
+
+    Both views must have the same top-level keys (views never gain or lose keys during a
+    game); a key missing from ``old`` is sent whole.
+    """
+    out: dict[str, Any] = {}
+    for key, value in new.items():
+        if key not in old:
+            out[key] = value
+            continue
+        before = old[key]
+        if before == value:
+            continue
+        sub: dict[str, Any] = {}
+        _walk(before, value, "/" + _token(key), sub)
+        if len(sub) == 1 and "/" + _token(key) in sub:
+            out[key] = value  # replaced whole: the plain key is shorter
+        else:
+            out.update(sub)
+    return out
+
+
+def apply_delta(view: dict[str, Any], delta: dict[str, Any]) -> dict[str, Any]:
+    """Apply ``delta`` to ``view`` in place and return it.
+
+    Raises:
+        KeyError / IndexError / TypeError: a pointer does not lead to an existing value (the
+            delta is not for this view: ask the server for the full view).
+    """
+    for key, value in delta.items():
+        if not key.startswith("/"):
+            view[key] = value
+            continue
+        tokens = [_untoken(t) for t in key[1:].split("/")]
+        target: Any = view
+        for token in tokens[:-1]:
+            target = target[int(token)] if type(target) is list else target[token]
+        last = tokens[-1]
+        if type(target) is list:
+            target[int(last)] = value
+        else:
+            target[last] = value
+    return view
+
+
+def top_keys(delta: dict[str, Any]) -> set[str]:
+    """The top-level view keys a delta touches (``"/seats/1/hand"`` -> ``"seats"``)."""
+    return {_untoken(k[1:].split("/", 1)[0]) if k.startswith("/") else k for k in delta}

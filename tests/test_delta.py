@@ -1,0 +1,62 @@
+"""View deltas: diff then apply gives the new view; deltas stay small."""
+
+from __future__ import annotations
+
+import copy
+import random
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cardhall.protocol import apply_delta, diff, top_keys
+from cardhall.server.games import create
+from cardhall.server.games.bots import strategy
+
+leaves = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text(max_size=3))
+trees = st.recursive(leaves, lambda kids: st.one_of(
+    st.lists(kids, max_size=4), st.dictionaries(st.text(max_size=3), kids, max_size=4)),
+    max_leaves=20)
+views = st.dictionaries(st.text(max_size=4), trees, min_size=1, max_size=5)
+
+
+@settings(max_examples=300, deadline=None)
+@given(views, st.data())
+def test_apply_of_diff_gives_the_new_view(old: dict[str, Any], data: st.DataObject) -> None:
+    new = {k: data.draw(st.one_of(st.just(v), trees)) for k, v in old.items()}
+    delta = diff(old, new)
+    assert apply_delta(copy.deepcopy(old), delta) == new
+    assert top_keys(delta) <= set(new)
+    if old == new:
+        assert delta == {}
+
+
+def test_pointer_tokens_are_escaped() -> None:
+    old = {"a/b": {"c~d": [1, 2, 3, 4]}, "x": 1}
+    new = copy.deepcopy(old)
+    new["a/b"]["c~d"][2] = 9
+    delta = diff(old, new)
+    assert delta == {"/a~1b/c~0d/2": 9}
+    assert apply_delta(copy.deepcopy(old), delta) == new
+    assert top_keys(delta) == {"a/b"}
+
+
+def test_skipper_deltas_are_small_and_exact() -> None:
+    game = create("skipper", {"mode": "multi", "seed": 4}, 4)
+    bot, rng = strategy("skipper", "greedy"), random.Random(1)
+    last = [game.view(s) for s in range(4)]
+    held = copy.deepcopy(last)
+    sizes = []
+    import msgpack
+    while not game.over:
+        seat = game.to_act()[0]
+        game.apply(seat, bot(game.bot_view(seat), rng))
+        for s in range(4):
+            now = game.view(s)
+            delta = diff(last[s], now)
+            sizes.append(len(msgpack.packb(delta)))
+            assert apply_delta(held[s], copy.deepcopy(delta)) == now
+            last[s] = now
+    sizes.sort()
+    full = len(msgpack.packb(game.view(0)))
+    assert sizes[len(sizes) // 2] < full / 4
