@@ -9,11 +9,13 @@ from typing import Any
 
 from websockets.asyncio.server import Server as WsServer
 from websockets.asyncio.server import ServerConnection, serve
+from websockets.http11 import Request, Response
 
 from .cluster import Cluster
 from .config import Settings
 from .connection import Connection
 from .lobby import Lobby
+from .metrics import Metrics
 from .store import MemoryStore, Store
 
 log = logging.getLogger("cardhall.server")
@@ -37,6 +39,8 @@ class Server:
         self.lobby = Lobby(self.store, self.settings, self.cluster)
         self.connections: set[Connection] = set()
         self.sessions: dict[str, Connection] = {}
+        self.metrics = Metrics(self)
+        self.lobby.metrics = self.metrics
         self._ws: WsServer | None = None
 
     @property
@@ -66,10 +70,16 @@ class Server:
             self._handle, s.host, s.port,
             compression="deflate" if s.compression else None,
             max_size=s.max_frame, ping_interval=s.ping_interval, ping_timeout=s.ping_timeout,
+            process_request=self._process_request,
         )
         await self.cluster.start()
         log.info("listening on %s (store: %s, process %s)", self.url, type(self.store).__name__,
                  self.store.process_id)
+
+    async def _process_request(self, ws: ServerConnection, request: Request) -> Response | None:
+        """HTTP on the WebSocket port: ``/healthz`` and ``/metrics``; anything else goes on
+        to the WebSocket handshake."""
+        return await self.metrics.http(ws, request)
 
     async def _handle(self, ws: ServerConnection) -> None:
         conn = Connection(self, ws)

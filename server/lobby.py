@@ -41,6 +41,7 @@ class Lobby:
         self.settings = settings
         self.cluster = cluster
         self.rooms: dict[str, Room] = {}
+        self.metrics: Any = None  # set by the server
         self._loading: dict[str, asyncio.Future[Room]] = {}
 
     def find(self, room_id: str) -> Room:
@@ -114,6 +115,7 @@ class Lobby:
             log.error("room %s: cannot rebuild from the store: %s", room_id, exc)
             raise RoomError("server/internal", "the room's record is damaged") from None
         room.on_finish, room.on_lost = self._finished, self._lost
+        room.metrics = self.metrics
         self.rooms[room_id] = room
         room.start_task()
         self.cluster.reattach(room, (loaded.state or {}).get("members", []))
@@ -179,6 +181,7 @@ class Lobby:
         room = Room(id=room_id, name=name or f"{cls.title} {room_id}", game_name=msg.game,
                     game=game, settings=settings, store=self.store, private=private, code=code,
                     host=conn.session, on_finish=self._finished, on_lost=self._lost)
+        room.metrics = self.metrics
         await self.store.save_room(room_id, room.record(), room.state(), room.summary())
         self.rooms[room_id] = room
         room.start_task()

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from .. import protocol as p
 from .games import Game, GameError, bots
 from .games.options import Option, parse_options
+from .metrics import observe_action
 from .store import Loaded, LogEntry, OwnershipLost, Store, StoreError
 
 if TYPE_CHECKING:
@@ -170,6 +171,7 @@ class Room:
     _bot_rng: random.Random = field(default_factory=lambda: random.Random(secrets.randbits(64)))
     _broken: bool = False  # the engine ran ahead of the store: reload before going on
     _closing: bool = False
+    metrics: Any = None  # the server's Metrics (None in bare tests)
     _save_posted: bool = False
 
     def __post_init__(self) -> None:
@@ -527,12 +529,14 @@ class Room:
                             f"is at {game.state_id}: choose again from the latest view",
                             msg.id)
             return
+        started = time.perf_counter()
         try:
             events = game.apply(seat, msg.action)
         except GameError as exc:
             conn.send(p.error_reply(exc, re=msg.id))
             return
-        await self._persist(["a", seat, list(msg.action)], events, conn, msg.id)
+        if await self._persist(["a", seat, list(msg.action)], events, conn, msg.id):
+            observe_action(self.metrics, time.perf_counter() - started)
 
     async def _persist(self, entry: LogEntry, events: list[dict[str, Any]],
                        conn: Connection | None, re: Any) -> bool:
@@ -759,5 +763,6 @@ class Room:
             if holder is not None and holder.bot:
                 action = self._bot(self.game.bot_view(s), self._bot_rng)
                 events = self.game.apply(s, action)
-                await self._persist(["a", s, list(action)], events, None, None)
+                if await self._persist(["a", s, list(action)], events, None, None):
+                    observe_action(self.metrics, None)
                 return

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The compose topology on 127.0.0.1 without Docker: redis-server (append-only), two
+# `cardhall serve` processes sharing it, haproxy in front (Debian's redis-server and haproxy).
+#
+#   deploy/local-cluster.sh                 run until Ctrl-C; clients use ws://127.0.0.1:8080
+#   deploy/local-cluster.sh --check         start, play 2 bot games through haproxy, stop
+#   PORT=9000 deploy/local-cluster.sh       haproxy on another port (servers use the next ones)
+set -euo pipefail
+PORT=${PORT:-8080}
+REDIS_PORT=${REDIS_PORT:-$((PORT + 9))}
+S1=$((PORT + 1)); S2=$((PORT + 2))
+for tool in redis-server haproxy cardhall; do
+  command -v "$tool" >/dev/null || { echo "missing: $tool (apt-get install redis-server haproxy)" >&2; exit 1; }
+done
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+wait_port() {  # wait_port PORT: until something listens (10 s at most)
+  for _ in $(seq 100); do
+    (echo >"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    sleep 0.1
+  done
+  echo "nothing listens on 127.0.0.1:$1; logs:" >&2; tail -n 20 "$work"/*.log >&2; exit 1
+}
+
+redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --appendonly yes --dir "$work" --save "" \
+  >"$work/redis.log" 2>&1 &
+pids+=($!)
+wait_port "$REDIS_PORT"
+for port in "$S1" "$S2"; do
+  cardhall serve --host 127.0.0.1 --port "$port" --redis-url "redis://127.0.0.1:$REDIS_PORT/0" \
+    --log-level WARNING >"$work/serve-$port.log" 2>&1 &
+  pids+=($!)
+done
+wait_port "$S1"; wait_port "$S2"
+sed -e "s/bind \*:8080/bind 127.0.0.1:$PORT/" \
+    -e "s/server cardhall-1 cardhall-1:8765/server cardhall-1 127.0.0.1:$S1/" \
+    -e "s/server cardhall-2 cardhall-2:8765/server cardhall-2 127.0.0.1:$S2/" \
+    "$(dirname "$0")/haproxy.cfg" >"$work/haproxy.cfg"
+haproxy -f "$work/haproxy.cfg" -db >"$work/haproxy.log" 2>&1 &
+pids+=($!)
+wait_port "$PORT"
+echo "cluster up: ws://127.0.0.1:$PORT (servers :$S1 :$S2, redis :$REDIS_PORT, logs in $work)"
+
+if [ "${1:-}" = "--check" ]; then
+  sleep 1.5  # haproxy's first health checks
+  cardhall bots --url "ws://127.0.0.1:$PORT" --game skipper --mode multi --players 4 --games 2 --json
+  exit $?
+fi
+wait

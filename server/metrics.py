@@ -1,0 +1,92 @@
+"""Health and Prometheus metrics, served over HTTP on the WebSocket port.
+
+``GET /healthz``: 200 ``ok`` when the process and its store answer, else 503.
+``GET /metrics``: Prometheus text format (``prometheus_client``), one registry per server:
+
+    cardhall_rooms                      rooms run by this process (gauge)
+    cardhall_connections                open client connections (gauge)
+    cardhall_actions_total              actions accepted by this process's rooms (counter)
+    cardhall_action_latency_seconds     ``act`` received -> ``ok`` sent, seconds (histogram)
+    cardhall_store_errors_total         store (Redis) errors seen by this process (counter)
+"""
+
+from __future__ import annotations
+
+import http
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import generate_latest
+from prometheus_client.core import CounterMetricFamily
+from prometheus_client.registry import Collector
+from websockets.asyncio.server import ServerConnection
+from websockets.http11 import Request, Response
+
+if TYPE_CHECKING:
+    from .app import Server
+
+#: Histogram buckets of the action latency, seconds (100 us .. 1 s).
+LATENCY_BUCKETS = (1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 1e-2, 2.5e-2, 5e-2, 0.1, 0.25, 1.0)
+
+
+class _StoreErrors(Collector):
+    def __init__(self, server: Server) -> None:
+        self.server = server
+
+    def collect(self) -> Iterator[CounterMetricFamily]:
+        yield CounterMetricFamily("cardhall_store_errors", "Store (Redis) errors seen",
+                                  value=float(getattr(self.server.store, "errors", 0)))
+
+
+class Metrics:
+    """The metrics of one server process.
+
+    Args:
+        server: The server whose lobby, connections and store are measured.
+    """
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.registry = CollectorRegistry()
+        Gauge("cardhall_rooms", "Rooms run by this process",
+              registry=self.registry).set_function(lambda: len(server.lobby.rooms))
+        Gauge("cardhall_connections", "Open client connections",
+              registry=self.registry).set_function(lambda: len(server.connections))
+        self.actions = Counter("cardhall_actions", "Actions accepted by this process's rooms",
+                               registry=self.registry)
+        self.latency = Histogram("cardhall_action_latency_seconds",
+                                 "Seconds from an act request to its ok reply",
+                                 buckets=LATENCY_BUCKETS, registry=self.registry)
+        self.registry.register(_StoreErrors(server))
+
+    def render(self) -> bytes:
+        """The Prometheus text exposition of every metric."""
+        return generate_latest(self.registry)
+
+    async def http(self, connection: ServerConnection, request: Request) -> Response | None:
+        """Answer ``/healthz`` and ``/metrics``; None for anything else (a WebSocket
+        handshake goes on)."""
+        if request.path == "/healthz":
+            ok = await self.server.store.healthy()
+            status = http.HTTPStatus.OK if ok else http.HTTPStatus.SERVICE_UNAVAILABLE
+            return connection.respond(status, "ok\n" if ok else "store unavailable\n")
+        if request.path == "/metrics":
+            response = connection.respond(http.HTTPStatus.OK, "")
+            body = self.render()
+            headers = response.headers.copy()
+            del headers["Content-Type"]  # Headers is a multi-dict: replace, do not append
+            del headers["Content-Length"]
+            headers["Content-Type"] = CONTENT_TYPE_LATEST
+            headers["Content-Length"] = str(len(body))
+            return Response(response.status_code, response.reason_phrase, headers, body)
+        return None
+
+
+def observe_action(metrics: Any, seconds: float | None) -> None:
+    """Count one accepted action (and its request latency in seconds, when it had one)."""
+    if metrics is None:
+        return
+    metrics.actions.inc()
+    if seconds is not None:
+        metrics.latency.observe(seconds)
