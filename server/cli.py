@@ -231,5 +231,56 @@ def rooms(url: str, game: str | None, as_json: bool) -> None:
                    f"{r['status']:<9} {access:<7} {r['name']}")
 
 
+@main.command()
+@click.option("--rooms", type=click.IntRange(1), default=100, show_default=True,
+              help="Active Skipper multi rooms (4 connections each) under load.")
+@click.option("--rate", type=click.FloatRange(0, min_open=True), default=200.0,
+              show_default=True,
+              help="Actions/s over all rooms in the latency phase (paced, same on both servers; "
+                   "keep it well below the closed-loop actions/s).")
+@click.option("--seconds", type=click.FloatRange(0.5), default=8.0, show_default=True,
+              help="Measured seconds of each phase (latency, throughput), per server.")
+@click.option("--warmup", type=click.FloatRange(0), default=2.0, show_default=True,
+              help="Seconds of load before each measured phase.")
+@click.option("--idle", type=click.IntRange(0), default=2000, show_default=True,
+              help="Idle connections for the memory figure (0: skip; 10000 checks the target).")
+@click.option("--redis", "redis_mode", type=click.Choice(["auto", "off"]), default="auto",
+              show_default=True,
+              help="auto: start a redis-server (append-only) when one is on PATH.")
+@click.option("--redis-url", default=None, metavar="URL",
+              help="Use this running Redis for the Redis mode instead of starting one.")
+@click.option("--url", default=None, metavar="URL",
+              help="Bench a running Cardhall server (its limits must allow the load).")
+@click.option("--server-pid", type=int, default=None,
+              help="Process id of the server at --url (for its CPU and RSS figures).")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object, no table.")
+@click.option("--logdir", type=click.Path(file_okay=False), default=None,
+              help="Keep the servers' logs in this folder.")
+def bench(rooms: int, rate: float, seconds: float, warmup: float, idle: int, redis_mode: str,
+          redis_url: str | None, url: str | None, server_pid: int | None, seed: int,
+          as_json: bool, logdir: str | None) -> None:
+    """Latency, throughput and memory of a live server, against a raw websockets echo server.
+
+    Starts the servers in their own processes on 127.0.0.1 (in-memory store, Redis store,
+    echo baseline) and drives them from this process; see benchmarks/README.md.
+    """
+    from pathlib import Path
+
+    from .bench import BenchConfig, render, run, to_json
+
+    cfg = BenchConfig(rooms=rooms, rate=rate, warmup=warmup, latency_seconds=seconds,
+                      throughput_seconds=seconds, idle=idle, redis=redis_url or redis_mode,
+                      url=url, server_pid=server_pid, seed=seed)
+    if logdir is not None:
+        Path(logdir).mkdir(parents=True, exist_ok=True)
+    try:
+        result = run(cfg, None if as_json else lambda m: click.echo(f".. {m}", err=True),
+                     Path(logdir) if logdir else None)
+    except (OSError, RuntimeError, TimeoutError) as exc:
+        raise click.ClickException(f"{type(exc).__name__}: {exc}") from None
+    click.echo(to_json(result) if as_json else render(result))
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

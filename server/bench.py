@@ -1,0 +1,1039 @@
+"""``cardhall bench``: latency, throughput and memory of a live server, against raw websockets.
+
+The servers under test run in their own processes (``python -m cardhall.server.bench serve``
+for Cardhall, ``... echo`` for the baseline), on 127.0.0.1 and free ports, with the event loop
+``cardhall serve`` uses (uvloop when installed) and the same websockets settings (no
+compression, the same ``max_size`` and keepalive). This process is the load generator: lean
+clients that speak the protocol directly (msgpack over ``websockets``), one asyncio loop, many
+connections, bounded time.
+
+Load shape, per target (Cardhall in memory, Cardhall on Redis, the echo baseline):
+
+* ``rooms`` tables of 4 connections. A Cardhall table plays real Skipper ``multi`` rooms: the
+  first connection creates the room, all four join (the room starts when full), and a seat
+  acts as soon as an update tells it that it may (a non-empty ``legal_actions``), with a
+  random legal action. When the game ends the table opens a new room. An echo table passes
+  one frame (of the median Cardhall update size) round its four connections: the seat whose
+  turn it is sends it, the server echoes it, the next seat sends. Each table thus has one
+  request in flight at a time, on either server.
+* latency phase: every table acts at a fixed pace (``rate`` actions/s over all tables), the
+  same on both servers; the round trip (``act`` sent -> that seat's next ``update``; the frame
+  sent -> its echo) is timed, p50/p99/max.
+* throughput phase: closed loop, no pause: accepted actions/s, update frames/s, bytes,
+  server CPU seconds per action.
+* memory: server RSS with ``4 * rooms`` connections open (hello done) and then with the rooms
+  playing; and, in a fresh server, RSS per idle connection with ``idle`` connections open.
+
+Nothing here starts anything on import; :func:`run_bench` runs a whole benchmark and
+:func:`render` prints its table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import dataclasses
+import json
+import os
+import random
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import msgpack  # type: ignore[import-untyped,unused-ignore]
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+#: websockets settings shared by both servers and the clients (the Cardhall defaults).
+MAX_FRAME = 64 * 1024
+PING_INTERVAL = 20.0
+PING_TIMEOUT = 20.0
+#: Rooms a load generator creates at the same time (see :class:`Load`).
+CREATE_PARALLEL = 10
+
+_pack = msgpack.Packer(use_bin_type=True).pack
+
+
+def _unpack(frame: bytes) -> Any:
+    return msgpack.unpackb(frame, raw=False, strict_map_key=False)
+
+
+# -- settings and results ----------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class BenchConfig:
+    """What ``cardhall bench`` runs (the command-line options).
+
+    Attributes:
+        rooms: Active tables (4 connections each) in the latency and throughput phases.
+        rate: Actions per second over all tables in the latency phase (paced).
+        warmup: Seconds of load before each measured phase.
+        latency_seconds: Measured seconds of the latency phase.
+        throughput_seconds: Measured seconds of the throughput phase.
+        idle: Idle connections opened for the memory measurement (0: skip).
+        redis: ``"auto"`` (start a redis-server when one is on PATH), ``"off"``, or a
+            ``redis://`` URL of a running Redis.
+        url: Bench an already running Cardhall server instead of starting one (CPU and RSS
+            then need ``server_pid``; the Redis mode is skipped).
+        server_pid: Process id of the server at ``url`` (for CPU and RSS figures).
+        seed: Seed of the clients' random choices.
+    """
+
+    rooms: int = 100
+    rate: float = 200.0
+    warmup: float = 2.0
+    latency_seconds: float = 8.0
+    throughput_seconds: float = 8.0
+    idle: int = 2000
+    redis: str = "auto"
+    url: str | None = None
+    server_pid: int | None = None
+    seed: int = 1
+
+
+@dataclasses.dataclass
+class Stats:
+    """Counters of one measured phase (the generator writes into the current one)."""
+
+    rtts: list[float] = dataclasses.field(default_factory=list)
+    actions: int = 0          # accepted (``ok``), or echo round trips
+    refused: int = 0          # ``error`` replies to ``act``
+    update_frames: int = 0    # ``update`` frames received (or echoes)
+    update_sizes: list[int] = dataclasses.field(default_factory=list)
+    frames_in: int = 0        # every frame received
+    bytes_in: int = 0         # their bytes
+    games: int = 0            # games finished
+
+    def figures(self, seconds: float) -> dict[str, Any]:
+        """The phase's figures over ``seconds``."""
+        us = sorted(r * 1e6 for r in self.rtts)
+        sizes = sorted(self.update_sizes)
+        return {
+            "seconds": round(seconds, 3),
+            "actions": self.actions,
+            "refused": self.refused,
+            "games": self.games,
+            "rtt_p50_us": _pct(us, 0.50),
+            "rtt_p99_us": _pct(us, 0.99),
+            "rtt_max_us": us[-1] if us else None,
+            "rtt_samples": len(us),
+            "actions_per_s": self.actions / seconds if seconds else 0.0,
+            "update_frames_per_s": self.update_frames / seconds if seconds else 0.0,
+            "update_bytes_p50": _pct(sizes, 0.50),
+            "update_bytes_p99": _pct(sizes, 0.99),
+            "bytes_per_action": self.bytes_in / self.actions if self.actions else None,
+            "frames_per_action": self.frames_in / self.actions if self.actions else None,
+        }
+
+
+def _pct(values: list[float] | list[int], q: float) -> float | None:
+    """The ``q`` quantile of sorted ``values`` (nearest rank), None when empty."""
+    if not values:
+        return None
+    return float(values[min(len(values) - 1, int(len(values) * q))])
+
+
+# -- process figures (CPU, RSS) ----------------------------------------------------------
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds used so far by process ``pid``."""
+    try:
+        import psutil  # type: ignore[import-untyped,unused-ignore]
+    except ImportError:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    t = psutil.Process(pid).cpu_times()
+    return float(t.user + t.system)
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident set size of process ``pid``, in bytes."""
+    try:
+        import psutil  # type: ignore[import-untyped,unused-ignore]
+    except ImportError:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+        raise RuntimeError(f"no VmRSS for process {pid}") from None
+    return int(psutil.Process(pid).memory_info().rss)
+
+
+def raise_fd_limit(want: int) -> int:
+    """Raise this process's open-file soft limit to ``want`` (at most the hard limit);
+    children started afterwards inherit it. Returns the soft limit now in force."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = want if hard == resource.RLIM_INFINITY else min(want, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        soft = target
+    return int(soft)
+
+
+# -- the load generator: Cardhall tables ---------------------------------------------------
+
+
+class Load:
+    """Shared state of the generator: the current :class:`Stats`, pacing, stop flag."""
+
+    def __init__(self, rooms: int, seed: int) -> None:
+        self.rooms = rooms
+        self.stats = Stats()
+        self.interval = 0.0      # seconds between two actions of one table (0: closed loop)
+        self.running = True
+        self.rng = random.Random(seed)
+        self.errors: list[str] = []
+        #: Rooms being created at once. A burst of 100 create+join at the same instant
+        #: exhausts the Redis store's connection pool (redis-py's default of 100); real
+        #: tables do not all open in the same millisecond.
+        self.creating = asyncio.Semaphore(CREATE_PARALLEL)
+
+    def pace(self, rate: float) -> None:
+        """Pace every table so that all together make ``rate`` actions/s (0: no pause)."""
+        self.interval = self.rooms / rate if rate > 0 else 0.0
+
+    def measure(self) -> None:
+        """Start a fresh :class:`Stats` (the previous one is returned by :meth:`take`)."""
+        self.stats = Stats()
+
+    def take(self) -> Stats:
+        """The current stats; later frames go to a throwaway one."""
+        stats, self.stats = self.stats, Stats()
+        return stats
+
+
+async def _connect(url: str) -> ClientConnection:
+    return await connect(url, compression=None, max_size=MAX_FRAME, ping_interval=None,
+                         open_timeout=30, close_timeout=2)
+
+
+class Seat:
+    """One client connection of a Cardhall table."""
+
+    __slots__ = (
+        "act_ids",
+        "acted_on",
+        "legal",
+        "next_id",
+        "pending",
+        "sent_sid",
+        "t_sent",
+        "table",
+        "task",
+        "ws",
+    )
+
+    def __init__(self, table: Table, ws: ClientConnection) -> None:
+        self.table = table
+        self.ws = ws
+        self.legal: list[Any] = []
+        self.acted_on = -1          # state_id of the view the last act was chosen from
+        self.sent_sid = -1
+        self.t_sent = 0.0
+        self.next_id = 1
+        self.pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.act_ids: set[int] = set()
+        self.task: asyncio.Task[None] | None = None
+
+    async def request(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """Send ``msg`` with a fresh id and wait for its reply (setup requests only)."""
+        rid = self.next_id
+        self.next_id += 1
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.pending[rid] = fut
+        await self.ws.send(_pack({**msg, "id": rid}))
+        async with asyncio.timeout(30):
+            reply = await fut
+        if reply.get("t") == "error":
+            raise RuntimeError(f"{msg['t']} refused: {reply.get('code')}: {reply.get('message')}")
+        return reply
+
+    async def read(self) -> None:
+        """Read every frame; act when an update says this seat may."""
+        table, load = self.table, self.table.load
+        try:
+            async for frame in self.ws:
+                now = time.perf_counter()
+                stats = load.stats
+                n = len(frame)
+                stats.frames_in += 1
+                stats.bytes_in += n
+                msg = _unpack(frame)
+                t = msg.get("t")
+                if t == "update":
+                    if msg.get("room") != table.room:
+                        continue
+                    stats.update_frames += 1
+                    stats.update_sizes.append(n)
+                    body = msg["view"] if "view" in msg else msg.get("delta") or {}
+                    if "legal_actions" in body:
+                        self.legal = body["legal_actions"]
+                    sid = msg["state_id"]
+                    if self.t_sent and sid > self.sent_sid:
+                        stats.rtts.append(now - self.t_sent)
+                        self.t_sent = 0.0
+                    if self.legal and sid > self.acted_on and load.running and table.playing:
+                        await self.act(sid)
+                elif t == "ok":
+                    stats.actions += 1
+                    self.act_ids.discard(msg.get("re", -1))
+                elif t == "error" and msg.get("re") in self.act_ids:
+                    self.act_ids.discard(msg["re"])
+                    stats.refused += 1
+                    self.t_sent = 0.0
+                    self.acted_on = -1
+                    if load.running and table.playing:  # resynchronise: the full view
+                        await self.ws.send(_pack({"t": "get_view", "room": table.room}))
+                elif t == "game_over":
+                    if msg.get("room") == table.room:
+                        table.game_over(self)
+                else:
+                    fut = self.pending.pop(msg.get("re", -1), None)
+                    if fut is not None and not fut.done():
+                        fut.set_result(msg)
+        except ConnectionClosed as exc:
+            if load.running:
+                load.errors.append(f"connection closed: {exc}")
+
+    async def act(self, sid: int) -> None:
+        """Send a random legal action chosen from the view at ``sid`` (after the table's
+        pause, in the paced phase)."""
+        table, load = self.table, self.table.load
+        self.acted_on = sid
+        if load.interval:
+            delay = table.next_at - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            if not (load.running and table.playing):
+                return
+        action = load.rng.choice(self.legal)
+        rid = self.next_id
+        self.next_id += 1
+        self.act_ids.add(rid)
+        frame = _pack({"t": "act", "id": rid, "room": table.room, "state_id": sid,
+                       "action": action})
+        self.sent_sid = sid
+        self.t_sent = now = time.perf_counter()
+        table.next_at = now + load.interval
+        await self.ws.send(frame)
+
+
+class Table:
+    """Four connections playing Skipper ``multi`` rooms one after another."""
+
+    def __init__(self, load: Load, seats: list[ClientConnection]) -> None:
+        self.load = load
+        self.seats = [Seat(self, ws) for ws in seats]
+        self.room = ""
+        self.playing = False
+        self.next_at = 0.0
+        self._new: asyncio.Task[None] | None = None
+        for s in self.seats:
+            s.task = asyncio.get_running_loop().create_task(s.read())
+
+    async def new_room(self) -> None:
+        """Create a room, seat all four connections (the room starts when full)."""
+        self.playing = False
+        for s in self.seats:
+            s.legal, s.acted_on, s.t_sent = [], -1, 0.0
+        async with self.load.creating:
+            await self._open()
+
+    async def _open(self) -> None:
+        host = self.seats[0]
+        created = await host.request({"t": "create_room", "game": "skipper", "mode": "multi",
+                                      "seats": 4, "options": {}, "private": False})
+        self.room = created["room"]
+        self.next_at = time.perf_counter() + self.load.rng.uniform(0, self.load.interval)
+        self.playing = True
+        for s in self.seats:
+            await s.request({"t": "join", "room": self.room})
+
+    def game_over(self, seat: Seat) -> None:
+        if seat is not self.seats[0]:
+            return
+        self.load.stats.games += 1
+        self.playing = False
+        if self.load.running:
+            self._new = asyncio.get_running_loop().create_task(self._renew())
+
+    async def _renew(self) -> None:
+        for _ in range(5):
+            try:
+                await self.new_room()
+                return
+            except (RuntimeError, TimeoutError) as exc:
+                if not self.load.running:
+                    return
+                self.load.errors.append(f"new room: {exc}")
+                await asyncio.sleep(0.2)
+            except ConnectionClosed:
+                return
+
+    async def close(self) -> None:
+        self.load.running = False
+        for s in self.seats:
+            await s.ws.close()
+        for s in self.seats:
+            if s.task is not None:
+                s.task.cancel()
+        if self._new is not None:
+            self._new.cancel()
+
+
+async def hello(ws: ClientConnection, name: str = "cardhall-bench") -> None:
+    """Protocol handshake on ``ws`` (waits for ``welcome``)."""
+    await ws.send(_pack({"t": "hello", "v": 1, "client": name, "id": 0}))
+    async with asyncio.timeout(30):
+        reply = _unpack(await ws.recv())
+    if reply.get("t") != "welcome":
+        raise RuntimeError(f"hello refused: {reply}")
+
+
+async def open_many(url: str, n: int, handshake: Callable[[ClientConnection], Awaitable[None]],
+                    parallel: int = 100) -> list[ClientConnection]:
+    """Open ``n`` connections to ``url`` (at most ``parallel`` handshakes at once), each
+    through ``handshake``."""
+    sem = asyncio.Semaphore(parallel)
+
+    async def one() -> ClientConnection:
+        async with sem:
+            ws = await _connect(url)
+            await handshake(ws)
+            return ws
+
+    return list(await asyncio.gather(*(one() for _ in range(n))))
+
+
+# -- the load generator: echo tables ---------------------------------------------------------
+
+
+class EchoTable:
+    """Four connections to the echo server passing one frame round (one in flight)."""
+
+    def __init__(self, load: Load, seats: list[ClientConnection], payload: bytes) -> None:
+        self.load = load
+        self.ws = seats
+        self.payload = payload
+        self.turn = 0
+        self.t_sent = 0.0
+        self.next_at = 0.0
+        loop = asyncio.get_running_loop()
+        self.tasks = [loop.create_task(self._read(k)) for k in range(len(seats))]
+
+    async def start(self) -> None:
+        self.next_at = time.perf_counter() + self.load.rng.uniform(0, self.load.interval)
+        await self._send(0)
+
+    async def _send(self, k: int) -> None:
+        load = self.load
+        if load.interval:
+            delay = self.next_at - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+        if not load.running:
+            return
+        self.turn = k
+        self.t_sent = now = time.perf_counter()
+        self.next_at = now + load.interval
+        await self.ws[k].send(self.payload)
+
+    async def _read(self, k: int) -> None:
+        load = self.load
+        try:
+            async for frame in self.ws[k]:
+                now = time.perf_counter()
+                stats = load.stats
+                n = len(frame)
+                stats.frames_in += 1
+                stats.bytes_in += n
+                stats.update_frames += 1
+                stats.update_sizes.append(n)
+                stats.actions += 1
+                stats.rtts.append(now - self.t_sent)
+                if load.running:
+                    await self._send((k + 1) % len(self.ws))
+        except ConnectionClosed as exc:
+            if load.running:
+                load.errors.append(f"echo connection closed: {exc}")
+
+    async def close(self) -> None:
+        for ws in self.ws:
+            await ws.close()
+        for t in self.tasks:
+            t.cancel()
+
+
+async def echo_hello(ws: ClientConnection) -> None:
+    """The echo server's "handshake": one frame of a hello's size, echoed."""
+    frame = _pack({"t": "hello", "v": 1, "client": "cardhall-bench", "id": 0})
+    await ws.send(frame)
+    async with asyncio.timeout(30):
+        await ws.recv()
+
+
+# -- servers in their own processes ------------------------------------------------------
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_port(port: int, proc: subprocess.Popen[bytes], what: str, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{what} exited with code {proc.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{what} did not listen on port {port} in {timeout}s") from None
+            time.sleep(0.05)
+
+
+class Child:
+    """A server child process on 127.0.0.1 (Cardhall, echo or redis-server)."""
+
+    def __init__(self, what: str, argv: list[str], port: int, log: Path | None) -> None:
+        self.what = what
+        self.port = port
+        self.log = log
+        out = open(log, "ab") if log is not None else subprocess.DEVNULL  # noqa: SIM115
+        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
+        if log is not None:
+            out.close()  # type: ignore[union-attr]
+        try:
+            _wait_port(port, self.proc, what)
+        except BaseException:
+            self.stop()
+            raise
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def start_cardhall(redis_url: str | None, log: Path | None) -> Child:
+    """``python -m cardhall.server.bench serve``: a Cardhall server with the bench's limits."""
+    port = free_port()
+    argv = [sys.executable, "-m", "cardhall.server.bench", "serve", "--port", str(port)]
+    if redis_url:
+        argv += ["--redis-url", redis_url]
+    return Child("cardhall server", argv, port, log)
+
+
+def start_echo(log: Path | None) -> Child:
+    """``python -m cardhall.server.bench echo``: the raw websockets echo baseline."""
+    port = free_port()
+    return Child("echo server", [sys.executable, "-m", "cardhall.server.bench", "echo",
+                                 "--port", str(port)], port, log)
+
+
+def start_redis(workdir: Path) -> Child:
+    """A redis-server with append-only persistence (as the test suite runs it)."""
+    port = free_port()
+    return Child("redis-server", [
+        "redis-server", "--port", str(port), "--bind", "127.0.0.1", "--appendonly", "yes",
+        "--appendfsync", "everysec", "--save", "", "--dir", str(workdir),
+        "--protected-mode", "no"], port, None)
+
+
+def bench_settings(port: int) -> Any:
+    """Cardhall :class:`Settings` for the bench: the defaults, with the per-client abuse
+    limits (message rate, connections per address, rooms per minute) off, since every bench
+    client comes from one address at loopback speed, and finished rooms removed after 1 s
+    so that they do not pile up in the memory figures. Fields this version of Settings does
+    not have are left out."""
+    from .config import Settings
+
+    want: dict[str, Any] = {"host": "127.0.0.1", "port": port, "max_frame": MAX_FRAME,
+                            "ping_interval": PING_INTERVAL, "ping_timeout": PING_TIMEOUT,
+                            "msg_rate": None, "max_connections_per_address": None,
+                            "rooms_per_minute": None, "finished_ttl": 1.0,
+                            "max_rooms": 100_000, "compression": False}
+    names = {f.name for f in dataclasses.fields(Settings)}
+    return Settings(**{k: v for k, v in want.items() if k in names})
+
+
+def _runner() -> Callable[[Any], Any]:
+    """``uvloop.run`` when uvloop is installed (as ``cardhall serve``), else asyncio.run."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run
+    return uvloop.run  # type: ignore[no-any-return]
+
+
+def _serve_main(port: int, redis_url: str | None) -> None:
+    import logging
+
+    from .app import run
+
+    logging.basicConfig(level=logging.WARNING,
+                        format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    store = None
+    if redis_url:
+        from .redis_store import RedisStore
+
+        store = RedisStore(redis_url)
+    run(bench_settings(port), store)
+
+
+def _echo_main(port: int) -> None:
+    import signal
+
+    from websockets.asyncio.server import ServerConnection, serve
+
+    async def handler(ws: ServerConnection) -> None:
+        with contextlib.suppress(ConnectionClosed):
+            async for frame in ws:
+                await ws.send(frame)
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        async with serve(handler, "127.0.0.1", port, compression=None, max_size=MAX_FRAME,
+                         ping_interval=PING_INTERVAL, ping_timeout=PING_TIMEOUT):
+            await stop.wait()
+
+    _runner()(main())
+
+
+# -- phases ------------------------------------------------------------------------------
+
+
+async def _settle(seconds: float = 0.5) -> None:
+    await asyncio.sleep(seconds)
+
+
+async def _phase(load: Load, pid: int | None, warmup: float, seconds: float,
+                 rate: float) -> dict[str, Any]:
+    """Warm up, then measure ``seconds`` at ``rate`` actions/s (0: closed loop)."""
+    load.pace(rate)
+    await asyncio.sleep(warmup)
+    load.measure()
+    cpu0 = cpu_seconds(pid) if pid else None
+    me0 = time.process_time()
+    t0 = time.perf_counter()
+    await asyncio.sleep(seconds)
+    stats = load.take()
+    elapsed = time.perf_counter() - t0
+    figures = stats.figures(elapsed)
+    figures["loadgen_cpu_share"] = (time.process_time() - me0) / elapsed
+    if pid:
+        assert cpu0 is not None
+        cpu = cpu_seconds(pid) - cpu0
+        figures["server_cpu_share"] = cpu / elapsed
+        figures["server_cpu_s_per_action"] = cpu / stats.actions if stats.actions else None
+    return figures
+
+
+async def bench_cardhall(url: str, pid: int | None, cfg: BenchConfig,
+                         redis_pid: int | None = None) -> dict[str, Any]:
+    """Latency and throughput phases against the Cardhall server at ``url``."""
+    load = Load(cfg.rooms, cfg.seed)
+    out: dict[str, Any] = {"rooms": cfg.rooms}
+    rss0 = rss_bytes(pid) if pid else None
+    conns = await open_many(url, 4 * cfg.rooms, hello)
+    await _settle()
+    rss_conn = rss_bytes(pid) if pid else None
+    tables = [Table(load, conns[4 * i:4 * i + 4]) for i in range(cfg.rooms)]
+    try:
+        load.pace(cfg.rate)
+        await asyncio.gather(*(t.new_room() for t in tables))
+        out["latency"] = await _phase(load, pid, cfg.warmup, cfg.latency_seconds, cfg.rate)
+        r0 = cpu_seconds(redis_pid) if redis_pid else None
+        out["throughput"] = await _phase(load, pid, cfg.warmup, cfg.throughput_seconds, 0)
+        if redis_pid and r0 is not None:
+            th = out["throughput"]
+            th["redis_cpu_s_per_action"] = ((cpu_seconds(redis_pid) - r0) / th["actions"]
+                                            if th["actions"] else None)
+        if pid:
+            assert rss0 is not None and rss_conn is not None
+            rss_play = rss_bytes(pid)
+            out["rss_before"] = rss0
+            out["rss_connected"] = rss_conn
+            out["rss_playing"] = rss_play
+            out["rss_per_connection"] = (rss_conn - rss0) / (4 * cfg.rooms)
+            out["rss_per_active_room"] = (rss_play - rss_conn) / cfg.rooms
+    finally:
+        load.running = False
+        await asyncio.gather(*(t.close() for t in tables), return_exceptions=True)
+    out["errors"] = load.errors[:10]
+    return out
+
+
+async def bench_echo(url: str, pid: int, cfg: BenchConfig, size: int) -> dict[str, Any]:
+    """The same phases against the echo server, frames of ``size`` bytes."""
+    load = Load(cfg.rooms, cfg.seed)
+    out: dict[str, Any] = {"rooms": cfg.rooms, "frame_bytes": size}
+    rss0 = rss_bytes(pid)
+    conns = await open_many(url, 4 * cfg.rooms, echo_hello)
+    await _settle()
+    rss_conn = rss_bytes(pid)
+    payload = os.urandom(size)
+    tables = [EchoTable(load, conns[4 * i:4 * i + 4], payload) for i in range(cfg.rooms)]
+    try:
+        load.pace(cfg.rate)
+        await asyncio.gather(*(t.start() for t in tables))
+        out["latency"] = await _phase(load, pid, cfg.warmup, cfg.latency_seconds, cfg.rate)
+        out["throughput"] = await _phase(load, pid, cfg.warmup, cfg.throughput_seconds, 0)
+        rss_play = rss_bytes(pid)
+        out["rss_before"] = rss0
+        out["rss_connected"] = rss_conn
+        out["rss_playing"] = rss_play
+        out["rss_per_connection"] = (rss_conn - rss0) / (4 * cfg.rooms)
+        out["rss_per_active_room"] = (rss_play - rss_conn) / cfg.rooms
+    finally:
+        load.running = False
+        await asyncio.gather(*(t.close() for t in tables), return_exceptions=True)
+    return out
+
+
+async def bench_idle(url: str, pid: int, n: int,
+                     handshake: Callable[[ClientConnection], Awaitable[None]]) -> dict[str, Any]:
+    """RSS per idle connection: ``n`` connections opened (hello done) and held."""
+    first = await open_many(url, 1, handshake)  # warm the server's code paths first
+    await _settle()
+    rss0 = rss_bytes(pid)
+    t0 = time.perf_counter()
+    conns: list[ClientConnection] = []
+    try:
+        batch = 500
+        while len(conns) < n:
+            conns += await open_many(url, min(batch, n - len(conns)), handshake)
+        opened = time.perf_counter() - t0
+        await _settle(1.0)
+        rss1 = rss_bytes(pid)
+        alive = sum(ws.close_code is None for ws in conns)
+    finally:
+        await asyncio.gather(*(ws.close() for ws in conns + first), return_exceptions=True)
+    return {"connections": n, "held": alive, "open_seconds": round(opened, 3),
+            "rss_before": rss0, "rss_after": rss1, "rss_per_connection": (rss1 - rss0) / n}
+
+
+@contextlib.contextmanager
+def _children() -> Iterator[list[Child]]:
+    kids: list[Child] = []
+    try:
+        yield kids
+    finally:
+        for k in reversed(kids):
+            k.stop()
+
+
+async def run_bench(cfg: BenchConfig, progress: Callable[[str], None] | None = None,
+                    logdir: Path | None = None) -> dict[str, Any]:
+    """Run the whole benchmark; returns every figure (see :func:`rows` for the table)."""
+    say = progress or (lambda _msg: None)
+    raise_fd_limit(max(4096, 2 * cfg.idle + 8 * cfg.rooms + 256))
+    tmp = Path(tempfile.mkdtemp(prefix="cardhall-bench-"))
+    logs = logdir or tmp
+    result: dict[str, Any] = {"config": dataclasses.asdict(cfg), "env": _env()}
+    t_start = time.perf_counter()
+    try:
+        with _children() as kids:
+            # 1. Cardhall, in-memory store.
+            if cfg.url:
+                url, pid = cfg.url, cfg.server_pid
+            else:
+                say("cardhall (memory store): starting server")
+                kids.append(start_cardhall(None, logs / "cardhall-memory.log"))
+                url, pid = kids[-1].url, kids[-1].pid
+            say(f"cardhall (memory store): {cfg.rooms} rooms, latency then throughput")
+            result["memory"] = await bench_cardhall(url, pid, cfg)
+            if not cfg.url:
+                kids.pop().stop()
+
+            # 2. The echo baseline, frames of the median update size.
+            size = int(result["memory"]["throughput"]["update_bytes_p50"] or 200)
+            say(f"echo baseline: starting server, frames of {size} bytes")
+            kids.append(start_echo(logs / "echo.log"))
+            echo = kids[-1]
+            result["echo"] = await bench_echo(echo.url, echo.pid, cfg, size)
+            echo_idle = None
+            if cfg.idle:
+                say(f"echo baseline: {cfg.idle} idle connections")
+                echo_idle = await bench_idle(echo.url, echo.pid, cfg.idle, echo_hello)
+            result["echo"]["idle"] = echo_idle
+            kids.pop().stop()
+
+            # 3. Cardhall, Redis store.
+            redis_url: str | None = None
+            redis_pid: int | None = None
+            if cfg.url:
+                result["redis"] = {"skipped": "--url given: the server's store is its own"}
+            elif cfg.redis == "off":
+                result["redis"] = {"skipped": "--redis off"}
+            elif cfg.redis == "auto":
+                if shutil.which("redis-server") is None:
+                    result["redis"] = {"skipped": "redis-server is not on PATH "
+                                                  "(install it, or give --redis-url)"}
+                else:
+                    say("cardhall (redis store): starting redis-server (appendonly yes)")
+                    (tmp / "redis").mkdir()
+                    kids.append(start_redis(tmp / "redis"))
+                    redis_url = f"redis://127.0.0.1:{kids[-1].port}/0"
+                    redis_pid = kids[-1].pid
+            else:
+                redis_url = cfg.redis
+            if redis_url:
+                say("cardhall (redis store): starting server")
+                kids.append(start_cardhall(redis_url, logs / "cardhall-redis.log"))
+                srv = kids[-1]
+                say(f"cardhall (redis store): {cfg.rooms} rooms, latency then throughput")
+                result["redis"] = await bench_cardhall(srv.url, srv.pid, cfg, redis_pid)
+                kids.pop().stop()
+
+            # 4. Idle connections on a fresh Cardhall server.
+            if cfg.idle:
+                if cfg.url:
+                    url, pid = cfg.url, cfg.server_pid
+                else:
+                    kids.append(start_cardhall(None, logs / "cardhall-idle.log"))
+                    url, pid = kids[-1].url, kids[-1].pid
+                if pid:
+                    say(f"cardhall: {cfg.idle} idle connections")
+                    result["idle"] = await bench_idle(url, pid, cfg.idle, hello)
+    finally:
+        shutil.rmtree(tmp / "redis", ignore_errors=True)
+        if logdir is None:
+            shutil.rmtree(tmp, ignore_errors=True)
+    result["wall_seconds"] = round(time.perf_counter() - t_start, 1)
+    result["rows"] = rows(result)
+    return result
+
+
+def _env() -> dict[str, Any]:
+    import platform
+
+    import websockets
+
+    try:
+        import uvloop
+
+        loop = f"uvloop {uvloop.__version__}"
+    except ImportError:
+        loop = "asyncio"
+    return {"python": platform.python_version(), "websockets": websockets.__version__,
+            "loop": loop, "cpus": os.cpu_count(), "machine": platform.machine()}
+
+
+# -- the table ---------------------------------------------------------------------------
+
+
+def _get(d: dict[str, Any] | None, *path: str) -> Any:
+    for k in path:
+        if not isinstance(d, dict):
+            return None
+        d = d.get(k)
+    return d
+
+
+def rows(r: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per figure: ``figure, unit, cardhall, echo, ratio, target, pass``.
+
+    ``target`` is the issue's target written out; ``pass`` is True/False, or None when the
+    row has no target or a figure is missing.
+    """
+    out: list[dict[str, Any]] = []
+    mem, echo, red = r.get("memory"), r.get("echo"), r.get("redis")
+
+    def row(figure: str, unit: str, ours: Any, base: Any, target: str = "",
+            check: Callable[[float, float | None], bool | None] | None = None) -> None:
+        ratio = (ours / base if isinstance(ours, (int, float)) and isinstance(base, (int, float))
+                 and base else None)
+        ok = None
+        if check is not None and isinstance(ours, (int, float)):
+            verdict = check(ours, ratio)
+            ok = None if verdict is None else bool(verdict)
+        out.append({"figure": figure, "unit": unit, "cardhall": ours, "echo": base,
+                    "ratio": ratio, "target": target, "pass": ok})
+
+    n = r.get("config", {}).get("rooms")
+    rate = r.get("config", {}).get("rate")
+    lat = f"{n} rooms, {rate:g} act/s" if rate is not None else ""
+    row(f"round trip p50 ({lat})", "us", _get(mem, "latency", "rtt_p50_us"),
+        _get(echo, "latency", "rtt_p50_us"), "<= 1.5x echo",
+        lambda _v, q: q is not None and q <= 1.5)
+    row(f"round trip p99 ({lat})", "us", _get(mem, "latency", "rtt_p99_us"),
+        _get(echo, "latency", "rtt_p99_us"), "<= 2x echo",
+        lambda _v, q: q is not None and q <= 2.0)
+    row(f"round trip max ({lat})", "us", _get(mem, "latency", "rtt_max_us"),
+        _get(echo, "latency", "rtt_max_us"))
+    row("round trip p50 (closed loop)", "us", _get(mem, "throughput", "rtt_p50_us"),
+        _get(echo, "throughput", "rtt_p50_us"))
+    row("round trip p99 (closed loop)", "us", _get(mem, "throughput", "rtt_p99_us"),
+        _get(echo, "throughput", "rtt_p99_us"))
+    row("accepted actions / s", "1/s", _get(mem, "throughput", "actions_per_s"),
+        _get(echo, "throughput", "actions_per_s"))
+    row("update frames delivered / s", "1/s", _get(mem, "throughput", "update_frames_per_s"),
+        _get(echo, "throughput", "update_frames_per_s"), ">= 0.5x echo msgs/s",
+        lambda _v, q: q is not None and q >= 0.5)
+    row("update frame bytes, median", "B", _get(mem, "throughput", "update_bytes_p50"),
+        _get(echo, "throughput", "update_bytes_p50"), "<= 300 B", lambda v, _q: v <= 300)
+    row("update frame bytes, p99", "B", _get(mem, "throughput", "update_bytes_p99"),
+        _get(echo, "throughput", "update_bytes_p99"))
+    row("bytes received per action, all seats", "B", _get(mem, "throughput", "bytes_per_action"),
+        _get(echo, "throughput", "bytes_per_action"))
+    row("frames received per action, all seats", "", _get(mem, "throughput", "frames_per_action"),
+        _get(echo, "throughput", "frames_per_action"))
+    row("server CPU per action", "us", _scale(_get(mem, "throughput", "server_cpu_s_per_action")),
+        _scale(_get(echo, "throughput", "server_cpu_s_per_action")))
+    row("server CPU share, latency phase", "core", _get(mem, "latency", "server_cpu_share"),
+        _get(echo, "latency", "server_cpu_share"))
+    row("server CPU share, closed loop", "core", _get(mem, "throughput", "server_cpu_share"),
+        _get(echo, "throughput", "server_cpu_share"))
+    row("load generator CPU share, closed loop", "core",
+        _get(mem, "throughput", "loadgen_cpu_share"), _get(echo, "throughput", "loadgen_cpu_share"))
+    row("server RSS per active room", "KiB", _kib(_get(mem, "rss_per_active_room")),
+        _kib(_get(echo, "rss_per_active_room")))
+    idle, eidle = r.get("idle"), _get(echo, "idle")
+    row(f"server RSS per idle connection ({_get(idle, 'connections')} open)", "KiB",
+        _kib(_get(idle, "rss_per_connection")), _kib(_get(eidle, "rss_per_connection")),
+        "<= 20 KiB", lambda v, _q: v <= 20)
+    n_idle = _get(idle, "connections") or 0
+    row("idle connections held", "", _get(idle, "held"), _get(eidle, "held"),
+        "10000 held (run --idle 10000)",
+        lambda v, _q: v >= 10_000 if n_idle >= 10_000 else None)
+    if red and "skipped" not in red:
+        mem_rate = _get(mem, "throughput", "actions_per_s")
+        red_rate = _get(red, "throughput", "actions_per_s")
+        out.append({"figure": "REDIS accepted actions / s (ratio: to in-memory)", "unit": "1/s",
+                    "cardhall": red_rate, "echo": mem_rate,
+                    "ratio": red_rate / mem_rate if red_rate and mem_rate else None,
+                    "target": ">= 0.6x in-memory",
+                    "pass": bool(red_rate and mem_rate and red_rate / mem_rate >= 0.6)})
+        row(f"REDIS round trip p50 ({lat})", "us", _get(red, "latency", "rtt_p50_us"),
+            _get(echo, "latency", "rtt_p50_us"))
+        row(f"REDIS round trip p99 ({lat})", "us", _get(red, "latency", "rtt_p99_us"),
+            _get(echo, "latency", "rtt_p99_us"))
+        row("REDIS update frames delivered / s", "1/s",
+            _get(red, "throughput", "update_frames_per_s"),
+            _get(echo, "throughput", "update_frames_per_s"))
+        row("REDIS server CPU per action", "us",
+            _scale(_get(red, "throughput", "server_cpu_s_per_action")),
+            _scale(_get(echo, "throughput", "server_cpu_s_per_action")))
+        row("REDIS redis-server CPU per action", "us",
+            _scale(_get(red, "throughput", "redis_cpu_s_per_action")), None)
+        row("REDIS server RSS per active room", "KiB", _kib(_get(red, "rss_per_active_room")),
+            _kib(_get(echo, "rss_per_active_room")))
+    elif red:
+        out.append({"figure": f"REDIS: skipped ({red['skipped']})", "unit": "", "cardhall": None,
+                    "echo": None, "ratio": None, "target": ">= 0.6x in-memory", "pass": None})
+    return out
+
+
+def _scale(v: Any) -> Any:
+    return v * 1e6 if isinstance(v, (int, float)) else v
+
+
+def _kib(v: Any) -> Any:
+    return v / 1024 if isinstance(v, (int, float)) else v
+
+
+def _fmt(v: Any) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, bool):
+        return "yes" if v else "NO"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if abs(v) >= 100:
+            return f"{v:.0f}"
+        if abs(v) >= 10:
+            return f"{v:.1f}"
+        return f"{v:.2f}"
+    return str(v)
+
+
+def render(result: dict[str, Any]) -> str:
+    """The result as one plain-text (Markdown) table, with a line about the run."""
+    head = ["figure", "unit", "cardhall", "echo", "ratio", "target", "pass"]
+    body = [[x["figure"], x["unit"], _fmt(x["cardhall"]), _fmt(x["echo"]),
+             "-" if x["ratio"] is None else f"{x['ratio']:.2f}x", x["target"] or "",
+             _fmt(x["pass"]) if x["pass"] is not None else ""] for x in result["rows"]]
+    widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
+
+    def line(cells: list[str]) -> str:
+        return "| " + " | ".join(c.ljust(w) if i in (0, 1, 5) else c.rjust(w)
+                                 for i, (c, w) in enumerate(zip(cells, widths))) + " |"
+
+    sep = "|" + "|".join(("-" * (w + 2)) if i in (0, 1, 5) else ("-" * (w + 1) + ":")
+                         for i, w in enumerate(widths)) + "|"
+    env = result.get("env", {})
+    notes = [(f"python {env.get('python')}, websockets {env.get('websockets')}, "
+              f"{env.get('loop')}, {env.get('cpus')} CPUs; wall {result.get('wall_seconds')} s")]
+    for part in ("memory", "redis"):
+        errs = _get(result, part, "errors")
+        if errs:
+            notes.append(f"{part} errors: {errs}")
+        refused = _get(result, part, "throughput", "refused")
+        if refused:
+            notes.append(f"{part}: {refused} actions refused in the closed loop")
+    return "\n".join([line(head), sep, *map(line, body), "", *notes])
+
+
+# -- entry points of the child processes -------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m cardhall.server.bench serve|echo``: the bench's server processes."""
+    parser = argparse.ArgumentParser(prog="python -m cardhall.server.bench")
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("serve", help="a Cardhall server with the bench settings")
+    s.add_argument("--port", type=int, required=True)
+    s.add_argument("--redis-url", default=None)
+    e = sub.add_parser("echo", help="the raw websockets echo baseline")
+    e.add_argument("--port", type=int, required=True)
+    args = parser.parse_args(argv)
+    if args.cmd == "serve":
+        _serve_main(args.port, args.redis_url)
+    else:
+        _echo_main(args.port)
+
+
+def run(cfg: BenchConfig, progress: Callable[[str], None] | None = None,
+        logdir: Path | None = None) -> dict[str, Any]:
+    """:func:`run_bench` in a new event loop (uvloop when installed)."""
+    return _runner()(run_bench(cfg, progress, logdir))  # type: ignore[no-any-return]
+
+
+def to_json(result: dict[str, Any]) -> str:
+    """One JSON object (every figure; ``rows`` as in the table)."""
+    return json.dumps(result, sort_keys=True, default=float)
+
+
+if __name__ == "__main__":
+    main()
