@@ -1,7 +1,8 @@
 """View deltas: what changed between two views, as a small map, and how to apply it.
 
 A delta is a map. A key that does not start with ``/`` names a top-level view key whose new
-value replaces the old one whole. A key that starts with ``/`` is a JSON Pointer (RFC 6901:
+value replaces the old one whole (a top-level key that itself starts with ``/`` is always
+sent as a pointer). A key that starts with ``/`` is a JSON Pointer (RFC 6901:
 tokens separated by ``/``, ``~1`` for ``/`` and ``~0`` for ``~`` inside a token, array
 indexes in decimal) to a value deeper in the view, replaced whole. Arrays never change length
 through a pointer: an array whose length changed is replaced whole by its parent's key.
@@ -52,15 +53,16 @@ def diff(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     """
     out: dict[str, Any] = {}
     for key, value in new.items():
+        plain = not str(key).startswith("/")  # a key like "/x" must travel as a pointer
         if key not in old:
-            out[key] = value
+            out[key if plain else "/" + _token(key)] = value
             continue
         before = old[key]
         if before == value:
             continue
         sub: dict[str, Any] = {}
         _walk(before, value, "/" + _token(key), sub)
-        if len(sub) == 1 and "/" + _token(key) in sub:
+        if plain and len(sub) == 1 and "/" + _token(key) in sub:
             out[key] = value  # replaced whole: the plain key is shorter
         else:
             out.update(sub)

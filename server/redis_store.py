@@ -114,21 +114,28 @@ class RedisStore(Store):
         url: ``redis://HOST:PORT/DB``.
         lease_seconds: Room lease length (s); an owner renews every third of it, and a dead
             owner's rooms are taken over at most this long (plus one scan) after its death.
-        timeout: Seconds a single Redis command may take before it fails.
+        timeout: Seconds a single Redis command may take (or wait for a pooled connection)
+            before it fails.
+        max_connections: Sockets to Redis at most (requests beyond wait for one).
 
     Connection errors are retried by redis-py (exponential backoff, 3 tries); beyond that
     every method raises :class:`StoreError`.
     """
 
-    def __init__(self, url: str, *, lease_seconds: float = 3.0, timeout: float = 2.0) -> None:
+    def __init__(self, url: str, *, lease_seconds: float = 3.0, timeout: float = 2.0,
+                 max_connections: int = 32) -> None:
         self.url = url
         self.process_id = new_process_id()
         self.lease_seconds = lease_seconds
-        self.redis = aioredis.Redis.from_url(
-            url, socket_timeout=timeout, socket_connect_timeout=timeout,
+        # A blocking pool: at most ``max_connections`` sockets, and a burst of requests waits
+        # for a free one instead of failing with "Too many connections".
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url, max_connections=max_connections, timeout=timeout,
+            socket_timeout=timeout, socket_connect_timeout=timeout,
             retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 3),
             retry_on_error=[RedisConnectionError, RedisTimeoutError],
             health_check_interval=5)
+        self.redis = aioredis.Redis(connection_pool=pool)
         self._append = self.redis.register_script(_APPEND)
         self._save_state = self.redis.register_script(_SAVE_STATE)
         self._renew = self.redis.register_script(_RENEW)

@@ -60,3 +60,10 @@ def test_skipper_deltas_are_small_and_exact() -> None:
     sizes.sort()
     full = len(msgpack.packb(game.view(0)))
     assert sizes[len(sizes) // 2] < full / 4
+
+
+def test_top_level_keys_that_look_like_pointers() -> None:
+    old: dict[str, Any] = {"": [], "/": None}
+    new: dict[str, Any] = {"": [], "/": []}
+    assert apply_delta(copy.deepcopy(old), diff(old, new)) == new
+    assert apply_delta({"/": 1}, diff({"/": 1}, {"/": 2})) == {"/": 2}
