@@ -18,6 +18,8 @@ from ..server.games.bots import Strategy, strategy
 from .client import Client, ConnectionLost, ServerError
 
 RETRY_SECONDS = 0.3  # pause before retrying an action the server could not answer
+#: Refusals that mean "not now" rather than "not this": the bot waits and tries again.
+_RETRY_CODES = frozenset({"server/unavailable", "rate/limited"})
 
 
 @dataclass
@@ -50,9 +52,10 @@ async def play_seat(client: Client, room: str, seat: int, choose: Strategy,
 
     Acts whenever the seat's current view lists legal actions and the view is newer than the
     one it last acted on. Refused actions (a stale view in a real-time game, say) are counted
-    and the bot waits for the next update. When the server is unavailable, the reply is lost
-    (a server died) or does not come within ``act_timeout``, the bot tries again every
-    ``RETRY_SECONDS`` with the same ``state_id``, so an action is never applied twice.
+    and the bot waits for the next update. When the server is unavailable or asks it to slow
+    down (``rate/limited``), the reply is lost (a server died) or does not come within
+    ``act_timeout``, the bot tries again after ``RETRY_SECONDS`` with the same ``state_id``,
+    so an action is never applied twice.
 
     Args:
         client: A connected client already seated in ``room``.
@@ -87,7 +90,7 @@ async def play_seat(client: Client, room: str, seat: int, choose: Strategy,
             result.actions += 1
         except ServerError as exc:
             result.refused += 1
-            if exc.code == "server/unavailable":
+            if exc.code in _RETRY_CODES:
                 acted_on = -1
                 retry.set()
         except (ConnectionLost, TimeoutError):

@@ -99,6 +99,7 @@ class Client:
         self._reader: asyncio.Task[None] | None = None
         self._closing = False
         self._desynced: set[str] = set()
+        self._recovering: asyncio.Task[None] | None = None
         self.reconnects = 0
 
     # -- connection ----------------------------------------------------------------------
@@ -140,12 +141,21 @@ class Client:
         if not isinstance(reply, p.Welcome):
             await ws.close()
             raise ServerError("protocol/unexpected", f"expected welcome, got {reply.TYPE}")
+        if self._closing:  # close() was called while this connection was being opened
+            await ws.close()
+            raise ConnectionLost("client closed")
         self._ws, self.url, self.session = ws, url, reply.session
         self._reader = asyncio.get_running_loop().create_task(self._read(ws))
 
     async def close(self) -> None:
         """Close the connection (seats are held by the server for their grace window)."""
         self._closing = True
+        if self._recovering is not None:
+            self._recovering.cancel()
+            try:
+                await self._recovering
+            except (asyncio.CancelledError, Exception):
+                pass
         if self._ws is not None:
             await self._ws.close()
         if self._reader is not None:
@@ -191,7 +201,7 @@ class Client:
         if not self.reconnect:
             self._pushes.put_nowait(None)
             return
-        asyncio.get_running_loop().create_task(self._recover())
+        self._recovering = asyncio.get_running_loop().create_task(self._recover())
 
     async def _recover(self) -> None:
         """Reconnect with exponential backoff (tenacity), then resume seats and rooms."""
@@ -200,7 +210,8 @@ class Client:
                     wait=wait_exponential(multiplier=0.05, max=2.0),
                     stop=stop_after_delay(self.reconnect_timeout),
                     retry=retry_if_exception_type(
-                        (OSError, websockets.exceptions.WebSocketException, TimeoutError)),
+                        (OSError, websockets.exceptions.WebSocketException, TimeoutError))
+                    & (lambda _: not self._closing),
                     reraise=True):
                 with attempt:
                     await self._open(next(self._url_cycle))

@@ -27,6 +27,8 @@ from .codec import (
     encode,
     error_reply,
     reply_id,
+    update_frame,
+    update_parts,
 )
 from .delta import apply_delta, diff, top_keys
 from .errors import (
@@ -93,6 +95,8 @@ __all__ = [
     "apply_delta",
     "diff",
     "top_keys",
+    "update_frame",
+    "update_parts",
     "CLIENT_MESSAGES",
     "CLOSE_CODES",
     "ENGINE_CODES",

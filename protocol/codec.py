@@ -8,6 +8,7 @@ socket, a clock or an event loop.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal, overload
 
 import msgpack  # type: ignore[import-untyped]
@@ -353,3 +354,36 @@ class ServerHandshake:
                 f"{getattr(msg, 'TYPE', '?')}: send hello first", re=reply_id(msg)
             )
         return None
+
+
+_PACKER_HEADER = msgpack.Packer()
+
+
+def update_parts(room: str, state_id: int, events: Sequence[Any]) -> tuple[bytes, bytes]:
+    """Pre-packed pieces of the ``update`` frames of one broadcast (see :func:`update_frame`).
+
+    For frames the server builds from its own engine data: no validation is done here.
+    """
+    head = _packb("t") + _packb("update") + _packb("room") + _packb(room) + \
+        _packb("state_id") + _packb(state_id)
+    return head, _packb("events") + _packb(list(events))
+
+
+def update_frame(parts: tuple[bytes, bytes], *, view: Any = None, delta: Any = None,
+                 re: RequestId | None = None) -> bytes:
+    """One ``update`` frame from :func:`update_parts` plus this recipient's ``view`` or
+    ``delta`` (exactly one of them), as bytes: the same map :func:`encode` makes for
+    :class:`Update`, without validating it (the server's own data, built once per frame
+    instead of walked again for every recipient).
+
+    Raises:
+        ValueError: both or neither of ``view`` and ``delta`` are given.
+    """
+    if (view is None) == (delta is None):
+        raise ValueError("exactly one of view and delta")
+    head, tail = parts
+    key, value = ("view", view) if view is not None else ("delta", delta)
+    body = head + _packb(key) + _packb(value) + tail
+    if re is None:
+        return _PACKER_HEADER.pack_map_header(5) + body
+    return _PACKER_HEADER.pack_map_header(6) + body + _packb("re") + _packb(re)

@@ -135,6 +135,7 @@ class RedisStore(Store):
             retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 3),
             retry_on_error=[RedisConnectionError, RedisTimeoutError],
             health_check_interval=5)
+        self.pool = pool
         self.redis = aioredis.Redis(connection_pool=pool)
         self._append = self.redis.register_script(_APPEND)
         self._save_state = self.redis.register_script(_SAVE_STATE)
@@ -382,3 +383,5 @@ class RedisStore(Store):
         self._closed = True
         with contextlib.suppress(Exception):
             await self.redis.aclose()
+        with contextlib.suppress(Exception):
+            await self.pool.aclose()  # a pool passed in is not closed by the client

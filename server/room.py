@@ -655,20 +655,30 @@ class Room:
                            re=re))
 
     def _broadcast(self, events: list[dict[str, Any]]) -> None:
+        """Send every member its update: the full view the first time, then a delta.
+
+        The views of all seats are built in one pass (sharing their public part), and the
+        parts of the frame common to everyone are packed once.
+        """
         sid = self.game.state_id
-        cache: dict[int | None, dict[str, Any]] = {}
+        if not self.members:
+            return
+        views = self.game.views({m.seat for m in self.members.values()})
+        table = self.table()
+        for seat, view in views.items():
+            if self.status != "playing":
+                view["legal_actions"] = []
+            view["room"] = table
+        parts = p.update_parts(self.id, sid, events)
         for conn, member in self.members.items():
-            view = cache.get(member.seat)
-            if view is None:
-                view = cache[member.seat] = self.view_for(member.seat)
+            view = views[member.seat]
             last = member.last
             if last is None:
-                msg = p.Update(room=self.id, state_id=sid, view=view, events=events)
+                frame = p.update_frame(parts, view=view)
             else:
-                delta = p.diff(last, view)
-                msg = p.Update(room=self.id, state_id=sid, delta=delta, events=events)
+                frame = p.update_frame(parts, delta=p.diff(last, view))
             member.last, member.last_state = view, sid
-            conn.send(msg)
+            conn.send_raw(frame)
 
     def _seat_event(self, seat: int, event: str) -> None:
         frame = p.SeatEvent(room=self.id, seat=seat, event=event)

@@ -45,6 +45,10 @@ class Session:
 
     def send(self, msg: p.Message) -> None:
         """Queue ``msg`` for the peer without waiting."""
+        self.send_raw(p.encode(msg))
+
+    def send_raw(self, data: bytes) -> None:
+        """Queue an encoded frame for the peer without waiting."""
         raise NotImplementedError
 
     def send_error(self, code: str, message: str, re: Any = None) -> None:

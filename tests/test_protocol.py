@@ -459,3 +459,16 @@ def test_protocol_imports_nothing_forbidden_runtime() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, timeout=60)
     assert out.stdout.strip() == ""
+
+
+def test_update_frame_fast_path_matches_encode() -> None:
+    parts = p.update_parts("r1", 7, [{"type": "play", "card": "5D"}])
+    for kwargs in ({"view": {"state_id": 7, "hand": ["5D"]}}, {"delta": {"/seats/1/hand": 4}},
+                   {"delta": {"to_act": [1]}, "re": 9}):
+        fast = p.update_frame(parts, **kwargs)  # type: ignore[arg-type]
+        msg = p.Update(room="r1", state_id=7, events=[{"type": "play", "card": "5D"}],
+                       **kwargs)  # type: ignore[arg-type]
+        assert p.decode(fast, side="server") == msg
+        assert len(fast) == len(p.encode(msg))
+    with pytest.raises(ValueError):
+        p.update_frame(parts)

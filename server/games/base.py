@@ -129,6 +129,13 @@ class Game(ABC):
             SnapshotError: ``data`` is not a snapshot of this game.
         """
 
+    def views(self, seats: Iterable[int | None]) -> dict[int | None, dict[str, Any]]:
+        """``{seat: view(seat)}`` for several seats at once (a room's broadcast). Engines
+        may build the public part once and share it between the views (so the views must
+        be treated as read-only).
+        """
+        return {seat: self.view(seat) for seat in seats}
+
     def bot_view(self, seat: int) -> Mapping[str, Any]:
         """The same data as ``view(seat)`` for an offline bot; engines may compute it lazily.
 

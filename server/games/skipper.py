@@ -34,7 +34,7 @@ Options are listed in :data:`OPTIONS` (each names the rule it selects).
 from __future__ import annotations
 
 import bisect
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from . import cards as C
@@ -897,6 +897,18 @@ class Skipper(Game):
         """
         return {key: part(self, seat) for key, part in _VIEW_PARTS.items()}
 
+    def views(self, seats: Iterable[int | None]) -> dict[int | None, dict[str, Any]]:
+        """:meth:`view` of several seats, the public part built once and shared."""
+        shared = {key: (None if key in _PER_SEAT else part(self, None))
+                  for key, part in _VIEW_PARTS.items()}
+        out: dict[int | None, dict[str, Any]] = {}
+        for seat in seats:
+            v = dict(shared)
+            for key in _PER_SEAT:
+                v[key] = _VIEW_PARTS[key](self, seat)
+            out[seat] = v
+        return out
+
     def bot_view(self, seat: int) -> Mapping[str, Any]:
         """:meth:`view` computed lazily, key by key (for offline bots)."""
         return _LazyView(self, seat)
@@ -1013,6 +1025,9 @@ _VIEW_PARTS: dict[str, Any] = {
     "hand": lambda g, seat: None if seat is None else [_CODE[c] for c in g.players[seat].hand],
     "legal_actions": lambda g, seat: [] if seat is None else g.legal_actions(seat),
 }
+
+#: View keys that differ between seats; all others are the same for every seat.
+_PER_SEAT = ("seat", "hand", "legal_actions")
 
 _STACK_INDEX = {letter: i for i, letter in enumerate(SUIT_LETTERS)}
 _ARITY = {"play": 3, "discard": 2, "end": 1, "auction": 2, "bid": 2, "pass": 1, "resign": 1}
