@@ -196,3 +196,24 @@ def test_serve_reads_the_redis_url_from_the_environment(redis_proc: RedisProcess
         _, err = proc.communicate(timeout=10)
     assert proc.returncode == 0
     assert "RedisStore" in err.decode()
+
+
+async def test_finished_rooms_keys_expire(redis_proc: RedisProcess) -> None:
+    from cardhall.server.app import Server
+    from cardhall.server.config import Settings
+
+    server = Server(Settings(port=0, finished_ttl=0.5), RedisStore(redis_proc.url))
+    await server.start()
+    try:
+        rec = (await play_games([server.url], "skipper", "solo", 1, 1, "greedy", seed=1,
+                                timeout=60))[0]
+        room = rec["room"]
+        store = server.store
+        assert (await store.load(room)) is not None
+        await asyncio.sleep(1.5)
+        keys = await store.redis.keys(f"cardhall:{{room:{room}}}:*")  # type: ignore[attr-defined]
+        assert keys == [], keys  # record, state, log, snapshot and lease are gone
+        assert room not in {r["room"] for r in await store.list_rooms()}
+        assert room not in server.lobby.rooms
+    finally:
+        await server.stop()
