@@ -94,7 +94,7 @@ def test_same_seed_same_deal_and_seed_hidden() -> None:
 @pytest.mark.parametrize("opts, words", [
     ({"deck": ["2C"] * 88}, "duplicates"),
     ({"deck": [C.code(c) for c in pack_cards()][:87]}, "got 87"),
-    ({"deck": ["AC"] + [C.code(c) for c in pack_cards()][1:]}, "not pack cards"),
+    ({"deck": ["AC"] + [C.code(c) for c in pack_cards()][1:]}, "unexpected"),
     ({"deck": ["XX"] + [C.code(c) for c in pack_cards()][1:]}, "not a card code"),
     ({"max_moves": 0}, ">= 1"),
     ({"grace": True}, "unknown option"),

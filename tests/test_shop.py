@@ -248,7 +248,7 @@ def test_close_shop_and_move_limit() -> None:
 @pytest.mark.parametrize("opts, words", [
     ({"deck": ["AS"] * 52}, "duplicates"),
     ({"deck": [C.code(c) for c in C.full_deck()][:51]}, "got 51"),
-    ({"deck": ["AS1"] + [C.code(c) for c in C.full_deck()][1:]}, "not in the deck"),
+    ({"deck": ["AS1"] + [C.code(c) for c in C.full_deck()][1:]}, "unexpected"),
     ({"deck": ["11"] + [C.code(c) for c in C.full_deck()][1:]}, "not a card code"),
     ({"candles": 4}, ">= 5"),
     ({"candles": 5, "lit_needed": 6}, "lit_needed"),

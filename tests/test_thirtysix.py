@@ -303,8 +303,8 @@ def test_hearts_double_and_surrender_lowest() -> None:
 
 @pytest.mark.parametrize("options, message", [
     ({"colour": True}, "unknown option"),
-    ({"deck": ALL_CODES[:51]}, "52 card codes"),
-    ({"deck": ALL_CODES[:51] + ["AS"]}, "duplicated ['AS']"),
+    ({"deck": ALL_CODES[:51]}, "the 52 cards of one deck"),
+    ({"deck": ALL_CODES[:51] + ["AS"]}, "duplicates ['AS']"),
     ({"deck": ALL_CODES[:51] + ["ZZ"]}, "not a card code"),
     ({"deck": ALL_CODES[:51] + ["KS1"]}, "missing ['KS']"),
     ({"baltimore": "maybe"}, "true or false"),

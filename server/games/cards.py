@@ -19,6 +19,7 @@ Rank letters: ``A 2 3 4 5 6 7 8 9 T J Q K``; suit letters: ``C D H S``.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from .errors import UnknownAction
 
@@ -104,3 +105,45 @@ def full_deck(deck: int = 0) -> list[Card]:
     """The 52 cards of deck ``deck`` in a fixed order (suit by suit, ace to king)."""
     base = deck * 52
     return list(range(base, base + 52))
+
+
+def parse_deck(codes: Any, expected: Iterable[Card], what: str) -> list[Card]:
+    """Validate a ``deck`` option: the card codes of ``expected``, each exactly once, in any
+    order (index 0 is dealt or drawn first; the engine says which).
+
+    Args:
+        codes: The option's value (a list of card codes).
+        expected: The cards the deck must hold.
+        what: How the error names them, e.g. ``"the 52 cards of one deck"``.
+
+    Returns:
+        The cards in the given order.
+
+    Raises:
+        OptionError: not a list, a bad code, a duplicate, a missing or unexpected card.
+    """
+    from .errors import OptionError
+
+    if not isinstance(codes, (list, tuple)):
+        raise OptionError(f"option 'deck' must be a list of card codes, not {codes!r}")
+    out: list[Card] = []
+    for text in codes:
+        try:
+            out.append(parse(text))
+        except UnknownAction:
+            raise OptionError(f"option 'deck': {text!r} is not a card code") from None
+    want = set(expected)
+    seen: set[Card] = set()
+    dupes = sorted({c for c in out if c in seen or seen.add(c)})  # type: ignore[func-returns-value]
+    missing = sorted(want - seen)
+    extra = sorted(seen - want)
+    if dupes or missing or extra:
+        raise OptionError(
+            f"option 'deck' must list {what} once each; got {len(out)} codes"
+            + (f", duplicates {codes_of(dupes)}" if dupes else "")
+            + (f", missing {codes_of(missing)[:12]}" if missing else "")
+            + (f", unexpected {codes_of(extra)}" if extra else ""))
+    return out
+
+
+codes_of = codes

@@ -56,7 +56,7 @@ from typing import Any, ClassVar
 
 from . import cards as C
 from .base import Action, Event, Game
-from .errors import GameOver, IllegalAction, NotYourTurn, OptionError, SnapshotError, UnknownAction
+from .errors import GameOver, IllegalAction, NotYourTurn, SnapshotError, UnknownAction
 from .options import SEED, Option
 from .rng import GameRNG
 
@@ -662,29 +662,12 @@ def _normalize(action: Sequence[Any]) -> Action:
 
 
 def _parse_deck(codes: Sequence[Any]) -> list[int]:
-    """Validate the ``deck`` option: exactly the 88 pack cards (2..Q of both packs), once each.
+    """Validate the ``deck`` option: the 88 pack cards (2..Q of both packs), each once.
 
     Raises:
         OptionError: a bad code, a duplicate, a missing card, an ace/king or a wrong count.
     """
-    out: list[int] = []
-    for cd in codes:
-        try:
-            out.append(C.parse(cd))
-        except UnknownAction:
-            raise OptionError(f"option 'deck': {cd!r} is not a card code") from None
-    want = set(pack_cards())
-    dupes = sorted({c for c in out if out.count(c) > 1})
-    missing = sorted(want - set(out))
-    extra = sorted(set(out) - want)
-    if dupes or missing or extra or len(out) != len(want):
-        raise OptionError(
-            f"option 'deck' must list the 88 pack cards (2..Q of decks 0 and 1) once each; "
-            f"got {len(out)}"
-            + (f", duplicates {C.codes(dupes)}" if dupes else "")
-            + (f", missing {C.codes(missing)[:10]}" if missing else "")
-            + (f", not pack cards {C.codes(extra)}" if extra else ""))
-    return out
+    return C.parse_deck(codes, pack_cards(), "the 88 pack cards (2..Q of decks 0 and 1)")
 
 
 # -- bots --------------------------------------------------------------------------------------

@@ -772,28 +772,12 @@ def _normalize(action: Sequence[Any]) -> Action:
 
 
 def _parse_deck(codes: Sequence[Any]) -> list[int]:
-    """Validate the ``deck`` option: exactly the 52 cards of one deck, each once.
+    """Validate the ``deck`` option: the 52 cards of one deck, each once.
 
     Raises:
         OptionError: a bad code, a duplicate, a missing card or a wrong count.
     """
-    out: list[int] = []
-    for cd in codes:
-        try:
-            out.append(C.parse(cd))
-        except UnknownAction:
-            raise OptionError(f"option 'deck': {cd!r} is not a card code") from None
-    want = set(C.full_deck())
-    dupes = sorted({c for c in out if out.count(c) > 1})
-    missing = sorted(want - set(out))
-    extra = sorted(set(out) - want)
-    if dupes or missing or extra or len(out) != 52:
-        raise OptionError(
-            f"option 'deck' must list the 52 cards of one deck once each; got {len(out)}"
-            + (f", duplicates {C.codes(dupes)}" if dupes else "")
-            + (f", missing {C.codes(missing)}" if missing else "")
-            + (f", not in the deck {C.codes(extra)}" if extra else ""))
-    return out
+    return C.parse_deck(codes, C.full_deck(), "the 52 cards of one deck")
 
 
 # -- bots ------------------------------------------------------------------------------------

@@ -169,23 +169,14 @@ def collection_score(collection: Sequence[int]) -> int:
 
 
 def _parse_deck(value: list[Any] | None) -> list[int] | None:
+    """Validate the ``deck`` option (None: deal at random): the 52 cards, each once.
+
+    Raises:
+        OptionError: a bad code, a duplicate, a missing card or a wrong count.
+    """
     if value is None:
         return None
-    if len(value) != 52 or any(not isinstance(v, str) for v in value):
-        raise OptionError(f"option 'deck' must list 52 card codes, got {len(value)} items")
-    try:
-        deck = [C.parse(v) for v in value]
-    except UnknownAction as exc:
-        raise OptionError(f"option 'deck': {exc}") from None
-    if any(C.deck_of(c) for c in deck) or len(set(deck)) != 52:
-        counts: dict[int, int] = {}
-        for c in deck:
-            counts[c] = counts.get(c, 0) + 1
-        dupes = sorted(C.code(c) for c, n in counts.items() if n > 1)
-        missing = sorted(C.code(c) for c in range(52) if c not in counts)
-        raise OptionError("option 'deck' must hold each of the 52 cards once: "
-                          f"duplicated {dupes or '-'}, missing {missing or '-'}")
-    return deck
+    return C.parse_deck(value, C.full_deck(), "the 52 cards of one deck")
 
 
 class ThirtySix(Game):
