@@ -289,7 +289,7 @@ def test_blackjack_matches_brute_force(cards: list[int]) -> None:
 
 @pytest.mark.parametrize("options, message", [
     ({"rounds": 3}, "unknown option"),
-    ({"deck": ALL_CODES[:25]}, "52 card codes"),
+    ({"deck": ALL_CODES[:25]}, "the 52 cards of one deck"),
     ({"deck": ALL_CODES[:51] + ["2C"]}, "duplicates"),
     ({"deck": ALL_CODES[:51] + ["1S"]}, "not a card code"),
     ({"seed": "x"}, "integer"),
