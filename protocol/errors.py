@@ -212,5 +212,6 @@ CLOSE_CODES: dict[int, str] = {
     4001: "handshake timeout (no valid hello in time)",
     4002: "unsupported protocol version (after an error protocol/version)",
     4008: "rate limit (too many messages after rate/limited warnings)",
+    4009: "slow reader (more than the server's limit of bytes waiting to be sent to this client)",
 }
 """Every WebSocket close code the system uses, with its meaning."""

@@ -3,22 +3,31 @@
 from __future__ import annotations
 
 import asyncio
+import http
 import logging
 import signal
+import ssl
 from typing import Any
 
 from websockets.asyncio.server import Server as WsServer
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.http11 import Request, Response
+from websockets.typing import Origin
 
 from .cluster import Cluster
 from .config import Settings
-from .connection import Connection
+from .connection import Connection, peer_address
+from .limits import AddressCounter
 from .lobby import Lobby
+from .logs import event
 from .metrics import Metrics
 from .store import MemoryStore, Store
 
 log = logging.getLogger("cardhall.server")
+#: The websockets library's logger for our connections. At DEBUG it would dump frames, and
+#: frames hold seat tokens: it never logs below INFO, whatever the process's level.
+ws_log = logging.getLogger("cardhall.websockets")
+ws_log.setLevel(logging.INFO)
 
 
 class Server:
@@ -42,6 +51,8 @@ class Server:
         self.metrics = Metrics(self)
         self.lobby.metrics = self.metrics
         self._ws: WsServer | None = None
+        self.addresses = AddressCounter(self.settings.max_connections_per_address)
+        self._releases: set[asyncio.Task[None]] = set()
 
     @property
     def port(self) -> int:
@@ -57,43 +68,89 @@ class Server:
     @property
     def url(self) -> str:
         """``ws://host:port`` of the running server."""
-        return f"ws://{self.settings.host}:{self.port}"
+        scheme = "wss" if self.settings.certfile else "ws"
+        return f"{scheme}://{self.settings.host}:{self.port}"
 
     async def start(self) -> None:
         """Bind and start accepting connections.
 
         Raises:
-            OSError: the address is in use or not available.
+            OSError: the address is in use or not available, or the TLS certificate or key
+                cannot be read (:class:`ssl.SSLError` is an OSError).
         """
         s = self.settings
         self._ws = await serve(
             self._handle, s.host, s.port,
             compression="deflate" if s.compression else None,
             max_size=s.max_frame, ping_interval=s.ping_interval, ping_timeout=s.ping_timeout,
-            process_request=self._process_request,
+            open_timeout=s.hello_timeout, ssl=self._tls(), process_request=self._process_request,
+            origins=None if s.origins is None else [*map(Origin, s.origins), None],
+            logger=ws_log,
         )
         await self.cluster.start()
         log.info("listening on %s (store: %s, process %s)", self.url, type(self.store).__name__,
                  self.store.process_id)
 
+    def _tls(self) -> ssl.SSLContext | None:
+        """The server's TLS context from ``certfile``/``keyfile``, or None (plain ws).
+
+        Raises:
+            OSError: a file cannot be read; :class:`ssl.SSLError` when it is not a valid PEM
+                certificate chain or key.
+        """
+        s = self.settings
+        if s.certfile is None:
+            return None
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.minimum_version = ssl.TLSVersion.TLSv1_2
+        context.load_cert_chain(s.certfile, s.keyfile)
+        return context
+
     async def _process_request(self, ws: ServerConnection, request: Request) -> Response | None:
         """HTTP on the WebSocket port: ``/healthz`` and ``/metrics``; anything else goes on
-        to the WebSocket handshake."""
-        return await self.metrics.http(ws, request)
+        to the per-address admission, then the WebSocket handshake."""
+        response = await self.metrics.http(ws, request)
+        if response is not None:
+            return response
+        return self._admit(ws, request)
+
+    def _admit(self, ws: ServerConnection, request: Request) -> Response | None:
+        """Before the WebSocket upgrade: refuse an address that already holds
+        ``max_connections_per_address`` connections (HTTP 429); otherwise count this one
+        until its socket closes, whatever happens to it next."""
+        addr = peer_address(ws)
+        if not self.addresses.acquire(addr):
+            event(log, logging.WARNING, "conn_refused", addr=addr, code=429,
+                  reason="too many connections from this address")
+            return ws.respond(http.HTTPStatus.TOO_MANY_REQUESTS,
+                              "Too many connections from your address.\n")
+        task = asyncio.get_running_loop().create_task(self._release(ws, addr))
+        self._releases.add(task)
+        task.add_done_callback(self._releases.discard)
+        return None
+
+    async def _release(self, ws: ServerConnection, addr: str) -> None:
+        await ws.wait_closed()
+        self.addresses.release(addr)
 
     async def _handle(self, ws: ServerConnection) -> None:
         conn = Connection(self, ws)
         self.connections.add(conn)
+        event(log, logging.INFO, "conn_open", session=conn.session, addr=conn.addr)
         try:
             await conn.run()
         finally:
             self.connections.discard(conn)
+            event(log, logging.INFO, "conn_closed", session=conn.session, addr=conn.addr,
+                  code=ws.close_code, client=conn.name)
 
     async def stop(self) -> None:
         """Close every connection (1001, going away), stop the rooms and the store."""
         if self._ws is not None:
             self._ws.close(close_connections=True)
             await self._ws.wait_closed()
+            if self._releases:  # every socket is closed: their counts come off at once
+                await asyncio.wait(set(self._releases), timeout=5)
             self._ws = None
         await self.cluster.stop()
         await self.lobby.close()

@@ -30,6 +30,16 @@ def _options(mode: str | None, pairs: tuple[str, ...], game: str) -> dict[str, A
     return opts
 
 
+def _limits(opts: dict[str, Any]) -> dict[str, Any]:
+    """Settings from the limit/TLS options of ``serve`` (0 means "no limit")."""
+    out = dict(opts)
+    for key in ("msg_rate", "max_connections_per_address", "rooms_per_minute"):
+        if not out[key]:
+            out[key] = None
+    out["origins"] = tuple(out["origins"]) or None
+    return out
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="cardhall")
 def main() -> None:
@@ -47,20 +57,45 @@ def main() -> None:
 @click.option("--redis-url", envvar="CARDHALL_REDIS_URL", default=None, metavar="URL",
               help="redis://HOST:PORT/DB: keep rooms in Redis, shared with every server "
                    "using the same URL (env CARDHALL_REDIS_URL). Default: embedded store.")
-def serve(host: str, port: int, max_frame: int, log_level: str, redis_url: str | None) -> None:
+@click.option("--log-format", type=click.Choice(["kv", "json"]), default="kv",
+              show_default=True, help="One line per event: key=value pairs or JSON objects.")
+@click.option("--certfile", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="PEM certificate chain: serve wss:// (TLS) instead of ws://.")
+@click.option("--keyfile", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="PEM private key of --certfile (default: inside --certfile).")
+@click.option("--origin", "origins", multiple=True, metavar="URL",
+              help="Allowed browser origin, e.g. https://cards.example (repeat; default: any). "
+                   "Clients sending no Origin header (bots) are always allowed.")
+@click.option("--msg-rate", type=click.FloatRange(0), default=100.0, show_default=True,
+              help="Messages per second one connection may send, sustained (0: no limit).")
+@click.option("--msg-burst", type=click.IntRange(1), default=200, show_default=True,
+              help="Messages one connection may send at once (token-bucket size).")
+@click.option("--max-connections-per-address", type=click.IntRange(0), default=64,
+              show_default=True, help="Open connections per client IP address (0: no limit).")
+@click.option("--rooms-per-minute", type=click.IntRange(0), default=10, show_default=True,
+              help="Rooms one connection may create per minute (0: no limit).")
+@click.option("--max-rooms", type=click.IntRange(1), default=10_000, show_default=True,
+              help="Rooms this process hosts at most.")
+@click.option("--max-pending-bytes", type=click.IntRange(1024), default=1024 * 1024,
+              show_default=True, help="Bytes queued for one client before it is dropped (4009).")
+@click.option("--hello-timeout", type=click.FloatRange(0, min_open=True), default=10.0,
+              show_default=True, help="Seconds a new connection has to complete the hello.")
+@click.option("--finished-ttl", type=click.FloatRange(0), default=300.0, show_default=True,
+              help="Seconds a finished room stays listed before it is removed.")
+def serve(host: str, port: int, max_frame: int, log_level: str, redis_url: str | None,
+          **limits: Any) -> None:
     """Run a Cardhall server until SIGINT/SIGTERM (embedded store unless --redis-url)."""
-    import logging
-
     from .app import run
     from .config import Settings
+    from .logs import configure
 
-    logging.basicConfig(level=log_level, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    configure(log_level, limits.pop("log_format"))
     store = None
     if redis_url:
         from .redis_store import RedisStore
 
         store = RedisStore(redis_url)
-    run(Settings(host=host, port=port, max_frame=max_frame), store)
+    run(Settings(host=host, port=port, max_frame=max_frame, **_limits(limits)), store)
 
 
 @main.command()

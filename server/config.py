@@ -14,14 +14,39 @@ class Settings:
         port: TCP port; 0 picks a free one (see :attr:`Server.port`).
         max_frame: Largest frame accepted from a client, in bytes (64 KiB). Longer frames
             close the connection with 1009.
-        hello_timeout: Seconds a new connection has to complete the hello (close 4001).
+        hello_timeout: Seconds a new connection has to complete the hello (close 4001). The
+            same bound applies to the HTTP upgrade and TLS handshake before it (an idle socket
+            that never upgrades is dropped).
         max_bad_frames: Malformed frames one connection may send before it is closed with
             4000; each one before that gets an error reply.
         max_rooms: Rooms this process hosts at most (``room/limit`` beyond).
         finished_ttl: Seconds a finished room stays listed (and its log kept) before removal.
         max_pending_bytes: Bytes queued for one slow client before it is dropped (close 4009).
+            Beyond these, at most the WebSocket write buffer (32 KiB) and the kernel's socket
+            buffer hold data for a client, so a reader that never reads costs bounded memory.
         ping_interval: Seconds between keepalive pings (None: off).
         ping_timeout: Seconds to wait for a pong before closing (None: wait for ever).
+        msg_rate: Messages per second one connection may send, sustained: the refill rate of
+            its token bucket (100 messages/s). A message without a token is refused with
+            ``rate/limited`` and the server reads nothing more from that connection until a
+            token is back. None: no limit (local load tests with bots at loopback speed).
+        msg_burst: Capacity of that bucket, in messages (200): how many may come at once.
+        max_rate_strikes: Messages refused with ``rate/limited`` that one connection may
+            send within ``rate_strike_window`` before it is closed with 4008 (100).
+        rate_strike_window: Seconds over which refusals are counted (10 s): the strike
+            allowance refills at ``max_rate_strikes / rate_strike_window`` per second.
+        max_connections_per_address: Open connections (including ones still in the
+            handshake) from one client IP address (64); more are refused with HTTP 429 before
+            the WebSocket upgrade. None: no limit.
+        rooms_per_minute: Rooms one connection may create per minute (10; ``create_room`` and
+            a ``quick_join`` that finds no room both count), as a token bucket with a burst
+            of the same size; beyond it ``room/limit``. None: no limit.
+        certfile: PEM certificate chain for TLS (``wss://``); None: plain ``ws://``.
+        keyfile: PEM private key of ``certfile`` (None: the key is in ``certfile``).
+        origins: Browser origins allowed to connect (``Origin`` header, e.g.
+            ``("https://cards.example",)``); other origins get HTTP 403. Requests without an
+            ``Origin`` header (non-browser clients, bots) are always allowed. None: any
+            origin.
         compression: Use permessage-deflate (off by default: frames are small msgpack).
         server_name: Sent in ``welcome.server``.
     """
@@ -36,5 +61,14 @@ class Settings:
     max_pending_bytes: int = 1024 * 1024
     ping_interval: float | None = 20.0
     ping_timeout: float | None = 20.0
+    msg_rate: float | None = 100.0
+    msg_burst: int = 200
+    max_rate_strikes: int = 100
+    rate_strike_window: float = 10.0
+    max_connections_per_address: int | None = 64
+    rooms_per_minute: int | None = 10
+    certfile: str | None = None
+    keyfile: str | None = None
+    origins: tuple[str, ...] | None = None
     compression: bool = False
     server_name: str = "cardhall/0.1"

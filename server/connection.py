@@ -18,6 +18,8 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from .. import protocol as p
+from .limits import TokenBucket
+from .logs import event
 from .room import Room
 from .session import Session
 
@@ -28,7 +30,18 @@ log = logging.getLogger("cardhall.connection")
 
 CLOSE_PROTOCOL = 4000
 CLOSE_HELLO_TIMEOUT = 4001
+CLOSE_RATE_LIMIT = 4008
 CLOSE_SLOW_READER = 4009
+#: Close codes logged at INFO (ordinary client trouble); the others at WARNING (abuse).
+_ROUTINE_CLOSES = frozenset({1009, CLOSE_HELLO_TIMEOUT, 4002})
+
+
+def peer_address(ws: ServerConnection) -> str:
+    """The client's IP address (``"?"`` when the socket has none, e.g. a Unix socket)."""
+    try:
+        return str(ws.remote_address[0])
+    except (TypeError, IndexError, OSError):
+        return "?"
 
 
 class Connection(Session):
@@ -60,6 +73,15 @@ class Connection(Session):
         self._wake = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
         self._close_with: tuple[int, str] | None = None
+        # Abuse limits (see Settings): messages/s, refusals before 4008, rooms/minute.
+        s = server.settings
+        self.addr = peer_address(ws)
+        self.refused = 0
+        self._bucket = TokenBucket(s.msg_rate, s.msg_burst) if s.msg_rate else None
+        self._strikes = TokenBucket(s.max_rate_strikes / s.rate_strike_window,
+                                    s.max_rate_strikes)
+        self._room_bucket = (TokenBucket(s.rooms_per_minute / 60.0, s.rooms_per_minute)
+                             if s.rooms_per_minute else None)
 
     # -- sending ---------------------------------------------------------------------------
 
@@ -107,6 +129,8 @@ class Connection(Session):
         if self.closed:
             return
         self.closed = True
+        event(log, logging.INFO if code in _ROUTINE_CLOSES else logging.WARNING, "conn_closing",
+              session=self.session, addr=self.addr, code=code, reason=reason)
         if not flush:
             self._out.clear()
         self._close_with = (code, reason)
@@ -119,11 +143,13 @@ class Connection(Session):
         self._writer = asyncio.get_running_loop().create_task(self._write())
         self.server.sessions[self.session] = self
         try:
-            if await self._handshake():
-                async for frame in self.ws:
+            await self._handshake()  # False: closing already
+            async for frame in self.ws:
+                # Once closing, frames still coming are read and dropped: a paused reader
+                # would never see the peer's close frame (the close would hang until
+                # close_timeout and end as 1006 instead of our code).
+                if not self.closed:
                     await self._frame(frame)
-                    if self.closed:
-                        break
         except ConnectionClosed:
             pass
         finally:
@@ -150,6 +176,10 @@ class Connection(Session):
             async with asyncio.timeout(settings.hello_timeout):
                 while not hs.done:
                     frame = await self.ws.recv()
+                    if not await self._admit(frame):
+                        if self.closed:
+                            return False
+                        continue
                     try:
                         msg = p.decode(frame, side="client", max_size=settings.max_frame)
                         welcome = hs.receive(msg)
@@ -179,10 +209,64 @@ class Connection(Session):
             return False
         return True
 
+    async def _admit(self, frame: bytes | str) -> bool:
+        """Take a token for ``frame`` from this connection's message bucket (``msg_rate``).
+
+        Never awaits when there is a token. Without one, the frame is refused with
+        ``rate/limited`` (echoing its ``id`` when it has a valid one) and not handled; the
+        refusal is a strike, and a connection out of strikes (``max_rate_strikes`` within
+        ``rate_strike_window``) is closed with 4008. After a refusal the reader sleeps until
+        the bucket holds a token again, so a flood costs the server one refused frame per
+        token, not one per frame sent (the rest waits in the socket buffers).
+
+        Returns:
+            True when the frame may be decoded and handled.
+        """
+        bucket = self._bucket
+        if bucket is None or bucket.take():
+            return True
+        s = self.server.settings
+        self.refused += 1
+        try:
+            re = p.reply_id(p.decode(frame, side="client", max_size=s.max_frame))
+        except p.ProtocolError as exc:
+            re = exc.re
+        self.send_error("rate/limited", f"more than {s.msg_rate:g} messages/s (burst "
+                        f"{s.msg_burst}); slow down", re)
+        if not self._strikes.take():
+            self._abort(CLOSE_RATE_LIMIT, "rate limit: too many messages")
+            return False
+        if self.refused == 1:
+            event(log, logging.INFO, "rate_limited", session=self.session, addr=self.addr,
+                  code="rate/limited")
+        await asyncio.sleep(bucket.wait_time())
+        return False
+
+    def _may_create(self, msg: p.Message) -> bool:
+        """Apply ``rooms_per_minute`` to ``create_room`` and ``quick_join`` (which may create
+        a room); a request beyond it is answered with ``room/limit``.
+
+        Returns:
+            True when the request may be handled.
+        """
+        bucket = self._room_bucket
+        if bucket is None or not isinstance(msg, (p.CreateRoom, p.QuickJoin)) or bucket.take():
+            return True
+        n = self.server.settings.rooms_per_minute
+        self.send_error("room/limit", f"at most {n} new rooms a minute per connection",
+                        p.reply_id(msg))
+        event(log, logging.INFO, "room_limited", session=self.session, addr=self.addr,
+              code="room/limit", request=msg.TYPE)
+        return False
+
     async def _frame(self, frame: bytes | str) -> None:
+        if not await self._admit(frame):
+            return
         try:
             msg = p.decode(frame, side="client", max_size=self.server.settings.max_frame)
         except p.ProtocolError as exc:
             self._bad(exc)
+            return
+        if not self._may_create(msg):
             return
         await self.handle(msg)

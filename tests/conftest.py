@@ -115,6 +115,9 @@ async def make_server(store_kind: str,
 
     async def make(**settings: Any) -> Server:
         store = MemoryStore() if redis_proc is None else RedisStore(redis_proc.url)
+        # Bots play at loopback speed, far above a public server's message rate (the
+        # limit has its own tests in test_hardening.py).
+        settings.setdefault("msg_rate", None)
         server = Server(Settings(host="127.0.0.1", port=0, **settings), store)
         await server.start()
         servers.append(server)

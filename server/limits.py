@@ -1,0 +1,111 @@
+"""Abuse limits: a token bucket (messages per second, rooms per minute) and a per-address
+connection counter.
+
+Both are plain synchronous objects for the event-loop thread: checking a limit never awaits
+and never blocks, it answers yes or no (the caller refuses the message, or the connection).
+
+Why a small class rather than a library: the maintained rate limiters on PyPI do not fit a
+per-message check on the event loop. ``limits`` (moving/sliding windows) keeps its memory
+storage behind per-key ``threading`` locks, reads the wall clock, and restarts a
+``threading.Timer`` sweep every 10 ms while hits arrive, so a flood would also cost a thread
+start per 10 ms and GIL contention with the loop; ``aiolimiter`` consumes capacity only
+through ``await acquire()``, which is built to delay a caller, not to refuse it;
+``pyrate-limiter`` runs a background leak thread per limiter. A token bucket is a dozen lines
+of arithmetic on :func:`time.monotonic`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+__all__ = ["AddressCounter", "TokenBucket"]
+
+
+class TokenBucket:
+    """A token bucket: ``capacity`` tokens, refilled continuously at ``rate`` tokens a second.
+
+    A fresh bucket is full, so a client may send a burst of ``capacity`` messages at once and
+    then ``rate`` messages a second on average.
+
+    Args:
+        rate: Tokens added per second (e.g. messages/s). Must be > 0.
+        capacity: Most tokens the bucket holds (the burst size). Must be >= 1.
+        clock: Monotonic clock in seconds (tests pass a fake one).
+
+    Raises:
+        ValueError: ``rate`` <= 0 or ``capacity`` < 1.
+    """
+
+    __slots__ = ("_clock", "_stamp", "_tokens", "capacity", "rate")
+
+    def __init__(self, rate: float, capacity: float,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        if rate <= 0 or capacity < 1:
+            raise ValueError(f"token bucket needs rate > 0 and capacity >= 1, got {rate}, "
+                             f"{capacity}")
+        self.rate = float(rate)
+        self.capacity = float(capacity)
+        self._clock = clock
+        self._tokens = self.capacity
+        self._stamp = clock()
+
+    def _refill(self) -> float:
+        now = self._clock()
+        self._tokens = min(self.capacity, self._tokens + (now - self._stamp) * self.rate)
+        self._stamp = now
+        return self._tokens
+
+    def take(self, n: float = 1.0) -> bool:
+        """Take ``n`` tokens if there are that many. Returns False (and takes none) if not."""
+        if self._refill() >= n:
+            self._tokens -= n
+            return True
+        return False
+
+    def wait_time(self, n: float = 1.0) -> float:
+        """Seconds until ``n`` tokens are there (0.0 when they are there now)."""
+        missing = n - self._refill()
+        return max(0.0, missing / self.rate)
+
+    @property
+    def tokens(self) -> float:
+        """Tokens in the bucket now."""
+        return self._refill()
+
+
+class AddressCounter:
+    """Open connections per client address, with a cap.
+
+    Args:
+        limit: Most connections one address may hold at once; None: no limit (still counted).
+    """
+
+    def __init__(self, limit: int | None) -> None:
+        self.limit = limit
+        self._open: dict[str, int] = {}
+
+    def acquire(self, address: str) -> bool:
+        """Count one more connection from ``address``. Returns False (and counts nothing)
+        when the address already holds ``limit`` connections."""
+        n = self._open.get(address, 0)
+        if self.limit is not None and n >= self.limit:
+            return False
+        self._open[address] = n + 1
+        return True
+
+    def release(self, address: str) -> None:
+        """Count one connection from ``address`` less (it closed)."""
+        n = self._open.get(address, 0) - 1
+        if n > 0:
+            self._open[address] = n
+        else:
+            self._open.pop(address, None)
+
+    def count(self, address: str) -> int:
+        """Connections ``address`` holds now."""
+        return self._open.get(address, 0)
+
+    def __len__(self) -> int:
+        """Number of addresses with at least one connection."""
+        return len(self._open)
