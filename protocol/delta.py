@@ -45,14 +45,28 @@ def _walk(old: Any, new: Any, path: str, out: dict[str, Any]) -> None:
     out[path] = new
 
 
-def diff(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+def diff(old: dict[str, Any], new: dict[str, Any],
+         memo: dict[tuple[Any, int, int], dict[str, Any]] | None = None) -> dict[str, Any]:
     """The delta that turns view ``old`` into view ``new`` (``{}`` when equal).
 
     Both views must have the same top-level keys (views never gain or lose keys during a
     game); a key missing from ``old`` is sent whole.
+
+    Args:
+        memo: Optional cache for diffing many views that share values (a room's broadcast:
+            every member's views share their public part). Keyed by the identities of the
+            two values, so it is only valid while those objects live and do not change: use
+            one dict per broadcast.
     """
     out: dict[str, Any] = {}
     for key, value in new.items():
+        if memo is not None and key in old:
+            mkey = (key, id(old[key]), id(value))
+            hit = memo.get(mkey)
+            if hit is None:
+                hit = memo[mkey] = diff({key: old[key]}, {key: value})
+            out.update(hit)
+            continue
         plain = not str(key).startswith("/")  # a key like "/x" must travel as a pointer
         if key not in old:
             out[key if plain else "/" + _token(key)] = value

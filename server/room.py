@@ -670,13 +670,14 @@ class Room:
                 view["legal_actions"] = []
             view["room"] = table
         parts = p.update_parts(self.id, sid, events)
+        memo: dict[Any, Any] = {}  # members' views share their public part: diff it once
         for conn, member in self.members.items():
             view = views[member.seat]
             last = member.last
             if last is None:
                 frame = p.update_frame(parts, view=view)
             else:
-                frame = p.update_frame(parts, delta=p.diff(last, view))
+                frame = p.update_frame(parts, delta=p.diff(last, view, memo))
             member.last, member.last_state = view, sid
             conn.send_raw(frame)
 

@@ -67,3 +67,15 @@ def test_top_level_keys_that_look_like_pointers() -> None:
     new: dict[str, Any] = {"": [], "/": []}
     assert apply_delta(copy.deepcopy(old), diff(old, new)) == new
     assert apply_delta({"/": 1}, diff({"/": 1}, {"/": 2})) == {"/": 2}
+
+
+def test_memo_gives_the_same_deltas() -> None:
+    shared_old = {"seats": [{"hand": 5}, {"hand": 5}], "turn": 0}
+    shared_new = {"seats": [{"hand": 4}, {"hand": 5}], "turn": 1}
+    memo: dict[Any, Any] = {}
+    for seat in (0, 1):
+        old = {**shared_old, "hand": ["AS"] * (5 - seat)}
+        new = {**shared_new, "hand": ["AS"] * (4 - seat)}
+        assert diff(old, new, memo) == diff(old, new)
+        assert apply_delta(copy.deepcopy(old), diff(old, new, memo)) == new
+    assert memo  # the shared values were diffed once and reused
