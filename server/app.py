@@ -165,11 +165,11 @@ class Server:
 
     async def serve_forever(self) -> None:
         """Run until SIGINT or SIGTERM, then shut down cleanly."""
-        await self.start()
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        for sig in (signal.SIGINT, signal.SIGTERM):  # before listening: no signal is missed
             loop.add_signal_handler(sig, stop.set)
+        await self.start()
         try:
             await stop.wait()
         finally:

@@ -70,8 +70,7 @@ class Connection(Session):
         self.closed = False
         self._out: collections.deque[bytes] = collections.deque()
         self._pending = 0
-        self._wake = asyncio.Event()
-        self._writer: asyncio.Task[None] | None = None
+        self._writer: asyncio.Task[None] | None = None  # runs only while there is output
         self._close_with: tuple[int, str] | None = None
         # Abuse limits (see Settings): messages/s, refusals before 4008, rooms/minute.
         s = server.settings
@@ -105,21 +104,24 @@ class Connection(Session):
             self._abort(CLOSE_SLOW_READER, "slow reader: too many bytes pending", flush=False)
             return
         self._out.append(data)
-        self._wake.set()
+        self._start_writer()
+
+    def _start_writer(self) -> None:
+        # A writer task exists only while there is something to write: an idle connection
+        # holds no task (about 1-2 KiB less per idle connection).
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.get_running_loop().create_task(self._write())
 
     async def _write(self) -> None:
-        """The only task that writes to the socket: frames in order, then any close."""
+        """The only task that writes to the socket: queued frames in order, then any close;
+        it ends when the queue is empty."""
         try:
-            while True:
-                await self._wake.wait()
-                self._wake.clear()
-                while self._out:
-                    data = self._out.popleft()
-                    await self.ws.send(data)
-                    self._pending -= len(data)
-                if self._close_with is not None:
-                    await self.ws.close(*self._close_with)
-                    return
+            while self._out:
+                data = self._out.popleft()
+                await self.ws.send(data)
+                self._pending -= len(data)
+            if self._close_with is not None:
+                await self.ws.close(*self._close_with)
         except ConnectionClosed:
             pass
 
@@ -134,13 +136,12 @@ class Connection(Session):
         if not flush:
             self._out.clear()
         self._close_with = (code, reason)
-        self._wake.set()
+        self._start_writer()
 
     # -- the connection's life ----------------------------------------------------------------
 
     async def run(self) -> None:
         """Serve the connection until it closes: hello first, then requests in order."""
-        self._writer = asyncio.get_running_loop().create_task(self._write())
         self.server.sessions[self.session] = self
         try:
             await self._handshake()  # False: closing already
