@@ -48,6 +48,10 @@ TABLES = [("skipper", "multi", 4), ("skipper", "race", 3), ("skipper", "solo", 1
           ("skipper", "multi", 2)]
 
 
+#: Seconds one game may take: a Skipper multi game that reaches its turn limit is ~5000
+#: actions, ~110 s at the default pacing.
+GAME_TIMEOUT = 240.0
+
 #: Refusals that are the protocol working in a real-time (race) game: another seat's action
 #: made the chosen one stale, or ended the game, while this bot was thinking.
 REAL_TIME_REFUSALS = ("action/stale_state", "action/game_over")
@@ -62,6 +66,7 @@ class Tally:
         self.refused: collections.Counter[str] = collections.Counter()
         self.errors: list[str] = []
         self.provoked = 0
+        self.unfinished = 0
 
 
 def free_port() -> int:
@@ -98,10 +103,20 @@ async def table(url: str, k: int, deadline: float, think: float, tally: Tally) -
             created = await clients[0].create_room(game, mode=mode, seats=seats,
                                                    options={"seed": rng.randrange(10**6)})
             joins = [await c.join(created.room) for c in clients]
-            async with asyncio.timeout(max(10.0, deadline - loop.time() + 60)):
-                await asyncio.gather(*(play_seat(c, created.room, j.seat or 0, choose,
-                                                 random.Random(rng.random()))
-                                       for c, j in zip(clients, joins)))
+            stop_at = deadline + 2  # games still running then are stopped, not failed
+            limit = min(loop.time() + GAME_TIMEOUT, stop_at)
+            try:
+                async with asyncio.timeout_at(limit):
+                    await asyncio.gather(*(play_seat(c, created.room, j.seat or 0, choose,
+                                                     random.Random(rng.random()))
+                                           for c, j in zip(clients, joins)))
+            except TimeoutError:
+                if limit >= stop_at:
+                    tally.unfinished += 1
+                    continue
+                seen = [{key: c.views.get(created.room, {}).get(key) for key in
+                         ("state_id", "to_act", "over", "legal_actions")} for c in clients]
+                raise TimeoutError(f"{game}/{mode} room {created.room} stuck: {seen}") from None
             tally.games[f"{game}/{mode or '-'}"] += 1
         except Exception as exc:  # noqa: BLE001 -- counted, and the table goes on
             tally.errors.append(f"table {k}: {type(exc).__name__}: {exc}")
@@ -212,7 +227,8 @@ async def run(args: argparse.Namespace, server: subprocess.Popen[bytes], url: st
     mib = 1024 * 1024
     print(f"soak: {elapsed:.0f} s, {args.tables} tables, think {args.think} s, "
           f"server pid {server.pid} (log {logfile})")
-    print(f"  games finished   {sum(tally.games.values())}  {dict(tally.games)}")
+    print(f"  games finished   {sum(tally.games.values())}  {dict(tally.games)}; "
+          f"{tally.unfinished} still running at the end (stopped)")
     print(f"  actions accepted {tally.actions}  ({tally.actions / elapsed:.0f}/s); "
           f"server CPU {cpu.user + cpu.system:.0f} s")
     print(f"  refused          {dict(tally.refused) or 0} (action/stale_state in race games "
