@@ -18,8 +18,10 @@ from ..server.games.bots import Strategy, strategy
 from .client import Client, ConnectionLost, ServerError
 
 RETRY_SECONDS = 0.3  # pause before retrying an action the server could not answer
+STALL_SECONDS = 2.0  # the seat may act but nothing happened this long: act again
 #: Refusals that mean "not now" rather than "not this": the bot waits and tries again.
-_RETRY_CODES = frozenset({"server/unavailable", "rate/limited"})
+_RETRY_CODES = frozenset({"server/unavailable", "rate/limited",
+                          "room/not_seated"})  # an act that overtook its own resume
 
 
 @dataclass
@@ -98,21 +100,41 @@ async def play_seat(client: Client, room: str, seat: int, choose: Strategy,
             retry.set()
 
     async def retrier() -> None:
+        # Retries on request, and a watchdog: when the seat may act but nothing has happened
+        # for STALL_SECONDS (an action lost with a dying server, say), act again with the
+        # same state_id; if the first one was applied, the repeat is refused as stale.
+        nonlocal acted_on
+        seen, since = -1, time.monotonic()
         while True:
-            await retry.wait()
-            retry.clear()
-            await asyncio.sleep(RETRY_SECONDS)
-            await maybe_act()
+            try:
+                async with asyncio.timeout(STALL_SECONDS / 2):
+                    await retry.wait()
+                retry.clear()
+                await asyncio.sleep(RETRY_SECONDS)
+                await maybe_act()
+            except TimeoutError:
+                view = client.views.get(room) or {}
+                sid = view.get("state_id", -1)
+                if sid != seen:
+                    seen, since = sid, time.monotonic()
+                elif (view.get("legal_actions") and not view.get("over")
+                      and time.monotonic() - since >= STALL_SECONDS):
+                    acted_on, since = -1, time.monotonic()
+                    await maybe_act()
+
+    def reset() -> None:
+        nonlocal acted_on
+        acted_on = -1
 
     retry_task = asyncio.get_running_loop().create_task(retrier())
     try:
-        return await _follow(client, room, seat, result, maybe_act, keep_frames)
+        return await _follow(client, room, seat, result, maybe_act, keep_frames, reset)
     finally:
         retry_task.cancel()
 
 
 async def _follow(client: Client, room: str, seat: int, result: SeatResult,
-                  maybe_act: Any, keep_frames: bool) -> SeatResult:
+                  maybe_act: Any, keep_frames: bool, reset: Any) -> SeatResult:
     await maybe_act()
     async for msg in client.updates():
         if keep_frames and isinstance(msg, p.Update) and msg.room == room:
@@ -126,6 +148,7 @@ async def _follow(client: Client, room: str, seat: int, result: SeatResult,
         if isinstance(msg, (p.Update, p.Started)):
             await maybe_act()
         if isinstance(msg, p.SeatEvent) and msg.event == "resumed" and msg.seat == seat:
+            reset()  # back after a drop: an action sent meanwhile may have been lost
             await maybe_act()
     raise ConnectionLost(f"updates ended before room {room} finished")
 
