@@ -360,6 +360,7 @@ class Table:
             await s.request({"t": "join", "room": self.room})
 
     def game_over(self, seat: Seat) -> None:
+        """This seat's game ended: count it and start the table's next room."""
         if seat is not self.seats[0]:
             return
         self.load.stats.games += 1
@@ -381,6 +382,7 @@ class Table:
                 return
 
     async def close(self) -> None:
+        """Close every connection of the table."""
         self.load.running = False
         for s in self.seats:
             await s.ws.close()
@@ -432,6 +434,7 @@ class EchoTable:
         self.tasks = [loop.create_task(self._read(k)) for k in range(len(seats))]
 
     async def start(self) -> None:
+        """Connect the table's connections and start its first room (or echo round)."""
         self.next_at = time.perf_counter() + self.load.rng.uniform(0, self.load.interval)
         await self._send(0)
 
@@ -468,6 +471,7 @@ class EchoTable:
                 load.errors.append(f"echo connection closed: {exc}")
 
     async def close(self) -> None:
+        """Close every connection of the table."""
         for ws in self.ws:
             await ws.close()
         for t in self.tasks:
@@ -525,13 +529,16 @@ class Child:
 
     @property
     def pid(self) -> int:
+        """Process id of the child server (for its CPU and RSS figures)."""
         return self.proc.pid
 
     @property
     def url(self) -> str:
+        """``ws://127.0.0.1:PORT`` of the child server."""
         return f"ws://127.0.0.1:{self.port}"
 
     def stop(self) -> None:
+        """Stop the child server (SIGTERM, then SIGKILL after 10 s)."""
         if self.proc.poll() is None:
             self.proc.terminate()
             try:

@@ -636,13 +636,20 @@ class Room:
                 "players": [None if h is None else h.public(s) for s, h in enumerate(self.seats)],
                 "deadlines": [[s, t] for s, t in sorted(self.deadlines.items())]}
 
+    def views_for(self, seats: set[int | None]) -> dict[int | None, dict[str, Any]]:
+        """The engine views of ``seats`` (built together) plus the room facts under
+        ``"room"``; no legal actions before the game starts."""
+        views = self.game.views(seats)
+        table = self.table()
+        for view in views.values():
+            if self.status != "playing":
+                view["legal_actions"] = []
+            view["room"] = table
+        return views
+
     def view_for(self, seat: int | None) -> dict[str, Any]:
-        """The engine view of ``seat`` plus the room facts; no actions before the start."""
-        v = self.game.view(seat)
-        if self.status != "playing":
-            v["legal_actions"] = []
-        v["room"] = self.table()
-        return v
+        """:meth:`views_for` of one seat."""
+        return self.views_for({seat})[seat]
 
     def full_view(self, conn: Connection, re: Any = None) -> None:
         """Send ``conn`` its full view now (join, resume, get_view)."""
@@ -663,12 +670,7 @@ class Room:
         sid = self.game.state_id
         if not self.members:
             return
-        views = self.game.views({m.seat for m in self.members.values()})
-        table = self.table()
-        for seat, view in views.items():
-            if self.status != "playing":
-                view["legal_actions"] = []
-            view["room"] = table
+        views = self.views_for({m.seat for m in self.members.values()})
         parts = p.update_parts(self.id, sid, events)
         memo: dict[Any, Any] = {}  # members' views share their public part: diff it once
         for conn, member in self.members.items():

@@ -106,6 +106,9 @@ def test_king_skips_one_or_two_never_zero_and_queen_exactly_one() -> None:
     assert ("2S", "S") in plays(g)  # before the king: the natural 2
     g.apply(0, ("play", "KH", "S"))
     assert ("2S", "S") not in plays(g)  # K2: never a skip of 0
+    assert stack_values(g, 0, "S") == [2, 3]  # a king skips 1 or 2
+    g.apply(0, ("play", "QD", "S"))
+    assert stack_values(g, 0, "S") == [3, 4]  # a queen skips exactly 1 (K2)
 
 
 def test_queen_of_spades_on_ace_of_spades_does_not_complete_spades() -> None:

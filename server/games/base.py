@@ -179,6 +179,15 @@ class Game(ABC):
         raise NotImplementedError
 
 
+class SoloGame(Game):
+    """A one-seat game: seat 0 acts until the game is over (Shop, The Shah, Thirty-Six,
+    ShuffleJack). Subclasses define :attr:`over` and the rest of the contract."""
+
+    def to_act(self) -> list[int]:
+        """``[0]`` while the game runs, ``[]`` once it is over."""
+        return [] if self.over else [0]
+
+
 def replay(cls: type[Game], options: Mapping[str, Any], seats: int,
            log: Iterable[tuple[int, Sequence[Any]]]) -> Game:
     """Rebuild a game from its options (with ``seed``), seat count and action log.

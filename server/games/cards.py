@@ -147,3 +147,12 @@ def parse_deck(codes: Any, expected: Iterable[Card], what: str) -> list[Card]:
 
 
 codes_of = codes
+
+
+def parse_full_deck(codes: Any) -> list[Card] | None:
+    """A ``deck`` option of one whole 52-card deck (None: deal at random, returned as None).
+
+    Raises:
+        OptionError: see :func:`parse_deck`.
+    """
+    return None if codes is None else parse_deck(codes, full_deck(), "the 52 cards of one deck")

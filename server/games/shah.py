@@ -55,7 +55,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from . import cards as C
-from .base import Action, Event, Game
+from .base import Action, Event, SoloGame
 from .errors import GameOver, IllegalAction, NotYourTurn, SnapshotError, UnknownAction
 from .options import SEED, Option
 from .rng import GameRNG
@@ -93,7 +93,7 @@ def foundation_ace(f: int) -> int:
     return C.make(C.ACE, f % 4, f // 4)
 
 
-class TheShah(Game):
+class TheShah(SoloGame):
     """The Shah engine (one seat).
 
     Args:
@@ -252,10 +252,6 @@ class TheShah(Game):
         if self._outcome is not None or seat != 0:
             return []
         return self._moves() + [("resign",)]
-
-    def to_act(self) -> list[int]:
-        """``[0]`` while the game runs, ``[]`` once it is over."""
-        return [] if self._outcome is not None else [0]
 
     @property
     def over(self) -> bool:

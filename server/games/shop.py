@@ -71,7 +71,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from . import cards as C
-from .base import Action, Event, Game
+from .base import Action, Event, SoloGame
 from .errors import GameOver, IllegalAction, NotYourTurn, OptionError, SnapshotError, UnknownAction
 from .options import SEED, Option
 from .rng import GameRNG
@@ -113,7 +113,7 @@ def _side_of(tray: int) -> int:
     return 0 if tray < 3 else 1
 
 
-class ShopSolitaire(Game):
+class ShopSolitaire(SoloGame):
     """The Shop Solitaire engine (one seat).
 
     Args:
@@ -159,7 +159,8 @@ class ShopSolitaire(Game):
                               f"not {opts['lit_needed']}")
         self.rng = GameRNG(opts["seed"])
         if opts["deck"] is not None:
-            self.stock: list[int] = _parse_deck(opts["deck"])
+            self.stock: list[int] = C.parse_deck(opts["deck"], C.full_deck(),
+                                                 "the 52 cards of one deck")
         else:
             self.stock = C.full_deck()
             self.rng.shuffle(self.stock)
@@ -339,10 +340,6 @@ class ShopSolitaire(Game):
         if self._outcome is not None or seat != 0:
             return []
         return self._moves() + [("close_shop",)]
-
-    def to_act(self) -> list[int]:
-        """``[0]`` while the game runs, ``[]`` once it is over."""
-        return [] if self._outcome is not None else [0]
 
     @property
     def over(self) -> bool:
@@ -769,15 +766,6 @@ def _normalize(action: Sequence[Any]) -> Action:
         elif isinstance(arg, bool) or not isinstance(arg, int):
             raise UnknownAction(f"{verb!r} needs an integer index, not {arg!r}")
     return tuple(action)
-
-
-def _parse_deck(codes: Sequence[Any]) -> list[int]:
-    """Validate the ``deck`` option: the 52 cards of one deck, each once.
-
-    Raises:
-        OptionError: a bad code, a duplicate, a missing card or a wrong count.
-    """
-    return C.parse_deck(codes, C.full_deck(), "the 52 cards of one deck")
 
 
 # -- bots ------------------------------------------------------------------------------------

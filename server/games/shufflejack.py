@@ -36,7 +36,7 @@ from itertools import combinations, pairwise
 from typing import Any, ClassVar
 
 from . import cards as C
-from .base import Action, Event, Game
+from .base import Action, Event, Game, SoloGame
 from .errors import GameOver, IllegalAction, NotYourTurn, OptionError, SnapshotError, UnknownAction
 from .options import SEED, Option
 from .rng import GameRNG
@@ -124,18 +124,7 @@ def advances(hands: int, left: int) -> bool:
     return hands > left
 
 
-def _parse_deck(value: list[Any] | None) -> list[int] | None:
-    """Validate the ``deck`` option (None: deal at random): the 52 cards, each once.
-
-    Raises:
-        OptionError: a bad code, a duplicate, a missing card or a wrong count.
-    """
-    if value is None:
-        return None
-    return C.parse_deck(value, C.full_deck(), "the 52 cards of one deck")
-
-
-class ShuffleJack(Game):
+class ShuffleJack(SoloGame):
     """The ShuffleJack engine (solo, seat 0); rules and actions in the module docstring.
 
     ``outcome()["scores"]`` is ``[total score]`` (sum of the round scores, J11); ``winner``
@@ -158,7 +147,7 @@ class ShuffleJack(Game):
 
     def __init__(self, options: Mapping[str, Any] | None = None, seats: int = 1) -> None:
         super().__init__(options, seats)
-        first = _parse_deck(self.options["deck"])
+        first = C.parse_full_deck(self.options["deck"])
         self.rng = GameRNG(self.options["seed"])
         self.round = 0
         self.locked: list[int] = []
@@ -225,10 +214,6 @@ class ShuffleJack(Game):
         return not self.deck or self.stuck()
 
     # -- the contract ---------------------------------------------------------------------
-
-    def to_act(self) -> list[int]:
-        """``[0]`` while the game runs, ``[]`` once over."""
-        return [] if self.over else [0]
 
     @property
     def over(self) -> bool:

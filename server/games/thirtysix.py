@@ -41,7 +41,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from . import cards as C
-from .base import Action, Event, Game
+from .base import Action, Event, Game, SoloGame
 from .errors import GameOver, IllegalAction, NotYourTurn, OptionError, SnapshotError, UnknownAction
 from .options import SEED, Option
 from .rng import GameRNG
@@ -168,18 +168,7 @@ def collection_score(collection: Sequence[int]) -> int:
     return sum(points(c) for c in collection)
 
 
-def _parse_deck(value: list[Any] | None) -> list[int] | None:
-    """Validate the ``deck`` option (None: deal at random): the 52 cards, each once.
-
-    Raises:
-        OptionError: a bad code, a duplicate, a missing card or a wrong count.
-    """
-    if value is None:
-        return None
-    return C.parse_deck(value, C.full_deck(), "the 52 cards of one deck")
-
-
-class ThirtySix(Game):
+class ThirtySix(SoloGame):
     """The Thirty-Six engine (solo, seat 0). See the module docstring for the rules and
     actions; ``outcome()["scores"]`` is ``[points in the PLAYER collection]`` (0..72) and
     ``winner`` is 0 when the score is more than 36.
@@ -202,7 +191,7 @@ class ThirtySix(Game):
 
     def __init__(self, options: Mapping[str, Any] | None = None, seats: int = 1) -> None:
         super().__init__(options, seats)
-        deck = _parse_deck(self.options["deck"])
+        deck = C.parse_full_deck(self.options["deck"])
         self._set_rules()
         self.rng = GameRNG(self.options["seed"])
         if deck is None:
@@ -278,10 +267,6 @@ class ThirtySix(Game):
         return collection_score(self.collection)
 
     # -- the contract -------------------------------------------------------------------
-
-    def to_act(self) -> list[int]:
-        """``[0]`` while the game runs, ``[]`` once over."""
-        return [] if self.phase == "over" else [0]
 
     @property
     def over(self) -> bool:
