@@ -12,7 +12,9 @@ Load shape, per target (Cardhall in memory, Cardhall on Redis, the echo baseline
 * ``rooms`` tables of 4 connections. A Cardhall table plays real Skipper ``multi`` rooms: the
   first connection creates the room, all four join (the room starts when full), and a seat
   acts as soon as an update tells it that it may (a non-empty ``legal_actions``), with a
-  random legal action. When the game ends the table opens a new room. An echo table passes
+  random legal action other than ``resign`` (a random player resigns so often that games
+  would last a few turns and the load would be mostly room setup, not play). When the game
+  ends the table opens a new room. An echo table passes
   one frame (of the median Cardhall update size) round its four connections: the seat whose
   turn it is sends it, the server echoes it, the next seat sends. Each table thus has one
   request in flight at a time, on either server.
@@ -131,6 +133,7 @@ class Stats:
             "update_bytes_p99": _pct(sizes, 0.99),
             "bytes_per_action": self.bytes_in / self.actions if self.actions else None,
             "frames_per_action": self.frames_in / self.actions if self.actions else None,
+            "actions_per_game": self.actions / self.games if self.games else None,
         }
 
 
@@ -210,6 +213,15 @@ class Load:
         """The current stats; later frames go to a throwaway one."""
         stats, self.stats = self.stats, Stats()
         return stats
+
+
+def next_slot(previous: float, now: float, interval: float) -> float:
+    """When a paced table may act next (``time.perf_counter()`` seconds): one ``interval``
+    after its previous slot, not after the moment it acted. A table whose reply came late
+    keeps its phase; were it to count from ``now``, the tables that all waited out one slow
+    moment would act together from then on, and the latency phase would time the bursts the
+    generator made. A table more than an interval behind starts again from ``now``."""
+    return max(previous + interval, now)
 
 
 async def _connect(url: str) -> ClientConnection:
@@ -316,7 +328,8 @@ class Seat:
                 await asyncio.sleep(delay)
             if not (load.running and table.playing):
                 return
-        action = load.rng.choice(self.legal)
+        choices = [a for a in self.legal if a[0] != "resign"] or self.legal
+        action = load.rng.choice(choices)
         rid = self.next_id
         self.next_id += 1
         self.act_ids.add(rid)
@@ -324,7 +337,7 @@ class Seat:
                        "action": action})
         self.sent_sid = sid
         self.t_sent = now = time.perf_counter()
-        table.next_at = now + load.interval
+        table.next_at = next_slot(table.next_at, now, load.interval)
         await self.ws.send(frame)
 
 
@@ -448,7 +461,7 @@ class EchoTable:
             return
         self.turn = k
         self.t_sent = now = time.perf_counter()
-        self.next_at = now + load.interval
+        self.next_at = next_slot(self.next_at, now, load.interval)
         await self.ws[k].send(self.payload)
 
     async def _read(self, k: int) -> None:
@@ -915,6 +928,7 @@ def rows(r: dict[str, Any]) -> list[dict[str, Any]]:
         _get(echo, "throughput", "bytes_per_action"))
     row("frames received per action, all seats", "", _get(mem, "throughput", "frames_per_action"),
         _get(echo, "throughput", "frames_per_action"))
+    row("actions per finished game", "", _get(mem, "throughput", "actions_per_game"), None)
     row("server CPU per action", "us", _scale(_get(mem, "throughput", "server_cpu_s_per_action")),
         _scale(_get(echo, "throughput", "server_cpu_s_per_action")))
     row("server CPU share, latency phase", "core", _get(mem, "latency", "server_cpu_share"),
