@@ -18,6 +18,7 @@ from typing import Any
 
 #: Replace a container whole when more than this share of its entries changed.
 _WHOLE = 0.5
+_MISSING = object()
 
 
 def _token(key: Any) -> str:
@@ -30,14 +31,15 @@ def _untoken(token: str) -> str:
 
 def _walk(old: Any, new: Any, path: str, out: dict[str, Any]) -> None:
     """Add the changes from ``old`` to ``new`` under ``path`` to ``out``."""
+    # ``a is not b and a != b``: views share unchanged parts, so identity settles most.
     if type(old) is dict and type(new) is dict and old.keys() == new.keys():
-        changed = [k for k in new if old[k] != new[k]]
+        changed = [k for k, v in new.items() if v is not old[k] and v != old[k]]
         if changed and len(changed) <= max(1, len(new) * _WHOLE):
             for k in changed:
                 _walk(old[k], new[k], f"{path}/{_token(k)}", out)
             return
     elif type(old) is list and type(new) is list and len(old) == len(new):
-        changed = [i for i in range(len(new)) if old[i] != new[i]]
+        changed = [i for i, v in enumerate(new) if v is not old[i] and v != old[i]]
         if changed and len(changed) <= max(1, len(new) * _WHOLE):
             for i in changed:
                 _walk(old[i], new[i], f"{path}/{i}", out)
@@ -57,30 +59,50 @@ def diff(old: dict[str, Any], new: dict[str, Any],
             every member's views share their public part). Keyed by the identities of the
             two values, so it is only valid while those objects live and do not change: use
             one dict per broadcast.
+
+    Values are compared by identity first: a value that is the very object of ``old`` is
+    unchanged, so neither view may be mutated after it was diffed or sent.
     """
     out: dict[str, Any] = {}
     for key, value in new.items():
-        if memo is not None and key in old:
-            mkey = (key, id(old[key]), id(value))
+        before = old.get(key, _MISSING)
+        if before is value:
+            continue  # the same object: unchanged (engines reuse unchanged parts)
+        kind = type(value)
+        if before is _MISSING:
+            out.update(_whole(key, value))
+        elif kind is not dict and kind is not list:
+            if before != value or type(before) is not kind:
+                out.update(_whole(key, value))
+        elif memo is None:
+            out.update(_diff_key(key, before, value))
+        else:
+            mkey = (key, id(before), id(value))
             hit = memo.get(mkey)
             if hit is None:
-                hit = memo[mkey] = diff({key: old[key]}, {key: value})
+                hit = memo[mkey] = _diff_key(key, before, value)
             out.update(hit)
-            continue
-        plain = not str(key).startswith("/")  # a key like "/x" must travel as a pointer
-        if key not in old:
-            out[key if plain else "/" + _token(key)] = value
-            continue
-        before = old[key]
-        if before == value:
-            continue
-        sub: dict[str, Any] = {}
-        _walk(before, value, "/" + _token(key), sub)
-        if plain and len(sub) == 1 and "/" + _token(key) in sub:
-            out[key] = value  # replaced whole: the plain key is shorter
-        else:
-            out.update(sub)
     return out
+
+
+def _whole(key: Any, value: Any) -> dict[str, Any]:
+    """The delta entry replacing top-level ``key`` whole (a key like ``"/x"`` travels as a
+    pointer, or it would read as one)."""
+    if type(key) is str and not key.startswith("/"):
+        return {key: value}
+    return {"/" + _token(key): value}
+
+
+def _diff_key(key: Any, before: Any, value: Any) -> dict[str, Any]:
+    """The delta entries for top-level ``key`` going from ``before`` to ``value``."""
+    if before == value:
+        return {}
+    sub: dict[str, Any] = {}
+    path = "/" + _token(key)
+    _walk(before, value, path, sub)
+    if len(sub) == 1 and path in sub:
+        return _whole(key, value)  # replaced whole: the plain key is shorter
+    return sub
 
 
 def apply_delta(view: dict[str, Any], delta: dict[str, Any]) -> dict[str, Any]:

@@ -71,10 +71,12 @@ class RemotePeer(Session):
         self._queue: asyncio.Queue[bytes] = asyncio.Queue()
         self._worker: asyncio.Task[None] | None = None
 
-    def send_raw(self, data: bytes) -> None:
-        """Queue an encoded frame for the client (sent through its process's inbox)."""
+    def send_raw(self, *frames: bytes) -> None:
+        """Queue encoded frames for the client, in order (sent through its process's
+        inbox)."""
         if not self.closed:
-            self.cluster.send_out(self.process, self.session, data)
+            for data in frames:
+                self.cluster.send_out(self.process, self.session, data)
 
     def request(self, frame: bytes) -> None:
         """Handle a forwarded request frame, in arrival order for this peer."""

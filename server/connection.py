@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
+from websockets.protocol import State
 
 from .. import protocol as p
 from .limits import TokenBucket
@@ -32,6 +33,7 @@ CLOSE_PROTOCOL = 4000
 CLOSE_HELLO_TIMEOUT = 4001
 CLOSE_RATE_LIMIT = 4008
 CLOSE_SLOW_READER = 4009
+_OPEN = State.OPEN
 #: Close codes logged at INFO (ordinary client trouble); the others at WARNING (abuse).
 _ROUTINE_CLOSES = frozenset({1009, CLOSE_HELLO_TIMEOUT, 4002})
 
@@ -93,18 +95,48 @@ class Connection(Session):
         if not self.closed:
             self.send_raw(p.encode(msg))
 
-    def send_raw(self, data: bytes) -> None:
-        """Queue an encoded frame (:meth:`send` after encoding; frames relayed from another
-        server process arrive encoded)."""
-        if self.closed:
+    def send_raw(self, *frames: bytes) -> None:
+        """Queue encoded frames, in order (:meth:`send` after encoding; a broadcast packs its
+        frames itself; frames relayed from another server process arrive encoded).
+
+        Written at once, in one socket write, when nothing is queued ahead of them and the
+        transport takes data (:meth:`_write_now`); else queued for the writer task.
+        """
+        if self.closed or (not self._out and self._write_now(frames)):
             return
-        self._pending += len(data)
+        self._pending += sum(map(len, frames))
         if self._pending > self.server.settings.max_pending_bytes:
             log.warning("slow reader dropped session=%s pending=%d", self.session, self._pending)
             self._abort(CLOSE_SLOW_READER, "slow reader: too many bytes pending", flush=False)
             return
-        self._out.append(data)
+        self._out.extend(frames)
         self._start_writer()
+
+    def _write_now(self, frames: tuple[bytes, ...]) -> bool:
+        """Write ``frames`` to the socket now when ``ws.send`` would not wait: no writer
+        task of ours running, the connection open, the transport not paused for flow control.
+
+        That is what ``await ws.send(frame)`` does on that path (websockets' Sans-I/O
+        ``protocol.send_binary``, then its bytes to the transport), without a task per frame,
+        and with the frames of one call in one ``transport.writelines`` (an ``ok`` and the
+        acting seat's ``update`` leave in one segment). Returns False (the caller queues them)
+        otherwise, or when this websockets version lacks the attributes read here.
+        """
+        if self._writer is not None and not self._writer.done():
+            return False
+        ws = self.ws
+        try:
+            protocol = ws.protocol
+            if (ws.send_in_progress is not None or ws.paused or protocol.state is not _OPEN
+                    or ws.transport.is_closing()):
+                return False
+        except AttributeError:  # another websockets version: the writer task does it
+            return False
+        for data in frames:
+            protocol.send_binary(data)
+        # Only data frames were added to an OPEN connection: no EOF marker (b"") among them.
+        ws.transport.writelines(protocol.data_to_send())
+        return True
 
     def _start_writer(self) -> None:
         # A writer task exists only while there is something to write: an idle connection

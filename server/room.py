@@ -577,8 +577,6 @@ class Room:
         for s in touched:
             if isinstance(s, int) and 0 <= s < len(self._seat_version):
                 self._seat_version[s] = sid
-        if conn is not None:
-            conn.send(p.Ok(re=re))
         if self.game.over:
             self.deadlines.clear()
         else:
@@ -587,7 +585,8 @@ class Room:
             if ends is None or verb in ends or entry[0] == "f":
                 self.deadlines.pop(entry[1], None)  # that seat's turn is over: a fresh clock
             self._schedule()
-        self._broadcast(events)
+        ok = p.encode(p.Ok(re=re)) if conn is not None else None
+        self._broadcast(events, first=conn, lead=ok)
         if self.game.over:
             self._finish()
             return
@@ -661,19 +660,30 @@ class Room:
         conn.send(p.Update(room=self.id, state_id=self.game.state_id, view=view, events=[],
                            re=re))
 
-    def _broadcast(self, events: list[dict[str, Any]]) -> None:
+    def _broadcast(self, events: list[dict[str, Any]], first: Connection | None = None,
+                   lead: bytes | None = None) -> None:
         """Send every member its update: the full view the first time, then a delta.
 
         The views of all seats are built in one pass (sharing their public part), and the
-        parts of the frame common to everyone are packed once.
+        parts of the frame common to everyone are packed once. ``first`` (the member whose
+        action this is) is served before the others, its encoded ``lead`` frame (the ``ok``
+        of its ``act``) just ahead of its update and in the same write: its player waits on
+        both.
         """
         sid = self.game.state_id
-        if not self.members:
+        members = self.members
+        if first is not None and lead is not None and first not in members:
+            first.send_raw(lead)
+            lead = None
+        if not members:
             return
-        views = self.views_for({m.seat for m in self.members.values()})
+        views = self.views_for({m.seat for m in members.values()})
         parts = p.update_parts(self.id, sid, events)
         memo: dict[Any, Any] = {}  # members' views share their public part: diff it once
-        for conn, member in self.members.items():
+        order: Any = members.items()
+        if first is not None and first in members:
+            order = [(first, members[first]), *((c, m) for c, m in order if c is not first)]
+        for conn, member in order:
             view = views[member.seat]
             last = member.last
             if last is None:
@@ -681,7 +691,10 @@ class Room:
             else:
                 frame = p.update_frame(parts, delta=p.diff(last, view, memo))
             member.last, member.last_state = view, sid
-            conn.send_raw(frame)
+            if conn is first and lead is not None:
+                conn.send_raw(lead, frame)
+            else:
+                conn.send_raw(frame)
 
     def _seat_event(self, seat: int, event: str) -> None:
         frame = p.SeatEvent(room=self.id, seat=seat, event=event)

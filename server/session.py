@@ -47,8 +47,8 @@ class Session:
         """Queue ``msg`` for the peer without waiting."""
         self.send_raw(p.encode(msg))
 
-    def send_raw(self, data: bytes) -> None:
-        """Queue an encoded frame for the peer without waiting."""
+    def send_raw(self, *frames: bytes) -> None:
+        """Queue encoded frames for the peer, in order, without waiting."""
         raise NotImplementedError
 
     def send_error(self, code: str, message: str, re: Any = None) -> None:

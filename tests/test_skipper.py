@@ -575,6 +575,32 @@ def test_bot_view_equals_view() -> None:
         game.apply(seat, bot(game.bot_view(seat), rng))
 
 
+@pytest.mark.parametrize("options", [
+    {"mode": "multi", "seed": 4},
+    {"mode": "race", "seed": 5},
+    {"mode": "multi", "seed": 6, "recycle_skippers": True, "play_from_discard": True},
+])
+def test_reused_view_parts_match_views_built_afresh(options: dict[str, Any]) -> None:
+    """Views share unchanged seats between calls (and the room's diff skips them by
+    identity): after every action they must equal the views of a game restored from a
+    snapshot, which has no reused parts."""
+    game = create("skipper", options, 3)
+    rng = random.Random(2)
+    seats: list[int | None] = [0, 1, 2, None]
+    before = game.views(seats)
+    for _ in range(300):
+        if game.over:
+            break
+        seat = game.to_act()[0]
+        game.apply(seat, rng.choice([a for a in game.legal_actions(seat) if a[0] != "resign"]))
+        views = game.views(seats)
+        assert views == Skipper.restore(game.snapshot()).views(seats)
+        for i in range(3):  # an unchanged seat is the very same object; a changed one is not
+            old, new = before[None]["seats"][i], views[None]["seats"][i]
+            assert (old is new) == (old == new)
+        before = views
+
+
 def test_default_action_always_applies() -> None:
     game = create("skipper", {"mode": "multi", "seed": 21, "turn_limit": 30}, 3)
     while not game.over:

@@ -876,8 +876,20 @@ class Skipper(Game):
     # -- views ----------------------------------------------------------------------------
 
     def _public_seat(self, i: int) -> dict[str, Any]:
+        """Seat ``i`` as everyone sees it (K8).
+
+        The same dict object comes back while nothing it shows has changed: views then share
+        it, and the room's delta diff skips it by identity. Callers must not mutate it.
+        """
         p = self.players[i]
-        return {
+        key = (tuple(map(tuple, p.stacks)), tuple(p.values), tuple(p.complete),
+               p.discard[-1] if p.discard else -1, len(p.discard), len(p.stock), len(p.hand),
+               len(p.trash), p.turns, p.phase, p.status)
+        cache = self._seat_views
+        hit = cache.get(i)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        view = {
             "stacks": [{"suit": SUIT_LETTERS[s], "cards": [_CODE[c] for c in p.stacks[s]],
                         "values": _values(p.values[s]), "complete": p.complete[s]}
                        for s in range(4)],
@@ -885,6 +897,35 @@ class Skipper(Game):
             "discard": len(p.discard), "stock": len(p.stock), "hand": len(p.hand),
             "trash": len(p.trash), "turns": p.turns, "phase": p.phase, "status": p.status,
         }
+        cache[i] = (key, view)
+        return view
+
+    def _public_options(self) -> dict[str, Any]:
+        """The options every seat may see (all but ``seed`` and ``deck``); built once, the
+        same object every time (options never change during a game)."""
+        cache = self._seat_views
+        if "options" not in cache:
+            cache["options"] = {k: v for k, v in self.options.items()
+                                if k not in ("seed", "deck")}
+        return cache["options"]  # type: ignore[no-any-return]
+
+    def _public_seats(self) -> list[dict[str, Any]]:
+        """Every seat's :meth:`_public_seat`; the same list object while none changed."""
+        seats = [self._public_seat(i) for i in range(self.seats)]
+        last = self._seat_views.get("all")
+        if last is not None and all(a is b for a, b in zip(last, seats)):
+            return last
+        self._seat_views["all"] = seats
+        return seats
+
+    @property
+    def _seat_views(self) -> dict[Any, Any]:
+        # Built on first use: restore() makes games without calling __init__.
+        try:
+            return self.__dict__["_seat_view_cache"]
+        except KeyError:
+            cache: dict[Any, Any] = self.__dict__.setdefault("_seat_view_cache", {})
+            return cache
 
     def view(self, seat: int | None) -> dict[str, Any]:
         """What ``seat`` may see (K8): its own hand; every seat's stacks (cards and possible
@@ -1013,14 +1054,14 @@ def _view_auction(g: Skipper, seat: int | None) -> dict[str, Any] | None:
 _VIEW_PARTS: dict[str, Any] = {
     "game": lambda g, seat: "skipper",
     "mode": lambda g, seat: g.mode,
-    "options": lambda g, seat: {k: v for k, v in g.options.items() if k not in ("seed", "deck")},
+    "options": lambda g, seat: g._public_options(),
     "state_id": lambda g, seat: g.state_id,
     "to_act": lambda g, seat: g.to_act(),
     "over": lambda g, seat: g.over,
     "outcome": lambda g, seat: g.outcome(),
     "seat": lambda g, seat: seat,
     "turn": lambda g, seat: None if g.mode == "race" or g.over else g.current,
-    "seats": lambda g, seat: [g._public_seat(i) for i in range(g.seats)],
+    "seats": lambda g, seat: g._public_seats(),
     "auction": _view_auction,
     "hand": lambda g, seat: None if seat is None else [_CODE[c] for c in g.players[seat].hand],
     "legal_actions": lambda g, seat: [] if seat is None else g.legal_actions(seat),

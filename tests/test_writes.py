@@ -1,0 +1,108 @@
+"""How frames leave the server: in order, at once when the socket takes them, the acting
+seat first."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import msgpack
+import pytest
+import websockets
+
+from cardhall import protocol as p
+from cardhall.client.client import Client
+from cardhall.server.app import Server
+from cardhall.server.connection import Connection
+from cardhall.server.games.skipper import Skipper
+from cardhall.server.room import Room
+from cardhall.server.store import MemoryStore
+
+from .conftest import ServerFactory
+
+#: The write path does not depend on the store.
+MEMORY_ONLY = pytest.mark.parametrize("store_kind", ["memory"])
+
+
+class Recorder:
+    """A stand-in connection that records every write: ``(name, [frame types])``."""
+
+    def __init__(self, name: str, log: list[tuple[str, list[str]]]) -> None:
+        self.name, self.session, self.process = name, name, "test"
+        self.rooms: dict[str, Room] = {}
+        self._log = log
+
+    def send(self, msg: p.Message) -> None:
+        self.send_raw(p.encode(msg))
+
+    def send_raw(self, *frames: bytes) -> None:
+        self._log.append((self.name, [msgpack.unpackb(f)["t"] for f in frames]))
+
+    def send_error(self, code: str, message: str, re: Any = None) -> None:
+        self.send(p.Error(code=code, message=message, re=re))
+
+
+async def test_the_acting_seat_gets_ok_and_its_update_first_in_one_write() -> None:
+    log: list[tuple[str, list[str]]] = []
+    game = Skipper({"mode": "multi", "seed": 5, "first_seat": 2}, 4)
+    room = Room(id="r1", name="r1", game_name="skipper", game=game,
+                settings={"turn_seconds": None, "bid_seconds": None, "grace_seconds": 60.0,
+                          "on_abandon": "bot"}, store=MemoryStore())
+    seats = [Recorder(f"seat{i}", log) for i in range(4)]
+    for i, conn in enumerate(seats):
+        room.join(conn, i)  # type: ignore[arg-type]
+    room.start(None)
+    log.clear()
+    action = game.legal_actions(2)[0]
+    await room.act(seats[2], p.Act(room="r1", state_id=game.state_id,  # type: ignore[arg-type]
+                                   action=list(action), id=7))
+    assert log[0] == ("seat2", ["ok", "update"])
+    assert sorted(name for name, _ in log[1:]) == ["seat0", "seat1", "seat3"]
+    assert all(types == ["update"] for _, types in log[1:])
+
+
+def _server_side(server: Server, client: Client) -> Connection:
+    conn = server.sessions[client.session]
+    assert isinstance(conn, Connection)
+    return conn
+
+
+@MEMORY_ONLY
+async def test_frames_go_straight_to_the_socket_without_a_writer_task(
+        make_server: ServerFactory) -> None:
+    server = await make_server()
+    async with Client(server.url) as c:
+        room = (await c.create_room("skipper", options={"seed": 3})).room
+        await c.join(room)
+        for _ in range(5):
+            await asyncio.sleep(0.02)
+            view = c.views[room]
+            await c.act(room, view["legal_actions"][0], view["state_id"])
+        await asyncio.sleep(0.05)
+        conn = _server_side(server, c)
+        # With websockets' Sans-I/O attributes present and a reader keeping up, no frame
+        # needed the writer task (a newer websockets without them falls back to it).
+        assert conn._writer is None
+        assert c.views[room]["state_id"] == 5
+
+
+@MEMORY_ONLY
+async def test_a_paused_socket_queues_frames_and_later_ones_do_not_overtake(
+        make_server: ServerFactory) -> None:
+    server = await make_server()
+    async with websockets.connect(server.url) as ws:
+        await ws.send(msgpack.packb({"t": "hello", "v": p.PROTOCOL_VERSION, "client": "t"}))
+        welcome = msgpack.unpackb(await ws.recv())
+        conn = server.sessions[welcome["session"]]
+        assert isinstance(conn, Connection)
+        frames = [p.encode(p.Pong(re=i)) for i in range(6)]
+        conn.ws.pause_writing()  # what the transport calls when its buffer is full
+        conn.send_raw(*frames[:2])
+        conn.send_raw(frames[2])
+        assert len(conn._out) > 0 or conn._writer is not None
+        conn.ws.resume_writing()
+        conn.send_raw(frames[3])  # must queue behind the writer, not jump ahead
+        await asyncio.sleep(0.05)
+        conn.send_raw(*frames[4:])  # the writer is done: straight to the socket again
+        got = [msgpack.unpackb(await asyncio.wait_for(ws.recv(), 5))["re"] for _ in range(6)]
+        assert got == list(range(6))
