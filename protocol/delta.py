@@ -14,6 +14,7 @@ Pure functions, no I/O.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 #: Replace a container whole when more than this share of its entries changed.
@@ -48,8 +49,10 @@ def _walk(old: Any, new: Any, path: str, out: dict[str, Any]) -> None:
 
 
 def diff(old: dict[str, Any], new: dict[str, Any],
-         memo: dict[tuple[Any, int, int], dict[str, Any]] | None = None) -> dict[str, Any]:
-    """The delta that turns view ``old`` into view ``new`` (``{}`` when equal).
+         memo: dict[tuple[Any, int, int], dict[str, Any]] | None = None,
+         keys: Iterable[str] | None = None) -> dict[str, Any]:
+    """The delta that turns view ``old`` into view ``new`` (``{}`` when equal); with
+    ``keys``, only the part of it under those top-level keys of ``new``.
 
     Both views must have the same top-level keys (views never gain or lose keys during a
     game); a key missing from ``old`` is sent whole.
@@ -64,7 +67,7 @@ def diff(old: dict[str, Any], new: dict[str, Any],
     unchanged, so neither view may be mutated after it was diffed or sent.
     """
     out: dict[str, Any] = {}
-    for key, value in new.items():
+    for key, value in (new.items() if keys is None else ((k, new[k]) for k in keys)):
         before = old.get(key, _MISSING)
         if before is value:
             continue  # the same object: unchanged (engines reuse unchanged parts)

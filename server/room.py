@@ -115,11 +115,58 @@ class Seat:
 
 @dataclass
 class _Member:
-    """A connection in the room and the last view it was sent (for deltas)."""
+    """A connection in the room and the last view it was sent (for deltas).
+
+    Attributes:
+        base: The broadcast that sent ``last`` (a token object), or None when ``last`` was
+            built for this member alone (join, resume, ``get_view``). Members with the same
+            base hold the same values under the keys every seat shares.
+    """
 
     seat: int | None
     last: dict[str, Any] | None = None
-    last_state: int = -1
+    base: object | None = None
+
+    def sent(self, view: dict[str, Any] | None, base: object | None = None) -> None:
+        """Record ``view`` as the last one sent to the member (None: send a full view next)."""
+        self.last, self.base = view, base
+
+
+class _Fanout:
+    """The update frames of one broadcast, member by member.
+
+    A member's delta is the change under the keys every seat shares (the same for all
+    members whose last view came from the same broadcast: computed once per such group)
+    plus the change under its own keys (``Game.PER_SEAT_VIEW_KEYS``); an engine that does not
+    declare its per-seat keys has every view diffed whole. Diffs share a memo too.
+    """
+
+    def __init__(self, parts: tuple[bytes, bytes], per_seat: frozenset[str] | None,
+                 sample: dict[str, Any]) -> None:
+        self.parts = parts
+        self.token = object()  # this broadcast, as the members' next ``base``
+        self.memo: dict[Any, Any] = {}
+        self.shared_deltas: dict[object, dict[str, Any]] = {}
+        self.own = per_seat
+        self.shared = None if per_seat is None else [k for k in sample if k not in per_seat]
+
+    def frame(self, member: _Member, views: dict[int | None, dict[str, Any]]) -> bytes:
+        """``member``'s frame (its full view the first time, else a delta from the last
+        view it was sent); that view becomes its last."""
+        view = views[member.seat]
+        last, base = member.last, member.base
+        if last is None:
+            frame = p.update_frame(self.parts, view=view)
+        elif self.shared is None or base is None:
+            frame = p.update_frame(self.parts, delta=p.diff(last, view, self.memo))
+        else:
+            shared = self.shared_deltas.get(base)
+            if shared is None:
+                shared = self.shared_deltas[base] = p.diff(last, view, self.memo, self.shared)
+            own = p.diff(last, view, self.memo, self.own)
+            frame = p.update_frame(self.parts, delta={**shared, **own} if own else shared)
+        member.sent(view, self.token)
+        return frame
 
 
 class RoomError(Exception):
@@ -372,7 +419,7 @@ class Room:
     def resync(self) -> None:
         """After a takeover: every member gets its full view; timers and bots go on."""
         for member in self.members.values():
-            member.last = None
+            member.sent(None)
         self._schedule()
         self._broadcast([])
         self._wake_bots()
@@ -656,7 +703,7 @@ class Room:
         if member is None:
             return
         view = self.view_for(member.seat)
-        member.last, member.last_state = view, self.game.state_id
+        member.sent(view)
         conn.send(p.Update(room=self.id, state_id=self.game.state_id, view=view, events=[],
                            re=re))
 
@@ -678,23 +725,18 @@ class Room:
         if not members:
             return
         views = self.views_for({m.seat for m in members.values()})
-        parts = p.update_parts(self.id, sid, events)
-        memo: dict[Any, Any] = {}  # members' views share their public part: diff it once
-        order: Any = members.items()
+        fan = _Fanout(p.update_parts(self.id, sid, events), self.game.PER_SEAT_VIEW_KEYS,
+                      next(iter(views.values())))
+        rest: Any = members.items()
         if first is not None and first in members:
-            order = [(first, members[first]), *((c, m) for c, m in order if c is not first)]
-        for conn, member in order:
-            view = views[member.seat]
-            last = member.last
-            if last is None:
-                frame = p.update_frame(parts, view=view)
+            frame = fan.frame(members[first], views)
+            if lead is not None:
+                first.send_raw(lead, frame)
             else:
-                frame = p.update_frame(parts, delta=p.diff(last, view, memo))
-            member.last, member.last_state = view, sid
-            if conn is first and lead is not None:
-                conn.send_raw(lead, frame)
-            else:
-                conn.send_raw(frame)
+                first.send_raw(frame)
+            rest = [(c, m) for c, m in rest if c is not first]
+        for conn, member in rest:
+            conn.send_raw(fan.frame(member, views))
 
     def _seat_event(self, seat: int, event: str) -> None:
         frame = p.SeatEvent(room=self.id, seat=seat, event=event)

@@ -123,7 +123,7 @@ class Session:
                 raise
             view = room.view_for(seat_no)
             member = room.members[self]
-            member.last, member.last_state = view, room.game.state_id
+            member.sent(view)
             self.send(p.Joined(room=room.id, seat=seat_no, token=token, view=view, re=re))
             if room.taken == room.game.seats and room.status == "waiting":
                 room.start(None)  # full: start at once
@@ -166,7 +166,7 @@ class Session:
             room.spectate(self)
             member = room.members[self]
             view = room.view_for(member.seat)
-            member.last, member.last_state = view, room.game.state_id
+            member.sent(view)
             self.send(p.Joined(room=room.id, seat=member.seat, view=view, re=msg.id))
 
         await room.submit(work)
@@ -188,7 +188,7 @@ class Session:
             await room.save_state()
             view = room.view_for(seat)
             member = room.members[self]
-            member.last, member.last_state = view, room.game.state_id
+            member.sent(view)
             self.send(p.Joined(room=room.id, seat=seat, token=msg.token, view=view, re=msg.id))
 
         await room.submit(work)

@@ -36,10 +36,14 @@ async def replay_room(server: Server, room_id: str) -> Any:
                                     None, entries)
 
 
-def allowed_by_state(record: dict[str, Any], entries: list[Any]) -> list[list[set[str]]]:
-    """For every state id, the cards each seat (and, last, a spectator) may see."""
+def allowed_by_state(record: dict[str, Any], entries: list[Any]
+                     ) -> tuple[list[list[set[str]]], list[list[dict[str, Any]]]]:
+    """For every state id, the cards each seat (and, last, a spectator) may see, and the
+    engine's view of each seat (and, last, a spectator's)."""
     game = get(record["game"])(record["options"], record["seats"])
     out = []
+    truth: list[list[dict[str, Any]]] = []
+    viewers = [*range(game.seats), None]
 
     def snapshot_allowed() -> list[set[str]]:
         locs = game.card_locations()
@@ -50,6 +54,7 @@ def allowed_by_state(record: dict[str, Any], entries: list[Any]) -> list[list[se
             elif zone.startswith("discard:") and cards:
                 public.add(C.code(cards[-1]))
         per_seat = [public | set(C.codes(locs[f"hand:{s}"])) for s in range(game.seats)]
+        truth.append(msgpack.unpackb(msgpack.packb([game.view(s) for s in viewers])))
         return per_seat + [public]
 
     out.append(snapshot_allowed())
@@ -59,13 +64,15 @@ def allowed_by_state(record: dict[str, Any], entries: list[Any]) -> list[list[se
         else:
             game.apply(seat, action)
         out.append(snapshot_allowed())
-    return out
+    return out, truth
 
 
 def check_frames(frames: list[p.Update], first_view: dict[str, Any],
-                 allowed: list[list[set[str]]], who: int) -> int:
-    """Rebuild the views a client saw from its updates and check none leaks; returns how
-    many views were checked."""
+                 allowed: list[list[set[str]]], who: int,
+                 truth: list[list[dict[str, Any]]]) -> int:
+    """Rebuild the views a client saw from its updates, check each is the engine's view of
+    that seat at that state (``truth``; the server's ``room`` facts aside) and that none
+    leaks; returns how many views were checked."""
     view = copy.deepcopy(first_view)
     checked = 0
     for msg in frames:
@@ -75,6 +82,7 @@ def check_frames(frames: list[p.Update], first_view: dict[str, Any],
             assert msg.delta is not None
             p.apply_delta(view, copy.deepcopy(msg.delta))
         assert view["state_id"] == msg.state_id
+        assert {k: v for k, v in view.items() if k != "room"} == truth[msg.state_id][who]
         leaked = cards_in(view) - allowed[msg.state_id][who]
         assert not leaked, f"seat {who} saw {sorted(leaked)} at state {msg.state_id}"
         # Bids are laid face up (K10): a final bid goes straight to the seller's hand, so
@@ -123,17 +131,17 @@ async def test_every_frame_each_seat_received_leaks_nothing(server: Server) -> N
         async with asyncio.timeout(120):
             results: list[SeatResult] = await asyncio.gather(*tasks, watch)
         record, entries, _ = await replay_room(server, created.room)
-        allowed = allowed_by_state(record, entries)
+        allowed, truth = allowed_by_state(record, entries)
         total = 0
         for j, res in zip(joins, results[:4]):
             assert j.seat is not None
-            total += check_frames(res.frames, j.view, allowed, j.seat)
+            total += check_frames(res.frames, j.view, allowed, j.seat, truth)
         # The spectator saw the whole game: every state id, and never a hand.
         spectator = results[4]
         assert [f.state_id for f in spectator.frames][-1] == spectator.state_id
         assert sorted({f.state_id for f in spectator.frames}) == list(
             range(0, spectator.state_id + 1))
-        total += check_frames(spectator.frames, spectated.view, allowed, 4)
+        total += check_frames(spectator.frames, spectated.view, allowed, 4, truth)
         assert total > 100
     finally:
         for c in [*clients, watcher]:

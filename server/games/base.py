@@ -60,6 +60,10 @@ class Game(ABC):
     OPTIONS: ClassVar[tuple[Option, ...]] = (SEED,)
     #: Verbs that end a seat's turn, for turn timers; ``None``: every action ends one.
     TURN_END_VERBS: ClassVar[frozenset[str] | None] = None
+    #: View keys whose values differ between seats; every other key has the same value in
+    #: every seat's (and a spectator's) view of one state, so a room diffs those once per
+    #: broadcast. ``None``: not declared, every seat's view is diffed whole.
+    PER_SEAT_VIEW_KEYS: ClassVar[frozenset[str] | None] = None
 
     def __init__(self, options: Mapping[str, Any] | None = None, seats: int = 1) -> None:
         from .errors import OptionError

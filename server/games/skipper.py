@@ -232,6 +232,7 @@ class Skipper(Game):
     title = "Skipper"
     #: Verbs after which a seat's turn (or its bid) is over: the room restarts its clock.
     TURN_END_VERBS = frozenset({"end", "auction", "bid", "pass", "resign"})
+    PER_SEAT_VIEW_KEYS = frozenset({"seat", "hand", "legal_actions"})  # = _PER_SEAT
     min_seats = 1
     max_seats = 6
     OPTIONS = OPTIONS
@@ -1069,6 +1070,7 @@ _VIEW_PARTS: dict[str, Any] = {
 
 #: View keys that differ between seats; all others are the same for every seat.
 _PER_SEAT = ("seat", "hand", "legal_actions")
+assert frozenset(_PER_SEAT) == Skipper.PER_SEAT_VIEW_KEYS
 
 _STACK_INDEX = {letter: i for i, letter in enumerate(SUIT_LETTERS)}
 _ARITY = {"play": 3, "discard": 2, "end": 1, "auction": 2, "bid": 2, "pass": 1, "resign": 1}
