@@ -87,6 +87,9 @@ class BenchConfig:
             then need ``server_pid``; the Redis mode is skipped).
         server_pid: Process id of the server at ``url`` (for CPU and RSS figures).
         seed: Seed of the clients' random choices.
+        pin: On Linux with 2 or more CPUs, run the server under test (Cardhall or echo) on
+            the first CPU and the load generator on the second, so neither loses time to
+            the other in the scheduler's migrations; redis-server stays unpinned.
     """
 
     rooms: int = 100
@@ -99,6 +102,7 @@ class BenchConfig:
     url: str | None = None
     server_pid: int | None = None
     seed: int = 1
+    pin: bool = True
 
 
 @dataclasses.dataclass
@@ -523,15 +527,33 @@ def _wait_port(port: int, proc: subprocess.Popen[bytes], what: str, timeout: flo
             time.sleep(0.05)
 
 
-class Child:
-    """A server child process on 127.0.0.1 (Cardhall, echo or redis-server)."""
+def cpu_plan(pin: bool) -> tuple[set[int], set[int]] | None:
+    """``(server CPUs, generator CPUs)`` when pinning is asked for and possible (Linux,
+    at least 2 CPUs this process may use), else None."""
+    if not pin or not hasattr(os, "sched_setaffinity"):
+        return None
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        return None
+    return {cpus[0]}, set(cpus[1:2])
 
-    def __init__(self, what: str, argv: list[str], port: int, log: Path | None) -> None:
+
+class Child:
+    """A server child process on 127.0.0.1 (Cardhall, echo or redis-server).
+
+    Args:
+        cpus: CPUs to pin it to (None: wherever the scheduler puts it).
+    """
+
+    def __init__(self, what: str, argv: list[str], port: int, log: Path | None,
+                 cpus: set[int] | None = None) -> None:
         self.what = what
         self.port = port
         self.log = log
         out = open(log, "ab") if log is not None else subprocess.DEVNULL  # noqa: SIM115
         self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
+        if cpus:
+            os.sched_setaffinity(self.proc.pid, cpus)
         if log is not None:
             out.close()  # type: ignore[union-attr]
         try:
@@ -561,20 +583,23 @@ class Child:
                 self.proc.wait()
 
 
-def start_cardhall(redis_url: str | None, log: Path | None) -> Child:
-    """``python -m cardhall.server.bench serve``: a Cardhall server with the bench's limits."""
+def start_cardhall(redis_url: str | None, log: Path | None,
+                   cpus: set[int] | None = None) -> Child:
+    """``python -m cardhall.server.bench serve``: a Cardhall server with the bench's limits
+    (pinned to ``cpus`` when given)."""
     port = free_port()
     argv = [sys.executable, "-m", "cardhall.server.bench", "serve", "--port", str(port)]
     if redis_url:
         argv += ["--redis-url", redis_url]
-    return Child("cardhall server", argv, port, log)
+    return Child("cardhall server", argv, port, log, cpus)
 
 
-def start_echo(log: Path | None) -> Child:
-    """``python -m cardhall.server.bench echo``: the raw websockets echo baseline."""
+def start_echo(log: Path | None, cpus: set[int] | None = None) -> Child:
+    """``python -m cardhall.server.bench echo``: the raw websockets echo baseline (pinned to
+    ``cpus`` when given)."""
     port = free_port()
     return Child("echo server", [sys.executable, "-m", "cardhall.server.bench", "echo",
-                                 "--port", str(port)], port, log)
+                                 "--port", str(port)], port, log, cpus)
 
 
 def start_redis(workdir: Path) -> Child:
@@ -630,6 +655,9 @@ def _serve_main(port: int, redis_url: str | None) -> None:
 def _echo_main(port: int) -> None:
     import signal
 
+    from .app import tune_gc
+    from .config import Settings
+
     from websockets.asyncio.server import ServerConnection, serve
 
     async def handler(ws: ServerConnection) -> None:
@@ -646,6 +674,7 @@ def _echo_main(port: int) -> None:
                          ping_interval=PING_INTERVAL, ping_timeout=PING_TIMEOUT):
             await stop.wait()
 
+    tune_gc(Settings().gc_threshold)  # the same collector settings as the Cardhall server
     _runner()(main())
 
 
@@ -781,6 +810,13 @@ async def run_bench(cfg: BenchConfig, progress: Callable[[str], None] | None = N
     logs = logdir or tmp
     result: dict[str, Any] = {"config": dataclasses.asdict(cfg), "env": _env()}
     t_start = time.perf_counter()
+    plan = cpu_plan(cfg.pin and not cfg.url)
+    server_cpus = plan[0] if plan else None
+    own_cpus = os.sched_getaffinity(0) if plan else None
+    result["env"]["pinned"] = (f"servers on CPU {sorted(plan[0])}, load generator on CPU "
+                               f"{sorted(plan[1])}") if plan else "no"
+    if plan:
+        os.sched_setaffinity(0, plan[1])
     try:
         with _children() as kids:
             # 1. Cardhall, in-memory store.
@@ -788,7 +824,7 @@ async def run_bench(cfg: BenchConfig, progress: Callable[[str], None] | None = N
                 url, pid = cfg.url, cfg.server_pid
             else:
                 say("cardhall (memory store): starting server")
-                kids.append(start_cardhall(None, logs / "cardhall-memory.log"))
+                kids.append(start_cardhall(None, logs / "cardhall-memory.log", server_cpus))
                 url, pid = kids[-1].url, kids[-1].pid
             say(f"cardhall (memory store): {cfg.rooms} rooms, latency then throughput")
             result["memory"] = await bench_cardhall(url, pid, cfg)
@@ -798,7 +834,7 @@ async def run_bench(cfg: BenchConfig, progress: Callable[[str], None] | None = N
             # 2. The echo baseline, frames of the median update size.
             size = int(result["memory"]["throughput"]["update_bytes_p50"] or 200)
             say(f"echo baseline: starting server, frames of {size} bytes")
-            kids.append(start_echo(logs / "echo.log"))
+            kids.append(start_echo(logs / "echo.log", server_cpus))
             echo = kids[-1]
             result["echo"] = await bench_echo(echo.url, echo.pid, cfg, size)
             echo_idle = None
@@ -829,7 +865,7 @@ async def run_bench(cfg: BenchConfig, progress: Callable[[str], None] | None = N
                 redis_url = cfg.redis
             if redis_url:
                 say("cardhall (redis store): starting server")
-                kids.append(start_cardhall(redis_url, logs / "cardhall-redis.log"))
+                kids.append(start_cardhall(redis_url, logs / "cardhall-redis.log", server_cpus))
                 srv = kids[-1]
                 say(f"cardhall (redis store): {cfg.rooms} rooms, latency then throughput")
                 result["redis"] = await bench_cardhall(srv.url, srv.pid, cfg, redis_pid)
@@ -840,12 +876,14 @@ async def run_bench(cfg: BenchConfig, progress: Callable[[str], None] | None = N
                 if cfg.url:
                     url, pid = cfg.url, cfg.server_pid
                 else:
-                    kids.append(start_cardhall(None, logs / "cardhall-idle.log"))
+                    kids.append(start_cardhall(None, logs / "cardhall-idle.log", server_cpus))
                     url, pid = kids[-1].url, kids[-1].pid
                 if pid:
                     say(f"cardhall: {cfg.idle} idle connections")
                     result["idle"] = await bench_idle(url, pid, cfg.idle, hello)
     finally:
+        if own_cpus is not None:
+            os.sched_setaffinity(0, own_cpus)
         shutil.rmtree(tmp / "redis", ignore_errors=True)
         if logdir is None:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -1015,7 +1053,8 @@ def render(result: dict[str, Any]) -> str:
                          for i, w in enumerate(widths)) + "|"
     env = result.get("env", {})
     notes = [(f"python {env.get('python')}, websockets {env.get('websockets')}, "
-              f"{env.get('loop')}, {env.get('cpus')} CPUs; wall {result.get('wall_seconds')} s")]
+              f"{env.get('loop')}, {env.get('cpus')} CPUs, pinned: {env.get('pinned', 'no')}; "
+              f"wall {result.get('wall_seconds')} s")]
     for part in ("memory", "redis"):
         errs = _get(result, part, "errors")
         if errs:

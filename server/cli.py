@@ -33,7 +33,7 @@ def _options(mode: str | None, pairs: tuple[str, ...], game: str) -> dict[str, A
 def _limits(opts: dict[str, Any]) -> dict[str, Any]:
     """Settings from the limit/TLS options of ``serve`` (0 means "no limit")."""
     out = dict(opts)
-    for key in ("msg_rate", "max_connections_per_address", "rooms_per_minute"):
+    for key in ("msg_rate", "max_connections_per_address", "rooms_per_minute", "gc_threshold"):
         if not out[key]:
             out[key] = None
     out["origins"] = tuple(out["origins"]) or None
@@ -82,6 +82,9 @@ def main() -> None:
               show_default=True, help="Seconds a new connection has to complete the hello.")
 @click.option("--finished-ttl", type=click.FloatRange(0), default=300.0, show_default=True,
               help="Seconds a finished room stays listed before it is removed.")
+@click.option("--gc-threshold", type=click.IntRange(0), default=50_000, show_default=True,
+              help="Allocations between young-generation garbage collections (0: Python's "
+                   "default, 700).")
 def serve(host: str, port: int, max_frame: int, log_level: str, redis_url: str | None,
           **limits: Any) -> None:
     """Run a Cardhall server until SIGINT/SIGTERM (embedded store unless --redis-url)."""
@@ -289,12 +292,15 @@ def rooms(url: str, game: str | None, as_json: bool) -> None:
 @click.option("--server-pid", type=int, default=None,
               help="Process id of the server at --url (for its CPU and RSS figures).")
 @click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--pin/--no-pin", default=True, show_default=True,
+              help="Run the server under test on one CPU and the load generator on another "
+                   "(Linux, 2+ CPUs; not with --url).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object, no table.")
 @click.option("--logdir", type=click.Path(file_okay=False), default=None,
               help="Keep the servers' logs in this folder.")
 def bench(rooms: int, rate: float, seconds: float, warmup: float, idle: int, redis_mode: str,
           redis_url: str | None, url: str | None, server_pid: int | None, seed: int,
-          as_json: bool, logdir: str | None) -> None:
+          pin: bool, as_json: bool, logdir: str | None) -> None:
     """Latency, throughput and memory of a live server, against a raw websockets echo server.
 
     Starts the servers in their own processes on 127.0.0.1 (in-memory store, Redis store,
@@ -306,7 +312,7 @@ def bench(rooms: int, rate: float, seconds: float, warmup: float, idle: int, red
 
     cfg = BenchConfig(rooms=rooms, rate=rate, warmup=warmup, latency_seconds=seconds,
                       throughput_seconds=seconds, idle=idle, redis=redis_url or redis_mode,
-                      url=url, server_pid=server_pid, seed=seed)
+                      url=url, server_pid=server_pid, seed=seed, pin=pin)
     if logdir is not None:
         Path(logdir).mkdir(parents=True, exist_ok=True)
     try:

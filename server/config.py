@@ -49,6 +49,11 @@ class Settings:
             origin.
         compression: Use permessage-deflate (off by default: frames are small msgpack).
         server_name: Sent in ``welcome.server``.
+        gc_threshold: Container allocations between two young-generation runs of Python's
+            cycle collector (50,000; Python's default is 700), set by :func:`app.run` for the
+            whole process, which also freezes the objects alive at startup out of later
+            collections (``gc.freeze``). Fewer, slightly longer pauses of the event loop: in
+            ``cardhall bench`` this halved the p99 action round trip. None: Python's defaults.
     """
 
     host: str = "127.0.0.1"
@@ -72,3 +77,4 @@ class Settings:
     origins: tuple[str, ...] | None = None
     compression: bool = False
     server_name: str = "cardhall/0.1"
+    gc_threshold: int | None = 50_000

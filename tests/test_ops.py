@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import shutil
 import subprocess
 import urllib.error
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from cardhall.client.bots import play_games
-from cardhall.server.app import Server
+from cardhall.server.app import Server, tune_gc
 from cardhall.server.config import Settings
 from cardhall.server.redis_store import RedisStore
 
@@ -75,3 +76,16 @@ def test_local_cluster_script_serves_games_through_haproxy() -> None:
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     games = [line for line in proc.stdout.splitlines() if line.startswith("{")]
     assert len(games) == 2
+
+
+def test_tune_gc_freezes_startup_objects_and_sets_the_young_threshold() -> None:
+    before = gc.get_threshold()
+    try:
+        tune_gc(None)
+        assert gc.get_threshold() == before
+        tune_gc(12_345)
+        assert gc.get_threshold() == (12_345, *before[1:])
+        assert gc.get_freeze_count() > 1000  # modules, classes, functions of this process
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)

@@ -880,12 +880,15 @@ class Skipper(Game):
         """Seat ``i`` as everyone sees it (K8).
 
         The same dict object comes back while nothing it shows has changed: views then share
-        it, and the room's delta diff skips it by identity. Callers must not mutate it.
+        it, and the room's delta diff skips it by identity. Callers must not mutate it. A
+        stack is known by its length: cards are only ever added to stacks.
         """
         p = self.players[i]
-        key = (tuple(map(tuple, p.stacks)), tuple(p.values), tuple(p.complete),
-               p.discard[-1] if p.discard else -1, len(p.discard), len(p.stock), len(p.hand),
-               len(p.trash), p.turns, p.phase, p.status)
+        st, va, co = p.stacks, p.values, p.complete
+        key = (len(st[0]), len(st[1]), len(st[2]), len(st[3]), va[0], va[1], va[2], va[3],
+               co[0], co[1], co[2], co[3], p.discard[-1] if p.discard else -1,
+               len(p.discard), len(p.stock), len(p.hand), len(p.trash), p.turns, p.phase,
+               p.status)
         cache = self._seat_views
         hit = cache.get(i)
         if hit is not None and hit[0] == key:
