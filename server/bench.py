@@ -137,7 +137,6 @@ class Stats:
             "update_bytes_p99": _pct(sizes, 0.99),
             "bytes_per_action": self.bytes_in / self.actions if self.actions else None,
             "frames_per_action": self.frames_in / self.actions if self.actions else None,
-            "actions_per_game": self.actions / self.games if self.games else None,
         }
 
 
@@ -966,9 +965,11 @@ def rows(r: dict[str, Any]) -> list[dict[str, Any]]:
         _get(echo, "throughput", "bytes_per_action"))
     row("frames received per action, all seats", "", _get(mem, "throughput", "frames_per_action"),
         _get(echo, "throughput", "frames_per_action"))
-    row("actions per finished game", "", _get(mem, "throughput", "actions_per_game"), None)
     row("server CPU per action", "us", _scale(_get(mem, "throughput", "server_cpu_s_per_action")),
         _scale(_get(echo, "throughput", "server_cpu_s_per_action")))
+    row("server CPU per action, latency phase", "us",
+        _scale(_get(mem, "latency", "server_cpu_s_per_action")),
+        _scale(_get(echo, "latency", "server_cpu_s_per_action")))
     row("server CPU share, latency phase", "core", _get(mem, "latency", "server_cpu_share"),
         _get(echo, "latency", "server_cpu_share"))
     row("server CPU share, closed loop", "core", _get(mem, "throughput", "server_cpu_share"),

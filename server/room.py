@@ -747,6 +747,10 @@ class Room:
 
     def _schedule(self) -> None:
         """Set deadlines for the seats to act and the grace windows; arm one timer."""
+        if (self._timer is None and not self.deadlines and self.settings["turn_seconds"] is None
+                and self.settings["bid_seconds"] is None
+                and all(h is None or h.grace_until is None for h in self.seats)):
+            return  # no clocks in this room and none running: nothing to set
         now = time.time()
         if self.status == "playing":
             turn = self.settings["turn_seconds"]
