@@ -15,9 +15,8 @@ import argparse
 import asyncio
 import random
 import statistics
-import time
 
-from cardhall import protocol as p
+from cardhall.client.bots import timed_actions
 from cardhall.client.client import Client
 from cardhall.server.app import Server
 from cardhall.server.config import Settings
@@ -33,25 +32,7 @@ async def measure(url: str, actions: int) -> list[float]:
         while len(rtts) < actions:
             room = (await c.create_room("skipper", options={"seed": len(rtts)})).room
             await c.join(room)
-            pushes = c.updates()
-            while len(rtts) < actions:
-                view = c.views[room]
-                if view.get("over") or not view["legal_actions"]:
-                    if view.get("over"):
-                        break
-                    await pushes.__anext__()
-                    continue
-                action = choose(view, rng)
-                sid = view["state_id"]
-                t0 = time.perf_counter()
-                await c.act(room, action, sid)
-                while True:
-                    msg = await pushes.__anext__()
-                    if isinstance(msg, p.Update) and msg.room == room and msg.state_id > sid:
-                        break
-                rtts.append(time.perf_counter() - t0)
-                if c.views[room].get("over"):
-                    break
+            rtts += await timed_actions(c, room, choose, rng, actions - len(rtts))
     return rtts
 
 

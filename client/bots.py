@@ -153,6 +153,39 @@ async def _follow(client: Client, room: str, seat: int, result: SeatResult,
     raise ConnectionLost(f"updates ended before room {room} finished")
 
 
+async def timed_actions(client: Client, room: str, choose: Strategy, rng: random.Random,
+                        limit: int, pace: float = 0.0) -> list[float]:
+    """Play the room ``room`` (joined, started, the client's seat the only one to act) with
+    ``choose``, one action at a time, and time each round trip: ``act`` sent -> the room's
+    next ``update`` received, in seconds. Waits ``pace`` seconds before each action; stops
+    when the game is over or after ``limit`` actions (for latency probes).
+
+    Raises:
+        ServerError: an action was refused.
+        ConnectionLost: the connection dropped.
+    """
+    rtts: list[float] = []
+    pushes = client.updates()
+    while len(rtts) < limit:
+        view = client.views[room]
+        if view.get("over"):
+            break
+        if not view["legal_actions"]:
+            await pushes.__anext__()
+            continue
+        action, sid = choose(view, rng), view["state_id"]
+        if pace:
+            await asyncio.sleep(pace)
+        t0 = time.perf_counter()
+        await client.act(room, action, sid)
+        while True:
+            msg = await pushes.__anext__()
+            if isinstance(msg, p.Update) and msg.room == room and msg.state_id > sid:
+                break
+        rtts.append(time.perf_counter() - t0)
+    return rtts
+
+
 async def play_games(urls: Sequence[str], game: str, mode: str | None, players: int,
                      games: int, bot: str = "greedy", options: dict[str, Any] | None = None,
                      seed: int | None = None, timeout: float = 600.0,

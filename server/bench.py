@@ -654,10 +654,10 @@ def _serve_main(port: int, redis_url: str | None) -> None:
 def _echo_main(port: int) -> None:
     import signal
 
+    from websockets.asyncio.server import ServerConnection, serve
+
     from .app import tune_gc
     from .config import Settings
-
-    from websockets.asyncio.server import ServerConnection, serve
 
     async def handler(ws: ServerConnection) -> None:
         with contextlib.suppress(ConnectionClosed):
@@ -728,17 +728,21 @@ async def bench_cardhall(url: str, pid: int | None, cfg: BenchConfig,
                                             if th["actions"] else None)
         if pid:
             assert rss0 is not None and rss_conn is not None
-            rss_play = rss_bytes(pid)
-            out["rss_before"] = rss0
-            out["rss_connected"] = rss_conn
-            out["rss_playing"] = rss_play
-            out["rss_per_connection"] = (rss_conn - rss0) / (4 * cfg.rooms)
-            out["rss_per_active_room"] = (rss_play - rss_conn) / cfg.rooms
+            out.update(memory_figures(rss0, rss_conn, rss_bytes(pid), cfg.rooms))
     finally:
         load.running = False
         await asyncio.gather(*(t.close() for t in tables), return_exceptions=True)
     out["errors"] = load.errors[:10]
     return out
+
+
+def memory_figures(before: int, connected: int, playing: int, rooms: int) -> dict[str, Any]:
+    """Server RSS figures (bytes) of a run with ``rooms`` tables of 4 connections: RSS
+    ``before`` the connections, once ``connected`` (hello done), and with the rooms
+    ``playing``; per connection and per active room."""
+    return {"rss_before": before, "rss_connected": connected, "rss_playing": playing,
+            "rss_per_connection": (connected - before) / (4 * rooms),
+            "rss_per_active_room": (playing - connected) / rooms}
 
 
 async def bench_echo(url: str, pid: int, cfg: BenchConfig, size: int) -> dict[str, Any]:
@@ -756,12 +760,7 @@ async def bench_echo(url: str, pid: int, cfg: BenchConfig, size: int) -> dict[st
         await asyncio.gather(*(t.start() for t in tables))
         out["latency"] = await _phase(load, pid, cfg.warmup, cfg.latency_seconds, cfg.rate)
         out["throughput"] = await _phase(load, pid, cfg.warmup, cfg.throughput_seconds, 0)
-        rss_play = rss_bytes(pid)
-        out["rss_before"] = rss0
-        out["rss_connected"] = rss_conn
-        out["rss_playing"] = rss_play
-        out["rss_per_connection"] = (rss_conn - rss0) / (4 * cfg.rooms)
-        out["rss_per_active_room"] = (rss_play - rss_conn) / cfg.rooms
+        out.update(memory_figures(rss0, rss_conn, rss_bytes(pid), cfg.rooms))
     finally:
         load.running = False
         await asyncio.gather(*(t.close() for t in tables), return_exceptions=True)

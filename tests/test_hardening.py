@@ -17,7 +17,6 @@ import ssl
 import statistics
 import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,7 @@ import msgpack
 import pytest
 import websockets
 from cardhall import protocol as p
-from cardhall.client.bots import play_seat
+from cardhall.client.bots import play_seat, timed_actions
 from cardhall.client.client import Client, ServerError
 from cardhall.server import room as room_module
 from cardhall.server import session as session_module
@@ -232,23 +231,7 @@ async def rtt_block(url: str, n: int, rng: random.Random, pace: float) -> list[f
         async with Client(url, name="rtt") as c:
             room = (await c.create_room("skipper", options={"seed": rng.randrange(10**6)})).room
             await c.join(room)
-            pushes = c.updates()
-            while len(rtts) < n:
-                view = c.views[room]
-                if view.get("over"):
-                    break
-                if not view["legal_actions"]:
-                    await pushes.__anext__()
-                    continue
-                action, sid = GREEDY(view, rng), view["state_id"]
-                await asyncio.sleep(pace)
-                t0 = time.perf_counter()
-                await c.act(room, action, sid)
-                while True:
-                    msg = await pushes.__anext__()
-                    if isinstance(msg, p.Update) and msg.room == room and msg.state_id > sid:
-                        break
-                rtts.append(time.perf_counter() - t0)
+            rtts += await timed_actions(c, room, GREEDY, rng, n - len(rtts), pace)
     return rtts
 
 
