@@ -12,18 +12,15 @@ when the game ended; Shah: cards built on the foundations above the aces), the m
 
 from __future__ import annotations
 
-import random
 import sys
 import time
 from collections import Counter
 
-from cardhall.server.games import create
-from cardhall.server.games.bots import strategy
+from cardhall.server.games.simulate import play_game
 
 
 def run(game_name: str, bot: str, deals: int) -> str:
     """Play ``deals`` deals of ``game_name`` with ``bot``; return a one-line summary."""
-    choose = strategy(game_name, bot)
     wins = 0
     score = 0.0
     best = 0.0
@@ -31,17 +28,12 @@ def run(game_name: str, bot: str, deals: int) -> str:
     reasons: Counter[str] = Counter()
     start = time.perf_counter()
     for seed in range(deals):
-        game = create(game_name, {"seed": seed})
-        rng = random.Random(seed)
-        while not game.over:
-            game.apply(0, choose(game.view(0), rng))
-        out = game.outcome()
-        assert out is not None
-        wins += out["winner"] == 0
-        score += out["scores"][0]
-        best += game.stats().get("best_ledger", 0)
-        moves += game.state_id
-        reasons[out["reason"]] += 1
+        rec = play_game(game_name, {}, 1, bot, seed)
+        wins += rec["winner"] == 0
+        score += rec["scores"][0]
+        best += rec.get("best_ledger", 0)
+        moves += rec["steps"]
+        reasons[rec["outcome"]] += 1
     took = time.perf_counter() - start
     extra = f" mean best_ledger {best / deals:.2f}" if game_name == "shop" else ""
     return (f"{game_name:5} {bot:7} deals {deals} wins {wins} ({wins / deals:.1%}) "

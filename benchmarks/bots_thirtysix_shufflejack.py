@@ -11,11 +11,10 @@ line: game, options, bot, win rate, mean score and (ShuffleJack) mean rounds rea
 from __future__ import annotations
 
 import argparse
-import random
 import time
 from typing import Any
 
-from cardhall.server.games import bots, create
+from cardhall.server.games.simulate import play_game
 
 THIRTYSIX_OPTIONS: list[dict[str, Any]] = [
     {},
@@ -29,19 +28,13 @@ THIRTYSIX_OPTIONS: list[dict[str, Any]] = [
 
 def run(game_name: str, options: dict[str, Any], bot: str, deals: int) -> dict[str, float]:
     """Play ``deals`` deals and return win rate, mean score, mean rounds and seconds."""
-    strat = bots.strategy(game_name, bot)
     wins = score = rounds = 0
     start = time.perf_counter()
     for seed in range(deals):
-        game = create(game_name, {"seed": seed, **options})
-        rng = random.Random(seed)
-        while not game.over:
-            game.apply(0, strat(game.view(0), rng))
-        outcome = game.outcome()
-        assert outcome is not None
-        wins += outcome["winner"] == 0
-        score += outcome["scores"][0]
-        rounds += game.stats().get("rounds", 0)
+        rec = play_game(game_name, options, 1, bot, seed)
+        wins += rec["winner"] == 0
+        score += rec["scores"][0]
+        rounds += rec.get("rounds", 0)
     return {"win": wins / deals, "score": score / deals, "rounds": rounds / deals,
             "seconds": time.perf_counter() - start}
 
