@@ -232,7 +232,8 @@ class Skipper(Game):
     title = "Skipper"
     #: Verbs after which a seat's turn (or its bid) is over: the room restarts its clock.
     TURN_END_VERBS = frozenset({"end", "auction", "bid", "pass", "resign"})
-    PER_SEAT_VIEW_KEYS = frozenset({"seat", "hand", "legal_actions"})  # = _PER_SEAT
+    #: The view keys that differ between seats (K8: a seat sees its own hand and actions).
+    PER_SEAT_VIEW_KEYS = frozenset({"seat", "hand", "legal_actions"})
     min_seats = 1
     max_seats = 6
     OPTIONS = OPTIONS
@@ -265,6 +266,9 @@ class Skipper(Game):
         # Pools changed since their last unwinnable check (the check is a pure function of
         # the state, so skipping it while nothing left play cannot change any result).
         self._dirty = set(range(len(self.gone)))
+        # View parts reused while unchanged (see _public_seat): seat -> (key, dict), plus
+        # "all" (the last list of seats) and "options".
+        self._seat_views: dict[Any, Any] = {}
         orders = self._deck_orders(o["deck"])
         for i, p in enumerate(self.players):
             if self.rules.aces_out:
@@ -922,15 +926,6 @@ class Skipper(Game):
         self._seat_views["all"] = seats
         return seats
 
-    @property
-    def _seat_views(self) -> dict[Any, Any]:
-        # Built on first use: restore() makes games without calling __init__.
-        try:
-            return self.__dict__["_seat_view_cache"]
-        except KeyError:
-            cache: dict[Any, Any] = self.__dict__.setdefault("_seat_view_cache", {})
-            return cache
-
     def view(self, seat: int | None) -> dict[str, Any]:
         """What ``seat`` may see (K8): its own hand; every seat's stacks (cards and possible
         values), discard top, pile and hand sizes; the auction with its bids; whose turn;
@@ -944,12 +939,13 @@ class Skipper(Game):
 
     def views(self, seats: Iterable[int | None]) -> dict[int | None, dict[str, Any]]:
         """:meth:`view` of several seats, the public part built once and shared."""
-        shared = {key: (None if key in _PER_SEAT else part(self, None))
+        own = self.PER_SEAT_VIEW_KEYS
+        shared = {key: (None if key in own else part(self, None))
                   for key, part in _VIEW_PARTS.items()}
         out: dict[int | None, dict[str, Any]] = {}
         for seat in seats:
             v = dict(shared)
-            for key in _PER_SEAT:
+            for key in own:
                 v[key] = _VIEW_PARTS[key](self, seat)
             out[seat] = v
         return out
@@ -1029,6 +1025,7 @@ class Skipper(Game):
                 "bids": [list(b) for b in a["bids"]], "high": a["high"]}
             g.gone = [list(x) for x in data["gone"]]
             g._dirty = set(range(len(g.gone)))
+            g._seat_views = {}
             g.players = []
             for pd in data["players"]:
                 p = _Seat()
@@ -1071,9 +1068,6 @@ _VIEW_PARTS: dict[str, Any] = {
     "legal_actions": lambda g, seat: [] if seat is None else g.legal_actions(seat),
 }
 
-#: View keys that differ between seats; all others are the same for every seat.
-_PER_SEAT = ("seat", "hand", "legal_actions")
-assert frozenset(_PER_SEAT) == Skipper.PER_SEAT_VIEW_KEYS
 
 _STACK_INDEX = {letter: i for i, letter in enumerate(SUIT_LETTERS)}
 _ARITY = {"play": 3, "discard": 2, "end": 1, "auction": 2, "bid": 2, "pass": 1, "resign": 1}
