@@ -7,6 +7,7 @@ themselves (skipped when redis-server is not installed).
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import socket
 import subprocess
@@ -100,32 +101,46 @@ def store_kind(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
+@contextlib.asynccontextmanager
+async def serving(store: Callable[[], Any],
+                  **defaults: Any) -> AsyncIterator[ServerFactory]:
+    """A factory of servers on 127.0.0.1, port 0 (a free port), each with a new store from
+    ``store()`` and ``Settings`` from ``defaults`` updated by the factory's keywords; every
+    server it started is stopped on exit."""
+    servers: list[Server] = []
+
+    async def make(**settings: Any) -> Server:
+        server = Server(Settings(host="127.0.0.1", port=0, **{**defaults, **settings}),
+                        store())
+        await server.start()
+        servers.append(server)
+        return server
+
+    try:
+        yield make
+    finally:
+        for server in servers:
+            await server.stop()
+
+
 @pytest.fixture
 async def make_server(store_kind: str,
                       request: pytest.FixtureRequest) -> AsyncIterator[ServerFactory]:
     """Start servers on 127.0.0.1, port 0 (a free port); all are stopped after the test.
 
     With the Redis store, every server of the test shares one (flushed) Redis database.
+    Bots play at loopback speed, far above a public server's message rate, so the rate
+    limit is off unless a test sets ``msg_rate`` (the limit has its own tests in
+    test_hardening.py).
     """
-    servers: list[Server] = []
-    redis_proc: RedisProcess | None = None
     if store_kind == "redis":
-        redis_proc = request.getfixturevalue("redis_server")
+        redis_proc: RedisProcess = request.getfixturevalue("redis_server")
         redis_proc.flush()
-
-    async def make(**settings: Any) -> Server:
-        store = MemoryStore() if redis_proc is None else RedisStore(redis_proc.url)
-        # Bots play at loopback speed, far above a public server's message rate (the
-        # limit has its own tests in test_hardening.py).
-        settings.setdefault("msg_rate", None)
-        server = Server(Settings(host="127.0.0.1", port=0, **settings), store)
-        await server.start()
-        servers.append(server)
-        return server
-
-    yield make
-    for server in servers:
-        await server.stop()
+        async with serving(lambda: RedisStore(redis_proc.url), msg_rate=None) as make:
+            yield make
+    else:
+        async with serving(MemoryStore, msg_rate=None) as make:
+            yield make
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ import ssl
 import statistics
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,32 +29,25 @@ from cardhall.client.bots import play_seat, timed_actions
 from cardhall.client.client import Client, ServerError
 from cardhall.server import room as room_module
 from cardhall.server import session as session_module
-from cardhall.server.app import Server
-from cardhall.server.config import Settings
 from cardhall.server.games.bots import strategy
 from cardhall.server.limits import AddressCounter, TokenBucket
 from cardhall.server.logs import REDACTED, event, formatter
+from cardhall.server.store import MemoryStore
 from websockets.exceptions import InvalidStatus
 from websockets.protocol import State
 
+from .conftest import ServerFactory as Factory
+from .conftest import serving
+
 GREEDY = strategy("skipper", "greedy")
-Factory = Callable[..., Awaitable[Server]]
 
 
 @pytest.fixture
 async def hserver() -> AsyncIterator[Factory]:
-    """Start servers (memory store) on 127.0.0.1, a free port; stopped after the test."""
-    servers: list[Server] = []
-
-    async def make(**settings: Any) -> Server:
-        server = Server(Settings(host="127.0.0.1", port=0, **settings))
-        await server.start()
-        servers.append(server)
-        return server
-
-    yield make
-    for server in servers:
-        await server.stop()
+    """Start servers (memory store, the default limits) on 127.0.0.1, a free port; stopped
+    after the test."""
+    async with serving(MemoryStore) as make:
+        yield make
 
 
 async def raw(url: str, hello: bool = True, **kwargs: Any) -> Any:
