@@ -35,6 +35,7 @@ from .. import protocol as p
 from .room import RoomError
 from .session import Session
 from .store import MemoryStore, StoreError
+from .tasks import cancel_until_done
 
 if TYPE_CHECKING:
     from .app import Server
@@ -130,12 +131,14 @@ class Cluster:
                        loop.create_task(self._orphan_loop())]
 
     async def stop(self) -> None:
-        """Stop the background tasks."""
+        """Stop the background tasks (cancelled until they are done: see
+        :func:`cancel_until_done`)."""
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+            exc = await cancel_until_done(task)
+            if exc is not None:
+                log.warning("cluster task %s ended with %r", task.get_name(), exc)
         self._tasks = []
 
     # -- forwarding ----------------------------------------------------------------------

@@ -34,6 +34,7 @@ from .games import Game, GameError, bots
 from .games.options import Option, parse_options
 from .metrics import observe_action
 from .store import Loaded, LogEntry, OwnershipLost, Store, StoreError
+from .tasks import cancel_until_done
 
 if TYPE_CHECKING:
     from .session import Session as Connection
@@ -275,13 +276,9 @@ class Room:
         if self._timer is not None:
             self._timer.cancel()
         if self._task is not None:
-            # Cancel until it is done: a library that swallows one CancelledError (seen with
-            # a Redis read cut short) must not keep the room running.
-            while not self._task.done():
-                self._task.cancel()
-                await asyncio.wait({self._task}, timeout=0.5)
-            if not self._task.cancelled() and self._task.exception() is not None:
-                log.error("room %s task ended with %r", self.id, self._task.exception())
+            exc = await cancel_until_done(self._task)
+            if exc is not None:
+                log.error("room %s task ended with %r", self.id, exc)
 
     # -- lobby facts ---------------------------------------------------------------------
 

@@ -1,0 +1,36 @@
+"""Background tasks stop even when a library swallows a cancellation."""
+
+from __future__ import annotations
+
+import asyncio
+
+from cardhall.server.tasks import cancel_until_done
+
+
+async def test_a_task_that_swallows_one_cancellation_is_still_stopped() -> None:
+    caught = 0
+
+    async def stubborn() -> None:  # what a redis-py read cut short can look like
+        nonlocal caught
+        while True:
+            try:
+                await asyncio.sleep(10)
+            except asyncio.CancelledError:
+                caught += 1
+                if caught > 1:
+                    raise
+
+    task = asyncio.get_running_loop().create_task(stubborn())
+    await asyncio.sleep(0)
+    assert await asyncio.wait_for(cancel_until_done(task, poll=0.05), 5) is None
+    assert task.cancelled() and caught == 2
+
+
+async def test_the_exception_a_task_ended_with_is_returned_not_raised() -> None:
+    async def broken() -> None:
+        raise ValueError("boom")
+
+    task = asyncio.get_running_loop().create_task(broken())
+    await asyncio.sleep(0)
+    exc = await cancel_until_done(task)
+    assert isinstance(exc, ValueError)
