@@ -10,6 +10,8 @@
 * views leak nothing: every card code in ``view(seat)`` is one that seat may see (the test
   supplies that set), and no view holds the seed; views survive a msgpack round trip;
 * snapshot/restore round trip and termination within a bounded number of steps.
+
+``assert_refused`` checks one refused action: the right error, and the state left untouched.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import msgpack
-
+import pytest
 from cardhall.server.games import Game, IllegalAction
 
 CARD_RE = re.compile(r"^[A2-9TJQK][CDHS]\d?$")
@@ -60,6 +62,29 @@ def keys_in(obj: Any) -> set[str]:
         elif isinstance(item, (list, tuple)):
             stack.extend(item)
     return found
+
+
+def assert_refused(game: Game, action: Sequence[Any], error: type[Exception],
+                   match: str | None = None, seat: int = 0) -> None:
+    """``game.apply(seat, action)`` raises ``error`` and leaves the snapshot unchanged.
+
+    Args:
+        game: The game, as it stands.
+        action: The action to refuse.
+        error: The exception class ``apply`` must raise (e.g. ``IllegalAction``).
+        match: A regular expression the error message must match (``pytest.raises``);
+            ``None`` checks only the class.
+        seat: The acting seat.
+
+    Raises:
+        AssertionError: the state changed, or the message does not match ``match``.
+        pytest.fail.Exception: ``apply`` raised nothing.
+        Exception: any other error ``apply`` raised (not an ``error``) propagates.
+    """
+    snap = game.snapshot()
+    with pytest.raises(error, match=match):
+        game.apply(seat, action)
+    assert game.snapshot() == snap, f"refused {action!r} changed the state"
 
 
 def check_conservation(game: Game, expected: Counter[int]) -> None:

@@ -26,7 +26,7 @@ from cardhall.server.games import shufflejack as S
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.engine_harness import cards_in, random_playout
+from tests.engine_harness import assert_refused, cards_in, random_playout
 
 ALL_CODES = C.codes(C.full_deck())
 
@@ -151,20 +151,13 @@ def test_known_hands_in_the_tableau() -> None:
     (("next",), "deck still has"),
 ])
 def test_refused_hands(action: Sequence[Any], message: str) -> None:
-    game = S.ShuffleJack({"deck": KNOWN})
-    snap = game.snapshot()
-    with pytest.raises(IllegalAction, match=message):
-        game.apply(0, action)
-    assert game.snapshot() == snap
+    assert_refused(S.ShuffleJack({"deck": KNOWN}), action, IllegalAction, message)
 
 
 def test_locked_position_refused_while_the_deck_has_cards() -> None:
     game = doctor(S.ShuffleJack({"deck": KNOWN}), locked=[2], round=2)
     assert ("hand", 1, 2) not in game.legal_actions(0)
-    snap = game.snapshot()
-    with pytest.raises(IllegalAction, match="locked"):
-        game.apply(0, ("hand", 1, 2))
-    assert game.snapshot() == snap
+    assert_refused(game, ("hand", 1, 2), IllegalAction, "locked")
     unlocked = doctor(game, deck=[])  # J6: all unlock once the deck is empty
     assert ("hand", 1, 2) in unlocked.legal_actions(0)
     assert not unlocked.view(0)["locks_active"]
@@ -315,11 +308,7 @@ def test_same_seed_same_deal() -> None:
     (("hand", 1, 3), IllegalAction),
 ])
 def test_illegal_actions_leave_state_unchanged(action: Any, error: type) -> None:
-    game = S.ShuffleJack({"deck": KNOWN})
-    snap = game.snapshot()
-    with pytest.raises(error):
-        game.apply(0, action)
-    assert game.snapshot() == snap
+    assert_refused(S.ShuffleJack({"deck": KNOWN}), action, error)
 
 
 def test_not_your_turn_resign_and_game_over() -> None:

@@ -24,7 +24,7 @@ from cardhall.server.games import (
 )
 from cardhall.server.games import thirtysix as T
 
-from tests.engine_harness import cards_in, random_playout
+from tests.engine_harness import assert_refused, cards_in, random_playout
 
 ALL_CODES = C.codes(C.full_deck())
 
@@ -340,19 +340,13 @@ def test_same_seed_same_deal_and_deck_string() -> None:
 ])
 def test_illegal_actions_leave_state_unchanged(action: Sequence[Any], error: type) -> None:
     deck = make_deck(left=["9D"], right=["3C"], player=["7S", "4H", "4S", "2S", "3S", "6S"])
-    game = T.ThirtySix({"deck": deck})
-    snap = game.snapshot()
-    with pytest.raises(error):
-        game.apply(0, action)
-    assert game.snapshot() == snap
+    assert_refused(T.ThirtySix({"deck": deck}), action, error)
 
 
 def test_not_your_turn_and_game_over() -> None:
     game = T.ThirtySix({"seed": 4})
-    snap = game.snapshot()
-    with pytest.raises(NotYourTurn):
-        game.apply(1, ("resign",))
-    assert game.snapshot() == snap and game.legal_actions(1) == []
+    assert_refused(game, ("resign",), NotYourTurn, seat=1)
+    assert game.legal_actions(1) == []
     game.apply(0, ("resign",))
     assert game.over and game.outcome()["winner"] is None
     assert game.outcome()["reason"].startswith("resigned")

@@ -23,9 +23,11 @@ from __future__ import annotations
 import secrets
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
+from .errors import GameOver, IllegalAction, NotYourTurn, OptionError, SnapshotError, UnknownAction
 from .options import SEED, Option, parse_options
+from .rng import GameRNG
 
 Action = tuple[Any, ...]
 Event = dict[str, Any]
@@ -66,8 +68,6 @@ class Game(ABC):
     PER_SEAT_VIEW_KEYS: ClassVar[frozenset[str] | None] = None
 
     def __init__(self, options: Mapping[str, Any] | None = None, seats: int = 1) -> None:
-        from .errors import OptionError
-
         opts = parse_options(self.OPTIONS, options)
         if opts.get("seed") is None:
             opts["seed"] = secrets.randbits(63)
@@ -170,8 +170,6 @@ class Game(ABC):
             IllegalAction: this game has no forfeits (the base version; solo games end as a
                 loss instead, which engines that support it implement).
         """
-        from .errors import IllegalAction
-
         raise IllegalAction(f"{self.name} has no forfeit")
 
     def card_locations(self) -> dict[str, list[int]]:
@@ -185,11 +183,417 @@ class Game(ABC):
 
 class SoloGame(Game):
     """A one-seat game: seat 0 acts until the game is over (Shop, The Shah, Thirty-Six,
-    ShuffleJack). Subclasses define :attr:`over` and the rest of the contract."""
+    ShuffleJack).
+
+    A solo game lists its moves in :meth:`_moves`; :meth:`legal_actions` adds the quit verb
+    (:attr:`QUIT_VERB`, a loss), which is legal at every point of a running game and always
+    listed last. Its snapshots end with the game's own state (:meth:`_snapshot_table`,
+    :meth:`_restore_table`). Engines derive from one of its two kinds, which define
+    :meth:`apply`, :meth:`snapshot` and :meth:`restore`: :class:`SettlingSoloGame` (also
+    :attr:`over`, :meth:`outcome` and :meth:`forfeit`) or :class:`VersionedSoloGame`.
+    """
+
+    min_seats: ClassVar[int] = 1
+    max_seats: ClassVar[int] = 1
+    #: The verb that abandons the game (a loss); offered last while the game runs.
+    QUIT_VERB: ClassVar[str] = "resign"
 
     def to_act(self) -> list[int]:
         """``[0]`` while the game runs, ``[]`` once it is over."""
         return [] if self.over else [0]
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Every action ``seat`` may take now, in a fixed order; ``[]`` if none.
+
+        Returns:
+            ``[]`` once the game is over and for any seat but 0; otherwise :meth:`_moves`
+            followed by ``(QUIT_VERB,)``. Exact: each listed action applies and any other
+            raises :class:`IllegalAction`.
+        """
+        if self.over or seat != 0:
+            return []
+        return self._moves() + [(self.QUIT_VERB,)]
+
+    @abstractmethod
+    def _moves(self) -> list[Action]:
+        """Every legal action of seat 0 except the quit verb, in a fixed order (called only
+        while the game runs)."""
+
+    @abstractmethod
+    def _snapshot_table(self) -> dict[str, Any]:
+        """The game's own state for :meth:`snapshot`, after the common keys (plain data:
+        lists, no tuples)."""
+
+    @abstractmethod
+    def _restore_table(self, data: Mapping[str, Any]) -> None:
+        """Set the game's own state from :meth:`snapshot` data (the common keys are set).
+
+        Raises:
+            SnapshotError, KeyError, TypeError, ValueError, AttributeError: a missing or
+                malformed field (:meth:`restore` reports the others as :class:`SnapshotError`).
+        """
+
+    def _contract_view(self, seat: int | None) -> dict[str, Any]:
+        """The keys every view starts with: ``state_id``, ``to_act``, ``over``, ``outcome``
+        and ``legal_actions`` (of ``seat``, as lists; ``[]`` for a spectator, ``None``)."""
+        return {
+            "state_id": self.state_id,
+            "to_act": self.to_act(),
+            "over": self.over,
+            "outcome": self.outcome(),
+            "legal_actions": ([list(a) for a in self.legal_actions(seat)]
+                              if seat is not None else []),
+        }
+
+
+class SettlingSoloGame(SoloGame):
+    """A solo game that records its outcome once, accepts exactly the actions it lists and
+    settles after every action (makes the forced moves, checks the end): Shop Solitaire and
+    The Shah.
+
+    :meth:`apply` checks in boardgame.io's order (the action's shape against :attr:`VERBS`,
+    game over, seat 0, the legal list, explained by :meth:`_why_illegal`), then runs
+    :meth:`_do` and :meth:`_settle`. A snapshot is ``game``, ``options``, ``seats``,
+    ``state_id``, ``rng``, ``phase``, the game's own table (:meth:`_snapshot_table`),
+    ``outcome`` and ``counters``. The game has a ``max_moves`` option (the room's move
+    limit).
+
+    Attributes:
+        rng: The game's :class:`GameRNG`.
+        phase: The state machine's phase; ``"over"`` once the game has ended.
+        counters: Game-specific counters by name (ints), for :meth:`stats`; ``"forced"``
+            counts the moves :meth:`_settle` made.
+    """
+
+    #: Argument kinds of every verb, in order: ``"int"`` is an index (an int, not a bool);
+    #: any other kind is checked by :meth:`_check_arg`.
+    VERBS: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    #: How error messages name the game (``"unknown <VERB_NOUN> verb ..."``).
+    VERB_NOUN: ClassVar[str] = ""
+    #: Verbs the engine plays by itself when one of them is the only move besides quitting
+    #: (a forced move is no decision).
+    FORCED_VERBS: ClassVar[frozenset[str]] = frozenset()
+    #: The outcome's ``reason`` when no move is left.
+    NO_MOVE_REASON: ClassVar[str] = "no move left"
+
+    rng: GameRNG
+    phase: str
+    counters: dict[str, int]
+    #: ``None`` while the game runs; then the outcome, set once by :meth:`_finish`.
+    _outcome: dict[str, Any] | None
+
+    @property
+    def over(self) -> bool:
+        """True once the game has ended (an outcome is recorded)."""
+        return self._outcome is not None
+
+    def outcome(self) -> dict[str, Any] | None:
+        """``None`` while running; then a copy of ``{"winner": 0 or None, "reason": str,
+        "scores": [score]}`` (what wins and what the score counts: the game's docstring)."""
+        return None if self._outcome is None else dict(self._outcome)
+
+    def apply(self, seat: int, action: Sequence[Any]) -> list[Event]:
+        """Apply ``action`` for ``seat``, then make every forced move that follows.
+
+        Returns:
+            Events (dicts with a ``"type"``), including those of the forced moves; the last
+            is ``{"type": "over", ...outcome}`` when the game ended.
+
+        Raises:
+            UnknownAction: not an action of this game (verb, shape or argument).
+            GameOver: the game has ended.
+            NotYourTurn: ``seat`` is not 0.
+            IllegalAction: the rules forbid it now (the message says which rule).
+        """
+        act = self._normalize(action)
+        self._check_turn(seat)
+        if act not in self.legal_actions(0):
+            raise IllegalAction(self._why_illegal(act))
+        events = self._do(act)
+        self.state_id += 1
+        self._settle(events)
+        return events
+
+    def forfeit(self, seat: int) -> list[Event]:
+        """End the game as a loss because the player left their seat (reason "forfeited").
+
+        Returns:
+            ``[{"type": "over", ...outcome}]``.
+
+        Raises:
+            GameOver: the game has already ended.
+            NotYourTurn: ``seat`` is not 0.
+        """
+        self._check_turn(seat)
+        self._finish(None, "forfeited")
+        self.state_id += 1
+        return [{"type": "over", **(self._outcome or {})}]
+
+    def _settle(self, events: list[Event]) -> None:
+        """After an action: check the win, make the forced moves, end the game when no move
+        is left or at the move limit; append their events to ``events``, and the ``over``
+        event once the game has ended.
+
+        Args:
+            events: The events of the action so far; extended in place.
+        """
+        while self._outcome is None:
+            won = self._win_reason()
+            if won is not None:
+                self._finish(0, won)
+                break
+            moves = self._moves()
+            if not moves:
+                self._finish(None, self.NO_MOVE_REASON)
+                break
+            if len(moves) == 1 and moves[0][0] in self.FORCED_VERBS:
+                self.counters["forced"] += 1
+                events.extend(self._do(moves[0]))
+                continue
+            break
+        if self._outcome is None and self.state_id >= self.options["max_moves"]:
+            self._finish(None, "move limit")
+            events.extend(self._move_limit_events())
+        if self._outcome is not None:
+            events.append({"type": "over", **self._outcome})
+
+    def _move_limit_events(self) -> list[Event]:
+        """Events that announce the move limit before the ``over`` event; none by default."""
+        return []
+
+    @classmethod
+    def _normalize(cls, action: Sequence[Any]) -> Action:
+        """Check an action's shape against :attr:`VERBS` and return it as a tuple.
+
+        Raises:
+            UnknownAction: not a sequence, an unknown verb, wrong arity, an index that is not
+                an int, or an argument :meth:`_check_arg` rejects.
+        """
+        if isinstance(action, (str, bytes)) or not isinstance(action, Sequence) or not action:
+            raise UnknownAction(f"not an action: {action!r}")
+        verb = action[0]
+        if not isinstance(verb, str) or verb not in cls.VERBS:
+            raise UnknownAction(f"unknown {cls.VERB_NOUN} verb {verb!r}; "
+                                f"known: {', '.join(cls.VERBS)}")
+        kinds = cls.VERBS[verb]
+        if len(action) != 1 + len(kinds):
+            raise UnknownAction(f"{verb!r} takes {len(kinds)} argument(s), "
+                                f"got {len(action) - 1}")
+        for arg, kind in zip(action[1:], kinds):
+            if kind != "int":
+                cls._check_arg(kind, arg)
+            elif isinstance(arg, bool) or not isinstance(arg, int):
+                raise UnknownAction(f"{verb!r} needs an integer index, not {arg!r}")
+        return tuple(action)
+
+    def _check_turn(self, seat: int) -> None:
+        """Raise GameOver once the game has ended, NotYourTurn for any seat but 0."""
+        if self._outcome is not None:
+            raise GameOver("the game is over")
+        if seat != 0:
+            raise NotYourTurn(f"seat {seat!r} is not at this table; {self.title} is solo")
+
+    def snapshot(self) -> dict[str, Any]:
+        """The complete state as plain msgpack-able data (lists, no tuples)."""
+        return {
+            "game": self.name,
+            "options": {k: (list(v) if isinstance(v, (list, tuple)) else v)
+                        for k, v in self.options.items()},
+            "seats": self.seats,
+            "state_id": self.state_id,
+            "rng": self.rng.snapshot(),
+            "phase": self.phase,
+            **self._snapshot_table(),
+            "outcome": None if self._outcome is None else dict(self._outcome),
+            "counters": dict(self.counters),
+        }
+
+    @classmethod
+    def restore(cls, data: Mapping[str, Any]) -> Self:
+        """Rebuild a game from :meth:`snapshot` data.
+
+        Raises:
+            SnapshotError: ``data`` is not a snapshot of this game (wrong game tag, a missing
+                or malformed field, or a table :meth:`_consistent` rejects).
+        """
+        try:
+            if data["game"] != cls.name:
+                raise SnapshotError(f"not a {cls.name} snapshot: {data['game']!r}")
+            g = cls.__new__(cls)
+            g.options = dict(data["options"])
+            g.seats = int(data["seats"])
+            g.state_id = int(data["state_id"])
+            g.rng = GameRNG.restore(data["rng"])
+            g.phase = str(data["phase"])
+            g._restore_table(data)
+            g._outcome = None if data["outcome"] is None else dict(data["outcome"])
+            g.counters = {str(k): int(v) for k, v in data["counters"].items()}
+        except SnapshotError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise SnapshotError(f"bad {cls.name} snapshot: {exc!r}") from None
+        if not g._consistent():
+            raise SnapshotError(f"bad {cls.name} snapshot: inconsistent table")
+        return g
+
+    # -- what each game supplies --------------------------------------------------------
+
+    @staticmethod
+    @abstractmethod
+    def _check_arg(kind: str, arg: Any) -> None:
+        """Check an action argument of ``kind`` (a kind of :attr:`VERBS` other than ``"int"``).
+
+        Raises:
+            UnknownAction: ``arg`` is not of that kind (the message says why).
+        """
+
+    @abstractmethod
+    def _why_illegal(self, act: Action) -> str:
+        """A human reason why a well-formed ``act`` is not legal now (names the rule)."""
+
+    @abstractmethod
+    def _do(self, act: Action) -> list[Event]:
+        """Carry out a legal action; returns its events."""
+
+    @abstractmethod
+    def _win_reason(self) -> str | None:
+        """The outcome's ``reason`` if the game is won now (``winner`` 0), else ``None``."""
+
+    @abstractmethod
+    def _finish(self, winner: int | None, reason: str) -> None:
+        """End the game: set ``phase`` to ``"over"`` and record :attr:`_outcome`."""
+
+    @abstractmethod
+    def _consistent(self) -> bool:
+        """Whether a restored state is a possible table (the phase is known, sizes fit)."""
+
+
+class VersionedSoloGame(SoloGame):
+    """A solo game that checks each action by hand before it changes anything, and keeps
+    versioned snapshots whose options are validated again on restore: Thirty-Six and
+    ShuffleJack.
+
+    :meth:`apply` checks the verb (:attr:`VERBS`) and its arguments (:meth:`_parse_args`),
+    then game over and seat 0, and leaves the rest to :meth:`_act`. A snapshot is ``game``,
+    ``version`` (:attr:`SNAPSHOT_VERSION`), ``options``, ``seats``, ``state_id``, ``rng``,
+    then the game's own state (:meth:`_snapshot_table`).
+
+    Attributes:
+        rng: The game's :class:`GameRNG`.
+    """
+
+    #: The verbs of the game.
+    VERBS: ClassVar[frozenset[str]] = frozenset()
+    #: The ``version`` of this game's snapshots; :meth:`restore` accepts only this one.
+    SNAPSHOT_VERSION: ClassVar[int] = 1
+
+    rng: GameRNG
+
+    def apply(self, seat: int, action: Sequence[Any]) -> list[Event]:
+        """Apply one action of seat 0 (checked in full before anything changes).
+
+        Args:
+            seat: Must be 0 (an int: ``False`` is not a seat).
+            action: ``(verb, args...)``, as the game's module docstring lists them.
+
+        Returns:
+            Public events (dicts with a ``"type"``; the game's :meth:`_act` names them).
+
+        Raises:
+            UnknownAction: not a non-empty sequence, an unknown verb, or arguments of the wrong
+                shape (:meth:`_parse_args`).
+            GameOver: the game has ended.
+            NotYourTurn: ``seat`` is not 0.
+            IllegalAction: the rules forbid it now (:meth:`_act` says which).
+        """
+        if isinstance(action, (str, bytes)) or not isinstance(action, Sequence) or not action:
+            raise UnknownAction(f"not an action: {action!r}")
+        verb = action[0]
+        if verb not in self.VERBS:
+            raise UnknownAction(f"unknown verb {verb!r}; {self.title} knows "
+                                f"{', '.join(sorted(self.VERBS))}")
+        args = self._parse_args(verb, list(action[1:]))
+        if self.over:
+            raise GameOver("the game is over")
+        if seat != 0 or isinstance(seat, bool):
+            raise NotYourTurn(f"seat {seat!r} does not play {self.title} (solo: seat 0)")
+        events = self._act(verb, args)
+        self.state_id += 1
+        return events
+
+    def snapshot(self) -> dict[str, Any]:
+        """Complete state as plain msgpack-able data (lists, never tuples)."""
+        return {
+            "game": self.name,
+            "version": self.SNAPSHOT_VERSION,
+            "options": {k: (list(v) if isinstance(v, list) else v)
+                        for k, v in self.options.items()},
+            "seats": self.seats,
+            "state_id": self.state_id,
+            "rng": self.rng.snapshot(),
+            **self._snapshot_table(),
+        }
+
+    @classmethod
+    def restore(cls, data: Mapping[str, Any]) -> Self:
+        """Rebuild a game from :meth:`snapshot` data.
+
+        Raises:
+            SnapshotError: ``data`` is not a snapshot of this game (wrong game tag or version,
+                options this game does not take, missing or malformed fields).
+        """
+        try:
+            if data["game"] != cls.name or data["version"] != cls.SNAPSHOT_VERSION:
+                raise SnapshotError(f"not a {cls.name} snapshot")
+            game = cls.__new__(cls)
+            Game.__init__(game, data["options"], data["seats"])
+            game.state_id = int(data["state_id"])
+            game.rng = GameRNG.restore(data["rng"])
+            game._restore_table(data)
+        except SnapshotError:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError,
+                OptionError) as exc:
+            raise SnapshotError(f"bad {cls.name} snapshot: {exc!r}") from None
+        return game
+
+    # -- what each game supplies --------------------------------------------------------
+
+    @abstractmethod
+    def _parse_args(self, verb: str, args: list[Any]) -> list[Any]:
+        """The arguments of a ``verb`` action, checked and converted (e.g. card codes to
+        ints).
+
+        Raises:
+            UnknownAction: wrong arity or an argument of the wrong type.
+        """
+
+    @abstractmethod
+    def _act(self, verb: str, args: list[Any]) -> list[Event]:
+        """Check a well-formed action of seat 0 against the rules, then carry it out (nothing
+        changes when it raises); returns its events.
+
+        Raises:
+            IllegalAction: the rules forbid it now (the message says why).
+        """
+
+
+def view_legal_actions(view: Mapping[str, Any]) -> list[Action]:
+    """The legal actions a seat's view lists, as tuples (what a bot strategy chooses from).
+
+    Args:
+        view: A seat's :meth:`Game.view` (or :meth:`Game.bot_view`).
+
+    Returns:
+        ``view["legal_actions"]`` with each action as a tuple, in the view's order.
+
+    Raises:
+        ValueError: the view lists no legal action (the seat may not act now).
+    """
+    legal = [tuple(a) for a in view["legal_actions"]]
+    if not legal:
+        raise ValueError("no legal action to choose from")
+    return legal
 
 
 def replay(cls: type[Game], options: Mapping[str, Any], seats: int,

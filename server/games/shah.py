@@ -55,8 +55,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from . import cards as C
-from .base import Action, Event, SoloGame
-from .errors import GameOver, IllegalAction, NotYourTurn, SnapshotError, UnknownAction
+from .base import Action, Event, SettlingSoloGame, view_legal_actions
+from .errors import UnknownAction
 from .options import SEED, Option
 from .rng import GameRNG
 
@@ -93,8 +93,12 @@ def foundation_ace(f: int) -> int:
     return C.make(C.ACE, f % 4, f // 4)
 
 
-class TheShah(SoloGame):
+class TheShah(SettlingSoloGame):
     """The Shah engine (one seat).
+
+    The game is won (``winner`` 0) when all foundations reach the queen; resigning, the move
+    limit, no move left or a forfeit lose (``winner`` ``None``). ``outcome()["scores"]`` is
+    ``[cards built on the foundations above the aces]`` (0..88).
 
     Args:
         options: ``seed``; ``deck`` (explicit pack order: the 88 codes of ranks 2..Q of both
@@ -108,8 +112,11 @@ class TheShah(SoloGame):
 
     name: ClassVar[str] = "shah"
     title: ClassVar[str] = "The Shah"
-    min_seats: ClassVar[int] = 1
-    max_seats: ClassVar[int] = 1
+    VERBS: ClassVar[Mapping[str, tuple[str, ...]]] = VERBS
+    VERB_NOUN: ClassVar[str] = "Shah"
+    FORCED_VERBS: ClassVar[frozenset[str]] = FORCED_VERBS
+    #: A dead end loses (H9).
+    NO_MOVE_REASON: ClassVar[str] = "no move left"
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         SEED,
         Option("deck", list, None, "Explicit pack order: the 88 codes of ranks 2..Q of both "
@@ -133,9 +140,8 @@ class TheShah(SoloGame):
         self.phase = "deal"
         self.circle = 0
         self.grace_ray: int | None = None
-        self._outcome: dict[str, Any] | None = None
-        self.counters: dict[str, int] = {"turned": 0, "marriages": 0, "graces": 0,
-                                         "forced": 0}
+        self._outcome = None
+        self.counters = {"turned": 0, "marriages": 0, "graces": 0, "forced": 0}
         events: list[Event] = []
         self._lay_circle(0, events)
         self._settle(events)
@@ -243,53 +249,9 @@ class TheShah(SoloGame):
 
     # -- the contract ---------------------------------------------------------------------------
 
-    def legal_actions(self, seat: int) -> list[Action]:
-        """Every action ``seat`` may take now, in a fixed order; ``[]`` if none.
-
-        Exact: each listed action applies and any other raises :class:`IllegalAction`.
-        ``resign`` is always last while the game runs.
-        """
-        if self._outcome is not None or seat != 0:
-            return []
-        return self._moves() + [("resign",)]
-
-    @property
-    def over(self) -> bool:
-        """True once the game has ended."""
-        return self._outcome is not None
-
-    def outcome(self) -> dict[str, Any] | None:
-        """``None`` while running; then winner 0 (all foundations at the queen) or None, the
-        reason, and ``scores = [cards built on the foundations above the aces]`` (0..88)."""
-        return None if self._outcome is None else dict(self._outcome)
-
     def built(self) -> int:
         """Cards on the foundations above the aces (0..88)."""
         return sum(len(f) - 1 for f in self.foundations)
-
-    def apply(self, seat: int, action: Sequence[Any]) -> list[Event]:
-        """Apply ``action`` for ``seat``, then make every forced move that follows.
-
-        Returns:
-            Events (dicts with a ``"type"``), including forced deals, turns and fills.
-
-        Raises:
-            UnknownAction: not an action of The Shah (verb, shape or card code).
-            GameOver: the game has ended.
-            NotYourTurn: ``seat`` is not 0.
-            IllegalAction: the rules forbid it now (the message says which rule).
-        """
-        act = _normalize(action)
-        if self._outcome is not None:
-            raise GameOver("the game is over")
-        if seat != 0:
-            raise NotYourTurn(f"seat {seat!r} is not at this table; The Shah is solo")
-        if act not in self.legal_actions(0):
-            raise IllegalAction(self._why_illegal(act))
-        events = self._do(act)
-        self.state_id += 1
-        self._settle(events)
-        return events
 
     def default_action(self, seat: int) -> Action | None:
         """For a turn timer: a foundation play if any, else fill from the pack, turn or deal,
@@ -302,21 +264,6 @@ class TheShah(SoloGame):
                 if a[0] == verb and (verb != "fill" or a[1] == "pack"):
                     return a
         return legal[0]
-
-    def forfeit(self, seat: int) -> list[Event]:
-        """End the game as a loss because the player left their seat (reason "forfeited").
-
-        Raises:
-            GameOver: the game has already ended.
-            NotYourTurn: ``seat`` is not 0.
-        """
-        if self._outcome is not None:
-            raise GameOver("the game is over")
-        if seat != 0:
-            raise NotYourTurn(f"seat {seat!r} is not at this table; The Shah is solo")
-        self._finish(None, "forfeited")
-        self.state_id += 1
-        return [{"type": "over", **(self._outcome or {})}]
 
     def stats(self) -> dict[str, Any]:
         """Counters: ``turns`` (actions taken), ``built`` (foundation cards above the aces),
@@ -354,14 +301,9 @@ class TheShah(SoloGame):
         ``stock_count``, ``circle`` (during the deal), ``next_vacancy`` (``[ray, circle]`` or
         None), ``grace_ray``, ``moves``, ``max_moves``.
         """
-        legal = self.legal_actions(seat) if seat is not None else []
         nv = self.next_vacancy() if self.phase in ("play", "refill", "grace") else None
         return {
-            "state_id": self.state_id,
-            "to_act": self.to_act(),
-            "over": self.over,
-            "outcome": self.outcome(),
-            "legal_actions": [list(a) for a in legal],
+            **self._contract_view(seat),
             "phase": self.phase,
             "shah": C.code(SHAH),
             "star": [[C.codes(p) for p in ray] for ray in self.star],
@@ -380,16 +322,9 @@ class TheShah(SoloGame):
 
     # -- snapshot ---------------------------------------------------------------------------
 
-    def snapshot(self) -> dict[str, Any]:
-        """The complete state as plain msgpack-able data (lists, no tuples)."""
+    def _snapshot_table(self) -> dict[str, Any]:
+        """Circle, grace ray, stock, talon, the turned card, foundations and the star."""
         return {
-            "game": self.name,
-            "options": {k: (list(v) if isinstance(v, (list, tuple)) else v)
-                        for k, v in self.options.items()},
-            "seats": self.seats,
-            "state_id": self.state_id,
-            "rng": self.rng.snapshot(),
-            "phase": self.phase,
             "circle": self.circle,
             "grace_ray": self.grace_ray,
             "stock": list(self.stock),
@@ -397,43 +332,22 @@ class TheShah(SoloGame):
             "up": self.up,
             "foundations": [list(f) for f in self.foundations],
             "star": [[list(p) for p in ray] for ray in self.star],
-            "outcome": None if self._outcome is None else dict(self._outcome),
-            "counters": dict(self.counters),
         }
 
-    @classmethod
-    def restore(cls, data: Mapping[str, Any]) -> TheShah:
-        """Rebuild a game from :meth:`snapshot` data.
+    def _restore_table(self, data: Mapping[str, Any]) -> None:
+        """Set circle, grace ray, stock, talon, turned card, foundations and star from ``data``."""
+        self.circle = int(data["circle"])
+        self.grace_ray = None if data["grace_ray"] is None else int(data["grace_ray"])
+        self.stock = [int(c) for c in data["stock"]]
+        self.talon = [int(c) for c in data["talon"]]
+        self.up = None if data["up"] is None else int(data["up"])
+        self.foundations = [[int(c) for c in f] for f in data["foundations"]]
+        self.star = [[[int(c) for c in p] for p in ray] for ray in data["star"]]
 
-        Raises:
-            SnapshotError: ``data`` is not a snapshot of The Shah.
-        """
-        try:
-            if data["game"] != cls.name:
-                raise SnapshotError(f"not a {cls.name} snapshot: {data['game']!r}")
-            g = cls.__new__(cls)
-            g.options = dict(data["options"])
-            g.seats = int(data["seats"])
-            g.state_id = int(data["state_id"])
-            g.rng = GameRNG.restore(data["rng"])
-            g.phase = str(data["phase"])
-            g.circle = int(data["circle"])
-            g.grace_ray = None if data["grace_ray"] is None else int(data["grace_ray"])
-            g.stock = [int(c) for c in data["stock"]]
-            g.talon = [int(c) for c in data["talon"]]
-            g.up = None if data["up"] is None else int(data["up"])
-            g.foundations = [[int(c) for c in f] for f in data["foundations"]]
-            g.star = [[[int(c) for c in p] for p in ray] for ray in data["star"]]
-            g._outcome = None if data["outcome"] is None else dict(data["outcome"])
-            g.counters = {str(k): int(v) for k, v in data["counters"].items()}
-        except SnapshotError:
-            raise
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise SnapshotError(f"bad {cls.name} snapshot: {exc!r}") from None
-        if (g.phase not in PHASES or len(g.star) != RAYS
-                or any(len(ray) != CIRCLES for ray in g.star) or len(g.foundations) != 8):
-            raise SnapshotError(f"bad {cls.name} snapshot: inconsistent table")
-        return g
+    def _consistent(self) -> bool:
+        """A known phase, eight rays of three circles and eight foundations."""
+        return (self.phase in PHASES and len(self.star) == RAYS
+                and all(len(ray) == CIRCLES for ray in self.star) and len(self.foundations) == 8)
 
     # -- mutation ---------------------------------------------------------------------------
 
@@ -555,28 +469,26 @@ class TheShah(SoloGame):
         self.grace_ray = None
         self._outcome = {"winner": winner, "reason": reason, "scores": [self.built()]}
 
-    def _settle(self, events: list[Event]) -> None:
-        """After an action: check the win (H9), make forced moves, detect a dead end (H9:
-        no move left) and the move limit."""
-        while self._outcome is None:
-            if all(C.rank(f[-1]) == TOP_RANK for f in self.foundations):
-                self._finish(0, "all foundations reached the queen")
-                break
-            moves = self._moves()
-            if not moves:
-                self._finish(None, "no move left")
-                break
-            if len(moves) == 1 and moves[0][0] in FORCED_VERBS:
-                self.counters["forced"] += 1
-                events.extend(self._do(moves[0]))
-                continue
-            break
-        if self._outcome is None and self.state_id >= self.options["max_moves"]:
-            self._finish(None, "move limit")
-        if self._outcome is not None:
-            events.append({"type": "over", **self._outcome})
+    def _win_reason(self) -> str | None:
+        """``"all foundations reached the queen"`` once they all have (H9)."""
+        if all(C.rank(f[-1]) == TOP_RANK for f in self.foundations):
+            return "all foundations reached the queen"
+        return None
 
-    # -- explanations -------------------------------------------------------------------------
+    # -- checks and explanations -------------------------------------------------------------
+
+    @staticmethod
+    def _check_arg(kind: str, arg: Any) -> None:
+        """A ``"card"`` of deck 0 or 1, or a refill ``"source"``: ``"talon"`` or ``"pack"``.
+
+        Raises:
+            UnknownAction: a bad card code, a card of another deck, or another source.
+        """
+        if kind == "card":
+            if C.deck_of(C.parse(arg)) > 1:
+                raise UnknownAction(f"The Shah uses decks 0 and 1 only: {arg!r}")
+        elif arg not in ("talon", "pack"):
+            raise UnknownAction(f"refill source must be 'talon' or 'pack', not {arg!r}")
 
     def _why_illegal(self, act: Action) -> str:
         """A human reason why a well-formed ``act`` is not legal now (names the rule)."""
@@ -630,33 +542,6 @@ class TheShah(SoloGame):
                "circle (H6)"
 
 
-def _normalize(action: Sequence[Any]) -> Action:
-    """Check an action's shape and return it as a tuple.
-
-    Raises:
-        UnknownAction: not a sequence, an unknown verb, wrong arity, a bad card code, index or
-            refill source.
-    """
-    if isinstance(action, (str, bytes)) or not isinstance(action, Sequence) or not action:
-        raise UnknownAction(f"not an action: {action!r}")
-    verb = action[0]
-    if not isinstance(verb, str) or verb not in VERBS:
-        raise UnknownAction(f"unknown Shah verb {verb!r}; known: {', '.join(VERBS)}")
-    kinds = VERBS[verb]
-    if len(action) != 1 + len(kinds):
-        raise UnknownAction(f"{verb!r} takes {len(kinds)} argument(s), got {len(action) - 1}")
-    for arg, kind in zip(action[1:], kinds):
-        if kind == "card":
-            if C.deck_of(C.parse(arg)) > 1:
-                raise UnknownAction(f"The Shah uses decks 0 and 1 only: {arg!r}")
-        elif kind == "source":
-            if arg not in ("talon", "pack"):
-                raise UnknownAction(f"refill source must be 'talon' or 'pack', not {arg!r}")
-        elif isinstance(arg, bool) or not isinstance(arg, int):
-            raise UnknownAction(f"{verb!r} needs an integer index, not {arg!r}")
-    return tuple(action)
-
-
 def _parse_deck(codes: Sequence[Any]) -> list[int]:
     """Validate the ``deck`` option: the 88 pack cards (2..Q of both packs), each once.
 
@@ -683,9 +568,7 @@ def greedy_strategy(view: Mapping[str, Any], rng: random.Random) -> tuple[Any, .
     Raises:
         ValueError: the view lists no legal action.
     """
-    legal = [tuple(a) for a in view["legal_actions"]]
-    if not legal:
-        raise ValueError("no legal action to choose from")
+    legal = view_legal_actions(view)
     need: dict[str, list[int]] = {}
     for top in view["foundations"]:
         need.setdefault(top[1], []).append(_VAL[top[0]] + 1)

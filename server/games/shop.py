@@ -67,12 +67,12 @@ the left side and 3-5 the right side; shelves 0..k-1)::
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from . import cards as C
-from .base import Action, Event, SoloGame
-from .errors import GameOver, IllegalAction, NotYourTurn, OptionError, SnapshotError, UnknownAction
+from .base import Action, Event, SettlingSoloGame, view_legal_actions
+from .errors import OptionError, UnknownAction
 from .options import SEED, Option
 from .rng import GameRNG
 
@@ -113,8 +113,12 @@ def _side_of(tray: int) -> int:
     return 0 if tray < 3 else 1
 
 
-class ShopSolitaire(SoloGame):
+class ShopSolitaire(SettlingSoloGame):
     """The Shop Solitaire engine (one seat).
+
+    The game ends when the ledger is filled (``winner`` 0), on closing shop, at the move limit,
+    when no move is left, or on a forfeit (``winner`` ``None``); ``outcome()["scores"]`` is
+    ``[ledger entries filled when the game ended]`` (12 on a win).
 
     Args:
         options: See :attr:`OPTIONS`: ``seed``, ``deck`` (explicit stock order, 52 codes,
@@ -130,8 +134,13 @@ class ShopSolitaire(SoloGame):
 
     name: ClassVar[str] = "shop"
     title: ClassVar[str] = "Shop Solitaire"
-    min_seats: ClassVar[int] = 1
-    max_seats: ClassVar[int] = 1
+    #: Closing shop is the way to give up (seed "Close Shop").
+    QUIT_VERB: ClassVar[str] = "close_shop"
+    VERBS: ClassVar[Mapping[str, tuple[str, ...]]] = VERBS
+    VERB_NOUN: ClassVar[str] = "Shop Solitaire"
+    FORCED_VERBS: ClassVar[frozenset[str]] = FORCED_VERBS
+    #: A position with no legal move at all loses (RULINGS S11).
+    NO_MOVE_REASON: ClassVar[str] = "no legal move"
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         SEED,
         Option("deck", list, None,
@@ -173,8 +182,8 @@ class ShopSolitaire(SoloGame):
         self.pending: list[int] = []
         self.source: str | None = None
         self.phase = "shortcut" if opts["shortcut"] else "play"
-        self._outcome: dict[str, Any] | None = None
-        self.counters: dict[str, int] = {
+        self._outcome = None
+        self.counters = {
             "draws": 0, "trims": 0, "recalibrations": 0, "scraps": 0, "best_ledger": 0,
             "forced": 0,
         }
@@ -331,50 +340,6 @@ class ShopSolitaire(SoloGame):
 
     # -- the contract ----------------------------------------------------------------------
 
-    def legal_actions(self, seat: int) -> list[Action]:
-        """Every action ``seat`` may take now, in a fixed order; ``[]`` if none.
-
-        Exact: each listed action applies and any other raises :class:`IllegalAction`.
-        ``close_shop`` is always last while the game runs.
-        """
-        if self._outcome is not None or seat != 0:
-            return []
-        return self._moves() + [("close_shop",)]
-
-    @property
-    def over(self) -> bool:
-        """True once the game has ended (win, close shop, move limit or no move left)."""
-        return self._outcome is not None
-
-    def outcome(self) -> dict[str, Any] | None:
-        """``None`` while running; then winner 0 (ledger filled) or None, the reason, and
-        ``scores = [ledger entries filled when the game ended]`` (12 on a win)."""
-        return None if self._outcome is None else dict(self._outcome)
-
-    def apply(self, seat: int, action: Sequence[Any]) -> list[Event]:
-        """Apply ``action`` for ``seat``, then make every forced move that follows.
-
-        Returns:
-            Events (dicts with a ``"type"``), including the forced draws and placements.
-
-        Raises:
-            UnknownAction: not a Shop Solitaire action (verb, shape or card code).
-            GameOver: the game has ended.
-            NotYourTurn: ``seat`` is not 0.
-            IllegalAction: the rules forbid it now (the message says which rule).
-        """
-        act = _normalize(action)
-        if self._outcome is not None:
-            raise GameOver("the game is over")
-        if seat != 0:
-            raise NotYourTurn(f"seat {seat!r} is not at this table; Shop Solitaire is solo")
-        if act not in self.legal_actions(0):
-            raise IllegalAction(self._why_illegal(act))
-        events = self._do(act)
-        self.state_id += 1
-        self._settle(events)
-        return events
-
     def default_action(self, seat: int) -> Action | None:
         """For a turn timer: draw when possible, else the first legal move; never close shop
         unless nothing else is legal. ``None`` when ``seat`` may not act."""
@@ -384,21 +349,6 @@ class ShopSolitaire(SoloGame):
         if ("draw",) in legal:
             return ("draw",)
         return legal[0]
-
-    def forfeit(self, seat: int) -> list[Event]:
-        """End the game as a loss because the player left their seat (reason "forfeited").
-
-        Raises:
-            GameOver: the game has already ended.
-            NotYourTurn: ``seat`` is not 0.
-        """
-        if self._outcome is not None:
-            raise GameOver("the game is over")
-        if seat != 0:
-            raise NotYourTurn(f"seat {seat!r} is not at this table; Shop Solitaire is solo")
-        self._finish(None, "forfeited")
-        self.state_id += 1
-        return [{"type": "over", **(self._outcome or {})}]
 
     def stats(self) -> dict[str, Any]:
         """Counters: ``turns`` (actions taken), ``draws``, ``trims``, ``recalibrations``,
@@ -434,13 +384,8 @@ class ShopSolitaire(SoloGame):
         ``moves`` and ``max_moves``.
         """
         ls = self.ledger_suit()
-        legal = self.legal_actions(seat) if seat is not None else []
         return {
-            "state_id": self.state_id,
-            "to_act": self.to_act(),
-            "over": self.over,
-            "outcome": self.outcome(),
-            "legal_actions": [list(a) for a in legal],
+            **self._contract_view(seat),
             "phase": self.phase,
             "candles": [C.codes(s) for s in self.candles],
             "lit": [self.is_lit(i) for i in range(len(self.candles))],
@@ -465,16 +410,9 @@ class ShopSolitaire(SoloGame):
 
     # -- snapshot ----------------------------------------------------------------------------
 
-    def snapshot(self) -> dict[str, Any]:
-        """The complete state as plain msgpack-able data (lists, no tuples)."""
+    def _snapshot_table(self) -> dict[str, Any]:
+        """Stock, candles, trays, sides, ledger, shelf, purchase, pending and source."""
         return {
-            "game": self.name,
-            "options": {k: (list(v) if isinstance(v, (list, tuple)) else v)
-                        for k, v in self.options.items()},
-            "seats": self.seats,
-            "state_id": self.state_id,
-            "rng": self.rng.snapshot(),
-            "phase": self.phase,
             "stock": list(self.stock),
             "candles": [list(s) for s in self.candles],
             "trays": [list(t) for t in self.trays],
@@ -484,44 +422,24 @@ class ShopSolitaire(SoloGame):
             "purchase": [list(p) for p in self.purchase],
             "pending": list(self.pending),
             "source": self.source,
-            "outcome": None if self._outcome is None else dict(self._outcome),
-            "counters": dict(self.counters),
         }
 
-    @classmethod
-    def restore(cls, data: Mapping[str, Any]) -> ShopSolitaire:
-        """Rebuild a game from :meth:`snapshot` data.
+    def _restore_table(self, data: Mapping[str, Any]) -> None:
+        """Set stock, candles, trays, sides, ledger, shelves, purchases and the cards in play
+        from ``data``."""
+        self.stock = [int(c) for c in data["stock"]]
+        self.candles = [[int(c) for c in s] for s in data["candles"]]
+        self.trays = [[int(c) for c in t] for t in data["trays"]]
+        self.sides = [None if s is None else int(s) for s in data["sides"]]
+        self.ledger = [int(c) for c in data["ledger"]]
+        self.shelf = [None if c is None else int(c) for c in data["shelf"]]
+        self.purchase = [[int(c) for c in p] for p in data["purchase"]]
+        self.pending = [int(c) for c in data["pending"]]
+        self.source = data["source"]
 
-        Raises:
-            SnapshotError: ``data`` is not a Shop Solitaire snapshot.
-        """
-        try:
-            if data["game"] != cls.name:
-                raise SnapshotError(f"not a {cls.name} snapshot: {data['game']!r}")
-            g = cls.__new__(cls)
-            g.options = dict(data["options"])
-            g.seats = int(data["seats"])
-            g.state_id = int(data["state_id"])
-            g.rng = GameRNG.restore(data["rng"])
-            g.phase = str(data["phase"])
-            g.stock = [int(c) for c in data["stock"]]
-            g.candles = [[int(c) for c in s] for s in data["candles"]]
-            g.trays = [[int(c) for c in t] for t in data["trays"]]
-            g.sides = [None if s is None else int(s) for s in data["sides"]]
-            g.ledger = [int(c) for c in data["ledger"]]
-            g.shelf = [None if c is None else int(c) for c in data["shelf"]]
-            g.purchase = [[int(c) for c in p] for p in data["purchase"]]
-            g.pending = [int(c) for c in data["pending"]]
-            g.source = data["source"]
-            g._outcome = None if data["outcome"] is None else dict(data["outcome"])
-            g.counters = {str(k): int(v) for k, v in data["counters"].items()}
-        except SnapshotError:
-            raise
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise SnapshotError(f"bad {cls.name} snapshot: {exc!r}") from None
-        if g.phase not in PHASES or len(g.trays) != TRAYS or len(g.sides) != 2:
-            raise SnapshotError(f"bad {cls.name} snapshot: inconsistent table")
-        return g
+    def _consistent(self) -> bool:
+        """A known phase, six trays and two sides."""
+        return self.phase in PHASES and len(self.trays) == TRAYS and len(self.sides) == 2
 
     # -- mutation ----------------------------------------------------------------------------
 
@@ -645,29 +563,26 @@ class ShopSolitaire(SoloGame):
         self.phase = "over"
         self._outcome = {"winner": winner, "reason": reason, "scores": [len(self.ledger)]}
 
-    def _settle(self, events: list[Event]) -> None:
-        """After an action: check the win, make forced moves, check for a dead end and the
-        move limit (RULINGS S10-S11)."""
-        while self._outcome is None:
-            if len(self.ledger) >= LEDGER_SIZE:
-                self._finish(0, "ledger filled")
-                break
-            moves = self._moves()
-            if not moves:
-                self._finish(None, "no legal move")
-                break
-            if len(moves) == 1 and moves[0][0] in FORCED_VERBS:
-                self.counters["forced"] += 1
-                events.extend(self._do(moves[0]))
-                continue
-            break
-        if self._outcome is None and self.state_id >= self.options["max_moves"]:
-            self._finish(None, "move limit")
-            events.append({"type": "move_limit"})
-        if self._outcome is not None and (not events or events[-1].get("type") != "over"):
-            events.append({"type": "over", **self._outcome})
+    def _win_reason(self) -> str | None:
+        """``"ledger filled"`` once the ledger holds all 12 entries (RULINGS S10)."""
+        return "ledger filled" if len(self.ledger) >= LEDGER_SIZE else None
 
-    # -- explanations --------------------------------------------------------------------------
+    def _move_limit_events(self) -> list[Event]:
+        """``{"type": "move_limit"}`` (RULINGS S11)."""
+        return [{"type": "move_limit"}]
+
+    # -- checks and explanations ---------------------------------------------------------------
+
+    @staticmethod
+    def _check_arg(kind: str, arg: Any) -> None:
+        """A ``"card"``: the code of a card of the one deck.
+
+        Raises:
+            UnknownAction: a bad card code, or a card of another deck.
+        """
+        C.parse(arg)
+        if C.deck_of(C.parse(arg)) != 0:
+            raise UnknownAction(f"Shop Solitaire uses one deck: {arg!r}")
 
     def _why_illegal(self, act: Action) -> str:
         """A human reason why a well-formed ``act`` is not legal now (names the rule)."""
@@ -744,30 +659,6 @@ class ShopSolitaire(SoloGame):
         return f"{act[1]} cannot go there: RULINGS S1-S4 send it to {where}"
 
 
-def _normalize(action: Sequence[Any]) -> Action:
-    """Check an action's shape and return it as a tuple.
-
-    Raises:
-        UnknownAction: not a sequence, an unknown verb, wrong arity, a bad card code or index.
-    """
-    if isinstance(action, (str, bytes)) or not isinstance(action, Sequence) or not action:
-        raise UnknownAction(f"not an action: {action!r}")
-    verb = action[0]
-    if not isinstance(verb, str) or verb not in VERBS:
-        raise UnknownAction(f"unknown Shop Solitaire verb {verb!r}; known: {', '.join(VERBS)}")
-    kinds = VERBS[verb]
-    if len(action) != 1 + len(kinds):
-        raise UnknownAction(f"{verb!r} takes {len(kinds)} argument(s), got {len(action) - 1}")
-    for arg, kind in zip(action[1:], kinds):
-        if kind == "card":
-            C.parse(arg)
-            if C.deck_of(C.parse(arg)) != 0:
-                raise UnknownAction(f"Shop Solitaire uses one deck: {arg!r}")
-        elif isinstance(arg, bool) or not isinstance(arg, int):
-            raise UnknownAction(f"{verb!r} needs an integer index, not {arg!r}")
-    return tuple(action)
-
-
 # -- bots ------------------------------------------------------------------------------------
 
 _VAL = {r: i + 1 for i, r in enumerate(C.RANKS)}
@@ -808,9 +699,7 @@ def greedy_strategy(view: Mapping[str, Any], rng: random.Random) -> tuple[Any, .
     Raises:
         ValueError: the view lists no legal action.
     """
-    legal = [tuple(a) for a in view["legal_actions"]]
-    if not legal:
-        raise ValueError("no legal action to choose from")
+    legal = view_legal_actions(view)
     if len(legal) == 1:
         return legal[0]
     if view["phase"] == "shortcut":

@@ -36,8 +36,8 @@ from itertools import combinations, pairwise
 from typing import Any, ClassVar
 
 from . import cards as C
-from .base import Action, Event, Game, SoloGame
-from .errors import GameOver, IllegalAction, NotYourTurn, OptionError, SnapshotError, UnknownAction
+from .base import Action, Event, VersionedSoloGame, view_legal_actions
+from .errors import IllegalAction, SnapshotError, UnknownAction
 from .options import SEED, Option
 from .rng import GameRNG
 
@@ -124,7 +124,7 @@ def advances(hands: int, left: int) -> bool:
     return hands > left
 
 
-class ShuffleJack(SoloGame):
+class ShuffleJack(VersionedSoloGame):
     """The ShuffleJack engine (solo, seat 0); rules and actions in the module docstring.
 
     ``outcome()["scores"]`` is ``[total score]`` (sum of the round scores, J11); ``winner``
@@ -141,9 +141,8 @@ class ShuffleJack(SoloGame):
 
     name: ClassVar[str] = "shufflejack"
     title: ClassVar[str] = "ShuffleJack"
-    min_seats: ClassVar[int] = 1
-    max_seats: ClassVar[int] = 1
     OPTIONS: ClassVar[tuple[Option, ...]] = OPTIONS
+    VERBS: ClassVar[frozenset[str]] = VERBS
 
     def __init__(self, options: Mapping[str, Any] | None = None, seats: int = 1) -> None:
         super().__init__(options, seats)
@@ -220,47 +219,31 @@ class ShuffleJack(SoloGame):
         """True after a failed round, round 7, or a resignation."""
         return self.over_reason is not None
 
-    def legal_actions(self, seat: int) -> list[Action]:
-        """Every legal action of ``seat``: hands (sorted by positions), then ``deal`` and/or
-        ``next`` when allowed, then ``resign``. ``[]`` for other seats or once over."""
-        if seat != 0 or self.over:
-            return []
+    def _moves(self) -> list[Action]:
+        """Hands (sorted by positions), then ``deal`` and/or ``next`` when allowed; ``resign``
+        follows them in :meth:`legal_actions`. Cached per ``state_id`` (do not mutate)."""
         if self._cache is not None and self._cache[0] == self.state_id:
-            return list(self._cache[1])
+            return self._cache[1]
         out: list[Action] = [("hand", *shape) for shape in self.hand_shapes()]
         if self.can_deal():
             out.append(("deal",))
         if not self.deck or not out:  # deck empty (J7), or stuck: no hand and no deal
             out.append(("next",))
-        out.append(("resign",))
         self._cache = (self.state_id, out)
-        return list(out)
+        return out
 
-    def apply(self, seat: int, action: Sequence[Any]) -> list[Event]:
-        """Apply one action of seat 0 (fully checked before anything changes).
-
-        Args:
-            seat: Must be 0.
-            action: ``(verb, args...)`` as in the module docstring.
+    def _act(self, verb: str, positions: list[int]) -> list[Event]:
+        """Carry out a well-formed action (see :meth:`apply`), checked in full first.
 
         Returns:
             Public events, e.g. ``{"type": "hand", "positions": [1, 2], "cards": [...]}``.
 
         Raises:
-            UnknownAction: not a sequence, unknown verb, or arguments of the wrong type
-                (positions must be ints 1..25; deal, next and resign take none).
-            GameOver: the game has ended.
-            NotYourTurn: ``seat`` is not 0.
             IllegalAction: the rules forbid it: a hand that is not 2-5 positions, not
                 ascending, not in one row or column, on an empty or locked position, or not
                 worth 21; ``deal`` with an empty deck or a full tableau; ``next`` while the
                 deck has cards (and the player is not stuck).
         """
-        verb, positions = self._parse(action)
-        if self.over:
-            raise GameOver("the game is over")
-        if seat != 0 or isinstance(seat, bool):
-            raise NotYourTurn(f"seat {seat!r} does not play ShuffleJack (solo: seat 0)")
         events: list[Event] = []
         if verb == "hand":
             self._check_hand(positions)
@@ -278,25 +261,23 @@ class ShuffleJack(SoloGame):
             self._end_round(events)
         else:
             self._finish("resigned", events)
-        self.state_id += 1
         return events
 
-    def _parse(self, action: Sequence[Any]) -> tuple[str, list[int]]:
-        if isinstance(action, (str, bytes)) or not isinstance(action, Sequence) or not action:
-            raise UnknownAction(f"not an action: {action!r}")
-        verb = action[0]
-        if verb not in VERBS:
-            raise UnknownAction(f"unknown verb {verb!r}; ShuffleJack knows "
-                                f"{', '.join(sorted(VERBS))}")
-        args = list(action[1:])
+    def _parse_args(self, verb: str, args: list[Any]) -> list[int]:
+        """Tableau positions of a ``hand``; the other verbs take none.
+
+        Raises:
+            UnknownAction: a position that is not an int 1..25, or arguments to ``deal``,
+                ``next`` or ``resign``.
+        """
         if verb != "hand":
             if args:
                 raise UnknownAction(f"{verb} takes no arguments")
-            return verb, []
+            return []
         for p in args:
             if isinstance(p, bool) or not isinstance(p, int) or not 1 <= p <= POSITIONS:
                 raise UnknownAction(f"tableau positions are ints 1..25, not {p!r}")
-        return verb, args
+        return args
 
     def _check_hand(self, positions: list[int]) -> None:
         if not 2 <= len(positions) <= SIZE:
@@ -411,12 +392,7 @@ class ShuffleJack(SoloGame):
             ``score``.
         """
         return {
-            "state_id": self.state_id,
-            "to_act": self.to_act(),
-            "over": self.over,
-            "outcome": self.outcome(),
-            "legal_actions": [list(a) for a in self.legal_actions(seat)]
-            if seat == 0 else [],
+            **self._contract_view(seat),
             "round": self.round,
             "rounds": ROUNDS,
             "tableau": [None if c is None else C.code(c) for c in self.tableau],
@@ -438,16 +414,9 @@ class ShuffleJack(SoloGame):
 
     # -- snapshot -------------------------------------------------------------------------
 
-    def snapshot(self) -> dict[str, Any]:
-        """Complete state as plain msgpack-able data (lists, never tuples)."""
+    def _snapshot_table(self) -> dict[str, Any]:
+        """Round, locked positions, tableau, deck, cashed cards, hands, scores and the end."""
         return {
-            "game": self.name,
-            "version": 1,
-            "options": {k: (list(v) if isinstance(v, list) else v)
-                        for k, v in self.options.items()},
-            "seats": self.seats,
-            "state_id": self.state_id,
-            "rng": self.rng.snapshot(),
             "round": self.round,
             "locked": list(self.locked),
             "tableau": list(self.tableau),
@@ -461,40 +430,26 @@ class ShuffleJack(SoloGame):
             "passed": self.passed,
         }
 
-    @classmethod
-    def restore(cls, data: Mapping[str, Any]) -> ShuffleJack:
-        """Rebuild a game from :meth:`snapshot` data.
+    def _restore_table(self, data: Mapping[str, Any]) -> None:
+        """:meth:`_snapshot_table`'s fields (and an empty legal-move cache).
 
         Raises:
-            SnapshotError: ``data`` is not a ShuffleJack snapshot.
+            SnapshotError: a tableau that is not 25 positions.
         """
-        try:
-            if data["game"] != cls.name or data["version"] != 1:
-                raise SnapshotError(f"not a {cls.name} snapshot")
-            game = cls.__new__(cls)
-            Game.__init__(game, data["options"], data["seats"])
-            game.state_id = int(data["state_id"])
-            game.rng = GameRNG.restore(data["rng"])
-            game.round = int(data["round"])
-            game.locked = [int(p) for p in data["locked"]]
-            game.tableau = list(data["tableau"])
-            if len(game.tableau) != POSITIONS:
-                raise SnapshotError("the tableau must have 25 positions")
-            game.deck = list(data["deck"])
-            game.cashed = list(data["cashed"])
-            game.hands = int(data["hands"])
-            game.total_hands = int(data["total_hands"])
-            game.round_scores = [int(s) for s in data["round_scores"]]
-            game.over_reason = data["over_reason"]
-            game.won = bool(data["won"])
-            game.passed = int(data["passed"])
-            game._cache = None
-        except SnapshotError:
-            raise
-        except (KeyError, TypeError, ValueError, IndexError, AttributeError,
-                OptionError) as exc:
-            raise SnapshotError(f"bad {cls.name} snapshot: {exc!r}") from None
-        return game
+        self.round = int(data["round"])
+        self.locked = [int(p) for p in data["locked"]]
+        self.tableau = list(data["tableau"])
+        if len(self.tableau) != POSITIONS:
+            raise SnapshotError("the tableau must have 25 positions")
+        self.deck = list(data["deck"])
+        self.cashed = list(data["cashed"])
+        self.hands = int(data["hands"])
+        self.total_hands = int(data["total_hands"])
+        self.round_scores = [int(s) for s in data["round_scores"]]
+        self.over_reason = data["over_reason"]
+        self.won = bool(data["won"])
+        self.passed = int(data["passed"])
+        self._cache = None
 
 
 # -- bots ---------------------------------------------------------------------------------
@@ -538,9 +493,7 @@ def greedy(view: Mapping[str, Any], rng: Any) -> Action:
     Raises:
         ValueError: the view lists no legal action.
     """
-    legal = [tuple(a) for a in view["legal_actions"]]
-    if not legal:
-        raise ValueError("no legal action to choose from")
+    legal = view_legal_actions(view)
     verbs = {a[0] for a in legal}
     if "deal" in verbs:
         return ("deal",)

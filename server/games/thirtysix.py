@@ -41,8 +41,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from . import cards as C
-from .base import Action, Event, Game, SoloGame
-from .errors import GameOver, IllegalAction, NotYourTurn, OptionError, SnapshotError, UnknownAction
+from .base import Action, Event, VersionedSoloGame, view_legal_actions
+from .errors import IllegalAction, SnapshotError, UnknownAction
 from .options import SEED, Option
 from .rng import GameRNG
 
@@ -168,7 +168,7 @@ def collection_score(collection: Sequence[int]) -> int:
     return sum(points(c) for c in collection)
 
 
-class ThirtySix(SoloGame):
+class ThirtySix(VersionedSoloGame):
     """The Thirty-Six engine (solo, seat 0). See the module docstring for the rules and
     actions; ``outcome()["scores"]`` is ``[points in the PLAYER collection]`` (0..72) and
     ``winner`` is 0 when the score is more than 36.
@@ -185,9 +185,8 @@ class ThirtySix(SoloGame):
 
     name: ClassVar[str] = "thirtysix"
     title: ClassVar[str] = "Thirty-Six"
-    min_seats: ClassVar[int] = 1
-    max_seats: ClassVar[int] = 1
     OPTIONS: ClassVar[tuple[Option, ...]] = OPTIONS
+    VERBS: ClassVar[frozenset[str]] = VERBS
 
     def __init__(self, options: Mapping[str, Any] | None = None, seats: int = 1) -> None:
         super().__init__(options, seats)
@@ -273,16 +272,14 @@ class ThirtySix(SoloGame):
         """True after turn 17 or a resignation."""
         return self.phase == "over"
 
-    def legal_actions(self, seat: int) -> list[Action]:
-        """Every legal action of ``seat`` (see the module docstring), deterministic order.
+    def _moves(self) -> list[Action]:
+        """The moves of the phase (see the module docstring), deterministic order; ``resign``
+        follows them in :meth:`legal_actions`.
 
         ``commit``: every subset of the row in row order (bit ``i`` of a counter = row card
         ``i``, counting up from the empty subset); ``take``: the ENEMY cards left to right;
-        ``surrender``: :meth:`surrender_choices`; ``resign`` last. ``[]`` for other seats or
-        once the game is over.
+        ``surrender``: :meth:`surrender_choices`.
         """
-        if seat != 0 or self.phase == "over":
-            return []
         out: list[Action] = []
         if self.phase == "commit":
             codes = C.codes(self.row)
@@ -292,33 +289,20 @@ class ThirtySix(SoloGame):
             out = [("take", c) for c in C.codes(self.pair)]
         else:
             out = [("surrender", c) for c in C.codes(self.surrender_choices())]
-        out.append(("resign",))
         return out
 
-    def apply(self, seat: int, action: Sequence[Any]) -> list[Event]:
-        """Apply one action of seat 0 (checked in full before anything changes).
-
-        Args:
-            seat: Must be 0.
-            action: ``(verb, args...)`` as in the module docstring.
+    def _act(self, verb: str, cards: list[int]) -> list[Event]:
+        """Carry out a well-formed action (see :meth:`apply`), checked in full first.
 
         Returns:
             Public events, e.g. ``{"type": "commit", "cards": [...], "total": 12,
             "enemy_total": 12, "result": "won"}``.
 
         Raises:
-            UnknownAction: not a sequence, unknown verb, wrong arity or bad card code.
-            GameOver: the game has ended.
-            NotYourTurn: ``seat`` is not 0.
             IllegalAction: the verb does not fit the phase, or a card is not where the rule
                 needs it (not in the row, out of row order, not a face-up ENEMY card, not one
                 the rules let the ENEMY take).
         """
-        verb, cards = self._parse(action)
-        if self.phase == "over":
-            raise GameOver("the game is over")
-        if seat != 0 or isinstance(seat, bool):
-            raise NotYourTurn(f"seat {seat!r} does not play Thirty-Six (solo: seat 0)")
         if verb not in PHASES[self.phase]:
             raise IllegalAction(f"cannot {verb} now: {self._phase_hint()}")
         events: list[Event] = []
@@ -338,22 +322,20 @@ class ThirtySix(SoloGame):
                 raise IllegalAction(f"the ENEMY cannot take {C.code(cards[0])}: choose one of "
                                     f"{' '.join(C.codes(choices))}")
             self._surrender(cards[0], events)
-        self.state_id += 1
         return events
 
-    def _parse(self, action: Sequence[Any]) -> tuple[str, list[int]]:
-        if isinstance(action, (str, bytes)) or not isinstance(action, Sequence) or not action:
-            raise UnknownAction(f"not an action: {action!r}")
-        verb = action[0]
-        if verb not in VERBS:
-            raise UnknownAction(f"unknown verb {verb!r}; Thirty-Six knows "
-                                f"{', '.join(sorted(VERBS))}")
-        args = list(action[1:])
+    def _parse_args(self, verb: str, args: list[Any]) -> list[int]:
+        """Card codes as ints.
+
+        Raises:
+            UnknownAction: ``resign`` with arguments, ``take``/``surrender`` without exactly
+                one card, or a bad card code.
+        """
         if verb == "resign" and args:
             raise UnknownAction("resign takes no arguments")
         if verb in ("take", "surrender") and len(args) != 1:
             raise UnknownAction(f"{verb} takes exactly one card code")
-        return verb, [C.parse(a) for a in args]
+        return [C.parse(a) for a in args]
 
     def _phase_hint(self) -> str:
         return {
@@ -539,12 +521,7 @@ class ThirtySix(SoloGame):
             kept are not named, as a reshuffle may have hidden them in the PLAYER stack).
         """
         return {
-            "state_id": self.state_id,
-            "to_act": self.to_act(),
-            "over": self.over,
-            "outcome": self.outcome(),
-            "legal_actions": [list(a) for a in self.legal_actions(seat)]
-            if seat == 0 else [],
+            **self._contract_view(seat),
             "phase": self.phase,
             "turn": self.turn,
             "turns": TURNS,
@@ -581,16 +558,10 @@ class ThirtySix(SoloGame):
 
     # -- snapshot -----------------------------------------------------------------------
 
-    def snapshot(self) -> dict[str, Any]:
-        """Complete state as plain msgpack-able data (lists, never tuples)."""
+    def _snapshot_table(self) -> dict[str, Any]:
+        """Stacks, pair, row, collections, committed cards, phase, turn and counters, the
+        end and the last turn."""
         return {
-            "game": self.name,
-            "version": 1,
-            "options": {k: (list(v) if isinstance(v, list) else v)
-                        for k, v in self.options.items()},
-            "seats": self.seats,
-            "state_id": self.state_id,
-            "rng": self.rng.snapshot(),
             "enemy": [list(self.enemy[0]), list(self.enemy[1])],
             "stack": list(self.stack),
             "pair": list(self.pair),
@@ -609,47 +580,32 @@ class ThirtySix(SoloGame):
                                                     for k, v in self.last.items()},
         }
 
-    @classmethod
-    def restore(cls, data: Mapping[str, Any]) -> ThirtySix:
-        """Rebuild a game from :meth:`snapshot` data.
+    def _restore_table(self, data: Mapping[str, Any]) -> None:
+        """The rules (from the options) and :meth:`_snapshot_table`'s fields.
 
         Raises:
-            SnapshotError: ``data`` is not a Thirty-Six snapshot (wrong game tag, missing or
-                malformed fields).
+            SnapshotError: an unknown phase.
         """
-        try:
-            if data["game"] != cls.name or data["version"] != 1:
-                raise SnapshotError(f"not a {cls.name} snapshot")
-            game = cls.__new__(cls)
-            Game.__init__(game, data["options"], data["seats"])
-            game._set_rules()
-            game.state_id = int(data["state_id"])
-            game.rng = GameRNG.restore(data["rng"])
-            game.enemy = [list(data["enemy"][0]), list(data["enemy"][1])]
-            game.stack = list(data["stack"])
-            game.pair = list(data["pair"])
-            game.row = list(data["row"])
-            game.collection = list(data["collection"])
-            game.enemy_collection = list(data["enemy_collection"])
-            game.committed = list(data["committed"])
-            game.phase = str(data["phase"])
-            if game.phase not in PHASES:
-                raise SnapshotError(f"bad phase {game.phase!r}")
-            game.turn = int(data["turn"])
-            game.won = int(data["won"])
-            game.lost = int(data["lost"])
-            game.reshuffles = int(data["reshuffles"])
-            game.end_reason = data["end_reason"]
-            game.resigned = bool(data["resigned"])
-            last = data["last"]
-            game.last = None if last is None else {
-                k: (list(v) if isinstance(v, (list, tuple)) else v) for k, v in last.items()}
-        except SnapshotError:
-            raise
-        except (KeyError, TypeError, ValueError, IndexError, AttributeError,
-                OptionError) as exc:
-            raise SnapshotError(f"bad {cls.name} snapshot: {exc!r}") from None
-        return game
+        self._set_rules()
+        self.enemy = [list(data["enemy"][0]), list(data["enemy"][1])]
+        self.stack = list(data["stack"])
+        self.pair = list(data["pair"])
+        self.row = list(data["row"])
+        self.collection = list(data["collection"])
+        self.enemy_collection = list(data["enemy_collection"])
+        self.committed = list(data["committed"])
+        self.phase = str(data["phase"])
+        if self.phase not in PHASES:
+            raise SnapshotError(f"bad phase {self.phase!r}")
+        self.turn = int(data["turn"])
+        self.won = int(data["won"])
+        self.lost = int(data["lost"])
+        self.reshuffles = int(data["reshuffles"])
+        self.end_reason = data["end_reason"]
+        self.resigned = bool(data["resigned"])
+        last = data["last"]
+        self.last = None if last is None else {
+            k: (list(v) if isinstance(v, (list, tuple)) else v) for k, v in last.items()}
 
 
 # -- bots ---------------------------------------------------------------------------------
@@ -821,9 +777,7 @@ def greedy(view: Mapping[str, Any], rng: Any) -> Action:
     Raises:
         ValueError: the view lists no legal action.
     """
-    legal = [tuple(a) for a in view["legal_actions"]]
-    if not legal:
-        raise ValueError("no legal action to choose from")
+    legal = view_legal_actions(view)
     moves = [a for a in legal if a[0] != "resign"]
     if not moves:
         return legal[0]
