@@ -625,7 +625,7 @@ class Room:
             self.deadlines.clear()
         else:
             verb = entry[2][0] if entry[2] else None
-            ends = getattr(self.game, "TURN_END_VERBS", None)
+            ends = self.game.TURN_END_VERBS
             if ends is None or verb in ends or entry[0] == "f":
                 self.deadlines.pop(entry[1], None)  # that seat's turn is over: a fresh clock
             self._schedule()
@@ -753,7 +753,7 @@ class Room:
             turn = self.settings["turn_seconds"]
             bid = self.settings["bid_seconds"] or turn
             acting = set(self.game.to_act())
-            in_auction = bool(getattr(self.game, "auction", None))
+            in_auction = self.game.bidding
             for s in list(self.deadlines):
                 if s not in acting:
                     del self.deadlines[s]

@@ -149,6 +149,13 @@ class Game(ABC):
         """
         return self.view(seat)
 
+    @property
+    def bidding(self) -> bool:
+        """True while the seats to act are bidding rather than taking a turn: a room then
+        times them with its ``bid_seconds`` instead of ``turn_seconds``. False in games
+        without bids."""
+        return False
+
     def default_action(self, seat: int) -> Action | None:
         """The action a room plays for ``seat`` when its turn timer runs out.
 
@@ -576,24 +583,6 @@ class VersionedSoloGame(SoloGame):
         Raises:
             IllegalAction: the rules forbid it now (the message says why).
         """
-
-
-def view_legal_actions(view: Mapping[str, Any]) -> list[Action]:
-    """The legal actions a seat's view lists, as tuples (what a bot strategy chooses from).
-
-    Args:
-        view: A seat's :meth:`Game.view` (or :meth:`Game.bot_view`).
-
-    Returns:
-        ``view["legal_actions"]`` with each action as a tuple, in the view's order.
-
-    Raises:
-        ValueError: the view lists no legal action (the seat may not act now).
-    """
-    legal = [tuple(a) for a in view["legal_actions"]]
-    if not legal:
-        raise ValueError("no legal action to choose from")
-    return legal
 
 
 def replay(cls: type[Game], options: Mapping[str, Any], seats: int,

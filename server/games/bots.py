@@ -23,6 +23,24 @@ Strategy = Callable[[Mapping[str, Any], random.Random], tuple[Any, ...]]
 CONCEDE_VERBS = frozenset({"resign", "close_shop", "concede"})
 
 
+def view_legal_actions(view: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+    """The legal actions a seat's view lists, as tuples (what a bot strategy chooses from).
+
+    Args:
+        view: A seat's :meth:`Game.view` (or :meth:`Game.bot_view`).
+
+    Returns:
+        ``view["legal_actions"]`` with each action as a tuple, in the view's order.
+
+    Raises:
+        ValueError: the view lists no legal action (the seat may not act now).
+    """
+    legal = [tuple(a) for a in view["legal_actions"]]
+    if not legal:
+        raise ValueError("no legal action to choose from")
+    return legal
+
+
 def random_strategy(view: Mapping[str, Any], rng: random.Random) -> tuple[Any, ...]:
     """Uniform choice over the view's legal actions, leaving out conceding ones.
 
@@ -31,11 +49,9 @@ def random_strategy(view: Mapping[str, Any], rng: random.Random) -> tuple[Any, .
     Raises:
         ValueError: the view lists no legal action (the seat may not act now).
     """
-    legal = view["legal_actions"]
-    if not legal:
-        raise ValueError("no legal action to choose from")
+    legal = view_legal_actions(view)
     pool = [a for a in legal if a[0] not in CONCEDE_VERBS] or legal
-    return tuple(pool[rng.randrange(len(pool))])
+    return pool[rng.randrange(len(pool))]
 
 
 def strategy(game: str, name: str) -> Strategy:

@@ -55,7 +55,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from . import cards as C
-from .base import Action, Event, SettlingSoloGame, view_legal_actions
+from .base import Action, Event, SettlingSoloGame
+from .bots import view_legal_actions
 from .errors import UnknownAction
 from .options import SEED, Option
 from .rng import GameRNG

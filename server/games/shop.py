@@ -71,7 +71,8 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from . import cards as C
-from .base import Action, Event, SettlingSoloGame, view_legal_actions
+from .base import Action, Event, SettlingSoloGame
+from .bots import view_legal_actions
 from .errors import OptionError, UnknownAction
 from .options import SEED, Option
 from .rng import GameRNG

@@ -39,6 +39,7 @@ from typing import Any
 
 from . import cards as C
 from .base import Action, Event, Game
+from .bots import view_legal_actions
 from .errors import (
     GameOver,
     IllegalAction,
@@ -526,6 +527,11 @@ class Skipper(Game):
             elif result(card, p, _SUIT[card]) is not None:  # a plain card: own stack only
                 out.append((card, _SUIT[card]))
         return out
+
+    @property
+    def bidding(self) -> bool:
+        """True during an auction (K9, K10): the seat to act is bidding."""
+        return self.auction is not None
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Every action ``seat`` may take now, in a fixed order: plays (hand order, then
@@ -1090,9 +1096,7 @@ def _greedy(view: Mapping[str, Any], rng: Any) -> Action:
     Raises:
         ValueError: the view lists no legal action.
     """
-    legal = [tuple(a) for a in view["legal_actions"]]
-    if not legal:
-        raise ValueError("no legal action to choose from")
+    legal = view_legal_actions(view)
     me = view["seat"]
     seats = view["seats"]
     stacks = seats[me]["stacks"]

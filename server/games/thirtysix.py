@@ -41,7 +41,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from . import cards as C
-from .base import Action, Event, VersionedSoloGame, view_legal_actions
+from .base import Action, Event, VersionedSoloGame
+from .bots import view_legal_actions
 from .errors import IllegalAction, SnapshotError, UnknownAction
 from .options import SEED, Option
 from .rng import GameRNG
