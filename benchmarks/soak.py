@@ -39,6 +39,7 @@ import websockets
 from cardhall import protocol as p
 from cardhall.client.bots import play_seat
 from cardhall.client.client import Client, ServerError
+from cardhall.server.bench import free_port
 from cardhall.server.games.bots import strategy
 
 #: (game, mode, seats) of the tables, in turn.
@@ -67,12 +68,6 @@ class Tally:
         self.errors: list[str] = []
         self.provoked = 0
         self.unfinished = 0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 async def table(url: str, k: int, deadline: float, think: float, tally: Tally) -> None:
@@ -152,6 +147,8 @@ async def provoker(url: str, deadline: float, tally: Tally) -> None:
 
 async def sample_rss(proc: psutil.Process, deadline: float,
                      samples: list[tuple[float, int]]) -> None:
+    """Append ``(seconds since start, RSS bytes)`` of ``proc`` to ``samples`` once a second
+    until ``deadline`` (loop time)."""
     loop = asyncio.get_running_loop()
     t0 = loop.time()
     while loop.time() < deadline:

@@ -31,10 +31,13 @@ LATENCY_BUCKETS = (1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 1e-2, 2.5e-2, 5e-2, 0
 
 
 class _StoreErrors(Collector):
+    """``cardhall_store_errors``: the store's error count, read when scraped."""
+
     def __init__(self, server: Server) -> None:
         self.server = server
 
     def collect(self) -> Iterator[CounterMetricFamily]:
+        """One counter sample: the errors the store has seen (0 for the in-memory store)."""
         yield CounterMetricFamily("cardhall_store_errors", "Store (Redis) errors seen",
                                   value=float(getattr(self.server.store, "errors", 0)))
 

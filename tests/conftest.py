@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-import socket
 import subprocess
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
@@ -20,18 +19,12 @@ import pytest
 import redis
 
 from cardhall.server.app import Server
+from cardhall.server.bench import free_port
 from cardhall.server.config import Settings
 from cardhall.server.redis_store import RedisStore
 from cardhall.server.store import MemoryStore
 
 ServerFactory = Callable[..., Awaitable[Server]]
-
-
-def free_port() -> int:
-    """A TCP port free on 127.0.0.1 right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class RedisProcess:
