@@ -704,6 +704,15 @@ class Room:
         conn.send(p.Update(room=self.id, state_id=self.game.state_id, view=view, events=[],
                            re=re))
 
+    def send_joined(self, conn: Connection, re: Any, token: str | None = None) -> None:
+        """Send member ``conn`` its ``joined`` reply with its full view (recorded as its last
+        view, for deltas): after a join, resume or spectate. ``token`` goes only to the
+        seat's own player."""
+        member = self.members[conn]
+        view = self.view_for(member.seat)
+        member.sent(view)
+        conn.send(p.Joined(room=self.id, seat=member.seat, token=token, view=view, re=re))
+
     def _broadcast(self, events: list[dict[str, Any]], first: Connection | None = None,
                    lead: bytes | None = None) -> None:
         """Send every member its update: the full view the first time, then a delta.

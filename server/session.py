@@ -121,10 +121,7 @@ class Session:
             except StoreError:
                 room.unjoin(self, seat_no)
                 raise
-            view = room.view_for(seat_no)
-            member = room.members[self]
-            member.sent(view)
-            self.send(p.Joined(room=room.id, seat=seat_no, token=token, view=view, re=re))
+            room.send_joined(self, re, token)
             if room.taken == room.game.seats and room.status == "waiting":
                 room.start(None)  # full: start at once
 
@@ -164,10 +161,7 @@ class Session:
 
         def work() -> None:
             room.spectate(self)
-            member = room.members[self]
-            view = room.view_for(member.seat)
-            member.sent(view)
-            self.send(p.Joined(room=room.id, seat=member.seat, view=view, re=msg.id))
+            room.send_joined(self, msg.id)
 
         await room.submit(work)
 
@@ -184,12 +178,9 @@ class Session:
         room = self.server.lobby.find(msg.room)
 
         async def work() -> None:
-            seat = room.resume(self, msg.token)
+            room.resume(self, msg.token)
             await room.save_state()
-            view = room.view_for(seat)
-            member = room.members[self]
-            member.sent(view)
-            self.send(p.Joined(room=room.id, seat=seat, token=msg.token, view=view, re=msg.id))
+            room.send_joined(self, msg.id, msg.token)
 
         await room.submit(work)
 
