@@ -213,6 +213,8 @@ class Room:
     created: float = field(default_factory=time.time)
     finished_at: float | None = None
     _queue: asyncio.Queue[Callable[[], Any]] = field(default_factory=asyncio.Queue)
+    #: Held while a work item runs, whichever task runs it (see :meth:`play`).
+    _busy: asyncio.Lock = field(default_factory=asyncio.Lock)
     _task: asyncio.Task[None] | None = None
     _timer: asyncio.TimerHandle | None = None
     _seat_version: list[int] = field(default_factory=list)
@@ -238,9 +240,10 @@ class Room:
         while not self._closing:
             item = await self._queue.get()
             try:
-                result = item()
-                if asyncio.iscoroutine(result):
-                    await result
+                async with self._busy:
+                    result = item()
+                    if asyncio.iscoroutine(result):
+                        await result
             except asyncio.CancelledError:
                 raise
             except Exception:  # a bug in one work item must not kill the room
@@ -265,6 +268,22 @@ class Room:
 
         self._queue.put_nowait(item)
         return fut
+
+    async def play(self, conn: Connection, msg: p.Act) -> None:
+        """Apply ``conn``'s ``act`` (:meth:`act`) as the room's next work item.
+
+        When the room is idle (no work queued, none running) the action is applied at once in
+        the caller's task: the hot path skips the hop through the room's task (a loop
+        iteration, a future and a queue round). Otherwise it waits its turn in the queue.
+        Either way work items never interleave (``_busy``), and their order is the order they
+        arrived in. Should the caller be cancelled while the store is appending, the room is
+        marked broken and reloads from the store before its next action (:meth:`_persist`).
+        """
+        if self._busy.locked() or not self._queue.empty() or self._closing:
+            await self.submit(lambda: self.act(conn, msg))
+            return
+        async with self._busy:  # free: taken without waiting
+            await self.act(conn, msg)
 
     def post(self, fn: Callable[[], Any]) -> None:
         """Queue ``fn`` for the room's task without waiting for it."""
@@ -547,7 +566,8 @@ class Room:
     # -- actions --------------------------------------------------------------------------
 
     async def act(self, conn: Connection, msg: p.Act) -> None:
-        """Apply an ``act`` request from ``conn`` (inside the room task); replies itself."""
+        """Apply an ``act`` request from ``conn`` (as a work item of the room: :meth:`play`);
+        replies itself."""
         member = self.members.get(conn)
         if member is None or member.seat is None:
             conn.send_error("room/not_seated", "you hold no seat in this room", msg.id)
@@ -592,6 +612,9 @@ class Room:
         sid = self.game.state_id
         try:
             await self.store.append(self.id, [entry], sid - 1, self.state())
+        except asyncio.CancelledError:
+            self._broken = True  # the entry may or may not have landed: reload first
+            raise
         except StoreError as exc:
             log.error("room %s: append failed at state %d: %s", self.id, sid, exc)
             self._broken = True

@@ -186,7 +186,7 @@ class Session:
 
     async def _act(self, msg: p.Act) -> None:
         room = self._member_room(msg.room)
-        await room.submit(lambda: room.act(self, msg))
+        await room.play(self, msg)
 
     async def _get_view(self, msg: p.GetView) -> None:
         room = self._member_room(msg.room)

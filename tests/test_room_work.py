@@ -1,0 +1,120 @@
+"""A room's work items: an ``act`` on an idle room runs at once in the caller's task, one on
+a busy room waits its turn, and no two items ever interleave."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from cardhall import protocol as p
+from cardhall.server.games.skipper import Skipper
+from cardhall.server.room import Room
+from cardhall.server.store import LogEntry, MemoryStore
+
+from .test_writes import Recorder
+
+
+class GatedStore(MemoryStore):
+    """A memory store whose appends wait for ``gate`` (a slow Redis, say)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = asyncio.Event()
+        self.gate.set()
+        self.appending = asyncio.Event()
+        self.tasks: list[asyncio.Task[Any] | None] = []  # the task of each append
+
+    async def append(self, room_id: str, entries: Sequence[LogEntry], expect: int,
+                     state: dict[str, Any]) -> None:
+        self.tasks.append(asyncio.current_task())
+        self.appending.set()
+        await self.gate.wait()
+        await super().append(room_id, entries, expect, state)
+
+
+def _room(store: MemoryStore) -> tuple[Room, Skipper, list[Recorder], list[tuple[str, list[str]]]]:
+    log: list[tuple[str, list[str]]] = []
+    game = Skipper({"mode": "multi", "seed": 5, "first_seat": 0}, 2)
+    room = Room(id="r1", name="r1", game_name="skipper", game=game,
+                settings={"turn_seconds": None, "bid_seconds": None, "grace_seconds": 60.0,
+                          "on_abandon": "bot"}, store=store)
+    seats = [Recorder(f"seat{i}", log) for i in range(2)]
+    for i, conn in enumerate(seats):
+        room.join(conn, i)  # type: ignore[arg-type]
+    room.start(None)
+    log.clear()
+    return room, game, seats, log
+
+
+async def _saved(room: Room) -> None:
+    """Store the room and let its task run what ``start`` queued (a state save)."""
+    await room.store.save_room(room.id, room.record(), room.state(), room.summary())
+    room.start_task()
+    while not room._queue.empty() or room._busy.locked():
+        await asyncio.sleep(0)
+
+
+def _act(game: Skipper, seat: int, rid: int) -> p.Act:
+    action = game.legal_actions(seat)[0]
+    return p.Act(room="r1", state_id=game.state_id, action=list(action), id=rid)
+
+
+async def test_an_act_on_an_idle_room_runs_in_the_callers_task() -> None:
+    store = GatedStore()
+    room, game, seats, log = _room(store)
+    await _saved(room)
+    await room.play(seats[0], _act(game, 0, 1))  # type: ignore[arg-type]
+    assert store.tasks == [asyncio.current_task()]  # not the room's task
+    assert game.state_id == 1 and len(await store.log("r1")) == 1
+    assert log[0] == ("seat0", ["ok", "update"])
+    await room.close()
+
+
+async def test_work_queued_while_an_act_appends_runs_after_it() -> None:
+    store = GatedStore()
+    room, game, seats, log = _room(store)
+    await _saved(room)
+    store.gate.clear()
+    first = asyncio.create_task(room.play(seats[0], _act(game, 0, 1)))  # type: ignore[arg-type]
+    await store.appending.wait()  # applied, now waiting in the store's append
+    assert game.state_id == 1 and log == []
+    view = room.submit(lambda: room.full_view(seats[1], 9))  # type: ignore[arg-type]
+    second = asyncio.create_task(room.play(seats[0], _act(game, 0, 2)))  # type: ignore[arg-type]
+    await asyncio.sleep(0.01)
+    assert not view.done() and not second.done() and log == []  # both wait their turn
+    store.gate.set()
+    await asyncio.gather(first, view, second)
+    # In arrival order: the first act's replies, the view, then the second act's replies.
+    assert log == [("seat0", ["ok", "update"]), ("seat1", ["update"]),
+                   ("seat1", ["update"]),
+                   ("seat0", ["ok", "update"]), ("seat1", ["update"])]
+    assert len(await store.log("r1")) == 2 and game.state_id == 2
+    assert store.tasks[0] is first and store.tasks[1] is room._task  # inline, then queued
+    await room.close()
+
+
+async def test_a_caller_cancelled_while_appending_leaves_the_room_to_reload() -> None:
+    store = GatedStore()
+    room, game, seats, log = _room(store)
+    await _saved(room)
+    store.gate.clear()
+    act = _act(game, 0, 1)
+    task = asyncio.create_task(room.play(seats[0], act))  # type: ignore[arg-type]
+    await store.appending.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert room._broken and not room._busy.locked()
+    assert log == []  # nobody heard of an action the store may not hold
+    store.gate.set()
+    # The player tries again: the room first reloads the engine from the store (which never
+    # got the first try), then applies the action.
+    retry = p.Act(room="r1", state_id=0, action=act.action, id=2)
+    await room.play(seats[0], retry)  # type: ignore[arg-type]
+    assert not room._broken and room.game is not game
+    assert ("seat0", ["ok", "update"]) in log
+    assert room.game.state_id == 1 and len(await store.log("r1")) == 1
+    await room.close()
