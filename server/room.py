@@ -740,32 +740,40 @@ class Room:
                    lead: bytes | None = None) -> None:
         """Send every member its update: the full view the first time, then a delta.
 
-        The views of all seats are built in one pass (sharing their public part), and the
-        parts of the frame common to everyone are packed once. ``first`` (the member whose
-        action this is) is served before the others, its encoded ``lead`` frame (the ``ok``
-        of its ``act``) just ahead of its update and in the same write: its player waits on
-        both.
+        ``first`` (the member whose action this is) is served before anyone else: only its
+        view is built before its frame leaves, its encoded ``lead`` frame (the ``ok`` of its
+        ``act``) just ahead of its update and in the same write, since its player waits on
+        both. The other views are built after that, sharing the public part (engines cache
+        it per state), and the parts of the frame common to everyone are packed once.
         """
         sid = self.game.state_id
         members = self.members
-        if first is not None and lead is not None and first not in members:
+        leader = members.get(first) if first is not None else None
+        if first is not None and lead is not None and leader is None:
             first.send_raw(lead)
-            lead = None
         if not members:
             return
-        views = self.views_for({m.seat for m in members.values()})
-        fan = _Fanout(p.update_parts(self.id, sid, events), self.game.PER_SEAT_VIEW_KEYS,
-                      next(iter(views.values())))
-        rest: Any = members.items()
-        if first is not None and first in members:
-            frame = fan.frame(members[first], views)
-            if lead is not None:
-                first.send_raw(lead, frame)
-            else:
-                first.send_raw(frame)
-            rest = [(c, m) for c, m in rest if c is not first]
-        for conn, member in rest:
-            conn.send_raw(fan.frame(member, views))
+        parts = p.update_parts(self.id, sid, events)
+        per_seat = self.game.PER_SEAT_VIEW_KEYS
+        if first is None or leader is None:
+            views = self.views_for({m.seat for m in members.values()})
+            fan = _Fanout(parts, per_seat, next(iter(views.values())))
+            for conn, member in members.items():
+                conn.send_raw(fan.frame(member, views))
+            return
+        views = self.views_for({leader.seat})
+        fan = _Fanout(parts, per_seat, views[leader.seat])
+        frame = fan.frame(leader, views)
+        if lead is not None:
+            first.send_raw(lead, frame)
+        else:
+            first.send_raw(frame)
+        others = {m.seat for c, m in members.items() if c is not first} - views.keys()
+        if others:
+            views.update(self.views_for(others))
+        for conn, member in members.items():
+            if conn is not first:
+                conn.send_raw(fan.frame(member, views))
 
     def _seat_event(self, seat: int, event: str) -> None:
         frame = p.SeatEvent(room=self.id, seat=seat, event=event)

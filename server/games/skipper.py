@@ -944,10 +944,17 @@ class Skipper(Game):
         return {key: part(self, seat) for key, part in _VIEW_PARTS.items()}
 
     def views(self, seats: Iterable[int | None]) -> dict[int | None, dict[str, Any]]:
-        """:meth:`view` of several seats, the public part built once and shared."""
+        """:meth:`view` of several seats, the public part built once per state and shared
+        (also between calls: a room builds its acting seat's view before the others')."""
         own = self.PER_SEAT_VIEW_KEYS
-        shared = {key: (None if key in own else part(self, None))
-                  for key, part in _VIEW_PARTS.items()}
+        cache = self._seat_views
+        hit = cache.get("shared")
+        if hit is not None and hit[0] == self.state_id:
+            shared = hit[1]
+        else:  # every change of state goes through apply or forfeit, which bump state_id
+            shared = {key: (None if key in own else part(self, None))
+                      for key, part in _VIEW_PARTS.items()}
+            cache["shared"] = (self.state_id, shared)
         out: dict[int | None, dict[str, Any]] = {}
         for seat in seats:
             v = dict(shared)
