@@ -652,7 +652,7 @@ class Room:
             if ends is None or verb in ends or entry[0] == "f":
                 self.deadlines.pop(entry[1], None)  # that seat's turn is over: a fresh clock
             self._schedule()
-        ok = p.encode(p.Ok(re=re)) if conn is not None else None
+        ok = p.ok_frame(re) if conn is not None else None
         self._broadcast(events, first=conn, lead=ok)
         if self.game.over:
             self._finish()

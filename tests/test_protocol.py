@@ -472,3 +472,8 @@ def test_update_frame_fast_path_matches_encode() -> None:
         assert len(fast) == len(p.encode(msg))
     with pytest.raises(ValueError):
         p.update_frame(parts)
+
+
+@pytest.mark.parametrize("re", [None, 0, 7, 2**31 - 1, "req-1", "x" * 64])
+def test_ok_frame_is_the_encoded_ok(re: p.RequestId | None) -> None:
+    assert p.ok_frame(re) == p.encode(p.Ok(re=re))
