@@ -17,8 +17,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-#: Replace a container whole when more than this share of its entries changed.
+#: Replace a container whole when more than this share of its entries changed, unless every
+#: changed entry is itself a container worth pointing into (see :func:`_small`).
 _WHOLE = 0.5
+#: A container of at most this many plain values (a card, a legal action) is replaced whole.
+_SMALL = 4
 _MISSING = object()
 
 
@@ -30,18 +33,39 @@ def _untoken(token: str) -> str:
     return token.replace("~1", "/").replace("~0", "~")
 
 
+def _small(value: Any) -> bool:
+    """True for a plain value, or a container of at most ``_SMALL`` plain values: something
+    a pointer into would not make shorter."""
+    kind = type(value)
+    if kind is list:
+        items: Any = value
+    elif kind is dict:
+        items = value.values()
+    else:
+        return True
+    return len(value) <= _SMALL and all(type(v) is not list and type(v) is not dict
+                                        for v in items)
+
+
 def _walk(old: Any, new: Any, path: str, out: dict[str, Any]) -> None:
-    """Add the changes from ``old`` to ``new`` under ``path`` to ``out``."""
+    """Add the changes from ``old`` to ``new`` under ``path`` to ``out``.
+
+    A container whose entries mostly changed is replaced whole, unless each changed entry
+    is a larger container: a move in Skipper touches every seat a little (a draw each), and
+    pointers into the seats are a fraction of the seats list.
+    """
     # ``a is not b and a != b``: views share unchanged parts, so identity settles most.
     if type(old) is dict and type(new) is dict and old.keys() == new.keys():
         changed = [k for k, v in new.items() if v is not old[k] and v != old[k]]
-        if changed and len(changed) <= max(1, len(new) * _WHOLE):
+        if changed and (len(changed) <= max(1, len(new) * _WHOLE)
+                        or not any(_small(new[k]) for k in changed)):
             for k in changed:
                 _walk(old[k], new[k], f"{path}/{_token(k)}", out)
             return
     elif type(old) is list and type(new) is list and len(old) == len(new):
         changed = [i for i, v in enumerate(new) if v is not old[i] and v != old[i]]
-        if changed and len(changed) <= max(1, len(new) * _WHOLE):
+        if changed and (len(changed) <= max(1, len(new) * _WHOLE)
+                        or not any(_small(new[i]) for i in changed)):
             for i in changed:
                 _walk(old[i], new[i], f"{path}/{i}", out)
             return

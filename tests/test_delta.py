@@ -79,3 +79,28 @@ def test_memo_gives_the_same_deltas() -> None:
         assert diff(old, new, memo) == diff(old, new)
         assert apply_delta(copy.deepcopy(old), diff(old, new, memo)) == new
     assert memo  # the shared values were diffed once and reused
+
+
+def test_every_seat_changing_a_little_gives_pointers_not_the_whole_list() -> None:
+    # A Skipper play makes every other seat draw: all four seats change, each a little.
+    seat = {"stacks": [{"suit": s, "cards": ["A" + s], "values": [1], "complete": False}
+                       for s in "CDHS"], "discard_top": None, "discard": 0, "stock": 40,
+            "hand": 7, "trash": 0, "turns": 3, "phase": "start", "status": "active"}
+    old = {"seats": [copy.deepcopy(seat) for _ in range(4)]}
+    new = copy.deepcopy(old)
+    for i, s in enumerate(new["seats"]):
+        s["stock"] -= 1
+        s["hand"] += 1 + (i == 0)
+    new["seats"][0]["stacks"][2]["cards"].append("QD")
+    delta = diff(old, new)
+    assert "seats" not in delta and "/seats/0/stacks/2/cards" in delta
+    assert delta["/seats/3/stock"] == 39
+    assert apply_delta(copy.deepcopy(old), delta) == new
+    import msgpack
+    assert len(msgpack.packb(delta)) < len(msgpack.packb({"seats": new["seats"]})) / 3
+
+
+def test_small_entries_that_all_changed_are_replaced_whole() -> None:
+    old = {"legal_actions": [["play", "QC", s] for s in "CDHS"]}
+    new = {"legal_actions": [["play", "QD", s] for s in "CDHS"]}
+    assert diff(old, new) == {"legal_actions": new["legal_actions"]}
