@@ -87,6 +87,8 @@ class BenchConfig:
             then need ``server_pid``; the Redis mode is skipped).
         server_pid: Process id of the server at ``url`` (for CPU and RSS figures).
         seed: Seed of the clients' random choices.
+        rounds: Windows each of Cardhall (in memory) and the echo baseline take in turn,
+            per phase (see :func:`_phase`).
         pin: On Linux with 2 or more CPUs, run the server under test (Cardhall or echo) on
             the first CPU and the load generator on the second, so neither loses time to
             the other in the scheduler's migrations; redis-server stays unpinned.
@@ -102,6 +104,7 @@ class BenchConfig:
     url: str | None = None
     server_pid: int | None = None
     seed: int = 1
+    rounds: int = 4
     pin: bool = True
 
 
@@ -118,6 +121,15 @@ class Stats:
     frames_in: int = 0        # every frame received
     bytes_in: int = 0         # their bytes
     games: int = 0            # games finished
+
+    def merge(self, other: Stats) -> None:
+        """Add ``other``'s counters and samples to these."""
+        for f in dataclasses.fields(self):
+            mine = getattr(self, f.name)
+            if isinstance(mine, list):
+                mine.extend(getattr(other, f.name))
+            else:
+                setattr(self, f.name, mine + getattr(other, f.name))
 
     def figures(self, seconds: float) -> dict[str, Any]:
         """The phase's figures over ``seconds``."""
@@ -207,6 +219,22 @@ class Load:
         #: exhausts the Redis store's connection pool (redis-py's default of 100); real
         #: tables do not all open in the same millisecond.
         self.creating = asyncio.Semaphore(CREATE_PARALLEL)
+        #: Set while the tables may act (:meth:`pause`, :meth:`resume`).
+        self.go = asyncio.Event()
+        self.go.set()
+        self.tables: list[Table | EchoTable] = []
+
+    def pause(self) -> None:
+        """Stop the tables: each finishes the request it has in flight, then waits."""
+        self.go.clear()
+
+    def resume(self) -> None:
+        """Let the tables act again, each at a random phase of its interval (all at once,
+        every overdue table would act in the same instant)."""
+        now = time.perf_counter()
+        for table in self.tables:
+            table.next_at = now + self.rng.uniform(0, self.interval)
+        self.go.set()
 
     def pace(self, rate: float) -> None:
         """Pace every table so that all together make ``rate`` actions/s (0: no pause)."""
@@ -351,6 +379,10 @@ class Seat:
         pause, in the paced phase)."""
         table, load = self.table, self.table.load
         self.acted_on = sid
+        if not load.go.is_set():
+            await load.go.wait()
+            if not load.running:
+                return
         if load.interval:
             delay = table.next_at - time.perf_counter()
             if delay > 0:
@@ -380,6 +412,7 @@ class Table:
         self.playing = False
         self.next_at = 0.0
         self._new: asyncio.Task[None] | None = None
+        load.tables.append(self)
         for s in self.seats:
             s.task = asyncio.get_running_loop().create_task(s.read())
 
@@ -474,6 +507,7 @@ class EchoTable:
         self.next_at = 0.0
         loop = asyncio.get_running_loop()
         self.tasks = [loop.create_task(self._read(k)) for k in range(len(seats))]
+        load.tables.append(self)
 
     async def start(self) -> None:
         """Connect the table's connections and start its first room (or echo round)."""
@@ -482,6 +516,8 @@ class EchoTable:
 
     async def _send(self, k: int) -> None:
         load = self.load
+        if not load.go.is_set():
+            await load.go.wait()
         if load.interval:
             delay = self.next_at - time.perf_counter()
             if delay > 0:
@@ -711,56 +747,94 @@ async def _settle(seconds: float = 0.5) -> None:
     await asyncio.sleep(seconds)
 
 
-async def _phase(load: Load, pid: int | None, warmup: float, seconds: float,
-                 rate: float) -> dict[str, Any]:
-    """Warm up, then measure ``seconds`` at ``rate`` actions/s (0: closed loop)."""
-    load.pace(rate)
-    await asyncio.sleep(warmup)
-    load.measure()
-    cpu0 = cpu_seconds(pid) if pid else None
-    me0 = time.process_time()
-    t0 = time.perf_counter()
-    await asyncio.sleep(seconds)
-    stats = load.take()
-    elapsed = time.perf_counter() - t0
-    figures = stats.figures(elapsed)
-    figures["loadgen_cpu_share"] = (time.process_time() - me0) / elapsed
-    if pid:
-        assert cpu0 is not None
-        cpu = cpu_seconds(pid) - cpu0
-        figures["server_cpu_share"] = cpu / elapsed
-        figures["server_cpu_s_per_action"] = cpu / stats.actions if stats.actions else None
-    return figures
+@dataclasses.dataclass
+class Target:
+    """A server under load: its generator state and process id (None: CPU not measured)."""
+
+    load: Load
+    pid: int | None
 
 
-async def bench_cardhall(url: str, pid: int | None, cfg: BenchConfig,
-                         redis_pid: int | None = None) -> dict[str, Any]:
-    """Latency and throughput phases against the Cardhall server at ``url``."""
+async def _phase(targets: list[Target], warmup: float, seconds: float, rate: float,
+                 rounds: int = 1) -> list[dict[str, Any]]:
+    """Measure every target for ``seconds`` at ``rate`` actions/s (0: closed loop); returns
+    one figures dict per target.
+
+    The targets take turns in ``rounds`` windows of ``seconds / rounds`` (A, B, A, B, ...),
+    only one under load at a time and each window after ``warmup / rounds`` seconds of load
+    on its target alone: the speed of a shared machine drifts over seconds, and taking turns
+    spreads that drift over every target alike instead of handing it to whichever ran
+    second. Figures are over all of a target's windows together.
+    """
+    acc = [(t, Stats(), [0.0, 0.0, 0.0]) for t in targets]  # seconds, server CPU, own CPU
+    for t in targets:
+        t.load.pace(rate)
+        t.load.pause()
+    for _ in range(rounds):
+        for t, stats, sums in acc:
+            t.load.resume()
+            await asyncio.sleep(warmup / rounds)
+            t.load.measure()
+            cpu0 = cpu_seconds(t.pid) if t.pid else 0.0
+            me0 = time.process_time()
+            t0 = time.perf_counter()
+            await asyncio.sleep(seconds / rounds)
+            stats.merge(t.load.take())
+            sums[0] += time.perf_counter() - t0
+            sums[2] += time.process_time() - me0
+            if t.pid:
+                sums[1] += cpu_seconds(t.pid) - cpu0
+            t.load.pause()
+    out = []
+    for t, stats, (elapsed, cpu, own) in acc:
+        figures = stats.figures(elapsed)
+        figures["loadgen_cpu_share"] = own / elapsed
+        if t.pid:
+            figures["server_cpu_share"] = cpu / elapsed
+            figures["server_cpu_s_per_action"] = cpu / stats.actions if stats.actions else None
+        out.append(figures)
+    return out
+
+
+async def _close(load: Load) -> None:
+    """Stop the generator and close every table of ``load``."""
+    load.running = False
+    load.go.set()
+    await asyncio.gather(*(t.close() for t in load.tables), return_exceptions=True)
+
+
+async def open_cardhall(url: str, pid: int | None, cfg: BenchConfig) -> tuple[Load, dict[str, Any]]:
+    """Connect ``4 * cfg.rooms`` players to the Cardhall server at ``url`` and seat them in
+    rooms, playing at ``cfg.rate``; returns the load and the RSS figures so far."""
     load = Load(cfg.rooms, cfg.seed)
     out: dict[str, Any] = {"rooms": cfg.rooms}
-    rss0 = rss_bytes(pid) if pid else None
+    out["rss_before"] = rss_bytes(pid) if pid else None
     conns = await open_many(url, 4 * cfg.rooms, hello)
     await _settle()
-    rss_conn = rss_bytes(pid) if pid else None
+    out["rss_connected"] = rss_bytes(pid) if pid else None
     tables = [Table(load, conns[4 * i:4 * i + 4]) for i in range(cfg.rooms)]
+    load.pace(cfg.rate)
     try:
-        load.pace(cfg.rate)
         await asyncio.gather(*(t.new_room() for t in tables))
-        out["latency"] = await _phase(load, pid, cfg.warmup, cfg.latency_seconds, cfg.rate)
-        r0 = cpu_seconds(redis_pid) if redis_pid else None
-        out["throughput"] = await _phase(load, pid, cfg.warmup, cfg.throughput_seconds, 0)
-        if redis_pid and r0 is not None:
-            th = out["throughput"]
-            th["redis_cpu_s_per_action"] = ((cpu_seconds(redis_pid) - r0) / th["actions"]
-                                            if th["actions"] else None)
-        if pid:
-            assert rss0 is not None and rss_conn is not None
-            out.update(memory_figures(rss0, rss_conn, rss_bytes(pid), cfg.rooms))
-    finally:
-        load.running = False
-        await asyncio.gather(*(t.close() for t in tables), return_exceptions=True)
-    out["errors"] = load.errors[:10]
-    return out
+    except BaseException:
+        await _close(load)
+        raise
+    return load, out
+
+
+async def open_echo(url: str, pid: int, cfg: BenchConfig, size: int) -> tuple[Load, dict[str, Any]]:
+    """The echo baseline's counterpart of :func:`open_cardhall`: frames of ``size`` bytes."""
+    load = Load(cfg.rooms, cfg.seed)
+    out: dict[str, Any] = {"rooms": cfg.rooms, "frame_bytes": size}
+    out["rss_before"] = rss_bytes(pid)
+    conns = await open_many(url, 4 * cfg.rooms, echo_hello)
+    await _settle()
+    out["rss_connected"] = rss_bytes(pid)
+    payload = os.urandom(size)
+    tables = [EchoTable(load, conns[4 * i:4 * i + 4], payload) for i in range(cfg.rooms)]
+    load.pace(cfg.rate)
+    await asyncio.gather(*(t.start() for t in tables))
+    return load, out
 
 
 def memory_figures(before: int, connected: int, playing: int, rooms: int) -> dict[str, Any]:
@@ -772,26 +846,62 @@ def memory_figures(before: int, connected: int, playing: int, rooms: int) -> dic
             "rss_per_active_room": (playing - connected) / rooms}
 
 
-async def bench_echo(url: str, pid: int, cfg: BenchConfig, size: int) -> dict[str, Any]:
-    """The same phases against the echo server, frames of ``size`` bytes."""
-    load = Load(cfg.rooms, cfg.seed)
-    out: dict[str, Any] = {"rooms": cfg.rooms, "frame_bytes": size}
-    rss0 = rss_bytes(pid)
-    conns = await open_many(url, 4 * cfg.rooms, echo_hello)
-    await _settle()
-    rss_conn = rss_bytes(pid)
-    payload = os.urandom(size)
-    tables = [EchoTable(load, conns[4 * i:4 * i + 4], payload) for i in range(cfg.rooms)]
+def _finish(out: dict[str, Any], load: Load, pid: int | None) -> None:
+    """Add the RSS figures of a server that has been playing, and the generator's errors."""
+    if pid and out.get("rss_before") is not None:
+        out.update(memory_figures(out["rss_before"], out["rss_connected"], rss_bytes(pid),
+                                  load.rooms))
+    out["errors"] = load.errors[:10]
+
+
+async def bench_cardhall(url: str, pid: int | None, cfg: BenchConfig,
+                         redis_pid: int | None = None) -> dict[str, Any]:
+    """Latency and throughput phases against the Cardhall server at ``url`` alone."""
+    load, out = await open_cardhall(url, pid, cfg)
+    target = [Target(load, pid)]
     try:
-        load.pace(cfg.rate)
-        await asyncio.gather(*(t.start() for t in tables))
-        out["latency"] = await _phase(load, pid, cfg.warmup, cfg.latency_seconds, cfg.rate)
-        out["throughput"] = await _phase(load, pid, cfg.warmup, cfg.throughput_seconds, 0)
-        out.update(memory_figures(rss0, rss_conn, rss_bytes(pid), cfg.rooms))
+        (out["latency"],) = await _phase(target, cfg.warmup, cfg.latency_seconds, cfg.rate)
+        r0 = cpu_seconds(redis_pid) if redis_pid else None
+        (out["throughput"],) = await _phase(target, cfg.warmup, cfg.throughput_seconds, 0)
+        if redis_pid and r0 is not None:
+            th = out["throughput"]
+            th["redis_cpu_s_per_action"] = ((cpu_seconds(redis_pid) - r0) / th["actions"]
+                                            if th["actions"] else None)
+        _finish(out, load, pid)
     finally:
-        load.running = False
-        await asyncio.gather(*(t.close() for t in tables), return_exceptions=True)
+        await _close(load)
     return out
+
+
+async def bench_against_echo(url: str, pid: int | None, echo: Child,
+                             cfg: BenchConfig) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Cardhall at ``url`` and the ``echo`` server, their phases taking turns (see
+    :func:`_phase`); returns (Cardhall figures, echo figures).
+
+    The echo frames are the size of the median Cardhall update of a first warm-up (the
+    rooms playing at ``cfg.rate`` for ``cfg.warmup`` seconds, the second half counted).
+    """
+    load, out = await open_cardhall(url, pid, cfg)
+    echo_load: Load | None = None
+    try:
+        await asyncio.sleep(cfg.warmup / 2)  # the joins' full views, then deltas only
+        load.measure()
+        await asyncio.sleep(cfg.warmup / 2)
+        sizes = sorted(load.take().update_sizes)
+        size = int(_pct(sizes, 0.5) or 200)
+        echo_load, echo_out = await open_echo(echo.url, echo.pid, cfg, size)
+        targets = [Target(load, pid), Target(echo_load, echo.pid)]
+        out["latency"], echo_out["latency"] = await _phase(
+            targets, cfg.warmup, cfg.latency_seconds, cfg.rate, cfg.rounds)
+        out["throughput"], echo_out["throughput"] = await _phase(
+            targets, cfg.warmup, cfg.throughput_seconds, 0, cfg.rounds)
+        _finish(out, load, pid)
+        _finish(echo_out, echo_load, echo.pid)
+    finally:
+        await _close(load)
+        if echo_load is not None:
+            await _close(echo_load)
+    return out, echo_out
 
 
 async def bench_idle(url: str, pid: int, n: int,
@@ -844,24 +954,23 @@ async def run_bench(cfg: BenchConfig, progress: Callable[[str], None] | None = N
         os.sched_setaffinity(0, plan[1])
     try:
         with _children() as kids:
-            # 1. Cardhall, in-memory store.
+            # 1. Cardhall (in-memory store) and the echo baseline, taking turns.
+            say("echo baseline: starting server")
+            kids.append(start_echo(logs / "echo.log", server_cpus))
+            echo = kids[-1]
             if cfg.url:
                 url, pid = cfg.url, cfg.server_pid
             else:
                 say("cardhall (memory store): starting server")
                 kids.append(start_cardhall(None, logs / "cardhall-memory.log", server_cpus))
                 url, pid = kids[-1].url, kids[-1].pid
-            say(f"cardhall (memory store): {cfg.rooms} rooms, latency then throughput")
-            result["memory"] = await bench_cardhall(url, pid, cfg)
+            say(f"cardhall (memory store) and echo: {cfg.rooms} rooms each, latency then "
+                f"throughput, {cfg.rounds} rounds taking turns")
+            result["memory"], result["echo"] = await bench_against_echo(url, pid, echo, cfg)
             if not cfg.url:
                 kids.pop().stop()
 
-            # 2. The echo baseline, frames of the median update size.
-            size = int(result["memory"]["throughput"]["update_bytes_p50"] or 200)
-            say(f"echo baseline: starting server, frames of {size} bytes")
-            kids.append(start_echo(logs / "echo.log", server_cpus))
-            echo = kids[-1]
-            result["echo"] = await bench_echo(echo.url, echo.pid, cfg, size)
+            # 2. Idle connections on the echo server.
             echo_idle = None
             if cfg.idle:
                 say(f"echo baseline: {cfg.idle} idle connections")

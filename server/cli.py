@@ -279,7 +279,10 @@ def rooms(url: str, game: str | None, as_json: bool) -> None:
 @click.option("--seconds", type=click.FloatRange(0.5), default=8.0, show_default=True,
               help="Measured seconds of each phase (latency, throughput), per server.")
 @click.option("--warmup", type=click.FloatRange(0), default=2.0, show_default=True,
-              help="Seconds of load before each measured phase.")
+              help="Seconds of load before each measured phase (split over its rounds).")
+@click.option("--rounds", type=click.IntRange(1), default=4, show_default=True,
+              help="Windows that Cardhall (in memory) and the echo baseline take in turn, "
+                   "per phase, so that drift in machine speed touches both alike.")
 @click.option("--idle", type=click.IntRange(0), default=2000, show_default=True,
               help="Idle connections for the memory figure (0: skip; 10000 checks the target).")
 @click.option("--redis", "redis_mode", type=click.Choice(["auto", "off"]), default="auto",
@@ -298,7 +301,8 @@ def rooms(url: str, game: str | None, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object, no table.")
 @click.option("--logdir", type=click.Path(file_okay=False), default=None,
               help="Keep the servers' logs in this folder.")
-def bench(rooms: int, rate: float, seconds: float, warmup: float, idle: int, redis_mode: str,
+def bench(rooms: int, rate: float, seconds: float, warmup: float, rounds: int, idle: int,
+          redis_mode: str,
           redis_url: str | None, url: str | None, server_pid: int | None, seed: int,
           pin: bool, as_json: bool, logdir: str | None) -> None:
     """Latency, throughput and memory of a live server, against a raw websockets echo server.
@@ -312,7 +316,7 @@ def bench(rooms: int, rate: float, seconds: float, warmup: float, idle: int, red
 
     cfg = BenchConfig(rooms=rooms, rate=rate, warmup=warmup, latency_seconds=seconds,
                       throughput_seconds=seconds, idle=idle, redis=redis_url or redis_mode,
-                      url=url, server_pid=server_pid, seed=seed, pin=pin)
+                      url=url, server_pid=server_pid, seed=seed, rounds=rounds, pin=pin)
     if logdir is not None:
         Path(logdir).mkdir(parents=True, exist_ok=True)
     try:
