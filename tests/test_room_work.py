@@ -35,7 +35,10 @@ class GatedStore(MemoryStore):
         await super().append(room_id, entries, expect, state)
 
 
-def _room(store: MemoryStore) -> tuple[Room, Skipper, list[Recorder], list[tuple[str, list[str]]]]:
+async def _room(store: MemoryStore) -> tuple[Room, Skipper, list[Recorder],
+                                             list[tuple[str, list[str]]]]:
+    """A started 2-seat Skipper room, saved in ``store``, its task idle (what ``start``
+    queued has run); with its game, stand-in seats and their write log."""
     log: list[tuple[str, list[str]]] = []
     game = Skipper({"mode": "multi", "seed": 5, "first_seat": 0}, 2)
     room = Room(id="r1", name="r1", game_name="skipper", game=game,
@@ -45,16 +48,12 @@ def _room(store: MemoryStore) -> tuple[Room, Skipper, list[Recorder], list[tuple
     for i, conn in enumerate(seats):
         room.join(conn, i)  # type: ignore[arg-type]
     room.start(None)
-    log.clear()
-    return room, game, seats, log
-
-
-async def _saved(room: Room) -> None:
-    """Store the room and let its task run what ``start`` queued (a state save)."""
-    await room.store.save_room(room.id, room.record(), room.state(), room.summary())
+    await store.save_room(room.id, room.record(), room.state(), room.summary())
     room.start_task()
     while not room._queue.empty() or room._busy.locked():
         await asyncio.sleep(0)
+    log.clear()
+    return room, game, seats, log
 
 
 def _act(game: Skipper, seat: int, rid: int) -> p.Act:
@@ -64,8 +63,7 @@ def _act(game: Skipper, seat: int, rid: int) -> p.Act:
 
 async def test_an_act_on_an_idle_room_runs_in_the_callers_task() -> None:
     store = GatedStore()
-    room, game, seats, log = _room(store)
-    await _saved(room)
+    room, game, seats, log = await _room(store)
     await room.play(seats[0], _act(game, 0, 1))  # type: ignore[arg-type]
     assert store.tasks == [asyncio.current_task()]  # not the room's task
     assert game.state_id == 1 and len(await store.log("r1")) == 1
@@ -75,8 +73,7 @@ async def test_an_act_on_an_idle_room_runs_in_the_callers_task() -> None:
 
 async def test_work_queued_while_an_act_appends_runs_after_it() -> None:
     store = GatedStore()
-    room, game, seats, log = _room(store)
-    await _saved(room)
+    room, game, seats, log = await _room(store)
     store.gate.clear()
     first = asyncio.create_task(room.play(seats[0], _act(game, 0, 1)))  # type: ignore[arg-type]
     await store.appending.wait()  # applied, now waiting in the store's append
@@ -98,8 +95,7 @@ async def test_work_queued_while_an_act_appends_runs_after_it() -> None:
 
 async def test_a_caller_cancelled_while_appending_leaves_the_room_to_reload() -> None:
     store = GatedStore()
-    room, game, seats, log = _room(store)
-    await _saved(room)
+    room, game, seats, log = await _room(store)
     store.gate.clear()
     act = _act(game, 0, 1)
     task = asyncio.create_task(room.play(seats[0], act))  # type: ignore[arg-type]
