@@ -157,6 +157,39 @@ async def test_kill_9_of_the_owner_mid_game(servers: list[ServeProcess],
     assert taken_after <= 5.0, f"taken over {taken_after:.1f} s after the kill"
 
 
+async def test_a_turn_clock_runs_on_after_its_owner_is_killed(servers: list[ServeProcess],
+                                                               store: RedisStore) -> None:
+    """Nobody acts. The room's owner dies with a turn clock running; the process that takes
+    the room over runs that clock out from the stored deadline (not a fresh one) and plays
+    the seat's default action."""
+    owner, other = servers
+    turn = 8.0
+    async with Client(owner.url) as host, Client(other.url) as guest:
+        room = (await host.create_room("skipper", mode="multi", seats=2, options={
+            "seed": 7, "first_seat": 0, "turn_seconds": turn, "grace_seconds": 60})).room
+        await host.join(room)
+        await guest.join(room)  # forwarded to the owner; the room starts when full
+        deadline = time.monotonic() + 10
+        while guest.views[room]["room"]["status"] != "playing":
+            assert time.monotonic() < deadline, "the room did not start"
+            await asyncio.sleep(0.02)
+        started = time.monotonic()
+        assert guest.views[room]["state_id"] == 0 and guest.views[room]["to_act"] == [0]
+        await asyncio.sleep(0.5)  # the state with seat 0's deadline is saved
+        assert f":{owner.proc.pid}:" in (await store.owner(room) or "")
+        owner.kill9()
+        while guest.views[room]["state_id"] == 0:
+            assert time.monotonic() - started < turn + 15, "the clock never ran out"
+            await asyncio.sleep(0.05)
+        seen_after = time.monotonic() - started
+    assert f":{other.proc.pid}:" in (await store.owner(room) or "")
+    entries = await store.log(room)
+    assert entries and entries[0][1] == 0  # seat 0's default, played by the server
+    # Not before its clock ran out, nor a turn after the takeover (3-5 s after the kill: the
+    # lease is 3 s): the clock went on from the stored deadline.
+    assert turn - 0.5 <= seen_after <= turn + 2.5, f"default played after {seen_after:.1f} s"
+
+
 async def test_redis_restart_is_survived(servers: list[ServeProcess], redis_proc: RedisProcess,
                                          store: RedisStore) -> None:
     urls = [s.url for s in servers]
