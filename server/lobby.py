@@ -182,16 +182,23 @@ class Lobby:
                     game=game, settings=settings, store=self.store, private=private, code=code,
                     host=conn.session, on_finish=self._finished, on_lost=self._lost)
         room.metrics = self.metrics
-        await self.store.save_room(room_id, room.record(), room.state(), room.summary())
+        # Registered before the store write: once the store lists the room, a quick join of
+        # this process may route to it, and must find this room rather than load a twin.
         self.rooms[room_id] = room
+        try:
+            await self.store.save_room(room_id, room.record(), room.state(), room.summary())
+        except BaseException:
+            self.rooms.pop(room_id, None)
+            raise
         room.start_task()
         log.info("room created room=%s game=%s mode=%s seats=%d private=%s", room_id,
                  msg.game, mode, seats, private)
         return room
 
-    async def quick_room(self, msg: p.QuickJoin) -> str | None:
+    async def quick_room(self, msg: p.QuickJoin, local: bool = False) -> str | None:
         """Id of a public waiting room of the requested game (and mode and size) with a free
-        seat, on any process (this process's first), or None.
+        seat, on any process (this process's first; with ``local``, this process's only), or
+        None.
 
         Raises:
             StoreError: the store is unavailable.
@@ -201,7 +208,8 @@ class Lobby:
                 if s["game"] == msg.game and not s["private"] and s["status"] == "waiting"
                 and s["taken"] < s["seats"]
                 and (msg.mode is None or s["mode"] == msg.mode)
-                and (msg.seats is None or s["seats"] == msg.seats)]
+                and (msg.seats is None or s["seats"] == msg.seats)
+                and (not local or s["room"] in self.rooms)]
         fits.sort(key=lambda s: (s["room"] not in self.rooms, s["room"]))
         return fits[0]["room"] if fits else None
 

@@ -1,5 +1,6 @@
 """A room's work items: an ``act`` on an idle room runs at once in the caller's task, one on
-a busy room waits its turn, and no two items ever interleave."""
+a busy room waits its turn, and no two items ever interleave; and one room object per room
+in a process, even while it is being created."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from typing import Any
 import pytest
 
 from cardhall import protocol as p
+from cardhall.server.config import Settings
 from cardhall.server.games.skipper import Skipper
+from cardhall.server.lobby import Lobby
 from cardhall.server.room import Room
 from cardhall.server.store import LogEntry, MemoryStore
 
@@ -114,3 +117,49 @@ async def test_a_caller_cancelled_while_appending_leaves_the_room_to_reload() ->
     assert ("seat0", ["ok", "update"]) in log
     assert room.game.state_id == 1 and len(await store.log("r1")) == 1
     await room.close()
+
+
+class SlowCreateStore(MemoryStore):
+    """A memory store whose ``save_room`` writes, then waits for ``gate`` before it returns
+    (Redis has the room; its reply is on the way)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = asyncio.Event()
+        self.saved: asyncio.Queue[str] = asyncio.Queue()
+
+    async def save_room(self, room_id: str, record: dict[str, Any], state: dict[str, Any],
+                        summary: dict[str, Any]) -> None:
+        await super().save_room(room_id, record, state, summary)
+        self.saved.put_nowait(room_id)
+        await self.gate.wait()
+
+
+async def test_a_room_being_created_is_routed_to_not_loaded_twice() -> None:
+    # A quick join on the same process may find the room in the store's listing while its
+    # creation still waits on the store: routing must give the room being created, not
+    # load a second copy of it from the store (two copies seated two players in one seat).
+    store = SlowCreateStore()
+    lobby = Lobby(store, Settings(), cluster=None)  # type: ignore[arg-type]
+    host = Recorder("host", [])
+    creating = asyncio.create_task(lobby.create(host, p.CreateRoom(  # type: ignore[arg-type]
+        game="skipper", mode="multi", seats=2)))
+    room_id = await asyncio.wait_for(store.saved.get(), 5)
+    assert [s["room"] for s in await store.list_rooms()] == [room_id]
+    routed = await asyncio.wait_for(lobby.route(room_id), 5)
+    store.gate.set()
+    room = await creating
+    assert routed is room and lobby.rooms == {room_id: room}
+    await room.close()
+
+
+async def test_a_room_whose_store_write_fails_is_not_kept() -> None:
+    store = SlowCreateStore()
+    lobby = Lobby(store, Settings(), cluster=None)  # type: ignore[arg-type]
+    creating = asyncio.create_task(lobby.create(Recorder("host", []),  # type: ignore[arg-type]
+                                                p.CreateRoom(game="skipper", seats=1)))
+    await asyncio.wait_for(store.saved.get(), 5)
+    creating.cancel()  # as a store error would: the creation fails mid-write
+    with pytest.raises(asyncio.CancelledError):
+        await creating
+    assert lobby.rooms == {}
