@@ -136,14 +136,18 @@ class Session:
         await self._join_room(room, msg.seat, msg.id)
 
     async def _quick_join(self, msg: p.QuickJoin) -> None:
+        """Seat the client in an open room that fits, or in a fresh one. An open room on
+        another process: the quick join goes there whole, so that its owner seats the client
+        in a fresh room of its own when that one filled meanwhile; forwarded, it looks at
+        the owner's rooms only (one hop at most)."""
         lobby = self.server.lobby
-        room_id = await lobby.quick_room(msg)
+        forwarded = self.process != self.server.store.process_id
+        room_id = await lobby.quick_room(msg, local=forwarded)
         room = None
         if room_id is not None:
             where = await lobby.route(room_id)
-            if isinstance(where, str):  # an open room on another process: join it there
-                await self.server.cluster.forward(self, where, room_id,
-                                                  p.Join(room=room_id, id=msg.id))
+            if isinstance(where, str):  # an open room on another process: join there
+                await self.server.cluster.forward(self, where, room_id, msg)
                 return
             room = where
         if room is None:

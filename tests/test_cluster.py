@@ -190,6 +190,39 @@ async def test_a_turn_clock_runs_on_after_its_owner_is_killed(servers: list[Serv
     assert turn - 0.5 <= seen_after <= turn + 2.5, f"default played after {seen_after:.1f} s"
 
 
+async def test_quick_join_fills_one_room_across_processes(servers: list[ServeProcess]) -> None:
+    """Players quick-joining through different processes land in the same open room."""
+    urls = [s.url for s in servers]
+    async with Client(urls[0]) as a, Client(urls[1]) as b, Client(urls[0]) as c:
+        first = await a.quick_join("skipper", mode="multi", seats=3)
+        second = await b.quick_join("skipper", mode="multi", seats=3)  # on the other process
+        third = await c.quick_join("skipper", mode="multi", seats=3)
+        assert first.room == second.room == third.room
+        assert sorted([first.seat, second.seat, third.seat]) == [0, 1, 2]
+
+
+async def test_concurrent_quick_joins_across_processes_all_get_seats(
+        servers: list[ServeProcess]) -> None:
+    """Eight players quick-join 2-seat rooms at once through both processes: every one is
+    seated (a room filled meanwhile, even on the other process, means a fresh room, not an
+    error), and no room has more than its 2 seats."""
+    urls = [s.url for s in servers]
+    clients = [Client(urls[i % 2]) for i in range(8)]
+    try:
+        for c in clients:
+            await c.connect()
+        joined = await asyncio.wait_for(asyncio.gather(
+            *(c.quick_join("skipper", mode="multi", seats=2) for c in clients)), 30)
+    finally:
+        for c in clients:
+            await c.close()
+    by_room: dict[str, list[int | None]] = {}
+    for j in joined:
+        by_room.setdefault(j.room, []).append(j.seat)
+    assert all(sorted(seats) == list(range(len(seats))) and len(seats) <= 2  # type: ignore
+               for seats in by_room.values()), by_room
+
+
 async def test_redis_restart_is_survived(servers: list[ServeProcess], redis_proc: RedisProcess,
                                          store: RedisStore) -> None:
     urls = [s.url for s in servers]
