@@ -291,6 +291,14 @@ class Client:
             raise ServerError(reply.code, reply.message)
         return reply
 
+    async def list_games(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The games the server hosts and the options every room takes: ``(games,
+        room_options)``, as in the ``games`` reply of the protocol spec (per game: ``game``,
+        ``title``, ``min_seats``, ``max_seats``, ``modes``, ``options``)."""
+        reply = await self.request(p.ListGames())
+        assert isinstance(reply, p.Games)
+        return list(reply.games), list(reply.room_options)
+
     async def list_rooms(self, game: str | None = None) -> list[dict[str, Any]]:
         """The lobby: one summary dict per room (see ``rooms`` in the protocol spec)."""
         reply = await self.request(p.ListRooms(game=game))

@@ -39,10 +39,6 @@ from .. import protocol as p
 from .client import Client, ConnectionLost, ServerError
 from .renderers import pretty_card, renderer
 
-#: Games a server of this version knows (the protocol has no request that lists them).
-GAMES = ("skipper", "shop", "shah", "thirtysix", "shufflejack")
-#: Skipper's modes; the other games have a single mode.
-SKIPPER_MODES = ("solo", "multi", "race")
 #: What a faulty renderer may raise on an odd view: shown as a line, never a crash.
 RENDER_ERRORS = (KeyError, TypeError, IndexError, ValueError, AttributeError)
 _SUITS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
@@ -287,6 +283,8 @@ class Terminal:
         self.out = out or sys.stdout
         self.width = width or shutil.get_terminal_size((100, 24)).columns
         self.rooms: list[dict[str, Any]] = []
+        #: The server's games (``list_games``), fetched on entering the lobby.
+        self.games: list[dict[str, Any]] = []
         self.table: _Table | None = None
         self._events: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         self._mid_line = False
@@ -407,6 +405,8 @@ class Terminal:
         """
         self.say(f"Cardhall at {self.client.url}, playing as {self.client.name!r}. "
                  "Type ? for help.")
+        listed = await self._request(self.client.list_games())
+        self.games = listed[0] if listed else []
         await self.refresh()
         commands: dict[str, Callable[[str], Awaitable[bool]]] = {
             "r": self._cmd_refresh, "c": self._cmd_create, "j": self._cmd_join,
@@ -521,22 +521,30 @@ class Terminal:
     # -- create dialogue ----------------------------------------------------------------------
 
     async def _choose_game(self) -> str | None:
-        """Ask for a game by number or name (Enter: skipper; x: cancel)."""
-        self.say("games: " + "  ".join(f"{i}. {g}" for i, g in enumerate(GAMES, 1)))
+        """Ask for one of the server's games by number or name (Enter: the first, Skipper
+        on Cardhall; x: cancel); None when cancelled or the server listed none."""
+        names = [str(g["game"]) for g in self.games]
+        names.sort(key=lambda n: n != "skipper")  # the headline game first
+        if not names:
+            self.error("the server listed no games")
+            return None
+        self.say("games: " + "  ".join(f"{i}. {g}" for i, g in enumerate(names, 1)))
         while True:
-            answer = (await self.ask("game [1-5 or name, Enter = skipper, x = cancel]: ")).lower()
+            answer = (await self.ask(f"game [1-{len(names)} or name, Enter = {names[0]}, "
+                                     "x = cancel]: ")).lower()
             if answer == "x":
                 return None
             if not answer:
-                return GAMES[0]
-            if answer.isdigit() and 1 <= int(answer) <= len(GAMES):
-                return GAMES[int(answer) - 1]
-            if answer in GAMES:
+                return names[0]
+            if answer.isdigit() and 1 <= int(answer) <= len(names):
+                return names[int(answer) - 1]
+            if answer in names:
                 return answer
             self.error(f"no game {answer!r}")
 
     async def _ask_room(self) -> tuple[str, str | None, int, dict[str, str], bool] | None:
-        """The create-room dialogue: game, Skipper mode and seats, options, privacy.
+        """The create-room dialogue: game, its mode and seats (as the server's game listing
+        gives them; a ``solo`` mode, or no mode, is one seat), options, privacy.
 
         Returns:
             ``(game, mode, seats, options, private)``, or None when cancelled (``x``).
@@ -544,26 +552,29 @@ class Terminal:
         game = await self._choose_game()
         if game is None:
             return None
+        info = next(g for g in self.games if g["game"] == game)
+        modes = [str(m) for m in info["modes"]]
         mode, seats = None, 1
-        if game == "skipper":
+        if modes:
             while mode is None:
-                answer = (await self.ask("mode [solo/multi/race, Enter = solo]: ")).lower()
+                answer = (await self.ask(f"mode [{'/'.join(modes)}, Enter = {modes[0]}]: ")).lower()
                 if answer == "x":
                     return None
-                if answer in ("",) + SKIPPER_MODES:
-                    mode = answer or "solo"
+                if not answer or answer in modes:
+                    mode = answer or modes[0]
                 else:
                     self.error(f"no mode {answer!r}")
-            if mode != "solo":
-                seats = 0
-                while not seats:
-                    answer = await self.ask("seats [2-6, Enter = 2]: ")
-                    if answer == "x":
-                        return None
-                    if not answer or (answer.isdigit() and 2 <= int(answer) <= 6):
-                        seats = int(answer or 2)
-                    else:
-                        self.error("seats must be a number from 2 to 6")
+        low, high = max(2, int(info["min_seats"])), int(info["max_seats"])
+        if mode not in (None, "solo") and high >= low:
+            seats = 0
+            while not seats:
+                answer = await self.ask(f"seats [{low}-{high}, Enter = {low}]: ")
+                if answer == "x":
+                    return None
+                if not answer or (answer.isdigit() and low <= int(answer) <= high):
+                    seats = int(answer or low)
+                else:
+                    self.error(f"seats must be a number from {low} to {high}")
         options: dict[str, str] | None = None
         while options is None:
             answer = await self.ask("options as k=v words (e.g. turn_limit=20 turn_seconds=60),"

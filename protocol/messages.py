@@ -5,13 +5,15 @@ field in ``__post_init__`` (type, range, length, basic shape of game data), so a
 always valid: the server cannot build a frame a conforming client would reject, and
 :func:`cardhall.protocol.decode` produces instances through the very same checks.
 
-Messages sent by clients (``ClientMessage``): :class:`Hello`, :class:`ListRooms`,
-:class:`CreateRoom`, :class:`Join`, :class:`QuickJoin`, :class:`Spectate`, :class:`Leave`,
-:class:`Start`, :class:`Resume`, :class:`Act`, :class:`GetView`, :class:`Ping`.
+Messages sent by clients (``ClientMessage``): :class:`Hello`, :class:`ListGames`,
+:class:`ListRooms`, :class:`CreateRoom`, :class:`Join`, :class:`QuickJoin`,
+:class:`Spectate`, :class:`Leave`, :class:`Start`, :class:`Resume`, :class:`Act`,
+:class:`GetView`, :class:`Ping`.
 
-Messages sent by the server (``ServerMessage``): :class:`Welcome`, :class:`Rooms`,
-:class:`RoomCreated`, :class:`Joined`, :class:`Left`, :class:`Started`, :class:`Update`,
-:class:`SeatEvent`, :class:`GameOver`, :class:`Ok`, :class:`Pong`, :class:`Error`.
+Messages sent by the server (``ServerMessage``): :class:`Welcome`, :class:`Games`,
+:class:`Rooms`, :class:`RoomCreated`, :class:`Joined`, :class:`Left`, :class:`Started`,
+:class:`Update`, :class:`SeatEvent`, :class:`GameOver`, :class:`Ok`, :class:`Pong`,
+:class:`Error`.
 
 Field conventions:
 
@@ -58,12 +60,14 @@ __all__ = [
     "CreateRoom",
     "Error",
     "GameOver",
+    "Games",
     "GetView",
     "Hello",
     "Join",
     "Joined",
     "Leave",
     "Left",
+    "ListGames",
     "ListRooms",
     "Message",
     "Ok",
@@ -396,6 +400,19 @@ class Hello(_Record):
     id: RequestId | None = _f(_ID, default=None)
 
 
+@_message("list_games", "client")
+class ListGames(_Record):
+    """``list_games``: ask which games this server hosts, with their seats, modes and
+    options; answered by ``games``.
+
+    Attributes:
+        id: Request id, or None.
+    """
+
+    TYPE: ClassVar[str]
+    id: RequestId | None = _f(_ID, default=None)
+
+
 @_message("list_rooms", "client")
 class ListRooms(_Record):
     """``list_rooms``: ask for the open rooms; answered by ``rooms``.
@@ -664,6 +681,29 @@ def _room_summary(item: Any, name: str) -> RoomSummary:
         raise type(exc)(f"{name}.{exc.message}") from None
 
 
+@_message("games", "server")
+class Games(_Record):
+    """``games``: the games the server hosts (reply to ``list_games``).
+
+    Attributes:
+        games: One map per game: ``game`` (the name ``create_room`` takes), ``title``,
+            ``min_seats``, ``max_seats``, ``modes`` (the ``mode`` values, ``[]`` for a game
+            without modes) and ``options`` (the game's room options, see below).
+        room_options: The options every room takes whatever its game (turn clocks, grace
+            window, ...), described the same way.
+        re: ``list_games.id``, or None.
+
+    An option is a map: ``name``, ``kind`` (``"bool"``, ``"int"``, ``"float"``, ``"str"``
+    or ``"list"``), ``default`` (nil: not set), ``doc`` (one line, with the rule it
+    selects), and, when it has them, ``choices``, ``min`` and ``max``.
+    """
+
+    TYPE: ClassVar[str]
+    games: Sequence[dict[str, Any]] = _f(_array(False), factory=tuple)
+    room_options: Sequence[dict[str, Any]] = _f(_array(False), factory=tuple)
+    re: RequestId | None = _f(_ID, default=None)
+
+
 @_message("rooms", "server")
 class Rooms(_Record):
     """``rooms``: the room listing (reply to ``list_rooms``).
@@ -871,14 +911,14 @@ class Error(_Record):
 
 
 ClientMessage: TypeAlias = (
-    Hello | ListRooms | CreateRoom | Join | QuickJoin | Spectate | Leave | Start | Resume
-    | Act | GetView | Ping
+    Hello | ListGames | ListRooms | CreateRoom | Join | QuickJoin | Spectate | Leave | Start
+    | Resume | Act | GetView | Ping
 )
 """Any message a client sends."""
 
 ServerMessage: TypeAlias = (
-    Welcome | Rooms | RoomCreated | Joined | Left | Started | Update | SeatEvent | GameOver
-    | Ok | Pong | Error
+    Welcome | Games | Rooms | RoomCreated | Joined | Left | Started | Update | SeatEvent
+    | GameOver | Ok | Pong | Error
 )
 """Any message the server sends."""
 

@@ -13,7 +13,8 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from .. import protocol as p
-from .room import Room, RoomError
+from . import games
+from .room import ROOM_OPTIONS, Room, RoomError
 from .store import StoreError
 
 if TYPE_CHECKING:
@@ -101,6 +102,10 @@ class Session:
         return None
 
     # -- requests ------------------------------------------------------------------------
+
+    async def _list_games(self, msg: p.ListGames) -> None:
+        self.send(p.Games(games=games.catalog(),
+                          room_options=[o.describe() for o in ROOM_OPTIONS], re=msg.id))
 
     async def _list_rooms(self, msg: p.ListRooms) -> None:
         listing = await self.server.store.list_rooms()
@@ -208,6 +213,7 @@ class Session:
 
 
 HANDLERS: dict[type, Any] = {
+    p.ListGames: Session._list_games,
     p.ListRooms: Session._list_rooms,
     p.CreateRoom: Session._create_room,
     p.Join: Session._join,

@@ -22,8 +22,15 @@ SUMMARY = p.RoomSummary(room="r1", name="Friday game", game="skipper", mode=None
 
 # One (or more) valid sample of every message type, each field present at least once.
 SAMPLES: list[p.Message] = [
+    p.Games(games=[{"game": "skipper", "title": "Skipper", "min_seats": 1, "max_seats": 6,
+                    "modes": ["solo", "multi"], "options": [
+                        {"name": "seed", "kind": "int", "default": None, "doc": "the deal"}]}],
+            room_options=[{"name": "turn_seconds", "kind": "float", "default": None,
+                           "doc": "seconds per turn", "min": 0.05}], re=9),
     p.Hello(v=1, client="cardhall-py/0.1", id=1),
     p.Hello(v=1, client="x"),
+    p.ListGames(id=9),
+    p.ListGames(),
     p.ListRooms(id="abc", game="skipper"),
     p.ListRooms(),
     p.CreateRoom(id=2, game="skipper", mode="classic", seats=4, options={"seed": 5},

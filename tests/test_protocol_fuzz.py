@@ -69,6 +69,7 @@ codes = st.sampled_from(sorted(p.ERROR_CODES)) | st.from_regex(
 
 STRATEGIES: dict[str, st.SearchStrategy[Any]] = {
     "hello": st.builds(p.Hello, v=st.integers(0, 65535), client=s(1, 64), id=rid),
+    "list_games": st.builds(p.ListGames, id=rid),
     "list_rooms": st.builds(p.ListRooms, game=st.none() | game, id=rid),
     "create_room": st.builds(p.CreateRoom, game=game, mode=st.none() | mode, seats=seats,
                              options=maps(False), private=st.booleans(),
@@ -86,6 +87,8 @@ STRATEGIES: dict[str, st.SearchStrategy[Any]] = {
     "ping": st.builds(p.Ping, id=rid),
     "welcome": st.builds(p.Welcome, v=st.integers(0, 65535), server=s(1, 64),
                          session=s(1, 128), max_frame=st.integers(1, p.MAX_ID), re=rid),
+    "games": st.builds(p.Games, games=st.lists(maps(False), max_size=3),
+                       room_options=st.lists(maps(False), max_size=3), re=rid),
     "rooms": st.builds(p.Rooms, rooms=st.lists(summary, max_size=3).map(tuple), re=rid),
     "room_created": st.builds(p.RoomCreated, room=room, code=st.none() | room, re=rid),
     "joined": st.builds(p.Joined, room=room, seat=st.none() | seat,

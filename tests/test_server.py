@@ -298,6 +298,33 @@ async def test_turn_timer_plays_the_default_for_a_silent_seat(server: Server) ->
         assert all(e[2][0] in ("end", "discard", "pass") for e in mine)
 
 
+async def test_list_games_describes_what_create_room_takes(server: Server) -> None:
+    async with Client(server.url) as c:
+        games, room_options = await c.list_games()
+        by_name = {g["game"]: g for g in games}
+        assert set(by_name) == {"skipper", "shop", "shah", "thirtysix", "shufflejack"}
+        skipper = by_name["skipper"]
+        assert skipper["modes"] == ["solo", "multi", "race"]
+        assert (skipper["min_seats"], skipper["max_seats"]) == (1, 6)
+        seed = next(o for o in skipper["options"] if o["name"] == "seed")
+        assert seed["kind"] == "int" and seed["default"] is None and seed["doc"]
+        turn = next(o for o in room_options if o["name"] == "turn_seconds")
+        assert turn["kind"] == "float" and turn["min"] > 0
+        # What the listing says is what a room accepts: every mode of every game, with its
+        # largest seat count and every option at its default value.
+        for g in games:
+            for mode in g["modes"] or [None]:
+                seats = 1 if mode in (None, "solo") else g["max_seats"]
+                options = {o["name"]: o["default"] for o in g["options"] + room_options
+                           if o["name"] != "mode"}
+                created = await c.create_room(g["game"], mode=mode, seats=seats,
+                                              options=options)
+                assert created.room
+        with pytest.raises(ServerError) as err:  # a mode the listing does not name
+            await c.create_room("skipper", mode="duel", seats=2)
+        assert err.value.code == "lobby/unknown_game"
+
+
 async def test_private_room_join_code_and_lobby_listing(server: Server) -> None:
     async with Client(server.url) as a, Client(server.url) as b:
         created = await a.create_room("skipper", mode="multi", seats=2, private=True,

@@ -6,6 +6,7 @@ implements :class:`cardhall.server.games.base.Game`.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 from collections.abc import Mapping
@@ -63,6 +64,23 @@ def names() -> list[str]:
     )
 
 
+@functools.cache
+def catalog() -> tuple[dict[str, Any], ...]:
+    """Every available game as a client reads it in a ``games`` reply, by name: ``game``,
+    ``title``, ``min_seats``, ``max_seats``, ``modes`` (the ``mode`` option's choices, ``[]``
+    for a game without modes) and ``options`` (:meth:`Option.describe` of each). Built once;
+    treat it as read-only."""
+    out = []
+    for name in names():
+        cls = get(name)
+        mode = next((o for o in cls.OPTIONS if o.name == "mode"), None)
+        out.append({"game": name, "title": cls.title, "min_seats": cls.min_seats,
+                    "max_seats": cls.max_seats,
+                    "modes": list(mode.choices or ()) if mode is not None else [],
+                    "options": [o.describe() for o in cls.OPTIONS]})
+    return tuple(out)
+
+
 def create(name: str, options: Mapping[str, Any] | None = None, seats: int = 1) -> Game:
     """Make a new game ``name`` with ``options`` for ``seats`` players.
 
@@ -74,5 +92,6 @@ def create(name: str, options: Mapping[str, Any] | None = None, seats: int = 1) 
 
 __all__ = [
     "Action", "Event", "Game", "GameError", "GameOver", "IllegalAction", "NotYourTurn",
-    "OptionError", "SnapshotError", "UnknownAction", "create", "get", "names", "replay",
+    "OptionError", "SnapshotError", "UnknownAction", "catalog", "create", "get", "names",
+    "replay",
 ]

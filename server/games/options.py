@@ -40,6 +40,20 @@ class Option:
     min: int | None = None
     max: int | None = None
 
+    def describe(self) -> dict[str, Any]:
+        """The option as a client reads it in a ``games`` reply: ``name``, ``kind``
+        (``"bool"``, ``"int"``, ``"float"``, ``"str"`` or ``"list"``), ``default``, ``doc``,
+        and ``choices``, ``min`` and ``max`` when the option has them."""
+        out: dict[str, Any] = {"name": self.name, "kind": self.kind.__name__,
+                               "default": self.default, "doc": self.doc}
+        if self.choices is not None:
+            out["choices"] = list(self.choices)
+        if self.min is not None:
+            out["min"] = self.min
+        if self.max is not None:
+            out["max"] = self.max
+        return out
+
     def coerce(self, value: Any) -> Any:
         """Return ``value`` converted to this option's kind.
 
