@@ -15,6 +15,8 @@ Room options (server-side, next to the engine's options in ``create_room.options
     bid_seconds:   seconds a bidder has in an auction (None: turn_seconds).
     grace_seconds: seconds a dropped seat is held for its player (default 120).
     on_abandon:    ``"bot"`` (default: a server-side bot takes the seat) or ``"forfeit"``.
+    bot_seconds:   seconds a server bot takes over each action (None: 1 in real-time games,
+                   where several seats act at once, else 0).
 """
 
 from __future__ import annotations
@@ -51,7 +53,12 @@ ROOM_OPTIONS: tuple[Option, ...] = (
            min=0, max=86_400),
     Option("on_abandon", str, "bot", "When the grace window ends: a server bot takes the seat "
            "(bot) or the seat forfeits (forfeit).", choices=("bot", "forfeit")),
+    Option("bot_seconds", float, None, "Seconds a server bot takes over each action (default: "
+           "1 in real-time games, where seats act at once, so that bots do not outrace people; "
+           "0 in turn-based ones).", min=0, max=60),
 )
+#: Server bots' seconds per action in real-time games when ``bot_seconds`` is not set.
+REAL_TIME_BOT_SECONDS = 1.0
 ROOM_OPTION_NAMES = frozenset(o.name for o in ROOM_OPTIONS)
 BOT_STRATEGY = "greedy"
 SNAPSHOT_EVERY = 64  # log entries between engine snapshots in the store
@@ -217,6 +224,7 @@ class Room:
     _busy: asyncio.Lock = field(default_factory=asyncio.Lock)
     _task: asyncio.Task[None] | None = None
     _timer: asyncio.TimerHandle | None = None
+    _bot_timer: asyncio.TimerHandle | None = None
     _seat_version: list[int] = field(default_factory=list)
     _bot_rng: random.Random = field(default_factory=lambda: random.Random(secrets.randbits(64)))
     _broken: bool = False  # the engine ran ahead of the store: reload before going on
@@ -292,8 +300,9 @@ class Room:
     async def close(self) -> None:
         """Stop the task and timers (the room is being removed)."""
         self._closing = True
-        if self._timer is not None:
-            self._timer.cancel()
+        for timer in (self._timer, self._bot_timer):
+            if timer is not None:
+                timer.cancel()
         if self._task is not None:
             exc = await cancel_until_done(self._task)
             if exc is not None:
@@ -852,13 +861,24 @@ class Room:
             self._schedule()
 
     def _wake_bots(self) -> None:
-        if self.status != "playing" or self.game.over:
+        """Queue a server-bot action when a bot seat may act: at once, or after
+        ``bot_seconds`` (one pending at a time; see :data:`REAL_TIME_BOT_SECONDS`)."""
+        if self.status != "playing" or self.game.over or self._bot_timer is not None:
             return
-        for s in self.game.to_act():
-            holder = self.seats[s]
-            if holder is not None and holder.bot:
-                self.post(self._bot_step)
-                return
+        to_act = self.game.to_act()
+        if not any((h := self.seats[s]) is not None and h.bot for s in to_act):
+            return
+        delay = self.settings.get("bot_seconds")
+        if delay is None:
+            delay = REAL_TIME_BOT_SECONDS if len(to_act) > 1 else 0.0
+        if delay <= 0:
+            self.post(self._bot_step)
+        else:
+            self._bot_timer = asyncio.get_running_loop().call_later(delay, self._bot_due)
+
+    def _bot_due(self) -> None:
+        self._bot_timer = None
+        self.post(self._bot_step)
 
     async def _bot_step(self) -> None:
         """One server-bot action for the first bot seat that may act."""

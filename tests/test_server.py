@@ -325,6 +325,26 @@ async def test_list_games_describes_what_create_room_takes(server: Server) -> No
         assert err.value.code == "lobby/unknown_game"
 
 
+async def test_server_bots_take_their_time_in_a_race(server: Server) -> None:
+    """In a real-time game a server bot acts once per ``bot_seconds`` (1 s by default), not
+    as fast as the server can play: a person racing it would stand no chance."""
+    async def bot_actions(options: dict[str, Any], watch: float) -> int:
+        async with Client(server.url) as c:
+            room = (await c.create_room("skipper", mode="race", seats=2,
+                                        options={"seed": 4, **options})).room
+            joined = await c.join(room)
+            await c.start(room)  # the other seat goes to a server bot; this one never acts
+            await asyncio.sleep(watch)
+            entries = await server.store.log(room)
+            return sum(1 for e in entries if e[1] != joined.seat)
+
+    default = await bot_actions({}, 1.5)
+    assert 1 <= default <= 2  # at 1 s and, late at most, 2 s
+    fast = await bot_actions({"bot_seconds": 0.1}, 1.5)
+    assert fast > default
+    assert fast <= 15  # timers never fire early
+
+
 async def test_private_room_join_code_and_lobby_listing(server: Server) -> None:
     async with Client(server.url) as a, Client(server.url) as b:
         created = await a.create_room("skipper", mode="multi", seats=2, private=True,
