@@ -155,6 +155,7 @@ class Server:
             self._ws = None
         await self.cluster.stop()
         await self.lobby.close()
+        await self.cluster.background.close()  # frames the closing rooms had queued
         await self.store.close()
 
     async def __aenter__(self) -> Server:

@@ -35,7 +35,7 @@ from .. import protocol as p
 from .room import RoomError
 from .session import Session
 from .store import MemoryStore, StoreError
-from .tasks import cancel_until_done
+from .tasks import Background, cancel_until_done
 
 if TYPE_CHECKING:
     from .app import Server
@@ -118,6 +118,8 @@ class Cluster:
         self._out: dict[str, list[list[Any]]] = defaultdict(list)
         self._flush_scheduled = False
         self._tasks: list[asyncio.Task[None]] = []
+        #: One-off tasks (frame flushes, resends, drop notices), stopped with the cluster.
+        self.background = Background()
         self.shared = not isinstance(server.store, MemoryStore)
 
     async def start(self) -> None:
@@ -131,8 +133,8 @@ class Cluster:
                        loop.create_task(self._orphan_loop())]
 
     async def stop(self) -> None:
-        """Stop the background tasks (cancelled until they are done: see
-        :func:`cancel_until_done`)."""
+        """Stop the background tasks and the one-off ones (cancelled until they are done:
+        see :func:`cancel_until_done`)."""
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -140,6 +142,7 @@ class Cluster:
             if exc is not None:
                 log.warning("cluster task %s ended with %r", task.get_name(), exc)
         self._tasks = []
+        await self.background.close()
 
     # -- forwarding ----------------------------------------------------------------------
 
@@ -180,7 +183,7 @@ class Cluster:
         self._out[process].append([session, frame])
         if not self._flush_scheduled:
             self._flush_scheduled = True
-            asyncio.get_running_loop().call_soon(lambda: asyncio.ensure_future(self._flush()))
+            asyncio.get_running_loop().call_soon(lambda: self.background.spawn(self._flush()))
 
     async def _flush(self) -> None:
         out, self._out, self._flush_scheduled = self._out, defaultdict(list), False
@@ -223,7 +226,7 @@ class Cluster:
             except StoreError:
                 await self._undelivered(process, attempt + 1)
 
-        asyncio.ensure_future(again())
+        self.background.spawn(again())
 
     def process_gone(self, process: str) -> None:
         """Every client of a process that no longer listens has dropped."""
@@ -246,7 +249,7 @@ class Cluster:
                         told.add(owner)
                         await self.store.publish(owner, payload)
 
-        asyncio.ensure_future(tell())
+        self.background.spawn(tell())
 
     def peer(self, process: str, session: str, name: str) -> RemotePeer:
         """The peer for a client of another process (made on first use)."""

@@ -18,6 +18,7 @@ from .config import Settings
 from .games import GameError, OptionError
 from .room import Room, RoomError, split_options
 from .store import Store, StoreError
+from .tasks import Background
 
 if TYPE_CHECKING:
     from .cluster import Cluster
@@ -43,6 +44,9 @@ class Lobby:
         self.rooms: dict[str, Room] = {}
         self.metrics: Any = None  # set by the server
         self._loading: dict[str, asyncio.Future[Room]] = {}
+        #: Demotions, expiries and removals of finished rooms, stopped by :meth:`close`.
+        self.background = Background()
+        self._removals: dict[str, asyncio.TimerHandle] = {}
 
     def find(self, room_id: str) -> Room:
         """The room ``room_id`` run by this process.
@@ -139,7 +143,7 @@ class Lobby:
         log.warning("room demoted room=%s (owned elsewhere now)", room.id)
 
     def _lost(self, room: Room) -> None:
-        asyncio.ensure_future(self.demote(room))
+        self.background.spawn(self.demote(room))
 
     async def create(self, conn: Session, msg: p.CreateRoom | p.QuickJoin,
                      options: dict[str, Any] | None = None, private: bool = False,
@@ -222,12 +226,15 @@ class Lobby:
             except StoreError as exc:
                 log.warning("room %s: expiry not set: %s", room.id, exc)
 
-        asyncio.ensure_future(expire())
-        asyncio.get_running_loop().call_later(
-            ttl, lambda: asyncio.ensure_future(self.remove(room.id)))
+        self.background.spawn(expire())
+        self._removals[room.id] = asyncio.get_running_loop().call_later(
+            ttl, lambda: self.background.spawn(self.remove(room.id)))
 
     async def remove(self, room_id: str) -> None:
         """Remove a room: stop its task and delete its stored state, code and lease."""
+        timer = self._removals.pop(room_id, None)
+        if timer is not None:
+            timer.cancel()
         room = self.rooms.pop(room_id, None)
         if room is None:
             return
@@ -242,6 +249,10 @@ class Lobby:
     async def close(self) -> None:
         """Stop every room task and give up their leases (server shutdown), so other
         processes take the rooms over at once."""
+        for timer in self._removals.values():
+            timer.cancel()
+        self._removals.clear()
+        await self.background.close()
         for room in list(self.rooms.values()):
             await room.close()
             await self.store.release(room.id)

@@ -40,6 +40,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential
 
 from .store import InboxHandler, Loaded, LogEntry, OwnershipLost, Store, StoreError, new_process_id
+from .tasks import Background
 
 log = logging.getLogger("cardhall.redis")
 
@@ -144,6 +145,7 @@ class RedisStore(Store):
         self._batch: list[tuple[list[str], list[Any], asyncio.Future[Any]]] = []
         self._flush_scheduled = False
         self._closed = False
+        self._background = Background()  # the batched appends' flushes
         self.errors = 0
 
     @property
@@ -193,7 +195,7 @@ class RedisStore(Store):
         if not self._flush_scheduled:
             self._flush_scheduled = True
             asyncio.get_running_loop().call_soon(
-                lambda: asyncio.ensure_future(self._flush()))
+                lambda: self._background.spawn(self._flush()))
         await fut
 
     async def _flush(self) -> None:
@@ -211,6 +213,11 @@ class RedisStore(Store):
                 if not fut.done():
                     fut.set_exception(StoreError(f"redis unavailable: {exc}"))
             return
+        except asyncio.CancelledError:  # the store is closing: nothing may be assumed written
+            for _, _, fut in batch:
+                if not fut.done():
+                    fut.set_exception(StoreError("the store closed during the append"))
+            raise
         for (_, _, fut), res in zip(batch, results):
             if fut.done():
                 continue
@@ -379,8 +386,9 @@ class RedisStore(Store):
             return False
 
     async def close(self) -> None:
-        """Stop listening and close the connection pool."""
+        """Stop listening, stop the pending append flushes, close the connection pool."""
         self._closed = True
+        await self._background.close()
         with contextlib.suppress(Exception):
             await self.redis.aclose()
         with contextlib.suppress(Exception):

@@ -1,8 +1,10 @@
-"""Stopping background tasks for good, even when a library swallows a cancellation."""
+"""Background tasks: stopped for good, even when a library swallows a cancellation, and
+never left behind by their owner."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Coroutine
 from typing import Any
 
 
@@ -21,3 +23,30 @@ async def cancel_until_done(task: asyncio.Task[Any], poll: float = 0.5) -> BaseE
         task.cancel()
         await asyncio.wait({task}, timeout=poll)
     return None if task.cancelled() else task.exception()
+
+
+class Background:
+    """Fire-and-forget tasks that must not outlive their owner (a store, the lobby, the
+    cluster): each is held until it is done (the loop keeps only weak references to tasks),
+    and :meth:`close` cancels those still running and waits for them. A task left pending
+    when its event loop closes is destroyed without running its ``finally`` blocks: a Redis
+    pipeline inside it keeps its connection, and warns about it when collected.
+    """
+
+    def __init__(self) -> None:
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+        """Run ``coro`` as a task of this owner's (must be called inside a running loop)."""
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def close(self) -> None:
+        """Cancel every task still running and wait for each (:func:`cancel_until_done`);
+        their exceptions are dropped (each task logs its own failures)."""
+        while self._tasks:
+            for task in list(self._tasks):
+                await cancel_until_done(task)
+                self._tasks.discard(task)

@@ -1,10 +1,11 @@
-"""Background tasks stop even when a library swallows a cancellation."""
+"""Background tasks stop even when a library swallows a cancellation, and are never left
+behind by their owner."""
 
 from __future__ import annotations
 
 import asyncio
 
-from cardhall.server.tasks import cancel_until_done
+from cardhall.server.tasks import Background, cancel_until_done
 
 
 async def test_a_task_that_swallows_one_cancellation_is_still_stopped() -> None:
@@ -34,3 +35,25 @@ async def test_the_exception_a_task_ended_with_is_returned_not_raised() -> None:
     await asyncio.sleep(0)
     exc = await cancel_until_done(task)
     assert isinstance(exc, ValueError)
+
+
+async def test_background_holds_its_tasks_until_done_and_close_stops_the_rest() -> None:
+    bg = Background()
+    finished: list[str] = []
+
+    async def quick() -> None:
+        finished.append("quick")
+
+    async def slow() -> None:
+        try:
+            await asyncio.sleep(60)
+        finally:
+            finished.append("slow cleaned up")  # a finally block runs: not destroyed
+
+    bg.spawn(quick())
+    slow_task = bg.spawn(slow())
+    await asyncio.sleep(0.01)
+    assert finished == ["quick"] and bg._tasks == {slow_task}
+    await asyncio.wait_for(bg.close(), 5)
+    assert slow_task.cancelled() and finished == ["quick", "slow cleaned up"]
+    assert not bg._tasks
