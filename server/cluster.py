@@ -83,7 +83,7 @@ class RemotePeer(Session):
         """Handle a forwarded request frame, in arrival order for this peer."""
         self._queue.put_nowait(frame)
         if self._worker is None or self._worker.done():
-            self._worker = asyncio.get_running_loop().create_task(self._work())
+            self._worker = self.cluster.background.spawn(self._work())
 
     async def _work(self) -> None:
         while not self._queue.empty():
