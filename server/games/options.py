@@ -37,8 +37,8 @@ class Option:
     default: Any
     doc: str
     choices: tuple[Any, ...] | None = None
-    min: int | None = None
-    max: int | None = None
+    min: float | None = None
+    max: float | None = None
 
     def describe(self) -> dict[str, Any]:
         """The option as a client reads it in a ``games`` reply: ``name``, ``kind``
