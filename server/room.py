@@ -755,31 +755,27 @@ class Room:
         both. The other views are built after that, sharing the public part (engines cache
         it per state), and the parts of the frame common to everyone are packed once.
         """
-        sid = self.game.state_id
         members = self.members
         leader = members.get(first) if first is not None else None
         if first is not None and lead is not None and leader is None:
             first.send_raw(lead)
         if not members:
             return
-        parts = p.update_parts(self.id, sid, events)
-        per_seat = self.game.PER_SEAT_VIEW_KEYS
-        if first is None or leader is None:
-            views = self.views_for({m.seat for m in members.values()})
-            fan = _Fanout(parts, per_seat, next(iter(views.values())))
-            for conn, member in members.items():
-                conn.send_raw(fan.frame(member, views))
-            return
-        views = self.views_for({leader.seat})
-        fan = _Fanout(parts, per_seat, views[leader.seat])
-        frame = fan.frame(leader, views)
-        if lead is not None:
-            first.send_raw(lead, frame)
-        else:
-            first.send_raw(frame)
-        others = {m.seat for c, m in members.items() if c is not first} - views.keys()
-        if others:
-            views.update(self.views_for(others))
+        seats = {m.seat for m in members.values()} if leader is None else {leader.seat}
+        views = self.views_for(seats)
+        fan = _Fanout(p.update_parts(self.id, self.game.state_id, events),
+                      self.game.PER_SEAT_VIEW_KEYS,
+                      next(iter(views.values())))
+        if leader is not None:
+            assert first is not None
+            frame = fan.frame(leader, views)
+            if lead is not None:
+                first.send_raw(lead, frame)
+            else:
+                first.send_raw(frame)
+            others = {m.seat for c, m in members.items() if c is not first} - views.keys()
+            if others:
+                views.update(self.views_for(others))
         for conn, member in members.items():
             if conn is not first:
                 conn.send_raw(fan.frame(member, views))
