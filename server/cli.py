@@ -24,7 +24,7 @@ def _options(mode: str | None, pairs: tuple[str, ...], game: str) -> dict[str, A
     except OptionError as exc:
         raise click.BadParameter(exc.message) from None
     if mode is not None:
-        if not any(o.name == "mode" for o in cls.OPTIONS):
+        if not cls.modes():
             raise click.BadParameter(f"{game} has no modes", param_hint="--mode")
         opts["mode"] = mode
     return opts

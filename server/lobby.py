@@ -167,12 +167,12 @@ class Lobby:
             settings, engine_opts = split_options(options or {})
         except OptionError as exc:
             raise RoomError("lobby/bad_options", exc.message) from None
-        mode_option = next((o for o in cls.OPTIONS if o.name == "mode"), None)
+        modes = cls.modes()
         if msg.mode is not None:
-            if mode_option is None or msg.mode not in (mode_option.choices or ()):
+            if msg.mode not in modes:
                 raise RoomError("lobby/unknown_game", f"{msg.game} has no mode {msg.mode!r}")
             engine_opts["mode"] = msg.mode
-        mode = engine_opts.get("mode", mode_option.default if mode_option else None)
+        mode = engine_opts.get("mode", modes[0] if modes else None)
         seats = msg.seats if msg.seats is not None else (1 if mode in (None, "solo") else 4)
         try:
             game = cls(engine_opts, seats)

@@ -304,7 +304,8 @@ async def test_list_games_describes_what_create_room_takes(server: Server) -> No
         by_name = {g["game"]: g for g in games}
         assert set(by_name) == {"skipper", "shop", "shah", "thirtysix", "shufflejack"}
         skipper = by_name["skipper"]
-        assert skipper["modes"] == ["solo", "multi", "race"]
+        assert skipper["modes"] == ["solo", "multi", "race"]  # the default first
+        assert by_name["shop"]["modes"] == []
         assert (skipper["min_seats"], skipper["max_seats"]) == (1, 6)
         seed = next(o for o in skipper["options"] if o["name"] == "seed")
         assert seed["kind"] == "int" and seed["default"] is None and seed["doc"]

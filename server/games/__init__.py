@@ -67,16 +67,13 @@ def names() -> list[str]:
 @functools.cache
 def catalog() -> tuple[dict[str, Any], ...]:
     """Every available game as a client reads it in a ``games`` reply, by name: ``game``,
-    ``title``, ``min_seats``, ``max_seats``, ``modes`` (the ``mode`` option's choices, ``[]``
-    for a game without modes) and ``options`` (:meth:`Option.describe` of each). Built once;
-    treat it as read-only."""
+    ``title``, ``min_seats``, ``max_seats``, ``modes`` (:meth:`Game.modes`, default first)
+    and ``options`` (:meth:`Option.describe` of each). Built once; treat it as read-only."""
     out = []
     for name in names():
         cls = get(name)
-        mode = next((o for o in cls.OPTIONS if o.name == "mode"), None)
         out.append({"game": name, "title": cls.title, "min_seats": cls.min_seats,
-                    "max_seats": cls.max_seats,
-                    "modes": list(mode.choices or ()) if mode is not None else [],
+                    "max_seats": cls.max_seats, "modes": list(cls.modes()),
                     "options": [o.describe() for o in cls.OPTIONS]})
     return tuple(out)
 

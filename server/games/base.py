@@ -79,6 +79,16 @@ class Game(ABC):
         self.seats = seats
         self.state_id = 0
 
+    @classmethod
+    def modes(cls) -> tuple[str, ...]:
+        """The values of the game's ``mode`` option, its default first; ``()`` for a game
+        without modes."""
+        option = next((o for o in cls.OPTIONS if o.name == "mode"), None)
+        if option is None:
+            return ()
+        choices = tuple(option.choices or ())
+        return (option.default, *(c for c in choices if c != option.default))
+
     # -- the contract -------------------------------------------------------------------
 
     @abstractmethod
