@@ -20,7 +20,9 @@ from typing import Any
 #: Replace a container whole when more than this share of its entries changed, unless every
 #: changed entry is itself a container worth pointing into (see :func:`_small`).
 _WHOLE = 0.5
-#: A container of at most this many plain values (a card, a legal action) is replaced whole.
+#: A container of at most this many plain values (a legal action, a stack's values) is
+#: small: when most entries of a container changed and some of them are small, the container
+#: goes whole rather than as pointers into it.
 _SMALL = 4
 _MISSING = object()
 
@@ -37,14 +39,12 @@ def _small(value: Any) -> bool:
     """True for a plain value, or a container of at most ``_SMALL`` plain values: something
     a pointer into would not make shorter."""
     kind = type(value)
-    if kind is list:
-        items: Any = value
-    elif kind is dict:
-        items = value.values()
-    else:
+    if kind is not list and kind is not dict:
         return True
-    return len(value) <= _SMALL and all(type(v) is not list and type(v) is not dict
-                                        for v in items)
+    if len(value) > _SMALL:
+        return False
+    items = value if kind is list else value.values()
+    return all(type(v) is not list and type(v) is not dict for v in items)
 
 
 def _walk(old: Any, new: Any, path: str, out: dict[str, Any]) -> None:
