@@ -184,8 +184,8 @@ class Game(ABC):
 
         Raises:
             GameOver: the game has already ended.
-            IllegalAction: this game has no forfeits (the base version; solo games end as a
-                loss instead, which engines that support it implement).
+            IllegalAction: this game has no forfeits (the base version; every solo game ends
+                as a loss instead: :meth:`SoloGame.forfeit`).
         """
         raise IllegalAction(f"{self.name} has no forfeit")
 
@@ -218,6 +218,29 @@ class SoloGame(Game):
     def to_act(self) -> list[int]:
         """``[0]`` while the game runs, ``[]`` once it is over."""
         return [] if self.over else [0]
+
+    def forfeit(self, seat: int) -> list[Event]:
+        """Take the player out because they left their seat: the game ends as a loss, the
+        quit verb (:attr:`QUIT_VERB`) played for them (:class:`SettlingSoloGame` records
+        the reason "forfeited" instead). Replays the same way from a log entry.
+
+        Returns:
+            The events of the quit.
+
+        Raises:
+            GameOver: the game has already ended.
+            NotYourTurn: ``seat`` is not 0.
+        """
+        self._check_turn(seat)
+        return self.apply(seat, (self.QUIT_VERB,))
+
+    def _check_turn(self, seat: int) -> None:
+        """Raise GameOver once the game has ended, NotYourTurn for any seat but 0 (an int:
+        ``False`` is not a seat)."""
+        if self.over:
+            raise GameOver("the game is over")
+        if seat != 0 or isinstance(seat, bool):
+            raise NotYourTurn(f"seat {seat!r} does not play {self.title} (solo: seat 0)")
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Every action ``seat`` may take now, in a fixed order; ``[]`` if none.
@@ -403,13 +426,6 @@ class SettlingSoloGame(SoloGame):
                 raise UnknownAction(f"{verb!r} needs an integer index, not {arg!r}")
         return tuple(action)
 
-    def _check_turn(self, seat: int) -> None:
-        """Raise GameOver once the game has ended, NotYourTurn for any seat but 0."""
-        if self._outcome is not None:
-            raise GameOver("the game is over")
-        if seat != 0:
-            raise NotYourTurn(f"seat {seat!r} is not at this table; {self.title} is solo")
-
     def snapshot(self) -> dict[str, Any]:
         """The complete state as plain msgpack-able data (lists, no tuples)."""
         return {
@@ -526,14 +542,11 @@ class VersionedSoloGame(SoloGame):
         if isinstance(action, (str, bytes)) or not isinstance(action, Sequence) or not action:
             raise UnknownAction(f"not an action: {action!r}")
         verb = action[0]
-        if verb not in self.VERBS:
+        if not isinstance(verb, str) or verb not in self.VERBS:
             raise UnknownAction(f"unknown verb {verb!r}; {self.title} knows "
                                 f"{', '.join(sorted(self.VERBS))}")
         args = self._parse_args(verb, list(action[1:]))
-        if self.over:
-            raise GameOver("the game is over")
-        if seat != 0 or isinstance(seat, bool):
-            raise NotYourTurn(f"seat {seat!r} does not play {self.title} (solo: seat 0)")
+        self._check_turn(seat)
         events = self._act(verb, args)
         self.state_id += 1
         return events
