@@ -168,12 +168,11 @@ class ShopSolitaire(SettlingSoloGame):
             raise OptionError(f"option 'lit_needed' must be <= candles ({n}), "
                               f"not {opts['lit_needed']}")
         self.rng = GameRNG(opts["seed"])
-        if opts["deck"] is not None:
-            self.stock: list[int] = C.parse_deck(opts["deck"], C.full_deck(),
-                                                 "the 52 cards of one deck")
-        else:
-            self.stock = C.full_deck()
-            self.rng.shuffle(self.stock)
+        stock = C.parse_full_deck(opts["deck"])
+        if stock is None:
+            stock = C.full_deck()
+            self.rng.shuffle(stock)
+        self.stock: list[int] = stock
         self.candles: list[list[int]] = [[] for _ in range(n)]
         self.trays: list[list[int]] = [[] for _ in range(TRAYS)]
         self.sides: list[int | None] = [None, None]
@@ -581,7 +580,6 @@ class ShopSolitaire(SettlingSoloGame):
         Raises:
             UnknownAction: a bad card code, or a card of another deck.
         """
-        C.parse(arg)
         if C.deck_of(C.parse(arg)) != 0:
             raise UnknownAction(f"Shop Solitaire uses one deck: {arg!r}")
 

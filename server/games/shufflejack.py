@@ -209,10 +209,6 @@ class ShuffleJack(VersionedSoloGame):
         """Deck not empty, tableau full and no hand: only ``next`` can end the round."""
         return bool(self.deck) and not self.can_deal() and not self.hand_shapes()
 
-    def can_next(self) -> bool:
-        """``next`` is allowed once the deck is empty (J7), or when stuck."""
-        return not self.deck or self.stuck()
-
     # -- the contract ---------------------------------------------------------------------
 
     @property
@@ -228,7 +224,8 @@ class ShuffleJack(VersionedSoloGame):
         out: list[Action] = [("hand", *shape) for shape in self.hand_shapes()]
         if self.can_deal():
             out.append(("deal",))
-        if not self.deck or not out:  # deck empty (J7), or stuck: no hand and no deal
+        # Deck empty (J7), or stuck (no hand, no deal: the module's reading beyond J7).
+        if not self.deck or not out:
             out.append(("next",))
         self._cache = (self.state_id, out)
         return out
