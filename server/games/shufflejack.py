@@ -217,8 +217,10 @@ class ShuffleJack(VersionedSoloGame):
         return self.over_reason is not None
 
     def _moves(self) -> list[Action]:
-        """Hands (sorted by positions), then ``deal`` and/or ``next`` when allowed; ``resign``
-        follows them in :meth:`legal_actions`. Cached per ``state_id`` (do not mutate)."""
+        """Hands (J1, J2, J6; sorted by positions), then ``deal`` when it changes something
+        (J5) and ``next`` once the deck is empty (J7) or the player is stuck (the module's
+        reading); ``resign`` follows them in :meth:`legal_actions`. Cached per ``state_id``
+        (do not mutate)."""
         if self._cache is not None and self._cache[0] == self.state_id:
             return self._cache[1]
         out: list[Action] = [("hand", *shape) for shape in self.hand_shapes()]

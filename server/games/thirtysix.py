@@ -277,9 +277,9 @@ class ThirtySix(VersionedSoloGame):
         """The moves of the phase (see the module docstring), deterministic order; ``resign``
         follows them in :meth:`legal_actions`.
 
-        ``commit``: every subset of the row in row order (bit ``i`` of a counter = row card
-        ``i``, counting up from the empty subset); ``take``: the ENEMY cards left to right;
-        ``surrender``: :meth:`surrender_choices`.
+        ``commit``: every subset of the row, even none (T1), in row order (bit ``i`` of a
+        counter = row card ``i``, counting up from the empty subset); ``take``: the ENEMY
+        cards left to right (T3); ``surrender``: :meth:`surrender_choices` (T2).
         """
         out: list[Action] = []
         if self.phase == "commit":
