@@ -166,12 +166,19 @@ async def timed_actions(client: Client, room: str, choose: Strategy, rng: random
     """
     rtts: list[float] = []
     pushes = client.updates()
+
+    async def next_push() -> Any:
+        try:
+            return await pushes.__anext__()
+        except StopAsyncIteration:  # the client's connection closed: no more pushes
+            raise ConnectionLost("the connection closed while timing actions") from None
+
     while len(rtts) < limit:
         view = client.views[room]
         if view.get("over"):
             break
         if not view["legal_actions"]:
-            await pushes.__anext__()
+            await next_push()
             continue
         action, sid = choose(view, rng), view["state_id"]
         if pace:
@@ -179,7 +186,7 @@ async def timed_actions(client: Client, room: str, choose: Strategy, rng: random
         t0 = time.perf_counter()
         await client.act(room, action, sid)
         while True:
-            msg = await pushes.__anext__()
+            msg = await next_push()
             if isinstance(msg, p.Update) and msg.room == room and msg.state_id > sid:
                 break
         rtts.append(time.perf_counter() - t0)
