@@ -225,7 +225,8 @@ class Load:
         self.tables: list[Table | EchoTable] = []
 
     def pause(self) -> None:
-        """Stop the tables: each finishes the request it has in flight, then waits."""
+        """Stop the tables: a request in flight is answered, and no table sends another
+        until :meth:`resume` (:meth:`ready`)."""
         self.go.clear()
 
     def resume(self) -> None:
@@ -235,6 +236,22 @@ class Load:
         for table in self.tables:
             table.next_at = now + self.rng.uniform(0, self.interval)
         self.go.set()
+
+    async def ready(self, table: Table | EchoTable) -> bool:
+        """Wait until ``table`` may send its next request: the load is not paused and, when
+        paced, the table's slot (``table.next_at``) has come. A pause that falls during the
+        wait for the slot starts the wait over (no request leaves a paused load). Returns
+        False when the load stopped meanwhile."""
+        while True:
+            if not self.go.is_set():
+                await self.go.wait()
+            if not self.running:
+                return False
+            delay = table.next_at - time.perf_counter() if self.interval else 0.0
+            if delay > 0:
+                await asyncio.sleep(delay)
+            if self.go.is_set():
+                return self.running
 
     def pace(self, rate: float) -> None:
         """Pace every table so that all together make ``rate`` actions/s (0: no pause)."""
@@ -379,16 +396,8 @@ class Seat:
         pause, in the paced phase)."""
         table, load = self.table, self.table.load
         self.acted_on = sid
-        if not load.go.is_set():
-            await load.go.wait()
-            if not load.running:
-                return
-        if load.interval:
-            delay = table.next_at - time.perf_counter()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            if not (load.running and table.playing):
-                return
+        if not await load.ready(table) or not table.playing:
+            return
         choices = [a for a in self.legal if a[0] != "resign"] or self.legal
         action = load.rng.choice(choices)
         rid = self.next_id
@@ -502,7 +511,6 @@ class EchoTable:
         self.load = load
         self.ws = seats
         self.payload = payload
-        self.turn = 0
         self.t_sent = 0.0
         self.next_at = 0.0
         loop = asyncio.get_running_loop()
@@ -510,21 +518,15 @@ class EchoTable:
         load.tables.append(self)
 
     async def start(self) -> None:
-        """Connect the table's connections and start its first room (or echo round)."""
+        """Send the table's first frame, at a random phase of its interval when paced (the
+        connections are open already)."""
         self.next_at = time.perf_counter() + self.load.rng.uniform(0, self.load.interval)
         await self._send(0)
 
     async def _send(self, k: int) -> None:
         load = self.load
-        if not load.go.is_set():
-            await load.go.wait()
-        if load.interval:
-            delay = self.next_at - time.perf_counter()
-            if delay > 0:
-                await asyncio.sleep(delay)
-        if not load.running:
+        if not await load.ready(self):
             return
-        self.turn = k
         self.t_sent = now = time.perf_counter()
         self.next_at = next_slot(self.next_at, now, load.interval)
         await self.ws[k].send(self.payload)
@@ -664,13 +666,15 @@ def start_echo(log: Path | None, cpus: set[int] | None = None) -> Child:
                                  "--port", str(port)], port, log, cpus)
 
 
-def start_redis(workdir: Path) -> Child:
-    """A redis-server with append-only persistence (as the test suite runs it)."""
+def start_redis(workdir: Path, cpus: set[int] | None = None) -> Child:
+    """A redis-server with append-only persistence (as the test suite runs it), on ``cpus``
+    when given (a child inherits this process's CPUs: a pinned load generator passes every
+    CPU it started with, or redis would share the generator's)."""
     port = free_port()
     return Child("redis-server", [
         "redis-server", "--port", str(port), "--bind", "127.0.0.1", "--appendonly", "yes",
         "--appendfsync", "everysec", "--save", "", "--dir", str(workdir),
-        "--protected-mode", "no"], port, None)
+        "--protected-mode", "no"], port, None, cpus)
 
 
 def bench_settings(port: int) -> Any:
@@ -749,16 +753,36 @@ async def _settle(seconds: float = 0.5) -> None:
 
 @dataclasses.dataclass
 class Target:
-    """A server under load: its generator state and process id (None: CPU not measured)."""
+    """A server under load: its generator state, its process id (None: CPU not measured)
+    and, for the Redis mode, the redis-server's process id (its CPU is counted in the same
+    windows)."""
 
     load: Load
     pid: int | None
+    redis_pid: int | None = None
+
+
+@dataclasses.dataclass
+class _Totals:
+    """What one target's measured windows of a phase add up to (seconds of wall and CPU
+    time)."""
+
+    stats: Stats = dataclasses.field(default_factory=Stats)
+    seconds: float = 0.0
+    server_cpu: float = 0.0
+    redis_cpu: float = 0.0
+    own_cpu: float = 0.0
+
+
+def _cpu(pid: int | None) -> float:
+    return cpu_seconds(pid) if pid else 0.0
 
 
 async def _phase(targets: list[Target], warmup: float, seconds: float, rate: float,
                  rounds: int = 1) -> list[dict[str, Any]]:
     """Measure every target for ``seconds`` at ``rate`` actions/s (0: closed loop); returns
-    one figures dict per target.
+    one figures dict per target (:meth:`Stats.figures` plus the CPU shares and CPU seconds
+    per action of the server, the load generator and, given one, the redis-server).
 
     The targets take turns in ``rounds`` windows of ``seconds / rounds`` (A, B, A, B, ...),
     only one under load at a time and each window after ``warmup / rounds`` seconds of load
@@ -766,32 +790,34 @@ async def _phase(targets: list[Target], warmup: float, seconds: float, rate: flo
     spreads that drift over every target alike instead of handing it to whichever ran
     second. Figures are over all of a target's windows together.
     """
-    acc = [(t, Stats(), [0.0, 0.0, 0.0]) for t in targets]  # seconds, server CPU, own CPU
+    totals = [_Totals() for _ in targets]
     for t in targets:
         t.load.pace(rate)
         t.load.pause()
     for _ in range(rounds):
-        for t, stats, sums in acc:
+        for t, tot in zip(targets, totals):
             t.load.resume()
             await asyncio.sleep(warmup / rounds)
             t.load.measure()
-            cpu0 = cpu_seconds(t.pid) if t.pid else 0.0
-            me0 = time.process_time()
+            cpu0, redis0, me0 = _cpu(t.pid), _cpu(t.redis_pid), time.process_time()
             t0 = time.perf_counter()
             await asyncio.sleep(seconds / rounds)
-            stats.merge(t.load.take())
-            sums[0] += time.perf_counter() - t0
-            sums[2] += time.process_time() - me0
-            if t.pid:
-                sums[1] += cpu_seconds(t.pid) - cpu0
+            tot.stats.merge(t.load.take())
+            tot.seconds += time.perf_counter() - t0
+            tot.own_cpu += time.process_time() - me0
+            tot.server_cpu += _cpu(t.pid) - cpu0
+            tot.redis_cpu += _cpu(t.redis_pid) - redis0
             t.load.pause()
     out = []
-    for t, stats, (elapsed, cpu, own) in acc:
-        figures = stats.figures(elapsed)
-        figures["loadgen_cpu_share"] = own / elapsed
+    for t, tot in zip(targets, totals):
+        actions = tot.stats.actions
+        figures = tot.stats.figures(tot.seconds)
+        figures["loadgen_cpu_share"] = tot.own_cpu / tot.seconds
         if t.pid:
-            figures["server_cpu_share"] = cpu / elapsed
-            figures["server_cpu_s_per_action"] = cpu / stats.actions if stats.actions else None
+            figures["server_cpu_share"] = tot.server_cpu / tot.seconds
+            figures["server_cpu_s_per_action"] = tot.server_cpu / actions if actions else None
+        if t.redis_pid:
+            figures["redis_cpu_s_per_action"] = tot.redis_cpu / actions if actions else None
         out.append(figures)
     return out
 
@@ -805,7 +831,17 @@ async def _close(load: Load) -> None:
 
 async def open_cardhall(url: str, pid: int | None, cfg: BenchConfig) -> tuple[Load, dict[str, Any]]:
     """Connect ``4 * cfg.rooms`` players to the Cardhall server at ``url`` and seat them in
-    rooms, playing at ``cfg.rate``; returns the load and the RSS figures so far."""
+    rooms, playing at ``cfg.rate``.
+
+    Returns:
+        The load, and ``{"rooms", "rss_before", "rss_connected"}`` (RSS in bytes, None
+        without ``pid``) for :func:`_finish` to complete.
+
+    Raises:
+        RuntimeError: the server refused a room or a join; TimeoutError: it did not answer
+            in 30 s; OSError, websockets' errors: a connection failed. Once the tables
+            are made, a failure closes them all.
+    """
     load = Load(cfg.rooms, cfg.seed)
     out: dict[str, Any] = {"rooms": cfg.rooms}
     out["rss_before"] = rss_bytes(pid) if pid else None
@@ -823,7 +859,13 @@ async def open_cardhall(url: str, pid: int | None, cfg: BenchConfig) -> tuple[Lo
 
 
 async def open_echo(url: str, pid: int, cfg: BenchConfig, size: int) -> tuple[Load, dict[str, Any]]:
-    """The echo baseline's counterpart of :func:`open_cardhall`: frames of ``size`` bytes."""
+    """The echo baseline's counterpart of :func:`open_cardhall`: frames of ``size`` bytes
+    (returns the same shapes; ``out`` also has ``frame_bytes``).
+
+    Raises:
+        TimeoutError, OSError, websockets' errors: a connection failed. Once the tables
+            are made, a failure closes them all.
+    """
     load = Load(cfg.rooms, cfg.seed)
     out: dict[str, Any] = {"rooms": cfg.rooms, "frame_bytes": size}
     out["rss_before"] = rss_bytes(pid)
@@ -833,7 +875,11 @@ async def open_echo(url: str, pid: int, cfg: BenchConfig, size: int) -> tuple[Lo
     payload = os.urandom(size)
     tables = [EchoTable(load, conns[4 * i:4 * i + 4], payload) for i in range(cfg.rooms)]
     load.pace(cfg.rate)
-    await asyncio.gather(*(t.start() for t in tables))
+    try:
+        await asyncio.gather(*(t.start() for t in tables))
+    except BaseException:
+        await _close(load)
+        raise
     return load, out
 
 
@@ -858,15 +904,10 @@ async def bench_cardhall(url: str, pid: int | None, cfg: BenchConfig,
                          redis_pid: int | None = None) -> dict[str, Any]:
     """Latency and throughput phases against the Cardhall server at ``url`` alone."""
     load, out = await open_cardhall(url, pid, cfg)
-    target = [Target(load, pid)]
+    target = [Target(load, pid, redis_pid)]
     try:
         (out["latency"],) = await _phase(target, cfg.warmup, cfg.latency_seconds, cfg.rate)
-        r0 = cpu_seconds(redis_pid) if redis_pid else None
         (out["throughput"],) = await _phase(target, cfg.warmup, cfg.throughput_seconds, 0)
-        if redis_pid and r0 is not None:
-            th = out["throughput"]
-            th["redis_cpu_s_per_action"] = ((cpu_seconds(redis_pid) - r0) / th["actions"]
-                                            if th["actions"] else None)
         _finish(out, load, pid)
     finally:
         await _close(load)
@@ -992,7 +1033,7 @@ async def run_bench(cfg: BenchConfig, progress: Callable[[str], None] | None = N
                 else:
                     say("cardhall (redis store): starting redis-server (appendonly yes)")
                     (tmp / "redis").mkdir()
-                    kids.append(start_redis(tmp / "redis"))
+                    kids.append(start_redis(tmp / "redis", own_cpus))
                     redis_url = f"redis://127.0.0.1:{kids[-1].port}/0"
                     redis_pid = kids[-1].pid
             else:
