@@ -175,7 +175,13 @@ async def test_a_turn_clock_runs_on_after_its_owner_is_killed(servers: list[Serv
             await asyncio.sleep(0.02)
         started = time.monotonic()
         assert guest.views[room]["state_id"] == 0 and guest.views[room]["to_act"] == [0]
-        await asyncio.sleep(0.5)  # the state with seat 0's deadline is saved
+        while True:  # the state with seat 0's deadline is in the store
+            loaded = await store.load(room)
+            state = (loaded.state if loaded is not None else None) or {}
+            if [s for s, _ in state.get("deadlines", [])] == [0]:
+                break
+            assert time.monotonic() - started < 5, "the deadline was never saved"
+            await asyncio.sleep(0.05)
         assert f":{owner.proc.pid}:" in (await store.owner(room) or "")
         owner.kill9()
         while guest.views[room]["state_id"] == 0:

@@ -53,8 +53,9 @@ async def _room(store: MemoryStore) -> tuple[Room, Skipper, list[Recorder],
     room.start(None)
     await store.save_room(room.id, room.record(), room.state(), room.summary())
     room.start_task()
-    while not room._queue.empty() or room._busy.locked():
-        await asyncio.sleep(0)
+    async with asyncio.timeout(5):
+        while not room._queue.empty() or room._busy.locked():
+            await asyncio.sleep(0)
     log.clear()
     return room, game, seats, log
 
@@ -159,7 +160,7 @@ async def test_a_room_whose_store_write_fails_is_not_kept() -> None:
     creating = asyncio.create_task(lobby.create(Recorder("host", []),  # type: ignore[arg-type]
                                                 p.CreateRoom(game="skipper", seats=1)))
     await asyncio.wait_for(store.saved.get(), 5)
-    creating.cancel()  # as a store error would: the creation fails mid-write
+    creating.cancel()  # the creation is cancelled mid-write (a store error takes the same path)
     with pytest.raises(asyncio.CancelledError):
         await creating
     assert lobby.rooms == {}

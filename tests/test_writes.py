@@ -99,10 +99,14 @@ async def test_a_paused_socket_queues_frames_and_later_ones_do_not_overtake(
         conn.ws.pause_writing()  # what the transport calls when its buffer is full
         conn.send_raw(*frames[:2])
         conn.send_raw(frames[2])
-        assert len(conn._out) > 0 or conn._writer is not None
+        assert list(conn._out) == frames[:3] and conn._writer is not None  # queued
         conn.ws.resume_writing()
         conn.send_raw(frames[3])  # must queue behind the writer, not jump ahead
-        await asyncio.sleep(0.05)
+        async with asyncio.timeout(5):
+            await conn._writer
+        assert not conn._out
+        writer = conn._writer
         conn.send_raw(*frames[4:])  # the writer is done: straight to the socket again
+        assert not conn._out and conn._writer is writer  # no new writer task
         got = [msgpack.unpackb(await asyncio.wait_for(ws.recv(), 5))["re"] for _ in range(6)]
         assert got == list(range(6))
