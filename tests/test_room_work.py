@@ -17,7 +17,7 @@ from cardhall.server.lobby import Lobby
 from cardhall.server.room import Room
 from cardhall.server.store import LogEntry, MemoryStore
 
-from .test_writes import Recorder
+from .room_harness import Recorder, WriteLog, started_room
 
 
 class GatedStore(MemoryStore):
@@ -38,19 +38,10 @@ class GatedStore(MemoryStore):
         await super().append(room_id, entries, expect, state)
 
 
-async def _room(store: MemoryStore) -> tuple[Room, Skipper, list[Recorder],
-                                             list[tuple[str, list[str]]]]:
+async def _room(store: MemoryStore) -> tuple[Room, Skipper, list[Recorder], WriteLog]:
     """A started 2-seat Skipper room, saved in ``store``, its task idle (what ``start``
     queued has run); with its game, stand-in seats and their write log."""
-    log: list[tuple[str, list[str]]] = []
-    game = Skipper({"mode": "multi", "seed": 5, "first_seat": 0}, 2)
-    room = Room(id="r1", name="r1", game_name="skipper", game=game,
-                settings={"turn_seconds": None, "bid_seconds": None, "grace_seconds": 60.0,
-                          "on_abandon": "bot"}, store=store)
-    seats = [Recorder(f"seat{i}", log) for i in range(2)]
-    for i, conn in enumerate(seats):
-        room.join(conn, i)  # type: ignore[arg-type]
-    room.start(None)
+    room, game, seats, log = started_room(2, {"seed": 5, "first_seat": 0}, store)
     await store.save_room(room.id, room.record(), room.state(), room.summary())
     room.start_task()
     async with asyncio.timeout(5):

@@ -4,7 +4,6 @@ seat first."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import msgpack
 import pytest
@@ -14,45 +13,16 @@ from cardhall import protocol as p
 from cardhall.client.client import Client
 from cardhall.server.app import Server
 from cardhall.server.connection import Connection
-from cardhall.server.games.skipper import Skipper
-from cardhall.server.room import Room
-from cardhall.server.store import MemoryStore
 
 from .conftest import ServerFactory
+from .room_harness import started_room
 
 #: The write path does not depend on the store.
 MEMORY_ONLY = pytest.mark.parametrize("store_kind", ["memory"])
 
 
-class Recorder:
-    """A stand-in connection that records every write: ``(name, [frame types])``."""
-
-    def __init__(self, name: str, log: list[tuple[str, list[str]]]) -> None:
-        self.name, self.session, self.process = name, name, "test"
-        self.rooms: dict[str, Room] = {}
-        self._log = log
-
-    def send(self, msg: p.Message) -> None:
-        self.send_raw(p.encode(msg))
-
-    def send_raw(self, *frames: bytes) -> None:
-        self._log.append((self.name, [msgpack.unpackb(f)["t"] for f in frames]))
-
-    def send_error(self, code: str, message: str, re: Any = None) -> None:
-        self.send(p.Error(code=code, message=message, re=re))
-
-
 async def test_the_acting_seat_gets_ok_and_its_update_first_in_one_write() -> None:
-    log: list[tuple[str, list[str]]] = []
-    game = Skipper({"mode": "multi", "seed": 5, "first_seat": 2}, 4)
-    room = Room(id="r1", name="r1", game_name="skipper", game=game,
-                settings={"turn_seconds": None, "bid_seconds": None, "grace_seconds": 60.0,
-                          "on_abandon": "bot"}, store=MemoryStore())
-    seats = [Recorder(f"seat{i}", log) for i in range(4)]
-    for i, conn in enumerate(seats):
-        room.join(conn, i)  # type: ignore[arg-type]
-    room.start(None)
-    log.clear()
+    room, game, seats, log = started_room(4, {"seed": 5, "first_seat": 2})
     action = game.legal_actions(2)[0]
     await room.act(seats[2], p.Act(room="r1", state_id=game.state_id,  # type: ignore[arg-type]
                                    action=list(action), id=7))

@@ -1,0 +1,56 @@
+"""Rooms without sockets for tests: stand-in connections that record what a room writes, and
+a started Skipper room seated with them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack
+
+from cardhall import protocol as p
+from cardhall.server.games.skipper import Skipper
+from cardhall.server.room import Room
+from cardhall.server.store import MemoryStore
+
+#: What a stand-in connection records: ``(its name, [the "t" of each frame of one write])``.
+WriteLog = list[tuple[str, list[str]]]
+
+
+class Recorder:
+    """A stand-in connection that records every write: ``(name, [frame types])``."""
+
+    def __init__(self, name: str, log: WriteLog) -> None:
+        self.name, self.session, self.process = name, name, "test"
+        self.rooms: dict[str, Room] = {}
+        self._log = log
+
+    def send(self, msg: p.Message) -> None:
+        """Encode ``msg`` and record it."""
+        self.send_raw(p.encode(msg))
+
+    def send_raw(self, *frames: bytes) -> None:
+        """Record one write of ``frames``."""
+        self._log.append((self.name, [msgpack.unpackb(f)["t"] for f in frames]))
+
+    def send_error(self, code: str, message: str, re: Any = None) -> None:
+        """Record an ``error`` reply."""
+        self.send(p.Error(code=code, message=message, re=re))
+
+
+def started_room(seats: int, options: dict[str, Any], store: MemoryStore | None = None,
+                 **settings: Any) -> tuple[Room, Skipper, list[Recorder], WriteLog]:
+    """A Skipper ``multi`` room ``"r1"`` of ``seats`` seats (engine ``options``, room
+    ``settings`` over no clocks, a 60 s grace, bots for abandoned seats), every seat taken
+    by a :class:`Recorder` named ``seat<i>``, started; the log holds what came after the
+    start. Returns the room, its game, the stand-ins and their write log."""
+    game = Skipper({"mode": "multi", **options}, seats)
+    room = Room(id="r1", name="r1", game_name="skipper", game=game,
+                settings={"turn_seconds": None, "bid_seconds": None, "grace_seconds": 60.0,
+                          "on_abandon": "bot", **settings}, store=store or MemoryStore())
+    log: WriteLog = []
+    conns = [Recorder(f"seat{i}", log) for i in range(seats)]
+    for i, conn in enumerate(conns):
+        room.join(conn, i)  # type: ignore[arg-type]
+    room.start(None)
+    log.clear()
+    return room, game, conns, log
