@@ -28,6 +28,8 @@ _MISSING = object()
 
 
 def _token(key: Any) -> str:
+    if type(key) is str and "~" not in key and "/" not in key:
+        return key  # the usual view key: nothing to escape
     return str(key).replace("~", "~0").replace("/", "~1")
 
 
@@ -91,16 +93,19 @@ def diff(old: dict[str, Any], new: dict[str, Any],
     unchanged, so neither view may be mutated after it was diffed or sent.
     """
     out: dict[str, Any] = {}
-    for key, value in (new.items() if keys is None else ((k, new[k]) for k in keys)):
-        before = old.get(key, _MISSING)
+    get = old.get
+    for key in (new if keys is None else keys):
+        value = new[key]
+        before = get(key, _MISSING)
         if before is value:
             continue  # the same object: unchanged (engines reuse unchanged parts)
         kind = type(value)
-        if before is _MISSING:
-            out.update(_whole(key, value))
-        elif kind is not dict and kind is not list:
-            if before != value or type(before) is not kind:
-                out.update(_whole(key, value))
+        if before is _MISSING or (kind is not dict and kind is not list):
+            if before is _MISSING or type(before) is not kind or before != value:
+                if type(key) is str and key[:1] != "/":
+                    out[key] = value
+                else:
+                    out.update(_whole(key, value))
         elif memo is None:
             out.update(_diff_key(key, before, value))
         else:

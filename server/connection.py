@@ -245,12 +245,8 @@ class Connection(Session):
     async def _admit(self, frame: bytes | str) -> bool:
         """Take a token for ``frame`` from this connection's message bucket (``msg_rate``).
 
-        Never awaits when there is a token. Without one, the frame is refused with
-        ``rate/limited`` (echoing its ``id`` when it has a valid one) and not handled; the
-        refusal is a strike, and a connection out of strikes (``max_rate_strikes`` within
-        ``rate_strike_window``) is closed with 4008. After a refusal the reader sleeps until
-        the bucket holds a token again, so a flood costs the server one refused frame per
-        token, not one per frame sent (the rest waits in the socket buffers).
+        Never awaits when there is a token. Without one, the frame is refused
+        (:meth:`_refuse`) and not handled.
 
         Returns:
             True when the frame may be decoded and handled.
@@ -258,6 +254,18 @@ class Connection(Session):
         bucket = self._bucket
         if bucket is None or bucket.take():
             return True
+        await self._refuse(frame)
+        return False
+
+    async def _refuse(self, frame: bytes | str) -> None:
+        """Refuse ``frame`` for want of a token: ``rate/limited`` (echoing its ``id`` when it
+        has a valid one). The refusal is a strike, and a connection out of strikes
+        (``max_rate_strikes`` within ``rate_strike_window``) is closed with 4008. After a
+        refusal the reader sleeps until the bucket holds a token again, so a flood costs the
+        server one refused frame per token, not one per frame sent (the rest waits in the
+        socket buffers)."""
+        bucket = self._bucket
+        assert bucket is not None
         s = self.server.settings
         self.refused += 1
         try:
@@ -268,12 +276,11 @@ class Connection(Session):
                         f"{s.msg_burst}); slow down", re)
         if not self._strikes.take():
             self._abort(CLOSE_RATE_LIMIT, "rate limit: too many messages")
-            return False
+            return
         if self.refused == 1:
             event(log, logging.INFO, "rate_limited", session=self.session, addr=self.addr,
                   code="rate/limited")
         await asyncio.sleep(bucket.wait_time())
-        return False
 
     def _may_create(self, msg: p.Message) -> bool:
         """Apply ``rooms_per_minute`` to ``create_room`` and ``quick_join`` (which may create
@@ -293,7 +300,9 @@ class Connection(Session):
         return False
 
     async def _frame(self, frame: bytes | str) -> None:
-        if not await self._admit(frame):
+        bucket = self._bucket
+        if bucket is not None and not bucket.take():  # _admit, without its coroutine
+            await self._refuse(frame)
             return
         try:
             msg = p.decode(frame, side="client", max_size=self.server.settings.max_frame)

@@ -231,6 +231,7 @@ class Room:
     _closing: bool = False
     metrics: Any = None  # the server's Metrics (None in bare tests)
     _save_posted: bool = False
+    _table: dict[str, Any] | None = None  # the last table() (see there)
 
     def __post_init__(self) -> None:
         self.seats = [None] * self.game.seats
@@ -706,10 +707,17 @@ class Room:
 
     def table(self) -> dict[str, Any]:
         """Server facts added to every view under ``"room"``: id, status, players,
-        deadlines (``[[seat, unix time in s], ...]``)."""
-        return {"id": self.id, "status": self.status,
-                "players": [None if h is None else h.public(s) for s, h in enumerate(self.seats)],
-                "deadlines": [[s, t] for s, t in sorted(self.deadlines.items())]}
+        deadlines (``[[seat, unix time in s], ...]``). While they do not change, the same
+        dict object as last time (the delta diff then skips it by identity; do not mutate
+        it)."""
+        table = {"id": self.id, "status": self.status,
+                 "players": [None if h is None else h.public(s)
+                             for s, h in enumerate(self.seats)],
+                 "deadlines": [[s, t] for s, t in sorted(self.deadlines.items())]}
+        if table == self._table:
+            return self._table
+        self._table = table
+        return table
 
     def views_for(self, seats: set[int | None]) -> dict[int | None, dict[str, Any]]:
         """The engine views of ``seats`` (built together) plus the room facts under

@@ -181,6 +181,7 @@ def _min_value(e: int) -> int:
 
 
 _VALUES_MEMO: dict[int, list[int]] = {}
+_NOTHING = object()  # no cached value (see Skipper._reuse)
 
 
 def _values(e: int) -> list[int]:
@@ -268,7 +269,8 @@ class Skipper(Game):
         # the state, so skipping it while nothing left play cannot change any result).
         self._dirty = set(range(len(self.gone)))
         # View parts reused while unchanged (see _public_seat): seat -> (key, dict), plus
-        # "all" (the last list of seats) and "options".
+        # "all" (the last list of seats), "options", "shared" (the public part of the views
+        # of one state: (state_id, dict)) and "to_act"/"auction" (see _reuse).
         self._seat_views: dict[Any, Any] = {}
         orders = self._deck_orders(o["deck"])
         for i, p in enumerate(self.players):
@@ -895,24 +897,37 @@ class Skipper(Game):
         """
         p = self.players[i]
         st, va, co = p.stacks, p.values, p.complete
-        key = (len(st[0]), len(st[1]), len(st[2]), len(st[3]), va[0], va[1], va[2], va[3],
-               co[0], co[1], co[2], co[3], p.discard[-1] if p.discard else -1,
-               len(p.discard), len(p.stock), len(p.hand), len(p.trash), p.turns, p.phase,
-               p.status)
+        stacks_key = (len(st[0]), len(st[1]), len(st[2]), len(st[3]), va[0], va[1], va[2],
+                      va[3], co[0], co[1], co[2], co[3])
+        key = (stacks_key, p.discard[-1] if p.discard else -1, len(p.discard), len(p.stock),
+               len(p.hand), len(p.trash), p.turns, p.phase, p.status)
         cache = self._seat_views
         hit = cache.get(i)
         if hit is not None and hit[0] == key:
             return hit[1]
+        if hit is not None and hit[0][0] == stacks_key:
+            stacks = hit[1]["stacks"]  # most moves leave the stacks be: the same list
+        else:
+            stacks = [{"suit": SUIT_LETTERS[s], "cards": [_CODE[c] for c in st[s]],
+                       "values": _values(va[s]), "complete": co[s]} for s in range(4)]
         view = {
-            "stacks": [{"suit": SUIT_LETTERS[s], "cards": [_CODE[c] for c in p.stacks[s]],
-                        "values": _values(p.values[s]), "complete": p.complete[s]}
-                       for s in range(4)],
+            "stacks": stacks,
             "discard_top": _CODE[p.discard[-1]] if p.discard else None,
             "discard": len(p.discard), "stock": len(p.stock), "hand": len(p.hand),
             "trash": len(p.trash), "turns": p.turns, "phase": p.phase, "status": p.status,
         }
         cache[i] = (key, view)
         return view
+
+    def _reuse(self, key: str, value: Any) -> Any:
+        """``value``, or the equal object this returned last time for ``key``: views then
+        share it and the room's delta diff skips it by identity. Callers must not mutate it."""
+        cache = self._seat_views
+        last = cache.get(key, _NOTHING)
+        if last == value:
+            return last
+        cache[key] = value
+        return value
 
     def _public_options(self) -> dict[str, Any]:
         """The options every seat may see (all but ``seed`` and ``deck``); built once, the
@@ -1070,13 +1085,13 @@ _VIEW_PARTS: dict[str, Any] = {
     "mode": lambda g, seat: g.mode,
     "options": lambda g, seat: g._public_options(),
     "state_id": lambda g, seat: g.state_id,
-    "to_act": lambda g, seat: g.to_act(),
+    "to_act": lambda g, seat: g._reuse("to_act", g.to_act()),
     "over": lambda g, seat: g.over,
     "outcome": lambda g, seat: g.outcome(),
     "seat": lambda g, seat: seat,
     "turn": lambda g, seat: None if g.mode == "race" or g.over else g.current,
     "seats": lambda g, seat: g._public_seats(),
-    "auction": _view_auction,
+    "auction": lambda g, seat: g._reuse("auction", _view_auction(g, seat)),
     "hand": lambda g, seat: None if seat is None else [_CODE[c] for c in g.players[seat].hand],
     "legal_actions": lambda g, seat: [] if seat is None else g.legal_actions(seat),
 }
