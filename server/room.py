@@ -719,11 +719,14 @@ class Room:
         self._table = table
         return table
 
-    def views_for(self, seats: set[int | None]) -> dict[int | None, dict[str, Any]]:
+    def views_for(self, seats: set[int | None],
+                  table: dict[str, Any] | None = None) -> dict[int | None, dict[str, Any]]:
         """The engine views of ``seats`` (built together) plus the room facts under
-        ``"room"``; no legal actions before the game starts."""
+        ``"room"`` (``table``: :meth:`table`, when the caller has it already); no legal
+        actions before the game starts."""
         views = self.game.views(seats)
-        table = self.table()
+        if table is None:
+            table = self.table()
         for view in views.values():
             if self.status != "playing":
                 view["legal_actions"] = []
@@ -770,7 +773,8 @@ class Room:
         if not members:
             return
         seats = {m.seat for m in members.values()} if leader is None else {leader.seat}
-        views = self.views_for(seats)
+        table = self.table()
+        views = self.views_for(seats, table)
         fan = _Fanout(p.update_parts(self.id, self.game.state_id, events),
                       self.game.PER_SEAT_VIEW_KEYS,
                       next(iter(views.values())))
@@ -783,7 +787,7 @@ class Room:
                 first.send_raw(frame)
             others = {m.seat for c, m in members.items() if c is not first} - views.keys()
             if others:
-                views.update(self.views_for(others))
+                views.update(self.views_for(others, table))
         for conn, member in members.items():
             if conn is not first:
                 conn.send_raw(fan.frame(member, views))
