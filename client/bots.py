@@ -20,8 +20,7 @@ from .client import Client, ConnectionLost, ServerError
 RETRY_SECONDS = 0.3  # pause before retrying an action the server could not answer
 STALL_SECONDS = 2.0  # the seat may act but nothing happened this long: act again
 #: Refusals that mean "not now" rather than "not this": the bot waits and tries again.
-_RETRY_CODES = frozenset({"server/unavailable", "rate/limited",
-                          "room/not_seated"})  # an act that overtook its own resume
+_RETRY_CODES = frozenset({"server/unavailable", "rate/limited"})
 
 
 @dataclass
@@ -73,9 +72,11 @@ async def play_seat(client: Client, room: str, seat: int, choose: Strategy,
     result = SeatResult(room=room, seat=seat)
     acted_on = -1
     retry = asyncio.Event()
+    acting = 0  # maybe_act calls under way (thinking or waiting for their reply)
+    last_try = time.monotonic()  # when the last of them ended
 
     async def maybe_act() -> None:
-        nonlocal acted_on
+        nonlocal acted_on, acting, last_try
         view = client.views.get(room)
         if not view or view.get("over") or not view.get("legal_actions"):
             return
@@ -83,10 +84,11 @@ async def play_seat(client: Client, room: str, seat: int, choose: Strategy,
         if sid <= acted_on:
             return
         acted_on = sid
-        if think:
-            await asyncio.sleep(think)
-        action = choose(view, rng)
+        acting += 1
         try:
+            if think:
+                await asyncio.sleep(think)
+            action = choose(view, rng)
             async with asyncio.timeout(act_timeout):
                 await client.act(room, action, sid)
             result.actions += 1
@@ -98,11 +100,15 @@ async def play_seat(client: Client, room: str, seat: int, choose: Strategy,
         except (ConnectionLost, TimeoutError):
             acted_on = -1  # try again: if it was applied, the repeat is refused as stale
             retry.set()
+        finally:
+            acting -= 1
+            last_try = time.monotonic()
 
     async def retrier() -> None:
-        # Retries on request, and a watchdog: when the seat may act but nothing has happened
-        # for STALL_SECONDS (an action lost with a dying server, say), act again with the
-        # same state_id; if the first one was applied, the repeat is refused as stale.
+        # Retries on request, and a watchdog: when the seat may act but for STALL_SECONDS
+        # nothing has happened and no action of ours was under way or answered (an action
+        # lost with a dying server, say), act again with the same state_id; if the first
+        # one was applied, the repeat is refused as stale.
         nonlocal acted_on
         seen, since = -1, time.monotonic()
         while True:
@@ -115,10 +121,11 @@ async def play_seat(client: Client, room: str, seat: int, choose: Strategy,
             except TimeoutError:
                 view = client.views.get(room) or {}
                 sid = view.get("state_id", -1)
+                quiet = time.monotonic() - max(since, last_try)
                 if sid != seen:
                     seen, since = sid, time.monotonic()
-                elif (view.get("legal_actions") and not view.get("over")
-                      and time.monotonic() - since >= STALL_SECONDS):
+                elif (view.get("legal_actions") and not view.get("over") and not acting
+                      and quiet >= STALL_SECONDS):
                     acted_on, since = -1, time.monotonic()
                     await maybe_act()
 

@@ -58,6 +58,10 @@ class ConnectionLost(Exception):
     applied: retry with the same ``state_id`` to be safe)."""
 
 
+class _NotSent(ConnectionLost):
+    """The request could not be sent at all: the connection was already closed."""
+
+
 class Client:
     """An async Cardhall client (use as an async context manager).
 
@@ -100,6 +104,11 @@ class Client:
         self._closing = False
         self._desynced: set[str] = set()
         self._recovering: asyncio.Task[None] | None = None
+        # Set while requests may go out: cleared when the connection drops, set again once
+        # the seats and rooms were resumed (or the client gave up), so that no request
+        # reaches a new connection ahead of the resumes (an act before its seat's resume
+        # would be refused as room/not_seated).
+        self._ready = asyncio.Event()
         self.reconnects = 0
 
     # -- connection ----------------------------------------------------------------------
@@ -123,6 +132,7 @@ class Client:
             url = next(self._url_cycle)
             try:
                 await self._open(url)
+                self._ready.set()
                 return
             except (OSError, websockets.exceptions.WebSocketException, TimeoutError) as exc:
                 last = exc
@@ -150,6 +160,7 @@ class Client:
     async def close(self) -> None:
         """Close the connection (seats are held by the server for their grace window)."""
         self._closing = True
+        self._ready.set()  # requests waiting for a recovery fail now (ConnectionLost)
         if self._recovering is not None:
             self._recovering.cancel()
             try:
@@ -201,10 +212,18 @@ class Client:
         if not self.reconnect:
             self._pushes.put_nowait(None)
             return
+        self._ready.clear()
         self._recovering = asyncio.get_running_loop().create_task(self._recover())
 
     async def _recover(self) -> None:
-        """Reconnect with exponential backoff (tenacity), then resume seats and rooms."""
+        """Reconnect with exponential backoff (tenacity), then resume seats and rooms; other
+        requests wait until this is over (:meth:`request`)."""
+        try:
+            await self._reconnect()
+        finally:
+            self._ready.set()
+
+    async def _reconnect(self) -> None:
         try:
             async for attempt in AsyncRetrying(
                     wait=wait_exponential(multiplier=0.05, max=2.0),
@@ -222,13 +241,13 @@ class Client:
         self.reconnects += 1
         for room, (_, token) in list(self.seats.items()):
             try:
-                await self.resume(room, token)
-            except (ServerError, ConnectionLost) as exc:
+                await self._request(p.Resume(room=room, token=token))
+            except (ServerError, ConnectionLost, TimeoutError) as exc:
                 log.warning("could not resume room %s: %s", room, exc)
         for room in list(self.spectating):
             try:
-                await self.spectate(room)
-            except (ServerError, ConnectionLost) as exc:
+                await self._request(p.Spectate(room=room))
+            except (ServerError, ConnectionLost, TimeoutError) as exc:
                 log.warning("could not watch room %s again: %s", room, exc)
 
     def _dispatch(self, msg: p.Message) -> None:
@@ -266,11 +285,35 @@ class Client:
     async def request(self, msg: p.Message) -> p.Message:
         """Send a request (its ``id`` is set here) and return the reply.
 
+        With ``reconnect`` on, a request made while the connection is down (dropped, and
+        the client reconnecting) waits until the reconnection and the resumes of its seats
+        and rooms are over (at most about ``reconnect_timeout`` plus ``request_timeout`` per
+        room), then goes out on the new connection: it never overtakes a resume.
+
         Raises:
             ServerError: the server answered with an error.
-            ConnectionLost: the connection dropped before the reply.
+            ConnectionLost: the connection dropped after the request went out and before
+                its reply, or could not be restored.
             TimeoutError: no reply within ``request_timeout`` seconds.
         """
+        for attempt in range(2):  # a second try only for a request that never went out
+            if not self._ready.is_set() and self._ws is not None:
+                await self._ready.wait()
+                if self._closing:
+                    raise ConnectionLost("client closed")
+            reader = self._reader
+            try:
+                return await self._request(msg)
+            except _NotSent:
+                if not self.reconnect or self._closing or attempt or reader is None:
+                    raise
+                # The socket was found closed before its reader noticed: once it has, the
+                # recovery is under way (and _ready cleared) or over.
+                await asyncio.wait([reader])
+        raise AssertionError("unreachable")
+
+    async def _request(self, msg: p.Message) -> p.Message:
+        """:meth:`request` without waiting for a recovery (the recovery's own requests)."""
         if self._ws is None:
             raise ConnectionLost("not connected")
         rid = next(self._ids)
@@ -281,7 +324,7 @@ class Client:
             await self._ws.send(p.encode(msg))
         except ConnectionClosed:
             self._pending.pop(rid, None)
-            raise ConnectionLost("connection lost") from None
+            raise _NotSent("connection lost") from None
         try:
             async with asyncio.timeout(self.request_timeout):
                 reply = await fut

@@ -12,6 +12,7 @@ import pytest
 import websockets
 
 from cardhall import protocol as p
+from cardhall.client import bots as bots_module
 from cardhall.client.bots import SeatResult, play_games, play_seat
 from cardhall.client.client import Client, ServerError
 from cardhall.server.app import Server
@@ -197,6 +198,52 @@ async def test_stale_state_is_refused_and_retry_is_safe(server: Server) -> None:
             await c.act(room, action, sid)  # the same request again, as after a lost reply
         assert err.value.code == "action/stale_state"
         assert len(await server.store.log(room)) == 1
+
+
+async def test_a_request_during_a_reconnection_waits_for_the_resume(server: Server) -> None:
+    # Dropped, the client reconnects and resumes its seat; an act issued meanwhile goes out
+    # only after the resume (before, it failed with ConnectionLost on the dead socket, or
+    # reached the new connection ahead of the resume and was refused as room/not_seated).
+    async with Client(server.url) as c:
+        room = (await c.create_room("skipper", options={"seed": 2})).room
+        await c.join(room)
+        await asyncio.sleep(0.05)
+        view = c.views[room]
+        action, sid = view["legal_actions"][0], view["state_id"]
+        await c.drop()
+        await asyncio.sleep(0)  # the reader sees the drop; the reconnection starts
+        await c.act(room, action, sid)
+        assert c.reconnects == 1
+        assert len(await server.store.log(room)) == 1
+        await c.get_view(room)
+        assert c.views[room]["state_id"] == sid + 1
+
+
+async def test_bot_watchdog_waits_for_an_action_still_under_way(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The watchdog acts again when the seat may act and nothing happened for STALL_SECONDS;
+    # a slow reply is not "nothing": no second act may go out while the first one waits.
+    monkeypatch.setattr(bots_module, "STALL_SECONDS", 0.3)
+    calls: list[int] = []
+    loop = asyncio.get_running_loop()
+    ends = loop.time() + 1.1  # the game ends before a stall period after the reply
+
+    class SlowClient:
+        views = {"r": {"state_id": 3, "over": False, "legal_actions": [["end"]]}}
+
+        async def act(self, room: str, action: Any, sid: int) -> None:
+            calls.append(sid)
+            await asyncio.sleep(1.0)  # over three stall periods
+
+        async def updates(self) -> Any:
+            await asyncio.sleep(ends - loop.time())
+            yield p.GameOver(room="r", state_id=4, outcome={"winner": 0})
+
+    result = await play_seat(SlowClient(), "r", 0,  # type: ignore[arg-type]
+                             lambda view, rng: ["end"], random.Random(1))
+    assert result.outcome == {"winner": 0}
+    assert calls == [3]
+    assert result.actions == 1
 
 
 async def test_drop_and_resume_with_token_and_a_bot_takes_another_seat(
