@@ -891,9 +891,10 @@ class Skipper(Game):
     def _public_seat(self, i: int) -> dict[str, Any]:
         """Seat ``i`` as everyone sees it (K8).
 
-        The same dict object comes back while nothing it shows has changed: views then share
-        it, and the room's delta diff skips it by identity. Callers must not mutate it. A
-        stack is known by its length: cards are only ever added to stacks.
+        The same dict object comes back while nothing it shows has changed, and the same
+        ``stacks`` list while the stacks did not change: views then share them, and the
+        room's delta diff skips them by identity. Callers must not mutate them. A stack is
+        known by its length, values and completion: cards are only ever added to stacks.
         """
         p = self.players[i]
         st, va, co = p.stacks, p.values, p.complete
