@@ -176,6 +176,22 @@ class _Seat:
         self.status = ACTIVE
 
 
+class _ViewCache:
+    """View parts a Skipper game reuses while they do not change (the room's delta diff
+    skips a reused object by identity; see Skipper._public_seat, _public_seats, _reuse and
+    views). Nothing in it may be mutated once handed out."""
+
+    __slots__ = ("seats", "all_seats", "options", "shared", "reused")
+
+    def __init__(self) -> None:
+        #: seat -> (its key tuple, its public dict)
+        self.seats: dict[int, tuple[Any, dict[str, Any]]] = {}
+        self.all_seats: list[dict[str, Any]] | None = None  # the last list of every seat
+        self.options: dict[str, Any] | None = None  # the public options (they never change)
+        self.shared: tuple[int, dict[str, Any]] | None = None  # (state_id, public part)
+        self.reused: dict[str, Any] = {}  # view key -> the value last returned (_reuse)
+
+
 def _min_value(e: int) -> int:
     return (e & -e).bit_length() - 1
 
@@ -268,10 +284,7 @@ class Skipper(Game):
         # Pools changed since their last unwinnable check (the check is a pure function of
         # the state, so skipping it while nothing left play cannot change any result).
         self._dirty = set(range(len(self.gone)))
-        # View parts reused while unchanged (see _public_seat): seat -> (key, dict), plus
-        # "all" (the last list of seats), "options", "shared" (the public part of the views
-        # of one state: (state_id, dict)) and "to_act"/"auction" (see _reuse).
-        self._seat_views: dict[Any, Any] = {}
+        self._views = _ViewCache()
         orders = self._deck_orders(o["deck"])
         for i, p in enumerate(self.players):
             if self.rules.aces_out:
@@ -902,7 +915,7 @@ class Skipper(Game):
                       va[3], co[0], co[1], co[2], co[3])
         key = (stacks_key, p.discard[-1] if p.discard else -1, len(p.discard), len(p.stock),
                len(p.hand), len(p.trash), p.turns, p.phase, p.status)
-        cache = self._seat_views
+        cache = self._views.seats
         hit = cache.get(i)
         if hit is not None and hit[0] == key:
             return hit[1]
@@ -923,7 +936,7 @@ class Skipper(Game):
     def _reuse(self, key: str, value: Any) -> Any:
         """``value``, or the equal object this returned last time for ``key``: views then
         share it and the room's delta diff skips it by identity. Callers must not mutate it."""
-        cache = self._seat_views
+        cache = self._views.reused
         last = cache.get(key, _NOTHING)
         if last == value:
             return last
@@ -933,19 +946,18 @@ class Skipper(Game):
     def _public_options(self) -> dict[str, Any]:
         """The options every seat may see (all but ``seed`` and ``deck``); built once, the
         same object every time (options never change during a game)."""
-        cache = self._seat_views
-        if "options" not in cache:
-            cache["options"] = {k: v for k, v in self.options.items()
-                                if k not in ("seed", "deck")}
-        return cache["options"]  # type: ignore[no-any-return]
+        cache = self._views
+        if cache.options is None:
+            cache.options = {k: v for k, v in self.options.items() if k not in ("seed", "deck")}
+        return cache.options
 
     def _public_seats(self) -> list[dict[str, Any]]:
         """Every seat's :meth:`_public_seat`; the same list object while none changed."""
         seats = [self._public_seat(i) for i in range(self.seats)]
-        last = self._seat_views.get("all")
+        last = self._views.all_seats
         if last is not None and all(a is b for a, b in zip(last, seats)):
             return last
-        self._seat_views["all"] = seats
+        self._views.all_seats = seats
         return seats
 
     def view(self, seat: int | None) -> dict[str, Any]:
@@ -963,14 +975,14 @@ class Skipper(Game):
         """:meth:`view` of several seats, the public part built once per state and shared
         (also between calls: a room builds its acting seat's view before the others')."""
         own = self.PER_SEAT_VIEW_KEYS
-        cache = self._seat_views
-        hit = cache.get("shared")
+        cache = self._views
+        hit = cache.shared
         if hit is not None and hit[0] == self.state_id:
             shared = hit[1]
         else:  # every change of state goes through apply or forfeit, which bump state_id
             shared = {key: (None if key in own else part(self, None))
                       for key, part in _VIEW_PARTS.items()}
-            cache["shared"] = (self.state_id, shared)
+            cache.shared = (self.state_id, shared)
         out: dict[int | None, dict[str, Any]] = {}
         for seat in seats:
             v = dict(shared)
@@ -1054,7 +1066,7 @@ class Skipper(Game):
                 "bids": [list(b) for b in a["bids"]], "high": a["high"]}
             g.gone = [list(x) for x in data["gone"]]
             g._dirty = set(range(len(g.gone)))
-            g._seat_views = {}
+            g._views = _ViewCache()
             g.players = []
             for pd in data["players"]:
                 p = _Seat()
