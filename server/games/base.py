@@ -242,6 +242,22 @@ class SoloGame(Game):
         if seat != 0 or isinstance(seat, bool):
             raise NotYourTurn(f"seat {seat!r} does not play {self.title} (solo: seat 0)")
 
+    @classmethod
+    def _verb(cls, action: Any, known: Iterable[str]) -> str:
+        """The verb of ``action`` after checking that it is a non-empty sequence whose first
+        item is one of ``known``.
+
+        Raises:
+            UnknownAction: not a non-empty sequence (a str is not one), or an unknown verb.
+        """
+        if isinstance(action, (str, bytes)) or not isinstance(action, Sequence) or not action:
+            raise UnknownAction(f"not an action: {action!r}")
+        verb = action[0]
+        if not isinstance(verb, str) or verb not in known:
+            raise UnknownAction(f"unknown verb {verb!r}; {cls.title} knows "
+                                f"{', '.join(sorted(known))}")
+        return verb
+
     def legal_actions(self, seat: int) -> list[Action]:
         """Every action ``seat`` may take now, in a fixed order; ``[]`` if none.
 
@@ -308,8 +324,6 @@ class SettlingSoloGame(SoloGame):
     #: Argument kinds of every verb, in order: ``"int"`` is an index (an int, not a bool);
     #: any other kind is checked by :meth:`_check_arg`.
     VERBS: ClassVar[Mapping[str, tuple[str, ...]]] = {}
-    #: How error messages name the game (``"unknown <VERB_NOUN> verb ..."``).
-    VERB_NOUN: ClassVar[str] = ""
     #: Verbs the engine plays by itself when one of them is the only move besides quitting
     #: (a forced move is no decision).
     FORCED_VERBS: ClassVar[frozenset[str]] = frozenset()
@@ -409,12 +423,7 @@ class SettlingSoloGame(SoloGame):
             UnknownAction: not a sequence, an unknown verb, wrong arity, an index that is not
                 an int, or an argument :meth:`_check_arg` rejects.
         """
-        if isinstance(action, (str, bytes)) or not isinstance(action, Sequence) or not action:
-            raise UnknownAction(f"not an action: {action!r}")
-        verb = action[0]
-        if not isinstance(verb, str) or verb not in cls.VERBS:
-            raise UnknownAction(f"unknown {cls.VERB_NOUN} verb {verb!r}; "
-                                f"known: {', '.join(cls.VERBS)}")
+        verb = cls._verb(action, cls.VERBS)
         kinds = cls.VERBS[verb]
         if len(action) != 1 + len(kinds):
             raise UnknownAction(f"{verb!r} takes {len(kinds)} argument(s), "
@@ -539,12 +548,7 @@ class VersionedSoloGame(SoloGame):
             NotYourTurn: ``seat`` is not 0.
             IllegalAction: the rules forbid it now (:meth:`_act` says which).
         """
-        if isinstance(action, (str, bytes)) or not isinstance(action, Sequence) or not action:
-            raise UnknownAction(f"not an action: {action!r}")
-        verb = action[0]
-        if not isinstance(verb, str) or verb not in self.VERBS:
-            raise UnknownAction(f"unknown verb {verb!r}; {self.title} knows "
-                                f"{', '.join(sorted(self.VERBS))}")
+        verb = self._verb(action, self.VERBS)
         args = self._parse_args(verb, list(action[1:]))
         self._check_turn(seat)
         events = self._act(verb, args)

@@ -114,7 +114,6 @@ class TheShah(SettlingSoloGame):
     name: ClassVar[str] = "shah"
     title: ClassVar[str] = "The Shah"
     VERBS: ClassVar[Mapping[str, tuple[str, ...]]] = VERBS
-    VERB_NOUN: ClassVar[str] = "Shah"
     FORCED_VERBS: ClassVar[frozenset[str]] = FORCED_VERBS
     #: A dead end loses (H9).
     NO_MOVE_REASON: ClassVar[str] = "no move left"

@@ -138,7 +138,6 @@ class ShopSolitaire(SettlingSoloGame):
     #: Closing shop is the way to give up (seed "Close Shop").
     QUIT_VERB: ClassVar[str] = "close_shop"
     VERBS: ClassVar[Mapping[str, tuple[str, ...]]] = VERBS
-    VERB_NOUN: ClassVar[str] = "Shop Solitaire"
     FORCED_VERBS: ClassVar[frozenset[str]] = FORCED_VERBS
     #: A position with no legal move at all loses (RULINGS S11).
     NO_MOVE_REASON: ClassVar[str] = "no legal move"
