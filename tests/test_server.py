@@ -186,13 +186,19 @@ async def test_race_actions_from_different_seats_do_not_make_each_other_stale(
         await b.close()
 
 
+async def seated_solo(c: Client) -> tuple[str, list[Any], int]:
+    """Seat ``c`` in a new solo Skipper room (seed 2); returns (room, its first legal
+    action, the state id to act against)."""
+    room = (await c.create_room("skipper", options={"seed": 2})).room
+    await c.join(room)
+    await asyncio.sleep(0.05)
+    view = c.views[room]
+    return room, view["legal_actions"][0], view["state_id"]
+
+
 async def test_stale_state_is_refused_and_retry_is_safe(server: Server) -> None:
     async with Client(server.url) as c:
-        room = (await c.create_room("skipper", options={"seed": 2})).room
-        await c.join(room)
-        await asyncio.sleep(0.05)
-        view = c.views[room]
-        action, sid = view["legal_actions"][0], view["state_id"]
+        room, action, sid = await seated_solo(c)
         await c.act(room, action, sid)
         with pytest.raises(ServerError) as err:
             await c.act(room, action, sid)  # the same request again, as after a lost reply
@@ -205,11 +211,7 @@ async def test_a_request_during_a_reconnection_waits_for_the_resume(server: Serv
     # only after the resume (before, it failed with ConnectionLost on the dead socket, or
     # reached the new connection ahead of the resume and was refused as room/not_seated).
     async with Client(server.url) as c:
-        room = (await c.create_room("skipper", options={"seed": 2})).room
-        await c.join(room)
-        await asyncio.sleep(0.05)
-        view = c.views[room]
-        action, sid = view["legal_actions"][0], view["state_id"]
+        room, action, sid = await seated_solo(c)
         await c.drop()
         await asyncio.sleep(0)  # the reader sees the drop; the reconnection starts
         await c.act(room, action, sid)
