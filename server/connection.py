@@ -209,7 +209,8 @@ class Connection(Session):
             async with asyncio.timeout(settings.hello_timeout):
                 while not hs.done:
                     frame = await self.ws.recv()
-                    if not await self._admit(frame):
+                    if not self._admit():
+                        await self._refuse(frame)
                         if self.closed:
                             return False
                         continue
@@ -242,20 +243,15 @@ class Connection(Session):
             return False
         return True
 
-    async def _admit(self, frame: bytes | str) -> bool:
-        """Take a token for ``frame`` from this connection's message bucket (``msg_rate``).
-
-        Never awaits when there is a token. Without one, the frame is refused
-        (:meth:`_refuse`) and not handled.
+    def _admit(self) -> bool:
+        """Take a token for a frame from this connection's message bucket (``msg_rate``).
 
         Returns:
-            True when the frame may be decoded and handled.
+            True when the frame may be decoded and handled; False when the bucket is empty
+            (the caller then refuses the frame: :meth:`_refuse`).
         """
         bucket = self._bucket
-        if bucket is None or bucket.take():
-            return True
-        await self._refuse(frame)
-        return False
+        return bucket is None or bucket.take()
 
     async def _refuse(self, frame: bytes | str) -> None:
         """Refuse ``frame`` for want of a token: ``rate/limited`` (echoing its ``id`` when it
@@ -300,8 +296,7 @@ class Connection(Session):
         return False
 
     async def _frame(self, frame: bytes | str) -> None:
-        bucket = self._bucket
-        if bucket is not None and not bucket.take():  # _admit, without its coroutine
+        if not self._admit():
             await self._refuse(frame)
             return
         try:
