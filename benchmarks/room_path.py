@@ -1,12 +1,22 @@
 """The room's action path in one process, without sockets: µs per action, warm or cold.
 
-Plays 4-seat Skipper ``multi`` rooms through :meth:`Room.act` (engine, log append to the
+Plays 4-seat Skipper ``multi`` rooms through :meth:`Room.play` (engine, log append to the
 in-memory store, views, deltas, frames) with stand-in connections that only count frames,
-random legal actions other than ``resign``. ``--pause-ms`` sleeps between actions (the CPU
-idles, as in the latency phase of ``cardhall bench``), to show what a cold CPU costs:
+random legal actions other than ``resign``. Each action is timed twice, from its encoded
+``act`` frame (``protocol.decode`` included): to the acting seat's first frame (its ``ok``
+and ``update``: the server's part of that seat's round trip) and to the end of the whole
+broadcast. Printed: p50 and p90 of both, in µs, and frames per action.
+
+``--rooms`` rooms take turns (one action each, round robin), so each room's data has gone
+cold by its next action, as with the 100 tables of ``cardhall bench``. ``--pause-ms``
+leaves a gap after each action, as in the bench's latency phase: the process sleeps (the
+CPU idles), or with ``--spin`` busy-waits (the CPU stays busy, in a loop that touches
+almost no memory). That shows what a cold CPU costs, and what makes it cold:
 
     python benchmarks/room_path.py --actions 3000
     python benchmarks/room_path.py --actions 600 --pause-ms 5
+    python benchmarks/room_path.py --actions 600 --pause-ms 5 --spin
+    python benchmarks/room_path.py --actions 3000 --rooms 1000
 
 Under ``valgrind --tool=callgrind`` (run twice with different ``--actions`` and divide the
 difference) it gives instructions per action that repeat exactly from run to run, which is
@@ -19,6 +29,7 @@ import argparse
 import asyncio
 import random
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from cardhall import protocol as p
@@ -31,20 +42,25 @@ ROOM_SETTINGS = {"turn_seconds": None, "bid_seconds": None, "grace_seconds": 120
 
 
 class CountingConnection:
-    """Stands in for a client connection: counts the frames a room sends it."""
+    """Stands in for a client connection: counts the frames a room sends it, and notes in
+    ``first_at`` (a ``time.perf_counter()`` reading, s) when the first write after
+    ``first_at`` was last reset to 0.0 happened."""
 
     def __init__(self, i: int) -> None:
         self.session = self.name = f"seat{i}"
         self.process = "bench"
         self.rooms: dict[str, Room] = {}
         self.frames = 0
+        self.first_at = 0.0
 
     def send(self, msg: p.Message) -> None:
         """Encode and count ``msg``."""
         self.send_raw(p.encode(msg))
 
     def send_raw(self, *frames: bytes) -> None:
-        """Count encoded frames."""
+        """Count encoded frames (and stamp the first write: ``first_at``)."""
+        if not self.first_at:
+            self.first_at = time.perf_counter()
         self.frames += len(frames)
 
     def send_error(self, code: str, message: str, re: Any = None) -> None:
@@ -52,37 +68,81 @@ class CountingConnection:
         self.send(p.Error(code=code, message=message, re=re))
 
 
-async def run(actions: int, pause: float, seed: int) -> tuple[float, float]:
-    """Play ``actions`` actions; returns (µs of ``Room.act`` per action, frames per action).
+@dataclass
+class Figures:
+    """What :func:`run` measured: p50/p90 in µs from the ``act`` frame to the acting seat's
+    first frame (``first_*``) and to the end of the broadcast (``all_*``)."""
 
-    ``pause`` seconds are slept (blocking, the CPU idles) after each action, outside the
-    timed part.
-    """
+    first_p50: float
+    first_p90: float
+    all_p50: float
+    all_p90: float
+    frames_per_action: float
+
+
+def _gap(seconds: float, spin: bool) -> None:
+    """Leave ``seconds`` between actions: sleep (the CPU idles) or busy-wait."""
+    if not spin:
+        time.sleep(seconds)  # on purpose: the CPU must idle, not just the event loop
+        return
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+
+async def run(actions: int, pause: float, seed: int, rooms: int = 1,
+              spin: bool = False) -> Figures:
+    """Play ``actions`` actions over ``rooms`` rooms in turn (a finished game is replaced
+    by a new room), leaving a ``pause`` (s) gap after each, outside the timed part."""
     rng = random.Random(seed)
-    conns = [CountingConnection(i) for i in range(4)]
     store = MemoryStore()
-    spent, done, n = 0.0, 0, 0
-    while done < actions:
-        n += 1
+    made = 0
+
+    def new_table() -> tuple[Room, Skipper, list[CountingConnection]]:
+        nonlocal made
+        made += 1
+        conns = [CountingConnection(i) for i in range(4)]
         game = Skipper({"mode": "multi", "seed": rng.randrange(1 << 30)}, 4)
-        room = Room(id=f"r{n}", name="bench", game_name="skipper", game=game,
+        room = Room(id=f"r{made}", name="bench", game_name="skipper", game=game,
                     settings=dict(ROOM_SETTINGS), store=store)
         room.start_task()
         for i, conn in enumerate(conns):
             room.join(conn, i)  # type: ignore[arg-type]
         room.start(None)
-        while not game.over and done < actions:
-            seat = game.to_act()[0]
-            action = rng.choice([a for a in game.legal_actions(seat) if a[0] != "resign"])
-            msg = p.Act(room=room.id, state_id=game.state_id, action=list(action), id=done)
-            t0 = time.perf_counter()
-            await room.act(conns[seat], msg)  # type: ignore[arg-type]
-            spent += time.perf_counter() - t0
-            done += 1
-            if pause:
-                time.sleep(pause)  # noqa: ASYNC251 - on purpose: the CPU must idle, not the loop
+        return room, game, conns
+
+    tables = [new_table() for _ in range(rooms)]
+    first: list[float] = []
+    whole: list[float] = []
+    frames = 0
+    for done in range(actions):
+        k = done % rooms
+        room, game, conns = tables[k]
+        if game.over:
+            frames += sum(c.frames for c in conns)
+            await room.close()
+            room, game, conns = tables[k] = new_table()
+        seat = game.to_act()[0]
+        action = rng.choice([a for a in game.legal_actions(seat) if a[0] != "resign"])
+        frame = p.encode(p.Act(room=room.id, state_id=game.state_id, action=list(action),
+                               id=done))
+        actor = conns[seat]
+        actor.first_at = 0.0
+        t0 = time.perf_counter()
+        await room.play(actor, p.decode(frame, side="client"))  # type: ignore[arg-type]
+        t1 = time.perf_counter()
+        first.append((actor.first_at - t0) * 1e6)
+        whole.append((t1 - t0) * 1e6)
+        if pause:
+            _gap(pause, spin)
+    for room, _game, conns in tables:
+        frames += sum(c.frames for c in conns)
         await room.close()
-    return spent / done * 1e6, sum(c.frames for c in conns) / done
+
+    def q(xs: list[float], f: float) -> float:
+        return sorted(xs)[int(len(xs) * f)]
+
+    return Figures(q(first, .5), q(first, .9), q(whole, .5), q(whole, .9), frames / actions)
 
 
 def main() -> None:
@@ -91,11 +151,17 @@ def main() -> None:
     parser.add_argument("--actions", type=int, default=3000)
     parser.add_argument("--pause-ms", type=float, default=0.0,
                         help="sleep between actions, in ms (the CPU idles)")
+    parser.add_argument("--spin", action="store_true",
+                        help="busy-wait through the pause instead of sleeping")
+    parser.add_argument("--rooms", type=int, default=1, help="rooms taking turns")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    us, frames = asyncio.run(run(args.actions, args.pause_ms / 1000, args.seed))
-    print(f"{args.actions} actions, pause {args.pause_ms:g} ms: {us:.1f} us per action "
-          f"(Room.act), {frames:.2f} frames per action")
+    f = asyncio.run(run(args.actions, args.pause_ms / 1000, args.seed, args.rooms, args.spin))
+    gap = f"{'spin' if args.spin else 'sleep'} {args.pause_ms:g} ms" if args.pause_ms else "none"
+    print(f"{args.actions} actions, {args.rooms} room(s), gap {gap}: to the acting seat's "
+          f"first frame p50 {f.first_p50:.1f} p90 {f.first_p90:.1f} us; whole broadcast "
+          f"p50 {f.all_p50:.1f} p90 {f.all_p90:.1f} us; {f.frames_per_action:.2f} frames "
+          "per action")
 
 
 if __name__ == "__main__":
