@@ -765,9 +765,10 @@ class Target:
 @dataclasses.dataclass
 class _Totals:
     """What one target's measured windows of a phase add up to (seconds of wall and CPU
-    time)."""
+    time), and each window's round-trip p50 (µs; None for a window without samples)."""
 
     stats: Stats = dataclasses.field(default_factory=Stats)
+    window_p50s: list[float | None] = dataclasses.field(default_factory=list)
     seconds: float = 0.0
     server_cpu: float = 0.0
     redis_cpu: float = 0.0
@@ -788,7 +789,8 @@ async def _phase(targets: list[Target], warmup: float, seconds: float, rate: flo
     only one under load at a time and each window after ``warmup / rounds`` seconds of load
     on its target alone: the speed of a shared machine drifts over seconds, and taking turns
     spreads that drift over every target alike instead of handing it to whichever ran
-    second. Figures are over all of a target's windows together.
+    second. Figures are over all of a target's windows together, but for
+    ``rtt_p50_us_by_round``: each window's round-trip p50 (µs), in order.
     """
     totals = [_Totals() for _ in targets]
     for t in targets:
@@ -802,7 +804,9 @@ async def _phase(targets: list[Target], warmup: float, seconds: float, rate: flo
             cpu0, redis0, me0 = _cpu(t.pid), _cpu(t.redis_pid), time.process_time()
             t0 = time.perf_counter()
             await asyncio.sleep(seconds / rounds)
-            tot.stats.merge(t.load.take())
+            window = t.load.take()
+            tot.window_p50s.append(_pct(sorted(r * 1e6 for r in window.rtts), 0.50))
+            tot.stats.merge(window)
             tot.seconds += time.perf_counter() - t0
             tot.own_cpu += time.process_time() - me0
             tot.server_cpu += _cpu(t.pid) - cpu0
@@ -812,6 +816,7 @@ async def _phase(targets: list[Target], warmup: float, seconds: float, rate: flo
     for t, tot in zip(targets, totals):
         actions = tot.stats.actions
         figures = tot.stats.figures(tot.seconds)
+        figures["rtt_p50_us_by_round"] = tot.window_p50s
         figures["loadgen_cpu_share"] = tot.own_cpu / tot.seconds
         if t.pid:
             figures["server_cpu_share"] = tot.server_cpu / tot.seconds
@@ -1119,6 +1124,10 @@ def rows(r: dict[str, Any]) -> list[dict[str, Any]]:
     row(f"round trip p50 ({lat})", "us", _get(mem, "latency", "rtt_p50_us"),
         _get(echo, "latency", "rtt_p50_us"), "<= 1.5x echo",
         lambda _v, q: q is not None and q <= 1.5)
+    by_round = zip(_get(mem, "latency", "rtt_p50_us_by_round") or [],
+                   _get(echo, "latency", "rtt_p50_us_by_round") or [])
+    for k, (ours, base) in enumerate(by_round, 1):  # the spread within this run
+        row(f"  round {k} of the p50 above", "us", ours, base)
     row(f"round trip p99 ({lat})", "us", _get(mem, "latency", "rtt_p99_us"),
         _get(echo, "latency", "rtt_p99_us"), "<= 2x echo",
         lambda _v, q: q is not None and q <= 2.0)
