@@ -213,15 +213,20 @@ class Client:
             self._pushes.put_nowait(None)
             return
         self._ready.clear()
+        previous = self._recovering
+        if previous is not None and not previous.done():
+            previous.cancel()  # dropped again while resuming: that recovery's work is void
         self._recovering = asyncio.get_running_loop().create_task(self._recover())
 
     async def _recover(self) -> None:
         """Reconnect with exponential backoff (tenacity), then resume seats and rooms; other
-        requests wait until this is over (:meth:`request`)."""
+        requests wait until this is over (:meth:`request`). Only the latest recovery lets
+        them go: one cut short by a new drop does not."""
         try:
             await self._reconnect()
         finally:
-            self._ready.set()
+            if self._recovering is asyncio.current_task():
+                self._ready.set()
 
     async def _reconnect(self) -> None:
         try:

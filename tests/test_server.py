@@ -213,12 +213,39 @@ async def test_a_request_during_a_reconnection_waits_for_the_resume(server: Serv
     async with Client(server.url) as c:
         room, action, sid = await seated_solo(c)
         await c.drop()
-        await asyncio.sleep(0)  # the reader sees the drop; the reconnection starts
+        while c._ready.is_set():  # the reader sees the drop; the reconnection starts
+            await asyncio.sleep(0.001)
         await c.act(room, action, sid)
         assert c.reconnects == 1
         assert len(await server.store.log(room)) == 1
         await c.get_view(room)
         assert c.views[room]["state_id"] == sid + 1
+
+
+async def test_a_request_waits_for_the_recovery_of_a_second_drop(
+        server: Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Dropped again while resuming: the first recovery is cut short, and a request waiting
+    # meanwhile must wait for the second one's resume too (before, the first recovery let it
+    # go at once: it failed with ConnectionLost or was refused as room/not_seated).
+    async with Client(server.url) as c:
+        room, action, sid = await seated_solo(c)
+        request = c._request
+        drops = 0
+
+        async def request_dropping_once(msg: p.Message) -> p.Message:
+            nonlocal drops
+            if isinstance(msg, p.Resume) and drops == 0:
+                drops += 1
+                await c.drop()  # the new connection drops before this resume goes out
+            return await request(msg)
+
+        monkeypatch.setattr(c, "_request", request_dropping_once)
+        await c.drop()
+        while c._ready.is_set():
+            await asyncio.sleep(0.001)
+        await c.act(room, action, sid)
+        assert (drops, c.reconnects) == (1, 2)
+        assert len(await server.store.log(room)) == 1
 
 
 async def test_bot_watchdog_waits_for_an_action_still_under_way(
