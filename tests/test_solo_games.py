@@ -34,6 +34,7 @@ def test_bad_seats_and_verbs_are_refused_alike(name: str) -> None:
     game = create(name, {"seed": 11})
     action = game.legal_actions(0)[0]
     for seat in (1, False, -1):
+        assert game.legal_actions(seat) == []
         with pytest.raises(NotYourTurn):
             game.apply(seat, action)
         with pytest.raises(NotYourTurn):

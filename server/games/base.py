@@ -239,8 +239,13 @@ class SoloGame(Game):
         ``False`` is not a seat)."""
         if self.over:
             raise GameOver("the game is over")
-        if seat != 0 or isinstance(seat, bool):
+        if not self._is_player(seat):
             raise NotYourTurn(f"seat {seat!r} does not play {self.title} (solo: seat 0)")
+
+    @staticmethod
+    def _is_player(seat: Any) -> bool:
+        """Whether ``seat`` is the player's seat: the int 0 (not ``False``, not ``0.0``)."""
+        return type(seat) is int and seat == 0
 
     @classmethod
     def _verb(cls, action: Any, known: Iterable[str]) -> str:
@@ -266,7 +271,7 @@ class SoloGame(Game):
             followed by ``(QUIT_VERB,)``. Exact: each listed action applies and any other
             raises :class:`IllegalAction`.
         """
-        if self.over or seat != 0:
+        if self.over or not self._is_player(seat):
             return []
         return self._moves() + [(self.QUIT_VERB,)]
 

@@ -377,7 +377,7 @@ class ShuffleJack(VersionedSoloGame):
     def default_action(self, seat: int) -> Action | None:
         """The greedy bot's choice (:func:`greedy`); never resigns. ``None`` if it cannot
         act."""
-        if seat != 0 or self.over:
+        if self.over or not self._is_player(seat):
             return None
         return greedy(self.view(0), None)
 

@@ -503,7 +503,7 @@ class ThirtySix(VersionedSoloGame):
 
         Never resigns.
         """
-        if seat != 0 or self.over:
+        if self.over or not self._is_player(seat):
             return None
         return greedy(self.view(0), None)
 
