@@ -131,9 +131,13 @@ class Stats:
             else:
                 setattr(self, f.name, mine + getattr(other, f.name))
 
+    def rtts_us(self) -> list[float]:
+        """The round trips to the socket read, in µs, sorted."""
+        return sorted(r * 1e6 for r in self.rtts)
+
     def figures(self, seconds: float) -> dict[str, Any]:
         """The phase's figures over ``seconds``."""
-        us = sorted(r * 1e6 for r in self.rtts)
+        us = self.rtts_us()
         task = sorted(r * 1e6 for r in self.rtts_task)
         sizes = sorted(self.update_sizes)
         return {
@@ -805,7 +809,7 @@ async def _phase(targets: list[Target], warmup: float, seconds: float, rate: flo
             t0 = time.perf_counter()
             await asyncio.sleep(seconds / rounds)
             window = t.load.take()
-            tot.window_p50s.append(_pct(sorted(r * 1e6 for r in window.rtts), 0.50))
+            tot.window_p50s.append(_pct(window.rtts_us(), 0.50))
             tot.stats.merge(window)
             tot.seconds += time.perf_counter() - t0
             tot.own_cpu += time.process_time() - me0
