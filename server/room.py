@@ -760,11 +760,13 @@ class Room:
                    lead: bytes | None = None) -> None:
         """Send every member its update: the full view the first time, then a delta.
 
-        ``first`` (the member whose action this is) is served before anyone else: only its
-        view is built before its frame leaves, its encoded ``lead`` frame (the ``ok`` of its
-        ``act``) just ahead of its update and in the same write, since its player waits on
-        both. The other views are built after that, sharing the public part (engines cache
-        it per state), and the parts of the frame common to everyone are packed once.
+        ``first`` (the member whose action this is) is served before anyone else, its
+        encoded ``lead`` frame (the ``ok`` of its ``act``) just ahead of its update and in
+        the same write, since its player waits on both. Its delta comes from the engine
+        (:meth:`Game.seat_delta`: no view built, nothing diffed) when the engine reports
+        one; else only its view is built before its frame leaves. The other views are built
+        after that, sharing the public part (engines cache it per state), and the parts of
+        the frame common to everyone are packed once.
         """
         members = self.members
         leader = members.get(first) if first is not None else None
@@ -772,25 +774,48 @@ class Room:
             first.send_raw(lead)
         if not members:
             return
-        seats = {m.seat for m in members.values()} if leader is None else {leader.seat}
         table = self.table()
-        views = self.views_for(seats, table)
-        fan = _Fanout(p.update_parts(self.id, self.game.state_id, events),
-                      self.game.PER_SEAT_VIEW_KEYS,
-                      next(iter(views.values())))
+        parts = p.update_parts(self.id, self.game.state_id, events)
+        served = False  # the leader's update has left
         if leader is not None:
             assert first is not None
-            frame = fan.frame(leader, views)
-            if lead is not None:
-                first.send_raw(lead, frame)
+            delta = self._reported_delta(leader, table)
+            if delta is not None:
+                frame = p.update_frame(parts, delta=delta)
+                first.send_raw(*((lead, frame) if lead is not None else (frame,)))
+                served = True
+        if leader is None or served:
+            views = self.views_for({m.seat for m in members.values()}, table)
+        else:
+            views = self.views_for({leader.seat}, table)
+        fan = _Fanout(parts, self.game.PER_SEAT_VIEW_KEYS, next(iter(views.values())))
+        if leader is not None:
+            assert first is not None
+            if served:  # the seat has what its view holds now, as the others will
+                leader.sent(views[leader.seat], fan.token)
             else:
-                first.send_raw(frame)
-            others = {m.seat for c, m in members.items() if c is not first} - views.keys()
-            if others:
-                views.update(self.views_for(others, table))
+                frame = fan.frame(leader, views)
+                first.send_raw(*((lead, frame) if lead is not None else (frame,)))
+                others = {m.seat for c, m in members.items() if c is not first} - views.keys()
+                if others:
+                    views.update(self.views_for(others, table))
         for conn, member in members.items():
             if conn is not first:
                 conn.send_raw(fan.frame(member, views))
+
+    def _reported_delta(self, member: _Member, table: dict[str, Any]) -> dict[str, Any] | None:
+        """``member``'s delta from its last view to now as the engine reports it
+        (:meth:`Game.seat_delta`), with the change of the room facts (``table``); None when
+        the engine cannot tell (then the view is built and diffed)."""
+        last = member.last
+        if last is None or member.seat is None or self.status != "playing":
+            return None
+        delta = self.game.seat_delta(member.seat, last)
+        if delta is None:
+            return None
+        if table is not last.get("room"):
+            delta.update(p.diff(last, {"room": table}))
+        return delta
 
     def _seat_event(self, seat: int, event: str) -> None:
         frame = p.SeatEvent(room=self.id, seat=seat, event=event)

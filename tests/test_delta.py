@@ -1,17 +1,24 @@
-"""View deltas: diff then apply gives the new view; deltas stay small."""
+"""View deltas: diff then apply gives the new view; deltas stay small; the deltas an engine
+reports (Game.seat_delta) give the same views, in the engine and through a room."""
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import random
 from typing import Any
 
+import msgpack
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cardhall.protocol import apply_delta, diff, top_keys
+from cardhall.protocol import Act, Joined, Update, apply_delta, decode, diff, encode, top_keys
 from cardhall.server.games import create
 from cardhall.server.games.bots import strategy
+from cardhall.server.games.skipper import Skipper
+from cardhall.server.room import Room
+from cardhall.server.store import MemoryStore
 
 leaves = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text(max_size=3))
 trees = st.recursive(leaves, lambda kids: st.one_of(
@@ -47,7 +54,6 @@ def test_skipper_deltas_are_small_and_exact() -> None:
     last = [game.view(s) for s in range(4)]
     held = copy.deepcopy(last)
     sizes = []
-    import msgpack
     while not game.over:
         seat = game.to_act()[0]
         game.apply(seat, bot(game.bot_view(seat), rng))
@@ -96,7 +102,6 @@ def test_every_seat_changing_a_little_gives_pointers_not_the_whole_list() -> Non
     assert "seats" not in delta and "/seats/0/stacks/2/cards" in delta
     assert delta["/seats/3/stock"] == 39
     assert apply_delta(copy.deepcopy(old), delta) == new
-    import msgpack
     assert len(msgpack.packb(delta)) < len(msgpack.packb({"seats": new["seats"]})) / 3
 
 
@@ -104,3 +109,144 @@ def test_small_entries_that_all_changed_are_replaced_whole() -> None:
     old = {"legal_actions": [["play", "QC", s] for s in "CDHS"]}
     new = {"legal_actions": [["play", "QD", s] for s in "CDHS"]}
     assert diff(old, new) == {"legal_actions": new["legal_actions"]}
+
+
+def _random_turns(game: Any, seats: int, rng: random.Random, steps: int) -> Any:
+    """Play up to ``steps`` random legal actions (auctions and bids included in multi), now
+    and then a forfeit; yield after each change of state."""
+    for _ in range(steps):
+        if game.over:
+            return
+        active = [i for i in range(seats) if game.view(i)["seats"][i]["status"] == "active"]
+        if seats > 1 and len(active) > 1 and rng.random() < 0.01:
+            game.forfeit(rng.choice(active))
+        else:
+            seat = rng.choice(game.to_act())
+            legal = game.legal_actions(seat)
+            game.apply(seat, rng.choice([a for a in legal if a[0] != "resign"] or legal))
+        yield
+
+
+@pytest.mark.parametrize(("mode", "seats", "seed"), [
+    ("multi", 4, 1), ("multi", 2, 2), ("multi", 6, 3), ("race", 3, 4), ("race", 2, 5),
+    ("solo", 1, 6),
+])
+def test_skipper_seat_delta_turns_the_last_view_into_the_new_one(
+        mode: str, seats: int, seed: int) -> None:
+    # Every seat, every state, with the delta asked for before the views are built (as a
+    # room does for the acting seat) or after (the engine's view caches already moved on).
+    game = create("skipper", {"mode": mode, "seed": seed}, seats)
+    rng = random.Random(seed)
+    last = game.views(range(seats))
+    held = copy.deepcopy(last)
+    kinds: set[str] = set()
+    for step, _ in enumerate(_random_turns(game, seats, rng, 600)):
+        if step % 2:
+            deltas = {s: game.seat_delta(s, last[s]) for s in range(seats)}
+            now = game.views(range(seats))
+        else:
+            now = game.views(range(seats))
+            deltas = {s: game.seat_delta(s, last[s]) for s in range(seats)}
+        for s in range(seats):
+            delta = deltas[s]
+            assert delta is not None
+            assert apply_delta(held[s], copy.deepcopy(delta)) == now[s]
+            kinds |= top_keys(delta)
+            assert game.seat_delta(s, now[s]) is None  # not the view of the state before
+        last = now
+    assert game.over or mode == "race"
+    assert {"state_id", "seats", "hand", "legal_actions", "to_act"} <= kinds
+    if mode == "multi":
+        assert "auction" in kinds
+    if seats > 1:
+        assert game.seat_delta(0, last[1]) is None  # another seat's view
+
+
+def test_skipper_seat_delta_is_about_as_small_as_the_diff() -> None:
+    game = create("skipper", {"mode": "multi", "seed": 9}, 4)
+    rng = random.Random(9)
+    last = game.views(range(4))
+    reported: list[int] = []
+    diffed: list[int] = []
+    for _ in _random_turns(game, 4, rng, 400):
+        deltas = [game.seat_delta(s, last[s]) for s in range(4)]
+        now = game.views(range(4))
+        for s in range(4):
+            reported.append(len(msgpack.packb(deltas[s])))
+            diffed.append(len(msgpack.packb(diff(last[s], now[s]))))
+        last = now
+    reported.sort()
+    diffed.sort()
+    assert reported[len(reported) // 2] <= diffed[len(diffed) // 2] * 1.25
+
+
+class _ViewKeeper:
+    """A stand-in connection that keeps the view its frames describe, as a client does."""
+
+    def __init__(self, name: str) -> None:
+        self.name, self.session, self.process = name, name, "test"
+        self.rooms: dict[str, Any] = {}
+        self.view: dict[str, Any] | None = None
+        self.state_id = -1
+
+    def send(self, msg: Any) -> None:
+        self.send_raw(encode(msg))
+
+    def send_raw(self, *frames: bytes) -> None:
+        for frame in frames:
+            msg = decode(frame, side="server")
+            if isinstance(msg, Joined):
+                self.view = copy.deepcopy(msg.view)
+            elif isinstance(msg, Update):
+                if msg.view is not None:
+                    self.view = copy.deepcopy(msg.view)
+                else:
+                    assert self.view is not None
+                    apply_delta(self.view, copy.deepcopy(msg.delta))
+                self.state_id = msg.state_id
+
+    def send_error(self, code: str, message: str, re: Any = None) -> None:
+        raise AssertionError(f"{self.name} refused: {code}: {message}")
+
+
+@pytest.mark.parametrize("mode", ["multi", "race"])
+async def test_every_member_of_a_room_holds_its_view_after_every_action(mode: str) -> None:
+    # The acting seat's update comes from the engine (Game.seat_delta), the others' from
+    # diffs; turn clocks move the room facts ("room") too. Each member's view, rebuilt
+    # from its frames, must be the room's view of its seat after every action.
+    game = Skipper({"mode": mode, "seed": 11}, 3)
+    room = Room(id="r1", name="r1", game_name="skipper", game=game,
+                settings={"turn_seconds": 600.0, "bid_seconds": 600.0, "grace_seconds": 60.0,
+                          "on_abandon": "bot"}, store=MemoryStore())
+    keepers = [_ViewKeeper(f"seat{i}") for i in range(3)]
+    watcher = _ViewKeeper("spectator")
+    for i, keeper in enumerate(keepers):
+        room.join(keeper, i)  # type: ignore[arg-type]
+    room.spectate(watcher)  # type: ignore[arg-type]
+    room.start_task()
+    room.start(None)
+    reported = 0
+    seat_delta = game.seat_delta
+
+    def counting(seat: int, last: Any) -> Any:
+        nonlocal reported
+        out = seat_delta(seat, last)
+        reported += out is not None
+        return out
+
+    game.seat_delta = counting  # type: ignore[method-assign]
+    rng = random.Random(11)
+    for n in range(300):
+        if game.over:
+            break
+        seat = rng.choice(game.to_act())
+        legal = [a for a in game.legal_actions(seat) if a[0] != "resign"]
+        act = Act(room="r1", state_id=game.state_id, action=list(rng.choice(legal)), id=n)
+        async with asyncio.timeout(10):
+            await room.play(keepers[seat], act)  # type: ignore[arg-type]
+        for who, keeper in enumerate([*keepers, watcher]):
+            assert keeper.state_id == game.state_id
+            truth = room.view_for(who if who < 3 else None)
+            assert keeper.view == msgpack.unpackb(msgpack.packb(truth))  # tuples as lists
+    assert reported >= 50
+    await room.close()

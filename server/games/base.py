@@ -150,6 +150,26 @@ class Game(ABC):
         """
         return {seat: self.view(seat) for seat in seats}
 
+    def seat_delta(self, seat: int, last: Mapping[str, Any]) -> dict[str, Any] | None:
+        """What changed in ``seat``'s view since ``last``, reported by the engine rather
+        than found by diffing two whole views (a room sends it to the seat whose action it
+        just applied, before it builds anyone's view).
+
+        Args:
+            seat: A seat of the game.
+            last: ``seat``'s view (from :meth:`view` or :meth:`views`, unchanged) at the
+                state before this one (its ``"state_id"`` is ``state_id - 1``). Keys this
+                engine's views do not have (a room's ``"room"``) are left alone.
+
+        Returns:
+            A delta in the format of :mod:`cardhall.protocol.delta` (top-level keys replaced
+            whole, JSON Pointers into the view) such that applying it to a copy of ``last``
+            gives ``view(seat)`` now; or None when the engine does not report its changes
+            or ``last`` is not its view of the previous state (the caller then builds the
+            view and diffs it). This default: always None.
+        """
+        return None
+
     def bot_view(self, seat: int) -> Mapping[str, Any]:
         """The same data as ``view(seat)`` for an offline bot; engines may compute it lazily.
 

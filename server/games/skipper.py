@@ -991,6 +991,47 @@ class Skipper(Game):
             out[seat] = v
         return out
 
+    def seat_delta(self, seat: int, last: Mapping[str, Any]) -> dict[str, Any] | None:
+        """What changed in ``seat``'s view (K8) since ``last``, its view at ``state_id - 1``
+        (see :meth:`Game.seat_delta`); None when ``last`` is not that.
+
+        Compares part by part instead of building the view and diffing it: the public parts
+        that come back as the same object while unchanged (``to_act``, ``auction``, each
+        seat of ``seats`` and its ``stacks``: see :meth:`_public_seat`) by identity first;
+        a public seat that changed goes as pointers to its changed fields
+        (``"/seats/2/hand"``), a changed stack whole (``"/seats/2/stacks/1"``); the seat's
+        ``hand`` and ``legal_actions`` whole when they changed. ``game``, ``mode``,
+        ``options`` and ``seat`` never change during a game.
+        """
+        if last.get("state_id") != self.state_id - 1 or last.get("seat") != seat:
+            return None
+        out: dict[str, Any] = {"state_id": self.state_id}
+        parts = _VIEW_PARTS
+        for key in _CHANGING_SHARED:
+            value, old = parts[key](self, None), last[key]
+            if value is not old and value != old:
+                out[key] = value
+        seats_before = last["seats"]
+        for j in range(self.seats):
+            now, before = self._public_seat(j), seats_before[j]
+            if now is before:
+                continue
+            for field, value in now.items():
+                old = before[field]
+                if value is old or value == old:
+                    continue
+                if field == "stacks":
+                    for k in range(4):
+                        if value[k] is not old[k] and value[k] != old[k]:
+                            out[f"/seats/{j}/stacks/{k}"] = value[k]
+                else:
+                    out[f"/seats/{j}/{field}"] = value
+        for key in _OWN_PARTS:
+            value = parts[key](self, seat)
+            if value != last[key]:
+                out[key] = value
+        return out
+
     def bot_view(self, seat: int) -> Mapping[str, Any]:
         """:meth:`view` computed lazily, key by key (for offline bots)."""
         return _LazyView(self, seat)
@@ -1109,6 +1150,13 @@ _VIEW_PARTS: dict[str, Any] = {
     "legal_actions": lambda g, seat: [] if seat is None else g.legal_actions(seat),
 }
 
+
+#: How Skipper.seat_delta goes through the view's keys. Fixed for the whole game: ``game``,
+#: ``mode``, ``options``, ``seat``. Always changed: ``state_id``. Compared seat by seat:
+#: ``seats``. The rest: every seat sees them alike (shared), or only its own (own).
+_FIXED_PARTS = ("game", "mode", "options", "seat")
+_CHANGING_SHARED = ("to_act", "over", "outcome", "turn", "auction")
+_OWN_PARTS = ("hand", "legal_actions")
 
 _STACK_INDEX = {letter: i for i, letter in enumerate(SUIT_LETTERS)}
 _ARITY = {"play": 3, "discard": 2, "end": 1, "auction": 2, "bid": 2, "pass": 1, "resign": 1}
