@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from cardhall.protocol import Act, Joined, Update, apply_delta, decode, diff, encode, top_keys
 from cardhall.server.games import create
 from cardhall.server.games.bots import strategy
+from cardhall.server.games import skipper as S
 from cardhall.server.games.skipper import Skipper
 from cardhall.server.room import Room
 from cardhall.server.store import MemoryStore
@@ -160,6 +161,13 @@ def test_skipper_seat_delta_turns_the_last_view_into_the_new_one(
         assert "auction" in kinds
     if seats > 1:
         assert game.seat_delta(0, last[1]) is None  # another seat's view
+
+
+def test_skipper_seat_delta_goes_through_every_key_of_the_view() -> None:
+    # A key added to the view but not to one of these lists would never reach the acting
+    # seat (its update comes from seat_delta).
+    listed = [*S._FIXED_PARTS, "state_id", "seats", *S._CHANGING_SHARED, *S._OWN_PARTS]
+    assert sorted(listed) == sorted(S._VIEW_PARTS)
 
 
 def test_skipper_seat_delta_is_about_as_small_as_the_diff() -> None:
