@@ -429,6 +429,10 @@ class Table:
         for s in self.seats:
             s.task = asyncio.get_running_loop().create_task(s.read())
 
+    async def start(self) -> None:
+        """Begin playing: the first room (:meth:`new_room`)."""
+        await self.new_room()
+
     async def new_room(self) -> None:
         """Create a room, seat all four connections (the room starts when full)."""
         self.playing = False
@@ -838,6 +842,33 @@ async def _close(load: Load) -> None:
     await asyncio.gather(*(t.close() for t in load.tables), return_exceptions=True)
 
 
+async def _open_tables(url: str, pid: int | None, cfg: BenchConfig,
+                       handshake: Callable[[ClientConnection], Awaitable[None]],
+                       table: Callable[[Load, list[StampedConnection]], Table | EchoTable],
+                       out: dict[str, Any]) -> Load:
+    """Connect ``4 * cfg.rooms`` clients to ``url`` (each through ``handshake``), make a
+    ``table`` of every four and start them playing at ``cfg.rate``; ``out`` gets
+    ``rss_before`` and ``rss_connected`` (server RSS in bytes, None without ``pid``).
+
+    Raises:
+        What ``handshake``, a table's start or a connection raises. Once the tables are
+        made, a failure closes them all.
+    """
+    load = Load(cfg.rooms, cfg.seed)
+    out["rss_before"] = rss_bytes(pid) if pid else None
+    conns = await open_many(url, 4 * cfg.rooms, handshake)
+    await _settle()
+    out["rss_connected"] = rss_bytes(pid) if pid else None
+    tables = [table(load, conns[4 * i:4 * i + 4]) for i in range(cfg.rooms)]
+    load.pace(cfg.rate)
+    try:
+        await asyncio.gather(*(t.start() for t in tables))
+    except BaseException:
+        await _close(load)
+        raise
+    return load
+
+
 async def open_cardhall(url: str, pid: int | None, cfg: BenchConfig) -> tuple[Load, dict[str, Any]]:
     """Connect ``4 * cfg.rooms`` players to the Cardhall server at ``url`` and seat them in
     rooms, playing at ``cfg.rate``.
@@ -851,20 +882,8 @@ async def open_cardhall(url: str, pid: int | None, cfg: BenchConfig) -> tuple[Lo
             in 30 s; OSError, websockets' errors: a connection failed. Once the tables
             are made, a failure closes them all.
     """
-    load = Load(cfg.rooms, cfg.seed)
     out: dict[str, Any] = {"rooms": cfg.rooms}
-    out["rss_before"] = rss_bytes(pid) if pid else None
-    conns = await open_many(url, 4 * cfg.rooms, hello)
-    await _settle()
-    out["rss_connected"] = rss_bytes(pid) if pid else None
-    tables = [Table(load, conns[4 * i:4 * i + 4]) for i in range(cfg.rooms)]
-    load.pace(cfg.rate)
-    try:
-        await asyncio.gather(*(t.new_room() for t in tables))
-    except BaseException:
-        await _close(load)
-        raise
-    return load, out
+    return await _open_tables(url, pid, cfg, hello, Table, out), out
 
 
 async def open_echo(url: str, pid: int, cfg: BenchConfig, size: int) -> tuple[Load, dict[str, Any]]:
@@ -875,20 +894,10 @@ async def open_echo(url: str, pid: int, cfg: BenchConfig, size: int) -> tuple[Lo
         TimeoutError, OSError, websockets' errors: a connection failed. Once the tables
             are made, a failure closes them all.
     """
-    load = Load(cfg.rooms, cfg.seed)
     out: dict[str, Any] = {"rooms": cfg.rooms, "frame_bytes": size}
-    out["rss_before"] = rss_bytes(pid)
-    conns = await open_many(url, 4 * cfg.rooms, echo_hello)
-    await _settle()
-    out["rss_connected"] = rss_bytes(pid)
     payload = os.urandom(size)
-    tables = [EchoTable(load, conns[4 * i:4 * i + 4], payload) for i in range(cfg.rooms)]
-    load.pace(cfg.rate)
-    try:
-        await asyncio.gather(*(t.start() for t in tables))
-    except BaseException:
-        await _close(load)
-        raise
+    load = await _open_tables(url, pid, cfg, echo_hello,
+                              lambda load, conns: EchoTable(load, conns, payload), out)
     return load, out
 
 

@@ -776,26 +776,22 @@ class Room:
             return
         table = self.table()
         parts = p.update_parts(self.id, self.game.state_id, events)
-        served = False  # the leader's update has left
-        if leader is not None:
+        ahead = () if lead is None else (lead,)  # written with the leader's update
+        delta = None if leader is None else self._reported_delta(leader, table)
+        if delta is not None:
             assert first is not None
-            delta = self._reported_delta(leader, table)
-            if delta is not None:
-                frame = p.update_frame(parts, delta=delta)
-                first.send_raw(*((lead, frame) if lead is not None else (frame,)))
-                served = True
-        if leader is None or served:
+            first.send_raw(*ahead, p.update_frame(parts, delta=delta))
+        if leader is None or delta is not None:
             views = self.views_for({m.seat for m in members.values()}, table)
         else:
             views = self.views_for({leader.seat}, table)
         fan = _Fanout(parts, self.game.PER_SEAT_VIEW_KEYS, next(iter(views.values())))
         if leader is not None:
             assert first is not None
-            if served:  # the seat has what its view holds now, as the others will
+            if delta is not None:  # the seat has what its view holds now, as the others will
                 leader.sent(views[leader.seat], fan.token)
             else:
-                frame = fan.frame(leader, views)
-                first.send_raw(*((lead, frame) if lead is not None else (frame,)))
+                first.send_raw(*ahead, fan.frame(leader, views))
                 others = {m.seat for c, m in members.items() if c is not first} - views.keys()
                 if others:
                     views.update(self.views_for(others, table))
