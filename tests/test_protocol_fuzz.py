@@ -176,6 +176,77 @@ def test_mutated_valid_frames_raise_only_protocol_errors(msg: p.Message, pos: in
     only_protocol_errors(bytes(raw[: pos % len(raw)]))
 
 
+# act maps near the edges of every check: a valid plain act with one field (or one action
+# item) swapped for a value at or past the edge of its check.
+EDGE_VALUES: list[Any] = [
+    0, 1, -1, 64, 65, p.MAX_ID, p.MAX_ID + 1, p.MAX_STATE_ID, p.MAX_STATE_ID + 1,
+    -(2**63), 2**64 - 1, True, False, None, 0.5, "", "r", "x" * 64,
+    "x" * 65, b"", b"r", [], ["play"], [1, 2], {}, {"a": 1}, [[[[[[[[[[1]]]]]]]]]],
+]
+PLACES = ["room", "state_id", "id", "action", "verb", "item"]
+
+
+def act_map(place: str, value: Any) -> dict[str, Any]:
+    m: dict[str, Any] = {"t": "act", "room": "r1", "state_id": 3,
+                         "action": ["play", "5D", 2], "id": 9}
+    if place == "verb":
+        m["action"][0] = value
+    elif place == "item":
+        m["action"][2] = value
+    else:
+        m[place] = value
+    return m
+
+
+def assert_decodes_as_the_checks_say(value: dict[str, Any]) -> None:
+    """decode's quick path for ``act`` (Act._plain, then no checks) gives exactly what the
+    full checks give: the same message when they accept the map, their error when not."""
+    fields = {k: v for k, v in value.items() if k != "t"}
+    try:
+        expected: Any = p.Act(**fields)
+    except p.ProtocolError as exc:
+        expected = (type(exc), exc.message)
+    plain = p.Act._plain
+    assert plain is not None
+    if plain(fields):
+        assert not isinstance(expected, tuple), f"trusted {fields!r}: {expected}"
+    try:
+        got: Any = p.decode(msgpack.packb(value), side="client")
+    except p.ProtocolError as exc:
+        got = (type(exc), exc.message.removeprefix("act: "))
+    assert got == expected
+
+
+@pytest.mark.parametrize("place", PLACES)
+def test_decode_trusts_only_act_maps_the_checks_accept(place: str) -> None:
+    for value in EDGE_VALUES:
+        assert_decodes_as_the_checks_say(act_map(place, value))
+
+
+@SETTINGS
+@given(st.sampled_from(PLACES), data(False))
+def test_decode_trusts_only_act_maps_the_checks_accept_fuzzed(place: str, value: Any) -> None:
+    assert_decodes_as_the_checks_say(act_map(place, value))
+
+
+def test_decode_builds_a_plain_act_without_the_generic_checks(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The usual ``act`` frame skips the per-field checks (that is the point of the quick
+    path); a frame outside the plain shape still runs them."""
+    def refuse(self: Any) -> None:
+        raise AssertionError("generic checks ran")
+
+    monkeypatch.setattr(p.Act, "__post_init__", refuse)
+    msg = p.decode(msgpack.packb({"t": "act", "room": "r1", "state_id": 7,
+                                  "action": ["play", "5D", 2], "id": 9}), side="client")
+    assert (msg.room, msg.state_id, msg.action, msg.id) == ("r1", 7, ["play", "5D", 2], 9)
+    with pytest.raises(AttributeError):
+        msg.room = "r2"  # type: ignore[misc]  # still a frozen message
+    with pytest.raises(AssertionError, match="generic checks ran"):
+        p.decode(msgpack.packb({"t": "act", "room": "r1", "state_id": 7,
+                                "action": ["bid", {"n": 1}]}), side="client")
+
+
 # --------------------------------------------------------------------------------------------
 # atheris (coverage-guided fuzzing), bounded
 
