@@ -11,9 +11,10 @@ few malformed and oversized frames every 5 s (the only errors expected). Every s
 server's RSS is sampled with psutil.
 
 Prints the figures and a last line ``PASS`` or ``FAIL``: RSS at the end (mean of the last
-10 s) within 10% of RSS after warm-up (a third of the run; mean of the 10 s after it), and zero errors other
-than the provoked ones (bot failures, refused actions other than ``action/stale_state`` and
-``action/game_over`` in race games, server log lines at WARNING or above). Exit status 0 on PASS, 1 on FAIL.
+10 s) within 10% of RSS after warm-up (a third of the run; mean of the 10 s after it), and
+zero errors other than the provoked ones (bot failures, refused actions other than
+``action/stale_state`` and ``action/game_over`` in race games, server log lines at WARNING
+or above). Exit status 0 on PASS, 1 on FAIL.
 """
 
 from __future__ import annotations

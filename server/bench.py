@@ -88,7 +88,7 @@ class BenchConfig:
         server_pid: Process id of the server at ``url`` (for CPU and RSS figures).
         seed: Seed of the clients' random choices.
         rounds: Windows each of Cardhall (in memory) and the echo baseline take in turn,
-            per phase (see :func:`_phase`).
+            per phase (see :func:`phase`).
         pin: On Linux with 2 or more CPUs, run the server under test (Cardhall or echo) on
             the first CPU and the load generator on the second, so neither loses time to
             the other in the scheduler's migrations; redis-server stays unpinned.
@@ -615,15 +615,17 @@ class Child:
 
     Args:
         cpus: CPUs to pin it to (None: wherever the scheduler puts it).
+        env: Its environment (None: this process's).
     """
 
     def __init__(self, what: str, argv: list[str], port: int, log: Path | None,
-                 cpus: set[int] | None = None) -> None:
+                 cpus: set[int] | None = None, env: dict[str, str] | None = None) -> None:
         self.what = what
         self.port = port
         self.log = log
         out = open(log, "ab") if log is not None else subprocess.DEVNULL  # noqa: SIM115
-        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
+        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+                                     env=env)
         if cpus:
             os.sched_setaffinity(self.proc.pid, cpus)
         if log is not None:
@@ -656,14 +658,15 @@ class Child:
 
 
 def start_cardhall(redis_url: str | None, log: Path | None,
-                   cpus: set[int] | None = None) -> Child:
+                   cpus: set[int] | None = None, env: dict[str, str] | None = None) -> Child:
     """``python -m cardhall.server.bench serve``: a Cardhall server with the bench's limits
-    (pinned to ``cpus`` when given)."""
+    (pinned to ``cpus`` when given; ``env``: its environment, e.g. a ``PYTHONPATH`` that
+    finds another version of the package first, as ``benchmarks/ab.py`` does)."""
     port = free_port()
     argv = [sys.executable, "-m", "cardhall.server.bench", "serve", "--port", str(port)]
     if redis_url:
         argv += ["--redis-url", redis_url]
-    return Child("cardhall server", argv, port, log, cpus)
+    return Child("cardhall server", argv, port, log, cpus, env)
 
 
 def start_echo(log: Path | None, cpus: set[int] | None = None) -> Child:
@@ -787,7 +790,7 @@ def _cpu(pid: int | None) -> float:
     return cpu_seconds(pid) if pid else 0.0
 
 
-async def _phase(targets: list[Target], warmup: float, seconds: float, rate: float,
+async def phase(targets: list[Target], warmup: float, seconds: float, rate: float,
                  rounds: int = 1) -> list[dict[str, Any]]:
     """Measure every target for ``seconds`` at ``rate`` actions/s (0: closed loop); returns
     one figures dict per target (:meth:`Stats.figures` plus the CPU shares and CPU seconds
@@ -924,18 +927,63 @@ async def bench_cardhall(url: str, pid: int | None, cfg: BenchConfig,
     load, out = await open_cardhall(url, pid, cfg)
     target = [Target(load, pid, redis_pid)]
     try:
-        (out["latency"],) = await _phase(target, cfg.warmup, cfg.latency_seconds, cfg.rate)
-        (out["throughput"],) = await _phase(target, cfg.warmup, cfg.throughput_seconds, 0)
+        (out["latency"],) = await phase(target, cfg.warmup, cfg.latency_seconds, cfg.rate)
+        (out["throughput"],) = await phase(target, cfg.warmup, cfg.throughput_seconds, 0)
         _finish(out, load, pid)
     finally:
         await _close(load)
     return out
 
 
+async def _median_update(load: Load, warmup: float) -> int:
+    """The median size (bytes) of the updates ``load``'s rooms receive in the second half of
+    ``warmup`` seconds of play (the first half holds the joins' full views)."""
+    await asyncio.sleep(warmup / 2)
+    load.measure()
+    await asyncio.sleep(warmup / 2)
+    return int(_pct(sorted(load.take().update_sizes), 0.5) or 200)
+
+
+async def bench_versions(paths: list[Path], cfg: BenchConfig) -> list[dict[str, Any]]:
+    """Cardhall servers of other versions of the package against each other and the echo
+    baseline (``benchmarks/ab.py``): one server per entry of ``paths`` (a ``PYTHONPATH``
+    entry holding a ``cardhall`` package) and the echo, all on the server CPU, the latency
+    phase run over them in turns (:func:`phase`; ``cfg.rounds`` windows each). Returns the
+    phase's figures per server, in order, then the echo's (its frames the size of the first
+    server's median update)."""
+    plan = cpu_plan(cfg.pin)
+    server_cpus = plan[0] if plan else None
+    own_cpus = os.sched_getaffinity(0) if plan else None
+    if plan:
+        os.sched_setaffinity(0, plan[1])
+    loads: list[Load] = []
+    try:
+        with _children() as kids:
+            for path in paths:
+                env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+                    [str(path), *filter(None, [os.environ.get("PYTHONPATH")])])}
+                kids.append(start_cardhall(None, None, server_cpus, env))
+            kids.append(start_echo(None, server_cpus))
+            for kid in kids[:-1]:
+                loads.append((await open_cardhall(kid.url, kid.pid, cfg))[0])
+            size = await _median_update(loads[0], cfg.warmup)
+            loads.append((await open_echo(kids[-1].url, kids[-1].pid, cfg, size))[0])
+            targets = [Target(load, kid.pid) for load, kid in zip(loads, kids)]
+            try:
+                return await phase(targets, cfg.warmup, cfg.latency_seconds, cfg.rate,
+                                   cfg.rounds)
+            finally:
+                for load in loads:
+                    await _close(load)
+    finally:
+        if own_cpus is not None:
+            os.sched_setaffinity(0, own_cpus)
+
+
 async def bench_against_echo(url: str, pid: int | None, echo: Child,
                              cfg: BenchConfig) -> tuple[dict[str, Any], dict[str, Any]]:
     """Cardhall at ``url`` and the ``echo`` server, their phases taking turns (see
-    :func:`_phase`); returns (Cardhall figures, echo figures).
+    :func:`phase`); returns (Cardhall figures, echo figures).
 
     The echo frames are the size of the median Cardhall update of a first warm-up (the
     rooms playing at ``cfg.rate`` for ``cfg.warmup`` seconds, the second half counted).
@@ -943,16 +991,12 @@ async def bench_against_echo(url: str, pid: int | None, echo: Child,
     load, out = await open_cardhall(url, pid, cfg)
     echo_load: Load | None = None
     try:
-        await asyncio.sleep(cfg.warmup / 2)  # the joins' full views, then deltas only
-        load.measure()
-        await asyncio.sleep(cfg.warmup / 2)
-        sizes = sorted(load.take().update_sizes)
-        size = int(_pct(sizes, 0.5) or 200)
+        size = await _median_update(load, cfg.warmup)
         echo_load, echo_out = await open_echo(echo.url, echo.pid, cfg, size)
         targets = [Target(load, pid), Target(echo_load, echo.pid)]
-        out["latency"], echo_out["latency"] = await _phase(
+        out["latency"], echo_out["latency"] = await phase(
             targets, cfg.warmup, cfg.latency_seconds, cfg.rate, cfg.rounds)
-        out["throughput"], echo_out["throughput"] = await _phase(
+        out["throughput"], echo_out["throughput"] = await phase(
             targets, cfg.warmup, cfg.throughput_seconds, 0, cfg.rounds)
         _finish(out, load, pid)
         _finish(echo_out, echo_load, echo.pid)
@@ -1002,7 +1046,7 @@ async def run_bench(cfg: BenchConfig, progress: Callable[[str], None] | None = N
     raise_fd_limit(max(4096, 2 * cfg.idle + 8 * cfg.rooms + 256))
     tmp = Path(tempfile.mkdtemp(prefix="cardhall-bench-"))
     logs = logdir or tmp
-    result: dict[str, Any] = {"config": dataclasses.asdict(cfg), "env": _env()}
+    result: dict[str, Any] = {"config": dataclasses.asdict(cfg), "env": environment()}
     t_start = time.perf_counter()
     plan = cpu_plan(cfg.pin and not cfg.url)
     server_cpus = plan[0] if plan else None
@@ -1085,7 +1129,9 @@ async def run_bench(cfg: BenchConfig, progress: Callable[[str], None] | None = N
     return result
 
 
-def _env() -> dict[str, Any]:
+def environment() -> dict[str, Any]:
+    """Python, websockets and event loop versions, CPU count and machine of this process
+    (printed under the bench's table)."""
     import platform
 
     import websockets
@@ -1291,6 +1337,11 @@ def run(cfg: BenchConfig, progress: Callable[[str], None] | None = None,
         logdir: Path | None = None) -> dict[str, Any]:
     """:func:`run_bench` in a new event loop (uvloop when installed)."""
     return _runner()(run_bench(cfg, progress, logdir))  # type: ignore[no-any-return]
+
+
+def run_versions(paths: list[Path], cfg: BenchConfig) -> list[dict[str, Any]]:
+    """:func:`bench_versions` in a new event loop (uvloop when installed)."""
+    return _runner()(bench_versions(paths, cfg))  # type: ignore[no-any-return]
 
 
 def to_json(result: dict[str, Any]) -> str:

@@ -1,4 +1,5 @@
-"""Smoke run of ``cardhall bench``: a tiny load against real server processes.
+"""Smoke runs of ``cardhall bench`` and ``benchmarks/ab.py``: a tiny load against real server
+processes.
 
 Asserts only that the benchmark runs and produces figures (the targets are judged by a full
 run, not by the test suite; see benchmarks/README.md).
@@ -7,7 +8,11 @@ run, not by the test suite; see benchmarks/README.md).
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
+import pytest
 from cardhall.server.cli import main
 from click.testing import CliRunner
 
@@ -36,3 +41,33 @@ def test_bench_smoke_produces_figures() -> None:
     # (a round's window may hold no sample at this tiny load: those rows may be empty)
     assert all(row["cardhall"] is not None for row in out["rows"]
                if not row["figure"].startswith(("REDIS", "  round ")))
+
+
+def test_ab_smoke_compares_versions_in_turns() -> None:
+    """benchmarks/ab.py: the last commit and the working tree, each as its own server, in
+    turns with the echo; asserts only that every version gets figures."""
+    root = Path(__file__).resolve().parents[1]
+    if not (root / ".git").exists():
+        pytest.skip("not a git checkout")
+    proc = subprocess.run(
+        [sys.executable, str(root / "benchmarks" / "ab.py"), "HEAD", ".", "--rooms", "2",
+         "--rate", "40", "--seconds", "1", "--warmup", "0.4", "--rounds", "2", "--json"],
+        capture_output=True, text=True, timeout=120, cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert [v["version"].split()[0] for v in out["versions"]] == ["HEAD", "."]
+    for v in out["versions"]:
+        assert v["actions"] > 0
+        assert v["rtt_p50_us"] > 0 and v["p50_ratio"] > 0
+    assert out["echo"]["rtt_p50_us"] > 0
+
+
+def test_ab_refuses_an_unknown_revision() -> None:
+    root = Path(__file__).resolve().parents[1]
+    if not (root / ".git").exists():
+        pytest.skip("not a git checkout")
+    proc = subprocess.run(
+        [sys.executable, str(root / "benchmarks" / "ab.py"), "no-such-revision-x"],
+        capture_output=True, text=True, timeout=60, cwd=root)
+    assert proc.returncode == 2
+    assert "git failed" in proc.stderr
