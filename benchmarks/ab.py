@@ -7,15 +7,16 @@ one Cardhall server per version given (and the echo baseline), all on the same C
 runs the bench's latency phase over all of them in turns (A, B, echo, A, B, echo, ...),
 ``--rounds`` windows each, so that every version meets the same drift:
 
-    python benchmarks/ab.py HEAD~1 .            # the last commit's parent against the tree
+    python benchmarks/ab.py HEAD~1 .            # the commit before the last against the tree
     python benchmarks/ab.py 006e45b HEAD . --rounds 24 --seconds 24
 
-A version is a git revision of this repository, or ``.`` for the working tree as it is
-(uncommitted changes included). Each is exported (``server``, ``protocol`` and ``client``)
-into a temporary ``cardhall`` package that its server process finds first on
-``PYTHONPATH``; the load generator is this checkout's. Printed per version: round-trip p50
-and p99 (µs) pooled over its windows and as ratios to the echo's, the median over rounds of
-(its window's p50 / the echo window's p50 of the same round), and the server's CPU per
+A version is a git revision of this repository, ``.`` for the working tree as it is
+(uncommitted changes included), or the folder of another checkout (one holding ``server``,
+``protocol`` and ``client``: a throwaway variant, say). Each is exported into a temporary
+``cardhall`` package that its server process finds first on ``PYTHONPATH``; the load
+generator is this checkout's. Printed per version: round-trip p50 and p99 (µs) pooled over
+its windows and as ratios to the echo's, the median over rounds of (its window's p50 / the
+echo window's p50 of the same round), and the server's CPU per
 action (µs). ``--json`` prints one JSON object instead.
 """
 
@@ -40,7 +41,8 @@ PARTS = ("server", "protocol", "client")
 
 
 def export(version: str, dest: Path) -> Path:
-    """Write ``version`` (a git revision, or ``.`` for the working tree) as the package
+    """Write ``version`` (a folder holding ``server``, ``protocol`` and ``client``, e.g. ``.``
+    or another checkout; else a git revision of this repository) as the package
     ``dest/cardhall``; returns ``dest`` (the ``PYTHONPATH`` entry that finds it).
 
     Raises:
@@ -48,9 +50,10 @@ def export(version: str, dest: Path) -> Path:
     """
     pkg = dest / "cardhall"
     pkg.mkdir(parents=True)
-    if version == ".":
+    tree = Path(version)
+    if all((tree / part).is_dir() for part in PARTS):
         for part in PARTS:
-            shutil.copytree(ROOT / part, pkg / part,
+            shutil.copytree(tree / part, pkg / part,
                             ignore=shutil.ignore_patterns("__pycache__"))
     else:
         tar = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", version,
@@ -62,13 +65,16 @@ def export(version: str, dest: Path) -> Path:
 
 
 def label(version: str) -> str:
-    """``version`` with its short commit hash (``.``: the working tree).
+    """``version`` with its short commit hash (a folder as it is given; ``.``: the working
+    tree).
 
     Raises:
         subprocess.CalledProcessError: git does not know the revision.
     """
     if version == ".":
         return ". (working tree)"
+    if all((Path(version) / part).is_dir() for part in PARTS):
+        return version
     sha = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", version],
                          check=True, capture_output=True).stdout.decode().strip()
     return version if version == sha else f"{version} ({sha})"
@@ -96,7 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     """Command line; returns the exit status (2: a bad revision)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("versions", nargs="+", metavar="VERSION",
-                        help="a git revision, or . for the working tree")
+                        help="a git revision, . for the working tree, or another checkout's "
+                             "folder")
     parser.add_argument("--rounds", type=int, default=16,
                         help="windows per version, in turns (default 16)")
     parser.add_argument("--seconds", type=float, default=16.0,
