@@ -23,6 +23,7 @@ from .lobby import Lobby
 from .logs import event
 from .metrics import Metrics
 from .store import MemoryStore, Store
+from .tasks import SHUTDOWN_GRACE
 
 log = logging.getLogger("cardhall.server")
 #: The websockets library's logger for our connections. At DEBUG it would dump frames, and
@@ -155,7 +156,9 @@ class Server:
             self._ws = None
         await self.cluster.stop()
         await self.lobby.close()
-        await self.cluster.background.close()  # frames the closing rooms had queued
+        # Frames the closing rooms queued for members on other processes: sent if they can
+        # be within the grace, rather than cancelled.
+        await self.cluster.background.close(grace=SHUTDOWN_GRACE)
         await self.store.close()
 
     async def __aenter__(self) -> Server:

@@ -121,6 +121,7 @@ class Cluster:
         #: One-off tasks (frame flushes, resends, drop notices), stopped with the cluster.
         self.background = Background()
         self.shared = not isinstance(server.store, MemoryStore)
+        self._stopping = False  # set by stop(): frames still go out, lost ones are not chased
 
     async def start(self) -> None:
         """Start the inbox listener, lease renewal and orphan scan (shared stores only)."""
@@ -135,6 +136,7 @@ class Cluster:
     async def stop(self) -> None:
         """Stop the background tasks and the one-off ones (cancelled until they are done:
         see :func:`cancel_until_done`)."""
+        self._stopping = True
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -201,7 +203,10 @@ class Cluster:
         """Frames reached nobody at ``process``. Pub/sub delivers at most once: if the
         process is alive (its inbox was resubscribing, say after a Redis restart), its
         clients missed frames, so they are sent their full views again until one arrives;
-        if it is gone, its clients have dropped."""
+        if it is gone, its clients have dropped. A process shutting down does not chase
+        them: its rooms are about to be taken over, and their new owner serves them."""
+        if self._stopping:
+            return
         try:
             alive = await self.store.alive(process)
         except StoreError:

@@ -18,7 +18,7 @@ from .config import Settings
 from .games import GameError, OptionError
 from .room import Room, RoomError, split_options
 from .store import Store, StoreError
-from .tasks import Background
+from .tasks import SHUTDOWN_GRACE, Background
 
 if TYPE_CHECKING:
     from .cluster import Cluster
@@ -248,11 +248,15 @@ class Lobby:
 
     async def close(self) -> None:
         """Stop every room task and give up their leases (server shutdown), so other
-        processes take the rooms over at once."""
+        processes take the rooms over at once. Demotions, expiries and removals already
+        running get up to ``SHUTDOWN_GRACE`` seconds (:mod:`.tasks`) to finish first
+        (cancelled midway, a removal would leave a room neither running nor deleted from
+        the store); those not begun yet are dropped (a finished room still expires from
+        the store)."""
         for timer in self._removals.values():
             timer.cancel()
         self._removals.clear()
-        await self.background.close()
+        await self.background.close(grace=SHUTDOWN_GRACE)
         for room in list(self.rooms.values()):
             await room.close()
             await self.store.release(room.id)

@@ -7,6 +7,11 @@ import asyncio
 from collections.abc import Coroutine
 from typing import Any
 
+#: Seconds a shutdown lets background work already running finish before cancelling it
+#: (:meth:`Background.close`): store writes and relayed frames take milliseconds; a store
+#: or peer that does not answer is given up on after this.
+SHUTDOWN_GRACE = 5.0
+
 
 async def cancel_until_done(task: asyncio.Task[Any], poll: float = 0.5) -> BaseException | None:
     """Cancel ``task`` and wait until it has ended, cancelling it again every ``poll`` seconds.
@@ -43,9 +48,16 @@ class Background:
         task.add_done_callback(self._tasks.discard)
         return task
 
-    async def close(self) -> None:
-        """Cancel every task still running and wait for each (:func:`cancel_until_done`);
-        their exceptions are dropped (each task logs its own failures)."""
+    async def close(self, grace: float = 0.0) -> None:
+        """Give the running tasks up to ``grace`` seconds to end by themselves (tasks they
+        spawn meanwhile included), then cancel every task still running and wait for each
+        (:func:`cancel_until_done`); their exceptions are dropped (each task logs its own
+        failures). A grace lets a removal in progress finish its store writes instead of
+        stopping between two of them."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + grace
+        while self._tasks and (left := deadline - loop.time()) > 0:
+            await asyncio.wait(set(self._tasks), timeout=left)
         while self._tasks:
             for task in list(self._tasks):
                 await cancel_until_done(task)

@@ -155,3 +155,30 @@ async def test_a_room_whose_store_write_fails_is_not_kept() -> None:
     with pytest.raises(asyncio.CancelledError):
         await creating
     assert lobby.rooms == {}
+
+
+class SlowDeleteStore(MemoryStore):
+    """A memory store whose room deletion takes a while (a remote store's round trips)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.deleting = asyncio.Event()
+
+    async def delete_room(self, room_id: str) -> None:
+        self.deleting.set()
+        await asyncio.sleep(0.1)
+        await super().delete_room(room_id)
+
+
+async def test_a_removal_running_when_the_lobby_closes_still_deletes_the_room() -> None:
+    # Shutdown used to cancel it between closing the room and deleting it from the store:
+    # the room was then neither running here nor gone from the store.
+    store = SlowDeleteStore()
+    lobby = Lobby(store, Settings(), cluster=None)  # type: ignore[arg-type]
+    room = await lobby.create(Recorder("host", []),  # type: ignore[arg-type]
+                              p.CreateRoom(game="skipper", seats=1))
+    assert room.id in store.records
+    lobby.background.spawn(lobby.remove(room.id))
+    await asyncio.wait_for(store.deleting.wait(), 5)
+    await asyncio.wait_for(lobby.close(), 10)
+    assert room.id not in store.records and room.id not in lobby.rooms

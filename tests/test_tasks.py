@@ -57,3 +57,33 @@ async def test_background_holds_its_tasks_until_done_and_close_stops_the_rest() 
     await asyncio.wait_for(bg.close(), 5)
     assert slow_task.cancelled() and finished == ["quick", "slow cleaned up"]
     assert not bg._tasks
+
+
+async def test_close_with_a_grace_lets_running_work_finish_and_cancels_the_rest() -> None:
+    bg = Background()
+    events: list[str] = []
+
+    async def store_write() -> None:  # a removal's store write, a few ms
+        await asyncio.sleep(0.05)
+        events.append("written")
+        bg.spawn(follow_up())  # spawned during the grace: waited for too
+
+    async def follow_up() -> None:
+        await asyncio.sleep(0.05)
+        events.append("follow-up")
+
+    async def hung() -> None:  # a store that does not answer
+        try:
+            await asyncio.sleep(60)
+        finally:
+            events.append("hung cancelled")
+
+    bg.spawn(store_write())
+    stuck = bg.spawn(hung())
+    await asyncio.sleep(0)
+    loop = asyncio.get_running_loop()
+    t0 = loop.time()
+    await asyncio.wait_for(bg.close(grace=0.5), 5)
+    assert events == ["written", "follow-up", "hung cancelled"]
+    assert stuck.cancelled() and not bg._tasks
+    assert 0.5 <= loop.time() - t0 < 4  # waited out the grace for the hung one, no longer
