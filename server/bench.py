@@ -104,7 +104,7 @@ class BenchConfig:
     url: str | None = None
     server_pid: int | None = None
     seed: int = 1
-    rounds: int = 4
+    rounds: int = 8
     pin: bool = True
 
 

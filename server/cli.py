@@ -280,7 +280,7 @@ def rooms(url: str, game: str | None, as_json: bool) -> None:
               help="Measured seconds of each phase (latency, throughput), per server.")
 @click.option("--warmup", type=click.FloatRange(0), default=2.0, show_default=True,
               help="Seconds of load before each measured phase (split over its rounds).")
-@click.option("--rounds", type=click.IntRange(1), default=4, show_default=True,
+@click.option("--rounds", type=click.IntRange(1), default=8, show_default=True,
               help="Windows that Cardhall (in memory) and the echo baseline take in turn, "
                    "per phase, so that drift in machine speed touches both alike.")
 @click.option("--idle", type=click.IntRange(0), default=2000, show_default=True,
