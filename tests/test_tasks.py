@@ -1,10 +1,13 @@
-"""Background tasks stop even when a library swallows a cancellation, and are never left
-behind by their owner."""
+"""Background tasks stop even when a library swallows a cancellation, are never left behind
+by their owner, and get a grace to finish at shutdown."""
 
 from __future__ import annotations
 
 import asyncio
+from types import SimpleNamespace
 
+from cardhall.server.cluster import Cluster
+from cardhall.server.store import MemoryStore
 from cardhall.server.tasks import Background, cancel_until_done
 
 
@@ -87,3 +90,35 @@ async def test_close_with_a_grace_lets_running_work_finish_and_cancels_the_rest(
     assert events == ["written", "follow-up", "hung cancelled"]
     assert stuck.cancelled() and not bg._tasks
     assert 0.5 <= loop.time() - t0 < 4  # waited out the grace for the hung one, no longer
+
+
+class NobodyListens(MemoryStore):
+    """A store whose published frames reach nobody, at a process that is alive (what a
+    peer's inbox resubscribing looks like); counts the liveness checks."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.checks = 0
+
+    async def publish(self, process: str, payload: bytes) -> bool:
+        return False
+
+    async def alive(self, process: str) -> bool:
+        self.checks += 1
+        return True
+
+
+async def test_a_stopping_cluster_sends_its_frames_but_does_not_chase_lost_ones() -> None:
+    store = NobodyListens()
+    cluster = Cluster(SimpleNamespace(store=store))  # type: ignore[arg-type]
+    cluster.peer("p2", "s1", "remote player")
+    cluster.send_out("p2", "s1", b"frame")
+    await asyncio.sleep(0.05)
+    assert store.checks == 1 and cluster.background._tasks  # resending, until one arrives
+    await asyncio.wait_for(cluster.stop(), 5)
+    cluster.send_out("p2", "s1", b"frame")  # a room closing during shutdown
+    loop = asyncio.get_running_loop()
+    t0 = loop.time()
+    await asyncio.wait_for(cluster.background.close(grace=5), 10)
+    assert store.checks == 1  # published, found undelivered, not chased
+    assert loop.time() - t0 < 2  # the shutdown's grace was not spent resending
