@@ -138,6 +138,7 @@ async def play_seat(client: Client, room: str, seat: int, choose: Strategy,
         return await _follow(client, room, seat, result, maybe_act, keep_frames, reset)
     finally:
         retry_task.cancel()
+        await asyncio.gather(retry_task, return_exceptions=True)
 
 
 async def _follow(client: Client, room: str, seat: int, result: SeatResult,

@@ -478,11 +478,12 @@ class Table:
         self.load.running = False
         for s in self.seats:
             await s.ws.close()
-        for s in self.seats:
-            if s.task is not None:
-                s.task.cancel()
+        tasks = [s.task for s in self.seats if s.task is not None]
         if self._new is not None:
-            self._new.cancel()
+            tasks.append(self._new)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 async def hello(ws: ClientConnection, name: str = "cardhall-bench") -> None:
@@ -565,6 +566,7 @@ class EchoTable:
             await ws.close()
         for t in self.tasks:
             t.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
 
 
 async def echo_hello(ws: ClientConnection) -> None:

@@ -23,6 +23,7 @@ from .limits import TokenBucket
 from .logs import event
 from .room import Room
 from .session import Session
+from .tasks import cancel_until_done
 
 if TYPE_CHECKING:
     from .app import Server
@@ -199,7 +200,7 @@ class Connection(Session):
                             await self._writer
                     except TimeoutError:
                         pass
-                self._writer.cancel()
+                await cancel_until_done(self._writer)
 
     async def _handshake(self) -> bool:
         settings = self.server.settings
