@@ -185,7 +185,7 @@ class Cluster:
         self._out[process].append([session, frame])
         if not self._flush_scheduled:
             self._flush_scheduled = True
-            asyncio.get_running_loop().call_soon(lambda: self.background.spawn(self._flush()))
+            self.background.spawn_soon(self._flush)
 
     async def _flush(self) -> None:
         out, self._out, self._flush_scheduled = self._out, defaultdict(list), False

@@ -194,8 +194,7 @@ class RedisStore(Store):
         self._batch.append((keys, args, fut))
         if not self._flush_scheduled:
             self._flush_scheduled = True
-            asyncio.get_running_loop().call_soon(
-                lambda: self._background.spawn(self._flush()))
+            self._background.spawn_soon(self._flush)
         await fut
 
     async def _flush(self) -> None:

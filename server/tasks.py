@@ -4,7 +4,7 @@ never left behind by their owner."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 #: Seconds a shutdown lets background work already running finish before cancelling it
@@ -40,6 +40,7 @@ class Background:
 
     def __init__(self) -> None:
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._soon: dict[asyncio.Handle, Callable[[], Coroutine[Any, Any, Any]]] = {}
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """Run ``coro`` as a task of this owner's (must be called inside a running loop)."""
@@ -48,17 +49,38 @@ class Background:
         task.add_done_callback(self._tasks.discard)
         return task
 
+    def spawn_soon(self, make: Callable[[], Coroutine[Any, Any, Any]]) -> None:
+        """Spawn ``make()`` on the loop's next round, after the callbacks already due (a
+        flush that batches the work of this round). Until then it is this owner's all the
+        same: :meth:`close` spawns it at once, so the work is neither lost nor started
+        after the owner closed (a flush started after its store closed reopens a
+        connection that nobody closes)."""
+        def run() -> None:
+            self._soon.pop(handle, None)
+            self.spawn(make())
+
+        handle = asyncio.get_running_loop().call_soon(run)
+        self._soon[handle] = make
+
     async def close(self, grace: float = 0.0) -> None:
         """Give the running tasks up to ``grace`` seconds to end by themselves (tasks they
-        spawn meanwhile included), then cancel every task still running and wait for each
-        (:func:`cancel_until_done`); their exceptions are dropped (each task logs its own
-        failures). A grace lets a removal in progress finish its store writes instead of
-        stopping between two of them."""
+        spawn meanwhile included, and those :meth:`spawn_soon` holds), then cancel every
+        task still running and wait for each (:func:`cancel_until_done`); their exceptions
+        are dropped (each task logs its own failures). A grace lets a removal in progress
+        finish its store writes instead of stopping between two of them."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + grace
-        while self._tasks and (left := deadline - loop.time()) > 0:
+        while self._spawn_due() and (left := deadline - loop.time()) > 0:
             await asyncio.wait(set(self._tasks), timeout=left)
-        while self._tasks:
+        while self._spawn_due():
             for task in list(self._tasks):
                 await cancel_until_done(task)
                 self._tasks.discard(task)
+
+    def _spawn_due(self) -> bool:
+        """Spawn what :meth:`spawn_soon` holds now; True while any task is running."""
+        for handle, make in list(self._soon.items()):
+            handle.cancel()
+            self.spawn(make())
+        self._soon.clear()
+        return bool(self._tasks)

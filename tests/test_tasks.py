@@ -99,8 +99,10 @@ class NobodyListens(MemoryStore):
     def __init__(self) -> None:
         super().__init__()
         self.checks = 0
+        self.published: list[str] = []
 
     async def publish(self, process: str, payload: bytes) -> bool:
+        self.published.append(process)
         return False
 
     async def alive(self, process: str) -> bool:
@@ -122,3 +124,28 @@ async def test_a_stopping_cluster_sends_its_frames_but_does_not_chase_lost_ones(
     await asyncio.wait_for(cluster.background.close(grace=5), 10)
     assert store.checks == 1  # published, found undelivered, not chased
     assert loop.time() - t0 < 2  # the shutdown's grace was not spent resending
+
+
+async def test_work_spawned_soon_is_the_owners_until_it_runs() -> None:
+    ran: list[str] = []
+
+    async def flush() -> None:
+        ran.append("flushed")
+
+    bg = Background()
+    bg.spawn_soon(flush)
+    await bg.close(grace=1)  # before the loop got round to it
+    assert ran == ["flushed"]  # run within the grace, not lost
+    bg.spawn_soon(flush)
+    await bg.close()  # no grace: spawned and cancelled by close
+    await asyncio.sleep(0.05)
+    assert ran == ["flushed"] and not bg._tasks  # never started after its owner closed
+
+
+async def test_frames_queued_just_before_shutdown_still_go_out() -> None:
+    store = NobodyListens()
+    cluster = Cluster(SimpleNamespace(store=store))  # type: ignore[arg-type]
+    await cluster.stop()
+    cluster.send_out("p2", "s1", b"frame")  # flushed on the loop's next round
+    await cluster.background.close(grace=5)  # the server's last close (5 s at most)
+    assert store.published == ["p2"]
