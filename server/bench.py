@@ -793,7 +793,7 @@ def _cpu(pid: int | None) -> float:
 
 
 async def phase(targets: list[Target], warmup: float, seconds: float, rate: float,
-                 rounds: int = 1) -> list[dict[str, Any]]:
+                rounds: int = 1) -> list[dict[str, Any]]:
     """Measure every target for ``seconds`` at ``rate`` actions/s (0: closed loop); returns
     one figures dict per target (:meth:`Stats.figures` plus the CPU shares and CPU seconds
     per action of the server, the load generator and, given one, the redis-server).
