@@ -6,7 +6,7 @@ learns the **commitment**::
 
     commitment = lowercase hex of SHA-256( UTF-8 of "cardhall-deal/1:" + str(seed) + ":" + salt )
 
-e.g. seed ``7`` and salt ``"00" * 16`` give the SHA-256 of the 52-byte string
+e.g. seed ``7`` and salt ``"00" * 16`` give the SHA-256 of the 50-byte string
 ``cardhall-deal/1:7:00000000000000000000000000000000``. At game over the server reveals
 ``seed`` and ``salt``; anyone can then recompute the commitment and replay the deal (see
 ``cardhall verify``). The salt makes the commitment useless for guessing the seed before the

@@ -180,10 +180,11 @@ class Lobby:
         seats = msg.seats if msg.seats is not None else (1 if mode in (None, "solo") else 4)
         chosen = sorted(k for k in DEAL_OPTIONS if engine_opts.get(k) is not None)
         if seats > 1 and chosen:
-            raise RoomError("lobby/bad_options", f"{' and '.join(chosen)} fix the deal: a room "
-                            "with more than one seat refuses them, so that nobody (the host "
-                            "included) knows another seat's cards; the server draws the seed "
-                            "and publishes its commitment at start (protocol 'Fair deals')")
+            raise RoomError("lobby/bad_options", f"option(s) {', '.join(chosen)}: they fix "
+                            "the deal, so a room with more than one seat refuses them (nobody, "
+                            "the host included, may know another seat's cards); the server "
+                            "draws the seed and publishes its commitment at the start "
+                            "(protocol 'Fair deals')")
         try:
             game = cls(engine_opts, seats)
         except OptionError as exc:

@@ -248,3 +248,18 @@ def test_verify_record_names_what_failed() -> None:
         verify_record({**record, "seat": 0})  # seat 1's views are not seat 0's
     with pytest.raises(VerificationFailed, match="bad record"):
         verify_record({**record, "format": "other"})
+
+
+def test_commitment_is_sha256_of_the_documented_string() -> None:
+    """The spec's example (protocol/README.md "Fair deals"), so that other clients agree."""
+    import hashlib
+
+    text = "cardhall-deal/1:7:" + "0" * 32
+    assert len(text) == 50
+    assert fairness.commitment(7, "0" * 32) == hashlib.sha256(text.encode()).hexdigest()
+    assert fairness.matches(7, "0" * 32, fairness.commitment(7, "0" * 32))
+    assert not fairness.matches(8, "0" * 32, fairness.commitment(7, "0" * 32))
+    assert not fairness.matches(7, "bad", "0" * 64)
+    for seed, salt in ((-1, "0" * 32), (True, "0" * 32), (1, "A" * 32), (1, "0" * 31)):
+        with pytest.raises(ValueError):
+            fairness.commitment(seed, salt)  # type: ignore[arg-type]
