@@ -214,7 +214,10 @@ def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_gam
 @click.option("--color/--no-color", default=None,
               help="ANSI colours (default: on when the output is a terminal and NO_COLOR is "
                    "not set).")
-def play(url: str, name: str | None, color: bool | None) -> None:
+@click.option("--record", "record_dir", type=click.Path(file_okay=False), default=None,
+              help="Write the record of each finished game to this folder (ROOM.json), for "
+                   "`cardhall verify`.")
+def play(url: str, name: str | None, color: bool | None, record_dir: str | None) -> None:
     """Play in a terminal: lobby, create/join rooms, numbered actions, turn clocks."""
     import asyncio
     import getpass
@@ -234,8 +237,10 @@ def play(url: str, name: str | None, color: bool | None) -> None:
         raise click.BadParameter("1 to 64 characters", param_hint="--name")
     if color is None:
         color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    if record_dir is not None:
+        os.makedirs(record_dir, exist_ok=True)
     try:
-        status = asyncio.run(run_terminal(url, name=name, color=color))
+        status = asyncio.run(run_terminal(url, name=name, color=color, record_dir=record_dir))
     except KeyboardInterrupt:
         raise SystemExit(130) from None
     except ServerError as exc:
