@@ -518,8 +518,13 @@ class Client:
             OSError: the file cannot be written.
         """
         record = await self.game_record(room)
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump(record, f, separators=(",", ":"))
+        text = json.dumps(record, separators=(",", ":"))
+
+        def write() -> None:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+
+        await asyncio.to_thread(write)
         return record
 
     async def ping(self) -> float:

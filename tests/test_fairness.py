@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from cardhall import protocol as p
 from cardhall.client.bots import play_games, play_seat
 from cardhall.client.client import Client, ServerError
@@ -51,9 +50,7 @@ def holds(value: Any, seed: int, salt: str) -> bool:
             stack.extend(item)
         elif isinstance(item, bool):
             continue
-        elif isinstance(item, int) and item == seed:
-            return True
-        elif isinstance(item, str) and salt in item:
+        elif isinstance(item, int) and item == seed or isinstance(item, str) and salt in item:
             return True
     return False
 
