@@ -7,6 +7,7 @@ the same strategies as ``cardhall simulate``; so bots double as load generators.
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import time
 from collections.abc import Sequence
@@ -204,12 +205,15 @@ async def timed_actions(client: Client, room: str, choose: Strategy, rng: random
 async def play_games(urls: Sequence[str], game: str, mode: str | None, players: int,
                      games: int, bot: str = "greedy", options: dict[str, Any] | None = None,
                      seed: int | None = None, timeout: float = 600.0,
-                     keep_frames: bool = False, think: float = 0.0) -> list[dict[str, Any]]:
+                     keep_frames: bool = False, think: float = 0.0,
+                     record_dir: str | None = None) -> list[dict[str, Any]]:
     """Play ``games`` games, each with ``players`` bot clients spread over ``urls``.
 
     The first bot of each game creates the room; every bot joins; the room starts when full.
     Bot ``i`` connects to ``urls[i % len(urls)]`` first and moves on to the next URL when its
     connection drops (then resumes its seat). ``think``: seconds each bot waits before acting.
+    ``record_dir``: a folder where each bot writes its game record when the game is over
+    (``<room>-seat<k>.json``, for ``cardhall verify``).
 
     Returns:
         One record per game: ``room, game, mode, seats, winner, turns, auctions, skip_draws,
@@ -226,7 +230,8 @@ async def play_games(urls: Sequence[str], game: str, mode: str | None, players: 
     for _ in range(games):
         t0 = time.perf_counter()
         clients = [Client([urls[(i + k) % len(urls)] for k in range(len(urls))],
-                          name=f"bot-{i}") for i in range(players)]
+                          name=f"bot-{i}", keep_records=record_dir is not None)
+                   for i in range(players)]
         try:
             for c in clients:
                 await c.connect()
@@ -242,6 +247,10 @@ async def play_games(urls: Sequence[str], game: str, mode: str | None, players: 
                      for c, s in zip(clients, seats)]
             async with asyncio.timeout(timeout):
                 results = await asyncio.gather(*tasks)
+            if record_dir is not None:
+                for c, s in zip(clients, seats):
+                    await c.save_game_record(
+                        created.room, os.path.join(record_dir, f"{created.room}-seat{s}.json"))
         finally:
             for c in clients:
                 await c.close()

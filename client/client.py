@@ -21,7 +21,9 @@ import asyncio
 import copy
 import dataclasses
 import itertools
+import json
 import logging
+import os
 import time
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
@@ -72,16 +74,24 @@ class Client:
         reconnect_timeout: Seconds to keep trying to reconnect before giving up.
         request_timeout: Seconds to wait for a reply before raising ``TimeoutError``.
         max_frame: Largest frame accepted from the server, in bytes (None: no limit).
+        keep_records: Keep every view this client is sent (the full views and deltas it
+            applied, per room), so that :meth:`game_record` can show ``cardhall verify``
+            what the player saw. Off by default: a long game's deltas take some memory.
 
     Attributes:
         views: The current view of each room this client is in, by room id.
         seats: ``room -> (seat, token)`` for every seat held.
         session: The server's session id of the current connection.
+        commitments: The deal commitment of each room, as first published (in ``started``
+            or a view's room facts), by room id; kept even if the server changes it later.
+        reveals: The ``game_over`` of each finished room (with the revealed seed and salt),
+            by room id.
     """
 
     def __init__(self, urls: str | Sequence[str], *, name: str = "cardhall-python",
                  reconnect: bool = True, reconnect_timeout: float = 30.0,
-                 request_timeout: float = 30.0, max_frame: int | None = 1 << 20) -> None:
+                 request_timeout: float = 30.0, max_frame: int | None = 1 << 20,
+                 keep_records: bool = False) -> None:
         self.urls = [urls] if isinstance(urls, str) else list(urls)
         if not self.urls:
             raise ValueError("at least one URL is needed")
@@ -93,6 +103,12 @@ class Client:
         self.views: dict[str, dict[str, Any]] = {}
         self.seats: dict[str, tuple[int, str]] = {}
         self.spectating: set[str] = set()
+        self.commitments: dict[str, str] = {}
+        self.reveals: dict[str, p.GameOver] = {}
+        self.keep_records = keep_records
+        #: Per room: ``[state_id, "view" or "delta", map]`` for every view or delta applied.
+        self._seen: dict[str, list[list[Any]]] = {}
+        self._joined_as: dict[str, int | None] = {}  # seat of the last joined, by room
         self.session = ""
         self.url = self.urls[0]
         self._url_cycle = itertools.cycle(self.urls)
@@ -263,10 +279,13 @@ class Client:
             self._desynced.discard(msg.room)
             if msg.seat is not None and msg.token is not None:
                 self.seats[msg.room] = (msg.seat, msg.token)
+            self._joined_as[msg.room] = msg.seat
+            self._saw(msg.room, msg.view.get("state_id"), "view", msg.view)
         elif isinstance(msg, p.Update):
             if msg.view is not None:
                 self.views[msg.room] = copy.deepcopy(msg.view)
                 self._desynced.discard(msg.room)
+                self._saw(msg.room, msg.state_id, "view", msg.view)
             elif msg.delta is not None and msg.room not in self._desynced:
                 view = self.views.setdefault(msg.room, {})
                 if msg.state_id > view.get("state_id", msg.state_id) + 1:
@@ -275,6 +294,12 @@ class Client:
                     asyncio.ensure_future(self._refetch(msg.room))
                 else:
                     p.apply_delta(view, copy.deepcopy(msg.delta))
+                    self._saw(msg.room, msg.state_id, "delta", msg.delta)
+        elif isinstance(msg, p.Started):
+            if msg.commitment is not None:
+                self.commitments.setdefault(msg.room, msg.commitment)
+        elif isinstance(msg, p.GameOver):
+            self.reveals[msg.room] = msg
         elif isinstance(msg, p.Left):
             self.seats.pop(msg.room, None)
             self.spectating.discard(msg.room)
@@ -284,6 +309,17 @@ class Client:
             fut.set_result(msg)
         if isinstance(msg, (p.Update, p.SeatEvent, p.GameOver, p.Left, p.Started)):
             self._pushes.put_nowait(msg)
+
+    def _saw(self, room: str, state_id: Any, kind: str, data: dict[str, Any]) -> None:
+        """Note the deal commitment of a view, and with ``keep_records`` keep what was
+        applied (the message's own map: the client never changes it, it changes copies)."""
+        if kind == "view":
+            facts = data.get("room")
+            commitment = facts.get("commitment") if isinstance(facts, dict) else None
+            if isinstance(commitment, str):
+                self.commitments.setdefault(room, commitment)
+        if self.keep_records:
+            self._seen.setdefault(room, []).append([state_id, kind, data])
 
     # -- requests --------------------------------------------------------------------------
 
@@ -432,6 +468,64 @@ class Client:
         """Ask for the full view of ``room`` again (it also replaces :attr:`views`)."""
         await self.request(p.GetView(room=room))
         return self.views[room]
+
+    async def fetch_log(self, room: str) -> p.Log:
+        """The whole action log of a finished game, fetched page by page (``get_log``): the
+        last page's message with ``entries`` holding every entry and ``first`` 0.
+
+        Raises:
+            ServerError: ``room/not_found`` (no such room, or removed since it finished),
+                ``room/not_finished``.
+        """
+        entries: list[Any] = []
+        while True:
+            reply = await self.request(p.GetLog(room=room, first=len(entries)))
+            assert isinstance(reply, p.Log)
+            entries.extend(reply.entries)
+            if not reply.more or not reply.entries:
+                return dataclasses.replace(reply, first=0, entries=entries, more=False)
+
+    async def game_record(self, room: str) -> dict[str, Any]:
+        """What this client saw of the finished game of ``room``, for ``cardhall verify``:
+        a JSON-able dict (format ``"cardhall-game-record/1"``, see protocol/README.md "Fair
+        deals") with the commitment as first published, the revealed seed and salt from
+        ``game_over``, the game's options, seat count and log (fetched now), this client's
+        seat (None: a spectator) and, with ``keep_records``, every view and delta it applied.
+
+        Raises:
+            ServerError: ``room/not_found``, ``room/not_finished`` (from :meth:`fetch_log`).
+        """
+        log_msg = await self.fetch_log(room)
+        over = self.reveals.get(room)
+        seat = self._joined_as.get(room)
+        return {
+            "format": "cardhall-game-record/1", "url": self.url, "room": room,
+            "game": log_msg.game, "seats": log_msg.seats, "seat": seat,
+            "commitment": self.commitments.get(room),
+            "seed": None if over is None else over.seed,
+            "salt": None if over is None else over.salt,
+            "state_id": over.state_id if over is not None else log_msg.state_id,
+            "outcome": dict(over.outcome) if over is not None else dict(log_msg.outcome),
+            "options": dict(log_msg.options), "log": list(log_msg.entries),
+            "seen": list(self._seen.get(room, [])),
+        }
+
+    async def save_game_record(self, room: str, path: str | os.PathLike[str]) -> dict[str, Any]:
+        """Write :meth:`game_record` of ``room`` to ``path`` as JSON (UTF-8) and return it.
+
+        Raises:
+            ServerError: as :meth:`game_record`.
+            OSError: the file cannot be written.
+        """
+        record = await self.game_record(room)
+        text = json.dumps(record, separators=(",", ":"))
+
+        def write() -> None:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+
+        await asyncio.to_thread(write)
+        return record
 
     async def ping(self) -> float:
         """Round trip of a ping, in seconds."""

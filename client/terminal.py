@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from .. import protocol as p
+from ..protocol import fairness
 from .client import Client, ConnectionLost, ServerError
 from .renderers import pretty_card, renderer
 
@@ -272,13 +273,17 @@ class Terminal:
         color: Draw red suits and highlights with ANSI codes.
         out: Where to write (default ``sys.stdout``).
         width: Terminal width in characters (default: the terminal's, else 100).
+        record_dir: Folder where the record of each finished game is written
+            (``<room>.json``, for ``cardhall verify``; the client needs ``keep_records``),
+            or None.
 
     Everything is driven by :meth:`run`, which reads lines from a :class:`LineReader`.
     """
 
     def __init__(self, client: Client, *, color: bool = True, out: TextIO | None = None,
-                 width: int | None = None) -> None:
+                 width: int | None = None, record_dir: str | None = None) -> None:
         self.client = client
+        self.record_dir = record_dir
         self.color = color
         self.out = out or sys.stdout
         self.width = width or shutil.get_terminal_size((100, 24)).columns
@@ -813,10 +818,12 @@ class Terminal:
             self.say(f"* {self._seat_label(msg.seat)}: {msg.event}")
             t.dirty = True
         elif isinstance(msg, p.Started):
-            self.say("* the game has started")
+            note = f" (deal commitment {msg.commitment})" if msg.commitment else ""
+            self.say(f"* the game has started{note}")
             t.dirty = True
         elif isinstance(msg, p.GameOver):
             self._on_game_over(msg)
+            await self._save_record(t.room)
             await self._leave()
             return False
         elif isinstance(msg, p.Left) and msg.re is None:
@@ -857,7 +864,25 @@ class Terminal:
         extra = ", ".join(f"{k} {v}" for k, v in sorted((outcome.get("stats") or {}).items()))
         self.say(f"GAME OVER: {verdict} ({outcome.get('reason')}); scores "
                  f"{outcome.get('scores')}" + (f"; {extra}" if extra else ""))
+        seen = self.client.commitments.get(t.room)
+        if msg.seed is not None and msg.salt is not None and seen is not None:
+            verdict = ("matches the commitment of the start" if fairness.matches(
+                msg.seed, msg.salt, seen) else "DOES NOT MATCH the commitment of the start")
+            self.say(f"* deal revealed: seed {msg.seed}, salt {msg.salt}: {verdict}")
         self.say("back to the lobby")
+
+    async def _save_record(self, room: str) -> None:
+        """With ``record_dir``: write the game record of ``room`` there (for ``cardhall
+        verify``) and say where; a failure is shown, not raised."""
+        if self.record_dir is None:
+            return
+        path = os.path.join(self.record_dir, f"{room}.json")
+        try:
+            await self.client.save_game_record(room, path)
+        except (ServerError, ConnectionLost, TimeoutError, OSError) as exc:
+            self.error(f"game record not saved: {exc}")
+            return
+        self.say(f"* game record saved: check it with `cardhall verify {path}`")
 
     def draw_final(self) -> None:
         """Draw the final table without a menu or prompt."""
@@ -931,7 +956,8 @@ class Terminal:
             self.server_error(exc)
 
 
-async def play(url: str, *, name: str, color: bool, stream: TextIO | None = None) -> int:
+async def play(url: str, *, name: str, color: bool, stream: TextIO | None = None,
+               record_dir: str | None = None) -> int:
     """Connect to ``url`` and run the terminal client until the player quits.
 
     Args:
@@ -939,6 +965,7 @@ async def play(url: str, *, name: str, color: bool, stream: TextIO | None = None
         name: The player's name, shown to the other seats (1..64 characters).
         color: Use ANSI colours.
         stream: Input stream (default ``sys.stdin``).
+        record_dir: Write each finished game's record to this folder (None: don't).
 
     Returns:
         Exit status: 0 after quitting, 1 when the connection was lost for good.
@@ -947,6 +974,6 @@ async def play(url: str, *, name: str, color: bool, stream: TextIO | None = None
         OSError / websockets errors: the server cannot be reached.
         ServerError: the server refused the hello.
     """
-    async with Client(url, name=name) as client:
-        term = Terminal(client, color=color)
+    async with Client(url, name=name, keep_records=record_dir is not None) as client:
+        term = Terminal(client, color=color, record_dir=record_dir)
         return await term.run(LineReader(stream or sys.stdin))

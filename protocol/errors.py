@@ -178,6 +178,8 @@ ERROR_CODES: dict[str, str] = {
     "room/not_found": "no such room, or no open room for this join code",
     "room/full": "every seat is taken (or the requested seat is taken)",
     "room/not_started": "the game of this room has not started yet",
+    "room/not_finished": "the game of this room is not over yet (its log and deal seed are "
+                         "revealed only then)",
     "room/already_started": "the game has started; seats can no longer be taken or the room "
                             "started again",
     "room/not_host": "only the room's host (the creator) may do this",

@@ -8,12 +8,12 @@ always valid: the server cannot build a frame a conforming client would reject, 
 Messages sent by clients (``ClientMessage``): :class:`Hello`, :class:`ListGames`,
 :class:`ListRooms`, :class:`CreateRoom`, :class:`Join`, :class:`QuickJoin`,
 :class:`Spectate`, :class:`Leave`, :class:`Start`, :class:`Resume`, :class:`Act`,
-:class:`GetView`, :class:`Ping`.
+:class:`GetView`, :class:`GetLog`, :class:`Ping`.
 
 Messages sent by the server (``ServerMessage``): :class:`Welcome`, :class:`Games`,
 :class:`Rooms`, :class:`RoomCreated`, :class:`Joined`, :class:`Left`, :class:`Started`,
-:class:`Update`, :class:`SeatEvent`, :class:`GameOver`, :class:`Ok`, :class:`Pong`,
-:class:`Error`.
+:class:`Update`, :class:`SeatEvent`, :class:`GameOver`, :class:`Log`, :class:`Ok`,
+:class:`Pong`, :class:`Error`.
 
 Field conventions:
 
@@ -61,6 +61,7 @@ __all__ = [
     "Error",
     "GameOver",
     "Games",
+    "GetLog",
     "GetView",
     "Hello",
     "Join",
@@ -69,6 +70,7 @@ __all__ = [
     "Left",
     "ListGames",
     "ListRooms",
+    "Log",
     "Message",
     "Ok",
     "Ping",
@@ -268,6 +270,23 @@ _NAME = _str(1, 64)
 _SEAT = _int(0, MAX_SEATS - 1)
 _SEATS = _int(1, MAX_SEATS)
 _STATE_ID = _int(0, MAX_STATE_ID)
+_SEED = _int(0, 2**63 - 1)
+
+
+def _hex(n: int) -> Check:
+    """Exactly ``n`` lowercase hex digits (a deal commitment or salt)."""
+    pattern = _re.compile(f"[0-9a-f]{{{n}}}")
+
+    def check(v: Any, name: str) -> None:
+        if type(v) is not str and not isinstance(v, str):
+            raise BadType(f"{name}: expected str, got {_tname(v)}")
+        if not pattern.fullmatch(v):
+            raise BadValue(f"{name}: expected {n} lowercase hex digits")
+    return check
+
+
+_COMMITMENT = _hex(64)
+_SALT = _hex(32)
 
 
 def _f(check: Check, *, default: Any = MISSING, factory: Any = MISSING,
@@ -635,6 +654,23 @@ class GetView(_Record):
     id: RequestId | None = _f(_ID, default=None)
 
 
+@_message("get_log", "client")
+class GetLog(_Record):
+    """``get_log``: ask for the action log of a finished game, one page at a time (for
+    ``cardhall verify``); answered by ``log``.
+
+    Attributes:
+        room: Room id (1..64 characters).
+        first: Index of the first log entry wanted, 0..2**53-1, or None (from the start).
+        id: Request id, or None.
+    """
+
+    TYPE: ClassVar[str]
+    room: str = _f(_ROOM)
+    first: int | None = _f(_STATE_ID, default=None)
+    id: RequestId | None = _f(_ID, default=None)
+
+
 @_message("ping", "client")
 class Ping(_Record):
     """``ping``: liveness check at the application level; answered by ``pong``.
@@ -837,11 +873,14 @@ class Started(_Record):
 
     Attributes:
         room: Room id (1..64 characters).
+        commitment: SHA-256 of the deal seed and salt (64 lowercase hex digits; see
+            :mod:`cardhall.protocol.fairness`), or None when the room has none.
         re: ``start.id`` for the host, else None.
     """
 
     TYPE: ClassVar[str]
     room: str = _f(_ROOM)
+    commitment: str | None = _f(_COMMITMENT, default=None)
     re: RequestId | None = _f(_ID, default=None)
 
 
@@ -904,12 +943,55 @@ class GameOver(_Record):
         room: Room id (1..64 characters).
         state_id: The room's final state_id, 0..2**53-1.
         outcome: The engine's outcome (a map, e.g. winners and scores).
+        seed: The deal seed, revealed now (0..2**63-1), or None when the room has no
+            commitment.
+        salt: The salt of the commitment (32 lowercase hex digits), or None likewise.
     """
 
     TYPE: ClassVar[str]
     room: str = _f(_ROOM)
     state_id: int = _f(_STATE_ID)
     outcome: dict[Any, Any] = _f(_map(True), factory=dict)
+    seed: int | None = _f(_SEED, default=None)
+    salt: str | None = _f(_SALT, default=None)
+
+
+@_message("log", "server")
+class Log(_Record):
+    """``log``: one page of the action log of a finished game (reply to ``get_log``), with
+    what a replay needs: the game, its seat count, its options (seed included) and the
+    commitment's salt.
+
+    Attributes:
+        room: Room id (1..64 characters).
+        game: Game name (1..32 characters).
+        seats: Number of seats, 1..6.
+        options: The engine's resolved options, ``seed`` (and ``deck``) included (a map).
+        salt: The commitment's salt (32 lowercase hex digits), or None.
+        commitment: The commitment published at the start, or None.
+        state_id: The final state_id, 0..2**53-1 (= the number of log entries).
+        outcome: The outcome announced in ``game_over`` (a map).
+        first: Index of this page's first entry.
+        entries: The entries ``first..first+len-1``: each ``[kind, seat, action]``, kind
+            ``"a"`` (seat played ``action``) or ``"f"`` (seat forfeited; action nil).
+        more: True when entries after this page remain (ask again from
+            ``first + len(entries)``).
+        re: ``get_log.id``, or None.
+    """
+
+    TYPE: ClassVar[str]
+    room: str = _f(_ROOM)
+    game: str = _f(_GAME)
+    seats: int = _f(_SEATS)
+    options: dict[str, Any] = _f(_map(False), factory=dict)
+    salt: str | None = _f(_SALT, default=None)
+    commitment: str | None = _f(_COMMITMENT, default=None)
+    state_id: int = _f(_STATE_ID)
+    outcome: dict[Any, Any] = _f(_map(True), factory=dict)
+    first: int = _f(_STATE_ID, factory=int)
+    entries: Sequence[Any] = _f(_array(False), factory=list)
+    more: bool = _f(_bool, default=False)
+    re: RequestId | None = _f(_ID, default=None)
 
 
 @_message("ok", "server")
@@ -955,13 +1037,13 @@ class Error(_Record):
 
 ClientMessage: TypeAlias = (
     Hello | ListGames | ListRooms | CreateRoom | Join | QuickJoin | Spectate | Leave | Start
-    | Resume | Act | GetView | Ping
+    | Resume | Act | GetView | GetLog | Ping
 )
 """Any message a client sends."""
 
 ServerMessage: TypeAlias = (
     Welcome | Games | Rooms | RoomCreated | Joined | Left | Started | Update | SeatEvent
-    | GameOver | Ok | Pong | Error
+    | GameOver | Log | Ok | Pong | Error
 )
 """Any message the server sends."""
 

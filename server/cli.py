@@ -165,9 +165,12 @@ def simulate(game: str, mode: str | None, players: int | None, n_games: int, bot
 @click.option("--timeout", type=float, default=600.0, show_default=True,
               help="Seconds one game may take.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per finished game.")
+@click.option("--record", "record_dir", type=click.Path(file_okay=False), default=None,
+              help="Write each bot's game record to this folder (ROOM-seatK.json), for "
+                   "`cardhall verify`.")
 def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_games: int,
          bot: str, pairs: tuple[str, ...], seed: int | None, timeout: float,
-         as_json: bool) -> None:
+         as_json: bool, record_dir: str | None) -> None:
     """Play GAMES games with PLAYERS bot clients against live servers; exit 0 when all end."""
     import asyncio
 
@@ -178,11 +181,16 @@ def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_gam
         opts = dict(parse_kv(pairs))
     except OptionError as exc:
         raise click.BadParameter(exc.message) from None
+    if record_dir is not None:
+        import os
+
+        os.makedirs(record_dir, exist_ok=True)
 
     async def go() -> None:
         for k in range(n_games):
             records = await play_games(list(urls), game, mode, players, 1, bot, opts,
-                                       None if seed is None else seed + k, timeout)
+                                       None if seed is None else seed + k, timeout,
+                                       record_dir=record_dir)
             rec = {key: v for key, v in records[0].items() if key != "results"}
             if as_json:
                 click.echo(json.dumps(rec, sort_keys=True))
@@ -206,7 +214,10 @@ def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_gam
 @click.option("--color/--no-color", default=None,
               help="ANSI colours (default: on when the output is a terminal and NO_COLOR is "
                    "not set).")
-def play(url: str, name: str | None, color: bool | None) -> None:
+@click.option("--record", "record_dir", type=click.Path(file_okay=False), default=None,
+              help="Write the record of each finished game to this folder (ROOM.json), for "
+                   "`cardhall verify`.")
+def play(url: str, name: str | None, color: bool | None, record_dir: str | None) -> None:
     """Play in a terminal: lobby, create/join rooms, numbered actions, turn clocks."""
     import asyncio
     import getpass
@@ -226,8 +237,10 @@ def play(url: str, name: str | None, color: bool | None) -> None:
         raise click.BadParameter("1 to 64 characters", param_hint="--name")
     if color is None:
         color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    if record_dir is not None:
+        os.makedirs(record_dir, exist_ok=True)
     try:
-        status = asyncio.run(run_terminal(url, name=name, color=color))
+        status = asyncio.run(run_terminal(url, name=name, color=color, record_dir=record_dir))
     except KeyboardInterrupt:
         raise SystemExit(130) from None
     except ServerError as exc:
@@ -267,6 +280,72 @@ def rooms(url: str, game: str | None, as_json: bool) -> None:
         access = "private" if r["private"] else "public"
         click.echo(f"{r['room']:<10} {r['game']:<12} {str(r['mode'] or '-'):<6} {seats:>7} "
                    f"{r['status']:<9} {access:<7} {r['name']}")
+
+
+@main.command()
+@click.argument("record", type=click.Path(exists=True, dir_okay=False), required=False)
+@click.option("--url", default=None, help="Fetch the finished game from this server, "
+              "ws://HOST:PORT (with --room), instead of reading a RECORD file.")
+@click.option("--room", default=None, help="Room id of the finished game (with --url).")
+@click.option("--commitment", default=None, metavar="HEX",
+              help="The commitment you saw at the start (with --url; default: the one the "
+                   "server reports now, which proves less).")
+def verify(record: str | None, url: str | None, room: str | None,
+           commitment: str | None) -> None:
+    """Check that a finished game was dealt fairly: the revealed seed matches the commitment
+    published at the start, the log replays to the announced end, and the player's cards are
+    the seed's. RECORD is a game record file (Client.save_game_record, `cardhall bots
+    --record DIR`). Exit 0 when the deal is verified, 1 with the reason otherwise."""
+    from .fairness import VerificationFailed, verify_record
+
+    if (record is None) == (url is None):
+        raise click.UsageError("give a RECORD file, or --url and --room")
+    if record is not None:
+        try:
+            with open(record, encoding="utf-8") as f:
+                data = json.load(f)
+        except (OSError, ValueError) as exc:
+            raise click.ClickException(f"cannot read {record}: {exc}") from None
+        if not isinstance(data, dict):
+            raise click.ClickException(f"{record} holds no game record")
+    else:
+        if room is None:
+            raise click.UsageError("--url needs --room")
+        data = _fetch_record(url or "", room, commitment)
+    try:
+        verdict = verify_record(data)
+    except VerificationFailed as exc:
+        click.echo(f"deal NOT verified: {exc.reason}", err=True)
+        raise SystemExit(1) from None
+    for line in verdict.lines:
+        click.echo(f"ok  {line}")
+    click.echo(f"deal verified: room {verdict.room} ({verdict.game}), "
+               f"{verdict.state_id} actions")
+
+
+def _fetch_record(url: str, room: str, commitment: str | None) -> dict[str, Any]:
+    """A game record of ``room`` built from the server's ``get_log`` (no views: nobody's
+    cards are compared; the commitment is ``commitment`` or the server's)."""
+    import asyncio
+
+    from ..client.client import Client, ServerError
+
+    async def go() -> dict[str, Any]:
+        async with Client(url, name="cardhall-verify", reconnect=False) as c:
+            log = await c.fetch_log(room)
+        return {"format": "cardhall-game-record/1", "url": url, "room": room,
+                "game": log.game, "seats": log.seats, "seat": None,
+                "commitment": commitment or log.commitment,
+                "seed": log.options.get("seed"), "salt": log.salt, "state_id": log.state_id,
+                "outcome": dict(log.outcome), "options": dict(log.options),
+                "log": list(log.entries), "seen": []}
+
+    try:
+        return asyncio.run(go())
+    except ServerError as exc:
+        raise click.ClickException(f"server refused: {exc}") from None
+    except (OSError, TimeoutError) as exc:
+        raise click.ClickException(f"cannot reach {url}: {exc}") from None
 
 
 @main.command()

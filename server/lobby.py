@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("cardhall.lobby")
 _CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
+#: Engine options that fix the deal: only solo rooms (one seat) may set them; in a room of
+#: several seats the server draws the seed itself (protocol/README.md, "Fair deals").
+DEAL_OPTIONS = ("seed", "deck")
 
 
 class Lobby:
@@ -152,7 +155,8 @@ class Lobby:
 
         Raises:
             RoomError: ``lobby/unknown_game`` (no such game or mode), ``lobby/bad_options``
-                (the engine or the room refused an option or the seat count),
+                (the engine or the room refused an option or the seat count, or ``seed`` or
+                ``deck`` was given for a room of more than one seat: :data:`DEAL_OPTIONS`),
                 ``room/limit`` (too many rooms).
             StoreError: the store is unavailable.
         """
@@ -174,6 +178,13 @@ class Lobby:
             engine_opts["mode"] = msg.mode
         mode = engine_opts.get("mode", modes[0] if modes else None)
         seats = msg.seats if msg.seats is not None else (1 if mode in (None, "solo") else 4)
+        chosen = sorted(k for k in DEAL_OPTIONS if engine_opts.get(k) is not None)
+        if seats > 1 and chosen:
+            raise RoomError("lobby/bad_options", f"option(s) {', '.join(chosen)}: they fix "
+                            "the deal, so a room with more than one seat refuses them (nobody, "
+                            "the host included, may know another seat's cards); the server "
+                            "draws the seed and publishes its commitment at the start "
+                            "(protocol 'Fair deals')")
         try:
             game = cls(engine_opts, seats)
         except OptionError as exc:

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .. import protocol as p
+from ..protocol import fairness
 from .games import Game, GameError, bots
 from .games.options import Option, parse_options
 from .metrics import observe_action
@@ -200,6 +201,8 @@ class Room:
         code: Join code of a private room, else None.
         host: Session id of the creating connection.
         status: ``"waiting"``, ``"playing"`` or ``"finished"``.
+        salt: The salt of the deal commitment (32 hex digits; see :attr:`commitment`),
+            drawn at creation and kept in the record; ``""`` for a room stored without one.
     """
 
     id: str
@@ -232,6 +235,8 @@ class Room:
     metrics: Any = None  # the server's Metrics (None in bare tests)
     _save_posted: bool = False
     _table: dict[str, Any] | None = None  # the last table() (see there)
+    salt: str = field(default_factory=fairness.new_salt)
+    _commitment: tuple[int, str] | None = None  # (seed, commitment) once computed
 
     def __post_init__(self) -> None:
         self.seats = [None] * self.game.seats
@@ -328,7 +333,8 @@ class Room:
         return {"room": self.id, "name": self.name, "game": self.game_name,
                 "seats": self.game.seats, "private": self.private,
                 "options": dict(self.game.options), "settings": dict(self.settings),
-                "host": self.host, "code": self.code, "created": self.created}
+                "host": self.host, "code": self.code, "created": self.created,
+                "salt": self.salt}
 
     def state(self) -> dict[str, Any]:
         """The server-side state the store keeps beside the log: status, seats (with
@@ -353,7 +359,8 @@ class Room:
         room = cls(id=rec["room"], name=rec["name"], game_name=rec["game"], game=game,
                    settings=dict(rec["settings"]), store=store, private=rec["private"],
                    code=rec.get("code"), host=rec.get("host", ""),
-                   status=st.get("status", "waiting"), created=rec.get("created", 0.0))
+                   status=st.get("status", "waiting"), created=rec.get("created", 0.0),
+                   salt=rec.get("salt", ""))
         room.finished_at = st.get("finished_at")
         for s, data in enumerate(st.get("seats", [])):
             if data is not None:
@@ -547,6 +554,20 @@ class Room:
 
     # -- starting -------------------------------------------------------------------------
 
+    @property
+    def commitment(self) -> str | None:
+        """The deal commitment (:func:`cardhall.protocol.fairness.commitment` of the engine's
+        seed and :attr:`salt`: 64 hex digits), or None for a room stored without a salt.
+        Published at start, in ``started`` and the view's room facts; the seed and salt are
+        revealed in ``game_over`` (protocol/README.md, "Fair deals")."""
+        if not self.salt:
+            return None
+        seed = self.game.options["seed"]
+        cached = self._commitment
+        if cached is None or cached[0] != seed:
+            cached = self._commitment = (seed, fairness.commitment(seed, self.salt))
+        return cached[1]
+
     def start(self, by: Connection | None, re: Any = None) -> None:
         """Start the game. Empty seats are given to server bots. Every member gets
         ``started`` (``by``'s carries ``re``), then its view.
@@ -564,10 +585,12 @@ class Room:
                                      name=f"bot-{s}", bot=True)
                 self._seat_event(s, "bot")
         self.status = "playing"
+        commitment = self.commitment
         for conn in self.members:
-            conn.send(p.Started(room=self.id, re=re if conn is by else None))
+            conn.send(p.Started(room=self.id, commitment=commitment,
+                                re=re if conn is by else None))
         if by is not None and by not in self.members:
-            by.send(p.Started(room=self.id, re=re))
+            by.send(p.Started(room=self.id, commitment=commitment, re=re))
         self._schedule()
         self._broadcast([])
         self._save_soon()
@@ -696,7 +719,9 @@ class Room:
             self._timer = None
         outcome = dict(self.game.outcome() or {})
         outcome["stats"] = self.game.stats()
-        frame = p.GameOver(room=self.id, state_id=self.game.state_id, outcome=outcome)
+        reveal = {"seed": self.game.options["seed"], "salt": self.salt} if self.salt else {}
+        frame = p.GameOver(room=self.id, state_id=self.game.state_id, outcome=outcome,
+                           **reveal)
         for conn in self.members:
             conn.send(frame)
         self._save_soon()
@@ -707,13 +732,14 @@ class Room:
 
     def table(self) -> dict[str, Any]:
         """Server facts added to every view under ``"room"``: id, status, players,
-        deadlines (``[[seat, unix time in s], ...]``). While they do not change, the same
-        dict object as last time (the delta diff then skips it by identity; do not mutate
-        it)."""
+        deadlines (``[[seat, unix time in s], ...]``), the deal ``commitment`` (nil until the
+        game starts). While they do not change, the same dict object as
+        last time (the delta diff then skips it by identity; do not mutate it)."""
         table = {"id": self.id, "status": self.status,
                  "players": [None if h is None else h.public(s)
                              for s, h in enumerate(self.seats)],
-                 "deadlines": [[s, t] for s, t in sorted(self.deadlines.items())]}
+                 "deadlines": [[s, t] for s, t in sorted(self.deadlines.items())],
+                 "commitment": None if self.status == "waiting" else self.commitment}
         if table == self._table:
             return self._table
         self._table = table

@@ -12,6 +12,8 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
+import msgpack
+
 from .. import protocol as p
 from . import games
 from .room import ROOM_OPTIONS, Room, RoomError
@@ -23,7 +25,12 @@ if TYPE_CHECKING:
 log = logging.getLogger("cardhall.session")
 
 #: Requests addressed to one room: handled by the room's owner process.
-_ROOM_REQUESTS = (p.Spectate, p.Leave, p.Start, p.Resume, p.Act, p.GetView)
+_ROOM_REQUESTS = (p.Spectate, p.Leave, p.Start, p.Resume, p.Act, p.GetView, p.GetLog)
+#: Most entries in one ``log`` page; their packed size is capped too (``LOG_PAGE_BYTES``).
+LOG_PAGE_ENTRIES = 1000
+#: Packed bytes of log entries in one ``log`` page at most, far below the protocol's
+#: 65536-byte frame size (the rest of the page is a few hundred bytes).
+LOG_PAGE_BYTES = 32 * 1024
 
 
 class Session:
@@ -208,6 +215,35 @@ class Session:
         room = self._member_room(msg.room)
         await room.submit(lambda: room.full_view(self, msg.id))
 
+    async def _get_log(self, msg: p.GetLog) -> None:
+        """Answer ``get_log``: a page of a finished room's log with what replays it (any
+        connection may ask; the game is over, its deal revealed).
+
+        Raises:
+            RoomError: ``room/not_found``, ``room/not_finished`` (the game is not over).
+            StoreError: the store is unavailable.
+        """
+        room = self.server.lobby.find(msg.room)
+        if room.status != "finished":
+            raise RoomError("room/not_finished", "the log and the deal seed of a room are "
+                            "revealed when its game is over")
+        entries = await self.server.store.log(room.id)
+        first = msg.first or 0
+        page: list[Any] = []
+        size = 0
+        for entry in entries[first:first + LOG_PAGE_ENTRIES]:
+            size += len(msgpack.packb(list(entry)))
+            if size > LOG_PAGE_BYTES and page:
+                break
+            page.append(list(entry))
+        outcome = dict(room.game.outcome() or {})
+        outcome["stats"] = room.game.stats()
+        self.send(p.Log(room=room.id, game=room.game_name, seats=room.game.seats,
+                        options=dict(room.game.options), salt=room.salt or None,
+                        commitment=room.commitment, state_id=room.game.state_id,
+                        outcome=outcome, first=first, entries=page,
+                        more=first + len(page) < len(entries), re=msg.id))
+
     async def _ping(self, msg: p.Ping) -> None:
         self.send(p.Pong(re=msg.id))
 
@@ -231,5 +267,6 @@ HANDLERS: dict[type, Any] = {
     p.Resume: Session._resume,
     p.Act: Session._act,
     p.GetView: Session._get_view,
+    p.GetLog: Session._get_log,
     p.Ping: Session._ping,
 }

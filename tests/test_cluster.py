@@ -7,6 +7,7 @@ free ports; every loop is bounded in time.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import socket
@@ -21,6 +22,7 @@ import pytest
 
 from cardhall.client.bots import play_games
 from cardhall.client.client import Client, ServerError
+from cardhall.server.fairness import verify_record
 from cardhall.server.games import get
 from cardhall.server.redis_store import RedisStore
 from cardhall.server.room import rebuild
@@ -133,11 +135,13 @@ async def test_two_processes_four_bots_one_room(servers: list[ServeProcess],
 
 
 async def test_kill_9_of_the_owner_mid_game(servers: list[ServeProcess],
-                                            store: RedisStore) -> None:
+                                            store: RedisStore, tmp_path: Path) -> None:
     owner, other = servers
+    records_dir = tmp_path / "records"
+    records_dir.mkdir()
     game = asyncio.get_running_loop().create_task(play_games(
         [owner.url, other.url], "skipper", "multi", 4, 1, "greedy", seed=5, timeout=120,
-        think=0.01))
+        think=0.01, record_dir=str(records_dir)))
     await asyncio.sleep(1.5)  # mid-game
     assert not game.done()
     (room,) = [r["room"] for r in await store.list_rooms()]
@@ -155,6 +159,13 @@ async def test_kill_9_of_the_owner_mid_game(servers: list[ServeProcess],
     # The other process took the room over once the lease expired (3 s) and play went on.
     assert f":{other.proc.pid}:" in (await store.owner(room) or "")
     assert taken_after <= 5.0, f"taken over {taken_after:.1f} s after the kill"
+    # The deal is provably the one committed to at the start, though another process
+    # revealed it: every seat's record (views before and after the takeover) verifies.
+    files = sorted(records_dir.glob("*.json"))
+    assert len(files) == 4
+    for f in files:
+        verdict = verify_record(json.loads(f.read_text(encoding="utf-8")))
+        assert verdict.state_id == rec["state_id"] and verdict.views_checked > 0
 
 
 async def test_a_turn_clock_runs_on_after_its_owner_is_killed(servers: list[ServeProcess],
@@ -166,7 +177,7 @@ async def test_a_turn_clock_runs_on_after_its_owner_is_killed(servers: list[Serv
     turn = 8.0
     async with Client(owner.url) as host, Client(other.url) as guest:
         room = (await host.create_room("skipper", mode="multi", seats=2, options={
-            "seed": 7, "first_seat": 0, "turn_seconds": turn, "grace_seconds": 60})).room
+            "first_seat": 0, "turn_seconds": turn, "grace_seconds": 60})).room
         await host.join(room)
         await guest.join(room)  # forwarded to the owner; the room starts when full
         deadline = time.monotonic() + 10

@@ -481,8 +481,7 @@ async def test_tokens_never_reach_other_seats_spectators_the_lobby_or_the_logs(
         await c.connect()
     seen = {id(c): record(c) for c in [*players, watcher, lister]}
     try:
-        room = (await players[0].create_room("skipper", mode="multi", seats=3,
-                                             options={"seed": 8})).room
+        room = (await players[0].create_room("skipper", mode="multi", seats=3)).room
         await watcher.spectate(room)
         joins = [await c.join(room) for c in players]
         tokens = {j.seat: j.token for j in joins}
@@ -530,8 +529,7 @@ async def test_a_client_cannot_act_resume_or_read_for_another_seat_or_room(
     server = await hserver()
     async with (Client(server.url, name="a") as a, Client(server.url, name="b") as b,
                 Client(server.url, name="c", reconnect=False) as c):
-        room = (await a.create_room("skipper", mode="multi", seats=2,
-                                    options={"seed": 1})).room
+        room = (await a.create_room("skipper", mode="multi", seats=2)).room
         secret = (await a.create_room("skipper", mode="multi", seats=2, private=True)).room
         ja, jb = await a.join(room), await b.join(room)
         other = (await c.create_room("skipper", mode="multi", seats=2)).room

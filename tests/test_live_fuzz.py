@@ -52,7 +52,7 @@ def corpus(rooms: list[str]) -> list[dict[str, Any]]:
         {"t": "hello", "v": 1, "client": "fuzz", "id": 1},
         {"t": "list_rooms", "id": 2},
         {"t": "list_rooms", "game": "skipper"},
-        {"t": "create_room", "game": "skipper", "seats": 2, "options": {"seed": 3},
+        {"t": "create_room", "game": "skipper", "seats": 2, "options": {"turn_limit": 3},
          "private": False, "mode": "multi", "id": "c"},
         {"t": "create_room", "game": "shop", "seats": 1, "options": {}, "private": True},
         {"t": "join", "room": room, "id": 5},

@@ -64,6 +64,8 @@ summary = st.builds(
     mode=st.none() | mode, status=st.sampled_from(p.ROOM_STATUSES), private=st.booleans(),
     spectators=st.integers(0, p.MAX_ID),
 )
+hex32 = st.from_regex(r"[0-9a-f]{32}", fullmatch=True)
+hex64 = st.from_regex(r"[0-9a-f]{64}", fullmatch=True)
 codes = st.sampled_from(sorted(p.ERROR_CODES)) | st.from_regex(
     r"[a-z][a-z0-9_]{0,20}/[a-z][a-z0-9_]{0,20}", fullmatch=True)
 
@@ -84,6 +86,7 @@ STRATEGIES: dict[str, st.SearchStrategy[Any]] = {
     "resume": st.builds(p.Resume, room=room, token=s(1, 256), id=rid),
     "act": st.builds(p.Act, room=room, state_id=state_id, action=action, id=rid),
     "get_view": st.builds(p.GetView, room=room, id=rid),
+    "get_log": st.builds(p.GetLog, room=room, first=st.none() | state_id, id=rid),
     "ping": st.builds(p.Ping, id=rid),
     "welcome": st.builds(p.Welcome, v=st.integers(0, 65535), server=s(1, 64),
                          session=s(1, 128), max_frame=st.integers(1, p.MAX_ID), re=rid),
@@ -94,7 +97,7 @@ STRATEGIES: dict[str, st.SearchStrategy[Any]] = {
     "joined": st.builds(p.Joined, room=room, seat=st.none() | seat,
                         token=st.none() | s(1, 256), view=maps(True), re=rid),
     "left": st.builds(p.Left, room=room, re=rid),
-    "started": st.builds(p.Started, room=room, re=rid),
+    "started": st.builds(p.Started, room=room, commitment=st.none() | hex64, re=rid),
     "update": st.one_of(
         st.builds(p.Update, room=room, state_id=state_id, view=maps(True),
                   events=st.lists(data(True), max_size=3), re=rid),
@@ -103,7 +106,13 @@ STRATEGIES: dict[str, st.SearchStrategy[Any]] = {
     ),
     "seat_event": st.builds(p.SeatEvent, room=room, seat=seat,
                             event=st.sampled_from(p.SEAT_EVENTS)),
-    "game_over": st.builds(p.GameOver, room=room, state_id=state_id, outcome=maps(True)),
+    "game_over": st.builds(p.GameOver, room=room, state_id=state_id, outcome=maps(True),
+                           seed=st.none() | st.integers(0, 2**63 - 1),
+                           salt=st.none() | hex32),
+    "log": st.builds(p.Log, room=room, game=game, seats=seats, options=maps(False),
+                     salt=st.none() | hex32, commitment=st.none() | hex64, state_id=state_id,
+                     outcome=maps(True), first=state_id,
+                     entries=st.lists(data(False), max_size=3), more=st.booleans(), re=rid),
     "ok": st.builds(p.Ok, re=rid),
     "pong": st.builds(p.Pong, re=rid),
     "error": st.builds(p.Error, code=codes, message=s(0, 100), re=rid),

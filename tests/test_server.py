@@ -121,8 +121,7 @@ async def test_every_frame_each_seat_received_leaks_nothing(server: Server) -> N
     watcher = Client(server.url, name="watcher")
     await watcher.connect()
     try:
-        created = await clients[0].create_room("skipper", mode="multi", seats=4,
-                                               options={"seed": 3})
+        created = await clients[0].create_room("skipper", mode="multi", seats=4)
         spectated = await watcher.spectate(created.room)
         assert spectated.seat is None and spectated.view["hand"] is None
         joins = [await c.join(created.room) for c in clients]
@@ -169,8 +168,7 @@ async def test_race_actions_from_different_seats_do_not_make_each_other_stale(
     await a.connect()
     await b.connect()
     try:
-        room = (await a.create_room("skipper", mode="race", seats=2,
-                                    options={"seed": 4})).room
+        room = (await a.create_room("skipper", mode="race", seats=2)).room
         ja = await a.join(room)
         jb = await b.join(room)
         await asyncio.sleep(0.1)
@@ -282,7 +280,7 @@ async def test_drop_and_resume_with_token_and_a_bot_takes_another_seat(
     for c in clients:
         await c.connect()
     room = (await clients[0].create_room("skipper", mode="multi", seats=3,
-                                         options={"seed": 5, "grace_seconds": 0.3})).room
+                                         options={"grace_seconds": 0.3})).room
     joins = [await c.join(room) for c in clients]
     events: list[tuple[int, str]] = []
 
@@ -333,7 +331,7 @@ async def test_abandoned_seat_forfeits_when_room_says_so(server: Server) -> None
     await b.connect()
     try:
         room = (await a.create_room("skipper", mode="multi", seats=2, options={
-            "seed": 1, "on_abandon": "forfeit", "grace_seconds": 0.1})).room
+            "on_abandon": "forfeit", "grace_seconds": 0.1})).room
         await a.join(room)
         token = (await b.join(room)).token
         await b.drop()
@@ -358,7 +356,7 @@ async def test_abandoned_seat_forfeits_when_room_says_so(server: Server) -> None
 async def test_turn_timer_plays_the_default_for_a_silent_seat(server: Server) -> None:
     async with Client(server.url) as host:
         room = (await host.create_room("skipper", mode="multi", seats=2, options={
-            "seed": 3, "turn_seconds": 0.15, "bid_seconds": 0.1})).room
+            "turn_seconds": 0.15, "bid_seconds": 0.1})).room
         joined = await host.join(room)
         await host.start(room)  # seat 1 gets a server bot; this seat never acts
         deadlines = []
@@ -408,7 +406,7 @@ async def test_server_bots_take_their_time_in_a_race(server: Server) -> None:
     async def bot_actions(options: dict[str, Any], watch: float) -> int:
         async with Client(server.url) as c:
             room = (await c.create_room("skipper", mode="race", seats=2,
-                                        options={"seed": 4, **options})).room
+                                        options=options)).room
             joined = await c.join(room)
             await c.start(room)  # the other seat goes to a server bot; this one never acts
             await asyncio.sleep(watch)
@@ -487,8 +485,7 @@ async def test_every_request_error_code_is_answered(server: Server) -> None:
         await expect("lobby/bad_options", a.create_room("skipper", mode="multi", seats=1))
         await expect("lobby/bad_options", a.create_room("skipper", options={"on_abandon": "x"}))
         await expect("room/not_found", a.join("nosuchroom"))
-        room = (await a.create_room("skipper", mode="multi", seats=2,
-                                    options={"seed": 1})).room
+        room = (await a.create_room("skipper", mode="multi", seats=2)).room
         await expect("room/not_seated", a.act(room, ["end"], 0))
         await a.join(room)
         await expect("room/full", a.join(room))

@@ -9,8 +9,10 @@ import io
 import os
 import random
 import re
+import json
 import sys
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Any
 
 import pexpect
@@ -20,6 +22,7 @@ from cardhall.client.client import Client
 from cardhall.client.terminal import LineReader, event_text, menu_lines, parse_options
 from cardhall.server.app import Server
 from cardhall.server.config import Settings
+from cardhall.server.fairness import verify_record
 from cardhall.server.games.bots import strategy
 
 EXPECT_TIMEOUT = 10.0
@@ -47,11 +50,11 @@ class Person:
         name: The player's name.
     """
 
-    def __init__(self, url: str, name: str = "alice") -> None:
+    def __init__(self, url: str, name: str = "alice", *extra: str) -> None:
         env = dict(os.environ, COLUMNS="120", LINES="50", PYTHONWARNINGS="error")
         self.child = pexpect.spawn(
             sys.executable, ["-m", "cardhall.server.cli", "play", "--url", url, "--no-color",
-                             "--name", name],
+                             "--name", name, *extra],
             encoding="utf-8", timeout=EXPECT_TIMEOUT, dimensions=(50, 120), env=env)
         self.log = io.StringIO()
         self.child.logfile_read = self.log
@@ -191,6 +194,33 @@ async def test_solo_game_in_the_terminal(server: Server) -> None:
     assert status == "0"
     statuses = [r["status"] for r in await lobby(server.url)]
     assert statuses.count("finished") >= 1
+
+
+def _recorded_session(url: str, folder: str) -> str:
+    person = Person(url, "alice", "--record", folder)
+    try:
+        person.expect(LOBBY)
+        person.create_room("skipper", "multi", "2", "turn_limit=3", "n")
+        person.expect(IDLE)
+        person.say("s")
+        person.expect(r"\* the game has started \(deal commitment [0-9a-f]{64}\)")
+        person.play_until_over(sensible)
+        person.say("q")
+        person.expect(pexpect.EOF)
+        return person.output
+    finally:
+        person.close()
+
+
+@pytest.mark.timeout(90)
+async def test_the_terminal_checks_the_reveal_and_saves_a_game_record(
+        server: Server, tmp_path: Path) -> None:
+    out = await in_thread(_recorded_session, server.url, str(tmp_path))
+    assert "deal revealed: seed" in out and "matches the commitment of the start" in out
+    (record,) = tmp_path.glob("*.json")
+    assert f"cardhall verify {record}" in out
+    verdict = verify_record(json.loads(record.read_text(encoding="utf-8")))
+    assert verdict.seat is not None and verdict.views_checked > 0
 
 
 # -- a person against server bots -------------------------------------------------------------

@@ -116,7 +116,8 @@ class Option:
         return value
 
 
-SEED = Option("seed", int, None, "Deal number: the same seed gives the same deal. None: random.",
+SEED = Option("seed", int, None, "Deal number: the same seed gives the same deal. None: random. "
+              "Solo rooms only: a room of several seats refuses it (fair deals).",
               min=0, max=2**63 - 1)
 
 
