@@ -173,8 +173,8 @@ class AdmittedConnection(ServerConnection):
         self._counted = False
         self._address: str | None = None  # counted in gate.addresses
         self._client: tuple[str, int] | None = None  # from the PROXY header
-        self._proxy_buffer: bytearray | None = None  # while a PROXY header is awaited
-        self._proxy_header = bytearray()
+        self._proxy_buffer: bytearray | None = None  # bytes received while a PROXY header
+        self._proxy_header: bytearray | None = None  # is awaited, and that header so far
         self._timer: asyncio.TimerHandle | None = None
 
     @property
@@ -203,6 +203,7 @@ class AdmittedConnection(ServerConnection):
         self._counted = True
         if gate.is_trusted(addr):
             self._proxy_buffer = bytearray()
+            self._proxy_header = bytearray()
         elif not self._count(addr):
             return
         self._timer = self.loop.call_later(gate.settings.header_timeout, self._header_expired)
@@ -239,6 +240,7 @@ class AdmittedConnection(ServerConnection):
         assert buffer is not None
         buffer += data
         header = self._proxy_header
+        assert header is not None
         while True:
             try:
                 result = _PROXY.unpack(bytes(header))
@@ -258,9 +260,11 @@ class AdmittedConnection(ServerConnection):
                 del buffer[:n]
                 if len(header) > MAX_PROXY_HEADER:
                     return self._proxy_bad("header too long")
-            except ValueError as exc:  # syntax, checksum, address errors are ValueErrors
+            except Exception as exc:  # noqa: BLE001 - syntax, checksum, address errors are
+                # ValueErrors, a v2 address block shorter than its family's is struct.error:
+                # any of them is a bad header, never an error of the event loop.
                 return self._proxy_bad(str(exc) or type(exc).__name__)
-        self._proxy_buffer = None
+        self._proxy_buffer = self._proxy_header = None
         if is_ipv4(result) or is_ipv6(result):
             self._client = (str(result.source[0]), int(result.source[1]))
         # LOCAL (a health check of the proxy itself) or UNKNOWN: the proxy's own address.
@@ -270,13 +274,13 @@ class AdmittedConnection(ServerConnection):
         return bytes(buffer)
 
     def _proxy_short(self) -> bytes:
-        assert self._proxy_buffer is not None
+        assert self._proxy_buffer is not None and self._proxy_header is not None
         if len(self._proxy_buffer) + len(self._proxy_header) > MAX_PROXY_HEADER:
             return self._proxy_bad("header too long")
         return b""
 
     def _proxy_bad(self, why: str) -> bytes:
-        self._proxy_buffer = None
+        self._proxy_buffer = self._proxy_header = None
         addr = self._peer()
         event(log, logging.DEBUG, "proxy_header_refused", addr=addr, reason=why)
         self.gate.refuse("bad proxy header", addr)

@@ -328,11 +328,14 @@ async def test_proxy_protocol_from_a_trusted_proxy_caps_each_real_address(
 async def test_proxy_protocol_refusals(aserver: Factory) -> None:
     server = await aserver(trusted_proxies=("127.0.0.1/32",))
     # From the trusted proxy, a connection without a valid header is reset.
+    v2 = b"\r\n\r\n\x00\r\nQUIT\n"
     for data in (b"", b"PROXY TCP4 not-an-address 127.0.0.1 1 2\r\n",
-                 b"\r\n\r\n\x00\r\nQUIT\n\x99\x11\x00\x0c" + bytes(12)):
+                 v2 + b"\x99\x11\x00\x0c" + bytes(12),  # version 9
+                 v2 + b"\x21\x11\x00\x04" + bytes(4),  # IPv4 in 4 bytes
+                 b"PROXY TCP4 " + b"1" * 2000):  # no end of line
         with pytest.raises((InvalidMessage, OSError)):
             await hello(server.url, sock=await tcp(server.port, data=data))
-    await until(lambda: server.gate.refused["bad proxy header"] == 3)
+    await until(lambda: server.gate.refused["bad proxy header"] == 5)
     # An untrusted source may not claim another address: its PROXY header is not HTTP, and
     # websockets ends the connection without a response.
     with pytest.raises((InvalidMessage, OSError)):

@@ -341,7 +341,10 @@ async def test_rooms_per_connection_per_minute_and_per_process(hserver: Factory)
 
 async def test_slow_reader_is_dropped_and_memory_stays_bounded(hserver: Factory) -> None:
     limit = 64 * 1024
-    server = await hserver(max_pending_bytes=limit, msg_rate=None, rooms_per_minute=None)
+    # close_grace: time enough for the readers below to read the backlog and the close frame
+    # (a reader that never reads is reset after 2 s: test_abuse.py).
+    server = await hserver(max_pending_bytes=limit, msg_rate=None, rooms_per_minute=None,
+                           close_grace=30)
     async with Client(server.url) as host:
         for _ in range(40):
             await host.create_room("skipper", options={"seed": 1})
