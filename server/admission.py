@@ -160,16 +160,26 @@ class AdmittedConnection(ServerConnection):
     With TLS (``certfile``), asyncio calls ``connection_made`` after the TLS handshake, which
     is bounded by ``header_timeout`` too (``ssl_handshake_timeout``).
 
+    Use :meth:`for_gate` for the class to give websockets' ``serve(create_connection=)``.
+
     Args:
         protocol: websockets' Sans-I/O server protocol.
         server: websockets' server.
-        gate: The counts and limits of the Cardhall server.
         **kwargs: Passed to :class:`ServerConnection` (keepalive, queues, limits).
+
+    Attributes:
+        gate: The counts and limits of the Cardhall server (a class attribute).
     """
 
-    def __init__(self, protocol: Any, server: Any, *, gate: Gate, **kwargs: Any) -> None:
+    gate: Gate
+
+    @classmethod
+    def for_gate(cls, gate: Gate) -> type[AdmittedConnection]:
+        """A subclass whose connections are admitted by ``gate``."""
+        return type(cls.__name__, (cls,), {"gate": gate})
+
+    def __init__(self, protocol: Any, server: Any, **kwargs: Any) -> None:
         super().__init__(protocol, server, **kwargs)
-        self.gate = gate
         self._counted = False
         self._address: str | None = None  # counted in gate.addresses
         self._client: tuple[str, int] | None = None  # from the PROXY header
@@ -197,7 +207,7 @@ class AdmittedConnection(ServerConnection):
         addr = self._peer()
         if gate.open >= gate.max_connections:
             gate.refuse("server full", addr)
-            transport.abort()
+            self.transport.abort()
             return
         gate.open += 1
         self._counted = True

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import functools
 import gc
 import logging
 import signal
@@ -87,15 +86,15 @@ class Server:
                 cannot be read (:class:`ssl.SSLError` is an OSError).
         """
         s = self.settings
+        # With TLS, the handshake before any HTTP is bounded by the header timeout too.
+        tls: dict[str, Any] = {"ssl_handshake_timeout": s.header_timeout} if s.certfile else {}
         self._ws = await serve(
             self._handle, s.host, s.port,
             compression="deflate" if s.compression else None,
             max_size=s.max_frame, ping_interval=s.ping_interval, ping_timeout=s.ping_timeout,
             open_timeout=s.hello_timeout, ssl=self._tls(), process_request=self.metrics.http,
             origins=None if s.origins is None else [*map(Origin, s.origins), None],
-            logger=ws_log, create_connection=functools.partial(AdmittedConnection,
-                                                               gate=self.gate),
-            **({"ssl_handshake_timeout": s.header_timeout} if s.certfile else {}),
+            logger=ws_log, create_connection=AdmittedConnection.for_gate(self.gate), **tls,
         )
         await self.cluster.start()
         log.info("listening on %s (store: %s, process %s)", self.url, type(self.store).__name__,
