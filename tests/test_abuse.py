@@ -8,6 +8,7 @@ to 127.0.0.2 (all of 127/8 is loopback on Linux). Every loop is bounded in count
 from __future__ import annotations
 
 import asyncio
+import shutil
 import socket
 import subprocess
 import sys
@@ -31,6 +32,7 @@ from websockets.exceptions import InvalidMessage
 from .conftest import ServerFactory as Factory
 from .conftest import serving
 
+ROOT = Path(__file__).resolve().parent.parent
 PARTIAL_REQUEST = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n"  # ... and never the blank line
 
 
@@ -376,3 +378,44 @@ def test_settings_refuse_bad_trusted_proxies_and_proxy_protocol_with_tls() -> No
     with pytest.raises(ValueError, match="TLS"):
         Settings(trusted_proxies=("10.0.0.0/8",), certfile="cert.pem")
     assert Settings(trusted_proxies=("10.0.0.5", "fd00::/8")).trusted_proxies
+
+
+async def test_behind_the_shipped_haproxy_each_player_is_capped_by_its_own_address(
+        aserver: Factory, tmp_path: Path) -> None:
+    if shutil.which("haproxy") is None:
+        pytest.skip("haproxy is not installed")
+    server = await aserver(trusted_proxies=("127.0.0.1/32",), max_connections_per_address=2)
+    port = free_port()
+    cfg = (ROOT / "deploy" / "haproxy.cfg").read_text()
+    cfg = cfg.replace("bind *:8080", f"bind 127.0.0.1:{port}")
+    cfg = cfg.replace("cardhall-1:8765", f"127.0.0.1:{server.port}")
+    cfg = "\n".join(line for line in cfg.splitlines() if "cardhall-2" not in line) + "\n"
+    assert "send-proxy-v2" in cfg
+    (tmp_path / "haproxy.cfg").write_text(cfg)
+    proxy = await asyncio.create_subprocess_exec(
+        "haproxy", "-f", str(tmp_path / "haproxy.cfg"), "-db",
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"ws://127.0.0.1:{port}"
+    players: list[Any] = []
+    try:
+        async with asyncio.timeout(20):  # haproxy up, its health check passed (v2 LOCAL)
+            while True:
+                try:
+                    players.append(await hello(url, sock=await tcp(port, source="127.0.0.2")))
+                    break
+                except (OSError, InvalidMessage, websockets.InvalidStatus):
+                    await asyncio.sleep(0.2)
+        players.append(await hello(url, sock=await tcp(port, source="127.0.0.2")))
+        assert server.addresses.count("127.0.0.2") == 2
+        with pytest.raises((OSError, InvalidMessage, websockets.InvalidStatus)):
+            await hello(url, sock=await tcp(port, source="127.0.0.2"))  # its third
+        assert server.gate.refused["address full"] == 1
+        players.append(await hello(url, sock=await tcp(port, source="127.0.0.3")))
+        assert server.addresses.count("127.0.0.3") == 1
+        assert sorted(c.addr for c in server.connections) == ["127.0.0.2", "127.0.0.2",
+                                                              "127.0.0.3"]
+    finally:
+        for ws in players:
+            await ws.close()
+        proxy.terminate()
+        await proxy.wait()
