@@ -34,8 +34,10 @@ redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --appendonly yes --dir "$work
 pids+=($!)
 wait_port "$REDIS_PORT"
 for port in "$S1" "$S2"; do
+  # haproxy (127.0.0.1) sends a PROXY v2 header first (send-proxy-v2): trust it. Clients
+  # reach the servers through haproxy only; a direct connection from 127.0.0.1 is refused.
   cardhall serve --host 127.0.0.1 --port "$port" --redis-url "redis://127.0.0.1:$REDIS_PORT/0" \
-    --log-level WARNING >"$work/serve-$port.log" 2>&1 &
+    --trusted-proxy 127.0.0.1/32 --log-level WARNING >"$work/serve-$port.log" 2>&1 &
   pids+=($!)
 done
 wait_port "$S1"; wait_port "$S2"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import http
 import logging
 import signal
 import ssl
@@ -12,12 +11,12 @@ from typing import Any
 
 from websockets.asyncio.server import Server as WsServer
 from websockets.asyncio.server import ServerConnection, serve
-from websockets.http11 import Request, Response
 from websockets.typing import Origin
 
+from .admission import AdmittedConnection, Gate, default_max_connections, raise_fd_limit
 from .cluster import Cluster
 from .config import Settings
-from .connection import Connection, peer_address
+from .connection import Connection
 from .limits import AddressCounter
 from .lobby import Lobby
 from .logs import event
@@ -53,8 +52,14 @@ class Server:
         self.metrics = Metrics(self)
         self.lobby.metrics = self.metrics
         self._ws: WsServer | None = None
-        self.addresses = AddressCounter(self.settings.max_connections_per_address)
-        self._releases: set[asyncio.Task[None]] = set()
+        s = self.settings
+        self.gate = Gate(s, s.max_connections or default_max_connections(s.fd_reserve),
+                         self.metrics.refused)
+
+    @property
+    def addresses(self) -> AddressCounter:
+        """Open connections per client address (see :class:`Gate`)."""
+        return self.gate.addresses
 
     @property
     def port(self) -> int:
@@ -81,13 +86,15 @@ class Server:
                 cannot be read (:class:`ssl.SSLError` is an OSError).
         """
         s = self.settings
+        # With TLS, the handshake before any HTTP is bounded by the header timeout too.
+        tls: dict[str, Any] = {"ssl_handshake_timeout": s.header_timeout} if s.certfile else {}
         self._ws = await serve(
             self._handle, s.host, s.port,
             compression="deflate" if s.compression else None,
             max_size=s.max_frame, ping_interval=s.ping_interval, ping_timeout=s.ping_timeout,
-            open_timeout=s.hello_timeout, ssl=self._tls(), process_request=self._process_request,
+            open_timeout=s.hello_timeout, ssl=self._tls(), process_request=self.metrics.http,
             origins=None if s.origins is None else [*map(Origin, s.origins), None],
-            logger=ws_log,
+            logger=ws_log, create_connection=AdmittedConnection.for_gate(self.gate), **tls,
         )
         await self.cluster.start()
         log.info("listening on %s (store: %s, process %s)", self.url, type(self.store).__name__,
@@ -108,33 +115,6 @@ class Server:
         context.load_cert_chain(s.certfile, s.keyfile)
         return context
 
-    async def _process_request(self, ws: ServerConnection, request: Request) -> Response | None:
-        """HTTP on the WebSocket port: ``/healthz`` and ``/metrics``; anything else goes on
-        to the per-address admission, then the WebSocket handshake."""
-        response = await self.metrics.http(ws, request)
-        if response is not None:
-            return response
-        return self._admit(ws, request)
-
-    def _admit(self, ws: ServerConnection, request: Request) -> Response | None:
-        """Before the WebSocket upgrade: refuse an address that already holds
-        ``max_connections_per_address`` connections (HTTP 429); otherwise count this one
-        until its socket closes, whatever happens to it next."""
-        addr = peer_address(ws)
-        if not self.addresses.acquire(addr):
-            event(log, logging.WARNING, "conn_refused", addr=addr, code=429,
-                  reason="too many connections from this address")
-            return ws.respond(http.HTTPStatus.TOO_MANY_REQUESTS,
-                              "Too many connections from your address.\n")
-        task = asyncio.get_running_loop().create_task(self._release(ws, addr))
-        self._releases.add(task)
-        task.add_done_callback(self._releases.discard)
-        return None
-
-    async def _release(self, ws: ServerConnection, addr: str) -> None:
-        await ws.wait_closed()
-        self.addresses.release(addr)
-
     async def _handle(self, ws: ServerConnection) -> None:
         conn = Connection(self, ws)
         self.connections.add(conn)
@@ -151,8 +131,6 @@ class Server:
         if self._ws is not None:
             self._ws.close(close_connections=True)
             await self._ws.wait_closed()
-            if self._releases:  # every socket is closed: their counts come off at once
-                await asyncio.wait(set(self._releases), timeout=5)
             self._ws = None
         await self.cluster.stop()
         await self.lobby.close()
@@ -197,13 +175,15 @@ def tune_gc(threshold: int | None) -> None:
 
 def run(settings: Settings, store: Store | None = None) -> None:
     """Run a server in a new event loop (uvloop when it is installed) until a signal, with
-    the collector tuned by ``settings.gc_threshold`` (:func:`tune_gc`)."""
+    the soft descriptor limit raised to the hard one (:func:`raise_fd_limit`) and the
+    collector tuned by ``settings.gc_threshold`` (:func:`tune_gc`)."""
     try:
         import uvloop
     except ImportError:
         runner = asyncio.run
     else:
         runner = uvloop.run
+    raise_fd_limit()  # before the Server: its connection cap is derived from the limit
     server = Server(settings, store)
     tune_gc(settings.gc_threshold)
     runner(server.serve_forever())

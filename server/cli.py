@@ -33,10 +33,12 @@ def _options(mode: str | None, pairs: tuple[str, ...], game: str) -> dict[str, A
 def _limits(opts: dict[str, Any]) -> dict[str, Any]:
     """Settings from the limit/TLS options of ``serve`` (0 means "no limit")."""
     out = dict(opts)
-    for key in ("msg_rate", "max_connections_per_address", "rooms_per_minute", "gc_threshold"):
+    for key in ("msg_rate", "max_connections_per_address", "rooms_per_minute", "gc_threshold",
+                "max_connections"):
         if not out[key]:
             out[key] = None
     out["origins"] = tuple(out["origins"]) or None
+    out["trusted_proxies"] = tuple(out["trusted_proxies"])
     return out
 
 
@@ -72,6 +74,16 @@ def main() -> None:
               help="Messages one connection may send at once (token-bucket size).")
 @click.option("--max-connections-per-address", type=click.IntRange(0), default=64,
               show_default=True, help="Open connections per client IP address (0: no limit).")
+@click.option("--max-connections", type=click.IntRange(0), default=0,
+              help="Open sockets in all, handshakes included (default 0: the soft limit of "
+                   "open files, raised to the hard one at start, less 128).")
+@click.option("--header-timeout", type=click.FloatRange(0, min_open=True), default=3.0,
+              show_default=True, help="Seconds a new socket has to send its whole HTTP request.")
+@click.option("--close-grace", type=click.FloatRange(0), default=2.0, show_default=True,
+              help="Seconds a closing connection has to finish before its socket is aborted.")
+@click.option("--trusted-proxy", "trusted_proxies", multiple=True, metavar="CIDR",
+              help="Proxy (e.g. haproxy with send-proxy-v2) whose connections begin with a "
+                   "PROXY protocol v1/v2 header naming the client (repeat; default: none).")
 @click.option("--rooms-per-minute", type=click.IntRange(0), default=10, show_default=True,
               help="Rooms one connection may create per minute (0: no limit).")
 @click.option("--max-rooms", type=click.IntRange(1), default=10_000, show_default=True,
@@ -98,7 +110,11 @@ def serve(host: str, port: int, max_frame: int, log_level: str, redis_url: str |
         from .redis_store import RedisStore
 
         store = RedisStore(redis_url)
-    run(Settings(host=host, port=port, max_frame=max_frame, **_limits(limits)), store)
+    try:
+        settings = Settings(host=host, port=port, max_frame=max_frame, **_limits(limits))
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    run(settings, store)
 
 
 @main.command()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 
 
@@ -36,8 +37,29 @@ class Settings:
         rate_strike_window: Seconds over which refusals are counted (10 s): the strike
             allowance refills at ``max_rate_strikes / rate_strike_window`` per second.
         max_connections_per_address: Open connections (including ones still in the
-            handshake) from one client IP address (64); more are refused with HTTP 429 before
-            the WebSocket upgrade. None: no limit.
+            handshake) from one client IP address (64), counted when the TCP connection is
+            accepted; more are reset at once, before any HTTP is read. Behind a trusted
+            proxy (``trusted_proxies``) the address is the client's from the PROXY header.
+            None: no limit.
+        max_connections: Open sockets in all (handshakes included), counted at accept;
+            more are reset at once. None: the soft limit of open file descriptors (raised to
+            the hard limit by ``cardhall serve``) less ``fd_reserve``.
+        fd_reserve: File descriptors kept for everything but client sockets (Redis,
+            logs, sockets accepted but not yet counted) when ``max_connections`` is derived
+            (128).
+        header_timeout: Seconds a new TCP connection has to deliver its whole HTTP request
+            (and, from a trusted proxy, its PROXY header first): 3 s; it is reset
+            otherwise. With TLS, the TLS handshake has this long too. ``hello_timeout``
+            still bounds the whole upgrade and hello.
+        close_grace: Seconds a connection the server is closing (any close code, e.g. 4009
+            for a slow reader) has to flush and finish the closing handshake before its
+            socket is aborted (2 s): a client that stops reading cannot hold the socket
+            and its buffers.
+        trusted_proxies: Networks (CIDR, e.g. ``("10.0.0.5/32",)``) of proxies whose
+            connections begin with a PROXY protocol header (v1 or v2; haproxy's
+            ``send-proxy-v2``). Their client's address is the one in the header; a
+            connection from them without a valid header is reset. Others may not send one.
+            Empty: the PROXY protocol is off. Not with TLS (terminate TLS at the proxy).
         rooms_per_minute: Rooms one connection may create per minute (10; ``create_room`` and
             a ``quick_join`` that finds no room both count), as a token bucket with a burst
             of the same size; beyond it ``room/limit``. None: no limit.
@@ -71,6 +93,11 @@ class Settings:
     max_rate_strikes: int = 100
     rate_strike_window: float = 10.0
     max_connections_per_address: int | None = 64
+    max_connections: int | None = None
+    fd_reserve: int = 128
+    header_timeout: float = 3.0
+    close_grace: float = 2.0
+    trusted_proxies: tuple[str, ...] = ()
     rooms_per_minute: int | None = 10
     certfile: str | None = None
     keyfile: str | None = None
@@ -78,3 +105,20 @@ class Settings:
     compression: bool = False
     server_name: str = "cardhall/0.1"
     gc_threshold: int | None = 50_000
+
+    def __post_init__(self) -> None:
+        """Check what cannot be checked by a type.
+
+        Raises:
+            ValueError: a ``trusted_proxies`` entry is not an IP network, or the PROXY
+                protocol is asked for together with TLS.
+        """
+        for net in self.trusted_proxies:
+            try:
+                ipaddress.ip_network(net, strict=False)
+            except ValueError:
+                raise ValueError(f"trusted proxy {net!r} is not an IP address or network "
+                                 "(CIDR)") from None
+        if self.trusted_proxies and self.certfile is not None:
+            raise ValueError("the PROXY protocol and TLS together are not supported: "
+                             "terminate TLS at the proxy")

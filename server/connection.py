@@ -160,7 +160,8 @@ class Connection(Session):
 
     def _abort(self, code: int, reason: str, *, flush: bool = True) -> None:
         """Stop accepting frames to send and close with ``code`` once the queued ones (or,
-        with ``flush=False``, none of them) are written."""
+        with ``flush=False``, none of them) are written; abort the socket if that has not
+        ended ``close_grace`` seconds later."""
         if self.closed:
             return
         self.closed = True
@@ -170,6 +171,22 @@ class Connection(Session):
             self._out.clear()
         self._close_with = (code, reason)
         self._start_writer()
+        # A peer that reads nothing would keep the writer in ws.send()'s drain, and the
+        # socket open with its buffers full, until it went away: after close_grace the
+        # transport is aborted, whatever the writer is doing.
+        asyncio.get_running_loop().call_later(self.server.settings.close_grace,
+                                              self._close_deadline)
+
+    def _close_deadline(self) -> None:
+        """Abort the socket when the close begun by :meth:`_abort` has not ended within
+        ``close_grace`` seconds (a reset; the peer may never see the close frame)."""
+        ws = self.ws
+        if ws.connection_lost_waiter.done():
+            return
+        code = self._close_with[0] if self._close_with is not None else None
+        event(log, logging.WARNING, "conn_aborted", session=self.session, addr=self.addr,
+              code=code, reason="not closed within close_grace")
+        ws.transport.abort()
 
     # -- the connection's life ----------------------------------------------------------------
 

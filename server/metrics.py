@@ -8,6 +8,7 @@
     cardhall_actions_total              actions accepted by this process's rooms (counter)
     cardhall_action_latency_seconds     ``act`` received -> ``ok`` sent, seconds (histogram)
     cardhall_store_errors_total         store (Redis) errors seen by this process (counter)
+    cardhall_connections_refused_total  sockets reset at accept, by ``reason`` (counter)
 """
 
 from __future__ import annotations
@@ -62,6 +63,14 @@ class Metrics:
                                  "Seconds from an act request to its ok reply",
                                  buckets=LATENCY_BUCKETS, registry=self.registry)
         self.registry.register(_StoreErrors(server))
+        self._refused = Counter("cardhall_connections_refused",
+                                "Sockets reset at admission, by reason", ["reason"],
+                                registry=self.registry)
+
+    def refused(self, reason: str) -> None:
+        """Count one socket refused at admission (``reason``: server full, address full,
+        bad proxy header, header timeout)."""
+        self._refused.labels(reason).inc()
 
     def render(self) -> bytes:
         """The Prometheus text exposition of every metric."""

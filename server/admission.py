@@ -1,0 +1,311 @@
+"""Admission at accept: the total and per-address connection caps, the HTTP request-header
+deadline, and the PROXY protocol header of trusted proxies.
+
+Every check here runs when a TCP connection is accepted, before any HTTP is read, so a
+client that opens sockets and never finishes a request (slowloris) holds at most
+``max_connections_per_address`` descriptors, each for at most ``header_timeout`` seconds,
+and the whole server never holds more than ``max_connections`` sockets: descriptors stay in
+reserve for Redis, logs and other clients.
+
+:class:`AdmittedConnection` is websockets' :class:`ServerConnection` with these checks in
+its asyncio protocol callbacks (``connection_made``, ``data_received``,
+``connection_lost``); :class:`Gate` holds the counts of one server. The PROXY protocol
+(v1 text and v2 binary, as haproxy's ``send-proxy``/``send-proxy-v2`` send it) is parsed by
+the ``proxy-protocol`` library.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import ipaddress
+import logging
+import resource
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from proxyprotocol import ProxyProtocolIncompleteError
+from proxyprotocol.detect import ProxyProtocolDetect
+from proxyprotocol.result import is_ipv4, is_ipv6
+from websockets.asyncio.server import ServerConnection
+
+from .limits import AddressCounter
+from .logs import event
+
+if TYPE_CHECKING:
+    from .config import Settings
+
+__all__ = ["AdmittedConnection", "Gate", "default_max_connections", "raise_fd_limit"]
+
+log = logging.getLogger("cardhall.admission")
+
+#: Longest PROXY header accepted, bytes: a v1 line is at most 107; a v2 header is 16 bytes
+#: plus addresses (at most 216) and TLVs (haproxy sends a few dozen bytes of them).
+MAX_PROXY_HEADER = 1024
+#: Seconds between two ``conn_refused`` log lines of one reason (a flood logs one line a
+#: second with the count of the refusals since the last line, not one line per socket).
+REFUSAL_LOG_INTERVAL = 1.0
+
+_PROXY = ProxyProtocolDetect()
+
+
+def raise_fd_limit() -> tuple[int, int]:
+    """Raise this process's soft limit of open file descriptors (``RLIMIT_NOFILE``) to its
+    hard limit, and log both.
+
+    Returns:
+        ``(soft, hard)`` after the change (the soft limit is unchanged when the system
+        refuses: it is logged at WARNING).
+    """
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        except (ValueError, OSError) as exc:
+            event(log, logging.WARNING, "fd_limit", soft=soft, hard=hard,
+                  reason=f"cannot raise the soft limit: {exc}")
+            return soft, hard
+        event(log, logging.INFO, "fd_limit", soft=hard, hard=hard, was=soft)
+        return hard, hard
+    event(log, logging.INFO, "fd_limit", soft=soft, hard=hard)
+    return soft, hard
+
+
+def default_max_connections(reserve: int) -> int:
+    """The total connection cap when none is set: the soft descriptor limit less
+    ``reserve`` descriptors (at least half the soft limit, so a low limit still serves).
+
+    Args:
+        reserve: Descriptors kept for everything but client sockets (Redis, logs, the
+            listening socket, sockets accepted but not yet counted).
+
+    Returns:
+        Most client sockets the server holds at once (>= 1).
+    """
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    if soft == resource.RLIM_INFINITY:
+        soft = 1 << 20
+    return max(1, soft - reserve, soft // 2)
+
+
+class Gate:
+    """Admission counts of one server: open sockets in all, and per client address.
+
+    Args:
+        settings: ``max_connections_per_address``, ``header_timeout``, ``trusted_proxies``
+            are read from it.
+        max_connections: Most sockets (handshakes included) held at once.
+        on_refuse: Called with the reason of each refused socket (the metrics counter).
+
+    Attributes:
+        addresses: Open connections per client address (the real client's address for a
+            connection through a trusted proxy).
+        open: Sockets counted now.
+        refused: Sockets refused so far, by reason (``server full``, ``address full``,
+            ``bad proxy header``, ``header timeout``).
+    """
+
+    def __init__(self, settings: Settings, max_connections: int,
+                 on_refuse: Callable[[str], None] | None = None) -> None:
+        self.settings = settings
+        self.max_connections = max_connections
+        self.addresses = AddressCounter(settings.max_connections_per_address)
+        self.trusted = tuple(ipaddress.ip_network(net, strict=False)
+                             for net in settings.trusted_proxies)
+        self.open = 0
+        self.refused: collections.Counter[str] = collections.Counter()
+        self._on_refuse = on_refuse
+        self._logged: dict[str, tuple[float, int]] = {}  # reason -> (last line, count then)
+
+    def is_trusted(self, address: str) -> bool:
+        """True when ``address`` is in one of ``trusted_proxies`` (its connections must begin
+        with a PROXY header)."""
+        if not self.trusted:
+            return False
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return False
+        return any(ip in net for net in self.trusted)
+
+    def refuse(self, reason: str, addr: str) -> None:
+        """Count a refused socket, and log it (``conn_refused``, WARNING) at most once every
+        ``REFUSAL_LOG_INTERVAL`` seconds per reason, with how many were refused since."""
+        self.refused[reason] += 1
+        if self._on_refuse is not None:
+            self._on_refuse(reason)
+        now = time.monotonic()
+        last, count = self._logged.get(reason, (-REFUSAL_LOG_INTERVAL, 0))
+        if now - last >= REFUSAL_LOG_INTERVAL:
+            event(log, logging.WARNING, "conn_refused", addr=addr, reason=reason,
+                  refused=self.refused[reason] - count)
+            self._logged[reason] = (now, self.refused[reason])
+
+
+class AdmittedConnection(ServerConnection):
+    """websockets' server connection, admitted at accept by a :class:`Gate`.
+
+    * ``connection_made``: over ``max_connections`` sockets in all, or over
+      ``max_connections_per_address`` from this address, the transport is aborted at once
+      (a TCP reset; no HTTP is read). Otherwise a timer of ``header_timeout`` seconds starts:
+      a connection whose HTTP request (and PROXY header) has not fully arrived by then is
+      aborted.
+    * From a trusted proxy (``trusted_proxies``), the stream must begin with a PROXY
+      protocol v1 or v2 header; the client address it names is counted against the
+      per-address cap and is this connection's :attr:`remote_address`. A missing or
+      malformed header aborts the connection.
+    * ``connection_lost``: the counts are given back.
+
+    With TLS (``certfile``), asyncio calls ``connection_made`` after the TLS handshake, which
+    is bounded by ``header_timeout`` too (``ssl_handshake_timeout``).
+
+    Use :meth:`for_gate` for the class to give websockets' ``serve(create_connection=)``.
+
+    Args:
+        protocol: websockets' Sans-I/O server protocol.
+        server: websockets' server.
+        **kwargs: Passed to :class:`ServerConnection` (keepalive, queues, limits).
+
+    Attributes:
+        gate: The counts and limits of the Cardhall server (a class attribute).
+    """
+
+    gate: Gate
+
+    @classmethod
+    def for_gate(cls, gate: Gate) -> type[AdmittedConnection]:
+        """A subclass whose connections are admitted by ``gate``."""
+        return type(cls.__name__, (cls,), {"gate": gate})
+
+    def __init__(self, protocol: Any, server: Any, **kwargs: Any) -> None:
+        super().__init__(protocol, server, **kwargs)
+        self._counted = False
+        self._address: str | None = None  # counted in gate.addresses
+        self._client: tuple[str, int] | None = None  # from the PROXY header
+        self._proxy_buffer: bytearray | None = None  # bytes received while a PROXY header
+        self._proxy_header: bytearray | None = None  # is awaited, and that header so far
+        self._timer: asyncio.TimerHandle | None = None
+
+    @property
+    def remote_address(self) -> Any:
+        """The client's ``(host, port)``: from the PROXY header on a connection through a
+        trusted proxy, else the socket's peer."""
+        if self._client is not None:
+            return self._client
+        return super().remote_address
+
+    def _peer(self) -> str:
+        """The socket's peer IP address (the proxy's, behind one); ``"?"`` when none."""
+        peer = self.transport.get_extra_info("peername")
+        return str(peer[0]) if isinstance(peer, tuple) and peer else "?"
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        """Count the socket at accept; abort it at once when a cap is reached."""
+        super().connection_made(transport)
+        gate = self.gate
+        addr = self._peer()
+        if gate.open >= gate.max_connections:
+            gate.refuse("server full", addr)
+            self.transport.abort()
+            return
+        gate.open += 1
+        self._counted = True
+        if gate.is_trusted(addr):
+            self._proxy_buffer = bytearray()
+            self._proxy_header = bytearray()
+        elif not self._count(addr):
+            return
+        self._timer = self.loop.call_later(gate.settings.header_timeout, self._header_expired)
+
+    def _count(self, addr: str) -> bool:
+        """Count ``addr``'s connection; abort and return False when it holds too many."""
+        if not self.gate.addresses.acquire(addr):
+            self.gate.refuse("address full", addr)
+            self.transport.abort()
+            return False
+        self._address = addr
+        return True
+
+    def _header_expired(self) -> None:
+        self._timer = None
+        if self.request is None:
+            addr = self._address or self._peer()
+            self.gate.refuse("header timeout", addr)
+            self.transport.abort()
+
+    def data_received(self, data: bytes) -> None:
+        """Read the PROXY header first when one is due, then hand bytes to websockets."""
+        if self._proxy_buffer is not None:
+            rest = self._read_proxy(data)
+            if not rest:
+                return
+            data = rest
+        super().data_received(data)
+
+    def _read_proxy(self, data: bytes) -> bytes:
+        """Add ``data`` to the PROXY header being read. Returns the bytes after a complete
+        header (b"" while it is incomplete, or when the connection was aborted)."""
+        buffer = self._proxy_buffer
+        assert buffer is not None
+        buffer += data
+        header = self._proxy_header
+        assert header is not None
+        while True:
+            try:
+                result = _PROXY.unpack(bytes(header))
+                break
+            except ProxyProtocolIncompleteError as exc:
+                want = exc.want_read
+                if want.want_bytes is not None:
+                    if len(buffer) < want.want_bytes:
+                        return self._proxy_short()
+                    n = want.want_bytes
+                else:
+                    end = buffer.find(b"\n")
+                    if end < 0:
+                        return self._proxy_short()
+                    n = end + 1
+                header += buffer[:n]
+                del buffer[:n]
+                if len(header) > MAX_PROXY_HEADER:
+                    return self._proxy_bad("header too long")
+            except Exception as exc:  # noqa: BLE001 - syntax, checksum, address errors are
+                # ValueErrors, a v2 address block shorter than its family's is struct.error:
+                # any of them is a bad header, never an error of the event loop.
+                return self._proxy_bad(str(exc) or type(exc).__name__)
+        self._proxy_buffer = self._proxy_header = None
+        if is_ipv4(result) or is_ipv6(result):
+            self._client = (str(result.source[0]), int(result.source[1]))
+        # LOCAL (a health check of the proxy itself) or UNKNOWN: the proxy's own address.
+        addr = self._client[0] if self._client is not None else self._peer()
+        if not self._count(addr):
+            return b""
+        return bytes(buffer)
+
+    def _proxy_short(self) -> bytes:
+        assert self._proxy_buffer is not None and self._proxy_header is not None
+        if len(self._proxy_buffer) + len(self._proxy_header) > MAX_PROXY_HEADER:
+            return self._proxy_bad("header too long")
+        return b""
+
+    def _proxy_bad(self, why: str) -> bytes:
+        self._proxy_buffer = self._proxy_header = None
+        addr = self._peer()
+        event(log, logging.DEBUG, "proxy_header_refused", addr=addr, reason=why)
+        self.gate.refuse("bad proxy header", addr)
+        self.transport.abort()
+        return b""
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """Give the counts back."""
+        super().connection_lost(exc)
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._address is not None:
+            self.gate.addresses.release(self._address)
+            self._address = None
+        if self._counted:
+            self.gate.open -= 1
+            self._counted = False
