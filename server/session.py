@@ -53,8 +53,16 @@ class Session:
         raise NotImplementedError
 
     def send_error(self, code: str, message: str, re: Any = None) -> None:
-        """Queue an ``error`` reply."""
-        self.send(p.Error(code=code, message=message, re=re))
+        """Queue an ``error`` reply. Always buildable: a message longer than the protocol
+        allows is cut (:func:`cardhall.protocol.clip_message`), and a reply that still
+        cannot be built (a bad code or ``re``, our bug: logged) goes out as the fixed
+        ``server/internal`` one."""
+        try:
+            reply = p.error_reply(code, message, re)
+        except p.ProtocolError:
+            log.error("unbuildable error reply code=%.70r session=%s", code, self.session)
+            reply = p.error_reply("server/internal", re=re)
+        self.send(reply)
 
     async def handle(self, msg: p.Message) -> None:
         """Handle one decoded request; every failure becomes an ``error`` reply (peer faults
