@@ -127,7 +127,7 @@ class Lobby:
         if room.status == "finished":
             self._finished(room)
         log.info("room taken over room=%s state_id=%d members=%d", room_id,
-                 room.game.state_id, len(room.members))
+                 room.state_id, len(room.members))
         return room
 
     async def demote(self, room: Room) -> None:
@@ -175,7 +175,9 @@ class Lobby:
         mode = engine_opts.get("mode", modes[0] if modes else None)
         seats = msg.seats if msg.seats is not None else (1 if mode in (None, "solo") else 4)
         try:
-            game = cls(engine_opts, seats)
+            # Checks the options and the seat count and draws the seed; the room keeps the
+            # resolved options only and deals again at start (a waiting room holds no engine).
+            resolved = cls(engine_opts, seats).options
         except OptionError as exc:
             raise RoomError("lobby/bad_options", exc.message) from None
         room_id = secrets.token_hex(4)
@@ -183,7 +185,8 @@ class Lobby:
             room_id = secrets.token_hex(4)
         code = "".join(secrets.choice(_CODE_ALPHABET) for _ in range(6)) if private else None
         room = Room(id=room_id, name=name or f"{cls.title} {room_id}", game_name=msg.game,
-                    game=game, settings=settings, store=self.store, private=private, code=code,
+                    game_cls=cls, options=resolved, seat_count=seats, settings=settings,
+                    store=self.store, private=private, code=code,
                     host=conn.session, on_finish=self._finished, on_lost=self._lost)
         room.metrics = self.metrics
         # Registered before the store write: once the store lists the room, a quick join of

@@ -142,7 +142,7 @@ class Session:
                 room.unjoin(self, seat_no)
                 raise
             room.send_joined(self, re, token)
-            if room.taken == room.game.seats and room.status == "waiting":
+            if room.taken == room.seat_count and room.status == "waiting":
                 room.start(None)  # full: start at once
 
         await room.submit(work)

@@ -4,12 +4,15 @@ waiting-room index (issue #18 defect 5). Each server test runs on both stores.""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from cardhall import protocol as p
 from cardhall.client.client import Client, ServerError
+from cardhall.server.games.skipper import Skipper
 
 from .conftest import ServerFactory
 
@@ -61,3 +64,27 @@ def test_an_unbuildable_error_falls_back_to_a_fixed_one(message: str, code: str,
     exc.code, exc.message, exc.re = code, message, re  # type: ignore[attr-defined]
     reply = p.error_reply(exc)
     assert p.decode(p.encode(reply), side="server") == reply
+
+
+# -- waiting rooms hold no engine and no task ------------------------------------------------
+
+
+async def test_a_waiting_room_holds_no_engine_or_task_and_deals_its_seed_at_start(
+        server: object) -> None:
+    srv: Any = server
+    async with Client(srv.url, reconnect=False) as host:
+        created = await host.create_room("skipper", mode="multi", seats=3,
+                                         options={"seed": 77})
+        room = srv.lobby.rooms[created.room]
+        assert room.game is None and room._task is None and room._queue is None
+        joined = await host.join(created.room)
+        # A joined player of a waiting room gets the view of the deal the start will make.
+        dealt = Skipper({"mode": "multi", "seed": 77}, 3)
+        assert joined.view["room"]["status"] == "waiting"
+        assert {k: v for k, v in joined.view.items() if k not in ("room", "legal_actions")} \
+            == {k: v for k, v in dealt.view(0).items() if k != "legal_actions"}
+        assert room.game is None  # the deal made for the view was not kept
+        await host.start(created.room)
+        assert room.game is not None and room.game.snapshot() == dealt.snapshot()
+        loaded = await srv.store.load(created.room)
+        assert loaded.record["options"]["seed"] == 77
