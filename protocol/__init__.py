@@ -51,6 +51,8 @@ from .errors import (
 )
 from .messages import (
     CLIENT_MESSAGES,
+    LIST_LIMIT,
+    LIST_LIMIT_MAX,
     MAX_ARRAY_LEN,
     MAX_DEPTH,
     MAX_FRAME,
@@ -106,6 +108,8 @@ __all__ = [
     "CLOSE_CODES",
     "ENGINE_CODES",
     "ERROR_CODES",
+    "LIST_LIMIT",
+    "LIST_LIMIT_MAX",
     "MAX_ARRAY_LEN",
     "MAX_DEPTH",
     "MAX_FRAME",

@@ -26,6 +26,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("cardhall.lobby")
 _CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
+#: Quick join reads at most this many pages of this many waiting rooms before it makes a
+#: fresh room (the index holds only waiting public rooms with a free seat, so the first
+#: page nearly always has a fit; only a seat count or mode filter can skip rooms).
+QUICK_PAGES, QUICK_PAGE = 8, 64
 
 
 class Lobby:
@@ -204,21 +208,26 @@ class Lobby:
 
     async def quick_room(self, msg: p.QuickJoin, local: bool = False) -> str | None:
         """Id of a public waiting room of the requested game (and mode and size) with a free
-        seat, on any process (this process's first; with ``local``, this process's only), or
-        None.
+        seat, on any process, or None. Read through the store's index of waiting rooms per
+        game, page by page (at most ``QUICK_PAGES`` pages): among the fits of the first page
+        that has any, this process's rooms come first, then the lowest id. With ``local``,
+        only this process's rooms count.
 
         Raises:
             StoreError: the store is unavailable.
         """
-        listing = await self.store.list_rooms()
-        fits = [s for s in listing
-                if s["game"] == msg.game and not s["private"] and s["status"] == "waiting"
-                and s["taken"] < s["seats"]
-                and (msg.mode is None or s["mode"] == msg.mode)
-                and (msg.seats is None or s["seats"] == msg.seats)
-                and (not local or s["room"] in self.rooms)]
-        fits.sort(key=lambda s: (s["room"] not in self.rooms, s["room"]))
-        return fits[0]["room"] if fits else None
+        cursor = None
+        for _ in range(QUICK_PAGES):
+            page, cursor = await self.store.list_page(
+                game=msg.game, mode=msg.mode, waiting=True, cursor=cursor, limit=QUICK_PAGE)
+            fits = [s["room"] for s in page
+                    if (msg.seats is None or s["seats"] == msg.seats)
+                    and (not local or s["room"] in self.rooms)]
+            if fits:
+                return min(fits, key=lambda r: (r not in self.rooms, r))
+            if cursor is None:
+                break
+        return None
 
     def _finished(self, room: Room) -> None:
         ttl = self.settings.finished_ttl

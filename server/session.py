@@ -123,10 +123,14 @@ class Session:
                           room_options=[o.describe() for o in ROOM_OPTIONS], re=msg.id))
 
     async def _list_rooms(self, msg: p.ListRooms) -> None:
-        listing = await self.server.store.list_rooms()
-        rooms = [p.RoomSummary(**s) for s in sorted(listing, key=lambda s: s["room"])
-                 if msg.game is None or s["game"] == msg.game]
-        self.send(p.Rooms(rooms=rooms, re=msg.id))
+        """One page of the lobby (:meth:`Store.list_page`): any number of rooms is listed
+        page by page, each page read through an index, never the whole lobby at once."""
+        page, cursor = await self.server.store.list_page(
+            game=msg.game, mode=msg.mode, waiting=bool(msg.waiting), cursor=msg.cursor,
+            limit=msg.limit or p.LIST_LIMIT)
+        self.send(p.Rooms(rooms=[p.RoomSummary(**s) for s in page],
+                          more=True if cursor is not None else None, cursor=cursor,
+                          re=msg.id))
 
     async def _create_room(self, msg: p.CreateRoom) -> None:
         room = await self.server.lobby.create(self, msg, dict(msg.options), msg.private,

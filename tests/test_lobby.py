@@ -4,14 +4,19 @@ waiting-room index (issue #18 defect 5). Each server test runs on both stores.""
 
 from __future__ import annotations
 
+import asyncio
+import json
 from typing import Any
 
+import msgpack
 import pytest
+from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
 from cardhall import protocol as p
 from cardhall.client.client import Client, ServerError
+from cardhall.server.cli import main
 from cardhall.server.games.skipper import Skipper
 
 from .conftest import ServerFactory
@@ -88,3 +93,135 @@ async def test_a_waiting_room_holds_no_engine_or_task_and_deals_its_seed_at_star
         assert room.game is not None and room.game.snapshot() == dealt.snapshot()
         loaded = await srv.store.load(created.room)
         assert loaded.record["options"]["seed"] == 77
+
+
+# -- defect 5: paging, filters, the waiting-room index ----------------------------------------
+
+
+class _Host:
+    """Stands in for the creating connection (the lobby reads its ``session``)."""
+
+    session = "host"
+
+
+async def _fill(srv: Any, n: int) -> dict[str, dict[str, Any]]:
+    """Create ``n`` rooms straight through the lobby, of several games, modes, sizes and
+    states (some private, some started); returns their lobby entries by id."""
+    host: Any = _Host()
+    kinds = [("skipper", "multi", 4, False), ("skipper", "race", 2, False),
+             ("shop", None, 1, False), ("skipper", "multi", 3, True)]
+    made = []
+    for i in range(n):
+        game, mode, seats, private = kinds[i % len(kinds)]
+        room = await srv.lobby.create(host, p.CreateRoom(game=game, mode=mode, seats=seats),
+                                      {"bot_seconds": 60}, private=private)  # bots idle
+        made.append(room)
+    for room in made[::10]:  # a tenth start (bots take the seats): not waiting any more
+        await room.submit(lambda room=room: room.start(None))
+        await room.submit(lambda: None)  # the state saved by the start has been written
+    return {r["room"]: r for r in await srv.store.list_rooms()}
+
+
+async def _pages(c: Client, **filters: Any) -> list[p.Rooms]:
+    pages, cursor = [], None
+    for _ in range(10_000):
+        page = await c.rooms_page(cursor=cursor, **filters)
+        pages.append(page)
+        if not page.more:
+            return pages
+        assert page.cursor is not None and len(page.rooms) <= filters.get("limit", 100)
+        cursor = page.cursor
+    raise AssertionError("paging does not end")
+
+
+async def test_paging_lists_5000_rooms_exactly_once_and_filters_select(
+        make_server: ServerFactory) -> None:
+    srv: Any = await make_server()
+    entries = await _fill(srv, 5000)
+    assert len(entries) == 5000
+    async with Client(srv.url, reconnect=False) as c:
+        # An old client (no filters, no cursor) gets the first page and a cursor: before
+        # paging, a listing of more than 4,096 rooms failed with server/internal.
+        first = await c.request(p.ListRooms(id=1))
+        assert isinstance(first, p.Rooms) and first.more and first.cursor
+        assert [r.room for r in first.rooms] == sorted(entries)[:100]
+        pages = await _pages(c, limit=200)
+        listed = [r.room for page in pages for r in page.rooms]
+        assert listed == sorted(entries)  # every room once, in id order
+        assert len(pages) == 25
+        for filters, fits in [
+            ({"game": "shop"}, lambda e: e["game"] == "shop"),
+            ({"game": "skipper", "mode": "race"},
+             lambda e: e["game"] == "skipper" and e["mode"] == "race"),
+            ({"waiting": True},
+             lambda e: e["status"] == "waiting" and not e["private"]
+             and e["taken"] < e["seats"]),
+            ({"game": "skipper", "waiting": True},
+             lambda e: e["game"] == "skipper" and e["status"] == "waiting"
+             and not e["private"] and e["taken"] < e["seats"]),
+            ({"game": "nosuchgame"}, lambda e: False),
+        ]:
+            got = [r["room"] async for r in c.iter_rooms(**filters)]
+            want = sorted(rid for rid, e in entries.items() if fits(e))
+            assert got == want, filters
+        # 3,750 public rooms, of which 500 started (every tenth room, of kinds 0 and 2).
+        assert len([r async for r in c.iter_rooms(waiting=True)]) == 3250
+        assert await c.list_rooms("shop") == [
+            entries[r] for r in sorted(entries) if entries[r]["game"] == "shop"]
+
+
+async def test_quick_join_reads_the_waiting_index_not_every_room(
+        make_server: ServerFactory) -> None:
+    srv: Any = await make_server()
+    entries = await _fill(srv, 2000)
+    read: list[int] = []
+    real = srv.store.entries
+
+    async def counting(room_ids: Any) -> Any:
+        read.append(len(room_ids))
+        return await real(room_ids)
+
+    srv.store.entries = counting
+    async with Client(srv.url, reconnect=False) as c:
+        joined = await c.quick_join("skipper", mode="race", seats=2)
+    entry = entries[joined.room]  # an existing room, not a fresh one
+    assert entry["mode"] == "race" and entry["status"] == "waiting" and entry["taken"] == 0
+    # The first free race room in id order (all rooms are on this process).
+    waiting_race = sorted(r for r, e in entries.items() if e["mode"] == "race"
+                          and e["status"] == "waiting")
+    assert joined.room == waiting_race[0]
+    assert sum(read) <= 2 * 256, read  # a page or two of the index, not 2,000 entries
+
+
+def test_paging_fields_are_checked() -> None:
+    def frame(**fields: Any) -> bytes:
+        return msgpack.packb(fields, use_bin_type=True)
+
+    assert p.decode(frame(t="list_rooms", waiting=True, cursor="ab", limit=200),
+                    side="client") == p.ListRooms(waiting=True, cursor="ab", limit=200)
+    for bad in [{"limit": 0}, {"limit": p.LIST_LIMIT_MAX + 1}, {"cursor": ""},
+                {"cursor": "x" * 65}]:
+        with pytest.raises(p.BadValue):
+            p.decode(frame(t="list_rooms", **bad), side="client")
+    with pytest.raises(p.BadType):
+        p.decode(frame(t="list_rooms", waiting=1), side="client")
+    for bad in [{"cursor": "ab"}, {"more": True}, {"more": False, "cursor": "ab"}]:
+        with pytest.raises(p.BadValue):
+            p.decode(frame(t="rooms", rooms=[], **bad), side="server")
+    last = p.Rooms(rooms=[])
+    assert p.decode(p.encode(last), side="server") == last and "more" not in last.to_map()
+
+
+async def test_cli_rooms_filters_and_names_an_unknown_game(server: object) -> None:
+    srv: Any = server
+    entries = await _fill(srv, 12)
+    runner = CliRunner()
+    result = await asyncio.to_thread(runner.invoke, main,
+                                     ["rooms", "--url", srv.url, "--game", "nosuch"])
+    assert result.exit_code != 0 and "unknown game 'nosuch'" in result.output
+    result = await asyncio.to_thread(runner.invoke, main, [
+        "rooms", "--url", srv.url, "--game", "skipper", "--waiting", "--json"])
+    assert result.exit_code == 0, result.output
+    want = sorted(r for r, e in entries.items() if e["game"] == "skipper"
+                  and e["status"] == "waiting" and not e["private"])
+    assert [r["room"] for r in json.loads(result.output)] == want and want
