@@ -18,6 +18,8 @@ from cardhall import protocol as p
 from cardhall.client.client import Client, ServerError
 from cardhall.server.cli import main
 from cardhall.server.games.skipper import Skipper
+from cardhall.server.redis_store import RedisStore
+from cardhall.server.store import MemoryStore
 
 from .conftest import ServerFactory
 
@@ -225,3 +227,47 @@ async def test_cli_rooms_filters_and_names_an_unknown_game(server: object) -> No
     want = sorted(r for r, e in entries.items() if e["game"] == "skipper"
                   and e["status"] == "waiting" and not e["private"])
     assert [r["room"] for r in json.loads(result.output)] == want and want
+
+
+async def test_store_pages_list_stable_rooms_once_while_rooms_come_and_go(
+        store_kind: str, request: pytest.FixtureRequest) -> None:
+    if store_kind == "redis":
+        proc = request.getfixturevalue("redis_server")
+        proc.flush()
+        store: Any = RedisStore(proc.url)
+    else:
+        store = MemoryStore()
+
+    def summary(rid: str, status: str = "waiting") -> dict[str, Any]:
+        return {"room": rid, "name": rid, "game": "skipper", "mode": "multi", "seats": 2,
+                "taken": 0, "status": status, "private": False, "spectators": 0}
+
+    async def add(rid: str) -> None:
+        await store.save_room(rid, {"room": rid, "game": "skipper", "code": None}, {},
+                              summary(rid))
+
+    try:
+        ids = [f"{i:08x}" for i in range(0, 1200, 2)]
+        for rid in ids:
+            await add(rid)
+        gone = set(ids[100::7])
+        seen: list[str] = []
+        cursor = None
+        for step in range(1000):
+            page, cursor = await store.list_page(waiting=True, cursor=cursor, limit=50)
+            seen += [e["room"] for e in page]
+            for rid in list(gone)[step * 3:step * 3 + 3]:  # rooms go ...
+                await store.delete_room(rid)
+            await add(f"{step * 2 + 1:08x}")  # ... and come, before and after the cursor
+            if step == 2:  # one room starts: out of the waiting index
+                await store.save_state(ids[-1], {}, summary(ids[-1], "playing"))
+            if cursor is None:
+                break
+        assert len(seen) == len(set(seen))
+        stable = set(ids) - gone - {ids[-1]}
+        assert stable <= set(seen) and ids[-1] not in seen
+        assert await store.index_ids("waiting:skipper", ids[-2], 5) == [
+            r for r in sorted(set(ids) | {f"{s * 2 + 1:08x}" for s in range(step + 1)})
+            if r > ids[-2] and r != ids[-1]][:5]
+    finally:
+        await store.close()
