@@ -13,7 +13,8 @@ so a Redis Cluster keeps them in one slot and the scripts below touch one slot o
     cardhall:codes              hash    join code -> room id (private rooms)
     cardhall:index:NAME         zset    lobby index NAME (``store.room_indexes``: all,
                                         game:GAME, waiting, waiting:GAME): room ids, all
-                                        scores 0, read in id order with ZRANGEBYLEX
+                                        scores 0, read in id order with ZRANGEBYLEX;
+                                        rebuilt from the lobby hash when missing (reindex)
     cardhall:proc:PROC          string  "1" while server process PROC is alive (PX, renewed)
     channel cardhall:inbox:PROC         pub/sub inbox of server process PROC
 
@@ -120,6 +121,11 @@ def _all_indexes(game: str) -> list[str]:
 def _index_lobby(pipe: Any, room_id: str, summary: dict[str, Any]) -> None:
     """Queue on ``pipe``: the lobby entry of ``room_id`` and its index memberships."""
     pipe.hset(LOBBY, room_id, _pack(summary))
+    _index_room(pipe, room_id, summary)
+
+
+def _index_room(pipe: Any, room_id: str, summary: dict[str, Any]) -> None:
+    """Queue on ``pipe``: ``room_id`` into the indexes of ``summary``, out of the others."""
     keys = {index_key(name) for name in room_indexes(summary)}
     for index in _all_indexes(summary["game"]):
         if index in keys:
@@ -179,6 +185,7 @@ class RedisStore(Store):
         self._flush_scheduled = False
         self._closed = False
         self._background = Background()  # the batched appends' flushes
+        self._indexed = False  # the lobby indexes were checked (see index_ids)
         self.errors = 0
 
     @property
@@ -292,10 +299,36 @@ class RedisStore(Store):
         return [_unpack(v) for v in raw.values()]
 
     async def index_ids(self, index: str, after: str, count: int) -> list[str]:
-        """ZRANGEBYLEX on the index's sorted set."""
+        """ZRANGEBYLEX on the index's sorted set (the first call of a process rebuilds the
+        indexes of a lobby written by a version without them: :meth:`reindex`)."""
+        if not self._indexed:
+            if not await self._call(self.redis.exists(index_key("all"))):
+                await self.reindex()
+            self._indexed = True
         low = f"({after}" if after else "-"
         raw = await self._call(self.redis.zrangebylex(index_key(index), low, "+", 0, count))
         return [r.decode() for r in raw]
+
+    async def reindex(self) -> int:
+        """Put every room of the lobby hash into its indexes (HSCAN, batches of 500): for a
+        lobby written before the indexes existed, or to repair them. Index entries are only
+        added or removed, never the lobby entries themselves; a room that changes meanwhile
+        fixes its own memberships with its next state write. Returns the rooms indexed.
+
+        Raises:
+            StoreError: the store is unavailable.
+        """
+        count, cursor = 0, 0
+        while True:
+            cursor, batch = await self._call(self.redis.hscan(LOBBY, cursor, count=500))
+            if batch:
+                pipe = self.redis.pipeline(transaction=False)
+                for room_id, raw in batch.items():
+                    _index_room(pipe, room_id.decode(), _unpack(raw))
+                await self._call(pipe.execute())
+                count += len(batch)
+            if cursor == 0:
+                return count
 
     async def entries(self, room_ids: Sequence[str]) -> list[dict[str, Any] | None]:
         """HMGET on the lobby hash."""

@@ -271,3 +271,30 @@ async def test_store_pages_list_stable_rooms_once_while_rooms_come_and_go(
             if r > ids[-2] and r != ids[-1]][:5]
     finally:
         await store.close()
+
+
+async def test_a_lobby_without_indexes_is_indexed_on_first_listing(
+        redis_server: Any) -> None:
+    redis_server.flush()
+    store = RedisStore(redis_server.url)
+    try:
+        for i in range(700):
+            status = "playing" if i % 3 == 0 else "waiting"
+            await store.save_room(f"r{i:04d}", {"room": f"r{i:04d}", "game": "shop"}, {}, {
+                "room": f"r{i:04d}", "name": "", "game": "shop", "mode": None, "seats": 1,
+                "taken": 0, "status": status, "private": False, "spectators": 0})
+        index_keys = [k async for k in store.redis.scan_iter("cardhall:index:*")]
+        await store.redis.delete(*index_keys)  # as written by a version without indexes
+        fresh = RedisStore(redis_server.url)
+        try:
+            listed, cursor = [], None
+            while True:
+                page, cursor = await fresh.list_page(game="shop", waiting=True, cursor=cursor)
+                listed += [e["room"] for e in page]
+                if cursor is None:
+                    break
+            assert listed == [f"r{i:04d}" for i in range(700) if i % 3]
+        finally:
+            await fresh.close()
+    finally:
+        await store.close()
