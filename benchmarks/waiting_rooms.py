@@ -8,7 +8,8 @@ per second. The target of issue #18 is at most 4 KiB per waiting room and 100,00
 rooms per process.
 
     python benchmarks/waiting_rooms.py
-    python benchmarks/waiting_rooms.py --rooms 20000 --store redis --redis-url redis://127.0.0.1:6379/0
+    python benchmarks/waiting_rooms.py --rooms 20000 --store redis \
+        --redis-url redis://127.0.0.1:6379/0
 
 With ``--store redis`` the rooms' records live in Redis (its memory is not counted: only
 this process's) and the Redis database is flushed first: use a scratch one. RSS is read with
@@ -56,7 +57,8 @@ async def run(args: argparse.Namespace) -> None:
         await store.redis.flushdb()  # type: ignore[attr-defined]
     else:
         store = MemoryStore()
-    lobby = Lobby(store, Settings(max_rooms=args.rooms + args.warmup + 1), cluster=None)  # type: ignore[arg-type]
+    settings = Settings(max_rooms=args.rooms + args.warmup + 1)
+    lobby = Lobby(store, settings, cluster=None)  # type: ignore[arg-type]  # never routes
     msg = p.CreateRoom(game=args.game, mode=args.mode, seats=args.seats)
     host: Any = Host()
     for _ in range(args.warmup):  # imports, caches, the first allocations
