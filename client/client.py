@@ -383,11 +383,65 @@ class Client:
         assert isinstance(reply, p.Games)
         return list(reply.games), list(reply.room_options)
 
-    async def list_rooms(self, game: str | None = None) -> list[dict[str, Any]]:
-        """The lobby: one summary dict per room (see ``rooms`` in the protocol spec)."""
-        reply = await self.request(p.ListRooms(game=game))
+    async def list_rooms(self, game: str | None = None, *, mode: str | None = None,
+                         waiting: bool = False) -> list[dict[str, Any]]:
+        """Every room of the lobby that fits the filters, read page by page
+        (:meth:`iter_rooms`): one summary dict per room (see ``rooms`` in the protocol
+        spec), in room id order.
+
+        Args:
+            game: Only rooms of this game (None: all).
+            mode: Only rooms of this mode (None: all).
+            waiting: Only rooms anyone may join now (public, waiting, a free seat).
+
+        Raises:
+            ServerError: the server refused a request.
+            ConnectionLost: the connection dropped meanwhile.
+        """
+        return [room async for room in self.iter_rooms(game, mode=mode, waiting=waiting)]
+
+    async def iter_rooms(self, game: str | None = None, *, mode: str | None = None,
+                         waiting: bool = False, limit: int | None = None
+                         ) -> AsyncIterator[dict[str, Any]]:
+        """Yield every room that fits the filters (summary dicts, in room id order),
+        fetching one page of at most ``limit`` rooms at a time (:meth:`rooms_page`; None:
+        the server's default page size).
+
+        Raises:
+            ServerError: the server refused a request.
+            ConnectionLost: the connection dropped meanwhile.
+        """
+        cursor: str | None = None
+        while True:
+            page = await self.rooms_page(game, mode=mode, waiting=waiting, cursor=cursor,
+                                         limit=limit)
+            for room in page.rooms:
+                yield dict(room.to_map())
+            if not page.more:
+                return
+            cursor = page.cursor
+
+    async def rooms_page(self, game: str | None = None, *, mode: str | None = None,
+                         waiting: bool = False, cursor: str | None = None,
+                         limit: int | None = None) -> p.Rooms:
+        """One page of the lobby: the ``rooms`` reply (``rooms``, ``more``, ``cursor``).
+
+        Args:
+            game: Only rooms of this game (None: all).
+            mode: Only rooms of this mode (None: all).
+            waiting: Only rooms anyone may join now.
+            cursor: ``cursor`` of the previous page (None: the first page).
+            limit: Most rooms on the page, 1..``protocol.LIST_LIMIT_MAX`` (None: the
+                server's default, ``protocol.LIST_LIMIT``).
+
+        Raises:
+            ServerError: the server refused the request.
+            ConnectionLost: the connection dropped meanwhile.
+        """
+        reply = await self.request(p.ListRooms(game=game, mode=mode, waiting=waiting or None,
+                                               cursor=cursor, limit=limit))
         assert isinstance(reply, p.Rooms)
-        return [dict(r.to_map()) for r in reply.rooms]
+        return reply
 
     async def create_room(self, game: str, *, mode: str | None = None, seats: int = 1,
                           options: dict[str, Any] | None = None, private: bool = False,

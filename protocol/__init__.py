@@ -23,6 +23,7 @@ from .codec import (
     Frame,
     ServerHandshake,
     Side,
+    clip_message,
     decode,
     encode,
     error_reply,
@@ -50,6 +51,8 @@ from .errors import (
 )
 from .messages import (
     CLIENT_MESSAGES,
+    LIST_LIMIT,
+    LIST_LIMIT_MAX,
     MAX_ARRAY_LEN,
     MAX_DEPTH,
     MAX_FRAME,
@@ -107,6 +110,8 @@ __all__ = [
     "CLOSE_CODES",
     "ENGINE_CODES",
     "ERROR_CODES",
+    "LIST_LIMIT",
+    "LIST_LIMIT_MAX",
     "MAX_ARRAY_LEN",
     "MAX_DEPTH",
     "MAX_FRAME",
@@ -166,6 +171,7 @@ __all__ = [
     "Update",
     "VersionMismatch",
     "Welcome",
+    "clip_message",
     "decode",
     "encode",
     "error_reply",

@@ -283,14 +283,42 @@ def error_reply(
             code, text = "server/internal", message if message is not None else _INTERNAL_MESSAGE
         if re is None:
             re = _valid_id(getattr(exc_or_code, "re", None))
-    if len(text) > MAX_MESSAGE_LEN:
-        text = text[: MAX_MESSAGE_LEN - 3] + "..."
+    text = clip_message(text)
     try:
         return Error(code=code, message=text, re=re)
-    except BadValue:
-        if isinstance(exc_or_code, str):
+    except (BadType, BadValue):
+        if isinstance(exc_or_code, str) and not _code_ok(code):
             raise BadType(f"not a namespace/name error code: {code[:70]!r}") from None
-        return Error(code="server/internal", message=_INTERNAL_MESSAGE, re=re)
+    # Still not buildable (an exception's code that is no namespace/name, a bad ``re``):
+    # the fixed fallback, which always is.
+    return Error(code="server/internal", message=_INTERNAL_MESSAGE, re=_valid_id(re))
+
+
+def clip_message(text: object, limit: int = MAX_MESSAGE_LEN) -> str:
+    """``text`` cut to fit an ``error`` message: at most ``limit`` characters, the cut
+    marked by a trailing ``"..."``.
+
+    Args:
+        text: The message (anything else is turned into its ``str`` first).
+        limit: Largest length in characters (code points), at least 3.
+
+    Returns:
+        ``text`` itself when it fits, else its first ``limit - 3`` characters and ``"..."``.
+    """
+    if not isinstance(text, str):
+        text = str(text)
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return text
+
+
+def _code_ok(code: object) -> bool:
+    """True when ``code`` is a valid ``namespace/name`` error code."""
+    try:
+        Error(code=code, message="")  # type: ignore[arg-type]
+    except (BadType, BadValue):
+        return False
+    return True
 
 
 class ServerHandshake:

@@ -43,6 +43,8 @@ _T = TypeVar("_T")
 
 __all__ = [
     "CLIENT_MESSAGES",
+    "LIST_LIMIT",
+    "LIST_LIMIT_MAX",
     "MAX_ARRAY_LEN",
     "MAX_DEPTH",
     "MAX_FRAME",
@@ -101,6 +103,11 @@ MAX_MAP_LEN = 1024
 """Maximum number of key/value pairs in any map of a frame."""
 MAX_SEATS = 6
 """Maximum number of seats of a room (seat numbers are 0..MAX_SEATS-1)."""
+LIST_LIMIT = 100
+"""Rooms per ``rooms`` page when ``list_rooms.limit`` is absent."""
+LIST_LIMIT_MAX = 200
+"""Largest ``list_rooms.limit`` (a page of that many summaries stays under 64 KiB)."""
+MAX_CURSOR_LEN = 64
 MAX_ID = 2**31 - 1
 """Largest integer request id (and largest value of other counters such as spectators)."""
 MAX_STATE_ID = 2**53 - 1
@@ -452,15 +459,27 @@ class ListGames(_Record):
 
 @_message("list_rooms", "client")
 class ListRooms(_Record):
-    """``list_rooms``: ask for the open rooms; answered by ``rooms``.
+    """``list_rooms``: ask for one page of the rooms, in room id order; answered by
+    ``rooms``, whose ``cursor`` asks for the next page.
 
     Attributes:
         game: Only rooms of this game (1..32 characters), or None for all games.
+        mode: Only rooms of this mode (1..32 characters), or None for all modes.
+        waiting: True: only rooms anyone may join now (public, waiting for players, a free
+            seat). None or False: rooms of every status.
+        cursor: ``rooms.cursor`` of the previous page (1..64 characters, opaque), or None
+            for the first page.
+        limit: Most rooms on the page, 1..:data:`LIST_LIMIT_MAX`; None:
+            :data:`LIST_LIMIT`.
         id: Request id, or None.
     """
 
     TYPE: ClassVar[str]
     game: str | None = _f(_GAME, default=None)
+    mode: str | None = _f(_MODE, default=None)
+    waiting: bool | None = _f(_bool, default=None)
+    cursor: str | None = _f(_str(1, MAX_CURSOR_LEN), default=None)
+    limit: int | None = _f(_int(1, LIST_LIMIT_MAX), default=None)
     id: RequestId | None = _f(_ID, default=None)
 
 
@@ -785,16 +804,26 @@ class Games(_Record):
 
 @_message("rooms", "server")
 class Rooms(_Record):
-    """``rooms``: the room listing (reply to ``list_rooms``).
+    """``rooms``: one page of the room listing (reply to ``list_rooms``).
 
     Attributes:
         rooms: The rooms, as a tuple of :class:`RoomSummary` (at most 4096). When building,
             any sequence of RoomSummary or of summary maps is accepted and normalized.
+        more: True when more rooms may follow (ask with ``cursor``); None (absent) when
+            this is the last page.
+        cursor: What the next ``list_rooms.cursor`` is (1..64 characters, opaque): present
+            exactly when ``more`` is true.
         re: ``list_rooms.id``, or None.
+
+    Raises:
+        BadValue: ``more`` is true without a ``cursor``, or a ``cursor`` comes without
+            ``more``.
     """
 
     TYPE: ClassVar[str]
     rooms: Sequence[RoomSummary] = _f(lambda v, n: None, factory=tuple)
+    more: bool | None = _f(_bool, default=None)
+    cursor: str | None = _f(_str(1, MAX_CURSOR_LEN), default=None)
     re: RequestId | None = _f(_ID, default=None)
 
     def _validate(self) -> None:
@@ -805,10 +834,16 @@ class Rooms(_Record):
             raise BadValue(f"rooms: {len(rooms)} items is over {MAX_ARRAY_LEN}")
         norm = tuple(_room_summary(r, f"rooms[{i}]") for i, r in enumerate(rooms))
         object.__setattr__(self, "rooms", norm)
+        if bool(self.more) != (self.cursor is not None):
+            raise BadValue("cursor: present exactly when more is true")
 
     def to_map(self) -> dict[str, Any]:
         """The wire map: like :meth:`_Record.to_map` with each summary as a map."""
         d: dict[str, Any] = {"t": self.TYPE, "rooms": [r.to_map() for r in self.rooms]}
+        if self.more is not None:
+            d["more"] = self.more
+        if self.cursor is not None:
+            d["cursor"] = self.cursor
         if self.re is not None:
             d["re"] = self.re
         return d

@@ -86,7 +86,7 @@ def main() -> None:
                    "PROXY protocol v1/v2 header naming the client (repeat; default: none).")
 @click.option("--rooms-per-minute", type=click.IntRange(0), default=10, show_default=True,
               help="Rooms one connection may create per minute (0: no limit).")
-@click.option("--max-rooms", type=click.IntRange(1), default=10_000, show_default=True,
+@click.option("--max-rooms", type=click.IntRange(1), default=100_000, show_default=True,
               help="Rooms this process hosts at most.")
 @click.option("--max-pending-bytes", type=click.IntRange(1024), default=1024 * 1024,
               show_default=True, help="Bytes queued for one client before it is dropped (4009).")
@@ -269,16 +269,23 @@ def play(url: str, name: str | None, color: bool | None, record_dir: str | None)
 @main.command()
 @click.option("--url", required=True, help="Server URL, ws://HOST:PORT.")
 @click.option("--game", default=None, help="Only rooms of this game.")
+@click.option("--waiting", is_flag=True, help="Only rooms anyone may join now (public, "
+              "waiting for players, a free seat).")
 @click.option("--json", "as_json", is_flag=True, help="The room list as one JSON array.")
-def rooms(url: str, game: str | None, as_json: bool) -> None:
-    """List the lobby of a server."""
+def rooms(url: str, game: str | None, waiting: bool, as_json: bool) -> None:
+    """List the lobby of a server: every room, fetched page by page."""
     import asyncio
 
     from ..client.client import Client
 
     async def go() -> list[dict[str, Any]]:
         async with Client(url, name="cardhall-rooms", reconnect=False) as c:
-            return await c.list_rooms(game)
+            if game is not None:
+                known = [g["game"] for g in (await c.list_games())[0]]
+                if game not in known:
+                    raise click.ClickException(f"unknown game {game!r}; known: "
+                                               f"{', '.join(known)}")
+            return await c.list_rooms(game, waiting=waiting)
 
     try:
         listing = asyncio.run(go())

@@ -20,7 +20,9 @@ class Settings:
             that never upgrades is dropped).
         max_bad_frames: Malformed frames one connection may send before it is closed with
             4000; each one before that gets an error reply.
-        max_rooms: Rooms this process hosts at most (``room/limit`` beyond).
+        max_rooms: Rooms this process hosts at most (``room/limit`` beyond; 100,000). A
+            waiting room costs about 3 KiB (``benchmarks/waiting_rooms.py``), a playing one
+            its engine and task besides.
         finished_ttl: Seconds a finished room stays listed (and its log kept) before removal.
         max_pending_bytes: Bytes queued for one slow client before it is dropped (close 4009).
             Beyond these, at most the WebSocket write buffer (32 KiB) and the kernel's socket
@@ -83,7 +85,7 @@ class Settings:
     max_frame: int = 64 * 1024
     hello_timeout: float = 10.0
     max_bad_frames: int = 100
-    max_rooms: int = 10_000
+    max_rooms: int = 100_000
     finished_ttl: float = 300.0
     max_pending_bytes: int = 1024 * 1024
     ping_interval: float | None = 20.0

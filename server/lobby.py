@@ -29,6 +29,10 @@ _CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
 #: Engine options that fix the deal: only solo rooms (one seat) may set them; in a room of
 #: several seats the server draws the seed itself (protocol/README.md, "Fair deals").
 DEAL_OPTIONS = ("seed", "deck")
+#: Quick join reads at most this many pages of this many waiting rooms before it makes a
+#: fresh room (the index holds only waiting public rooms with a free seat, so the first
+#: page nearly always has a fit; only a seat count or mode filter can skip rooms).
+QUICK_PAGES, QUICK_PAGE = 8, 64
 
 
 class Lobby:
@@ -130,7 +134,7 @@ class Lobby:
         if room.status == "finished":
             self._finished(room)
         log.info("room taken over room=%s state_id=%d members=%d", room_id,
-                 room.game.state_id, len(room.members))
+                 room.state_id, len(room.members))
         return room
 
     async def demote(self, room: Room) -> None:
@@ -186,7 +190,9 @@ class Lobby:
                             "draws the seed and publishes its commitment at the start "
                             "(protocol 'Fair deals')")
         try:
-            game = cls(engine_opts, seats)
+            # Checks the options and the seat count and draws the seed; the room keeps the
+            # resolved options only and deals again at start (a waiting room holds no engine).
+            resolved = cls(engine_opts, seats).options
         except OptionError as exc:
             raise RoomError("lobby/bad_options", exc.message) from None
         room_id = secrets.token_hex(4)
@@ -194,7 +200,8 @@ class Lobby:
             room_id = secrets.token_hex(4)
         code = "".join(secrets.choice(_CODE_ALPHABET) for _ in range(6)) if private else None
         room = Room(id=room_id, name=name or f"{cls.title} {room_id}", game_name=msg.game,
-                    game=game, settings=settings, store=self.store, private=private, code=code,
+                    game_cls=cls, options=resolved, seat_count=seats, settings=settings,
+                    store=self.store, private=private, code=code,
                     host=conn.session, on_finish=self._finished, on_lost=self._lost)
         room.metrics = self.metrics
         # Registered before the store write: once the store lists the room, a quick join of
@@ -212,21 +219,26 @@ class Lobby:
 
     async def quick_room(self, msg: p.QuickJoin, local: bool = False) -> str | None:
         """Id of a public waiting room of the requested game (and mode and size) with a free
-        seat, on any process (this process's first; with ``local``, this process's only), or
-        None.
+        seat, on any process, or None. Read through the store's index of waiting rooms per
+        game, page by page (at most ``QUICK_PAGES`` pages): among the fits of the first page
+        that has any, this process's rooms come first, then the lowest id. With ``local``,
+        only this process's rooms count.
 
         Raises:
             StoreError: the store is unavailable.
         """
-        listing = await self.store.list_rooms()
-        fits = [s for s in listing
-                if s["game"] == msg.game and not s["private"] and s["status"] == "waiting"
-                and s["taken"] < s["seats"]
-                and (msg.mode is None or s["mode"] == msg.mode)
-                and (msg.seats is None or s["seats"] == msg.seats)
-                and (not local or s["room"] in self.rooms)]
-        fits.sort(key=lambda s: (s["room"] not in self.rooms, s["room"]))
-        return fits[0]["room"] if fits else None
+        cursor = None
+        for _ in range(QUICK_PAGES):
+            page, cursor = await self.store.list_page(
+                game=msg.game, mode=msg.mode, waiting=True, cursor=cursor, limit=QUICK_PAGE)
+            fits = [s["room"] for s in page
+                    if (msg.seats is None or s["seats"] == msg.seats)
+                    and (not local or s["room"] in self.rooms)]
+            if fits:
+                return min(fits, key=lambda r: (r not in self.rooms, r))
+            if cursor is None:
+                break
+        return None
 
     def _finished(self, room: Room) -> None:
         ttl = self.settings.finished_ttl

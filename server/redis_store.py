@@ -11,6 +11,10 @@ so a Redis Cluster keeps them in one slot and the scripts below touch one slot o
     cardhall:{room:ID}:owner    string  process id of the owner; a lease with expiry (PX)
     cardhall:lobby              hash    room id -> msgpack lobby entry (all processes)
     cardhall:codes              hash    join code -> room id (private rooms)
+    cardhall:index:NAME         zset    lobby index NAME (``store.room_indexes``: all,
+                                        game:GAME, waiting, waiting:GAME): room ids, all
+                                        scores 0, read in id order with ZRANGEBYLEX;
+                                        rebuilt from the lobby hash when missing (reindex)
     cardhall:proc:PROC          string  "1" while server process PROC is alive (PX, renewed)
     channel cardhall:inbox:PROC         pub/sub inbox of server process PROC
 
@@ -39,7 +43,16 @@ from redis.exceptions import RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential
 
-from .store import InboxHandler, Loaded, LogEntry, OwnershipLost, Store, StoreError, new_process_id
+from .store import (
+    InboxHandler,
+    Loaded,
+    LogEntry,
+    OwnershipLost,
+    Store,
+    StoreError,
+    new_process_id,
+    room_indexes,
+)
 from .tasks import Background
 
 log = logging.getLogger("cardhall.redis")
@@ -95,6 +108,32 @@ def key(room_id: str, part: str) -> str:
     return f"cardhall:{{room:{room_id}}}:{part}"
 
 
+def index_key(name: str) -> str:
+    """The Redis key of lobby index ``name`` (see ``store.room_indexes``)."""
+    return f"cardhall:index:{name}"
+
+
+def _all_indexes(game: str) -> list[str]:
+    """The keys of every lobby index a room of ``game`` may be in."""
+    return [index_key(n) for n in ("all", f"game:{game}", "waiting", f"waiting:{game}")]
+
+
+def _index_lobby(pipe: Any, room_id: str, summary: dict[str, Any]) -> None:
+    """Queue on ``pipe``: the lobby entry of ``room_id`` and its index memberships."""
+    pipe.hset(LOBBY, room_id, _pack(summary))
+    _index_room(pipe, room_id, summary)
+
+
+def _index_room(pipe: Any, room_id: str, summary: dict[str, Any]) -> None:
+    """Queue on ``pipe``: ``room_id`` into the indexes of ``summary``, out of the others."""
+    keys = {index_key(name) for name in room_indexes(summary)}
+    for index in _all_indexes(summary["game"]):
+        if index in keys:
+            pipe.zadd(index, {room_id: 0})
+        else:
+            pipe.zrem(index, room_id)
+
+
 def inbox(process_id: str) -> str:
     """The pub/sub channel of a server process."""
     return f"cardhall:inbox:{process_id}"
@@ -146,6 +185,7 @@ class RedisStore(Store):
         self._flush_scheduled = False
         self._closed = False
         self._background = Background()  # the batched appends' flushes
+        self._indexed = False  # the lobby indexes were checked (see index_ids)
         self.errors = 0
 
     @property
@@ -173,17 +213,19 @@ class RedisStore(Store):
         pipe.set(key(room_id, "owner"), self.process_id, px=self._ms)
         pipe.set(key(room_id, "record"), _pack(record))
         pipe.set(key(room_id, "state"), _pack(state))
-        pipe.hset(LOBBY, room_id, _pack(summary))
+        _index_lobby(pipe, room_id, summary)
         if record.get("code"):
             pipe.hset(CODES, record["code"], room_id)
         await self._call(pipe.execute())
 
     async def save_state(self, room_id: str, state: dict[str, Any],
                          summary: dict[str, Any]) -> None:
-        """Fenced state write, then the lobby entry."""
+        """Fenced state write, then the lobby entry and indexes (one pipeline)."""
         await self._call(self._save_state(keys=[key(room_id, "owner"), key(room_id, "state")],
                                           args=[self.process_id, _pack(state)]))
-        await self._call(self.redis.hset(LOBBY, room_id, _pack(summary)))
+        pipe = self.redis.pipeline(transaction=False)
+        _index_lobby(pipe, room_id, summary)
+        await self._call(pipe.execute())
 
     async def append(self, room_id: str, entries: Sequence[LogEntry], expect: int,
                      state: dict[str, Any]) -> None:
@@ -256,6 +298,45 @@ class RedisStore(Store):
         raw = await self._call(self.redis.hgetall(LOBBY))
         return [_unpack(v) for v in raw.values()]
 
+    async def index_ids(self, index: str, after: str, count: int) -> list[str]:
+        """ZRANGEBYLEX on the index's sorted set (the first call of a process rebuilds the
+        indexes of a lobby written by a version without them: :meth:`reindex`)."""
+        if not self._indexed:
+            if not await self._call(self.redis.exists(index_key("all"))):
+                await self.reindex()
+            self._indexed = True
+        low = f"({after}" if after else "-"
+        raw = await self._call(self.redis.zrangebylex(index_key(index), low, "+", 0, count))
+        return [r.decode() for r in raw]
+
+    async def reindex(self) -> int:
+        """Put every room of the lobby hash into its indexes (HSCAN, batches of 500): for a
+        lobby written before the indexes existed, or to repair them. Index entries are only
+        added or removed, never the lobby entries themselves; a room that changes meanwhile
+        fixes its own memberships with its next state write. Returns the rooms indexed.
+
+        Raises:
+            StoreError: the store is unavailable.
+        """
+        count, cursor = 0, 0
+        while True:
+            cursor, batch = await self._call(self.redis.hscan(LOBBY, cursor, count=500))
+            if batch:
+                pipe = self.redis.pipeline(transaction=False)
+                for room_id, raw in batch.items():
+                    _index_room(pipe, room_id.decode(), _unpack(raw))
+                await self._call(pipe.execute())
+                count += len(batch)
+            if cursor == 0:
+                return count
+
+    async def entries(self, room_ids: Sequence[str]) -> list[dict[str, Any] | None]:
+        """HMGET on the lobby hash."""
+        if not room_ids:
+            return []
+        raw = await self._call(self.redis.hmget(LOBBY, list(room_ids)))
+        return [None if v is None else _unpack(v) for v in raw]
+
     async def room_by_code(self, code: str) -> str | None:
         """Room id of a join code."""
         room_id = await self._call(self.redis.hget(CODES, code))
@@ -270,13 +351,21 @@ class RedisStore(Store):
 
     async def delete_room(self, room_id: str) -> None:
         """Delete every key of the room, its lobby entry and its code."""
-        record = await self._call(self.redis.get(key(room_id, "record")))
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.get(key(room_id, "record"))
+        pipe.hget(LOBBY, room_id)
+        record, entry = await self._call(pipe.execute())
         pipe = self.redis.pipeline(transaction=False)
         pipe.delete(*(key(room_id, part) for part in ("record", "state", "log", "snap")))
         await self._release(keys=[key(room_id, "owner")], args=[self.process_id], client=pipe)
         pipe.hdel(LOBBY, room_id)
-        if record is not None and (code := _unpack(record).get("code")):
-            pipe.hdel(CODES, code)
+        rec = _unpack(record) if record is not None else None
+        if rec is not None and rec.get("code"):
+            pipe.hdel(CODES, rec["code"])
+        game = rec["game"] if rec is not None else _unpack(entry)["game"] if entry else None
+        if game is not None:
+            for index in _all_indexes(game):
+                pipe.zrem(index, room_id)
         await self._call(pipe.execute())
 
     # -- ownership -----------------------------------------------------------------------
@@ -328,7 +417,13 @@ class RedisStore(Store):
             elif not has_owner:
                 out.append(room_id)
         if gone:
-            await self._call(self.redis.hdel(LOBBY, *gone))
+            games = {e["game"] for e in await self.entries(gone) if e is not None}
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.hdel(LOBBY, *gone)
+            for game in games:
+                for index in _all_indexes(game):
+                    pipe.zrem(index, *gone)
+            await self._call(pipe.execute())
         return out
 
     # -- processes -------------------------------------------------------------------------

@@ -187,7 +187,7 @@ class RoomError(Exception):
         self.message = message
 
 
-@dataclass
+@dataclass(slots=True)  # slots: ~1.2 KiB less per room than an instance dict of 36 keys
 class Room:
     """One room and its game. Create with :meth:`Lobby.create_room`, never directly.
 
@@ -195,7 +195,13 @@ class Room:
         id: Room id (8 hex characters).
         name: Display name.
         game_name: Engine registry name.
-        game: The engine (dealt at creation; actions refused until the room starts).
+        game: The engine: None while the room waits (dealt by :meth:`start`; views of a
+            waiting room come from a deal made for them and dropped), or an engine passed
+            in already dealt.
+        game_cls: The engine's class (taken from ``game`` when that is given).
+        options: The engine's resolved options, ``seed`` included, fixed at creation (taken
+            from ``game`` when that is given): the deal at start and every replay use them.
+        seat_count: Number of seats (taken from ``game`` when that is given).
         settings: Room options (see the module docstring).
         private: Private rooms are joined only by ``code``.
         code: Join code of a private room, else None.
@@ -208,7 +214,6 @@ class Room:
     id: str
     name: str
     game_name: str
-    game: Game
     settings: dict[str, Any]
     store: Store
     private: bool = False
@@ -222,14 +227,14 @@ class Room:
     on_lost: Callable[[Room], None] | None = None
     created: float = field(default_factory=time.time)
     finished_at: float | None = None
-    _queue: asyncio.Queue[Callable[[], Any]] = field(default_factory=asyncio.Queue)
+    _queue: asyncio.Queue[Callable[[], Any]] | None = None  # made by the first work item
     #: Held while a work item runs, whichever task runs it (see :meth:`play`).
     _busy: asyncio.Lock = field(default_factory=asyncio.Lock)
     _task: asyncio.Task[None] | None = None
     _timer: asyncio.TimerHandle | None = None
     _bot_timer: asyncio.TimerHandle | None = None
     _seat_version: list[int] = field(default_factory=list)
-    _bot_rng: random.Random = field(default_factory=lambda: random.Random(secrets.randbits(64)))
+    _bot_rng: random.Random | None = None  # made by the first server-bot action
     _broken: bool = False  # the engine ran ahead of the store: reload before going on
     _closing: bool = False
     metrics: Any = None  # the server's Metrics (None in bare tests)
@@ -237,22 +242,62 @@ class Room:
     _table: dict[str, Any] | None = None  # the last table() (see there)
     salt: str = field(default_factory=fairness.new_salt)
     _commitment: tuple[int, str] | None = None  # (seed, commitment) once computed
+    # A waiting room holds no engine, no queue, no task and no bot RNG (issue #18: ~28 KiB
+    # per empty room before): the engine is dealt at start, the rest made on first use.
+    game: Game = field(default=None, kw_only=True)  # type: ignore[assignment]  # None: waiting
+    game_cls: type[Game] = field(default=None, kw_only=True)  # type: ignore[assignment]
+    options: dict[str, Any] = field(default_factory=dict, kw_only=True)
+    seat_count: int = field(default=0, kw_only=True)
+    _may_run: bool = False  # start_task() was called: work items start the task
+    _bot: Callable[..., Any] = field(init=False)  # the server bots' strategy
 
     def __post_init__(self) -> None:
-        self.seats = [None] * self.game.seats
-        self._seat_version = [0] * self.game.seats
+        if self.game is not None:
+            self.game_cls, self.options = type(self.game), self.game.options
+            self.seat_count = self.game.seats
+        self.seats = [None] * self.seat_count
+        self._seat_version = [0] * self.seat_count
         self._bot = bots.strategy(self.game_name, BOT_STRATEGY)
+
+    @property
+    def state_id(self) -> int:
+        """The engine's ``state_id`` (0 while the room waits: no action yet)."""
+        return 0 if self.game is None else self.game.state_id
+
+    def _engine(self) -> Game:
+        """The engine, or for a waiting room a fresh deal of its options (the same deal the
+        start will make; not kept)."""
+        if self.game is not None:
+            return self.game
+        return self.game_cls(self.options, self.seat_count)
 
     # -- task and queue -----------------------------------------------------------------
 
     def start_task(self) -> None:
-        """Start the room's task (once)."""
-        if self._task is None:
+        """Let the room's task run: it starts now if work is queued, else with the first
+        work item (a waiting room nobody entered holds no task)."""
+        self._may_run = True
+        if self._queue is not None and not self._queue.empty():
+            self._spawn()
+
+    def _spawn(self) -> None:
+        if self._task is None and self._may_run and not self._closing:
             self._task = asyncio.get_running_loop().create_task(self._run(), name=f"room-{self.id}")
 
+    def _enqueue(self, item: Callable[[], Any]) -> None:
+        """Queue ``item`` for the room's task (making the queue, starting the task)."""
+        queue = self._queue
+        if queue is None:
+            queue = self._queue = asyncio.Queue()
+        queue.put_nowait(item)
+        if self._task is None:
+            self._spawn()
+
     async def _run(self) -> None:
+        queue = self._queue
+        assert queue is not None  # the task starts with the first work item
         while not self._closing:
-            item = await self._queue.get()
+            item = await queue.get()
             try:
                 async with self._busy:
                     result = item()
@@ -280,7 +325,7 @@ class Room:
                 if not fut.done():
                     fut.set_result(res)
 
-        self._queue.put_nowait(item)
+        self._enqueue(item)
         return fut
 
     async def play(self, conn: Connection, msg: p.Act) -> None:
@@ -293,7 +338,8 @@ class Room:
         arrived in. Should the caller be cancelled while the store is appending, the room is
         marked broken and reloads from the store before its next action (:meth:`_persist`).
         """
-        if self._busy.locked() or not self._queue.empty() or self._closing:
+        queue = self._queue
+        if self._busy.locked() or (queue is not None and not queue.empty()) or self._closing:
             await self.submit(lambda: self.act(conn, msg))
             return
         async with self._busy:  # free: taken without waiting
@@ -301,7 +347,7 @@ class Room:
 
     def post(self, fn: Callable[[], Any]) -> None:
         """Queue ``fn`` for the room's task without waiting for it."""
-        self._queue.put_nowait(fn)
+        self._enqueue(fn)
 
     async def close(self) -> None:
         """Stop the task and timers (the room is being removed)."""
@@ -324,15 +370,15 @@ class Room:
     def summary(self) -> dict[str, Any]:
         """The room as the lobby lists it (a ``rooms`` entry of the protocol)."""
         return {"room": self.id, "name": self.name, "game": self.game_name,
-                "mode": self.game.options.get("mode"), "seats": self.game.seats,
+                "mode": self.options.get("mode"), "seats": self.seat_count,
                 "taken": self.taken, "status": self.status, "private": self.private,
                 "spectators": sum(m.seat is None for m in self.members.values())}
 
     def record(self) -> dict[str, Any]:
         """The store record: what never changes (engine options with seed, room options)."""
         return {"room": self.id, "name": self.name, "game": self.game_name,
-                "seats": self.game.seats, "private": self.private,
-                "options": dict(self.game.options), "settings": dict(self.settings),
+                "seats": self.seat_count, "private": self.private,
+                "options": self.options, "settings": self.settings,  # shared: read-only
                 "host": self.host, "code": self.code, "created": self.created,
                 "salt": self.salt}
 
@@ -355,11 +401,16 @@ class Room:
             GameError: the log does not replay (the store holds another game).
         """
         rec, st = loaded.record, loaded.state or {}
-        game = rebuild(game_cls, rec["options"], rec["seats"], loaded.snapshot, loaded.entries)
+        status = st.get("status", "waiting")
+        game = None
+        if status != "waiting" or loaded.snapshot is not None or loaded.entries:
+            game = rebuild(game_cls, rec["options"], rec["seats"], loaded.snapshot,
+                           loaded.entries)
         room = cls(id=rec["room"], name=rec["name"], game_name=rec["game"], game=game,
+                   game_cls=game_cls, options=dict(rec["options"]), seat_count=rec["seats"],
                    settings=dict(rec["settings"]), store=store, private=rec["private"],
                    code=rec.get("code"), host=rec.get("host", ""),
-                   status=st.get("status", "waiting"), created=rec.get("created", 0.0),
+                   status=status, created=rec.get("created", 0.0),
                    salt=rec.get("salt", ""))
         room.finished_at = st.get("finished_at")
         for s, data in enumerate(st.get("seats", [])):
@@ -367,7 +418,7 @@ class Room:
                 room.seats[s] = Seat(token=data["token"], conn=None, name=data["name"],
                                      bot=data["bot"], grace_until=data["grace_until"])
         room.deadlines = {int(s): float(t) for s, t in st.get("deadlines", [])}
-        room._seat_version = [game.state_id] * game.seats
+        room._seat_version = [room.state_id] * room.seat_count
         return room
 
     async def save_state(self) -> None:
@@ -562,7 +613,7 @@ class Room:
         revealed in ``game_over`` (protocol/README.md, "Fair deals")."""
         if not self.salt:
             return None
-        seed = self.game.options["seed"]
+        seed = self.options["seed"]
         cached = self._commitment
         if cached is None or cached[0] != seed:
             cached = self._commitment = (seed, fairness.commitment(seed, self.salt))
@@ -584,6 +635,8 @@ class Room:
                 self.seats[s] = Seat(token=secrets.token_urlsafe(24), conn=None,
                                      name=f"bot-{s}", bot=True)
                 self._seat_event(s, "bot")
+        if self.game is None:
+            self.game = self.game_cls(self.options, self.seat_count)  # the deal
         self.status = "playing"
         commitment = self.commitment
         for conn in self.members:
@@ -701,7 +754,7 @@ class Room:
             return False
         if loaded is None:
             return False
-        self.game = rebuild(type(self.game), loaded.record["options"], loaded.record["seats"],
+        self.game = rebuild(self.game_cls, loaded.record["options"], loaded.record["seats"],
                             loaded.snapshot, loaded.entries)
         self._broken = False
         self._seat_version = [self.game.state_id] * self.game.seats
@@ -719,7 +772,7 @@ class Room:
             self._timer = None
         outcome = dict(self.game.outcome() or {})
         outcome["stats"] = self.game.stats()
-        reveal = {"seed": self.game.options["seed"], "salt": self.salt} if self.salt else {}
+        reveal = {"seed": self.options["seed"], "salt": self.salt} if self.salt else {}
         frame = p.GameOver(room=self.id, state_id=self.game.state_id, outcome=outcome,
                            **reveal)
         for conn in self.members:
@@ -750,7 +803,7 @@ class Room:
         """The engine views of ``seats`` (built together) plus the room facts under
         ``"room"`` (``table``: :meth:`table`, when the caller has it already); no legal
         actions before the game starts."""
-        views = self.game.views(seats)
+        views = self._engine().views(seats)
         if table is None:
             table = self.table()
         for view in views.values():
@@ -770,7 +823,7 @@ class Room:
             return
         view = self.view_for(member.seat)
         member.sent(view)
-        conn.send(p.Update(room=self.id, state_id=self.game.state_id, view=view, events=[],
+        conn.send(p.Update(room=self.id, state_id=self.state_id, view=view, events=[],
                            re=re))
 
     def send_joined(self, conn: Connection, re: Any, token: str | None = None) -> None:
@@ -801,7 +854,7 @@ class Room:
         if not members:
             return
         table = self.table()
-        parts = p.update_parts(self.id, self.game.state_id, events)
+        parts = p.update_parts(self.id, self.state_id, events)
         ahead = () if lead is None else (lead,)  # written with the leader's update
         delta = None if leader is None else self._reported_delta(leader, table)
         if delta is not None:
@@ -811,7 +864,7 @@ class Room:
             views = self.views_for({m.seat for m in members.values()}, table)
         else:
             views = self.views_for({leader.seat}, table)
-        fan = _Fanout(parts, self.game.PER_SEAT_VIEW_KEYS, next(iter(views.values())))
+        fan = _Fanout(parts, self.game_cls.PER_SEAT_VIEW_KEYS, next(iter(views.values())))
         if leader is not None:
             assert first is not None
             if delta is not None:  # the seat has what its view holds now, as the others will
@@ -945,6 +998,8 @@ class Room:
         for s in self.game.to_act():
             holder = self.seats[s]
             if holder is not None and holder.bot:
+                if self._bot_rng is None:
+                    self._bot_rng = random.Random(secrets.randbits(64))
                 action = self._bot(self.game.bot_view(s), self._bot_rng)
                 events = self.game.apply(s, action)
                 if await self._persist(["a", s, list(action)], events, None, None):

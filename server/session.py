@@ -60,8 +60,16 @@ class Session:
         raise NotImplementedError
 
     def send_error(self, code: str, message: str, re: Any = None) -> None:
-        """Queue an ``error`` reply."""
-        self.send(p.Error(code=code, message=message, re=re))
+        """Queue an ``error`` reply. Always buildable: a message longer than the protocol
+        allows is cut (:func:`cardhall.protocol.clip_message`), and a reply that still
+        cannot be built (a bad code or ``re``, our bug: logged) goes out as the fixed
+        ``server/internal`` one."""
+        try:
+            reply = p.error_reply(code, message, re)
+        except p.ProtocolError:
+            log.error("unbuildable error reply code=%.70r session=%s", code, self.session)
+            reply = p.error_reply("server/internal", re=re)
+        self.send(reply)
 
     async def handle(self, msg: p.Message) -> None:
         """Handle one decoded request; every failure becomes an ``error`` reply (peer faults
@@ -122,10 +130,14 @@ class Session:
                           room_options=[o.describe() for o in ROOM_OPTIONS], re=msg.id))
 
     async def _list_rooms(self, msg: p.ListRooms) -> None:
-        listing = await self.server.store.list_rooms()
-        rooms = [p.RoomSummary(**s) for s in sorted(listing, key=lambda s: s["room"])
-                 if msg.game is None or s["game"] == msg.game]
-        self.send(p.Rooms(rooms=rooms, re=msg.id))
+        """One page of the lobby (:meth:`Store.list_page`): any number of rooms is listed
+        page by page, each page read through an index, never the whole lobby at once."""
+        page, cursor = await self.server.store.list_page(
+            game=msg.game, mode=msg.mode, waiting=bool(msg.waiting), cursor=msg.cursor,
+            limit=msg.limit or p.LIST_LIMIT)
+        self.send(p.Rooms(rooms=[p.RoomSummary(**s) for s in page],
+                          more=True if cursor is not None else None, cursor=cursor,
+                          re=msg.id))
 
     async def _create_room(self, msg: p.CreateRoom) -> None:
         room = await self.server.lobby.create(self, msg, dict(msg.options), msg.private,
@@ -141,7 +153,7 @@ class Session:
                 room.unjoin(self, seat_no)
                 raise
             room.send_joined(self, re, token)
-            if room.taken == room.game.seats and room.status == "waiting":
+            if room.taken == room.seat_count and room.status == "waiting":
                 room.start(None)  # full: start at once
 
         await room.submit(work)

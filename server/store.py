@@ -13,6 +13,8 @@ Shapes:
     state:    the room's server-side state: ``{"status", "seats", "members", "deadlines",
               "finished_at"}`` (seat tokens included; see ``Room.state``).
     summary:  the lobby entry of a room (a ``rooms`` entry of the protocol).
+    index:    a lobby index: the ids of some rooms in id order, for paging (``list_page``)
+              and quick join without reading every entry (see :func:`room_indexes`).
     entry:    one log entry ``[kind, seat, action]``: ``kind`` ``"a"`` for an action,
               ``"f"`` for a forfeit (``action`` is then ``None``). Entry ``i`` (0-based)
               produced state id ``i + 1``.
@@ -32,6 +34,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from sortedcontainers import SortedList  # type: ignore[import-untyped]
 
 LogEntry = list[Any]
 InboxHandler = Callable[[bytes], Awaitable[None]]
@@ -64,6 +68,37 @@ class Loaded:
     snapshot: dict[str, Any] | None
     snapshot_state_id: int
     entries: list[LogEntry]
+
+
+#: Lobby entries a page of :meth:`Store.list_page` examines at most (besides ``limit``): a
+#: filtered page may hold fewer rooms than asked for, and then says there are more.
+PAGE_SCAN = 256
+
+
+def waiting_entry(summary: dict[str, Any]) -> bool:
+    """True when the room of ``summary`` may be entered by anyone now: public, waiting for
+    players and with a free seat (what ``list_rooms.waiting`` and quick join look for)."""
+    return (summary["status"] == "waiting" and not summary["private"]
+            and summary["taken"] < summary["seats"])
+
+
+def room_indexes(summary: dict[str, Any]) -> list[str]:
+    """The names of the lobby indexes that hold the room of ``summary``: ``"all"`` and
+    ``"game:GAME"`` always; ``"waiting"`` and ``"waiting:GAME"`` when it is a
+    :func:`waiting_entry`."""
+    game = summary["game"]
+    names = ["all", f"game:{game}"]
+    if waiting_entry(summary):
+        names += ["waiting", f"waiting:{game}"]
+    return names
+
+
+def entry_fits(summary: dict[str, Any], game: str | None, mode: str | None,
+               waiting: bool) -> bool:
+    """Whether ``summary`` passes the filters of :meth:`Store.list_page`."""
+    return ((game is None or summary["game"] == game)
+            and (mode is None or summary["mode"] == mode)
+            and (not waiting or waiting_entry(summary)))
 
 
 def new_process_id() -> str:
@@ -145,11 +180,70 @@ class Store(ABC):
 
     @abstractmethod
     async def list_rooms(self) -> list[dict[str, Any]]:
-        """Lobby entries of every room of every process.
+        """Lobby entries of every room of every process, all at once (for tests and tools:
+        the server itself pages with :meth:`list_page`).
 
         Raises:
             StoreError: the store is unavailable.
         """
+
+    @abstractmethod
+    async def index_ids(self, index: str, after: str, count: int) -> list[str]:
+        """Up to ``count`` room ids of lobby index ``index`` (:func:`room_indexes`) that
+        sort after ``after`` (``""``: from the first), in id order. An index may still name
+        a room whose lobby entry is gone, or that no longer fits it: readers check the
+        entries.
+
+        Raises:
+            StoreError: the store is unavailable.
+        """
+
+    @abstractmethod
+    async def entries(self, room_ids: Sequence[str]) -> list[dict[str, Any] | None]:
+        """The lobby entries of ``room_ids``, in order (None for a room without one).
+
+        Raises:
+            StoreError: the store is unavailable.
+        """
+
+    async def list_page(self, *, game: str | None = None, mode: str | None = None,
+                        waiting: bool = False, cursor: str | None = None,
+                        limit: int = 100) -> tuple[list[dict[str, Any]], str | None]:
+        """One page of the lobby, in room id order, read through an index (one or two
+        store round trips whatever the number of rooms).
+
+        Args:
+            game: Only rooms of this game (None: all).
+            mode: Only rooms of this mode (None: all).
+            waiting: Only :func:`waiting_entry` rooms (public, waiting, a free seat).
+            cursor: The cursor of the previous page, or None for the first page.
+            limit: Most entries on the page (>= 1).
+
+        Returns:
+            ``(entries, cursor)``: the cursor to pass for the next page, or None when the
+            listing is complete. A page examines at most ``max(limit, PAGE_SCAN)`` rooms,
+            so with filters it may hold fewer than ``limit`` entries (even none) while a
+            cursor still follows. Every room that exists from the first page to the last
+            and fits the filters is listed exactly once.
+
+        Raises:
+            StoreError: the store is unavailable.
+        """
+        if waiting:
+            index = "waiting" if game is None else f"waiting:{game}"
+        else:
+            index = "all" if game is None else f"game:{game}"
+        scan = max(limit, PAGE_SCAN)
+        ids = await self.index_ids(index, cursor or "", scan)
+        found = await self.entries(ids) if ids else []
+        page: list[dict[str, Any]] = []
+        for i, entry in enumerate(found):
+            if entry is not None and entry_fits(entry, game, mode, waiting):
+                page.append(entry)
+                if len(page) == limit:
+                    more = i < len(ids) - 1 or len(ids) == scan
+                    return page, ids[i] if more else None
+        return page, ids[-1] if len(ids) == scan else None
 
     @abstractmethod
     async def room_by_code(self, code: str) -> str | None:
@@ -268,12 +362,25 @@ class MemoryStore(Store):
         self.codes: dict[str, str] = {}
         self.logs: dict[str, list[LogEntry]] = {}
         self.snapshots: dict[str, tuple[int, dict[str, Any]]] = {}
+        #: Lobby indexes by name (:func:`room_indexes`): room ids, sorted.
+        self.indexes: dict[str, SortedList] = {}
+
+    def _reindex(self, room_id: str, old: dict[str, Any] | None,
+                 new: dict[str, Any] | None) -> None:
+        """Move ``room_id`` from the indexes of its ``old`` entry to those of ``new``."""
+        before = set(room_indexes(old)) if old is not None else set()
+        after = set(room_indexes(new)) if new is not None else set()
+        for name in before - after:
+            self.indexes[name].discard(room_id)
+        for name in after - before:
+            self.indexes.setdefault(name, SortedList()).add(room_id)
 
     async def save_room(self, room_id: str, record: dict[str, Any], state: dict[str, Any],
                         summary: dict[str, Any]) -> None:
         """Create the room."""
         self.records[room_id] = record
         self.states[room_id] = state
+        self._reindex(room_id, self.summaries.get(room_id), summary)
         self.summaries[room_id] = summary
         self.logs.setdefault(room_id, [])
         if record.get("code"):
@@ -283,6 +390,7 @@ class MemoryStore(Store):
                          summary: dict[str, Any]) -> None:
         """Replace the state and lobby entry."""
         self.states[room_id] = state
+        self._reindex(room_id, self.summaries.get(room_id), summary)
         self.summaries[room_id] = summary
 
     async def append(self, room_id: str, entries: Sequence[LogEntry], expect: int,
@@ -315,6 +423,18 @@ class MemoryStore(Store):
         """Every lobby entry."""
         return list(self.summaries.values())
 
+    async def index_ids(self, index: str, after: str, count: int) -> list[str]:
+        """Ids from the sorted index."""
+        ids = self.indexes.get(index)
+        if not ids:
+            return []
+        start = ids.bisect_right(after)
+        return list(ids.islice(start, start + count))
+
+    async def entries(self, room_ids: Sequence[str]) -> list[dict[str, Any] | None]:
+        """Entries by id."""
+        return [self.summaries.get(r) for r in room_ids]
+
     async def room_by_code(self, code: str) -> str | None:
         """Room id of a join code."""
         return self.codes.get(code)
@@ -327,6 +447,7 @@ class MemoryStore(Store):
         record = self.records.pop(room_id, None)
         if record and record.get("code"):
             self.codes.pop(record["code"], None)
+        self._reindex(room_id, self.summaries.get(room_id), None)
         for table in (self.states, self.summaries, self.logs, self.snapshots):
             table.pop(room_id, None)  # type: ignore[attr-defined]
 

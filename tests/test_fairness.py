@@ -73,9 +73,9 @@ async def test_rooms_of_several_seats_refuse_seed_and_deck(server: Server) -> No
         # quick_join and option-less rooms still work; a solo room may choose its deal.
         assert (await c.create_room("skipper", mode="multi", seats=2)).room
         solo = (await c.create_room("skipper", options={"seed": 5})).room
-        assert server.lobby.rooms[solo].game.options["seed"] == 5
+        assert server.lobby.rooms[solo].options["seed"] == 5
         assert not [r for r in server.lobby.rooms.values()
-                    if r.game.seats > 1 and r.game.options["seed"] == 5]
+                    if r.seat_count > 1 and r.options["seed"] == 5]
 
 
 # --------------------------------------------------------------------------------------------

@@ -72,7 +72,9 @@ codes = st.sampled_from(sorted(p.ERROR_CODES)) | st.from_regex(
 STRATEGIES: dict[str, st.SearchStrategy[Any]] = {
     "hello": st.builds(p.Hello, v=st.integers(0, 65535), client=s(1, 64), id=rid),
     "list_games": st.builds(p.ListGames, id=rid),
-    "list_rooms": st.builds(p.ListRooms, game=st.none() | game, id=rid),
+    "list_rooms": st.builds(p.ListRooms, game=st.none() | game, mode=st.none() | mode,
+                            waiting=st.none() | st.booleans(), cursor=st.none() | s(1, 64),
+                            limit=st.none() | st.integers(1, p.LIST_LIMIT_MAX), id=rid),
     "create_room": st.builds(p.CreateRoom, game=game, mode=st.none() | mode, seats=seats,
                              options=maps(False), private=st.booleans(),
                              name=st.none() | s(1, 64), id=rid),
@@ -92,7 +94,10 @@ STRATEGIES: dict[str, st.SearchStrategy[Any]] = {
                          session=s(1, 128), max_frame=st.integers(1, p.MAX_ID), re=rid),
     "games": st.builds(p.Games, games=st.lists(maps(False), max_size=3),
                        room_options=st.lists(maps(False), max_size=3), re=rid),
-    "rooms": st.builds(p.Rooms, rooms=st.lists(summary, max_size=3).map(tuple), re=rid),
+    "rooms": st.one_of(
+        st.builds(p.Rooms, rooms=st.lists(summary, max_size=3).map(tuple), re=rid),
+        st.builds(p.Rooms, rooms=st.lists(summary, max_size=3).map(tuple), more=st.just(True),
+                  cursor=s(1, 64), re=rid)),
     "room_created": st.builds(p.RoomCreated, room=room, code=st.none() | room, re=rid),
     "joined": st.builds(p.Joined, room=room, seat=st.none() | seat,
                         token=st.none() | s(1, 256), view=maps(True), re=rid),

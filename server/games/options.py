@@ -7,12 +7,17 @@ list and returns a complete dict with defaults filled in.
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .errors import OptionError
 
+_SHOWN = reprlib.Repr()  # keyword arguments need Python 3.12
+_SHOWN.maxstring = _SHOWN.maxother = 60
+_SHOWN.maxlist = _SHOWN.maxtuple = 6
+_SHOWN.maxdict, _SHOWN.maxlevel = 4, 2
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 
@@ -71,15 +76,16 @@ class Option:
             if isinstance(value, str) and value.lower() in _TRUE | _FALSE:
                 value = value.lower() in _TRUE
             if not isinstance(value, bool):
-                raise OptionError(f"option {self.name!r} must be true or false, not {value!r}")
+                raise OptionError(f"option {self.name!r} must be true or false, not {shown(value)}")
         elif kind is int:
             if isinstance(value, str):
                 try:
                     value = int(value, 10)
                 except ValueError:
-                    raise OptionError(f"option {self.name!r} must be an integer, not {value!r}")
+                    raise OptionError(f"option {self.name!r} must be an integer, "
+                                      f"not {shown(value)}")
             if isinstance(value, bool) or not isinstance(value, int):
-                raise OptionError(f"option {self.name!r} must be an integer, not {value!r}")
+                raise OptionError(f"option {self.name!r} must be an integer, not {shown(value)}")
             if self.min is not None and value < self.min:
                 raise OptionError(f"option {self.name!r} must be >= {self.min}, not {value}")
             if self.max is not None and value > self.max:
@@ -89,9 +95,9 @@ class Option:
                 try:
                     value = float(value)
                 except ValueError:
-                    raise OptionError(f"option {self.name!r} must be a number, not {value!r}")
+                    raise OptionError(f"option {self.name!r} must be a number, not {shown(value)}")
             if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise OptionError(f"option {self.name!r} must be a number, not {value!r}")
+                raise OptionError(f"option {self.name!r} must be a number, not {shown(value)}")
             value = float(value)
             if value != value or value in (float("inf"), float("-inf")):
                 raise OptionError(f"option {self.name!r} must be a finite number")
@@ -101,18 +107,18 @@ class Option:
                 raise OptionError(f"option {self.name!r} must be <= {self.max}, not {value}")
         elif kind is str:
             if not isinstance(value, str):
-                raise OptionError(f"option {self.name!r} must be a string, not {value!r}")
+                raise OptionError(f"option {self.name!r} must be a string, not {shown(value)}")
         elif kind is list:
             if isinstance(value, str):
                 parts = [p for p in value.replace(" ", "").split(";") if p]
                 lists = [[c for c in p.split(",") if c] for p in parts]
                 value = lists[0] if len(lists) == 1 else lists
             if not isinstance(value, (list, tuple)):
-                raise OptionError(f"option {self.name!r} must be a list, not {value!r}")
+                raise OptionError(f"option {self.name!r} must be a list, not {shown(value)}")
             value = [list(v) if isinstance(v, (list, tuple)) else v for v in value]
         if self.choices is not None and value not in self.choices:
             allowed = ", ".join(repr(c) for c in self.choices)
-            raise OptionError(f"option {self.name!r} must be one of {allowed}, not {value!r}")
+            raise OptionError(f"option {self.name!r} must be one of {allowed}, not {shown(value)}")
         return value
 
 
@@ -139,9 +145,17 @@ def parse_options(spec: Sequence[Option], raw: Mapping[str, Any] | None) -> dict
     unknown = sorted(set(raw) - set(known))
     if unknown:
         raise OptionError(
-            f"unknown option(s) {', '.join(map(repr, unknown))}; known: {', '.join(sorted(known))}"
+            f"unknown option(s) {', '.join(map(shown, unknown[:5]))}"
+            f"{' and more' if len(unknown) > 5 else ''}; known: {', '.join(sorted(known))}"
         )
     return {o.name: o.coerce(raw[o.name]) if o.name in raw else o.default for o in spec}
+
+
+def shown(value: Any) -> str:
+    """``repr(value)`` clipped to about 60 characters, for echoing a peer's value (an
+    option's value or name) in an error message: a 2,000-character value must not make the
+    message longer than the protocol allows."""
+    return _SHOWN.repr(value)
 
 
 def parse_kv(pairs: Sequence[str]) -> dict[str, str]:
@@ -154,6 +168,6 @@ def parse_kv(pairs: Sequence[str]) -> dict[str, str]:
     for item in pairs:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            raise OptionError(f"expected key=value, got {item!r}")
+            raise OptionError(f"expected key=value, got {shown(item)}")
         out[key.strip()] = value.strip()
     return out
