@@ -206,7 +206,15 @@ class Session:
 
     async def _get_view(self, msg: p.GetView) -> None:
         room = self._member_room(msg.room)
-        await room.submit(lambda: room.full_view(self, msg.id))
+
+        def work() -> None:
+            # A room reloading after a failed write may not know its true state yet.
+            if room.reloading:
+                raise RoomError("server/unavailable", "the room is reloading its game from "
+                                "the store after a failed write: ask again shortly")
+            room.full_view(self, msg.id)
+
+        await room.submit(work)
 
     async def _ping(self, msg: p.Ping) -> None:
         self.send(p.Pong(re=msg.id))
