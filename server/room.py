@@ -31,7 +31,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential
+from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential_jitter
 
 from .. import protocol as p
 from .games import Game, GameError, bots
@@ -65,9 +65,11 @@ ROOM_OPTION_NAMES = frozenset(o.name for o in ROOM_OPTIONS)
 BOT_STRATEGY = "greedy"
 SNAPSHOT_EVERY = 64  # log entries between engine snapshots in the store
 #: Seconds between a broken room's reloads from its store: doubling from the first to the
-#: last (see :meth:`Room._recover`).
+#: last, plus up to RELOAD_JITTER_SECONDS at random, so that the rooms an outage broke do
+#: not all ask the store at the same moments (see :meth:`Room._recover`).
 RELOAD_FIRST_SECONDS = 0.05
 RELOAD_MAX_SECONDS = 2.0
+RELOAD_JITTER_SECONDS = 0.25
 _END_VERBS = frozenset({"end", "pass", "resign"})
 
 
@@ -743,13 +745,14 @@ class Room:
 
     async def _recover(self) -> None:
         """Reload a broken room from the store (:meth:`_reload`, each try a work item of
-        the room) until the store answers: at once, then after exponential backoff
-        (tenacity) from :data:`RELOAD_FIRST_SECONDS` up to :data:`RELOAD_MAX_SECONDS`
+        the room) until the store answers: at once, then after exponential backoff with
+        jitter (tenacity) from :data:`RELOAD_FIRST_SECONDS` up to :data:`RELOAD_MAX_SECONDS`
         between tries. Ends with the room's :meth:`close`."""
         try:
             async for attempt in AsyncRetrying(
-                    wait=wait_exponential(multiplier=RELOAD_FIRST_SECONDS,
-                                          max=RELOAD_MAX_SECONDS),
+                    wait=wait_exponential_jitter(multiplier=RELOAD_FIRST_SECONDS,
+                                                 max=RELOAD_MAX_SECONDS,
+                                                 jitter=RELOAD_JITTER_SECONDS),
                     retry=retry_if_exception_type(StoreError), reraise=True):
                 with attempt:
                     await self.submit(self._reload)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cardhall import protocol as p
 from cardhall.client.client import Client, ServerError
 from cardhall.server.app import Server
 from cardhall.server.games import get
@@ -198,6 +199,30 @@ async def test_a_turn_timer_that_fired_during_an_outage_fires_again_after_it(
         assert all(e[2][0] in ("end", "discard", "pass") for e in played)
         game = await replay(server, room)
         assert server.lobby.rooms[room].game.snapshot()["state_id"] >= game.state_id > 0
+
+
+async def test_a_forfeit_whose_append_failed_is_made_after_the_outage(
+        server: Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    outage = Outage(server.store, monkeypatch)
+    a, b = Client(server.url), Client(server.url, reconnect=False)
+    async with a, b:
+        room = (await a.create_room("skipper", mode="multi", seats=2, options={
+            "seed": 1, "on_abandon": "forfeit", "grace_seconds": 0.1})).room
+        await a.join(room)
+        await b.join(room)
+        outage.down = True
+        await b.drop()  # no reconnect: after 0.1 s the seat forfeits, in the outage
+        await until(lambda: outage.failed, 30, "the forfeit's append fails")
+        await asyncio.sleep(0.3)
+        outage.down = False
+        async with asyncio.timeout(30):
+            async for msg in a.updates():
+                if isinstance(msg, p.GameOver):
+                    assert msg.outcome["reason"] == "last_standing"
+                    break
+        entries = await server.store.log(room)
+        assert [e[0] for e in entries] == ["f"]
+        assert (await replay(server, room)).outcome()["winner"] == 0
 
 
 async def test_a_client_refetching_its_view_waits_for_the_room_to_reload(
