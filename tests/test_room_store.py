@@ -12,6 +12,7 @@ and with a real redis-server stopped and restarted.
 from __future__ import annotations
 
 import asyncio
+import random
 import shutil
 import time
 from collections.abc import Iterator, Sequence
@@ -23,11 +24,16 @@ from cardhall import protocol as p
 from cardhall.client.client import Client, ServerError
 from cardhall.server.app import Server
 from cardhall.server.games import get
+from cardhall.server.games.bots import strategy
+from cardhall.server.games.skipper import Skipper
 from cardhall.server.redis_store import RedisStore
-from cardhall.server.room import rebuild
-from cardhall.server.store import LogEntry, Store, StoreError
+from cardhall.server.room import SNAPSHOT_EVERY, Room, rebuild
+from cardhall.server.store import Loaded, LogEntry, MemoryStore, Store, StoreError
 
 from .conftest import RedisProcess, serving
+from .room_harness import Recorder, WriteLog, started_room
+
+GREEDY = strategy("skipper", "greedy")
 
 
 class Outage:
@@ -281,3 +287,77 @@ async def test_server_bots_play_on_after_redis_is_restarted(
             assert game.over and game.state_id == host.views[room]["state_id"]
             assert server.lobby.rooms[room].game.snapshot() == game.snapshot()
         assert any("append failed" in r.getMessage() for r in caplog.records)  # it was felt
+
+
+class FlakyStore(MemoryStore):
+    """A memory store whose appends and loads fail while ``down``."""
+
+    down = False
+
+    async def append(self, room_id: str, entries: Sequence[LogEntry], expect: int,
+                     state: dict[str, Any]) -> None:
+        if self.down:
+            raise StoreError("store down (test)")
+        await super().append(room_id, entries, expect, state)
+
+    async def load(self, room_id: str) -> Loaded | None:
+        if self.down:
+            raise StoreError("store down (test)")
+        return await super().load(room_id)
+
+
+async def _greedy_act(room: Room, seats: list[Recorder], rid: int) -> int:
+    """One greedy action of the seat to act, through :meth:`Room.play`; the state id it was
+    chosen against."""
+    game = room.game
+    seat = game.to_act()[0]
+    action = GREEDY(game.bot_view(seat), random.Random(rid))
+    sid = game.state_id
+    await room.play(seats[seat], p.Act(room=room.id, state_id=sid,  # type: ignore[arg-type]
+                                       action=list(action), id=rid))
+    return sid
+
+
+async def _check_rollback(r: Room, store: FlakyStore, seats: list[Recorder],
+                          log: WriteLog) -> None:
+    """An append of ``r`` fails: its engine is the stored state at once, and after the
+    store is back the room reloads and accepts the next action."""
+    stored = rebuild(Skipper, r.game.options, 2, None, await store.log("r1"))
+    store.down = True
+    log.clear()
+    sid = await _greedy_act(r, seats, 2000)
+    assert [t for _, t in log] == [["error"]]  # server/unavailable, nothing else
+    assert r.game.state_id == sid == stored.state_id and r.reloading
+    assert r.game.snapshot() == stored.snapshot()
+    store.down = False
+    await until(lambda: not r.reloading, 15, "the room reloads")
+    assert r.game.snapshot() == stored.snapshot()
+    await _greedy_act(r, seats, 3000)
+    assert len(await store.log("r1")) == sid + 1
+
+
+async def test_the_rollback_is_the_stored_state_past_a_snapshot_and_after_a_takeover() -> None:
+    # The rollback rebuilds the last stored state from the snapshot the room took and the
+    # entries since, kept in memory; a room taken over starts from the store's.
+    store = FlakyStore()
+    room, _, seats, log = started_room(2, {"seed": 5, "first_seat": 0}, store)
+    await store.save_room(room.id, room.record(), room.state(), room.summary())
+    room.start_task()
+    try:
+        while room.game.state_id < SNAPSHOT_EVERY + 5:
+            assert not room.game.over
+            await _greedy_act(room, seats, room.game.state_id)
+        assert store.snapshots["r1"][0] == SNAPSHOT_EVERY
+        await _check_rollback(room, store, seats, log)
+    finally:
+        await room.close()
+    loaded = await store.load("r1")
+    assert loaded is not None and loaded.snapshot is not None and loaded.entries
+    taken = Room.from_loaded(loaded, store, Skipper)
+    for s, conn in enumerate(seats):
+        taken.reattach(conn, s)  # type: ignore[arg-type]
+    taken.start_task()
+    try:
+        await _check_rollback(taken, store, seats, log)
+    finally:
+        await taken.close()
