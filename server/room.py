@@ -10,6 +10,11 @@ with ``ok``, then broadcast: every seat gets its own view, spectators the public
 full view on join, resume or request, updates carry a ``delta``: only the values that
 changed, by top-level key or by JSON Pointer (see :mod:`cardhall.protocol.delta`).
 
+The engine never shows what the store may not hold: an append that fails rolls it back at
+once to the last stored state, and the room, broken, answers ``get_view`` and ``act`` with
+``server/unavailable`` while it reloads from the store with backoff; then every member gets
+the true state, and turn timers and server bots go on (:meth:`Room._persist`).
+
 Room options (server-side, next to the engine's options in ``create_room.options``):
     turn_seconds:  seconds a seat has for its turn (None: no timer).
     bid_seconds:   seconds a bidder has in an auction (None: turn_seconds).
@@ -747,40 +752,47 @@ class Room:
         """Reload a broken room from the store (:meth:`_reload`, each try a work item of
         the room) until the store answers: at once, then after exponential backoff with
         jitter (tenacity) from :data:`RELOAD_FIRST_SECONDS` up to :data:`RELOAD_MAX_SECONDS`
-        between tries. Ends with the room's :meth:`close`."""
+        between tries. Goes on while the room is broken (it may break again before this task
+        has ended), unless the reload gives up; ends with the room's :meth:`close`."""
         try:
-            async for attempt in AsyncRetrying(
-                    wait=wait_exponential_jitter(multiplier=RELOAD_FIRST_SECONDS,
-                                                 max=RELOAD_MAX_SECONDS,
-                                                 jitter=RELOAD_JITTER_SECONDS),
-                    retry=retry_if_exception_type(StoreError), reraise=True):
-                with attempt:
-                    await self.submit(self._reload)
+            while self._broken and not self._closing:
+                async for attempt in AsyncRetrying(
+                        wait=wait_exponential_jitter(multiplier=RELOAD_FIRST_SECONDS,
+                                                     max=RELOAD_MAX_SECONDS,
+                                                     jitter=RELOAD_JITTER_SECONDS),
+                        retry=retry_if_exception_type(StoreError), reraise=True):
+                    with attempt:
+                        if not await self.submit(self._reload):
+                            return
         except Exception:  # a bug: logged, never lost in an unawaited task
             log.exception("room %s: reload failed", self.id)
 
-    async def _reload(self) -> None:
+    async def _reload(self) -> bool:
         """Rebuild the engine from the store (a broken room; a work item of
         :meth:`_recover`); then every member gets the true state, the turn clocks run
         again (a turn that ran out meanwhile is played at once) and server bots move. The
         entry of a failed append may have landed: it may even have ended the game.
 
+        Returns:
+            False when the room is given up: gone from the store (handed to
+            :meth:`_lost`), or its stored log does not replay (left broken: a bug).
+
         Raises:
             StoreError: the store is still unavailable.
         """
         if not self._broken or self._closing:
-            return
+            return True
         loaded = await self.store.load(self.id)
         if loaded is None:  # deleted or expired meanwhile: nothing to run here any more
             log.error("room %s: gone from the store; given up", self.id)
             self._lost()
-            return
+            return False
         try:
             game = rebuild(type(self.game), loaded.record["options"], loaded.record["seats"],
                            loaded.snapshot, loaded.entries)
         except GameError:
             log.exception("room %s: the stored log does not replay; left broken", self.id)
-            return
+            return False
         self.game = game
         self._saved_snapshot, self._saved_entries = loaded.snapshot, list(loaded.entries)
         self._broken = False
@@ -790,9 +802,10 @@ class Room:
         if game.over:
             if self.status == "playing":
                 self._finish()
-            return
+            return True
         self._schedule()
         self._wake_bots()
+        return True
 
     def _finish(self) -> None:
         self.status = "finished"

@@ -361,3 +361,43 @@ async def test_the_rollback_is_the_stored_state_past_a_snapshot_and_after_a_take
         await _check_rollback(taken, store, seats, log)
     finally:
         await taken.close()
+
+
+async def test_a_room_broken_again_as_its_reload_ends_reloads_again() -> None:
+    # The store flaps: a reload succeeds, and the action queued right behind it fails to
+    # append before the task of that reload has ended: the room must reload again.
+    store = FlakyStore()
+    room, _, seats, _log = started_room(2, {"seed": 5, "first_seat": 0}, store)
+    await store.save_room(room.id, room.record(), room.state(), room.summary())
+    room.start_task()
+    load = store.load
+    flaps = []
+
+    async def flapping_load(room_id: str) -> Loaded | None:
+        loaded = await load(room_id)
+        if not flaps and not store.down:
+            game = room.game
+            seat = game.to_act()[0]
+            act = p.Act(room=room.id, state_id=game.state_id, id=7,
+                        action=list(GREEDY(game.bot_view(seat), random.Random(1))))
+            room.post(lambda: room.act(seats[seat], act))  # type: ignore[arg-type]
+            flaps.append(act)
+            store.down = True  # that act's append fails
+        return loaded
+
+    store.load = flapping_load  # type: ignore[method-assign]
+    try:
+        store.down = True
+        sid = await _greedy_act(room, seats, 1)
+        assert room.reloading
+        store.down = False
+        await until(lambda: flaps, 15, "the first reload")
+        await asyncio.sleep(0.2)
+        assert room.reloading  # the act behind the reload failed: broken again
+        store.down = False
+        await until(lambda: not room.reloading, 15, "the room reloads again")
+        assert room.game.state_id == sid
+        await _greedy_act(room, seats, 2)
+        assert len(await store.log("r1")) == sid + 1
+    finally:
+        await room.close()
