@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from cardhall import protocol as p
 from cardhall.client.client import Client, ServerError
 from cardhall.server.app import Server
@@ -45,7 +46,6 @@ class Outage:
         landed: While down, an append still writes before it fails (its reply was lost:
             "nothing may be assumed written" cuts both ways).
         failed: Appends that failed so far.
-        failed_at: ``time.monotonic()`` of the last failed append (s), or None.
     """
 
     def __init__(self, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -53,7 +53,6 @@ class Outage:
         self.down = False
         self.landed = False
         self.failed = 0
-        self.failed_at: float | None = None
         monkeypatch.setattr(store, "append", self._append)
         monkeypatch.setattr(store, "load", self._load)
 
@@ -64,7 +63,6 @@ class Outage:
         if self.landed:
             await self.append(room_id, entries, expect, state)
         self.failed += 1
-        self.failed_at = time.monotonic()
         raise StoreError("store down (test)")
 
     async def _load(self, room_id: str) -> Any:
