@@ -36,6 +36,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import msgpack
 from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential_jitter
 
 from .. import protocol as p
@@ -245,9 +246,10 @@ class Room:
     _broken: bool = False
     _recovery: asyncio.Task[None] | None = None  # the reloads of a broken room
     #: The last engine state the store is known to hold, to roll back to at once when an
-    #: append fails: a snapshot (None: the fresh deal of the options) and the log entries
-    #: after it (at most SNAPSHOT_EVERY; a list append per action, no copy of the engine).
-    _saved_snapshot: dict[str, Any] | None = None
+    #: append fails: a snapshot (None: the fresh deal of the options; msgpack bytes once
+    #: :meth:`_snapshot` has packed it, ~8 times smaller) and the log entries after it (at
+    #: most SNAPSHOT_EVERY; a list append per action, no copy of the engine).
+    _saved_snapshot: dict[str, Any] | bytes | None = None
     _saved_entries: list[LogEntry] = field(default_factory=list)
     _closing: bool = False
     metrics: Any = None  # the server's Metrics (None in bare tests)
@@ -698,10 +700,11 @@ class Room:
         (``_saved_snapshot`` plus ``_saved_entries``): an append failed, and the engine
         must not show what the store may not hold. Left as it is (the room is broken until
         it reloads anyway) if that state cannot be rebuilt, which would be a bug."""
-        game = self.game
+        game, snap = self.game, self._saved_snapshot
         try:
-            saved = rebuild(type(game), game.options, game.seats, self._saved_snapshot,
-                            self._saved_entries)
+            if isinstance(snap, bytes):
+                snap = msgpack.unpackb(snap, strict_map_key=False)
+            saved = rebuild(type(game), game.options, game.seats, snap, self._saved_entries)
         except GameError:
             log.exception("room %s: cannot roll back to the saved state", self.id)
             return
@@ -720,6 +723,8 @@ class Room:
                 self._recover(), name=f"room-{self.id}-reload")
 
     async def _snapshot(self, sid: int, snap: dict[str, Any]) -> None:
+        if self._saved_snapshot is snap:  # kept packed: 4 KiB, not 32 (Skipper, 4 seats)
+            self._saved_snapshot = msgpack.packb(snap)
         try:
             await self.store.save_snapshot(self.id, sid, snap)
         except StoreError as exc:

@@ -346,6 +346,7 @@ async def test_the_rollback_is_the_stored_state_past_a_snapshot_and_after_a_take
             assert not room.game.over
             await _greedy_act(room, seats, room.game.state_id)
         assert store.snapshots["r1"][0] == SNAPSHOT_EVERY
+        assert isinstance(room._saved_snapshot, bytes)  # kept packed: the rollback unpacks it
         await _check_rollback(room, store, seats, log)
     finally:
         await room.close()
