@@ -247,8 +247,8 @@ class Room:
     _recovery: asyncio.Task[None] | None = None  # the reloads of a broken room
     #: The last engine state the store is known to hold, to roll back to at once when an
     #: append fails: a snapshot (None: the fresh deal of the options; msgpack bytes once
-    #: :meth:`_snapshot` has packed it, ~8 times smaller) and the log entries after it (at
-    #: most SNAPSHOT_EVERY; a list append per action, no copy of the engine).
+    #: :meth:`_snapshot` has packed it, ~8 times smaller) and the log entries after it
+    #: (fewer than SNAPSHOT_EVERY; a list append per action, no copy of the engine).
     _saved_snapshot: dict[str, Any] | bytes | None = None
     _saved_entries: list[LogEntry] = field(default_factory=list)
     _closing: bool = False
