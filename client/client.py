@@ -29,7 +29,13 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import websockets
-from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_delay, wait_exponential
+from tenacity import (
+    AsyncRetrying,
+    retry_if_exception,
+    retry_if_exception_type,
+    stop_after_delay,
+    wait_exponential,
+)
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
@@ -201,8 +207,18 @@ class Client:
             self._ws.transport.abort()
 
     async def _refetch(self, room: str) -> None:
+        """Fetch the full view of ``room`` after a missed update; asked again with backoff
+        while the room answers ``server/unavailable`` (it reloads after a failed write), for
+        at most ``reconnect_timeout`` seconds."""
         try:
-            await self.request(p.GetView(room=room))
+            async for attempt in AsyncRetrying(
+                    wait=wait_exponential(multiplier=0.05, max=2.0),
+                    stop=stop_after_delay(self.reconnect_timeout),
+                    retry=retry_if_exception(
+                        lambda e: isinstance(e, ServerError) and e.code == "server/unavailable"),
+                    reraise=True):
+                with attempt:
+                    await self.request(p.GetView(room=room))
         except (ServerError, ConnectionLost, TimeoutError) as exc:
             log.warning("could not fetch the view of room %s again: %s", room, exc)
 

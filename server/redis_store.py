@@ -243,11 +243,13 @@ class RedisStore(Store):
         batch, self._batch, self._flush_scheduled = self._batch, [], False
         if not batch:
             return
-        pipe = self.redis.pipeline(transaction=False)
+        # ``async with``: the pipeline gives its connection back even when loading its script
+        # fails (redis-py keeps it then, and warns "Unclosed client session" when collected).
         try:
-            for keys, args, _ in batch:
-                await self._append(keys=keys, args=args, client=pipe)  # queues on the pipe
-            results = await pipe.execute(raise_on_error=False)
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for keys, args, _ in batch:
+                    await self._append(keys=keys, args=args, client=pipe)  # queued on the pipe
+                results = await pipe.execute(raise_on_error=False)
         except (RedisError, OSError) as exc:
             self.errors += 1
             for _, _, fut in batch:
@@ -355,18 +357,19 @@ class RedisStore(Store):
         pipe.get(key(room_id, "record"))
         pipe.hget(LOBBY, room_id)
         record, entry = await self._call(pipe.execute())
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.delete(*(key(room_id, part) for part in ("record", "state", "log", "snap")))
-        await self._release(keys=[key(room_id, "owner")], args=[self.process_id], client=pipe)
-        pipe.hdel(LOBBY, room_id)
-        rec = _unpack(record) if record is not None else None
-        if rec is not None and rec.get("code"):
-            pipe.hdel(CODES, rec["code"])
-        game = rec["game"] if rec is not None else _unpack(entry)["game"] if entry else None
-        if game is not None:
-            for index in _all_indexes(game):
-                pipe.zrem(index, room_id)
-        await self._call(pipe.execute())
+        async with self.redis.pipeline(transaction=False) as pipe:  # see _flush
+            pipe.delete(*(key(room_id, part) for part in ("record", "state", "log", "snap")))
+            await self._release(keys=[key(room_id, "owner")], args=[self.process_id],
+                                client=pipe)
+            pipe.hdel(LOBBY, room_id)
+            rec = _unpack(record) if record is not None else None
+            if rec is not None and rec.get("code"):
+                pipe.hdel(CODES, rec["code"])
+            game = rec["game"] if rec is not None else _unpack(entry)["game"] if entry else None
+            if game is not None:
+                for index in _all_indexes(game):
+                    pipe.zrem(index, room_id)
+            await self._call(pipe.execute())
 
     # -- ownership -----------------------------------------------------------------------
 
@@ -380,11 +383,11 @@ class RedisStore(Store):
         """Extend every lease in one pipeline; returns the rooms lost to other processes."""
         if not room_ids:
             return []
-        pipe = self.redis.pipeline(transaction=False)
-        for room_id in room_ids:
-            await self._renew(keys=[key(room_id, "owner")], args=[self.process_id, self._ms],
-                              client=pipe)
-        results = await self._call(pipe.execute())
+        async with self.redis.pipeline(transaction=False) as pipe:  # see _flush
+            for room_id in room_ids:
+                await self._renew(keys=[key(room_id, "owner")],
+                                  args=[self.process_id, self._ms], client=pipe)
+            results = await self._call(pipe.execute())
         return [r for r, ok in zip(room_ids, results) if not ok]
 
     async def release(self, room_id: str) -> None:

@@ -10,6 +10,11 @@ with ``ok``, then broadcast: every seat gets its own view, spectators the public
 full view on join, resume or request, updates carry a ``delta``: only the values that
 changed, by top-level key or by JSON Pointer (see :mod:`cardhall.protocol.delta`).
 
+The engine never shows what the store may not hold: an append that fails rolls it back at
+once to the last stored state, and the room, broken, answers ``get_view`` and ``act`` with
+``server/unavailable`` while it reloads from the store with backoff; then every member gets
+the true state, and turn timers and server bots go on (:meth:`Room._persist`).
+
 Room options (server-side, next to the engine's options in ``create_room.options``):
     turn_seconds:  seconds a seat has for its turn (None: no timer).
     bid_seconds:   seconds a bidder has in an auction (None: turn_seconds).
@@ -30,6 +35,9 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+import msgpack
+from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential_jitter
 
 from .. import protocol as p
 from ..protocol import fairness
@@ -63,6 +71,12 @@ REAL_TIME_BOT_SECONDS = 1.0
 ROOM_OPTION_NAMES = frozenset(o.name for o in ROOM_OPTIONS)
 BOT_STRATEGY = "greedy"
 SNAPSHOT_EVERY = 64  # log entries between engine snapshots in the store
+#: Seconds between a broken room's reloads from its store: doubling from the first to the
+#: last, plus up to RELOAD_JITTER_SECONDS at random, so that the rooms an outage broke do
+#: not all ask the store at the same moments (see :meth:`Room._recover`).
+RELOAD_FIRST_SECONDS = 0.05
+RELOAD_MAX_SECONDS = 2.0
+RELOAD_JITTER_SECONDS = 0.25
 _END_VERBS = frozenset({"end", "pass", "resign"})
 
 
@@ -235,7 +249,16 @@ class Room:
     _bot_timer: asyncio.TimerHandle | None = None
     _seat_version: list[int] = field(default_factory=list)
     _bot_rng: random.Random | None = None  # made by the first server-bot action
-    _broken: bool = False  # the engine ran ahead of the store: reload before going on
+    #: An append failed or was cancelled: the store may or may not hold its entry, so the
+    #: room serves no view and takes no action until it has reloaded (:meth:`_recover`).
+    _broken: bool = False
+    _recovery: asyncio.Task[None] | None = None  # the reloads of a broken room
+    #: The last engine state the store is known to hold, to roll back to at once when an
+    #: append fails: a snapshot (None: the fresh deal of the options; msgpack bytes once
+    #: :meth:`_snapshot` has packed it, ~8 times smaller) and the log entries after it
+    #: (fewer than SNAPSHOT_EVERY; a list append per action, no copy of the engine).
+    _saved_snapshot: dict[str, Any] | bytes | None = None
+    _saved_entries: list[LogEntry] = field(default_factory=list)
     _closing: bool = False
     metrics: Any = None  # the server's Metrics (None in bare tests)
     _save_posted: bool = False
@@ -355,12 +378,21 @@ class Room:
         for timer in (self._timer, self._bot_timer):
             if timer is not None:
                 timer.cancel()
+        if self._recovery is not None:
+            await cancel_until_done(self._recovery)
         if self._task is not None:
             exc = await cancel_until_done(self._task)
             if exc is not None:
                 log.error("room %s task ended with %r", self.id, exc)
 
     # -- lobby facts ---------------------------------------------------------------------
+
+    @property
+    def reloading(self) -> bool:
+        """True while the room reloads its game from the store after a failed write: it
+        then serves no view (``get_view``) and takes no action, both answered
+        ``server/unavailable``."""
+        return self._broken
 
     @property
     def taken(self) -> int:
@@ -419,6 +451,7 @@ class Room:
                                      bot=data["bot"], grace_until=data["grace_until"])
         room.deadlines = {int(s): float(t) for s, t in st.get("deadlines", [])}
         room._seat_version = [room.state_id] * room.seat_count
+        room._saved_snapshot, room._saved_entries = loaded.snapshot, list(loaded.entries)
         return room
 
     async def save_state(self) -> None:
@@ -595,13 +628,17 @@ class Room:
             self._save_soon()
             self._wake_bots()
         else:
+            if self._broken:  # forfeited by the timer once the room has reloaded
+                holder.grace_until = time.time()
+                return
             self._seat_event(seat, "forfeit")
             holder.token = ""  # a forfeited seat cannot be resumed (matches no token)
             try:
                 events = self.game.forfeit(seat)
             except GameError:
                 return  # already out of the game
-            await self._persist(["f", seat, None], events, None, None)
+            if not await self._persist(["f", seat, None], events, None, None):
+                holder.grace_until = time.time()  # again once the room has reloaded
 
     # -- starting -------------------------------------------------------------------------
 
@@ -659,8 +696,9 @@ class Room:
             conn.send_error("room/not_seated", "you hold no seat in this room", msg.id)
             return
         seat = member.seat
-        if self._broken and not await self._reload():
-            conn.send_error("server/unavailable", "the room's store is unavailable", msg.id)
+        if self._broken:
+            conn.send_error("server/unavailable", "the room is reloading its game from the "
+                            "store after a failed write: retry shortly", msg.id)
             return
         if self.status == "waiting":
             conn.send_error("room/not_started", "the game has not started yet", msg.id)
@@ -692,31 +730,77 @@ class Room:
                        conn: Connection | None, re: Any) -> bool:
         """Append ``entry`` (already applied to the engine) to the store, then announce it.
 
-        Returns False when the store refused it: the engine is then ahead of the store and
-        is rebuilt from the store before the room does anything else; nobody was told.
+        Returns False when the store did not confirm it; nobody was told of it then. A
+        plain :class:`StoreError` (or a cancelled append) may or may not have written the
+        entry: the engine is rolled back at once to the last state the store is known to
+        hold (:meth:`_roll_back`), the room is broken until it has reloaded from the store
+        (:meth:`_recover`, started here), and ``conn`` is told that the fate of its action
+        is unknown. :class:`OwnershipLost` wrote nothing: rolled back, the room is given up
+        (:meth:`_lost`).
         """
         sid = self.game.state_id
         try:
             await self.store.append(self.id, [entry], sid - 1, self.state())
         except asyncio.CancelledError:
-            self._broken = True  # the entry may or may not have landed: reload first
+            self._break()  # the entry may or may not have landed: reload first
             raise
+        except OwnershipLost as exc:
+            log.error("room %s: append refused at state %d: %s", self.id, sid, exc)
+            self._roll_back()
+            self._broken = True  # nothing more is written here: the room moves elsewhere
+            if conn is not None:
+                conn.send_error("server/unavailable", "the room moved to another server "
+                                "process; the action was not applied: retry", re)
+            self._lost()
+            return False
         except StoreError as exc:
             log.error("room %s: append failed at state %d: %s", self.id, sid, exc)
-            self._broken = True
+            self._break()
             if conn is not None:
-                conn.send_error("server/unavailable", "the room's store is unavailable; "
-                                "the action was not applied", re)
-            if isinstance(exc, OwnershipLost):
-                self._lost()
+                conn.send_error("server/unavailable", "the room's store did not confirm the "
+                                "action, which may or may not have been applied; the room "
+                                "reloads from the store, then sends every seat its true "
+                                "view: choose again from it", re)
             return False
         if sid % SNAPSHOT_EVERY == 0:
             snap = self.game.snapshot()
+            self._saved_snapshot, self._saved_entries = snap, []
             self.post(lambda: self._snapshot(sid, snap))
+        else:
+            self._saved_entries.append(entry)
         self._accepted(entry, events, conn, re)
         return True
 
+    def _roll_back(self) -> None:
+        """Put the engine back at once to the last state the store is known to hold
+        (``_saved_snapshot`` plus ``_saved_entries``): an append failed, and the engine
+        must not show what the store may not hold. Left as it is (the room is broken until
+        it reloads anyway) if that state cannot be rebuilt, which would be a bug."""
+        game, snap = self.game, self._saved_snapshot
+        try:
+            if isinstance(snap, bytes):
+                snap = msgpack.unpackb(snap, strict_map_key=False)
+            saved = rebuild(type(game), game.options, game.seats, snap, self._saved_entries)
+        except GameError:
+            log.exception("room %s: cannot roll back to the saved state", self.id)
+            return
+        if saved.state_id != game.state_id - 1:
+            log.error("room %s: the saved state %d is not the one before the engine's %d",
+                      self.id, saved.state_id, game.state_id)
+            return
+        self.game = saved
+
+    def _break(self) -> None:
+        """An append failed or was cancelled: roll back, and reload from the store."""
+        self._roll_back()
+        self._broken = True
+        if self._recovery is None or self._recovery.done():
+            self._recovery = asyncio.get_running_loop().create_task(
+                self._recover(), name=f"room-{self.id}-reload")
+
     async def _snapshot(self, sid: int, snap: dict[str, Any]) -> None:
+        if self._saved_snapshot is snap:  # kept packed: 4 KiB, not 32 (Skipper, 4 seats)
+            self._saved_snapshot = msgpack.packb(snap)
         try:
             await self.store.save_snapshot(self.id, sid, snap)
         except StoreError as exc:
@@ -745,22 +829,63 @@ class Room:
             return
         self._wake_bots()
 
-    async def _reload(self) -> bool:
-        """Rebuild the engine from the store after a failed append; False if the store is
-        still unavailable."""
+    async def _recover(self) -> None:
+        """Reload a broken room from the store (:meth:`_reload`, each try a work item of
+        the room) until the store answers: at once, then after exponential backoff with
+        jitter (tenacity) from :data:`RELOAD_FIRST_SECONDS` up to :data:`RELOAD_MAX_SECONDS`
+        between tries. Goes on while the room is broken (it may break again before this task
+        has ended), unless the reload gives up; ends with the room's :meth:`close`."""
         try:
-            loaded = await self.store.load(self.id)
-        except StoreError:
+            while self._broken and not self._closing:
+                async for attempt in AsyncRetrying(
+                        wait=wait_exponential_jitter(multiplier=RELOAD_FIRST_SECONDS,
+                                                     max=RELOAD_MAX_SECONDS,
+                                                     jitter=RELOAD_JITTER_SECONDS),
+                        retry=retry_if_exception_type(StoreError), reraise=True):
+                    with attempt:
+                        if not await self.submit(self._reload):
+                            return
+        except Exception:  # a bug: logged, never lost in an unawaited task
+            log.exception("room %s: reload failed", self.id)
+
+    async def _reload(self) -> bool:
+        """Rebuild the engine from the store (a broken room; a work item of
+        :meth:`_recover`); then every member gets the true state, the turn clocks run
+        again (a turn that ran out meanwhile is played at once) and server bots move. The
+        entry of a failed append may have landed: it may even have ended the game.
+
+        Returns:
+            False when the room is given up: gone from the store (handed to
+            :meth:`_lost`), or its stored log does not replay (left broken: a bug).
+
+        Raises:
+            StoreError: the store is still unavailable.
+        """
+        if not self._broken or self._closing:
+            return True
+        loaded = await self.store.load(self.id)
+        if loaded is None:  # deleted or expired meanwhile: nothing to run here any more
+            log.error("room %s: gone from the store; given up", self.id)
+            self._lost()
             return False
-        if loaded is None:
+        try:
+            game = rebuild(self.game_cls, loaded.record["options"], loaded.record["seats"],
+                           loaded.snapshot, loaded.entries)
+        except GameError:
+            log.exception("room %s: the stored log does not replay; left broken", self.id)
             return False
-        self.game = rebuild(self.game_cls, loaded.record["options"], loaded.record["seats"],
-                            loaded.snapshot, loaded.entries)
+        self.game = game
+        self._saved_snapshot, self._saved_entries = loaded.snapshot, list(loaded.entries)
         self._broken = False
-        self._seat_version = [self.game.state_id] * self.game.seats
-        log.info("room %s: engine rebuilt from the store at state %d", self.id,
-                 self.game.state_id)
+        self._seat_version = [game.state_id] * game.seats
+        log.info("room %s: engine rebuilt from the store at state %d", self.id, game.state_id)
         self._broadcast([])
+        if game.over:
+            if self.status == "playing":
+                self._finish()
+            return True
+        self._schedule()
+        self._wake_bots()
         return True
 
     def _finish(self) -> None:
@@ -933,8 +1058,7 @@ class Room:
 
     async def _on_timer(self) -> None:
         self._timer = None
-        if self._broken and not await self._reload():  # store down: try again shortly
-            self._timer = asyncio.get_running_loop().call_later(0.5, self.post, self._on_timer)
+        if self._broken:  # its reload re-arms the timer (what ran out meanwhile fires then)
             return
         now = time.time()
         for s, holder in enumerate(self.seats):
@@ -951,9 +1075,11 @@ class Room:
             self._schedule()
 
     async def _play_defaults(self, seats: list[int]) -> None:
-        """Turn timer expired: play the game's default for each seat until its turn ends."""
+        """Turn timer expired: play the game's default for each seat until its turn ends.
+        Should the store fail meanwhile, the seat keeps its expired deadline: the timer
+        fires again once the room has reloaded (:meth:`_reload`)."""
         for seat in seats:
-            self.deadlines.pop(seat, None)
+            due = self.deadlines.pop(seat, None)
             for _ in range(16):
                 if self.game.over or seat not in self.game.to_act():
                     break
@@ -962,6 +1088,8 @@ class Room:
                     break
                 events = self.game.apply(seat, action)
                 if not await self._persist(["a", seat, list(action)], events, None, None):
+                    if due is not None:
+                        self.deadlines[seat] = due
                     return
                 if action[0] in _END_VERBS:
                     break
@@ -991,7 +1119,7 @@ class Room:
     async def _bot_step(self) -> None:
         """One server-bot action for the first bot seat that may act."""
         await asyncio.sleep(0)  # a room of bots must not starve the other rooms
-        if self._broken and not await self._reload():
+        if self._broken:  # its reload wakes the bots again
             return
         if self.status != "playing" or self.game.over:
             return

@@ -225,7 +225,15 @@ class Session:
 
     async def _get_view(self, msg: p.GetView) -> None:
         room = self._member_room(msg.room)
-        await room.submit(lambda: room.full_view(self, msg.id))
+
+        def work() -> None:
+            # A room reloading after a failed write may not know its true state yet.
+            if room.reloading:
+                raise RoomError("server/unavailable", "the room is reloading its game from "
+                                "the store after a failed write: ask again shortly")
+            room.full_view(self, msg.id)
+
+        await room.submit(work)
 
     async def _get_log(self, msg: p.GetLog) -> None:
         """Answer ``get_log``: a page of a finished room's log with what replays it (any
