@@ -26,7 +26,9 @@ Checks, after the games, against each room's log in Redis (``cardhall:{room:ID}:
 * finished: every bot of the game received ``game_over`` in time, and the log replays to a
   finished game whose last ``state_id`` is the log's length.
 * seats dropped: a ``seat_event`` ``bot`` or ``forfeit`` (every seat is a bot client that
-  never gave up), an ``act`` refused with ``room/not_seated``, or an unsolicited ``left``.
+  never gave up), an ``act`` refused with ``room/not_seated``, an unsolicited ``left``, or
+  a bot of an unfinished game that never received the room's last states (cut off from its
+  room without a word: ``seats_cut_off``).
 * views backwards: a bot received a ``state_id`` (``update``, ``joined``, ``game_over``)
   lower than one it had already seen in that room (it was shown a state that was later
   undone).
@@ -110,6 +112,7 @@ class Attempt:
         action: The action.
         result: ``"ok"`` (acknowledged), ``"error:CODE"`` (refused), ``"lost"`` (the
             connection dropped before the reply) or ``"timeout"`` (no reply in time).
+        sent: ``time.monotonic()`` when it was sent, in seconds.
     """
 
     room: str
@@ -117,6 +120,7 @@ class Attempt:
     state_id: int
     action: list[Any]
     result: str = "pending"
+    sent: float = field(default_factory=time.monotonic)
 
 
 def recording_client() -> type:
@@ -171,7 +175,9 @@ def recording_client() -> type:
             if isinstance(room, str) and isinstance(sid, int):
                 before = self.seen.get(room, -1)
                 if sid < before:
-                    self.backwards.append((room, before, sid, msg.TYPE))
+                    full = not isinstance(msg, p.Update) or msg.view is not None
+                    what = f"{msg.TYPE} ({'full view' if full else 'delta'}, via {self.url})"
+                    self.backwards.append((room, before, sid, what))
                 self.seen[room] = max(before, sid)
             super()._dispatch(msg)
 
@@ -533,8 +539,8 @@ class Drill:
             "applied_unacked": 0, "lost": 0, "doubled": 0, "bot_moves": 0,
             "views_backwards": len(backwards),
             "seats_dropped": len({(r, s) for r, s, _ in dropped_events}) + not_seated + left,
-            "faults": self.faults_injected, "setups_failed": self.setups_failed,
-            "details": []}
+            "seats_cut_off": 0, "faults": self.faults_injected,
+            "setups_failed": self.setups_failed, "details": []}
         store = RedisStore(self.redis.url)
         try:
             for g in self.games:
@@ -551,21 +557,29 @@ class Drill:
                 for k in ("acked", "applied_unacked", "lost", "doubled", "bot_moves"):
                     out[k] += found[k]
                 out["details"] += found["details"]
-                over = False
+                over, to_act = False, None
                 if loaded is not None:
                     try:
                         game = rebuild(get(loaded.record["game"]), loaded.record["options"],
                                        loaded.record["seats"], None, entries)
                         over = game.over and game.state_id == len(entries) == g.state_id
+                        to_act = game.to_act()
                     except Exception as exc:
                         out["details"].append(f"room {g.room}: the log does not replay: {exc}")
                 if all(g.finished) and over:
                     out["finished"] += 1
                 else:
+                    # A bot still connected that never heard of the room's last states
+                    # was cut off from it without a word: a seat silently dropped.
+                    behind = [c for c in self.clients
+                              if -1 < c.seen.get(g.room, -1) < len(entries)]
+                    out["seats_dropped"] += len(behind)
+                    out["seats_cut_off"] += len(behind)
                     out["details"].append(
                         f"room {g.room}: not finished (game_over per bot {g.finished}, log "
                         f"replays to a finished game: {over}, log length {len(entries)}, "
-                        f"final state_id {g.state_id}); {self._last_words(g, mine)}")
+                        f"final state_id {g.state_id}, seats to act there {to_act}); "
+                        f"{self._last_words(g, mine)}")
         finally:
             await store.close()
         per_room: dict[str, list[tuple[int, int, str]]] = {}
@@ -589,8 +603,10 @@ class Drill:
 
     def _last_words(self, g: GameRecord, mine: list[Attempt]) -> str:
         """What the bots of an unfinished game last saw and sent (for the details)."""
-        seen = [c.seen.get(g.room, -1) for c in self.clients if g.room in c.seen]
-        last = mine[-1] if mine else None
+        seen = [f"seat {seat}: {c.seen.get(g.room, -1)} via {c.url}"
+                for c in self.clients if g.room in c.seen
+                for seat in [c.seats.get(g.room, (None,))[0]]]
+        last = max(mine, key=lambda a: a.sent) if mine else None
         codes: dict[str, int] = {}
         for a in mine:
             if a.result != "ok":
