@@ -19,7 +19,7 @@ Checks, after the games, against each room's log in Redis (``cardhall:{room:ID}:
 
 * lost: an action a bot got ``ok`` for (chosen against ``state_id`` S) is not entry S of the
   log (Skipper multi is turn-based: an accepted action is applied at the state it was
-  chosen against, RULINGS-independent protocol rule "state_id and stale actions").
+  chosen against; protocol spec, "state_id and stale actions").
 * doubled: a log entry of a seat that no bot attempt explains (no ``act`` of that seat with
   that action against that state): an action applied twice, or by nobody who asked. Entries
   of a seat a server bot took over are counted under "seats dropped" instead.
@@ -51,6 +51,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+from redis.exceptions import RedisError
 
 from .. import protocol as p
 from .bench import Child, free_port
@@ -343,6 +345,7 @@ class Drill:
         self.faults_injected = 0
         self.fault_errors: list[str] = []
         self.rng = random.Random(f"{cfg.seed}:{kind}")
+        self._admin: Any = None  # a redis.asyncio client while the drill runs
 
     # The fault schedule ------------------------------------------------------------------
 
@@ -384,7 +387,7 @@ class Drill:
                         await asyncio.sleep(outage)
                     finally:
                         self.redis.signal(signal.SIGCONT)
-            except (OSError, RuntimeError) as exc:
+            except (OSError, RuntimeError, ValueError, RedisError) as exc:
                 self.fault_errors.append(f"{type(exc).__name__}: {exc}")
 
     async def _kill_owner(self, down: float) -> None:
@@ -399,6 +402,8 @@ class Drill:
                 pid = int(owner.decode().split(":")[1])
                 if pid in counts:
                     counts[pid] += 1
+        if not counts:
+            raise RuntimeError("no server process is running")
         pid = max(counts, key=lambda k: counts[k])
         victim = pids[pid]
         self.say(f"{self.kind}: kill -9 server pid {pid} (owner of {counts[pid]} of "
@@ -448,7 +453,7 @@ class Drill:
             try:
                 async with asyncio.timeout(max(0.0, min(remaining, end - time.monotonic()))):
                     await asyncio.gather(*(seat(k) for k in range(len(clients))))
-            except (TimeoutError, ConnectionLost, ServerError) as exc:
+            except Exception as exc:  # timeout, a client that gave up, ...: reported
                 self.say(f"{self.kind}: table {t} room {game.room} did not finish: "
                          f"{type(exc).__name__} {exc}")
                 return
