@@ -143,10 +143,16 @@ def recording_client() -> type:
             self.backwards: list[tuple[str, int, int, str]] = []
             self.unsolicited_left: list[str] = []
             self.seen: dict[str, int] = {}
+            self.think = 0.0
 
         async def act(self, room: str, action: Any, state_id: int | None = None) -> None:
             if state_id is None:
                 state_id = int(self.views[room]["state_id"])
+            if self.think:
+                # Paces the game after the choice (play_seat's own ``think`` sleeps before
+                # choosing from a view that may change meanwhile, and the strategy raises
+                # when the view has no legal action left).
+                await asyncio.sleep(self.think)
             seat = self.seats[room][0] if room in self.seats else -1
             rec = Attempt(room, seat, state_id, list(action))
             self.attempts.append(rec)
@@ -444,7 +450,7 @@ class Drill:
 
             async def seat(k: int) -> None:
                 res = await play_seat(clients[k], game.room, seats[k], choose,
-                                      random.Random(self.rng.random()), think=self.cfg.think)
+                                      random.Random(self.rng.random()))
                 game.finished[k] = True
                 game.state_id = max(game.state_id, res.state_id)
 
@@ -500,6 +506,7 @@ class Drill:
                 first = (t + i) % len(urls)
                 c = client_cls([urls[(first + k) % len(urls)] for k in range(len(urls))],
                                name=f"chaos-{t}-{i}", reconnect_timeout=120.0)
+                c.think = self.cfg.think
                 await c.connect()
                 clients.append(c)
             self.clients += clients
