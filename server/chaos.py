@@ -30,8 +30,8 @@ Checks, after the games, against each room's log in Redis (``cardhall:{room:ID}:
   a bot of an unfinished game that never received the room's last states (cut off from its
   room without a word: ``seats_cut_off``).
 * views backwards: a bot received a ``state_id`` (``update``, ``joined``, ``game_over``)
-  lower than one it had already seen in that room (it was shown a state that was later
-  undone).
+  lower than one it had already seen in that room (a state shown and later undone, or a
+  stale copy of the room talking).
 
 Nothing here starts anything on import; :func:`run` runs drills and :func:`render` prints
 the table. Every wait is bounded; child processes are always stopped (``finally``).
@@ -128,7 +128,8 @@ class Attempt:
 def recording_client() -> type:
     """The :class:`cardhall.client.client.Client` subclass the drill's bots use: it records
     every ``act`` and its result (:class:`Attempt`), every seat event, unsolicited ``left``,
-    and every time a room's ``state_id`` went backwards in what it received.
+    every ``resume`` refused after a reconnect, and every time a room's ``state_id`` went
+    backwards in what it received.
 
     Returns:
         The class; its constructor takes the client's arguments.
@@ -144,6 +145,7 @@ def recording_client() -> type:
             self.unsolicited_left: list[str] = []
             self.seen: dict[str, int] = {}
             self.think = 0.0
+            self.resume_failures: list[tuple[str, str]] = []
 
         async def act(self, room: str, action: Any, state_id: int | None = None) -> None:
             if state_id is None:
@@ -168,6 +170,15 @@ def recording_client() -> type:
                 rec.result = "timeout"  # play_seat's act_timeout cancels the request
                 raise
             rec.result = "ok"
+
+        async def _request(self, msg: p.Message) -> p.Message:
+            try:
+                return await super()._request(msg)
+            except (ServerError, ConnectionLost, TimeoutError) as exc:
+                if isinstance(msg, p.Resume):  # the client gives the seat up: note why
+                    code = exc.code if isinstance(exc, ServerError) else type(exc).__name__
+                    self.resume_failures.append((msg.room, code))
+                raise
 
         def _dispatch(self, msg: p.Message) -> None:
             sid: int | None = None
@@ -625,7 +636,9 @@ class Drill:
                 codes[a.result] = codes.get(a.result, 0) + 1
         tail = (f"last act: seat {last.seat} at state {last.state_id} -> {last.result}"
                 if last else "no act")
-        return f"highest state seen per bot {seen}; {tail}; refusals {codes}"
+        failed = [code for c in self.clients for r, code in c.resume_failures if r == g.room]
+        return (f"highest state seen per bot {seen}; {tail}; refusals {codes}; resumes "
+                f"refused {failed}")
 
 
 def audit(room: str, entries: list[Any], attempts: list[Attempt],
