@@ -429,5 +429,60 @@ def bench(rooms: int, rate: float, seconds: float, warmup: float, rounds: int, i
     click.echo(to_json(result) if as_json else render(result))
 
 
+@main.command()
+@click.option("--kind", "kinds", multiple=True, default=("all",), show_default=True,
+              type=click.Choice(["all", "owner-kill", "redis-kill-3s", "redis-kill-12s",
+                                 "redis-stop-10s"]),
+              help="Fault kind to drill (repeat; all: every kind in turn).")
+@click.option("--rooms", type=click.IntRange(1), default=12, show_default=True,
+              help="Tables of bots playing Skipper multi games back to back.")
+@click.option("--seats", type=click.IntRange(2, 6), default=4, show_default=True,
+              help="Bots per table.")
+@click.option("--servers", type=click.IntRange(2, 6), default=3, show_default=True,
+              help="cardhall serve processes sharing the Redis.")
+@click.option("--faults", type=click.IntRange(1), default=None,
+              help="Faults per kind (default: owner-kill 3, redis-kill-3s 2, others 1).")
+@click.option("--turn-limit", type=click.IntRange(1), default=30, show_default=True,
+              help="Skipper turn_limit (turns per seat) of every game.")
+@click.option("--think", type=click.FloatRange(0), default=0.02, show_default=True,
+              help="Seconds each bot waits before acting.")
+@click.option("--finish-timeout", type=click.FloatRange(1), default=90.0, show_default=True,
+              help="Seconds the games may take to finish after the last fault.")
+@click.option("--seconds", type=click.FloatRange(10), default=900.0, show_default=True,
+              help="Cap on the whole run, in seconds.")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object, no table.")
+@click.option("--logdir", type=click.Path(file_okay=False), default=None,
+              help="Keep Redis' AOF and the servers' logs in this folder.")
+def chaos(kinds: tuple[str, ...], rooms: int, seats: int, servers: int, faults: int | None,
+          turn_limit: int, think: float, finish_timeout: float, seconds: float, seed: int,
+          as_json: bool, logdir: str | None) -> None:
+    """Fault drills: bots on several servers and a real redis-server while owners are killed
+    and Redis is killed or paused; every acknowledged action is checked against the Redis
+    log. Exits 1 when a target (0 lost, 0 doubled, 100% finished, no seat dropped, no view
+    backwards) is missed. See docs/operations.md, "Chaos drills"."""
+    import shutil
+    from pathlib import Path
+
+    from .chaos import KINDS, ChaosConfig, render, run
+
+    if shutil.which("redis-server") is None:
+        raise click.ClickException("redis-server is not on PATH")
+    picked = KINDS if "all" in kinds else tuple(dict.fromkeys(kinds))
+    cfg = ChaosConfig(kinds=picked, rooms=rooms, seats=seats, servers=servers, faults=faults,
+                      turn_limit=turn_limit, think=think, finish_timeout=finish_timeout,
+                      seconds=seconds, seed=seed)
+    if logdir is not None:
+        Path(logdir).mkdir(parents=True, exist_ok=True)
+    try:
+        result = run(cfg, None if as_json else lambda m: click.echo(f".. {m}", err=True),
+                     Path(logdir) if logdir else None)
+    except (OSError, RuntimeError) as exc:
+        raise click.ClickException(f"{type(exc).__name__}: {exc}") from None
+    click.echo(json.dumps(result, sort_keys=True) if as_json else render(result))
+    if not result["ok"]:
+        sys.exit(1)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -1,0 +1,779 @@
+"""``cardhall chaos``: bots play on several server processes while faults are injected; then
+every acknowledged action is checked against the Redis log (issue #18).
+
+One *drill* per fault kind, each on a fresh ``redis-server`` (append-only, ``appendfsync
+always``, so a ``kill -9`` loses nothing Redis acknowledged) and fresh ``cardhall serve``
+child processes on 127.0.0.1 and free ports. This process drives bot clients
+(:func:`recording_client`, playing with :func:`cardhall.client.bots.play_seat`): ``rooms``
+tables of ``seats`` bots each play Skipper ``multi`` games back to back, every bot of a table
+connected to another server first (so most seats reach their room through a process that
+does not own it). Fault kinds (:data:`KINDS`):
+
+* ``owner-kill``: ``kill -9`` the server process that owns the most running rooms, restart
+  it on the same port a second later; repeated.
+* ``redis-kill-3s`` / ``redis-kill-12s``: ``kill -9`` redis-server, restart it on the same
+  port and AOF folder 3 s / 12 s later.
+* ``redis-stop-10s``: ``SIGSTOP`` redis-server for 10 s, then ``SIGCONT``.
+
+Checks, after the games, against each room's log in Redis (``cardhall:{room:ID}:log``):
+
+* lost: an action a bot got ``ok`` for (chosen against ``state_id`` S) is not entry S of the
+  log (Skipper multi is turn-based: an accepted action is applied at the state it was
+  chosen against; protocol spec, "state_id and stale actions").
+* doubled: a log entry of a seat that no bot attempt explains (no ``act`` of that seat with
+  that action against that state): an action applied twice, or by nobody who asked. Entries
+  of a seat a server bot took over are counted under "seats dropped" instead.
+* finished: every bot of the game received ``game_over`` in time, and the log replays to a
+  finished game whose last ``state_id`` is the log's length.
+* seats dropped: a ``seat_event`` ``bot`` or ``forfeit`` (every seat is a bot client that
+  never gave up), an ``act`` refused with ``room/not_seated``, an unsolicited ``left``, or
+  a bot of an unfinished game that never received the room's last states (cut off from its
+  room without a word: ``seats_cut_off``).
+* views backwards: a bot received a ``state_id`` (``update``, ``joined``, ``game_over``)
+  lower than one it had already seen in that room (a state shown and later undone, or a
+  stale copy of the room talking).
+
+Nothing here starts anything on import; :func:`run` runs drills and :func:`render` prints
+the table. Every wait is bounded; child processes are always stopped (``finally``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from redis.exceptions import RedisError
+
+from .. import protocol as p
+from .bench import Child, free_port
+
+#: Fault kinds, in the order ``--kind all`` runs them.
+KINDS = ("owner-kill", "redis-kill-3s", "redis-kill-12s", "redis-stop-10s")
+#: Per kind: (what is done, seconds until the process is back, faults in a full drill).
+FAULTS: dict[str, tuple[str, float, int]] = {
+    "owner-kill": ("kill-owner", 1.0, 3),
+    "redis-kill-3s": ("kill-redis", 3.0, 2),
+    "redis-kill-12s": ("kill-redis", 12.0, 1),
+    "redis-stop-10s": ("stop-redis", 10.0, 1),
+}
+#: Seconds of play before the first fault and between the end of one fault and the next.
+SETTLE_SECONDS = 4.0
+#: Receives progress messages.
+Progress = Callable[[str], None]
+
+
+@dataclass
+class ChaosConfig:
+    """What one ``cardhall chaos`` run does.
+
+    Attributes:
+        kinds: Fault kinds to drill, each on fresh processes (see :data:`KINDS`).
+        rooms: Tables of bots playing at once; each plays games back to back.
+        seats: Bots per table (Skipper multi, 2..6).
+        servers: ``cardhall serve`` processes (2..3 is the point: bots reach rooms owned
+            by another process).
+        faults: Faults per kind (None: the kind's full-drill count in :data:`FAULTS`).
+        turn_limit: Skipper ``turn_limit`` (turns per seat) of every game, to bound its length.
+        think: Seconds each bot waits before acting (paces the games).
+        finish_timeout: Seconds games may take to finish after the last fault.
+        seconds: Cap on the whole run, in seconds (kinds not started by then count as
+            failed).
+        seed: Seed of the bots' choices and of the games' deals.
+    """
+
+    kinds: tuple[str, ...] = KINDS
+    rooms: int = 12
+    seats: int = 4
+    servers: int = 3
+    faults: int | None = None
+    turn_limit: int = 30
+    think: float = 0.02
+    finish_timeout: float = 90.0
+    seconds: float = 900.0
+    seed: int = 1
+
+
+@dataclass
+class Attempt:
+    """One ``act`` a bot sent.
+
+    Attributes:
+        room: Room id.
+        seat: The bot's seat.
+        state_id: The ``state_id`` the action was chosen against.
+        action: The action.
+        result: ``"ok"`` (acknowledged), ``"error:CODE"`` (refused), ``"lost"`` (the
+            connection dropped before the reply) or ``"timeout"`` (no reply in time).
+        sent: ``time.monotonic()`` when it was sent, in seconds.
+    """
+
+    room: str
+    seat: int
+    state_id: int
+    action: list[Any]
+    result: str = "pending"
+    sent: float = field(default_factory=time.monotonic)
+
+
+def recording_client() -> type:
+    """The :class:`cardhall.client.client.Client` subclass the drill's bots use: it records
+    every ``act`` and its result (:class:`Attempt`), every seat event, unsolicited ``left``,
+    every ``resume`` refused after a reconnect, and every time a room's ``state_id`` went
+    backwards in what it received.
+
+    Returns:
+        The class; its constructor takes the client's arguments.
+    """
+    from ..client.client import Client, ConnectionLost, ServerError
+
+    class _Recording(Client):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.attempts: list[Attempt] = []
+            self.seat_events: list[tuple[str, int, str]] = []
+            self.backwards: list[tuple[str, int, int, str]] = []
+            self.unsolicited_left: list[str] = []
+            self.seen: dict[str, int] = {}
+            self.think = 0.0
+            self.resume_failures: list[tuple[str, str]] = []
+
+        async def act(self, room: str, action: Any, state_id: int | None = None) -> None:
+            if state_id is None:
+                state_id = int(self.views[room]["state_id"])
+            if self.think:
+                # Paces the game after the choice (play_seat's own ``think`` sleeps before
+                # choosing from a view that may change meanwhile, and the strategy raises
+                # when the view has no legal action left).
+                await asyncio.sleep(self.think)
+            seat = self.seats[room][0] if room in self.seats else -1
+            rec = Attempt(room, seat, state_id, list(action))
+            self.attempts.append(rec)
+            try:
+                await super().act(room, action, state_id)
+            except ServerError as exc:
+                rec.result = f"error:{exc.code}"
+                raise
+            except ConnectionLost:
+                rec.result = "lost"
+                raise
+            except (TimeoutError, asyncio.CancelledError):
+                rec.result = "timeout"  # play_seat's act_timeout cancels the request
+                raise
+            rec.result = "ok"
+
+        async def _request(self, msg: p.Message) -> p.Message:
+            try:
+                return await super()._request(msg)
+            except (ServerError, ConnectionLost, TimeoutError) as exc:
+                if isinstance(msg, p.Resume):  # the client gives the seat up: note why
+                    code = exc.code if isinstance(exc, ServerError) else type(exc).__name__
+                    self.resume_failures.append((msg.room, code))
+                raise
+
+        def _dispatch(self, msg: p.Message) -> None:
+            sid: int | None = None
+            room = getattr(msg, "room", None)
+            if isinstance(msg, (p.Update, p.GameOver)):
+                sid = msg.state_id
+            elif isinstance(msg, p.Joined) and isinstance(msg.view, dict):
+                sid = msg.view.get("state_id")
+            elif isinstance(msg, p.SeatEvent):
+                self.seat_events.append((msg.room, msg.seat, msg.event))
+            elif isinstance(msg, p.Left) and msg.re is None:
+                self.unsolicited_left.append(msg.room)
+            if isinstance(room, str) and isinstance(sid, int):
+                before = self.seen.get(room, -1)
+                if sid < before:
+                    full = not isinstance(msg, p.Update) or msg.view is not None
+                    what = f"{msg.TYPE} ({'full view' if full else 'delta'}, via {self.url})"
+                    self.backwards.append((room, before, sid, what))
+                self.seen[room] = max(before, sid)
+            super()._dispatch(msg)
+
+    return _Recording
+
+
+@dataclass
+class GameRecord:
+    """One game a table played.
+
+    Attributes:
+        room: Room id.
+        seats: Per bot of the table: its seat.
+        finished: Per bot: it received ``game_over`` in time.
+        state_id: The final ``state_id`` (from a ``game_over``; -1 if none came).
+    """
+
+    room: str
+    seats: list[int]
+    finished: list[bool] = field(default_factory=list)
+    state_id: int = -1
+
+
+# -- processes ----------------------------------------------------------------------------
+
+
+class Redis:
+    """A redis-server on a fixed port with append-only persistence, ``appendfsync always``
+    (a ``kill -9`` loses no write Redis answered), restartable on the same port and folder.
+
+    Args:
+        workdir: Folder of its AOF files (kept across restarts).
+        log: File its output is appended to.
+    """
+
+    def __init__(self, workdir: Path, log: Path) -> None:
+        self.workdir = workdir
+        self.port = free_port()
+        self.log = log
+        self.child: Child | None = None
+
+    @property
+    def url(self) -> str:
+        """``redis://127.0.0.1:PORT/0``."""
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        """Start (or restart) it and wait until it listens (at most 30 s).
+
+        Raises:
+            RuntimeError: it exited or did not listen in time.
+        """
+        self.child = Child("redis-server", [
+            "redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
+            "--appendonly", "yes", "--appendfsync", "always", "--save", "",
+            "--dir", str(self.workdir), "--protected-mode", "no"], self.port, self.log)
+
+    def signal(self, sig: int) -> None:
+        """Send ``sig`` (SIGKILL waits for the process to be gone)."""
+        if self.child is not None and self.child.proc.poll() is None:
+            self.child.proc.send_signal(sig)
+            if sig == signal.SIGKILL:
+                self.child.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        """Stop it (SIGCONT first, in case it was stopped)."""
+        if self.child is not None:
+            with contextlib.suppress(ProcessLookupError):
+                self.signal(signal.SIGCONT)
+            self.child.stop()
+
+
+class Serve:
+    """A ``cardhall serve --redis-url`` child process on a fixed port, restartable on it
+    (so that the bots' URL lists stay valid), with every per-client limit off and finished
+    rooms kept an hour (their logs are checked after the drill).
+
+    Args:
+        redis_url: The shared Redis.
+        log: File its output is appended to (across restarts).
+    """
+
+    def __init__(self, redis_url: str, log: Path) -> None:
+        self.redis_url = redis_url
+        self.port = free_port()
+        self.log = log
+        self.child: Child | None = None
+
+    @property
+    def url(self) -> str:
+        """``ws://127.0.0.1:PORT``."""
+        return f"ws://127.0.0.1:{self.port}"
+
+    @property
+    def pid(self) -> int | None:
+        """Process id while running."""
+        if self.child is None or self.child.proc.poll() is not None:
+            return None
+        return self.child.pid
+
+    def start(self) -> None:
+        """Start (or restart) it and wait until it listens (at most 30 s).
+
+        Raises:
+            RuntimeError: it exited or did not listen in time.
+        """
+        self.child = Child("cardhall serve", [
+            sys.executable, "-m", "cardhall.server.cli", "serve", "--port", str(self.port),
+            "--redis-url", self.redis_url, "--log-level", "WARNING", "--msg-rate", "0",
+            "--max-connections-per-address", "0", "--rooms-per-minute", "0",
+            "--finished-ttl", "3600"], self.port, self.log)
+
+    def kill9(self) -> None:
+        """SIGKILL, and wait until it is gone."""
+        if self.child is not None and self.child.proc.poll() is None:
+            self.child.proc.kill()
+            self.child.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        """SIGTERM (SIGKILL after 10 s)."""
+        if self.child is not None:
+            self.child.stop()
+
+
+@contextlib.contextmanager
+def _cleanup(procs: list[Any]) -> Iterator[None]:
+    try:
+        yield
+    finally:
+        for proc in reversed(procs):
+            with contextlib.suppress(Exception):
+                proc.stop()
+
+
+# -- one drill ----------------------------------------------------------------------------
+
+
+class Drill:
+    """One fault kind on fresh processes: bots play, faults are injected, logs are checked.
+
+    Args:
+        kind: One of :data:`KINDS`.
+        cfg: The run's configuration.
+        deadline: ``time.monotonic()`` value by which everything must be over.
+        workdir: Folder for Redis' AOF and the servers' logs.
+        say: Progress messages (None: quiet).
+    """
+
+    def __init__(self, kind: str, cfg: ChaosConfig, deadline: float, workdir: Path,
+                 say: Progress | None) -> None:
+        if kind not in FAULTS:
+            raise ValueError(f"unknown fault kind {kind!r}; one of {', '.join(KINDS)}")
+        self.kind = kind
+        self.cfg = cfg
+        self.deadline = deadline
+        self.workdir = workdir
+        self.say = say or (lambda _m: None)
+        self.redis = Redis(workdir, workdir / "redis.log")
+        self.servers: list[Serve] = []
+        self.clients: list[Any] = []
+        self.games: list[GameRecord] = []
+        self.setups_failed = 0
+        self.faults_injected = 0
+        self.fault_errors: list[str] = []
+        self.rng = random.Random(f"{cfg.seed}:{kind}")
+        self._admin: Any = None  # a redis.asyncio client while the drill runs
+
+    # The fault schedule ------------------------------------------------------------------
+
+    def schedule(self) -> list[float]:
+        """Seconds after the start of play at which each fault begins."""
+        _, outage, count = FAULTS[self.kind]
+        count = self.cfg.faults if self.cfg.faults is not None else count
+        return [SETTLE_SECONDS + k * (outage + SETTLE_SECONDS) for k in range(count)]
+
+    def play_seconds(self) -> float:
+        """Seconds during which tables start new games: until the last fault is over plus
+        a settle time."""
+        _, outage, _ = FAULTS[self.kind]
+        times = self.schedule()
+        return (times[-1] + outage if times else 0.0) + SETTLE_SECONDS
+
+    async def _inject(self, t0: float) -> None:
+        what, outage, _ = FAULTS[self.kind]
+        for at in self.schedule():
+            await asyncio.sleep(max(0.0, t0 + at - time.monotonic()))
+            if time.monotonic() > self.deadline:
+                return
+            try:
+                if what == "kill-owner":
+                    await self._kill_owner(outage)
+                elif what == "kill-redis":
+                    self.say(f"{self.kind}: kill -9 redis-server, {outage:g} s down")
+                    await asyncio.to_thread(self.redis.signal, signal.SIGKILL)
+                    self.faults_injected += 1
+                    try:
+                        await asyncio.sleep(outage)
+                    finally:
+                        await asyncio.to_thread(self.redis.start)
+                else:
+                    self.say(f"{self.kind}: SIGSTOP redis-server for {outage:g} s")
+                    self.redis.signal(signal.SIGSTOP)
+                    self.faults_injected += 1
+                    try:
+                        await asyncio.sleep(outage)
+                    finally:
+                        self.redis.signal(signal.SIGCONT)
+            except (OSError, RuntimeError, ValueError, RedisError) as exc:
+                self.fault_errors.append(f"{type(exc).__name__}: {exc}")
+
+    async def _kill_owner(self, down: float) -> None:
+        from .redis_store import key
+
+        pids = {s.pid: s for s in self.servers if s.pid is not None}
+        counts = dict.fromkeys(pids, 0)
+        running = [g.room for g in self.games if g.state_id < 0]
+        for room in running:
+            owner = await self._admin.get(key(room, "owner"))
+            if owner is not None:
+                pid = int(owner.decode().split(":")[1])
+                if pid in counts:
+                    counts[pid] += 1
+        if not counts:
+            raise RuntimeError("no server process is running")
+        pid = max(counts, key=lambda k: counts[k])
+        victim = pids[pid]
+        self.say(f"{self.kind}: kill -9 server pid {pid} (owner of {counts[pid]} of "
+                 f"{len(running)} running rooms), back in {down:g} s")
+        await asyncio.to_thread(victim.kill9)
+        self.faults_injected += 1
+        await asyncio.sleep(down)
+        await asyncio.to_thread(victim.start)
+
+    # Bots ----------------------------------------------------------------------------------
+
+    async def _table(self, t: int, clients: list[Any], stop_new: float) -> None:
+        from ..client.bots import play_seat
+        from ..client.client import ConnectionLost, ServerError
+        from .games.bots import strategy
+
+        choose = strategy("skipper", "greedy")
+        while time.monotonic() < stop_new:
+            created = None
+            try:
+                async with asyncio.timeout(15):
+                    created = await clients[0].create_room(
+                        "skipper", mode="multi", seats=len(clients),
+                        options={"turn_limit": self.cfg.turn_limit,
+                                 "seed": self.rng.randrange(1 << 30)})
+                    seats = [(await c.join(created.room)).seat for c in clients]
+            except (ServerError, ConnectionLost, TimeoutError, OSError):
+                # A room whose setup failed (the store was down, say) is not a game: try a
+                # new one. Its seats are forgotten so reconnects do not resume them.
+                self.setups_failed += 1
+                for c in clients:
+                    if created is not None:
+                        c.seats.pop(created.room, None)
+                await asyncio.sleep(0.5)
+                continue
+            game = GameRecord(created.room, list(seats), [False] * len(clients))
+            self.games.append(game)
+
+            async def seat(k: int) -> None:
+                res = await play_seat(clients[k], game.room, seats[k], choose,
+                                      random.Random(self.rng.random()))
+                game.finished[k] = True
+                game.state_id = max(game.state_id, res.state_id)
+
+            remaining = self.deadline - time.monotonic()
+            end = min(self.deadline, stop_new + self.cfg.finish_timeout)
+            try:
+                async with asyncio.timeout(max(0.0, min(remaining, end - time.monotonic()))):
+                    await asyncio.gather(*(seat(k) for k in range(len(clients))))
+            except Exception as exc:  # timeout, a client that gave up, ...: reported
+                self.say(f"{self.kind}: table {t} room {game.room} did not finish: "
+                         f"{type(exc).__name__} {exc}")
+                return
+            for c in clients:
+                c.seats.pop(game.room, None)  # over: not resumed after a later reconnect
+
+    # The whole drill ---------------------------------------------------------------------
+
+    async def run(self) -> dict[str, Any]:
+        """Start the processes, play with faults, check the logs; stop everything.
+
+        Returns:
+            The drill's figures (see :func:`render`).
+        """
+        t_start = time.monotonic()
+        procs: list[Any] = [self.redis]
+        with _cleanup(procs):
+            await asyncio.to_thread(self.redis.start)
+            for k in range(self.cfg.servers):
+                srv = Serve(self.redis.url, self.workdir / f"serve-{k}.log")
+                procs.append(srv)
+                self.servers.append(srv)
+                await asyncio.to_thread(srv.start)
+            import redis.asyncio as aioredis
+
+            self._admin = aioredis.Redis.from_url(self.redis.url, socket_timeout=2,
+                                                  socket_connect_timeout=2)
+            try:
+                return await self._play_and_check(t_start)
+            finally:
+                for c in self.clients:
+                    with contextlib.suppress(Exception):
+                        await c.close()
+                with contextlib.suppress(Exception):
+                    await self._admin.aclose()
+
+    async def _play_and_check(self, t_start: float) -> dict[str, Any]:
+        client_cls = recording_client()
+        urls = [s.url for s in self.servers]
+        tables = []
+        for t in range(self.cfg.rooms):
+            clients = []
+            for i in range(self.cfg.seats):
+                first = (t + i) % len(urls)
+                c = client_cls([urls[(first + k) % len(urls)] for k in range(len(urls))],
+                               name=f"chaos-{t}-{i}", reconnect_timeout=120.0)
+                c.think = self.cfg.think
+                await c.connect()
+                clients.append(c)
+            self.clients += clients
+            tables.append(clients)
+        t0 = time.monotonic()
+        stop_new = min(self.deadline, t0 + self.play_seconds())
+        self.say(f"{self.kind}: {self.cfg.rooms} tables x {self.cfg.seats} bots on "
+                 f"{len(urls)} servers; faults at {self.schedule()} s")
+        faults = asyncio.get_running_loop().create_task(self._inject(t0))
+        try:
+            await asyncio.gather(*(self._table(t, c, stop_new) for t, c in enumerate(tables)))
+        finally:
+            # A fault still under way is finished (Redis restarted or continued) first.
+            try:
+                async with asyncio.timeout(60):
+                    await asyncio.shield(faults)
+            except TimeoutError:
+                faults.cancel()
+                await asyncio.gather(faults, return_exceptions=True)
+        figures = await self._check()
+        figures["wall_s"] = round(time.monotonic() - t_start, 1)
+        return figures
+
+    async def _check(self) -> dict[str, Any]:
+        from .games import get
+        from .redis_store import RedisStore
+        from .room import rebuild
+
+        attempts: dict[str, list[Attempt]] = {}
+        for c in self.clients:
+            for a in c.attempts:
+                attempts.setdefault(a.room, []).append(a)
+        dropped_events = [(r, s, e) for c in self.clients for r, s, e in c.seat_events
+                          if e in ("bot", "forfeit")]
+        bot_seats = {(r, s) for r, s, e in dropped_events if e == "bot"}
+        not_seated = sum(a.result == "error:room/not_seated" for c in self.clients
+                         for a in c.attempts)
+        left = sum(len(c.unsolicited_left) for c in self.clients)
+        backwards = [b for c in self.clients for b in c.backwards]
+        out: dict[str, Any] = {
+            "kind": self.kind, "games": len(self.games), "finished": 0, "acked": 0,
+            "applied_unacked": 0, "lost": 0, "doubled": 0, "bot_moves": 0,
+            "views_backwards": len(backwards),
+            "seats_dropped": len({(r, s) for r, s, _ in dropped_events}) + not_seated + left,
+            "seats_cut_off": 0, "faults": self.faults_injected,
+            "setups_failed": self.setups_failed, "details": []}
+        store = RedisStore(self.redis.url)
+        try:
+            for g in self.games:
+                mine = attempts.get(g.room, [])
+                try:
+                    async with asyncio.timeout(30):
+                        loaded = await store.load(g.room)
+                        entries = await store.log(g.room) if loaded is not None else []
+                except Exception as exc:  # the drill reports it instead of dying
+                    out["details"].append(f"room {g.room}: log not readable: {exc}")
+                    loaded, entries = None, []
+                bots = {s for r, s in bot_seats if r == g.room}
+                found = audit(g.room, entries, mine, bots)
+                for k in ("acked", "applied_unacked", "lost", "doubled", "bot_moves"):
+                    out[k] += found[k]
+                out["details"] += found["details"]
+                over, to_act = False, None
+                if loaded is not None:
+                    try:
+                        game = rebuild(get(loaded.record["game"]), loaded.record["options"],
+                                       loaded.record["seats"], None, entries)
+                        over = game.over and game.state_id == len(entries) == g.state_id
+                        to_act = game.to_act()
+                    except Exception as exc:
+                        out["details"].append(f"room {g.room}: the log does not replay: {exc}")
+                if all(g.finished) and over:
+                    out["finished"] += 1
+                else:
+                    # A bot still connected that never heard of the room's last states
+                    # was cut off from it without a word: a seat silently dropped.
+                    behind = [c for c in self.clients
+                              if -1 < c.seen.get(g.room, -1) < len(entries)]
+                    out["seats_dropped"] += len(behind)
+                    out["seats_cut_off"] += len(behind)
+                    out["details"].append(
+                        f"room {g.room}: not finished (game_over per bot {g.finished}, log "
+                        f"replays to a finished game: {over}, log length {len(entries)}, "
+                        f"final state_id {g.state_id}, seats to act there {to_act}); "
+                        f"{self._last_words(g, mine)}")
+        finally:
+            await store.close()
+        per_room: dict[str, list[tuple[int, int, str]]] = {}
+        for r, before, sid, what in backwards:
+            per_room.setdefault(r, []).append((before, sid, what))
+        for r, seen in per_room.items():
+            before, sid, what = seen[0]
+            out["details"].append(f"room {r}: {len(seen)} view(s) went backwards, e.g. a bot "
+                                  f"saw state {before}, then {what} {sid}")
+        for r, s, e in dropped_events[:20]:
+            out["details"].append(f"room {r}: seat_event {e} for seat {s}")
+        if not_seated:
+            out["details"].append(f"{not_seated} act(s) refused with room/not_seated")
+        if left:
+            out["details"].append(f"{left} unsolicited left message(s)")
+        out["details"] += [f"fault not injected: {e}" for e in self.fault_errors]
+        out["finished_pct"] = round(100.0 * out["finished"] / out["games"], 1) \
+            if out["games"] else 0.0
+        out["ok"] = passed(out)
+        return out
+
+    def _last_words(self, g: GameRecord, mine: list[Attempt]) -> str:
+        """What the bots of an unfinished game last saw and sent (for the details)."""
+        seen = [f"seat {seat}: {c.seen.get(g.room, -1)} via {c.url}"
+                for c in self.clients if g.room in c.seen
+                for seat in [c.seats.get(g.room, (None,))[0]]]
+        last = max(mine, key=lambda a: a.sent) if mine else None
+        codes: dict[str, int] = {}
+        for a in mine:
+            if a.result != "ok":
+                codes[a.result] = codes.get(a.result, 0) + 1
+        tail = (f"last act: seat {last.seat} at state {last.state_id} -> {last.result}"
+                if last else "no act")
+        failed = [code for c in self.clients for r, code in c.resume_failures if r == g.room]
+        return (f"highest state seen per bot {seen}; {tail}; refusals {codes}; resumes "
+                f"refused {failed}")
+
+
+def audit(room: str, entries: list[Any], attempts: list[Attempt],
+          bot_seats: set[int] | frozenset[int] = frozenset()) -> dict[str, Any]:
+    """Check a turn-based room's log against the ``act``s its bots sent.
+
+    An action accepted against ``state_id`` S is log entry S (0-based: entry S made state
+    S + 1; protocol spec "state_id and stale actions").
+
+    Args:
+        room: Room id (for the details).
+        entries: The room's whole log, ``[kind, seat, action]`` entries (kind ``"a"``: an
+            action, ``"f"``: a forfeit).
+        attempts: Every ``act`` sent to the room, with its result.
+        bot_seats: Seats a server bot took over: their unexplained entries are the bot's.
+
+    Returns:
+        ``acked`` (acts answered ``ok``), ``lost`` (acked but not at their entry),
+        ``doubled`` (action entries no attempt of that seat, action and state explains),
+        ``bot_moves`` (unexplained entries of ``bot_seats``), ``applied_unacked`` (in the
+        log though their reply never came), ``details`` (one line per lost or doubled).
+    """
+    out: dict[str, Any] = {"acked": 0, "applied_unacked": 0, "lost": 0, "doubled": 0,
+                           "bot_moves": 0, "details": []}
+    explained = {(a.seat, a.state_id, _key(a.action)) for a in attempts}
+    acked = {(a.seat, a.state_id, _key(a.action)) for a in attempts if a.result == "ok"}
+    for a in attempts:
+        at = a.state_id
+        there = (0 <= at < len(entries) and entries[at][0] == "a" and entries[at][1] == a.seat
+                 and _key(entries[at][2]) == _key(a.action))
+        if a.result == "ok":
+            out["acked"] += 1
+            if not there:
+                out["lost"] += 1
+                got = entries[at] if 0 <= at < len(entries) else None
+                out["details"].append(
+                    f"room {room}: lost: seat {a.seat} {a.action} acked at state {at}; the "
+                    f"log has {got} there (length {len(entries)})")
+    for i, (kind, seat, action) in enumerate(entries):
+        if kind != "a":
+            continue
+        if (seat, i, _key(action)) in explained:
+            out["applied_unacked"] += (seat, i, _key(action)) not in acked
+            continue
+        if seat in bot_seats:
+            out["bot_moves"] += 1
+        else:
+            out["doubled"] += 1
+            out["details"].append(f"room {room}: doubled: log entry {i} {[kind, seat, action]} "
+                                  "matches no act of that seat at that state")
+    return out
+
+
+def _key(action: Any) -> str:
+    """A hashable, comparable form of an action (lists and tuples alike)."""
+    return repr(list(action) if isinstance(action, (list, tuple)) else action)
+
+
+def passed(fig: dict[str, Any]) -> bool:
+    """The issue's targets for one drill: games were played, 0 lost, 0 doubled, 100% of
+    games finished, no seat dropped, no view backwards, and every planned fault injected."""
+    return bool(fig["games"] and fig["lost"] == 0 and fig["doubled"] == 0
+                and fig["finished"] == fig["games"] and fig["seats_dropped"] == 0
+                and fig["views_backwards"] == 0 and fig["faults"] >= 1)
+
+
+async def run_async(cfg: ChaosConfig, say: Progress | None = None,
+                    logdir: Path | None = None) -> dict[str, Any]:
+    """Run one drill per kind of ``cfg.kinds`` in turn, within ``cfg.seconds``.
+
+    Args:
+        say: Progress messages (None: quiet).
+        logdir: Keep Redis' and the servers' logs there (None: a temporary folder,
+            removed afterwards).
+
+    Returns:
+        ``{"config": ..., "drills": [figures per kind], "ok": all targets met}``; a kind
+        not started before the cap has ``{"kind", "skipped": True, "ok": False}``.
+
+    Raises:
+        ValueError: an unknown kind.
+    """
+    for kind in cfg.kinds:
+        if kind not in FAULTS:
+            raise ValueError(f"unknown fault kind {kind!r}; one of {', '.join(KINDS)}")
+    deadline = time.monotonic() + cfg.seconds
+    drills: list[dict[str, Any]] = []
+    base = logdir or Path(tempfile.mkdtemp(prefix="cardhall-chaos-"))
+    try:
+        for kind in cfg.kinds:
+            if time.monotonic() > deadline - 10:
+                drills.append({"kind": kind, "skipped": True, "ok": False})
+                continue
+            workdir = base / kind
+            if workdir.exists():
+                shutil.rmtree(workdir)
+            workdir.mkdir(parents=True)
+            drills.append(await Drill(kind, cfg, deadline, workdir, say).run())
+            if say:
+                say(f"{kind}: {'PASS' if drills[-1]['ok'] else 'FAIL'}")
+    finally:
+        if logdir is None:
+            shutil.rmtree(base, ignore_errors=True)
+    return {"config": asdict(cfg), "drills": drills, "ok": all(d["ok"] for d in drills)}
+
+
+def run(cfg: ChaosConfig, say: Progress | None = None,
+        logdir: Path | None = None) -> dict[str, Any]:
+    """:func:`run_async` in a new event loop (the ``cardhall chaos`` command)."""
+    from .bench import raise_fd_limit
+
+    raise_fd_limit(4096)
+    return asyncio.run(run_async(cfg, say, logdir))
+
+
+COLUMNS = (("kind", "fault kind"), ("games", "games"), ("finished_pct", "finished %"),
+           ("acked", "acked"), ("lost", "lost"), ("doubled", "doubled"),
+           ("views_backwards", "views back"), ("seats_dropped", "seats dropped"),
+           ("faults", "faults"), ("wall_s", "wall s"))
+
+
+def render(result: dict[str, Any]) -> str:
+    """The figures as a text table, one row per fault kind, then the details of misses."""
+    rows = [[h for _, h in COLUMNS] + ["result"]]
+    for d in result["drills"]:
+        if d.get("skipped"):
+            rows.append([d["kind"]] + ["-"] * (len(COLUMNS) - 1) + ["SKIPPED (--seconds)"])
+            continue
+        rows.append([str(d[k]) for k, _ in COLUMNS] + ["ok" if d["ok"] else "MISSED"])
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                       for i, (c, w) in enumerate(zip(r, widths))) for r in rows]
+    for d in result["drills"]:
+        for line in d.get("details", [])[:30]:
+            lines.append(f"  {d['kind']}: {line}")
+    lines.append("targets: 0 lost, 0 doubled, 100% finished, 0 seats dropped, 0 views "
+                 f"backwards: {'met' if result['ok'] else 'MISSED'}")
+    return "\n".join(lines)

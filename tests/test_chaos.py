@@ -1,0 +1,85 @@
+"""The short CI version of ``cardhall chaos`` (issue #18): bots on two ``cardhall serve``
+processes and a real redis-server (AOF, ``appendfsync always``) while faults are injected;
+every acknowledged action must be in the Redis log once, at its state, and every game must
+finish. The long kinds (12 s Redis outage, 10 s SIGSTOP, repeated owner kills, 12 rooms on
+3 processes) run only from the command line: ``cardhall chaos`` (docs/operations.md).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cardhall.server.chaos import Attempt, ChaosConfig, audit, passed, render, run_async
+
+needs_redis = pytest.mark.skipif(shutil.which("redis-server") is None,
+                                 reason="redis-server is not installed")
+
+
+def test_audit_finds_lost_doubled_and_unacked_actions() -> None:
+    # Seat 0 acts at 0 and 2, seat 1 at 1 (its first try's reply was lost, then refused as
+    # stale on the retry: applied, not acknowledged).
+    entries = [["a", 0, ["draw"]], ["a", 1, ["play", "5D", "D"]], ["a", 0, ["end"]]]
+    attempts = [Attempt("r", 0, 0, ["draw"], "ok"),
+                Attempt("r", 1, 1, ["play", "5D", "D"], "lost"),
+                Attempt("r", 1, 1, ["play", "5D", "D"], "error:action/stale_state"),
+                Attempt("r", 0, 2, ["end"], "ok")]
+    clean = audit("r", entries, attempts)
+    assert (clean["acked"], clean["lost"], clean["doubled"], clean["applied_unacked"]) == \
+        (2, 0, 0, 1)
+    # An acknowledged action missing from the log (a log one entry short) is lost.
+    short = audit("r", entries[:2], attempts)
+    assert short["lost"] == 1 and "acked at state 2" in short["details"][0]
+    # Another action where the acknowledged one should be is lost too.
+    other = audit("r", [*entries[:2], ["a", 0, ["pass"]]], attempts)
+    assert other["lost"] == 1 and other["doubled"] == 1
+    # The same action applied a second time (at a state it was not chosen against).
+    twice = audit("r", [*entries, ["a", 0, ["end"]]], attempts)
+    assert (twice["lost"], twice["doubled"]) == (0, 1)
+    # ... unless a server bot plays that seat (counted as a dropped seat elsewhere).
+    bot = audit("r", [*entries, ["a", 0, ["end"]]], attempts, {0})
+    assert (bot["doubled"], bot["bot_moves"]) == (0, 1)
+    # Forfeits are the server's, never a bot's act.
+    assert audit("r", [*entries, ["f", 1, None]], attempts)["doubled"] == 0
+
+
+async def drill(kind: str, tmp_path: Path) -> dict[str, Any]:
+    """One short drill of ``kind``: 4 tables of 4 bots on 2 servers, one fault."""
+    cfg = ChaosConfig(kinds=(kind,), rooms=4, seats=4, servers=2, faults=1, turn_limit=20,
+                      finish_timeout=60.0, seconds=150.0, seed=7)
+    result = await run_async(cfg, None, tmp_path)
+    (fig,) = result["drills"]
+    print(render(result))  # shown by pytest when the test fails
+    return fig
+
+
+def check(fig: dict[str, Any]) -> None:
+    """The issue's targets, one assertion each so a failure names the figure missed."""
+    assert fig["faults"] == 1, fig["details"]
+    assert fig["games"] >= 4 and fig["acked"] > 100, fig
+    assert fig["lost"] == 0, fig["details"]
+    assert fig["doubled"] == 0, fig["details"]
+    assert fig["finished"] == fig["games"], fig["details"]
+    assert fig["seats_dropped"] == 0, fig["details"]
+    assert fig["views_backwards"] == 0, fig["details"]
+    assert passed(fig)
+
+
+@needs_redis
+@pytest.mark.slow
+async def test_owner_kill_9_loses_nothing(tmp_path: Path) -> None:
+    check(await drill("owner-kill", tmp_path))
+
+
+@needs_redis
+@pytest.mark.slow
+@pytest.mark.xfail(strict=False, reason=(
+    "issue #18, two live copies of a room after racing takeovers: Redis comes back without "
+    "the leases, the processes take over each other's rooms while the old owners still run "
+    "them, and a copy loaded at an older state sends its full view (views go backwards, "
+    "e.g. state 134 then 131); fixed on another branch, remove this mark after the merge"))
+async def test_redis_kill_9_for_3_seconds_loses_nothing(tmp_path: Path) -> None:
+    check(await drill("redis-kill-3s", tmp_path))
