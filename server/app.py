@@ -15,6 +15,7 @@ from websockets.asyncio.server import ServerConnection, serve
 from websockets.http11 import Request, Response
 from websockets.typing import Origin
 
+from . import web
 from .cluster import Cluster
 from .config import Settings
 from .connection import Connection, peer_address
@@ -109,9 +110,12 @@ class Server:
         return context
 
     async def _process_request(self, ws: ServerConnection, request: Request) -> Response | None:
-        """HTTP on the WebSocket port: ``/healthz`` and ``/metrics``; anything else goes on
-        to the per-address admission, then the WebSocket handshake."""
+        """HTTP on the WebSocket port: ``/healthz``, ``/metrics`` and the web app's files
+        (:mod:`.web`, for a GET that is not a WebSocket upgrade); a WebSocket upgrade goes on
+        to the per-address admission, then the handshake."""
         response = await self.metrics.http(ws, request)
+        if response is None:
+            response = web.respond(ws, request)
         if response is not None:
             return response
         return self._admit(ws, request)

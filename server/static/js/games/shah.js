@@ -1,0 +1,1 @@
+export { render, describeAction, describeEvent, describeOutcome } from "./generic.js";

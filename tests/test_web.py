@@ -1,0 +1,337 @@
+"""The browser client: its files served on the WebSocket port, and real games played in
+Debian's Chromium driven by Playwright (``executable_path``; never ``playwright install``).
+
+The browser tests skip when ``/usr/bin/chromium`` or the ``playwright`` package is missing
+(``.ci/run`` installs chromium). Screenshots go to ``$CARDHALL_TEST_ARTIFACTS`` (default
+``test-artifacts/web`` in the repository).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cardhall.server import web
+from cardhall.server.app import Server
+from cardhall.server.store import MemoryStore
+
+from .conftest import serving
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync"]
+ARTIFACTS = Path(os.environ.get("CARDHALL_TEST_ARTIFACTS")
+                 or Path(__file__).resolve().parent.parent / "test-artifacts" / "web")
+
+
+async def http_get(port: int, path: str, headers: dict[str, str] | None = None
+                   ) -> tuple[int, dict[str, str], bytes]:
+    """One raw HTTP/1.1 GET (the path is sent as is, ``..`` included): status, headers
+    (lower-case names), body."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    lines = [f"GET {path} HTTP/1.1", f"Host: 127.0.0.1:{port}", "Connection: close"]
+    lines += [f"{k}: {v}" for k, v in (headers or {}).items()]
+    writer.write(("\r\n".join(lines) + "\r\n\r\n").encode())
+    await writer.drain()
+    data = await asyncio.wait_for(reader.read(), timeout=10)
+    writer.close()
+    head, _, body = data.partition(b"\r\n\r\n")
+    status_line, *header_lines = head.decode("latin-1").split("\r\n")
+    out = {}
+    for line in header_lines:
+        name, _, value = line.partition(":")
+        out[name.strip().lower()] = value.strip()
+    return int(status_line.split()[1]), out, body
+
+
+# -- serving the files (no browser) ------------------------------------------------------
+
+async def test_root_serves_the_web_app(server: Server) -> None:
+    status, headers, body = await http_get(server.port, "/")
+    assert status == 200
+    assert headers["content-type"] == "text/html; charset=utf-8"
+    assert b'<script type="module" src="/js/app.js">' in body
+    assert headers["cache-control"] == "no-cache"
+    assert int(headers["content-length"]) == len(body)
+
+
+async def test_static_files_types_and_cache(server: Server) -> None:
+    status, headers, body = await http_get(server.port, "/js/protocol.js")
+    assert status == 200 and headers["content-type"].startswith("text/javascript")
+    assert b"applyDelta" in body
+    status, headers, body = await http_get(server.port, "/vendor/msgpack/index.mjs")
+    assert status == 200 and headers["content-type"].startswith("text/javascript")
+    assert headers["cache-control"] == web.VENDOR_CACHE
+    status, headers, _ = await http_get(server.port, "/app.css")
+    assert status == 200 and headers["content-type"].startswith("text/css")
+    etag = headers["etag"]
+    status, headers2, body = await http_get(server.port, "/app.css", {"If-None-Match": etag})
+    assert status == 304 and body == b"" and headers2["etag"] == etag
+
+
+@pytest.mark.parametrize("path", [
+    "/../pyproject.toml", "/js/../../web.py", "/../app.py", "/..%2fapp.py", "/%2e%2e/app.py",
+    "/.hidden", "/js/", "/nothing.js", "/vendor/msgpack/../../../web.py", "//etc/passwd",
+    "/js\\..\\..\\web.py",
+])
+async def test_no_directory_traversal(server: Server, path: str) -> None:
+    status, _, body = await http_get(server.port, path)
+    assert status == 404, body
+    assert b"def respond" not in body and b"[project]" not in body
+
+
+async def test_health_and_metrics_still_served(server: Server) -> None:
+    status, _, body = await http_get(server.port, "/healthz")
+    assert (status, body) == (200, b"ok\n")
+    status, _, body = await http_get(server.port, "/metrics")
+    assert status == 200 and b"cardhall" in body
+
+
+def test_resolve_stays_inside_root(tmp_path: Path) -> None:
+    root = tmp_path / "static"
+    root.mkdir()
+    (root / "index.html").write_text("x")
+    (tmp_path / "secret.txt").write_text("s")
+    (root / "link.txt").symlink_to(tmp_path / "secret.txt")
+    assert web.resolve("/", root) == (root / "index.html").resolve()
+    assert web.resolve("/index.html?x=1", root) == (root / "index.html").resolve()
+    assert web.resolve("/link.txt", root) is None  # a symlink out of the folder
+    assert web.resolve("/../secret.txt", root) is None
+    assert web.resolve("index.html", root) is None
+
+
+# -- in the browser -----------------------------------------------------------------------
+
+def _need_browser() -> Any:
+    if not CHROMIUM.exists():
+        pytest.skip("/usr/bin/chromium is not installed (apt-get install chromium)")
+    try:
+        from playwright.async_api import async_playwright
+    except ImportError:
+        pytest.skip("playwright is not installed (pip install -e .[test])")
+    return async_playwright
+
+
+@contextlib.asynccontextmanager
+async def browser() -> AsyncIterator[Any]:
+    """A headless Debian Chromium."""
+    async_playwright = _need_browser()
+    async with async_playwright() as p:
+        b = await p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            await b.close()
+
+
+async def new_page(b: Any, port: int, errors: list[str]) -> Any:
+    """A page with its own storage (a separate player), opened on the lobby."""
+    context = await b.new_context(viewport={"width": 1280, "height": 900})
+    page = await context.new_page()
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error"
+            and "favicon" not in m.text else None)
+    page.set_default_timeout(20_000)
+    await page.goto(f"http://127.0.0.1:{port}/")
+    await page.wait_for_selector("#create-form")
+    return page
+
+
+def shot(name: str) -> str:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return str(ARTIFACTS / f"{name}.png")
+
+
+async def room_attr(page: Any, name: str) -> str | None:
+    return await page.evaluate(
+        f"() => {{ const r = document.querySelector('#room'); return r ? r.dataset.{name} : null; }}")
+
+
+async def wait_new_state(page: Any, old: str) -> None:
+    """Until the page's state_id moves on from ``old``, the game is over or an error shows."""
+    await page.wait_for_function(
+        """old => { const r = document.querySelector('#room');
+                    return !r || r.dataset.stateId !== old || r.dataset.over === '1'
+                        || document.querySelector('#act-error'); }""", arg=old)
+    err = page.locator("#act-error")
+    assert not await err.count(), await err.inner_text()
+
+
+async def dom_cards(page: Any) -> list[str]:
+    return list(await page.eval_on_selector_all("[data-card]", "els => els.map(e => e.dataset.card)"))
+
+
+async def check_hidden_hands(page: Any, room: Any, seat: int) -> bool:
+    """The page shows its own hand exactly as the engine deals it, and no card of another
+    seat's hand (when the page holds the engine's current state). True when checked."""
+    game = room.game
+    if str(game.state_id) != await room_attr(page, "stateId"):
+        return False
+    shown = await dom_cards(page)
+    hand = await page.eval_on_selector_all("#hand [data-card]", "els => els.map(e => e.dataset.card)")
+    if str(game.state_id) != await room_attr(page, "stateId"):
+        return False  # moved on while reading
+    assert sorted(hand) == sorted(game.view(seat)["hand"])
+    for other in range(game.seats):
+        if other != seat:
+            hidden = set(game.view(other)["hand"])
+            assert not hidden & set(shown), f"seat {seat}'s page shows seat {other}'s hand"
+    return True
+
+
+class Player:
+    """One browser page playing Skipper by clicking, as a person would."""
+
+    def __init__(self, page: Any, seat: int) -> None:
+        self.page = page
+        self.seat = seat
+        self.auctioned = False
+        self.bids = 0
+        self.actions = 0
+        self.last = ""
+        self.saw_auction_panel = False
+
+    async def act(self) -> str:
+        """Make one move by clicking; returns what it did."""
+        page = self.page
+        if await page.locator("#auction").count():
+            self.saw_auction_panel = True
+        bids = page.locator("#hand button[data-bid='1']")
+        if await bids.count():
+            if self.bids == 0:
+                await bids.first.click()
+                self.bids += 1
+                return "bid"
+            await page.locator("#auction button.action").click()
+            return "pass"
+        if await page.locator("#auction button.action").count():
+            await page.locator("#auction button.action").click()  # no card can bid
+            return "pass"
+        hand = page.locator("#hand button.card")
+        n = await hand.count()
+        if not self.auctioned and n:
+            await hand.first.click()
+            auction = page.locator(".selection button.auction")
+            if await auction.count():
+                await page.screenshot(path=shot(f"skipper-seat{self.seat}-selected"))
+                await auction.click()
+                self.auctioned = True
+                return "auction"
+            await page.locator(".selection button.secondary").click()
+        for i in range(n):
+            await hand.nth(i).click()
+            stack = page.locator(".stack button.highlight")
+            if await stack.count():
+                await stack.first.click()
+                return "play"
+            await page.locator(".selection button.secondary").click()
+        end = page.locator(".turn-buttons button.end")
+        if self.last == "discard" and await end.count():
+            await end.click()
+            return "end"
+        if n:
+            await hand.first.click()
+            discard = page.locator(".selection button.discard")
+            if await discard.count():
+                await discard.click()
+                return "discard"
+            await page.locator(".selection button.secondary").click()
+        if not await end.count():
+            legal = await page.evaluate("() => window.cardhall.room.view.legal_actions")
+            pytest.fail(f"no move found by clicking; legal actions: {legal}")
+        await end.click()
+        return "end"
+
+
+@pytest.mark.slow
+async def test_skipper_multi_two_pages_two_bots_to_the_end() -> None:
+    """Two browser pages and two server bots play a 4-seat Skipper multi game to the end:
+    an auction happens (page 0 auctions a card; the others bid or pass), page 1 reloads
+    mid-game and resumes its seat, neither page ever shows another seat's hand."""
+    errors: list[str] = []
+    async with serving(MemoryStore, msg_rate=None) as make, browser() as b:
+        server = await make()
+        a = await new_page(b, server.port, errors)
+        await a.screenshot(path=shot("lobby"))
+        await a.select_option("#create-game", "skipper")
+        await a.select_option("#create-mode", "multi")
+        await a.fill("#create-seats", "4")
+        await a.fill("#create-name", "browser table")
+        await a.click("details:has(#opt-turn_limit) summary")
+        await a.fill("#opt-turn_limit", "4")
+        await a.click("#create-submit")
+        await a.wait_for_selector("#room[data-status='waiting']")
+        room_id = await room_attr(a, "room")
+        room = server.lobby.rooms[room_id]
+        assert room.game.options["turn_limit"] == 4 and room.game.seats == 4
+
+        bpage = await new_page(b, server.port, errors)
+        await bpage.click("#refresh")
+        await bpage.click(f"tr[data-room='{room_id}'] button.join")
+        await bpage.wait_for_selector("#room[data-seat='1']")
+        await a.wait_for_selector(".seat-item[data-seat='1'][data-status='connected']")
+        await a.click("#start")
+        await a.wait_for_selector("#room[data-status='playing']")
+        await a.wait_for_selector(".seat-item[data-seat='3'][data-status='bot']")
+
+        players = [Player(a, 0), Player(bpage, 1)]
+        checks = auctions_seen = 0
+        reloaded = False
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline:
+            if all([await room_attr(p.page, "over") == "1" for p in players]):
+                break
+            for p in players:
+                if await check_hidden_hands(p.page, room, p.seat):
+                    checks += 1
+                if await room_attr(p.page, "mine") != "1" or await room_attr(p.page, "over") == "1":
+                    continue
+                old = await room_attr(p.page, "stateId")
+                p.last = await p.act()
+                p.actions += 1
+                await wait_new_state(p.page, old)
+                if p.seat == 1 and p.actions == 2 and not reloaded:
+                    await p.page.screenshot(path=shot("skipper-before-reload"))
+                    hand_before = await p.page.eval_on_selector_all(
+                        "#hand [data-card]", "els => els.map(e => e.dataset.card)")
+                    await p.page.reload()
+                    await p.page.wait_for_selector("#room[data-seat='1'] #hand")
+                    assert await room_attr(p.page, "room") == room_id
+                    reloaded = True
+                    if str(room.game.state_id) == await room_attr(p.page, "stateId"):
+                        hand = await p.page.eval_on_selector_all(
+                            "#hand [data-card]", "els => els.map(e => e.dataset.card)")
+                        assert sorted(hand) == sorted(room.game.view(1)["hand"])
+                        del hand_before
+                    await a.wait_for_function(
+                        "() => [...document.querySelectorAll('#log li')]"
+                        ".some(li => li.textContent.includes('is back'))")
+                if p.last == "auction":
+                    await p.page.screenshot(path=shot(f"skipper-auction-seat{p.seat}"))
+                    for q in players:  # every page tells of the auction in words
+                        await q.page.wait_for_function(
+                            "() => document.querySelector('#log').textContent"
+                            ".includes('up for auction')")
+                        auctions_seen += 1
+            await asyncio.sleep(0.05)
+        else:
+            pytest.fail("the game did not end in time")
+
+        assert room.game.over
+        for p in players:
+            await p.page.wait_for_selector("#game-over #play-again")
+            await p.page.screenshot(path=shot(f"skipper-game-over-seat{p.seat}"), full_page=True)
+            outcome = await p.page.inner_text("#outcome")
+            assert "turn limit" in outcome or "won" in outcome, outcome
+        assert players[0].auctioned and reloaded and checks >= 10
+        assert room.game.counters["auctions"] >= 1
+        assert auctions_seen >= 2
+        assert not errors, errors
