@@ -335,3 +335,36 @@ async def test_skipper_multi_two_pages_two_bots_to_the_end() -> None:
         assert room.game.counters["auctions"] >= 1
         assert auctions_seen >= 2
         assert not errors, errors
+
+
+@pytest.mark.slow
+async def test_reconnecting_then_resumed_and_gone_room_back_to_lobby() -> None:
+    """A dropped connection shows "Reconnecting…", then the page resumes its seat by
+    itself; a stored seat of a room that no longer exists sends the page to the lobby."""
+    errors: list[str] = []
+    async with serving(MemoryStore, msg_rate=None) as make, browser() as b:
+        server = await make()
+        page = await new_page(b, server.port, errors)
+        await page.select_option("#quick-game", "skipper")
+        await page.click("#quick-join")
+        await page.wait_for_selector("#room[data-seat='0']")
+        room_id = await room_attr(page, "room")
+        assert room_id in server.lobby.rooms
+        stored = await page.evaluate("() => JSON.parse(localStorage.getItem('cardhall.seat'))")
+        assert stored["room"] == room_id and stored["token"]
+
+        for conn in list(server.connections):  # the server drops the socket
+            await conn.ws.close()
+        await page.wait_for_selector("#conn-status:has-text('Reconnecting')")
+        await page.screenshot(path=shot("reconnecting"))
+        await page.wait_for_function("() => document.body.dataset.conn === 'open'")
+        await page.wait_for_selector(f"#room[data-room='{room_id}'][data-seat='0']")
+        assert not await page.locator("#conn-status").count()
+
+        await page.evaluate("""() => localStorage.setItem('cardhall.seat',
+            JSON.stringify({room: 'no-such-room', token: 'x'}))""")
+        await page.reload()
+        await page.wait_for_selector("#lobby")
+        assert "gone" in await page.inner_text("#notice")
+        assert await page.evaluate("() => localStorage.getItem('cardhall.seat')") is None
+        assert not errors, errors
