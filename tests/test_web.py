@@ -368,3 +368,83 @@ async def test_reconnecting_then_resumed_and_gone_room_back_to_lobby() -> None:
         assert "gone" in await page.inner_text("#notice")
         assert await page.evaluate("() => localStorage.getItem('cardhall.seat')") is None
         assert not errors, errors
+
+
+async def solo_move(page: Any) -> str:
+    """One move of a solo game by clicking cards (and targets), as a player would: returns
+    what was clicked. Which cards to pick for a multi-card move is read from the view."""
+    old = await room_attr(page, "stateId")
+    legal = await page.evaluate("() => window.cardhall.room.view.legal_actions")
+    if await page.locator("#score-hand").count():
+        hand = next(a for a in legal if a[0] == "hand")
+        for pos in hand[1:]:
+            await page.click(f"#tableau [data-pos='{pos}']")
+        await page.click("#score-hand")
+        return f"hand {hand[1:]}"
+    commits = [a for a in legal if a[0] == "commit" and len(a) > 1]
+    if commits and await page.locator("#commit").count():
+        for card in commits[0][1:]:
+            await page.click(f"#row [data-card='{card}']")
+        await page.click("#commit")
+        return f"commit {commits[0][1:]}"
+    cards = page.locator("#room .table button.card")
+    for i in range(min(await cards.count(), 8)):
+        card = cards.nth(i)
+        code = await card.get_attribute("data-card")
+        await card.click()
+        await page.wait_for_function(
+            """old => document.querySelector('.card.selected, button.target')
+                      || document.querySelector('#room').dataset.stateId !== old""", arg=old)
+        if await room_attr(page, "stateId") != old:
+            return f"click {code}"
+        target = page.locator("#room .table button.target")
+        if await target.count():
+            label = await target.first.get_attribute("aria-label")
+            await target.first.click()
+            return f"{code} -> {label}"
+        await page.locator(f"#room .table button.card[data-card='{code}']").first.click()  # deselect
+    buttons = page.locator(".other-actions button, .turn-buttons button.end")
+    for i in range(await buttons.count()):
+        text = (await buttons.nth(i).inner_text()).lower()
+        if not any(w in text for w in ("resign", "close shop", "concede", "nothing")):
+            await buttons.nth(i).click()
+            return text
+    pytest.fail(f"no move found by clicking; legal actions: {legal}")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", ["shop", "shah", "thirtysix", "shufflejack", "skipper"])
+async def test_solo_game_played_by_clicking(game: str) -> None:
+    """Each solo game is created from the lobby form (a seed option filled in) and played
+    for several moves by clicking its cards; the page follows the engine's state."""
+    errors: list[str] = []
+    async with serving(MemoryStore, msg_rate=None) as make, browser() as b:
+        server = await make()
+        page = await new_page(b, server.port, errors)
+        await page.select_option("#create-game", game)
+        await page.fill("#create-seats", "1")
+        await page.click("details:has(#opt-seed) summary")
+        await page.fill("#opt-seed", "7")
+        await page.click("#create-submit")
+        await page.wait_for_selector("#room")
+        room = server.lobby.rooms[await room_attr(page, "room")]
+        assert room.game.options["seed"] == 7
+        if await room_attr(page, "status") == "waiting":  # a full room may start by itself
+            await page.click("#start")
+        await page.wait_for_selector("#room[data-status='playing'][data-mine='1']")
+        await page.screenshot(path=shot(f"{game}-start"), full_page=True)
+        moves = []
+        for _ in range(5):
+            if await room_attr(page, "over") == "1":
+                break
+            old = await room_attr(page, "stateId")
+            moves.append(await solo_move(page))
+            await wait_new_state(page, old)
+        await page.screenshot(path=shot(f"{game}-after-moves"), full_page=True)
+        assert room.game.state_id >= 5 or room.game.over, moves
+        await page.wait_for_function("s => document.querySelector('#room').dataset.stateId === s",
+                                     arg=str(room.game.state_id))
+        labels = await page.eval_on_selector_all(
+            "#room .table [data-card]", "els => els.map(e => e.getAttribute('aria-label'))")
+        assert labels and all(" of " in label for label in labels)  # words for every card
+        assert not errors, errors

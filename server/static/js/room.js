@@ -40,6 +40,7 @@ export class RoomView {
     this.code = code || null;
     this.log = log && log.length ? log : RoomView.loadLog(joined.room);
     this.selected = null;
+    this.marks = []; // several cards or positions picked at once (Thirty-Six, ShuffleJack)
     this.error = "";
     this.pending = false;
     this.game = this.view.game || this.guessGame();
@@ -121,7 +122,10 @@ export class RoomView {
             return;
           }
         }
-        if (msg.re === undefined) this.selected = this.keepSelection();
+        if (msg.re === undefined) {
+          this.selected = this.keepSelection();
+          this.marks = [];
+        }
         for (const ev of msg.events || []) this.addLog(this.describeEvent(ev));
         break;
       case "seat_event": {
@@ -181,6 +185,7 @@ export class RoomView {
     this.error = "";
     const stateId = this.view.state_id;
     this.selected = null;
+    this.marks = [];
     try {
       await this.app.session.request({ t: "act", room: this.roomId, state_id: stateId, action });
     } catch (err) {
@@ -257,6 +262,12 @@ export class RoomView {
       view: v,
       selected: this.selected,
       select: (code) => this.select(code),
+      marks: this.marks,
+      toggle: (value) => {
+        const at = this.marks.indexOf(value);
+        if (at >= 0) this.marks.splice(at, 1); else this.marks.push(value);
+        this.app.render();
+      },
       act: (action) => this.act(action),
       seatName: (s) => this.seatName(s),
       handled: (action) => handled.add(actionKey(action)),
