@@ -20,6 +20,7 @@ import pytest
 
 from cardhall.server import web
 from cardhall.server.app import Server
+from cardhall.server.config import Settings
 from cardhall.server.store import MemoryStore
 
 from .conftest import serving
@@ -275,12 +276,25 @@ async def test_skipper_multi_two_pages_two_bots_to_the_end() -> None:
 
         bpage = await new_page(b, server.port, errors)
         await bpage.click("#refresh")
+        await bpage.wait_for_selector(f"tr[data-room='{room_id}']")
+        await bpage.screenshot(path=shot("lobby-with-room"))
         await bpage.click(f"tr[data-room='{room_id}'] button.join")
         await bpage.wait_for_selector("#room[data-seat='1']")
         await a.wait_for_selector(".seat-item[data-seat='1'][data-status='connected']")
         await a.click("#start")
         await a.wait_for_selector("#room[data-status='playing']")
         await a.wait_for_selector(".seat-item[data-seat='3'][data-status='bot']")
+
+        # A third page watches: it sees the table but no hand at all.
+        watcher = await new_page(b, server.port, errors)
+        await watcher.click("#refresh")
+        await watcher.click(f"tr[data-room='{room_id}'] button.spectate")
+        await watcher.wait_for_selector("#room[data-seat=''] .skipper")
+        assert not await watcher.locator("#hand").count()
+        hands = {c for s in range(4) for c in room.game.view(s)["hand"]}
+        assert not hands & set(await dom_cards(watcher))
+        await watcher.screenshot(path=shot("skipper-spectator"))
+        await watcher.context.close()
 
         players = [Player(a, 0), Player(bpage, 1)]
         checks = auctions_seen = 0
@@ -334,6 +348,13 @@ async def test_skipper_multi_two_pages_two_bots_to_the_end() -> None:
         assert players[0].auctioned and reloaded and checks >= 10
         assert room.game.counters["auctions"] >= 1
         assert auctions_seen >= 2
+        await a.click("#play-again")  # a new room like this one, the page seated in it
+        await a.wait_for_function(
+            "old => { const r = document.querySelector('#room');"
+            " return r && r.dataset.room !== old && r.dataset.status === 'waiting'; }",
+            arg=room_id)
+        again = server.lobby.rooms[await room_attr(a, "room")]
+        assert again.game.seats == 4 and again.game.options["mode"] == "multi"
         assert not errors, errors
 
 
@@ -448,3 +469,87 @@ async def test_solo_game_played_by_clicking(game: str) -> None:
             "#room .table [data-card]", "els => els.map(e => e.getAttribute('aria-label'))")
         assert labels and all(" of " in label for label in labels)  # words for every card
         assert not errors, errors
+
+
+@pytest.mark.slow
+async def test_https_page_speaks_wss_with_origin_allow_list(tmp_path: Path) -> None:
+    """Served over TLS, the page connects with ``wss://`` to the same port; with the page's
+    origin on the allow-list two pages meet in a private room joined by its code; a page of
+    an origin not on the list is refused and says it is reconnecting."""
+    from .test_hardening import self_signed
+
+    from cardhall.server.bench import free_port
+
+    certfile, keyfile = self_signed(tmp_path)
+    port = free_port()
+    errors: list[str] = []
+    settings = Settings(host="127.0.0.1", port=port, certfile=str(certfile),
+                        keyfile=str(keyfile), origins=(f"https://127.0.0.1:{port}",))
+    async with Server(settings, MemoryStore()), browser() as b:
+        pages = []
+        for _ in range(2):
+            context = await b.new_context(ignore_https_errors=True)
+            page = await context.new_page()
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.set_default_timeout(20_000)
+            await page.goto(f"https://127.0.0.1:{port}/")
+            await page.wait_for_selector("#create-form")
+            assert await page.evaluate("() => window.cardhall.session.ws.url") == \
+                f"wss://127.0.0.1:{port}/"
+            pages.append(page)
+        a, c = pages
+        await a.select_option("#create-game", "skipper")
+        await a.select_option("#create-mode", "multi")
+        await a.fill("#create-seats", "2")
+        await a.check("#create-private")
+        await a.click("#create-submit")
+        await a.wait_for_selector("#room-code")
+        code = await a.inner_text("#room-code")
+        await c.fill("#join-code", code)
+        await c.click("#join-by-code")
+        await c.wait_for_selector("#room[data-seat='1']")
+        assert await room_attr(c, "room") == await room_attr(a, "room")
+        # A full room starts by itself.
+        await a.wait_for_selector("#room[data-status='playing']")
+        await c.wait_for_selector("#room[data-status='playing'] #hand")
+        await a.screenshot(path=shot("wss-private-room"))
+
+        # The same files served to another origin: its WebSocket is refused (HTTP 403).
+        context = await b.new_context(ignore_https_errors=True)
+        other = await context.new_page()
+        await other.goto(f"https://localhost:{port}/")
+        await other.wait_for_selector("#conn-status:has-text('Reconnecting')")
+        assert not await other.locator("#create-form").count()
+        assert not errors, errors
+
+
+async def test_browser_apply_delta_matches_the_reference() -> None:
+    """The browser's applyDelta (js/protocol.js) turns each view of a played Skipper game
+    into the next one from the reference ``diff`` (protocol/delta.py), JSON Pointer escapes
+    included."""
+    import random
+
+    from cardhall.protocol.delta import diff
+    from cardhall.server import games
+
+    game = games.create("skipper", {"mode": "multi", "seed": 11}, 3)
+    rng = random.Random(5)
+    cases = [({"a/b": 1, "m~n": [1, 2]}, {"a/b": 2, "m~n": [1, 3]})]
+    views = [game.view(0)]
+    while not game.over and len(views) < 60:
+        seat = game.to_act()[0]
+        moves = [a for a in game.legal_actions(seat) if a[0] != "resign"]
+        game.apply(seat, rng.choice(moves))
+        views.append(game.view(0))
+    cases += [(old, new) for old, new in zip(views, views[1:])]
+    triples = [[old, diff(old, new), new] for old, new in cases]
+    assert any(any(k.startswith("/") for k in d) for _, d, _ in triples)  # pointers were used
+    async with serving(MemoryStore, msg_rate=None) as make, browser() as b:
+        server = await make()
+        page = await new_page(b, server.port, [])
+        bad = await page.evaluate("""async (triples) => {
+            const { applyDelta } = await import('/js/protocol.js');
+            return triples.filter(([old, delta, want]) =>
+                JSON.stringify(applyDelta(structuredClone(old), delta)) !== JSON.stringify(want))
+              .length; }""", triples)
+        assert bad == 0

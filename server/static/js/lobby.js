@@ -98,6 +98,12 @@ export class Lobby {
       && (!f.text || `${r.name} ${r.room} ${r.game}`.toLowerCase().includes(f.text.toLowerCase())));
   }
 
+  /** Skipper (the multiplayer game) when the server has it, else the first game. */
+  defaultGame() {
+    const games = this.app.games || [];
+    return (games.find((g) => g.game === "skipper") || games[0] || { game: "" }).game;
+  }
+
   render() {
     const app = this.app;
     const games = app.games || [];
@@ -136,7 +142,7 @@ export class Lobby {
       h("thead", {}, h("tr", {}, ["Room", "Game", "Seats", "Status", "Watching", ""].map((c) => h("th", { scope: "col" }, c)))),
       h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 6, class: "none" }, "No rooms yet: create one."))));
 
-    const list = h("section", { class: "panel", "aria-labelledby": "rooms-title" },
+    const list = h("section", { class: "panel rooms-panel", "aria-labelledby": "rooms-title" },
       h("h2", { id: "rooms-title" }, "Rooms"),
       h("div", { class: "filters" },
         h("label", { for: "filter-game" }, "Game"), filterGame,
@@ -149,7 +155,7 @@ export class Lobby {
 
     // Create
     const createGame = gameSelect("create-game", false);
-    createGame.value = this.createGame || (games[0] && games[0].game) || "";
+    createGame.value = this.createGame || this.defaultGame();
     const spec = games.find((g) => g.game === createGame.value);
     createGame.addEventListener("change", () => { this.createGame = createGame.value; app.render(); });
     const seats = h("input", { type: "number", id: "create-seats", name: "seats", required: true,
@@ -196,6 +202,7 @@ export class Lobby {
 
     // Quick join and code
     const quickGame = gameSelect("quick-game", false);
+    quickGame.value = this.defaultGame();
     const code = h("input", { type: "text", id: "join-code", maxlength: 64, placeholder: "join code" });
     const quick = h("section", { class: "panel", "aria-labelledby": "quick-title" },
       h("h2", { id: "quick-title" }, "Play now"),
@@ -207,7 +214,7 @@ export class Lobby {
         h("button", { type: "button", id: "join-by-code",
           onclick: () => code.value.trim() && app.join({ code: code.value.trim() }) }, "Join by code")));
 
-    return h("main", { id: "lobby", class: "lobby" }, quick, list, create);
+    return h("main", { id: "lobby", class: "lobby" }, h("div", { class: "lobby-side" }, quick, create), list);
   }
 }
 
