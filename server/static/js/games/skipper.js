@@ -138,16 +138,17 @@ export function render(view, ui) {
   let bar = null;
   if (ui.selected) {
     const withSel = legal.filter((a) => a[1] === ui.selected && a[0] !== "play");
+    const plays = legal.some((a) => a[1] === ui.selected && a[0] === "play");
     legal.filter((a) => a[1] === ui.selected && a[0] === "play").forEach((a) => ui.handled(a)); // stacks
     bar = h("div", { class: "selection", role: "group", "aria-label": `actions with ${cardName(ui.selected)}` },
-      h("span", {}, `${cardName(ui.selected)}: choose a highlighted stack`, withSel.length ? ", or " : ""),
+      h("span", {}, `${cardName(ui.selected)}: `, plays ? "choose a highlighted stack" : "",
+        plays && withSel.length ? ", or " : "", !plays && !withSel.length ? "nothing to do with it now" : ""),
       withSel.map((a) => ui.actionButton(a, a[0] === "discard" ? "Discard it" : a[0] === "auction" ? "Auction it" : describeAction(a),
         { class: a[0], label: `${a[0]} ${cardName(ui.selected)}` })),
       h("button", { type: "button", class: "secondary", onclick: () => ui.select(null) }, "Cancel"));
-  } else {
-    // Plays and discards are reached by selecting a card first.
-    legal.filter((a) => ["play", "discard", "auction"].includes(a[0])).forEach((a) => ui.handled(a));
   }
+  // Plays, discards and auctions are reached by selecting a card first: not repeated as buttons.
+  legal.filter((a) => ["play", "discard", "auction"].includes(a[0])).forEach((a) => ui.handled(a));
   const end = legal.find((a) => a[0] === "end");
   const resign = legal.find((a) => a[0] === "resign");
   const hand = view.hand === null || view.hand === undefined ? h("p", { class: "note" }, "Spectating: hands are hidden.")
