@@ -72,10 +72,17 @@ class App {
 
   async resume(saved) {
     try {
-      const joined = await this.session.request({ t: "resume", room: saved.room, token: saved.token });
+      const joined = await this.session.request({
+        t: "resume",
+        room: saved.room,
+        token: saved.token,
+      });
       this.enterRoom(joined, saved.token);
     } catch (err) {
-      if (err instanceof RequestError && (err.code.startsWith("room/") || err.code === "protocol/bad_value")) {
+      if (
+        err instanceof RequestError &&
+        (err.code.startsWith("room/") || err.code === "protocol/bad_value")
+      ) {
         localStorage.removeItem(SEAT_KEY);
         this.toLobby("That room is gone (or your seat expired): back to the lobby.");
       } else if (!(err instanceof RequestError)) {
@@ -132,7 +139,8 @@ class App {
     if (token) {
       const saved = { room: joined.room, token, seat: joined.seat };
       if (code) saved.code = code;
-      else if (this.room && this.room.roomId === joined.room && this.room.code) saved.code = this.room.code;
+      else if (this.room && this.room.roomId === joined.room && this.room.code)
+        saved.code = this.room.code;
       else {
         const old = loadJson(SEAT_KEY, null);
         if (old && old.room === joined.room && old.code) saved.code = old.code;
@@ -152,7 +160,11 @@ class App {
     localStorage.removeItem(SEAT_KEY);
     this.room = null;
     if (room && this.session.open) {
-      try { await this.session.request({ t: "leave", room: room.roomId }); } catch { /* gone */ }
+      try {
+        await this.session.request({ t: "leave", room: room.roomId });
+      } catch {
+        /* gone */
+      }
     }
     this.toLobby("");
   }
@@ -163,7 +175,11 @@ class App {
     localStorage.removeItem(SEAT_KEY);
     this.room = null;
     if (room && this.session.open) {
-      try { await this.session.request({ t: "leave", room: room.roomId }); } catch { /* gone */ }
+      try {
+        await this.session.request({ t: "leave", room: room.roomId });
+      } catch {
+        /* gone */
+      }
     }
     if (again) {
       try {
@@ -195,7 +211,9 @@ class App {
     if (!room || msg.room !== room.roomId) return;
     if (msg.t === "left") {
       localStorage.removeItem(SEAT_KEY);
-      this.toLobby("You are no longer in that room (it closed, or your seat was taken back elsewhere).");
+      this.toLobby(
+        "You are no longer in that room (it closed, or your seat was taken back elsewhere).",
+      );
       return;
     }
     room.onMessage(msg);
@@ -207,18 +225,55 @@ class App {
   render() {
     const active = document.activeElement;
     const focusKey = active && active.dataset ? active.dataset.key : undefined;
-    const banner = this.connState === "open" ? null
-      : h("div", { class: "banner", role: "status", id: "conn-status" },
-        this.connState === "reconnecting" ? "Reconnecting\u2026" : "Connecting\u2026");
-    const notice = this.notice ? h("div", { class: "notice", role: "status", id: "notice" }, this.notice,
-      h("button", { type: "button", class: "link", "aria-label": "dismiss", onclick: () => this.notify("") }, "\u00d7")) : null;
+    const banner =
+      this.connState === "open"
+        ? null
+        : h(
+            "div",
+            { class: "banner", role: "status", id: "conn-status" },
+            this.connState === "reconnecting" ? "Reconnecting\u2026" : "Connecting\u2026",
+          );
+    const notice = this.notice
+      ? h(
+          "div",
+          { class: "notice", role: "status", id: "notice" },
+          this.notice,
+          h(
+            "button",
+            {
+              type: "button",
+              class: "link",
+              "aria-label": "dismiss",
+              onclick: () => this.notify(""),
+            },
+            "\u00d7",
+          ),
+        )
+      : null;
     let body;
     if (this.room) body = this.room.render();
     else if (this.games) body = this.lobby.render();
     else body = h("main", { class: "lobby" }, h("p", {}, "Connecting to the server\u2026"));
-    const header = h("header", {},
-      h("h1", {}, h("a", { href: "#", onclick: (e) => { e.preventDefault(); if (!this.room) this.lobby.refresh(); } }, "Cardhall")),
-      h("span", { class: "sub" }, this.room ? this.room.title() : "Lobby"));
+    const header = h(
+      "header",
+      {},
+      h(
+        "h1",
+        {},
+        h(
+          "a",
+          {
+            href: "#",
+            onclick: (e) => {
+              e.preventDefault();
+              if (!this.room) this.lobby.refresh();
+            },
+          },
+          "Cardhall",
+        ),
+      ),
+      h("span", { class: "sub" }, this.room ? this.room.title() : "Lobby"),
+    );
     this.root.replaceChildren(header, banner || "", notice || "", body);
     document.body.dataset.conn = this.connState;
     if (focusKey !== undefined) {

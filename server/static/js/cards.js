@@ -2,8 +2,12 @@
 // readers: "8D1" -> a red "8♦" card labelled "8 of diamonds, deck 1".
 const RANKS = { A: "ace", T: "10", J: "jack", Q: "queen", K: "king" };
 const RANK_TEXT = { T: "10" };
-const SUITS = { C: ["clubs", "\u2663"], D: ["diamonds", "\u2666"], H: ["hearts", "\u2665"],
-  S: ["spades", "\u2660"] };
+const SUITS = {
+  C: ["clubs", "\u2663"],
+  D: ["diamonds", "\u2666"],
+  H: ["hearts", "\u2665"],
+  S: ["spades", "\u2660"],
+};
 export const CARD_RE = /^[A2-9TJQK][CDHS][1-9]?$/;
 
 /** True when `value` is a card code. */
@@ -51,8 +55,10 @@ export function prettyCards(text) {
  * otherwise a <span role="img">. `label` adds to the aria-label ("… , on the ♦ stack").
  * Options: selected, highlight, faceDown, small.
  */
-export function cardElement(code, { onClick, label, selected, highlight, faceDown, small,
-  where } = {}) {
+export function cardElement(
+  code,
+  { onClick, label, selected, highlight, faceDown, small, where } = {},
+) {
   const el = document.createElement(onClick ? "button" : "span");
   el.className = "card";
   if (small) el.classList.add("small");
@@ -65,9 +71,10 @@ export function cardElement(code, { onClick, label, selected, highlight, faceDow
     el.classList.add(suit === "D" || suit === "H" ? "red" : "black");
     el.dataset.card = code;
     const rankText = RANK_TEXT[rank] || rank;
-    el.innerHTML = `<span class="corner" aria-hidden="true">${rankText}<br>${suitSymbol(suit)}</span>`
-      + `<span class="pip" aria-hidden="true">${suitSymbol(suit)}</span>`
-      + (deck ? `<span class="deck" aria-hidden="true">${deck}</span>` : "");
+    el.innerHTML =
+      `<span class="corner" aria-hidden="true">${rankText}<br>${suitSymbol(suit)}</span>` +
+      `<span class="pip" aria-hidden="true">${suitSymbol(suit)}</span>` +
+      (deck ? `<span class="deck" aria-hidden="true">${deck}</span>` : "");
     const name = cardName(code) + (where ? `, ${where}` : "");
     el.setAttribute("aria-label", label ? `${name}, ${label}` : name);
     if (!onClick) el.setAttribute("role", "img");
@@ -77,8 +84,10 @@ export function cardElement(code, { onClick, label, selected, highlight, faceDow
     el.classList.add("clickable");
     el.addEventListener("click", onClick);
   }
-  if (selected) { el.classList.add("selected"); el.setAttribute("aria-pressed", "true"); }
-  else if (onClick) el.setAttribute("aria-pressed", "false");
+  if (selected) {
+    el.classList.add("selected");
+    el.setAttribute("aria-pressed", "true");
+  } else if (onClick) el.setAttribute("aria-pressed", "false");
   if (highlight) el.classList.add("highlight");
   return el;
 }
@@ -103,9 +112,14 @@ export function h(tag, attrs = {}, ...children) {
 
 /** A pile drawn as a card back (or an empty slot) with a count. */
 export function pileElement(count, label, { onClick } = {}) {
-  const el = count ? cardElement(null, { faceDown: true, label: `${label}: ${count} cards`, onClick })
+  const el = count
+    ? cardElement(null, { faceDown: true, label: `${label}: ${count} cards`, onClick })
     : h("span", { class: "card empty", role: "img", "aria-label": `${label}: empty` });
-  const wrap = h("span", { class: "pile" }, el, h("span", { class: "count", "aria-hidden": "true" },
-    `${label} ${count}`));
+  const wrap = h(
+    "span",
+    { class: "pile" },
+    el,
+    h("span", { class: "count", "aria-hidden": "true" }, `${label} ${count}`),
+  );
   return wrap;
 }

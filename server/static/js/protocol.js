@@ -91,8 +91,10 @@ export class Session {
       let opened = false;
       ws.onopen = () => {
         opened = true;
-        this.request({ t: "hello", v: PROTOCOL_VERSION, client: CLIENT_NAME })
-          .then((welcome) => { this.welcome = welcome; resolve(welcome); }, reject);
+        this.request({ t: "hello", v: PROTOCOL_VERSION, client: CLIENT_NAME }).then((welcome) => {
+          this.welcome = welcome;
+          resolve(welcome);
+        }, reject);
       };
       ws.onmessage = (event) => this._receive(event.data);
       ws.onclose = (event) => {

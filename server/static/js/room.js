@@ -24,8 +24,10 @@ function tick() {
   const now = Date.now() / 1000;
   for (const el of document.querySelectorAll("[data-deadline]")) {
     const left = Math.max(0, Number(el.dataset.deadline) - now);
-    const text = left >= 60 ? `${Math.floor(left / 60)}:${String(Math.floor(left % 60)).padStart(2, "0")}`
-      : `${left.toFixed(0)} s`;
+    const text =
+      left >= 60
+        ? `${Math.floor(left / 60)}:${String(Math.floor(left % 60)).padStart(2, "0")}`
+        : `${left.toFixed(0)} s`;
     el.textContent = `\u23f1 ${text}`;
     el.classList.toggle("urgent", left < 10);
   }
@@ -44,7 +46,9 @@ export class RoomView {
     this.error = "";
     this.pending = false;
     this.game = this.view.game || this.guessGame();
-    this.addLog(this.seat === null ? "You are watching this room." : `You sit at seat ${this.seat}.`);
+    this.addLog(
+      this.seat === null ? "You are watching this room." : `You sit at seat ${this.seat}.`,
+    );
     if (!ticker) ticker = setInterval(tick, 250);
   }
 
@@ -64,15 +68,21 @@ export class RoomView {
 
   title() {
     const game = (this.app.games || []).find((g) => g.game === this.game);
-    const mode = this.view.mode && this.view.mode !== (game && game.modes[0]) ? ` ${this.view.mode}` : "";
+    const mode =
+      this.view.mode && this.view.mode !== (game && game.modes[0]) ? ` ${this.view.mode}` : "";
     return `${game ? game.title : this.game}${mode} \u2014 room ${this.roomId}`;
   }
 
   /** The create_room message that makes a room like this one ("play again"). */
   againMessage() {
     const players = (this.view.room && this.view.room.players) || [];
-    const msg = { t: "create_room", game: this.game, seats: Math.max(1, players.length),
-      options: {}, private: false };
+    const msg = {
+      t: "create_room",
+      game: this.game,
+      seats: Math.max(1, players.length),
+      options: {},
+      private: false,
+    };
     if (this.view.mode) msg.mode = this.view.mode;
     return msg;
   }
@@ -101,7 +111,9 @@ export class RoomView {
     if (this.log.length > LOG_LINES) this.log.splice(0, this.log.length - LOG_LINES);
     try {
       sessionStorage.setItem(`cardhall.log.${this.roomId}`, JSON.stringify(this.log));
-    } catch { /* storage full or off: the log stays in memory */ }
+    } catch {
+      /* storage full or off: the log stays in memory */
+    }
   }
 
   describeEvent(ev) {
@@ -129,8 +141,14 @@ export class RoomView {
         for (const ev of msg.events || []) this.addLog(this.describeEvent(ev));
         break;
       case "seat_event": {
-        const words = { joined: "sat down", left: "left", dropped: "lost the connection (seat held)",
-          resumed: "is back", bot: "is now played by a bot", forfeit: "forfeited" };
+        const words = {
+          joined: "sat down",
+          left: "left",
+          dropped: "lost the connection (seat held)",
+          resumed: "is back",
+          bot: "is now played by a bot",
+          forfeit: "forfeited",
+        };
         this.addLog(`${this.seatName(msg.seat)} ${words[msg.event] || msg.event}.`);
         this.patchPlayer(msg.seat, msg.event);
         this.refetch(); // the server's own facts (names) for the seat list
@@ -154,7 +172,8 @@ export class RoomView {
     const p = players[seat] || { seat, name: `seat ${seat}`, connected: true, bot: false };
     if (event === "left" && this.view.room.status === "waiting") players[seat] = null;
     else {
-      if (event === "joined" || event === "resumed") Object.assign(p, { connected: true, bot: false });
+      if (event === "joined" || event === "resumed")
+        Object.assign(p, { connected: true, bot: false });
       if (event === "dropped") p.connected = false;
       if (event === "bot") p.bot = true;
       players[seat] = p;
@@ -171,7 +190,9 @@ export class RoomView {
   async refetch() {
     try {
       await this.app.session.request({ t: "get_view", room: this.roomId });
-    } catch { /* reconnect handles it */ }
+    } catch {
+      /* reconnect handles it */
+    }
   }
 
   select(code) {
@@ -211,7 +232,11 @@ export class RoomView {
 
   outcomeText(outcome) {
     if (!outcome) return "";
-    const text = (this.renderer.describeOutcome || generic.describeOutcome)(outcome, (s) => this.seatName(s), this.view);
+    const text = (this.renderer.describeOutcome || generic.describeOutcome)(
+      outcome,
+      (s) => this.seatName(s),
+      this.view,
+    );
     return text;
   }
 
@@ -227,17 +252,32 @@ export class RoomView {
     const items = players.map((p, i) => {
       const status = p === null ? "free" : p.bot ? "bot" : p.connected ? "connected" : "away";
       const deadline = this.deadlineOf(i);
-      return h("li", { class: `seat-item ${status}${toAct.includes(i) ? " acting" : ""}${i === this.seat ? " me" : ""}`,
-        dataset: { seat: i, status } },
+      return h(
+        "li",
+        {
+          class: `seat-item ${status}${toAct.includes(i) ? " acting" : ""}${i === this.seat ? " me" : ""}`,
+          dataset: { seat: i, status },
+        },
         h("span", { class: "dot", "aria-hidden": "true" }),
         h("span", { class: "seat-name" }, p === null ? `seat ${i}: free` : this.seatName(i)),
         p && p.name ? h("small", { class: "client" }, p.name) : null,
         h("span", { class: "seat-status" }, status === "free" ? "" : status),
         toAct.includes(i) && !this.view.over ? h("span", { class: "to-act" }, "to act") : null,
-        deadline ? h("span", { class: "timer", dataset: { deadline }, "aria-label": `time left for ${this.seatName(i)}` }) : null);
+        deadline
+          ? h("span", {
+              class: "timer",
+              dataset: { deadline },
+              "aria-label": `time left for ${this.seatName(i)}`,
+            })
+          : null,
+      );
     });
-    return h("section", { class: "panel seats", "aria-labelledby": "seats-title" },
-      h("h2", { id: "seats-title" }, "Seats"), h("ul", {}, items));
+    return h(
+      "section",
+      { class: "panel seats", "aria-labelledby": "seats-title" },
+      h("h2", { id: "seats-title" }, "Seats"),
+      h("ul", {}, items),
+    );
   }
 
   turnText() {
@@ -265,7 +305,8 @@ export class RoomView {
       marks: this.marks,
       toggle: (value) => {
         const at = this.marks.indexOf(value);
-        if (at >= 0) this.marks.splice(at, 1); else this.marks.push(value);
+        if (at >= 0) this.marks.splice(at, 1);
+        else this.marks.push(value);
         this.app.render();
       },
       act: (action) => this.act(action),
@@ -274,9 +315,18 @@ export class RoomView {
       legal: v.legal_actions || [],
       actionButton: (action, label, extra = {}) => {
         handled.add(actionKey(action));
-        return h("button", { type: "button", class: `action ${extra.class || ""}`, "data-key": `a:${actionKey(action)}`,
-          dataset: { action: actionKey(action) }, onclick: () => this.act(action), "aria-label": extra.label },
-          label);
+        return h(
+          "button",
+          {
+            type: "button",
+            class: `action ${extra.class || ""}`,
+            "data-key": `a:${actionKey(action)}`,
+            dataset: { action: actionKey(action) },
+            onclick: () => this.act(action),
+            "aria-label": extra.label,
+          },
+          label,
+        );
       },
     };
     let table;
@@ -288,37 +338,110 @@ export class RoomView {
     }
     const describe = this.renderer.describeAction || generic.describeAction;
     const rest = (v.legal_actions || []).filter((a) => !handled.has(actionKey(a)));
-    const others = rest.length ? h("div", { class: "other-actions", role: "group", "aria-label": "other actions" },
-      rest.map((a) => ui.actionButton(a, prettyCards(describe(a))))) : null;
+    const others = rest.length
+      ? h(
+          "div",
+          { class: "other-actions", role: "group", "aria-label": "other actions" },
+          rest.map((a) => ui.actionButton(a, prettyCards(describe(a)))),
+        )
+      : null;
 
     const mine = this.seat !== null && (v.to_act || []).includes(this.seat) && !v.over;
     const myDeadline = mine ? this.deadlineOf(this.seat) : null;
-    const top = h("div", { class: "turn-line" },
-      h("strong", { id: "turn", "aria-live": "polite", class: mine ? "mine" : "" }, this.turnText()),
-      myDeadline ? h("span", { class: "timer big", dataset: { deadline: myDeadline }, "aria-label": "your time left" }) : null,
-      this.code ? h("span", { class: "code" }, "Join code: ", h("code", { id: "room-code" }, this.code)) : null,
+    const top = h(
+      "div",
+      { class: "turn-line" },
+      h(
+        "strong",
+        { id: "turn", "aria-live": "polite", class: mine ? "mine" : "" },
+        this.turnText(),
+      ),
+      myDeadline
+        ? h("span", {
+            class: "timer big",
+            dataset: { deadline: myDeadline },
+            "aria-label": "your time left",
+          })
+        : null,
+      this.code
+        ? h("span", { class: "code" }, "Join code: ", h("code", { id: "room-code" }, this.code))
+        : null,
       status === "waiting" && this.app.isHost(this.roomId)
-        ? h("button", { type: "button", id: "start", onclick: () => this.start() }, "Start game (bots fill empty seats)") : null,
-      h("button", { type: "button", id: "leave", class: "secondary", onclick: () => this.app.leave() },
-        this.seat === null ? "Stop watching" : "Leave"));
+        ? h(
+            "button",
+            { type: "button", id: "start", onclick: () => this.start() },
+            "Start game (bots fill empty seats)",
+          )
+        : null,
+      h(
+        "button",
+        { type: "button", id: "leave", class: "secondary", onclick: () => this.app.leave() },
+        this.seat === null ? "Stop watching" : "Leave",
+      ),
+    );
 
-    const over = v.over ? h("section", { class: "panel game-over", id: "game-over", role: "status" },
-      h("h2", {}, "Game over"), h("p", { id: "outcome" }, this.outcomeText(v.outcome)),
-      h("button", { type: "button", id: "play-again", onclick: () => this.app.playAgain() }, "Play again"),
-      h("button", { type: "button", class: "secondary", onclick: () => this.app.leave() }, "Back to the lobby")) : null;
+    const over = v.over
+      ? h(
+          "section",
+          { class: "panel game-over", id: "game-over", role: "status" },
+          h("h2", {}, "Game over"),
+          h("p", { id: "outcome" }, this.outcomeText(v.outcome)),
+          h(
+            "button",
+            { type: "button", id: "play-again", onclick: () => this.app.playAgain() },
+            "Play again",
+          ),
+          h(
+            "button",
+            { type: "button", class: "secondary", onclick: () => this.app.leave() },
+            "Back to the lobby",
+          ),
+        )
+      : null;
 
-    const logList = h("ol", { class: "log", id: "log", "aria-live": "polite" },
-      this.log.slice(-60).map((l) => h("li", {}, prettyCards(l.text))));
-    const log = h("section", { class: "panel", "aria-labelledby": "log-title" },
-      h("h2", { id: "log-title" }, "What happened"), logList);
+    const logList = h(
+      "ol",
+      { class: "log", id: "log", "aria-live": "polite" },
+      this.log.slice(-60).map((l) => h("li", {}, prettyCards(l.text))),
+    );
+    const log = h(
+      "section",
+      { class: "panel", "aria-labelledby": "log-title" },
+      h("h2", { id: "log-title" }, "What happened"),
+      logList,
+    );
 
-    const main = h("main", { id: "room", class: "room", dataset: { room: this.roomId, seat: this.seat ?? "", stateId: v.state_id,
-      mine: mine ? "1" : "0", over: v.over ? "1" : "0", status: status || "" } },
-      h("div", { class: "table-area" }, top,
-        this.error ? h("p", { class: "error", role: "alert", id: "act-error" }, prettyCards(this.error)) : null,
-        over, h("section", { class: "table", "aria-label": "table" }, table), others),
-      h("aside", {}, this.renderSeats(), log));
-    queueMicrotask(() => { tick(); logList.scrollTop = logList.scrollHeight; });
+    const main = h(
+      "main",
+      {
+        id: "room",
+        class: "room",
+        dataset: {
+          room: this.roomId,
+          seat: this.seat ?? "",
+          stateId: v.state_id,
+          mine: mine ? "1" : "0",
+          over: v.over ? "1" : "0",
+          status: status || "",
+        },
+      },
+      h(
+        "div",
+        { class: "table-area" },
+        top,
+        this.error
+          ? h("p", { class: "error", role: "alert", id: "act-error" }, prettyCards(this.error))
+          : null,
+        over,
+        h("section", { class: "table", "aria-label": "table" }, table),
+        others,
+      ),
+      h("aside", {}, this.renderSeats(), log),
+    );
+    queueMicrotask(() => {
+      tick();
+      logList.scrollTop = logList.scrollHeight;
+    });
     return main;
   }
 }

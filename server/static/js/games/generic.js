@@ -3,8 +3,19 @@
 // and the actions that use the selected card are offered next to the table.
 import { h, cardElement, cardName, isCard, prettyCards } from "../cards.js";
 
-const STANDARD = new Set(["state_id", "to_act", "over", "outcome", "legal_actions", "room", "seat",
-  "game", "mode", "options", "rules"]);
+const STANDARD = new Set([
+  "state_id",
+  "to_act",
+  "over",
+  "outcome",
+  "legal_actions",
+  "room",
+  "seat",
+  "game",
+  "mode",
+  "options",
+  "rules",
+]);
 
 /** "seat 1 (you)": who did an event. */
 function whoOf(ev, who) {
@@ -27,7 +38,10 @@ export function words(value) {
   if (Array.isArray(value)) return value.length ? value.map(words).join(", ") : "none";
   if (isCard(value)) return cardName(value);
   if (value === null || value === undefined) return "none";
-  if (typeof value === "object") return Object.entries(value).map(([k, v]) => `${k} ${words(v)}`).join(", ");
+  if (typeof value === "object")
+    return Object.entries(value)
+      .map(([k, v]) => `${k} ${words(v)}`)
+      .join(", ");
   return String(value).replace(/_/g, " ");
 }
 
@@ -40,7 +54,8 @@ export function describeAction(action) {
 /** The outcome in words: winner, reason, score(s). */
 export function describeOutcome(outcome, who) {
   const parts = [];
-  if ("winner" in outcome) parts.push(outcome.winner === null ? "nobody won" : `${who(outcome.winner)} won`);
+  if ("winner" in outcome)
+    parts.push(outcome.winner === null ? "nobody won" : `${who(outcome.winner)} won`);
   if (outcome.won !== undefined) parts.push(outcome.won ? "won" : "lost");
   if (outcome.reason) parts.push(`(${String(outcome.reason).replace(/_/g, " ")})`);
   if (outcome.score !== undefined) parts.push(`score ${outcome.score}`);
@@ -76,18 +91,31 @@ export function selectionBar(ui, describe = describeAction) {
   if (!ui.selected) return null;
   const using = actionsWith(ui.legal, ui.selected);
   if (!using.length) return null;
-  return h("div", { class: "selection", role: "group", "aria-label": `actions with ${cardName(ui.selected)}` },
+  return h(
+    "div",
+    { class: "selection", role: "group", "aria-label": `actions with ${cardName(ui.selected)}` },
     h("span", {}, `${cardName(ui.selected)}: `),
     using.map((a) => ui.actionButton(a, prettyCards(describe(a)))),
-    h("button", { type: "button", class: "secondary", onclick: () => ui.select(null) }, "Cancel"));
+    h("button", { type: "button", class: "secondary", onclick: () => ui.select(null) }, "Cancel"),
+  );
 }
 
 /** A labelled row of cards. */
 export function cardRow(label, codes, ui, { where = label, small, id } = {}) {
-  return h("div", { class: "row", id },
+  return h(
+    "div",
+    { class: "row", id },
     h("span", { class: "row-label" }, label),
-    h("div", { class: "cards" }, codes.length ? codes.map((c, i) => selectableCard(c, ui, `${where}${codes.length > 1 ? ` ${i + 1}` : ""}`, { small }))
-      : h("span", { class: "card empty", role: "img", "aria-label": `${label}: empty` })));
+    h(
+      "div",
+      { class: "cards" },
+      codes.length
+        ? codes.map((c, i) =>
+            selectableCard(c, ui, `${where}${codes.length > 1 ? ` ${i + 1}` : ""}`, { small }),
+          )
+        : h("span", { class: "card empty", role: "img", "aria-label": `${label}: empty` }),
+    ),
+  );
 }
 
 function cardsIn(value) {
@@ -101,14 +129,24 @@ export function render(view, ui) {
   const rows = [];
   const facts = [];
   for (const [key, value] of Object.entries(view)) {
-    if (STANDARD.has(key) || key === "hand" && value === null) continue;
+    if (STANDARD.has(key) || (key === "hand" && value === null)) continue;
     const cards = cardsIn(value);
     if (cards && cards.length) rows.push(cardRow(key.replace(/_/g, " "), cards, ui));
     else if (Array.isArray(value) && value.some((v) => cardsIn(v))) {
-      value.forEach((v, i) => { const c = cardsIn(v); if (c) rows.push(cardRow(`${key.replace(/_/g, " ")} ${i + 1}`, c, ui)); });
-    } else if (value !== null && typeof value !== "object") facts.push(`${key.replace(/_/g, " ")}: ${value}`);
+      value.forEach((v, i) => {
+        const c = cardsIn(v);
+        if (c) rows.push(cardRow(`${key.replace(/_/g, " ")} ${i + 1}`, c, ui));
+      });
+    } else if (value !== null && typeof value !== "object")
+      facts.push(`${key.replace(/_/g, " ")}: ${value}`);
   }
-  return h("div", { class: "generic" }, h("p", { class: "facts" }, facts.join(" \u00b7 ")), rows, selectionBar(ui));
+  return h(
+    "div",
+    { class: "generic" },
+    h("p", { class: "facts" }, facts.join(" \u00b7 ")),
+    rows,
+    selectionBar(ui),
+  );
 }
 
 export { h, cardElement, cardName, isCard, prettyCards };

@@ -14,10 +14,14 @@ export function describeAction(a) {
 
 export function describeEvent(ev, who) {
   switch (ev.type) {
-    case "hand": return `Scored a hand: ${ev.cards.map(cardName).join(", ")} (positions ${ev.positions.join(", ")}).`;
-    case "deal": return `Dealt ${ev.dealt} card${ev.dealt === 1 ? "" : "s"}; ${ev.deck} left in the deck.`;
-    case "round": return `Round ${ev.round} begins.`;
-    default: return genericEvent(ev, who);
+    case "hand":
+      return `Scored a hand: ${ev.cards.map(cardName).join(", ")} (positions ${ev.positions.join(", ")}).`;
+    case "deal":
+      return `Dealt ${ev.dealt} card${ev.dealt === 1 ? "" : "s"}; ${ev.deck} left in the deck.`;
+    case "round":
+      return `Round ${ev.round} begins.`;
+    default:
+      return genericEvent(ev, who);
   }
 }
 
@@ -35,20 +39,55 @@ export function render(view, ui) {
   const cells = (view.tableau || []).map((c, i) => {
     const pos = i + 1;
     const where = `position ${pos}${locked.has(pos) ? ", locked" : ""}`;
-    if (!c) return h("span", { class: "card empty", role: "img", "aria-label": `${where}: empty` }, String(pos));
+    if (!c)
+      return h(
+        "span",
+        { class: "card empty", role: "img", "aria-label": `${where}: empty` },
+        String(pos),
+      );
     const picked = ui.marks.includes(pos);
-    const el = cardElement(c, { where, selected: picked, onClick: usable.has(pos) ? () => ui.toggle(pos) : undefined,
-      label: usable.has(pos) ? (picked ? "picked" : "pick for a hand") : undefined });
+    const el = cardElement(c, {
+      where,
+      selected: picked,
+      onClick: usable.has(pos) ? () => ui.toggle(pos) : undefined,
+      label: usable.has(pos) ? (picked ? "picked" : "pick for a hand") : undefined,
+    });
     el.dataset.pos = pos;
     if (usable.has(pos)) el.dataset.key = `p:${pos}`;
     return el;
   });
   const chosen = hands.find((a) => same(a.slice(1), ui.marks));
-  return h("div", { class: "shufflejack" },
-    h("p", { class: "facts" }, `round ${view.round}/${view.rounds} \u00b7 deck ${view.deck} \u00b7 hands ${view.hands}/${view.total_hands} \u00b7 cards left ${view.cards_left} \u00b7 score ${view.score}`),
-    h("div", { class: "tableau", id: "tableau", role: "grid", "aria-label": "tableau, 5 by 5" }, cells),
-    hands.length ? h("div", { class: "selection" },
-      h("button", { type: "button", id: "score-hand", class: "action", "data-key": "score-hand", disabled: chosen ? undefined : true,
-        onclick: () => chosen && ui.act(chosen) }, ui.marks.length ? `Score hand (${ui.marks.length} cards)` : "Pick the cards of a hand"),
-      h("small", {}, `${hands.length} hand${hands.length === 1 ? "" : "s"} possible`)) : null);
+  return h(
+    "div",
+    { class: "shufflejack" },
+    h(
+      "p",
+      { class: "facts" },
+      `round ${view.round}/${view.rounds} \u00b7 deck ${view.deck} \u00b7 hands ${view.hands}/${view.total_hands} \u00b7 cards left ${view.cards_left} \u00b7 score ${view.score}`,
+    ),
+    h(
+      "div",
+      { class: "tableau", id: "tableau", role: "grid", "aria-label": "tableau, 5 by 5" },
+      cells,
+    ),
+    hands.length
+      ? h(
+          "div",
+          { class: "selection" },
+          h(
+            "button",
+            {
+              type: "button",
+              id: "score-hand",
+              class: "action",
+              "data-key": "score-hand",
+              disabled: chosen ? undefined : true,
+              onclick: () => chosen && ui.act(chosen),
+            },
+            ui.marks.length ? `Score hand (${ui.marks.length} cards)` : "Pick the cards of a hand",
+          ),
+          h("small", {}, `${hands.length} hand${hands.length === 1 ? "" : "s"} possible`),
+        )
+      : null,
+  );
 }
