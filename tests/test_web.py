@@ -553,3 +553,59 @@ async def test_browser_apply_delta_matches_the_reference() -> None:
                 JSON.stringify(applyDelta(structuredClone(old), delta)) !== JSON.stringify(want))
               .length; }""", triples)
         assert bad == 0
+
+
+async def focused(page: Any) -> dict[str, str]:
+    """The focused element's tag, text, aria-label and data-card."""
+    return dict(await page.evaluate("""() => { const e = document.activeElement;
+        return {tag: e.tagName, text: e.textContent.trim(), label: e.getAttribute('aria-label') || '',
+                card: e.dataset.card || ''}; }"""))
+
+
+async def tab_to(page: Any, want: Any, limit: int = 80) -> dict[str, str]:
+    """Press Tab until ``want(focused)`` holds; returns that element's facts."""
+    for _ in range(limit):
+        await page.keyboard.press("Tab")
+        info = await focused(page)
+        if want(info):
+            return info
+    pytest.fail("no such element in the Tab order")
+
+
+@pytest.mark.slow
+async def test_keyboard_only_turn_with_countdown() -> None:
+    """A Skipper solo turn played with Tab and Enter only (cards are labelled buttons), in a
+    room with a turn timer shown as a countdown that runs down."""
+    errors: list[str] = []
+    async with serving(MemoryStore, msg_rate=None) as make, browser() as b:
+        server = await make()
+        page = await new_page(b, server.port, errors)
+        await page.select_option("#create-game", "skipper")
+        await page.fill("#create-seats", "1")
+        await page.click("details:has(#ropt-turn_seconds) summary")
+        await page.fill("#ropt-turn_seconds", "120")
+        await page.click("#create-submit")
+        await page.wait_for_selector("#room")
+        if await room_attr(page, "status") == "waiting":
+            await page.click("#start")
+        await page.wait_for_selector("#room[data-mine='1'] .timer.big")
+        first = await page.inner_text(".timer.big")
+        assert first.startswith("\u23f1 1:") or first.startswith("\u23f1 2:"), first
+        room = server.lobby.rooms[await room_attr(page, "room")]
+        old = await room_attr(page, "stateId")
+
+        card = await tab_to(page, lambda f: f["card"] != "" and "in your hand" in f["label"])
+        assert card["tag"] == "BUTTON" and " of " in card["label"]
+        await page.keyboard.press("Enter")  # select it
+        await page.wait_for_selector(f"#hand [data-card='{card['card']}'][aria-pressed='true']")
+        assert (await focused(page))["card"] == card["card"]  # focus kept across the redraw
+        target = await tab_to(page, lambda f: "here" in f["label"] or f["text"] == "Discard it")
+        await page.keyboard.press("Enter")
+        await wait_new_state(page, old)
+        assert room.game.state_id == int(old) + 1
+        events = await page.inner_text("#log")
+        assert ("discarded" in events) or ("played" in events), (target, events)
+        await page.wait_for_timeout(2200)
+        later = await page.inner_text(".timer.big")
+        assert later != first  # it counts down
+        assert not errors, errors
