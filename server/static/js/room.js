@@ -255,7 +255,14 @@ export class RoomView {
       return h(
         "li",
         {
-          class: `seat-item ${status}${toAct.includes(i) ? " acting" : ""}${i === this.seat ? " me" : ""}`,
+          class: [
+            "seat-item",
+            status,
+            toAct.includes(i) ? "acting" : "",
+            i === this.seat ? "me" : "",
+          ]
+            .join(" ")
+            .trim(),
           dataset: { seat: i, status },
         },
         h("span", { class: "dot", "aria-hidden": "true" }),

@@ -48,7 +48,8 @@ export function words(value) {
 /** An action as a button label: "discard 5♦", "hand 1, 16, 21". */
 export function describeAction(action) {
   const [verb, ...args] = action;
-  return `${String(verb).replace(/_/g, " ")}${args.length ? " " + args.map((a) => prettyCards(a)).join(" ") : ""}`;
+  const words = args.map((a) => prettyCards(a)).join(" ");
+  return `${String(verb).replace(/_/g, " ")}${args.length ? " " + words : ""}`;
 }
 
 /** The outcome in words: winner, reason, score(s). */

@@ -43,14 +43,19 @@ export function describeEvent(ev, who) {
     case "turn":
       return ev.card ? `Turned ${cardName(ev.card)}.` : "Turned the pack.";
     case "fill":
-      return `Filled ray ${ev.ray + 1}, ${CIRCLES[ev.circle] || ev.circle} circle, with ${cardName(ev.card)}.`;
+      return (
+        `Filled ray ${ev.ray + 1}, ${CIRCLES[ev.circle] || ev.circle} circle, ` +
+        `with ${cardName(ev.card)}.`
+      );
     default:
       return genericEvent(ev, who);
   }
 }
 
 export function describeOutcome(outcome) {
-  return `${outcome.winner === 0 ? "You won" : "You lost"} (${String(outcome.reason || "").replace(/_/g, " ")})${outcome.scores ? `, built ${outcome.scores}` : ""}.`;
+  const reason = String(outcome.reason || "").replace(/_/g, " ");
+  const built = outcome.scores ? `, built ${outcome.scores}` : "";
+  return `${outcome.winner === 0 ? "You won" : "You lost"} (${reason})${built}.`;
 }
 
 function targetFor(ui, verbs, index) {
@@ -135,7 +140,11 @@ export function render(view, ui) {
     h(
       "p",
       { class: "facts" },
-      `phase ${view.phase} \u00b7 pack ${view.stock_count} \u00b7 moves ${view.moves}/${view.max_moves}`,
+      [
+        `phase ${view.phase}`,
+        `pack ${view.stock_count}`,
+        `moves ${view.moves}/${view.max_moves}`,
+      ].join(" \u00b7 "),
     ),
     h(
       "div",

@@ -60,7 +60,10 @@ export function describeEvent(ev, who) {
     case "draw":
       return `Drew ${cardName(ev.card)}.`;
     case "place":
-      return `Put ${cardName(ev.card)} on ${PLACES[ev.to] || ev.to}${ev.index !== undefined ? ` ${ev.index + 1}` : ""}.`;
+      return (
+        `Put ${cardName(ev.card)} on ${PLACES[ev.to] || ev.to}` +
+        `${ev.index !== undefined ? ` ${ev.index + 1}` : ""}.`
+      );
     case "light":
       return `Lit candle ${ev.candle + 1} with ${cardName(ev.card)}.`;
     default:
@@ -196,7 +199,12 @@ export function render(view, ui) {
     h(
       "p",
       { class: "facts" },
-      `phase ${view.phase} \u00b7 stock ${view.stock_count} \u00b7 moves ${view.moves}/${view.max_moves} \u00b7 lit needed ${view.lit_needed}`,
+      [
+        `phase ${view.phase}`,
+        `stock ${view.stock_count}`,
+        `moves ${view.moves}/${view.max_moves}`,
+        `lit needed ${view.lit_needed}`,
+      ].join(" \u00b7 "),
     ),
     light.length
       ? h(

@@ -15,7 +15,10 @@ export function describeAction(a) {
 export function describeEvent(ev, who) {
   switch (ev.type) {
     case "hand":
-      return `Scored a hand: ${ev.cards.map(cardName).join(", ")} (positions ${ev.positions.join(", ")}).`;
+      return (
+        `Scored a hand: ${ev.cards.map(cardName).join(", ")} ` +
+        `(positions ${ev.positions.join(", ")}).`
+      );
     case "deal":
       return `Dealt ${ev.dealt} card${ev.dealt === 1 ? "" : "s"}; ${ev.deck} left in the deck.`;
     case "round":
@@ -26,7 +29,8 @@ export function describeEvent(ev, who) {
 }
 
 export function describeOutcome(outcome) {
-  return `Game over (${String(outcome.reason || "").replace(/_/g, " ")}): score ${outcome.score ?? ""}.`;
+  const reason = String(outcome.reason || "").replace(/_/g, " ");
+  return `Game over (${reason}): score ${outcome.score ?? ""}.`;
 }
 
 const same = (a, b) => a.length === b.length && a.every((x) => b.includes(x));
@@ -63,7 +67,13 @@ export function render(view, ui) {
     h(
       "p",
       { class: "facts" },
-      `round ${view.round}/${view.rounds} \u00b7 deck ${view.deck} \u00b7 hands ${view.hands}/${view.total_hands} \u00b7 cards left ${view.cards_left} \u00b7 score ${view.score}`,
+      [
+        `round ${view.round}/${view.rounds}`,
+        `deck ${view.deck}`,
+        `hands ${view.hands}/${view.total_hands}`,
+        `cards left ${view.cards_left}`,
+        `score ${view.score}`,
+      ].join(" \u00b7 "),
     ),
     h(
       "div",

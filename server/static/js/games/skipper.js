@@ -21,7 +21,10 @@ export function describeEvent(ev, who) {
   const w = ev.seat === undefined ? "" : who(ev.seat);
   switch (ev.type) {
     case "play":
-      return `${w} played ${cardName(ev.card)} on the ${suitName(ev.stack)} stack (now ${(ev.values || []).join(" or ")}).`;
+      return (
+        `${w} played ${cardName(ev.card)} on the ${suitName(ev.stack)} stack ` +
+        `(now ${(ev.values || []).join(" or ")}).`
+      );
     case "complete":
       return `${w} completed the ${suitName(ev.stack)} stack.`;
     case "discard":
@@ -64,13 +67,15 @@ export function describeOutcome(outcome, who, view) {
   const reason = String(outcome.reason || "").replace(/_/g, " ");
   const scores = outcome.scores || [];
   if (view && view.mode === "solo") {
-    return `${outcome.winner === 0 ? "You won" : "You lost"} (${reason}) after ${scores[0] ?? "?"} turns.`;
+    const verdict = outcome.winner === 0 ? "You won" : "You lost";
+    return `${verdict} (${reason}) after ${scores[0] ?? "?"} turns.`;
   }
   const head =
     outcome.winner === null || outcome.winner === undefined
       ? "Nobody won"
       : `${who(outcome.winner)} won`;
-  return `${head} (${reason}). Complete stacks: ${scores.map((n, i) => `${who(i)} ${n}`).join(", ")}.`;
+  const stacks = scores.map((n, i) => `${who(i)} ${n}`).join(", ");
+  return `${head} (${reason}). Complete stacks: ${stacks}.`;
   // genericOutcome is the fallback for unknown shapes
 }
 
@@ -82,7 +87,10 @@ function stackElement(stack, seatIndex, ui, mine) {
     mine && ui.selected
       ? ui.legal.find((a) => a[0] === "play" && a[1] === ui.selected && a[2] === stack.suit)
       : null;
-  const where = `${suitName(stack.suit)} stack of ${ui.seatName(seatIndex)}${values ? `, value ${values.replace(",", " or ")}` : ""}${stack.complete ? ", complete" : ""}`;
+  const where =
+    `${suitName(stack.suit)} stack of ${ui.seatName(seatIndex)}` +
+    (values ? `, value ${values.replace(",", " or ")}` : "") +
+    (stack.complete ? ", complete" : "");
   let el;
   if (play) {
     ui.handled(play);
@@ -171,7 +179,8 @@ function seatElement(view, seat, i, ui) {
       h(
         "small",
         {},
-        ` turns ${seat.turns} \u00b7 ${String(seat.phase).replace(/_/g, " ")} ${STATUS[seat.status] ?? seat.status}`,
+        ` turns ${seat.turns} \u00b7 ${String(seat.phase).replace(/_/g, " ")} ` +
+          (STATUS[seat.status] ?? seat.status),
       ),
     ),
     h(
@@ -277,7 +286,6 @@ export function render(view, ui) {
   if (ui.selected) {
     const withSel = legal.filter((a) => a[1] === ui.selected && a[0] !== "play");
     const plays = legal.some((a) => a[1] === ui.selected && a[0] === "play");
-    legal.filter((a) => a[1] === ui.selected && a[0] === "play").forEach((a) => ui.handled(a)); // stacks
     bar = h(
       "div",
       { class: "selection", role: "group", "aria-label": `actions with ${cardName(ui.selected)}` },

@@ -16,9 +16,18 @@ export function describeAction(a) {
 export function describeEvent(ev, who) {
   switch (ev.type) {
     case "reveal":
-      return `Turn ${ev.turn}: the ENEMY shows ${ev.cards.map(cardName).join(" and ")} (total ${ev.enemy_total}).`;
+      return (
+        `Turn ${ev.turn}: the ENEMY shows ${ev.cards.map(cardName).join(" and ")} ` +
+        `(total ${ev.enemy_total}).`
+      );
     case "take":
-      return `Took ${cardName(ev.card)}${ev.to_enemy && ev.to_enemy.length ? `; the ENEMY takes ${ev.to_enemy.map(cardName).join(", ")}` : ""}.`;
+      return (
+        `Took ${cardName(ev.card)}` +
+        (ev.to_enemy && ev.to_enemy.length
+          ? `; the ENEMY takes ${ev.to_enemy.map(cardName).join(", ")}`
+          : "") +
+        "."
+      );
     case "surrender":
       return `Gave ${cardName(ev.card)} to the ENEMY.`;
     case "draw":
@@ -29,7 +38,8 @@ export function describeEvent(ev, who) {
 }
 
 export function describeOutcome(outcome) {
-  return `Game over (${String(outcome.reason || "").replace(/_/g, " ")}): score ${outcome.score ?? (outcome.scores || []).join(", ")}.`;
+  const reason = String(outcome.reason || "").replace(/_/g, " ");
+  return `Game over (${reason}): score ${outcome.score ?? (outcome.scores || []).join(", ")}.`;
 }
 
 const same = (a, b) => a.length === b.length && a.every((x) => b.includes(x));
@@ -85,7 +95,12 @@ export function render(view, ui) {
     h(
       "p",
       { class: "facts" },
-      `turn ${view.turn}/${view.turns} \u00b7 phase ${view.phase} \u00b7 score ${view.score}/${view.target} \u00b7 your stack ${view.player_stack}`,
+      [
+        `turn ${view.turn}/${view.turns}`,
+        `phase ${view.phase}`,
+        `score ${view.score}/${view.target}`,
+        `your stack ${view.player_stack}`,
+      ].join(" \u00b7 "),
     ),
     h(
       "div",
