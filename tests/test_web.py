@@ -26,6 +26,8 @@ from cardhall.server.store import MemoryStore
 from .conftest import serving
 
 CHROMIUM = Path("/usr/bin/chromium")
+#: JavaScript: the card codes of the elements found.
+CARDS_OF = "els => els.map(e => e.dataset.card)"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync"]
@@ -153,7 +155,8 @@ def shot(name: str) -> str:
 
 async def room_attr(page: Any, name: str) -> str | None:
     return await page.evaluate(
-        f"() => {{ const r = document.querySelector('#room'); return r ? r.dataset.{name} : null; }}")
+        f"() => {{ const r = document.querySelector('#room');"
+        f" return r ? r.dataset.{name} : null; }}")
 
 
 async def wait_new_state(page: Any, old: str) -> None:
@@ -167,7 +170,7 @@ async def wait_new_state(page: Any, old: str) -> None:
 
 
 async def dom_cards(page: Any) -> list[str]:
-    return list(await page.eval_on_selector_all("[data-card]", "els => els.map(e => e.dataset.card)"))
+    return list(await page.eval_on_selector_all("[data-card]", CARDS_OF))
 
 
 async def check_hidden_hands(page: Any, room: Any, seat: int) -> bool:
@@ -177,7 +180,7 @@ async def check_hidden_hands(page: Any, room: Any, seat: int) -> bool:
     if str(game.state_id) != await room_attr(page, "stateId"):
         return False
     shown = await dom_cards(page)
-    hand = await page.eval_on_selector_all("#hand [data-card]", "els => els.map(e => e.dataset.card)")
+    hand = await page.eval_on_selector_all("#hand [data-card]", CARDS_OF)
     if str(game.state_id) != await room_attr(page, "stateId"):
         return False  # moved on while reading
     assert sorted(hand) == sorted(game.view(seat)["hand"])
@@ -314,17 +317,17 @@ async def test_skipper_multi_two_pages_two_bots_to_the_end() -> None:
                 await wait_new_state(p.page, old)
                 if p.seat == 1 and p.actions == 2 and not reloaded:
                     await p.page.screenshot(path=shot("skipper-before-reload"))
-                    hand_before = await p.page.eval_on_selector_all(
-                        "#hand [data-card]", "els => els.map(e => e.dataset.card)")
+                    stored = "() => localStorage.getItem('cardhall.seat')"
+                    token = await p.page.evaluate(stored)
                     await p.page.reload()
                     await p.page.wait_for_selector("#room[data-seat='1'] #hand")
                     assert await room_attr(p.page, "room") == room_id
                     reloaded = True
                     if str(room.game.state_id) == await room_attr(p.page, "stateId"):
                         hand = await p.page.eval_on_selector_all(
-                            "#hand [data-card]", "els => els.map(e => e.dataset.card)")
+                            "#hand [data-card]", CARDS_OF)
                         assert sorted(hand) == sorted(room.game.view(1)["hand"])
-                        del hand_before
+                    assert await p.page.evaluate(stored) == token  # the same seat token
                     await a.wait_for_function(
                         "() => [...document.querySelectorAll('#log li')]"
                         ".some(li => li.textContent.includes('is back'))")
@@ -423,7 +426,8 @@ async def solo_move(page: Any) -> str:
             label = await target.first.get_attribute("aria-label")
             await target.first.click()
             return f"{code} -> {label}"
-        await page.locator(f"#room .table button.card[data-card='{code}']").first.click()  # deselect
+        # Not for this card: deselect it.
+        await page.locator(f"#room .table button.card[data-card='{code}']").first.click()
     buttons = page.locator(".other-actions button, .turn-buttons button.end")
     for i in range(await buttons.count()):
         text = (await buttons.nth(i).inner_text()).lower()
@@ -558,8 +562,8 @@ async def test_browser_apply_delta_matches_the_reference() -> None:
 async def focused(page: Any) -> dict[str, str]:
     """The focused element's tag, text, aria-label and data-card."""
     return dict(await page.evaluate("""() => { const e = document.activeElement;
-        return {tag: e.tagName, text: e.textContent.trim(), label: e.getAttribute('aria-label') || '',
-                card: e.dataset.card || ''}; }"""))
+        return {tag: e.tagName, text: e.textContent.trim(),
+                label: e.getAttribute('aria-label') || '', card: e.dataset.card || ''}; }"""))
 
 
 async def tab_to(page: Any, want: Any, limit: int = 80) -> dict[str, str]:
