@@ -613,3 +613,37 @@ async def test_keyboard_only_turn_with_countdown() -> None:
         later = await page.inner_text(".timer.big")
         assert later != first  # it counts down
         assert not errors, errors
+
+
+@pytest.mark.slow
+async def test_create_form_from_list_games_validates() -> None:
+    """The "New room" form is built from ``list_games``: each option with its description
+    and default; out-of-range values are refused before anything is sent, and the server's
+    refusal (a seat count the mode does not allow) is shown in words."""
+    errors: list[str] = []
+    async with serving(MemoryStore, msg_rate=None) as make, browser() as b:
+        server = await make()
+        page = await new_page(b, server.port, errors)
+        await page.select_option("#create-game", "skipper")
+        await page.click("details:has(#opt-turn_limit) summary")
+        assert await page.input_value("#opt-turn_limit") == "500"
+        doc = await page.inner_text("#opt-turn_limit-doc")
+        assert "K7" in doc  # the option's own description
+        modes = await page.eval_on_selector_all("#create-mode option",
+                                                "os => os.map(o => o.value)")
+        assert modes == ["solo", "multi", "race"]
+
+        await page.fill("#opt-turn_limit", "0")
+        await page.click("#create-submit")
+        assert "turn_limit" in await page.inner_text("#create-error")
+        await page.fill("#opt-turn_limit", "500")
+        await page.fill("#create-seats", "9")
+        await page.click("#create-submit")
+        assert "seats" in await page.inner_text("#create-error")
+        assert not server.lobby.rooms  # nothing was sent
+
+        await page.fill("#create-seats", "2")  # solo Skipper has one seat: the server says so
+        await page.click("#create-submit")
+        await page.wait_for_selector("#create-error:has-text('1 seat')")
+        assert not server.lobby.rooms
+        assert not errors, errors

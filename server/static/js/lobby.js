@@ -322,7 +322,7 @@ export class Lobby {
     const error = h("p", { class: "error", role: "alert", id: "create-error" });
     const form = h(
       "form",
-      { id: "create-form", "aria-labelledby": "create-title" },
+      { id: "create-form", novalidate: true, "aria-labelledby": "create-title" },
       h("div", { class: "option" }, h("label", { for: "create-game" }, "game"), createGame),
       modeField,
       h(
