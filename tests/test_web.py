@@ -647,3 +647,24 @@ async def test_create_form_from_list_games_validates() -> None:
         await page.wait_for_selector("#create-error:has-text('1 seat')")
         assert not server.lobby.rooms
         assert not errors, errors
+
+
+def test_every_web_file_ships_in_the_wheel() -> None:
+    """pyproject.toml's package data covers every file of server/static/ (the wheel holds
+    what the server serves), and the vendored library keeps its licence and provenance."""
+    import fnmatch
+    import tomllib
+
+    root = Path(__file__).resolve().parent.parent
+    config = tomllib.loads((root / "pyproject.toml").read_text())
+    patterns = config["tool"]["setuptools"]["package-data"]["cardhall.server"]
+    files = [p.relative_to(root / "server").as_posix()
+             for p in (root / "server" / "static").rglob("*") if p.is_file()]
+    assert "static/index.html" in files
+    missing = [f for f in files
+               if not any(fnmatch.fnmatch(f, pat) and f.count("/") == pat.count("/")
+                          for pat in patterns)]
+    assert not missing, missing
+    vendor = root / "server" / "static" / "vendor" / "msgpack"
+    assert "MessagePack Community" in (vendor / "LICENSE.txt").read_text()
+    assert "npm pack @msgpack/msgpack@3.1.3" in (vendor / "README.md").read_text()
