@@ -29,6 +29,7 @@ class App {
     this.connState = "connecting"; // connecting | open | reconnecting
     this.backoff = 500;
     this.notice = "";
+    this.created = new Map(); // room id -> the create_room message that made it ("play again")
   }
 
   // --- connection --------------------------------------------------------------------------
@@ -100,7 +101,7 @@ class App {
     const hosted = loadJson(HOST_KEY, []);
     hosted.push(created.room);
     localStorage.setItem(HOST_KEY, JSON.stringify(hosted.slice(-20)));
-    this.lastCreate = msg;
+    this.created.set(created.room, msg);
     await this.join(created.code ? { code: created.code } : { room: created.room }, created.code);
   }
 
@@ -171,7 +172,7 @@ class App {
 
   async playAgain() {
     const room = this.room;
-    const again = this.lastCreate || (room && room.againMessage());
+    const again = room && (this.created.get(room.roomId) || room.againMessage());
     localStorage.removeItem(SEAT_KEY);
     this.room = null;
     if (room && this.session.open) {
