@@ -11,8 +11,10 @@ from typing import Any
 
 from websockets.asyncio.server import Server as WsServer
 from websockets.asyncio.server import ServerConnection, serve
+from websockets.http11 import Request, Response
 from websockets.typing import Origin
 
+from . import web
 from .admission import AdmittedConnection, Gate, default_max_connections, raise_fd_limit
 from .cluster import Cluster
 from .config import Settings
@@ -92,7 +94,7 @@ class Server:
             self._handle, s.host, s.port,
             compression="deflate" if s.compression else None,
             max_size=s.max_frame, ping_interval=s.ping_interval, ping_timeout=s.ping_timeout,
-            open_timeout=s.hello_timeout, ssl=self._tls(), process_request=self.metrics.http,
+            open_timeout=s.hello_timeout, ssl=self._tls(), process_request=self._process_request,
             origins=None if s.origins is None else [*map(Origin, s.origins), None],
             logger=ws_log, create_connection=AdmittedConnection.for_gate(self.gate), **tls,
         )
@@ -114,6 +116,16 @@ class Server:
         context.minimum_version = ssl.TLSVersion.TLSv1_2
         context.load_cert_chain(s.certfile, s.keyfile)
         return context
+
+    async def _process_request(self, ws: ServerConnection, request: Request) -> Response | None:
+        """HTTP on the WebSocket port: ``/healthz``, ``/metrics`` and the web app's files
+        (:mod:`.web`, for a GET that is not a WebSocket upgrade); None lets a WebSocket
+        upgrade go on to the handshake (connections were admitted at accept:
+        :mod:`.admission`)."""
+        response = await self.metrics.http(ws, request)
+        if response is None:
+            response = web.respond(ws, request)
+        return response
 
     async def _handle(self, ws: ServerConnection) -> None:
         conn = Connection(self, ws)

@@ -1,0 +1,291 @@
+// The Cardhall web client: one session, a lobby view and a room view.
+// Seat tokens live in localStorage ("cardhall.seat"), so a reload resumes the seat.
+import { Session, RequestError, applyDelta, defaultUrl } from "./protocol.js";
+import { h } from "./cards.js";
+import { Lobby } from "./lobby.js";
+import { RoomView } from "./room.js";
+
+const SEAT_KEY = "cardhall.seat";
+const HOST_KEY = "cardhall.hosted";
+const MAX_BACKOFF_MS = 5000;
+
+function loadJson(key, fallback) {
+  try {
+    const value = JSON.parse(localStorage.getItem(key));
+    return value === null ? fallback : value;
+  } catch {
+    return fallback;
+  }
+}
+
+class App {
+  constructor(root) {
+    this.root = root;
+    this.session = null;
+    this.games = null;
+    this.roomOptions = [];
+    this.lobby = new Lobby(this);
+    this.room = null; // RoomView while in a room
+    this.connState = "connecting"; // connecting | open | reconnecting
+    this.backoff = 500;
+    this.notice = "";
+    this.created = new Map(); // room id -> the create_room message that made it ("play again")
+  }
+
+  // --- connection --------------------------------------------------------------------------
+
+  async connect() {
+    const session = new Session(defaultUrl(), {
+      onMessage: (msg) => this.onMessage(msg),
+      onClose: () => this.onClose(session),
+    });
+    this.session = session;
+    try {
+      await session.connect();
+    } catch {
+      return; // onClose schedules the next try
+    }
+    this.backoff = 500;
+    this.connState = "open";
+    const games = await session.request({ t: "list_games" });
+    this.games = games.games;
+    this.roomOptions = games.room_options;
+    const saved = loadJson(SEAT_KEY, null);
+    if (this.room && this.room.seat === null) {
+      await this.spectate(this.room.roomId);
+    } else if (saved && saved.room && saved.token) {
+      await this.resume(saved);
+    } else {
+      this.room = null;
+      this.render();
+      await this.lobby.refresh();
+    }
+  }
+
+  onClose(session) {
+    if (session !== this.session) return;
+    this.connState = "reconnecting";
+    this.render();
+    const delay = this.backoff;
+    this.backoff = Math.min(MAX_BACKOFF_MS, this.backoff * 2);
+    setTimeout(() => this.connect(), delay);
+  }
+
+  async resume(saved) {
+    try {
+      const joined = await this.session.request({
+        t: "resume",
+        room: saved.room,
+        token: saved.token,
+      });
+      this.enterRoom(joined, saved.token);
+    } catch (err) {
+      if (
+        err instanceof RequestError &&
+        (err.code.startsWith("room/") || err.code === "protocol/bad_value")
+      ) {
+        localStorage.removeItem(SEAT_KEY);
+        this.toLobby("That room is gone (or your seat expired): back to the lobby.");
+      } else if (!(err instanceof RequestError)) {
+        // connection lost again: onClose retries
+      } else {
+        this.notify(err.message);
+      }
+    }
+  }
+
+  // --- lobby actions -----------------------------------------------------------------------
+
+  async create(msg) {
+    const created = await this.session.request(msg);
+    const hosted = loadJson(HOST_KEY, []);
+    hosted.push(created.room);
+    localStorage.setItem(HOST_KEY, JSON.stringify(hosted.slice(-20)));
+    this.created.set(created.room, msg);
+    await this.join(created.code ? { code: created.code } : { room: created.room }, created.code);
+  }
+
+  async join(where, code) {
+    try {
+      const joined = await this.session.request({ t: "join", ...where });
+      this.enterRoom(joined, joined.token, code || where.code);
+    } catch (err) {
+      this.notify(`Could not join: ${err.message}`);
+    }
+  }
+
+  async quickJoin(game) {
+    try {
+      const joined = await this.session.request({ t: "quick_join", game });
+      this.enterRoom(joined, joined.token);
+    } catch (err) {
+      this.notify(`Could not quick-join: ${err.message}`);
+    }
+  }
+
+  async spectate(room) {
+    try {
+      const joined = await this.session.request({ t: "spectate", room });
+      this.enterRoom(joined, null);
+    } catch (err) {
+      this.toLobby(`Could not watch: ${err.message}`);
+    }
+  }
+
+  isHost(roomId) {
+    return loadJson(HOST_KEY, []).includes(roomId);
+  }
+
+  enterRoom(joined, token, code) {
+    if (token) {
+      const saved = { room: joined.room, token, seat: joined.seat };
+      if (code) saved.code = code;
+      else if (this.room && this.room.roomId === joined.room && this.room.code)
+        saved.code = this.room.code;
+      else {
+        const old = loadJson(SEAT_KEY, null);
+        if (old && old.room === joined.room && old.code) saved.code = old.code;
+      }
+      localStorage.setItem(SEAT_KEY, JSON.stringify(saved));
+      code = saved.code;
+    }
+    const same = this.room && this.room.roomId === joined.room;
+    const log = same ? this.room.log : [];
+    this.room = new RoomView(this, joined, { code, log });
+    this.notice = "";
+    this.render();
+  }
+
+  async leave() {
+    const room = this.room;
+    localStorage.removeItem(SEAT_KEY);
+    this.room = null;
+    if (room && this.session.open) {
+      try {
+        await this.session.request({ t: "leave", room: room.roomId });
+      } catch {
+        /* gone */
+      }
+    }
+    this.toLobby("");
+  }
+
+  async playAgain() {
+    const room = this.room;
+    const again = room && (this.created.get(room.roomId) || room.againMessage());
+    localStorage.removeItem(SEAT_KEY);
+    this.room = null;
+    if (room && this.session.open) {
+      try {
+        await this.session.request({ t: "leave", room: room.roomId });
+      } catch {
+        /* gone */
+      }
+    }
+    if (again) {
+      try {
+        await this.create(again);
+        return;
+      } catch (err) {
+        this.notify(`Could not start a new room: ${err.message}`);
+      }
+    }
+    this.toLobby("");
+  }
+
+  toLobby(notice) {
+    this.room = null;
+    this.notice = notice;
+    this.render();
+    if (this.session && this.session.open) this.lobby.refresh();
+  }
+
+  notify(text) {
+    this.notice = text;
+    this.render();
+  }
+
+  // --- server messages ---------------------------------------------------------------------
+
+  onMessage(msg) {
+    const room = this.room;
+    if (!room || msg.room !== room.roomId) return;
+    if (msg.t === "left") {
+      localStorage.removeItem(SEAT_KEY);
+      this.toLobby(
+        "You are no longer in that room (it closed, or your seat was taken back elsewhere).",
+      );
+      return;
+    }
+    room.onMessage(msg);
+    this.render();
+  }
+
+  // --- drawing -----------------------------------------------------------------------------
+
+  render() {
+    const active = document.activeElement;
+    const focusKey = active && active.dataset ? active.dataset.key : undefined;
+    const banner =
+      this.connState === "open"
+        ? null
+        : h(
+            "div",
+            { class: "banner", role: "status", id: "conn-status" },
+            this.connState === "reconnecting" ? "Reconnecting\u2026" : "Connecting\u2026",
+          );
+    const notice = this.notice
+      ? h(
+          "div",
+          { class: "notice", role: "status", id: "notice" },
+          this.notice,
+          h(
+            "button",
+            {
+              type: "button",
+              class: "link",
+              "aria-label": "dismiss",
+              onclick: () => this.notify(""),
+            },
+            "\u00d7",
+          ),
+        )
+      : null;
+    let body;
+    if (this.room) body = this.room.render();
+    else if (this.games) body = this.lobby.render();
+    else body = h("main", { class: "lobby" }, h("p", {}, "Connecting to the server\u2026"));
+    const header = h(
+      "header",
+      {},
+      h(
+        "h1",
+        {},
+        h(
+          "a",
+          {
+            href: "#",
+            onclick: (e) => {
+              e.preventDefault();
+              if (!this.room) this.lobby.refresh();
+            },
+          },
+          "Cardhall",
+        ),
+      ),
+      h("span", { class: "sub" }, this.room ? this.room.title() : "Lobby"),
+    );
+    this.root.replaceChildren(header, banner || "", notice || "", body);
+    document.body.dataset.conn = this.connState;
+    if (focusKey !== undefined) {
+      const again = this.root.querySelector(`[data-key="${CSS.escape(focusKey)}"]`);
+      if (again) again.focus();
+    }
+  }
+}
+
+const app = new App(document.getElementById("app"));
+window.cardhall = app; // for debugging and the browser tests
+app.render();
+app.connect();
+export { app, applyDelta };

@@ -1,0 +1,153 @@
+// Shared drawing helpers and the fallback renderer for any game: every card (or list of
+// cards) in the view is drawn; a card named by legal actions is a button that selects it,
+// and the actions that use the selected card are offered next to the table.
+import { h, cardElement, cardName, isCard, prettyCards } from "../cards.js";
+
+const STANDARD = new Set([
+  "state_id",
+  "to_act",
+  "over",
+  "outcome",
+  "legal_actions",
+  "room",
+  "seat",
+  "game",
+  "mode",
+  "options",
+  "rules",
+]);
+
+/** "seat 1 (you)": who did an event. */
+function whoOf(ev, who) {
+  return ev.seat === undefined || ev.seat === null ? "" : `${who(ev.seat)} `;
+}
+
+/** An event in words from its fields (cards named), e.g. "seat 0 discard: 5 of diamonds". */
+export function describeEvent(ev, who) {
+  const verb = String(ev.type || "event").replace(/_/g, " ");
+  const parts = [];
+  for (const [key, value] of Object.entries(ev)) {
+    if (key === "type" || key === "seat") continue;
+    parts.push(`${key.replace(/_/g, " ")} ${words(value)}`);
+  }
+  return `${whoOf(ev, who)}${verb}${parts.length ? ": " + parts.join(", ") : ""}`.trim();
+}
+
+/** A value in words: card codes named, lists joined. */
+export function words(value) {
+  if (Array.isArray(value)) return value.length ? value.map(words).join(", ") : "none";
+  if (isCard(value)) return cardName(value);
+  if (value === null || value === undefined) return "none";
+  if (typeof value === "object")
+    return Object.entries(value)
+      .map(([k, v]) => `${k} ${words(v)}`)
+      .join(", ");
+  return String(value).replace(/_/g, " ");
+}
+
+/** An action as a button label: "discard 5♦", "hand 1, 16, 21". */
+export function describeAction(action) {
+  const [verb, ...args] = action;
+  const words = args.map((a) => prettyCards(a)).join(" ");
+  return `${String(verb).replace(/_/g, " ")}${args.length ? " " + words : ""}`;
+}
+
+/** The outcome in words: winner, reason, score(s). */
+export function describeOutcome(outcome, who) {
+  const parts = [];
+  if ("winner" in outcome)
+    parts.push(outcome.winner === null ? "nobody won" : `${who(outcome.winner)} won`);
+  if (outcome.won !== undefined) parts.push(outcome.won ? "won" : "lost");
+  if (outcome.reason) parts.push(`(${String(outcome.reason).replace(/_/g, " ")})`);
+  if (outcome.score !== undefined) parts.push(`score ${outcome.score}`);
+  if (Array.isArray(outcome.scores)) parts.push(`scores ${outcome.scores.join(", ")}`);
+  return parts.join(" ") || words(outcome);
+}
+
+/** Legal actions whose arguments include `code`. */
+export function actionsWith(legal, code) {
+  return legal.filter((a) => a.slice(1).includes(code));
+}
+
+/**
+ * A card that selects itself when legal actions use it (a focusable toggle button);
+ * otherwise a plain card. `where` names its place for screen readers ("tray 2").
+ */
+export function selectableCard(code, ui, where, extra = {}) {
+  if (!code) return cardElement(null, { faceDown: true, label: where, small: extra.small });
+  const usable = actionsWith(ui.legal, code).length > 0;
+  const el = cardElement(code, {
+    where,
+    small: extra.small,
+    selected: ui.selected === code,
+    onClick: usable ? () => ui.select(code) : undefined,
+    label: usable ? (ui.selected === code ? "selected" : "select") : undefined,
+  });
+  if (usable) el.dataset.key = `c:${code}:${where}`;
+  return el;
+}
+
+/** Buttons for the actions using the selected card (handled, so not repeated elsewhere). */
+export function selectionBar(ui, describe = describeAction) {
+  if (!ui.selected) return null;
+  const using = actionsWith(ui.legal, ui.selected);
+  if (!using.length) return null;
+  return h(
+    "div",
+    { class: "selection", role: "group", "aria-label": `actions with ${cardName(ui.selected)}` },
+    h("span", {}, `${cardName(ui.selected)}: `),
+    using.map((a) => ui.actionButton(a, prettyCards(describe(a)))),
+    h("button", { type: "button", class: "secondary", onclick: () => ui.select(null) }, "Cancel"),
+  );
+}
+
+/** A labelled row of cards. */
+export function cardRow(label, codes, ui, { where = label, small, id } = {}) {
+  return h(
+    "div",
+    { class: "row", id },
+    h("span", { class: "row-label" }, label),
+    h(
+      "div",
+      { class: "cards" },
+      codes.length
+        ? codes.map((c, i) =>
+            selectableCard(c, ui, `${where}${codes.length > 1 ? ` ${i + 1}` : ""}`, { small }),
+          )
+        : h("span", { class: "card empty", role: "img", "aria-label": `${label}: empty` }),
+    ),
+  );
+}
+
+function cardsIn(value) {
+  if (isCard(value)) return [value];
+  if (Array.isArray(value) && value.every((v) => v === null || isCard(v))) return value;
+  return null;
+}
+
+/** The fallback table: every card field as a row, other fields as text. */
+export function render(view, ui) {
+  const rows = [];
+  const facts = [];
+  for (const [key, value] of Object.entries(view)) {
+    if (STANDARD.has(key) || (key === "hand" && value === null)) continue;
+    const cards = cardsIn(value);
+    if (cards && cards.length) rows.push(cardRow(key.replace(/_/g, " "), cards, ui));
+    else if (Array.isArray(value) && value.some((v) => cardsIn(v))) {
+      value.forEach((v, i) => {
+        const c = cardsIn(v);
+        if (c) rows.push(cardRow(`${key.replace(/_/g, " ")} ${i + 1}`, c, ui));
+      });
+    } else if (value !== null && typeof value !== "object")
+      facts.push(`${key.replace(/_/g, " ")}: ${value}`);
+  }
+  return h(
+    "div",
+    { class: "generic" },
+    h("p", { class: "facts" }, facts.join(" \u00b7 ")),
+    rows,
+    selectionBar(ui),
+  );
+}
+
+export { h, cardElement, cardName, isCard, prettyCards };

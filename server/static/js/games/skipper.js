@@ -1,0 +1,343 @@
+// Skipper (docs/rules/skipper.md): every seat's four suit stacks, discard top and piles;
+// the own hand as buttons. Select a hand card, then click a highlighted stack to play it,
+// or Discard / Auction it; when you are the bidder, click a hand card to bid it.
+import { h, cardElement, cardName, suitName, suitSymbol } from "../cards.js";
+import { describeAction as genericAction, describeOutcome as genericOutcome } from "./generic.js";
+
+const STATUS = { active: "", won: "won", out: "out of the game" };
+
+export function describeAction(action) {
+  const [verb, card, stack] = action;
+  if (verb === "play") return `play ${card} on the ${suitSymbol(stack)} stack`;
+  if (verb === "end") return "end turn";
+  if (verb === "discard") return `discard ${card}`;
+  if (verb === "auction") return `auction ${card}`;
+  if (verb === "bid") return `bid ${card}`;
+  if (verb === "pass") return "pass (no bid)";
+  return genericAction(action);
+}
+
+export function describeEvent(ev, who) {
+  const w = ev.seat === undefined ? "" : who(ev.seat);
+  switch (ev.type) {
+    case "play":
+      return (
+        `${w} played ${cardName(ev.card)} on the ${suitName(ev.stack)} stack ` +
+        `(now ${(ev.values || []).join(" or ")}).`
+      );
+    case "complete":
+      return `${w} completed the ${suitName(ev.stack)} stack.`;
+    case "discard":
+      return `${w} discarded ${cardName(ev.card)}.`;
+    case "draw":
+      return ev.skip_draw
+        ? `${w} drew a card (skip draw).`
+        : `${w} drew ${ev.count} card${ev.count === 1 ? "" : "s"}.`;
+    case "auction":
+      return `${w} put ${cardName(ev.card)} up for auction.`;
+    case "bid":
+      return `${w} bid ${cardName(ev.card)}.`;
+    case "pass":
+      return `${w} passed.`;
+    case "sold":
+      return `${w} sold ${cardName(ev.card)} to ${who(ev.buyer)} for ${cardName(ev.price)}.`;
+    case "unsold":
+      return `Nobody bought ${cardName(ev.card)}; it went back to ${w}.`;
+    case "end":
+      return `${w} ended turn ${ev.turns}.`;
+    case "flip":
+      return `${w} turned the discard pile over into the stock.`;
+    case "trash":
+      return `${w} trashed a card.`;
+    case "resigned":
+      return `${w} resigned.`;
+    case "forfeit":
+      return `${w} forfeited.`;
+    case "turn_limit":
+      return `${w} reached the turn limit.`;
+    case "game_over":
+      return ""; // the game_over message tells it, with the scores
+    default:
+      return null;
+  }
+}
+
+export function describeOutcome(outcome, who, view) {
+  if (!outcome) return "";
+  const reason = String(outcome.reason || "").replace(/_/g, " ");
+  const scores = outcome.scores || [];
+  if (view && view.mode === "solo") {
+    const verdict = outcome.winner === 0 ? "You won" : "You lost";
+    return `${verdict} (${reason}) after ${scores[0] ?? "?"} turns.`;
+  }
+  const head =
+    outcome.winner === null || outcome.winner === undefined
+      ? "Nobody won"
+      : `${who(outcome.winner)} won`;
+  const stacks = scores.map((n, i) => `${who(i)} ${n}`).join(", ");
+  return `${head} (${reason}). Complete stacks: ${stacks}.`;
+  // genericOutcome is the fallback for unknown shapes
+}
+
+function stackElement(stack, seatIndex, ui, mine) {
+  const cards = stack.cards || [];
+  const top = cards.length ? cards[cards.length - 1] : null;
+  const values = (stack.values || []).join(",");
+  const play =
+    mine && ui.selected
+      ? ui.legal.find((a) => a[0] === "play" && a[1] === ui.selected && a[2] === stack.suit)
+      : null;
+  const where =
+    `${suitName(stack.suit)} stack of ${ui.seatName(seatIndex)}` +
+    (values ? `, value ${values.replace(",", " or ")}` : "") +
+    (stack.complete ? ", complete" : "");
+  let el;
+  if (play) {
+    ui.handled(play);
+    const label = `play ${cardName(ui.selected)} here`;
+    el = top
+      ? cardElement(top, { where, label, highlight: true, onClick: () => ui.act(play) })
+      : h(
+          "button",
+          {
+            type: "button",
+            class: "card empty clickable highlight",
+            "aria-label": `${where}, empty, ${label}`,
+            onclick: () => ui.act(play),
+          },
+          suitSymbol(stack.suit),
+        );
+    el.dataset.key = `s:${seatIndex}:${stack.suit}`;
+  } else {
+    el = top
+      ? cardElement(top, { where })
+      : h(
+          "span",
+          { class: "card empty", role: "img", "aria-label": `${where}, empty` },
+          suitSymbol(stack.suit),
+        );
+  }
+  el.dataset.stack = stack.suit;
+  el.dataset.seat = seatIndex;
+  return h(
+    "div",
+    { class: `stack${stack.complete ? " complete" : ""}` },
+    el,
+    h(
+      "span",
+      { class: "values", "aria-hidden": "true" },
+      `${suitSymbol(stack.suit)} ${values ? `= ${values}` : ""}${stack.complete ? " \u2713" : ""}`,
+    ),
+  );
+}
+
+function seatElement(view, seat, i, ui) {
+  const mine = i === ui.seat;
+  const acting = (view.to_act || []).includes(i) && !view.over;
+  const discardPlays =
+    mine && seat.discard_top
+      ? ui.legal.some((a) => a[0] === "play" && a[1] === seat.discard_top)
+      : false;
+  const discardTop = seat.discard_top
+    ? discardPlays
+      ? cardElement(seat.discard_top, {
+          where: "your discard top",
+          selected: ui.selected === seat.discard_top,
+          label: "select to play it",
+          onClick: () => ui.select(seat.discard_top),
+        })
+      : cardElement(seat.discard_top, { where: `discard top of ${ui.seatName(i)}` })
+    : h("span", {
+        class: "card empty",
+        role: "img",
+        "aria-label": `discard pile of ${ui.seatName(i)}: empty`,
+      });
+  if (discardPlays) discardTop.dataset.key = "discard-top";
+  const hand = [];
+  if (!mine) {
+    for (let k = 0; k < Math.min(seat.hand || 0, 8); k++)
+      hand.push(
+        cardElement(null, {
+          faceDown: true,
+          small: true,
+          label: k === 0 ? `${ui.seatName(i)} holds ${seat.hand} cards` : undefined,
+        }),
+      );
+  }
+  return h(
+    "section",
+    {
+      class: `seat${mine ? " mine" : ""}${acting ? " acting" : ""}`,
+      dataset: { seat: i },
+      "aria-label": `${ui.seatName(i)}${acting ? ", to act" : ""}`,
+    },
+    h(
+      "h3",
+      {},
+      ui.seatName(i),
+      acting ? h("span", { class: "to-act" }, " \u25c0 to act") : null,
+      h(
+        "small",
+        {},
+        ` turns ${seat.turns} \u00b7 ${String(seat.phase).replace(/_/g, " ")} ` +
+          (STATUS[seat.status] ?? seat.status),
+      ),
+    ),
+    h(
+      "div",
+      { class: "stacks" },
+      (seat.stacks || []).map((s) => stackElement(s, i, ui, mine)),
+    ),
+    h(
+      "div",
+      { class: "piles" },
+      h(
+        "span",
+        { class: "pile" },
+        discardTop,
+        h("span", { class: "count" }, `discard ${seat.discard}`),
+      ),
+      h(
+        "span",
+        { class: "pile" },
+        seat.stock
+          ? cardElement(null, {
+              faceDown: true,
+              label: `stock of ${ui.seatName(i)}: ${seat.stock} cards`,
+            })
+          : h("span", { class: "card empty", role: "img", "aria-label": "stock: empty" }),
+        h("span", { class: "count" }, `stock ${seat.stock}`),
+      ),
+      h(
+        "span",
+        { class: "pile" },
+        h("span", { class: "count" }, `hand ${seat.hand} \u00b7 trash ${seat.trash}`),
+      ),
+      mine ? null : h("span", { class: "other-hand", "aria-hidden": "true" }, hand),
+    ),
+  );
+}
+
+function auctionElement(view, ui) {
+  const a = view.auction;
+  if (!a) return null;
+  const bids = (a.bids || []).map(([s, c]) =>
+    h(
+      "li",
+      {},
+      `${ui.seatName(s)}: `,
+      c ? cardElement(c, { small: true, where: `bid of ${ui.seatName(s)}` }) : "pass",
+    ),
+  );
+  const pass = ui.legal.find((x) => x[0] === "pass");
+  return h(
+    "section",
+    { class: "auction", id: "auction", "aria-label": "auction" },
+    h("h3", {}, `Auction: ${ui.seatName(a.seller)} sells `),
+    cardElement(a.card, { where: "for sale" }),
+    h("ul", { class: "bids" }, bids.length ? bids : h("li", {}, "no bids yet")),
+    a.bidder !== null && a.bidder !== undefined
+      ? h(
+          "p",
+          {},
+          a.bidder === ui.seat
+            ? "Your bid: click a card of your hand to offer it, or pass."
+            : `${ui.seatName(a.bidder)} to bid.`,
+        )
+      : null,
+    pass ? ui.actionButton(pass, "Pass", { label: "pass: make no bid" }) : null,
+  );
+}
+
+export function render(view, ui) {
+  const seats = (view.seats || []).map((s, i) => seatElement(view, s, i, ui));
+  // Own seat first, then the others.
+  if (ui.seat !== null && seats[ui.seat]) seats.unshift(seats.splice(ui.seat, 1)[0]);
+  const legal = ui.legal;
+  const handCards = (view.hand || []).map((code) => {
+    const bid = legal.find((a) => a[0] === "bid" && a[1] === code);
+    if (bid) {
+      ui.handled(bid);
+      const el = cardElement(code, {
+        where: "in your hand",
+        label: "bid with this card",
+        highlight: true,
+        onClick: () => ui.act(bid),
+      });
+      el.dataset.key = `h:${code}`;
+      el.dataset.bid = "1";
+      return el;
+    }
+    const usable = legal.some((a) => a[1] === code && a[0] !== "bid");
+    const el = cardElement(code, {
+      where: "in your hand",
+      selected: ui.selected === code,
+      label: usable
+        ? ui.selected === code
+          ? "selected; now choose a stack, discard or auction"
+          : "select"
+        : undefined,
+      onClick: usable ? () => ui.select(code) : undefined,
+    });
+    if (usable) el.dataset.key = `h:${code}`;
+    return el;
+  });
+  let bar = null;
+  if (ui.selected) {
+    const withSel = legal.filter((a) => a[1] === ui.selected && a[0] !== "play");
+    const plays = legal.some((a) => a[1] === ui.selected && a[0] === "play");
+    bar = h(
+      "div",
+      { class: "selection", role: "group", "aria-label": `actions with ${cardName(ui.selected)}` },
+      h(
+        "span",
+        {},
+        `${cardName(ui.selected)}: `,
+        plays ? "choose a highlighted stack" : "",
+        plays && withSel.length ? ", or " : "",
+        !plays && !withSel.length ? "nothing to do with it now" : "",
+      ),
+      withSel.map((a) =>
+        ui.actionButton(
+          a,
+          a[0] === "discard" ? "Discard it" : a[0] === "auction" ? "Auction it" : describeAction(a),
+          { class: a[0], label: `${a[0]} ${cardName(ui.selected)}` },
+        ),
+      ),
+      h("button", { type: "button", class: "secondary", onclick: () => ui.select(null) }, "Cancel"),
+    );
+  }
+  // Plays, discards and auctions are reached by selecting a card first: not repeated as buttons.
+  legal.filter((a) => ["play", "discard", "auction"].includes(a[0])).forEach((a) => ui.handled(a));
+  const end = legal.find((a) => a[0] === "end");
+  const resign = legal.find((a) => a[0] === "resign");
+  const hand =
+    view.hand === null || view.hand === undefined
+      ? h("p", { class: "note" }, "Spectating: hands are hidden.")
+      : h(
+          "section",
+          { class: "hand", id: "hand", "aria-label": "your hand" },
+          h("h3", {}, "Your hand"),
+          h(
+            "div",
+            { class: "cards" },
+            handCards.length ? handCards : h("span", { class: "note" }, "empty"),
+          ),
+          bar,
+          h(
+            "div",
+            { class: "turn-buttons" },
+            end ? ui.actionButton(end, "End turn", { class: "end" }) : null,
+            resign ? ui.actionButton(resign, "Resign", { class: "secondary resign" }) : null,
+          ),
+        );
+  return h(
+    "div",
+    { class: "skipper" },
+    auctionElement(view, ui),
+    hand,
+    h("div", { class: "seats-grid" }, seats),
+  );
+}
+
+export { genericOutcome };

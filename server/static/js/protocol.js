@@ -1,0 +1,152 @@
+// Cardhall wire protocol v1 for browsers (protocol/README.md): one binary WebSocket frame
+// holds one MessagePack map; hello/welcome handshake; request ids echoed as `re`; views kept
+// up to date by applying `delta`s exactly as the spec says (protocol/delta.py).
+import { encode, decode } from "../vendor/msgpack/index.mjs";
+
+export const PROTOCOL_VERSION = 1;
+export const CLIENT_NAME = "cardhall-web/0.1";
+
+/** A refused request: `code` is the namespaced error code (e.g. "room/full"). */
+export class RequestError extends Error {
+  constructor(code, message) {
+    super(message || code);
+    this.code = code;
+  }
+}
+
+/** The connection was lost before the reply came. */
+export class ConnectionLost extends Error {
+  constructor() {
+    super("connection lost");
+    this.code = "connection/lost";
+  }
+}
+
+function untoken(token) {
+  return token.replace(/~1/g, "/").replace(/~0/g, "~");
+}
+
+/**
+ * Apply a delta to a view in place and return it (the spec's "Views and deltas").
+ * A key without a leading "/" replaces a top-level value whole; a key with one is a JSON
+ * Pointer (RFC 6901) whose target is replaced whole. Throws when a pointer leads nowhere
+ * (the delta is not for this view: ask for the full view with get_view).
+ */
+export function applyDelta(view, delta) {
+  for (const [key, value] of Object.entries(delta)) {
+    if (!key.startsWith("/")) {
+      view[key] = value;
+      continue;
+    }
+    const tokens = key.slice(1).split("/").map(untoken);
+    let target = view;
+    for (const token of tokens.slice(0, -1)) {
+      target = Array.isArray(target) ? target[Number(token)] : target[token];
+      if (target === undefined || target === null || typeof target !== "object") {
+        throw new Error(`delta pointer ${key} leads nowhere`);
+      }
+    }
+    const last = tokens[tokens.length - 1];
+    if (Array.isArray(target)) {
+      const index = Number(last);
+      if (!Number.isInteger(index) || index < 0 || index >= target.length) {
+        throw new Error(`delta pointer ${key}: index out of range`);
+      }
+      target[index] = value;
+    } else {
+      target[last] = value;
+    }
+  }
+  return view;
+}
+
+/** The WebSocket URL of the server that served this page (wss:// under https://). */
+export function defaultUrl(loc = window.location) {
+  const scheme = loc.protocol === "https:" ? "wss:" : "ws:";
+  return `${scheme}//${loc.host}/`;
+}
+
+/**
+ * One session with a Cardhall server. `request(msg)` sends a message with a fresh id and
+ * resolves with its reply (rejects with RequestError on an `error` reply). Unsolicited
+ * messages (update, seat_event, game_over, started, left) go to `onMessage`.
+ */
+export class Session {
+  constructor(url, { onMessage = () => {}, onClose = () => {} } = {}) {
+    this.url = url;
+    this.onMessage = onMessage;
+    this.onClose = onClose;
+    this.nextId = 1;
+    this.pending = new Map();
+    this.ws = null;
+    this.welcome = null;
+  }
+
+  /** Open the socket and do the hello/welcome handshake; resolves with `welcome`. */
+  connect() {
+    return new Promise((resolve, reject) => {
+      const ws = new WebSocket(this.url);
+      ws.binaryType = "arraybuffer";
+      this.ws = ws;
+      let opened = false;
+      ws.onopen = () => {
+        opened = true;
+        this.request({ t: "hello", v: PROTOCOL_VERSION, client: CLIENT_NAME }).then((welcome) => {
+          this.welcome = welcome;
+          resolve(welcome);
+        }, reject);
+      };
+      ws.onmessage = (event) => this._receive(event.data);
+      ws.onclose = (event) => {
+        const lost = new ConnectionLost();
+        for (const { reject: fail } of this.pending.values()) fail(lost);
+        this.pending.clear();
+        if (!opened) reject(lost);
+        this.onClose(event);
+      };
+      ws.onerror = () => {};
+    });
+  }
+
+  get open() {
+    return this.ws !== null && this.ws.readyState === WebSocket.OPEN;
+  }
+
+  close() {
+    if (this.ws) this.ws.close(1000);
+  }
+
+  /** Send `msg` (a plain object with `t`) with a fresh request id; resolves with the reply. */
+  request(msg) {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      if (!this.ws || this.ws.readyState !== WebSocket.OPEN) {
+        reject(new ConnectionLost());
+        return;
+      }
+      this.pending.set(id, { resolve, reject });
+      this.ws.send(encode({ ...msg, id }));
+    });
+  }
+
+  _receive(data) {
+    let msg;
+    try {
+      msg = decode(new Uint8Array(data));
+    } catch (err) {
+      console.error("undecodable frame", err);
+      return;
+    }
+    if (msg === null || typeof msg !== "object" || typeof msg.t !== "string") return;
+    if (msg.re !== undefined && msg.re !== null && this.pending.has(msg.re)) {
+      const { resolve, reject } = this.pending.get(msg.re);
+      this.pending.delete(msg.re);
+      if (msg.t === "error") reject(new RequestError(msg.code, msg.message));
+      else resolve(msg);
+      // A get_view reply is also an update: the room view applies it.
+      if (msg.t === "update" || msg.t === "started") this.onMessage(msg);
+      return;
+    }
+    this.onMessage(msg);
+  }
+}

@@ -1,0 +1,456 @@
+// The room view: seat list with connected/bot status, countdown timers, the game's table
+// (one renderer per game, in games/), the legal actions not tied to a card as buttons,
+// the event log in words, and the game-over panel with "play again".
+import { applyDelta, RequestError } from "./protocol.js";
+import { h, prettyCards, cardName, isCard } from "./cards.js";
+import * as skipper from "./games/skipper.js";
+import * as shop from "./games/shop.js";
+import * as shah from "./games/shah.js";
+import * as thirtysix from "./games/thirtysix.js";
+import * as shufflejack from "./games/shufflejack.js";
+import * as generic from "./games/generic.js";
+
+const RENDERERS = { skipper, shop, shah, thirtysix, shufflejack };
+const LOG_LINES = 200;
+
+/** A stable key for an action (for "already drawn" bookkeeping and focus). */
+export function actionKey(action) {
+  return JSON.stringify(action);
+}
+
+let ticker = null;
+/** Refresh every countdown on the page (elements with data-deadline = unix seconds). */
+function tick() {
+  const now = Date.now() / 1000;
+  for (const el of document.querySelectorAll("[data-deadline]")) {
+    const left = Math.max(0, Number(el.dataset.deadline) - now);
+    const text =
+      left >= 60
+        ? `${Math.floor(left / 60)}:${String(Math.floor(left % 60)).padStart(2, "0")}`
+        : `${left.toFixed(0)} s`;
+    el.textContent = `\u23f1 ${text}`;
+    el.classList.toggle("urgent", left < 10);
+  }
+}
+
+export class RoomView {
+  constructor(app, joined, { code, log } = {}) {
+    this.app = app;
+    this.roomId = joined.room;
+    this.seat = joined.seat;
+    this.view = joined.view;
+    this.code = code || null;
+    this.log = log && log.length ? log : RoomView.loadLog(joined.room);
+    this.selected = null;
+    this.marks = []; // several cards or positions picked at once (Thirty-Six, ShuffleJack)
+    this.error = "";
+    this.pending = false;
+    this.game = this.view.game || this.guessGame();
+    this.addLog(
+      this.seat === null ? "You are watching this room." : `You sit at seat ${this.seat}.`,
+    );
+    if (!ticker) ticker = setInterval(tick, 250);
+  }
+
+  guessGame() {
+    const v = this.view;
+    if ("seats" in v && "auction" in v) return "skipper";
+    if ("candles" in v) return "shop";
+    if ("shah" in v) return "shah";
+    if ("enemy" in v) return "thirtysix";
+    if ("tableau" in v) return "shufflejack";
+    return "unknown";
+  }
+
+  get renderer() {
+    return RENDERERS[this.game] || generic;
+  }
+
+  title() {
+    const game = (this.app.games || []).find((g) => g.game === this.game);
+    const mode =
+      this.view.mode && this.view.mode !== (game && game.modes[0]) ? ` ${this.view.mode}` : "";
+    return `${game ? game.title : this.game}${mode} \u2014 room ${this.roomId}`;
+  }
+
+  /** The create_room message that makes a room like this one ("play again"). */
+  againMessage() {
+    const players = (this.view.room && this.view.room.players) || [];
+    const msg = {
+      t: "create_room",
+      game: this.game,
+      seats: Math.max(1, players.length),
+      options: {},
+      private: false,
+    };
+    if (this.view.mode) msg.mode = this.view.mode;
+    return msg;
+  }
+
+  seatName(i) {
+    const players = (this.view.room && this.view.room.players) || [];
+    const p = players[i];
+    let name = `seat ${i}`;
+    if (i === this.seat) name += " (you)";
+    else if (p && p.bot) name += " (bot)";
+    return name;
+  }
+
+  /** The event log of a room kept in sessionStorage (so a reload keeps it). */
+  static loadLog(roomId) {
+    try {
+      return JSON.parse(sessionStorage.getItem(`cardhall.log.${roomId}`)) || [];
+    } catch {
+      return [];
+    }
+  }
+
+  addLog(text) {
+    if (!text) return;
+    this.log.push({ text });
+    if (this.log.length > LOG_LINES) this.log.splice(0, this.log.length - LOG_LINES);
+    try {
+      sessionStorage.setItem(`cardhall.log.${this.roomId}`, JSON.stringify(this.log));
+    } catch {
+      /* storage full or off: the log stays in memory */
+    }
+  }
+
+  describeEvent(ev) {
+    const who = (s) => this.seatName(s);
+    const text = (this.renderer.describeEvent || generic.describeEvent)(ev, who);
+    return text ?? generic.describeEvent(ev, who);
+  }
+
+  onMessage(msg) {
+    switch (msg.t) {
+      case "update":
+        if (msg.view) this.view = msg.view;
+        else {
+          try {
+            applyDelta(this.view, msg.delta);
+          } catch {
+            this.refetch();
+            return;
+          }
+        }
+        if (msg.re === undefined) {
+          this.selected = this.keepSelection();
+          this.marks = [];
+        }
+        for (const ev of msg.events || []) this.addLog(this.describeEvent(ev));
+        break;
+      case "seat_event": {
+        const words = {
+          joined: "sat down",
+          left: "left",
+          dropped: "lost the connection (seat held)",
+          resumed: "is back",
+          bot: "is now played by a bot",
+          forfeit: "forfeited",
+        };
+        this.addLog(`${this.seatName(msg.seat)} ${words[msg.event] || msg.event}.`);
+        this.patchPlayer(msg.seat, msg.event);
+        this.refetch(); // the server's own facts (names) for the seat list
+        break;
+      }
+      case "started":
+        this.addLog("The game has started.");
+        break;
+      case "game_over":
+        this.addLog(`Game over: ${this.outcomeText(msg.outcome)}`);
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** Keep `room.players` in step with a seat event until the full view comes back. */
+  patchPlayer(seat, event) {
+    const players = this.view.room && this.view.room.players;
+    if (!players || seat >= players.length) return;
+    const p = players[seat] || { seat, name: `seat ${seat}`, connected: true, bot: false };
+    if (event === "left" && this.view.room.status === "waiting") players[seat] = null;
+    else {
+      if (event === "joined" || event === "resumed")
+        Object.assign(p, { connected: true, bot: false });
+      if (event === "dropped") p.connected = false;
+      if (event === "bot") p.bot = true;
+      players[seat] = p;
+    }
+  }
+
+  keepSelection() {
+    const sel = this.selected;
+    if (sel === null) return null;
+    const still = (this.view.legal_actions || []).some((a) => a.slice(1).includes(sel));
+    return still ? sel : null;
+  }
+
+  async refetch() {
+    try {
+      await this.app.session.request({ t: "get_view", room: this.roomId });
+    } catch {
+      /* reconnect handles it */
+    }
+  }
+
+  select(code) {
+    this.selected = this.selected === code ? null : code;
+    this.app.render();
+  }
+
+  async act(action) {
+    if (this.pending) return;
+    this.pending = true;
+    this.error = "";
+    const stateId = this.view.state_id;
+    this.selected = null;
+    this.marks = [];
+    try {
+      await this.app.session.request({ t: "act", room: this.roomId, state_id: stateId, action });
+    } catch (err) {
+      this.error = err instanceof RequestError ? `${err.message}` : "not sent: connection lost";
+      if (err instanceof RequestError && err.code === "action/stale_state") {
+        this.error = "";
+        this.refetch();
+      }
+    } finally {
+      this.pending = false;
+      this.app.render();
+    }
+  }
+
+  async start() {
+    try {
+      await this.app.session.request({ t: "start", room: this.roomId });
+    } catch (err) {
+      this.error = err.message;
+      this.app.render();
+    }
+  }
+
+  outcomeText(outcome) {
+    if (!outcome) return "";
+    const text = (this.renderer.describeOutcome || generic.describeOutcome)(
+      outcome,
+      (s) => this.seatName(s),
+      this.view,
+    );
+    return text;
+  }
+
+  deadlineOf(seat) {
+    const deadlines = (this.view.room && this.view.room.deadlines) || [];
+    const hit = deadlines.find((d) => d[0] === seat);
+    return hit ? hit[1] : null;
+  }
+
+  renderSeats() {
+    const players = (this.view.room && this.view.room.players) || [];
+    const toAct = this.view.to_act || [];
+    const items = players.map((p, i) => {
+      const status = p === null ? "free" : p.bot ? "bot" : p.connected ? "connected" : "away";
+      const deadline = this.deadlineOf(i);
+      return h(
+        "li",
+        {
+          class: [
+            "seat-item",
+            status,
+            toAct.includes(i) ? "acting" : "",
+            i === this.seat ? "me" : "",
+          ]
+            .join(" ")
+            .trim(),
+          dataset: { seat: i, status },
+        },
+        h("span", { class: "dot", "aria-hidden": "true" }),
+        h("span", { class: "seat-name" }, p === null ? `seat ${i}: free` : this.seatName(i)),
+        p && p.name ? h("small", { class: "client" }, p.name) : null,
+        h("span", { class: "seat-status" }, status === "free" ? "" : status),
+        toAct.includes(i) && !this.view.over ? h("span", { class: "to-act" }, "to act") : null,
+        deadline
+          ? h("span", {
+              class: "timer",
+              dataset: { deadline },
+              "aria-label": `time left for ${this.seatName(i)}`,
+            })
+          : null,
+      );
+    });
+    return h(
+      "section",
+      { class: "panel seats", "aria-labelledby": "seats-title" },
+      h("h2", { id: "seats-title" }, "Seats"),
+      h("ul", {}, items),
+    );
+  }
+
+  turnText() {
+    const v = this.view;
+    const status = v.room && v.room.status;
+    if (v.over) return "Game over";
+    if (status === "waiting") return "Waiting for players";
+    const toAct = v.to_act || [];
+    if (this.seat !== null && toAct.includes(this.seat)) {
+      return v.auction && v.auction.bidder === this.seat ? "Your bid" : "Your turn";
+    }
+    if (!toAct.length) return "Waiting";
+    return `Waiting for ${toAct.map((s) => this.seatName(s)).join(", ")}`;
+  }
+
+  render() {
+    const v = this.view;
+    const status = v.room && v.room.status;
+    const handled = new Set();
+    const ui = {
+      seat: this.seat,
+      view: v,
+      selected: this.selected,
+      select: (code) => this.select(code),
+      marks: this.marks,
+      toggle: (value) => {
+        const at = this.marks.indexOf(value);
+        if (at >= 0) this.marks.splice(at, 1);
+        else this.marks.push(value);
+        this.app.render();
+      },
+      act: (action) => this.act(action),
+      seatName: (s) => this.seatName(s),
+      handled: (action) => handled.add(actionKey(action)),
+      legal: v.legal_actions || [],
+      actionButton: (action, label, extra = {}) => {
+        handled.add(actionKey(action));
+        return h(
+          "button",
+          {
+            type: "button",
+            class: `action ${extra.class || ""}`,
+            "data-key": `a:${actionKey(action)}`,
+            dataset: { action: actionKey(action) },
+            onclick: () => this.act(action),
+            "aria-label": extra.label,
+          },
+          label,
+        );
+      },
+    };
+    let table;
+    try {
+      table = this.renderer.render(v, ui);
+    } catch (err) {
+      console.error(err);
+      table = generic.render(v, ui);
+    }
+    const describe = this.renderer.describeAction || generic.describeAction;
+    const rest = (v.legal_actions || []).filter((a) => !handled.has(actionKey(a)));
+    const others = rest.length
+      ? h(
+          "div",
+          { class: "other-actions", role: "group", "aria-label": "other actions" },
+          rest.map((a) => ui.actionButton(a, prettyCards(describe(a)))),
+        )
+      : null;
+
+    const mine = this.seat !== null && (v.to_act || []).includes(this.seat) && !v.over;
+    const myDeadline = mine ? this.deadlineOf(this.seat) : null;
+    const top = h(
+      "div",
+      { class: "turn-line" },
+      h(
+        "strong",
+        { id: "turn", "aria-live": "polite", class: mine ? "mine" : "" },
+        this.turnText(),
+      ),
+      myDeadline
+        ? h("span", {
+            class: "timer big",
+            dataset: { deadline: myDeadline },
+            "aria-label": "your time left",
+          })
+        : null,
+      this.code
+        ? h("span", { class: "code" }, "Join code: ", h("code", { id: "room-code" }, this.code))
+        : null,
+      status === "waiting" && this.app.isHost(this.roomId)
+        ? h(
+            "button",
+            { type: "button", id: "start", onclick: () => this.start() },
+            "Start game (bots fill empty seats)",
+          )
+        : null,
+      h(
+        "button",
+        { type: "button", id: "leave", class: "secondary", onclick: () => this.app.leave() },
+        this.seat === null ? "Stop watching" : "Leave",
+      ),
+    );
+
+    const over = v.over
+      ? h(
+          "section",
+          { class: "panel game-over", id: "game-over", role: "status" },
+          h("h2", {}, "Game over"),
+          h("p", { id: "outcome" }, this.outcomeText(v.outcome)),
+          h(
+            "button",
+            { type: "button", id: "play-again", onclick: () => this.app.playAgain() },
+            "Play again",
+          ),
+          h(
+            "button",
+            { type: "button", class: "secondary", onclick: () => this.app.leave() },
+            "Back to the lobby",
+          ),
+        )
+      : null;
+
+    const logList = h(
+      "ol",
+      { class: "log", id: "log", "aria-live": "polite" },
+      this.log.slice(-60).map((l) => h("li", {}, prettyCards(l.text))),
+    );
+    const log = h(
+      "section",
+      { class: "panel", "aria-labelledby": "log-title" },
+      h("h2", { id: "log-title" }, "What happened"),
+      logList,
+    );
+
+    const main = h(
+      "main",
+      {
+        id: "room",
+        class: "room",
+        dataset: {
+          room: this.roomId,
+          seat: this.seat ?? "",
+          stateId: v.state_id,
+          mine: mine ? "1" : "0",
+          over: v.over ? "1" : "0",
+          status: status || "",
+        },
+      },
+      h(
+        "div",
+        { class: "table-area" },
+        top,
+        this.error
+          ? h("p", { class: "error", role: "alert", id: "act-error" }, prettyCards(this.error))
+          : null,
+        over,
+        h("section", { class: "table", "aria-label": "table" }, table),
+        others,
+      ),
+      h("aside", {}, this.renderSeats(), log),
+    );
+    queueMicrotask(() => {
+      tick();
+      logList.scrollTop = logList.scrollHeight;
+    });
+    return main;
+  }
+}
+
+export { cardName, isCard };
