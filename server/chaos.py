@@ -88,7 +88,8 @@ class ChaosConfig:
         finish_timeout: Seconds games may take to finish after the last fault.
         seconds: Cap on the whole run, in seconds (kinds not started by then count as
             failed).
-        seed: Seed of the bots' choices and of the games' deals.
+        seed: Seed of the bots' choices and of the fault schedule (the servers draw every deal:
+            several-seat rooms refuse a seed, protocol 'Fair deals').
     """
 
     kinds: tuple[str, ...] = KINDS
@@ -444,8 +445,7 @@ class Drill:
                 async with asyncio.timeout(15):
                     created = await clients[0].create_room(
                         "skipper", mode="multi", seats=len(clients),
-                        options={"turn_limit": self.cfg.turn_limit,
-                                 "seed": self.rng.randrange(1 << 30)})
+                        options={"turn_limit": self.cfg.turn_limit})
                     seats = [(await c.join(created.room)).seat for c in clients]
             except (ServerError, ConnectionLost, TimeoutError, OSError):
                 # A room whose setup failed (the store was down, say) is not a game: try a
