@@ -308,9 +308,12 @@ def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_gam
             if as_json:
                 click.echo(json.dumps(rec, sort_keys=True))
             else:
-                click.echo(f"game {k + 1}/{n_games}: room {rec['room']} winner={rec['winner']} "
-                           f"outcome={rec['outcome']} turns={rec['turns']} "
-                           f"auctions={rec['auctions']} skip_draws={rec['skip_draws']} "
+                # only what applies: auctions and skip_draws are Skipper's counters
+                counters = "".join(f" {key}={rec[key]}" for key in ("auctions", "skip_draws")
+                                   if rec.get(key) is not None)
+                winner = "none" if rec["winner"] is None else rec["winner"]
+                click.echo(f"game {k + 1}/{n_games}: room {rec['room']} winner={winner} "
+                           f"outcome={rec['outcome']} turns={rec['turns']}{counters} "
                            f"state_id={rec['state_id']} {rec['duration_s']}s")
 
     try:
