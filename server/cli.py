@@ -399,6 +399,32 @@ def rooms(url: str, game: str | None, as_json: bool) -> None:
 
 
 @main.command()
+@click.option("--out", type=click.Path(file_okay=False), default="docs/schemas",
+              show_default=True, help="Folder of the schema files.")
+@click.option("--check", is_flag=True,
+              help="Write nothing; exit 1 listing the files that are out of date.")
+def schema(out: str, check: bool) -> None:
+    """Write the JSON Schemas of every game's view and events (GAME.view.json,
+    GAME.event.json), generated from seeded offline playouts of the engines."""
+    from pathlib import Path
+
+    try:
+        from .schema import write_all
+
+        changed = write_all(Path(out), check=check)
+    except ImportError as exc:
+        raise click.ClickException(
+            f"{exc.name} is not installed: pip install -e \".[test]\"") from None
+    except OSError as exc:
+        raise click.ClickException(f"cannot write {out}: {exc}") from None
+    if check and changed:
+        raise click.ClickException(f"out of date in {out}: {', '.join(changed)} "
+                                   "(run `cardhall schema`)")
+    for name in changed:
+        click.echo(f"wrote {Path(out) / name}")
+
+
+@main.command()
 @click.argument("record", type=click.Path(exists=True, dir_okay=False), required=False)
 @click.option("--url", default=None, type=WS_URL,
               help="Fetch the finished game from this server, "

@@ -106,3 +106,54 @@ def test_greedy_shop_shelves_only_a_high_card() -> None:
             g.apply(0, action)
     assert rec_shelved
     assert all(shop._v(cd) >= shop.SHELF_MIN for cd in rec_shelved)
+
+
+# -- JSON Schemas of views and events ---------------------------------------------------------
+
+SCHEMAS = ROOT / "docs" / "schemas"
+GAMES = ["shah", "shop", "shufflejack", "skipper", "thirtysix"]
+
+
+def test_checked_in_schemas_are_up_to_date() -> None:
+    pytest.importorskip("genson")
+    from cardhall.server.schema import write_all
+
+    assert write_all(SCHEMAS, check=True) == []
+    assert sorted(p.name for p in SCHEMAS.glob("*.json")) == sorted(
+        f"{g}.{kind}.json" for g in GAMES for kind in ("view", "event"))
+
+
+def test_schema_check_fails_on_a_stale_file(tmp_path: Path) -> None:
+    pytest.importorskip("genson")
+    for p in SCHEMAS.glob("*.json"):
+        (tmp_path / p.name).write_text(p.read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "shah.view.json").write_text("{}\n", encoding="utf-8")
+    proc = run_cli("schema", "--out", str(tmp_path), "--check")
+    assert proc.returncode == 1
+    assert "shah.view.json" in proc.stderr and "Traceback" not in proc.stderr
+    assert (tmp_path / "shah.view.json").read_text() == "{}\n"  # --check writes nothing
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_views_and_events_of_other_playouts_validate(game: str) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    import json
+
+    from cardhall.server.schema import CONFIGS, samples
+
+    validators = {kind: jsonschema.Draft202012Validator(
+        json.loads((SCHEMAS / f"{game}.{kind}.json").read_text(encoding="utf-8")))
+        for kind in ("view", "event")}
+    counts = {"view": 0, "event": 0}
+    for kind, value in samples(game, range(500, 503), CONFIGS):  # seeds the schemas never saw
+        validators[kind].validate(value)
+        counts[kind] += 1
+    assert counts["view"] > 10 and counts["event"] > 10
+    # the schemas are not vacuous: a view missing a key every view has, or an event of an
+    # unknown type, is refused
+    view_schema = validators["view"].schema
+    assert view_schema["required"]
+    with pytest.raises(jsonschema.ValidationError):
+        validators["view"].validate({})
+    with pytest.raises(jsonschema.ValidationError):
+        validators["event"].validate({"type": "no such event"})
