@@ -222,7 +222,8 @@ def serve(host: str, port: int, max_frame: int, log_level: str, redis_url: str |
               help="Seats (default: 1 for solo games, 4 for multi and race).")
 @click.option("--games", "n_games", type=click.IntRange(1), default=100, show_default=True)
 @click.option("--strategy", "bot", default="greedy", show_default=True,
-              help="Bot strategy: random or greedy.")
+              help="Bot strategy: random, greedy, or your own function as module:function "
+                   "or path/to/file.py:function (called as function(view, rng)).")
 @click.option("--seed", type=click.IntRange(0), default=1, show_default=True,
               help="Seed of the first game; game k uses seed + k.")
 @click.option("--option", "pairs", multiple=True, metavar="K=V", help="Room option (repeat).")
@@ -271,7 +272,9 @@ def simulate(game: str, mode: str | None, players: int | None, n_games: int, bot
 @click.option("--mode", type=click.Choice(["solo", "multi", "race"]), default=None)
 @click.option("--players", type=click.IntRange(1, 6), default=1, show_default=True)
 @click.option("--games", "n_games", type=click.IntRange(1), default=1, show_default=True)
-@click.option("--strategy", "bot", default="greedy", show_default=True)
+@click.option("--strategy", "bot", default="greedy", show_default=True,
+              help="random, greedy, or your own function as module:function or "
+                   "path/to/file.py:function (called as function(view, rng)).")
 @click.option("--option", "pairs", multiple=True, metavar="K=V", help="Room option (repeat).")
 @click.option("--seed", type=int, default=None, help="Seed of the bots' own choices.")
 @click.option("--timeout", type=float, default=600.0, show_default=True,
@@ -280,14 +283,33 @@ def simulate(game: str, mode: str | None, players: int | None, n_games: int, bot
 @click.option("--record", "record_dir", type=click.Path(file_okay=False), default=None,
               help="Write each bot's game record to this folder (ROOM-seatK.json), for "
                    "`cardhall verify`.")
+@click.option("--join", "room", default=None, metavar="ROOM",
+              help="Take PLAYERS free seats in this existing room (its game is looked up in "
+                   "the lobby; --game for a private room) instead of creating rooms.")
 def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_games: int,
          bot: str, pairs: tuple[str, ...], seed: int | None, timeout: float,
-         as_json: bool, record_dir: str | None) -> None:
+         as_json: bool, record_dir: str | None, room: str | None) -> None:
     """Play GAMES games with PLAYERS bot clients against live servers; exit 0 when all end."""
     import asyncio
 
     from ..client.bots import play_games
-    from ..client.client import ServerError
+    from ..client.client import Client, ServerError
+
+    if room is not None:
+        if n_games != 1:
+            raise click.BadParameter("--join plays exactly one game", param_hint="--games")
+
+        async def lookup() -> str:
+            async with Client(list(urls), name="cardhall-bots", reconnect=False) as c:
+                listing = await c.list_rooms()
+            return next((r["game"] for r in listing if r["room"] == room), game)
+
+        try:
+            game = asyncio.run(lookup())
+        except ServerError as exc:
+            raise click.ClickException(f"server refused: {exc}") from None
+        except (OSError, TimeoutError) as exc:
+            raise click.ClickException(f"cannot reach {urls[0]}: {exc}") from None
 
     try:
         opts = dict(parse_kv(pairs))
@@ -303,7 +325,7 @@ def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_gam
         for k in range(n_games):
             records = await play_games(list(urls), game, mode, players, 1, bot, opts,
                                        None if seed is None else seed + k, timeout,
-                                       record_dir=record_dir)
+                                       record_dir=record_dir, room=room)
             rec = {key: v for key, v in records[0].items() if key != "results"}
             if as_json:
                 click.echo(json.dumps(rec, sort_keys=True))

@@ -157,3 +157,77 @@ def test_views_and_events_of_other_playouts_validate(game: str) -> None:
         validators["view"].validate({})
     with pytest.raises(jsonschema.ValidationError):
         validators["event"].validate({"type": "no such event"})
+
+
+# -- user strategies and --join ---------------------------------------------------------------
+
+CLOSER = '''
+def close_at_once(view, rng):
+    """Close shop at the first chance (a strategy greedy would never play)."""
+    for action in view["legal_actions"]:
+        if action[0] == "close_shop":
+            return action
+    return view["legal_actions"][0]
+'''
+
+
+def test_simulate_loads_a_user_strategy_from_a_file_or_module(tmp_path: Path) -> None:
+    import json
+
+    (tmp_path / "mybot.py").write_text(CLOSER, encoding="utf-8")
+    for spec in (f"{tmp_path / 'mybot.py'}:close_at_once", "mybot:close_at_once"):
+        proc = run_cli("simulate", "--game", "shop", "--games", "3", "--strategy", spec,
+                       "--json", cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        summary = json.loads(proc.stdout.splitlines()[-1])
+        assert summary["outcomes"] == {"closed shop": 3}
+        assert summary["mean_turns"] == 1
+
+
+@pytest.mark.parametrize("spec, needle", [
+    ("nosuchmodule:f", "cannot load nosuchmodule"),
+    ("mybot:missing", "no function 'missing'"),
+    ("nofile.py:f", "cannot load nofile.py"),
+])
+def test_bad_user_strategy_is_one_clear_error(tmp_path: Path, spec: str, needle: str) -> None:
+    (tmp_path / "mybot.py").write_text(CLOSER, encoding="utf-8")
+    proc = run_cli("simulate", "--game", "shop", "--strategy", spec, cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert needle in proc.stderr and "--strategy" in proc.stderr
+
+
+def test_bots_use_a_user_strategy_over_the_wire(live_url: str, tmp_path: Path) -> None:
+    (tmp_path / "mybot.py").write_text(CLOSER, encoding="utf-8")
+    proc = run_cli("bots", "--url", live_url, "--game", "shop", "--strategy",
+                   "mybot:close_at_once", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert '"outcome": "closed shop"' in proc.stdout and '"turns": 1' in proc.stdout
+
+
+async def test_bots_join_an_existing_room(live_url: str) -> None:
+    import asyncio
+    import json
+
+    from cardhall.client.client import Client
+
+    async with Client(live_url, name="host", reconnect=False) as host:
+        created = await host.create_room("shop", seats=1)
+        # --game is left at its default (skipper): the room's game comes from the lobby
+        child = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "cardhall.server.cli", "bots", "--url", live_url,
+            "--join", created.room, "--json", cwd=ROOT, stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        out, err = await asyncio.wait_for(child.communicate(), 120)
+        assert child.returncode == 0, err.decode()
+        rec = json.loads(out.decode().splitlines()[-1])
+        assert (rec["room"], rec["game"]) == (created.room, "shop")
+        assert rec["outcome"] in ("closed shop", "ledger filled")
+        # the room the bot joined is the one that finished: it is no longer waiting for seats
+        listing = {r["room"]: r for r in await host.list_rooms()}
+        assert created.room not in listing or listing[created.room]["status"] != "waiting"
+
+
+def test_bots_join_refuses_several_games() -> None:
+    proc = run_cli("bots", "--url", "ws://127.0.0.1:9", "--join", "abc", "--games", "2")
+    assert proc.returncode == 2 and "--join plays exactly one game" in proc.stderr
