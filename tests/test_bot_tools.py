@@ -231,3 +231,58 @@ async def test_bots_join_an_existing_room(live_url: str) -> None:
 def test_bots_join_refuses_several_games() -> None:
     proc = run_cli("bots", "--url", "ws://127.0.0.1:9", "--join", "abc", "--games", "2")
     assert proc.returncode == 2 and "--join plays exactly one game" in proc.stderr
+
+
+# -- examples/ ---------------------------------------------------------------------------------
+
+EXAMPLES = ROOT / "examples"
+
+
+def test_python_example_plays_a_game_to_the_end(live_url: str) -> None:
+    import json
+
+    proc = subprocess.run([sys.executable, str(EXAMPLES / "python_bot.py"), "--url", live_url,
+                           "--game", "thirtysix"], capture_output=True, text=True,
+                          timeout=180, cwd=ROOT, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    outcome = json.loads(proc.stdout.splitlines()[-1])
+    assert outcome["stats"]["turns"] == 17  # Thirty-Six always has 17 turns (RULINGS T4)
+    assert outcome["state_id"] > 17 and len(outcome["scores"]) == 1
+
+
+def test_python_example_choose_is_a_strategy() -> None:
+    import json
+
+    proc = run_cli("simulate", "--game", "shufflejack", "--games", "2", "--json",
+                   "--strategy", f"{EXAMPLES / 'python_bot.py'}:choose")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.splitlines()[-1])["games"] == 2
+
+
+def test_js_example_plays_a_game_to_the_end(live_url: str, tmp_path: Path) -> None:
+    import json
+    import shutil
+
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        pytest.skip("node and npm are not installed")
+    for name in ("package.json", "js_bot.mjs"):
+        shutil.copy(EXAMPLES / name, tmp_path / name)
+    try:
+        install = subprocess.run([npm, "install", "--no-audit", "--no-fund"], cwd=tmp_path,
+                                 capture_output=True, text=True, timeout=180,
+                                 stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        pytest.skip("npm install timed out (no registry?)")
+    if install.returncode != 0:
+        pytest.skip(f"npm install failed: {install.stderr[-300:]}")
+    proc = subprocess.run([node, "js_bot.mjs", "--url", live_url, "--game", "thirtysix"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=180,
+                          stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    outcome = json.loads(proc.stdout.splitlines()[-1])
+    assert outcome["stats"]["turns"] == 17 and outcome["state_id"] > 17
+    bad = subprocess.run([node, "js_bot.mjs", "--url", f"ws://127.0.0.1:{free_port()}"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                         stdin=subprocess.DEVNULL)
+    assert bad.returncode == 1 and "cannot reach" in bad.stderr
