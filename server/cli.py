@@ -198,6 +198,15 @@ def serve(host: str, port: int, max_frame: int, log_level: str, redis_url: str |
             raise click.BadParameter(
                 f"not a PEM certificate chain with its private key ({exc.reason or exc})",
                 param_hint="--certfile/--keyfile") from None
+    if redis_url:  # before listening: an unreachable Redis is one error line, not a crash
+        import redis
+
+        try:
+            with redis.Redis.from_url(redis_url, socket_connect_timeout=5,
+                                      socket_timeout=5) as probe:
+                probe.ping()
+        except redis.RedisError as exc:
+            raise click.ClickException(f"cannot reach Redis at {redis_url}: {exc}") from None
     configure(log_level, limits.pop("log_format"))
     store = None
     if redis_url:
