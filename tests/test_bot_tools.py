@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from cardhall.server.bench import free_port
 from cardhall.server.games.simulate import play_game
 
@@ -56,7 +55,7 @@ def run_cli(*args: str, timeout: float = 120.0,
             cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     """``cardhall ARGS`` in a child process, its output captured as text."""
     return subprocess.run([sys.executable, "-m", "cardhall.server.cli", *args],
-                          capture_output=True, text=True, timeout=timeout, cwd=cwd,
+                          capture_output=True, check=False, text=True, timeout=timeout, cwd=cwd,
                           stdin=subprocess.DEVNULL)
 
 
@@ -242,7 +241,7 @@ def test_python_example_plays_a_game_to_the_end(live_url: str) -> None:
     import json
 
     proc = subprocess.run([sys.executable, str(EXAMPLES / "python_bot.py"), "--url", live_url,
-                           "--game", "thirtysix"], capture_output=True, text=True,
+                           "--game", "thirtysix"], capture_output=True, check=False, text=True,
                           timeout=180, cwd=ROOT, stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, proc.stderr
     outcome = json.loads(proc.stdout.splitlines()[-1])
@@ -270,19 +269,19 @@ def test_js_example_plays_a_game_to_the_end(live_url: str, tmp_path: Path) -> No
         shutil.copy(EXAMPLES / name, tmp_path / name)
     try:
         install = subprocess.run([npm, "install", "--no-audit", "--no-fund"], cwd=tmp_path,
-                                 capture_output=True, text=True, timeout=180,
+                                 capture_output=True, check=False, text=True, timeout=180,
                                  stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         pytest.skip("npm install timed out (no registry?)")
     if install.returncode != 0:
         pytest.skip(f"npm install failed: {install.stderr[-300:]}")
     proc = subprocess.run([node, "js_bot.mjs", "--url", live_url, "--game", "thirtysix"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=180,
+                          cwd=tmp_path, capture_output=True, check=False, text=True, timeout=180,
                           stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, proc.stderr
     outcome = json.loads(proc.stdout.splitlines()[-1])
     assert outcome["stats"]["turns"] == 17 and outcome["state_id"] > 17
     bad = subprocess.run([node, "js_bot.mjs", "--url", f"ws://127.0.0.1:{free_port()}"],
-                         cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                         cwd=tmp_path, capture_output=True, check=False, text=True, timeout=60,
                          stdin=subprocess.DEVNULL)
     assert bad.returncode == 1 and "cannot reach" in bad.stderr

@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from cardhall.server.bench import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -19,7 +18,7 @@ BENCHMARKS = sorted((ROOT / "benchmarks").glob("*.py"))
 def run_cli(*args: str, timeout: float = 60.0) -> subprocess.CompletedProcess[str]:
     """``cardhall ARGS`` in a child process, its output captured as text."""
     return subprocess.run([sys.executable, "-m", "cardhall.server.cli", *args],
-                          capture_output=True, text=True, timeout=timeout, cwd=ROOT,
+                          capture_output=True, check=False, text=True, timeout=timeout, cwd=ROOT,
                           stdin=subprocess.DEVNULL)
 
 
@@ -102,7 +101,8 @@ def test_serve_origin_check_accepts_real_origins() -> None:
 @pytest.mark.parametrize("script", BENCHMARKS, ids=[p.name for p in BENCHMARKS])
 def test_every_benchmark_has_help(script: Path) -> None:
     proc = subprocess.run([sys.executable, str(script), "--help"], capture_output=True,
-                          text=True, timeout=60, cwd=ROOT, stdin=subprocess.DEVNULL)
+                          check=False, text=True, timeout=60, cwd=ROOT,
+                          stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("usage:"), proc.stdout
     assert "Traceback" not in proc.stderr
@@ -110,8 +110,8 @@ def test_every_benchmark_has_help(script: Path) -> None:
 
 def test_benchmark_bad_argument_is_one_line() -> None:
     proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bots_shop_shah.py"),
-                           "many"], capture_output=True, text=True, timeout=60, cwd=ROOT,
-                          stdin=subprocess.DEVNULL)
+                           "many"], capture_output=True, check=False, text=True,
+                          timeout=60, cwd=ROOT, stdin=subprocess.DEVNULL)
     assert proc.returncode != 0
     assert "Traceback" not in proc.stderr
     assert proc.stderr.strip().splitlines()[-1].startswith("bots_shop_shah.py: error:")
