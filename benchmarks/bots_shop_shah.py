@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/bots_shop_shah.py [deals] [game ...]
+    python benchmarks/bots_shop_shah.py [deals] [game ...]   (--help: this text)
 
 Plays ``deals`` deals (default 1000, seeds 0..deals-1) of each game with the ``random`` and
 ``greedy`` strategies and prints, per bot: wins, win rate, mean score (Shop: ledger entries
@@ -12,7 +12,7 @@ when the game ended; Shah: cards built on the foundations above the aces), the m
 
 from __future__ import annotations
 
-import sys
+import argparse
 import time
 from collections import Counter
 
@@ -41,13 +41,23 @@ def run(game_name: str, bot: str, deals: int) -> str:
             f"reasons {dict(reasons)} in {took:.0f}s")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     """Entry point: ``python benchmarks/bots_shop_shah.py [deals] [game ...]``."""
-    deals = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
-    games = sys.argv[2:] or ["shop", "shah"]
-    for game_name in games:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("deals", type=int, nargs="?", default=1000,
+                        help="deals per game and bot, seeds 0..deals-1 (default 1000)")
+    parser.add_argument("games", nargs="*", metavar="game",
+                        help="shop and/or shah (default: both)")
+    args = parser.parse_args(argv)
+    if args.deals < 1:
+        parser.error("deals must be at least 1")
+    for name in args.games:  # not choices=: argparse 3.11 checks a '*' default against them
+        if name not in ("shop", "shah"):
+            parser.error(f"unknown game {name!r} (choose from 'shop', 'shah')")
+    for game_name in args.games or ["shop", "shah"]:
         for bot in ("random", "greedy"):
-            print(run(game_name, bot, deals), flush=True)
+            print(run(game_name, bot, args.deals), flush=True)
 
 
 if __name__ == "__main__":

@@ -206,10 +206,14 @@ async def play_games(urls: Sequence[str], game: str, mode: str | None, players: 
                      games: int, bot: str = "greedy", options: dict[str, Any] | None = None,
                      seed: int | None = None, timeout: float = 600.0,
                      keep_frames: bool = False, think: float = 0.0,
-                     record_dir: str | None = None) -> list[dict[str, Any]]:
+                     record_dir: str | None = None,
+                     room: str | None = None) -> list[dict[str, Any]]:
     """Play ``games`` games, each with ``players`` bot clients spread over ``urls``.
 
     The first bot of each game creates the room; every bot joins; the room starts when full.
+    With ``room``, the bots take free seats in that existing room instead (a room a person
+    created, say; ``game`` must be its game, ``mode`` and ``options`` are ignored) and play
+    it to the end; ``games`` must then be 1.
     Bot ``i`` connects to ``urls[i % len(urls)]`` first and moves on to the next URL when its
     connection drops (then resumes its seat). ``think``: seconds each bot waits before acting.
     ``record_dir``: a folder where each bot writes its game record when the game is over
@@ -223,7 +227,10 @@ async def play_games(urls: Sequence[str], game: str, mode: str | None, players: 
         ServerError: the server refused to create or join the room.
         TimeoutError: a game took longer than ``timeout`` seconds.
         OSError: no server could be reached.
+        ValueError: ``room`` was given with ``games`` other than 1.
     """
+    if room is not None and games != 1:
+        raise ValueError("joining an existing room plays exactly one game")
     choose = strategy(game, bot)
     rng = random.Random(seed)
     records = []
@@ -235,14 +242,17 @@ async def play_games(urls: Sequence[str], game: str, mode: str | None, players: 
         try:
             for c in clients:
                 await c.connect()
-            created = await clients[0].create_room(game, mode=mode, seats=players,
-                                                   options=dict(options or {}))
+            if room is None:
+                room_id = (await clients[0].create_room(game, mode=mode, seats=players,
+                                                        options=dict(options or {}))).room
+            else:
+                room_id = room
             seats = []
             for c in clients:
-                joined = await c.join(created.room)
+                joined = await c.join(room_id)
                 assert joined.seat is not None
                 seats.append(joined.seat)
-            tasks = [play_seat(c, created.room, s, choose, random.Random(rng.random()),
+            tasks = [play_seat(c, room_id, s, choose, random.Random(rng.random()),
                                keep_frames=keep_frames, think=think)
                      for c, s in zip(clients, seats)]
             async with asyncio.timeout(timeout):
@@ -250,14 +260,14 @@ async def play_games(urls: Sequence[str], game: str, mode: str | None, players: 
             if record_dir is not None:
                 for c, s in zip(clients, seats):
                     await c.save_game_record(
-                        created.room, os.path.join(record_dir, f"{created.room}-seat{s}.json"))
+                        room_id, os.path.join(record_dir, f"{room_id}-seat{s}.json"))
         finally:
             for c in clients:
                 await c.close()
         outcome = results[0].outcome
         stats = outcome.get("stats", {})
         records.append({
-            "room": created.room, "game": game, "mode": mode, "seats": players,
+            "room": room_id, "game": game, "mode": mode, "seats": players,
             "winner": outcome.get("winner"), "turns": stats.get("turns"),
             "auctions": stats.get("auctions"), "skip_draws": stats.get("skip_draws"),
             "state_id": results[0].state_id, "duration_s": round(time.perf_counter() - t0, 3),

@@ -112,10 +112,7 @@ class Server:
         s = self.settings
         if s.certfile is None:
             return None
-        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-        context.minimum_version = ssl.TLSVersion.TLSv1_2
-        context.load_cert_chain(s.certfile, s.keyfile)
-        return context
+        return tls_context(s.certfile, s.keyfile)
 
     async def _process_request(self, ws: ServerConnection, request: Request) -> Response | None:
         """HTTP on the WebSocket port: ``/healthz``, ``/metrics`` and the web app's files
@@ -170,6 +167,23 @@ class Server:
         finally:
             log.info("shutting down")
             await self.stop()
+
+
+def tls_context(certfile: str, keyfile: str | None = None) -> ssl.SSLContext:
+    """A server TLS context (TLS 1.2 or newer) from a PEM certificate chain and its key.
+
+    Args:
+        certfile: Path of the PEM certificate chain.
+        keyfile: Path of the PEM private key (None: the key is inside ``certfile``).
+
+    Raises:
+        OSError: a file cannot be read; :class:`ssl.SSLError` (an OSError) when it is not a
+            valid PEM certificate chain or key.
+    """
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.load_cert_chain(certfile, keyfile)
+    return context
 
 
 def tune_gc(threshold: int | None) -> None:

@@ -30,6 +30,99 @@ def _options(mode: str | None, pairs: tuple[str, ...], game: str) -> dict[str, A
     return opts
 
 
+class WsUrl(click.ParamType):
+    """A server URL, ``ws://HOST:PORT`` or ``wss://HOST:PORT`` (checked by websockets' own
+    parser); anything else is refused with a usage error (exit 2)."""
+
+    name = "URL"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> str:
+        """The URL unchanged when websockets accepts it.
+
+        Raises:
+            click.BadParameter: no ``ws://``/``wss://`` scheme, or no host.
+        """
+        from websockets.exceptions import InvalidURI
+        from websockets.uri import parse_uri
+
+        try:
+            parse_uri(str(value))
+        except InvalidURI as exc:
+            self.fail(f"{value!r} is not a server URL like ws://HOST:PORT ({exc})", param, ctx)
+        return str(value)
+
+
+WS_URL = WsUrl()
+
+
+def _game(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """Click callback: ``value`` is the name of an available game.
+
+    Raises:
+        click.BadParameter: no game of that name.
+    """
+    try:
+        get(value)
+    except OptionError as exc:
+        raise click.BadParameter(exc.message) from None
+    return value
+
+
+def _strategy(game: str, bot: str) -> None:
+    """Check that ``game`` has the strategy ``bot`` (a name or ``module:function``).
+
+    Raises:
+        click.BadParameter: it has not, or the function cannot be loaded.
+    """
+    from .games.bots import strategy
+
+    try:
+        strategy(game, bot)
+    except OptionError as exc:
+        raise click.BadParameter(exc.message, param_hint="--strategy") from None
+
+
+def _redis_url(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Click callback: ``value`` is a URL redis-py accepts (``redis://``, ``rediss://``,
+    ``unix://``), or None.
+
+    Raises:
+        click.BadParameter: redis-py's parser refuses it.
+    """
+    if value:
+        from redis.connection import parse_url
+
+        try:
+            parse_url(value)
+        except ValueError as exc:
+            raise click.BadParameter(f"{value!r}: {exc}") from None
+    return value
+
+
+def _origins(ctx: click.Context, param: click.Parameter,
+             value: tuple[str, ...]) -> tuple[str, ...]:
+    """Click callback: each value is a browser origin, ``http(s)://HOST[:PORT]`` with no
+    path, query or fragment (the form browsers send in the ``Origin`` header).
+
+    Raises:
+        click.BadParameter: a value is not of that form.
+    """
+    from urllib.parse import urlsplit
+
+    for origin in value:
+        try:
+            parts = urlsplit(origin)
+            parts.port  # noqa: B018 - raises ValueError on a bad port
+        except ValueError:
+            parts = None
+        if (parts is None or parts.scheme not in ("http", "https") or not parts.hostname
+                or parts.path or parts.query or parts.fragment or parts.username):
+            raise click.BadParameter(
+                f"{origin!r} is not an origin like https://cards.example[:PORT]")
+    return value
+
+
 def _limits(opts: dict[str, Any]) -> dict[str, Any]:
     """Settings from the limit/TLS options of ``serve`` (0 means "no limit")."""
     out = dict(opts)
@@ -57,6 +150,7 @@ def main() -> None:
 @click.option("--log-level", default="INFO", show_default=True,
               type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"]))
 @click.option("--redis-url", envvar="CARDHALL_REDIS_URL", default=None, metavar="URL",
+              callback=_redis_url,
               help="redis://HOST:PORT/DB: keep rooms in Redis, shared with every server "
                    "using the same URL (env CARDHALL_REDIS_URL). Default: embedded store.")
 @click.option("--log-format", type=click.Choice(["kv", "json"]), default="kv",
@@ -65,7 +159,7 @@ def main() -> None:
               help="PEM certificate chain: serve wss:// (TLS) instead of ws://.")
 @click.option("--keyfile", type=click.Path(exists=True, dir_okay=False), default=None,
               help="PEM private key of --certfile (default: inside --certfile).")
-@click.option("--origin", "origins", multiple=True, metavar="URL",
+@click.option("--origin", "origins", multiple=True, metavar="URL", callback=_origins,
               help="Allowed browser origin, e.g. https://cards.example (repeat; default: any). "
                    "Clients sending no Origin header (bots) are always allowed.")
 @click.option("--msg-rate", type=click.FloatRange(0), default=100.0, show_default=True,
@@ -100,10 +194,31 @@ def main() -> None:
 def serve(host: str, port: int, max_frame: int, log_level: str, redis_url: str | None,
           **limits: Any) -> None:
     """Run a Cardhall server until SIGINT/SIGTERM (embedded store unless --redis-url)."""
-    from .app import run
+    import ssl
+
+    from .app import run, tls_context
     from .config import Settings
     from .logs import configure
+    from .store import StoreError
 
+    if limits["certfile"] is None and limits["keyfile"] is not None:
+        raise click.BadParameter("needs --certfile", param_hint="--keyfile")
+    if limits["certfile"] is not None:
+        try:
+            tls_context(limits["certfile"], limits["keyfile"])
+        except ssl.SSLError as exc:
+            raise click.BadParameter(
+                f"not a PEM certificate chain with its private key ({exc.reason or exc})",
+                param_hint="--certfile/--keyfile") from None
+    if redis_url:  # before listening: an unreachable Redis is one error line, not a crash
+        import redis
+
+        try:
+            with redis.Redis.from_url(redis_url, socket_connect_timeout=5,
+                                      socket_timeout=5) as probe:
+                probe.ping()
+        except redis.RedisError as exc:
+            raise click.ClickException(f"cannot reach Redis at {redis_url}: {exc}") from None
     configure(log_level, limits.pop("log_format"))
     store = None
     if redis_url:
@@ -114,18 +229,26 @@ def serve(host: str, port: int, max_frame: int, log_level: str, redis_url: str |
         settings = Settings(host=host, port=port, max_frame=max_frame, **_limits(limits))
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    run(settings, store)
+    try:
+        run(settings, store)
+    except StoreError as exc:
+        raise click.ClickException(f"cannot start: {exc} (--redis-url {redis_url})") from None
+    except OSError as exc:
+        raise click.ClickException(
+            f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 
 
 @main.command()
-@click.option("--game", default="skipper", show_default=True, help="Game name.")
+@click.option("--game", default="skipper", show_default=True, callback=_game,
+              help="Game name.")
 @click.option("--mode", type=click.Choice(["solo", "multi", "race"]), default=None,
               help="Skipper mode (default solo).")
 @click.option("--players", type=click.IntRange(1, 6), default=None,
               help="Seats (default: 1 for solo games, 4 for multi and race).")
 @click.option("--games", "n_games", type=click.IntRange(1), default=100, show_default=True)
 @click.option("--strategy", "bot", default="greedy", show_default=True,
-              help="Bot strategy: random or greedy.")
+              help="Bot strategy: random, greedy, or your own function as module:function "
+                   "or path/to/file.py:function (called as function(view, rng)).")
 @click.option("--seed", type=click.IntRange(0), default=1, show_default=True,
               help="Seed of the first game; game k uses seed + k.")
 @click.option("--option", "pairs", multiple=True, metavar="K=V", help="Room option (repeat).")
@@ -137,12 +260,11 @@ def simulate(game: str, mode: str | None, players: int | None, n_games: int, bot
     from tqdm import tqdm
 
     from .games import simulate as sim
-    from .games.bots import strategy
 
     opts = _options(mode, pairs, game)
     seats = players or (1 if opts.get("mode", "solo") == "solo" else 4)
+    _strategy(game, bot)
     try:
-        strategy(game, bot)
         get(game)({**opts, "seed": seed}, seats)  # validate before the progress bar
     except OptionError as exc:
         raise click.UsageError(exc.message) from None
@@ -169,13 +291,15 @@ def simulate(game: str, mode: str | None, players: int | None, n_games: int, bot
 
 
 @main.command()
-@click.option("--url", "urls", multiple=True, required=True,
+@click.option("--url", "urls", multiple=True, required=True, type=WS_URL,
               help="Server URL, ws://HOST:PORT (repeat to spread bots over servers).")
-@click.option("--game", default="skipper", show_default=True)
+@click.option("--game", default="skipper", show_default=True, callback=_game)
 @click.option("--mode", type=click.Choice(["solo", "multi", "race"]), default=None)
 @click.option("--players", type=click.IntRange(1, 6), default=1, show_default=True)
 @click.option("--games", "n_games", type=click.IntRange(1), default=1, show_default=True)
-@click.option("--strategy", "bot", default="greedy", show_default=True)
+@click.option("--strategy", "bot", default="greedy", show_default=True,
+              help="random, greedy, or your own function as module:function or "
+                   "path/to/file.py:function (called as function(view, rng)).")
 @click.option("--option", "pairs", multiple=True, metavar="K=V", help="Room option (repeat).")
 @click.option("--seed", type=int, default=None, help="Seed of the bots' own choices.")
 @click.option("--timeout", type=float, default=600.0, show_default=True,
@@ -184,19 +308,39 @@ def simulate(game: str, mode: str | None, players: int | None, n_games: int, bot
 @click.option("--record", "record_dir", type=click.Path(file_okay=False), default=None,
               help="Write each bot's game record to this folder (ROOM-seatK.json), for "
                    "`cardhall verify`.")
+@click.option("--join", "room", default=None, metavar="ROOM",
+              help="Take PLAYERS free seats in this existing room (its game is looked up in "
+                   "the lobby; --game for a private room) instead of creating rooms.")
 def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_games: int,
          bot: str, pairs: tuple[str, ...], seed: int | None, timeout: float,
-         as_json: bool, record_dir: str | None) -> None:
+         as_json: bool, record_dir: str | None, room: str | None) -> None:
     """Play GAMES games with PLAYERS bot clients against live servers; exit 0 when all end."""
     import asyncio
 
     from ..client.bots import play_games
-    from ..client.client import ServerError
+    from ..client.client import Client, ServerError
+
+    if room is not None:
+        if n_games != 1:
+            raise click.BadParameter("--join plays exactly one game", param_hint="--games")
+
+        async def lookup() -> str:
+            async with Client(list(urls), name="cardhall-bots", reconnect=False) as c:
+                listing = await c.list_rooms()
+            return next((r["game"] for r in listing if r["room"] == room), game)
+
+        try:
+            game = asyncio.run(lookup())
+        except ServerError as exc:
+            raise click.ClickException(f"server refused: {exc}") from None
+        except (OSError, TimeoutError) as exc:
+            raise click.ClickException(f"cannot reach {urls[0]}: {exc}") from None
 
     try:
         opts = dict(parse_kv(pairs))
     except OptionError as exc:
         raise click.BadParameter(exc.message) from None
+    _strategy(game, bot)
     if record_dir is not None:
         import os
 
@@ -206,14 +350,17 @@ def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_gam
         for k in range(n_games):
             records = await play_games(list(urls), game, mode, players, 1, bot, opts,
                                        None if seed is None else seed + k, timeout,
-                                       record_dir=record_dir)
+                                       record_dir=record_dir, room=room)
             rec = {key: v for key, v in records[0].items() if key != "results"}
             if as_json:
                 click.echo(json.dumps(rec, sort_keys=True))
             else:
-                click.echo(f"game {k + 1}/{n_games}: room {rec['room']} winner={rec['winner']} "
-                           f"outcome={rec['outcome']} turns={rec['turns']} "
-                           f"auctions={rec['auctions']} skip_draws={rec['skip_draws']} "
+                # only what applies: auctions and skip_draws are Skipper's counters
+                counters = "".join(f" {key}={rec[key]}" for key in ("auctions", "skip_draws")
+                                   if rec.get(key) is not None)
+                winner = "none" if rec["winner"] is None else rec["winner"]
+                click.echo(f"game {k + 1}/{n_games}: room {rec['room']} winner={winner} "
+                           f"outcome={rec['outcome']} turns={rec['turns']}{counters} "
                            f"state_id={rec['state_id']} {rec['duration_s']}s")
 
     try:
@@ -267,7 +414,7 @@ def play(url: str, name: str | None, color: bool | None, record_dir: str | None)
 
 
 @main.command()
-@click.option("--url", required=True, help="Server URL, ws://HOST:PORT.")
+@click.option("--url", required=True, type=WS_URL, help="Server URL, ws://HOST:PORT.")
 @click.option("--game", default=None, help="Only rooms of this game.")
 @click.option("--waiting", is_flag=True, help="Only rooms anyone may join now (public, "
               "waiting for players, a free seat).")
@@ -306,8 +453,35 @@ def rooms(url: str, game: str | None, waiting: bool, as_json: bool) -> None:
 
 
 @main.command()
+@click.option("--out", type=click.Path(file_okay=False), default="docs/schemas",
+              show_default=True, help="Folder of the schema files.")
+@click.option("--check", is_flag=True,
+              help="Write nothing; exit 1 listing the files that are out of date.")
+def schema(out: str, check: bool) -> None:
+    """Write the JSON Schemas of every game's view and events (GAME.view.json,
+    GAME.event.json), generated from seeded offline playouts of the engines."""
+    from pathlib import Path
+
+    try:
+        from .schema import write_all
+
+        changed = write_all(Path(out), check=check)
+    except ImportError as exc:
+        raise click.ClickException(
+            f"{exc.name} is not installed: pip install -e \".[test]\"") from None
+    except OSError as exc:
+        raise click.ClickException(f"cannot write {out}: {exc}") from None
+    if check and changed:
+        raise click.ClickException(f"out of date in {out}: {', '.join(changed)} "
+                                   "(run `cardhall schema`)")
+    for name in changed:
+        click.echo(f"wrote {Path(out) / name}")
+
+
+@main.command()
 @click.argument("record", type=click.Path(exists=True, dir_okay=False), required=False)
-@click.option("--url", default=None, help="Fetch the finished game from this server, "
+@click.option("--url", default=None, type=WS_URL,
+              help="Fetch the finished game from this server, "
               "ws://HOST:PORT (with --room), instead of reading a RECORD file.")
 @click.option("--room", default=None, help="Room id of the finished game (with --url).")
 @click.option("--commitment", default=None, metavar="HEX",

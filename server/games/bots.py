@@ -5,7 +5,8 @@ A strategy is a function ``choose(view, rng) -> action``: it sees only what a se
 ``cardhall simulate`` and over the wire in ``cardhall bots``.
 
 Each game module may define ``STRATEGIES: dict[str, Strategy]``; :func:`strategy` looks them
-up, falling back to :func:`random_strategy` for ``"random"``.
+up, falling back to :func:`random_strategy` for ``"random"``; ``"module:function"`` loads a
+user's own strategy (:func:`load_strategy`).
 """
 
 from __future__ import annotations
@@ -54,13 +55,56 @@ def random_strategy(view: Mapping[str, Any], rng: random.Random) -> tuple[Any, .
     return pool[rng.randrange(len(pool))]
 
 
-def strategy(game: str, name: str) -> Strategy:
-    """The strategy ``name`` (e.g. ``"random"``, ``"greedy"``) for game ``game``.
+def load_strategy(spec: str) -> Strategy:
+    """A user's strategy function from ``"module:function"`` (an importable module, e.g.
+    ``mybots.shop:choose``) or ``"path/to/file.py:function"``.
+
+    The function is called as ``function(view, rng)`` with a seat's view (its
+    ``legal_actions`` included) and a :class:`random.Random`, and returns one of the legal
+    actions (a list or tuple).
 
     Raises:
-        OptionError: the game has no strategy of that name.
+        OptionError: the module or file cannot be loaded, it has no such attribute, or the
+            attribute is not callable.
+    """
+    import importlib.util
+    from pathlib import Path
+
+    where, _, attr = spec.rpartition(":")
+    if not where or not attr:
+        raise OptionError(f"strategy {spec!r}: expected module:function or file.py:function")
+    try:
+        if where.endswith(".py"):
+            path = Path(where)
+            loader_spec = importlib.util.spec_from_file_location(path.stem, path)
+            if loader_spec is None or loader_spec.loader is None or not path.is_file():
+                raise FileNotFoundError(f"no file {where}")
+            module = importlib.util.module_from_spec(loader_spec)
+            loader_spec.loader.exec_module(module)
+        else:
+            module = importlib.import_module(where)
+    except Exception as exc:  # noqa: BLE001 - any failure of the user's module is reported
+        raise OptionError(f"strategy {spec!r}: cannot load {where}: "
+                          f"{type(exc).__name__}: {exc}") from None
+    func = getattr(module, attr, None)
+    if not callable(func):
+        raise OptionError(f"strategy {spec!r}: {where} has no function {attr!r}")
+    return func  # type: ignore[no-any-return]
+
+
+def strategy(game: str, name: str) -> Strategy:
+    """The strategy ``name`` (e.g. ``"random"``, ``"greedy"``) for game ``game``, or a
+    user's function when ``name`` is ``"module:function"`` or ``"file.py:function"``
+    (:func:`load_strategy`).
+
+    Raises:
+        OptionError: the game has no strategy of that name, or the user's function cannot
+            be loaded.
     """
     from . import _MODULES
+
+    if ":" in name:
+        return load_strategy(name)
 
     table: dict[str, Strategy] = {"random": random_strategy}
     module = _MODULES.get(game)

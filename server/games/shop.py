@@ -103,6 +103,8 @@ VERBS: dict[str, tuple[str, ...]] = {
 #: Verbs the engine makes by itself when they are the only move besides closing shop.
 FORCED_VERBS = frozenset({"draw", "candle", "tray", "ledger"})
 _PLACE_VERBS = frozenset({"candle", "tray", "ledger"})
+#: The greedy bot shelves only a card this high, so the purchase under it has room.
+SHELF_MIN = 10
 
 
 def value(card: int) -> int:
@@ -662,6 +664,26 @@ class ShopSolitaire(SettlingSoloGame):
 _VAL = {r: i + 1 for i, r in enumerate(C.RANKS)}
 
 
+#: The greedy bot gives up (closes shop, RULINGS S11) once it has made this many moves plus
+#: ``CLOSE_PER_ENTRY`` per ledger entry filled: measured over seeds 1..50, no game that fell
+#: behind that pace went on to win, and playing on to the move limit took ~20x longer.
+#: From this many ledger entries on, the greedy bot trims a candle that buries a ledger card
+#: the ledger still needs (earlier, the empty candle costs more than it brings: measured).
+ENDGAME_LEDGER = 9
+CLOSE_AFTER = 400
+CLOSE_PER_ENTRY = 200
+
+
+def _hopeless(view: Mapping[str, Any]) -> bool:
+    """True when the greedy bot should close shop: its ledger grows too slowly
+    (``CLOSE_AFTER`` + ``CLOSE_PER_ENTRY`` moves per entry filled), or the moves left before
+    the room's move limit cannot fill it (each entry takes a draw and a placement)."""
+    filled = len(view["ledger"])
+    moves = int(view["moves"])
+    left = int(view["max_moves"]) - moves
+    return moves >= CLOSE_AFTER + CLOSE_PER_ENTRY * filled or left < 2 * (12 - filled)
+
+
 def _v(cd: str) -> int:
     return _VAL[cd[0]]
 
@@ -685,7 +707,13 @@ def greedy_strategy(view: Mapping[str, Any], rng: random.Random) -> tuple[Any, .
       balance card is played when it balances the scales.
     * Black cards go on unlit candles rather than putting one out; red cards go on the tallest
       lit candle under five. Trim only when forced (or when the stock is out), the candle
-      whose trim costs least. Never close shop while anything else is legal.
+      whose trim costs least; from ``ENDGAME_LEDGER`` entries on, trim a tall candle that
+      buries a ledger card still needed (RULINGS S6, S7).
+    * Shelve only a card worth ``SHELF_MIN`` or more, so the purchase under it has room
+      (RULINGS S12).
+    * Close shop (RULINGS S11) when the ledger grows too slowly to be filled
+      (:func:`_hopeless`): such deals are lost anyway, and playing them out to the room's
+      move limit took ~20 times as long. Otherwise never close shop.
 
     Args:
         view: The seat's view (see :meth:`ShopSolitaire.view`), with its legal actions.
@@ -726,9 +754,14 @@ def greedy_strategy(view: Mapping[str, Any], rng: random.Random) -> tuple[Any, .
         trims.sort(key=lambda a: (not lit[a[1]], -len(candles[a[1]]), a[1]))
         return trims[0]
 
+    def buries_ledger(i: int) -> bool:
+        # candle i holds a ledger-suit card the ledger needs (RULINGS S10: not the ace)
+        return ledger_suit is not None and any(
+            c[1] == ledger_suit and c[0] != "A" for c in candles[i])
+
     def reserve() -> tuple[Any, ...] | None:
         res = [a for a in legal if a[0] == "purchase"
-               or (a[0] == "shelve" and (_v(a[1]) >= 7 or a[1][1] == ledger_suit))]
+               or (a[0] == "shelve" and _v(a[1]) >= SHELF_MIN)]
         res.sort(key=lambda a: (a[0] != "purchase", a[2]))
         return res[0] if res else None
 
@@ -759,6 +792,12 @@ def greedy_strategy(view: Mapping[str, Any], rng: random.Random) -> tuple[Any, .
             ((lit[a[2]] and not _red(cd), -len(candles[a[2]]), a[2]), a) for a in candle_moves)
         return scored2[0][1]
     # between draws
+    if ("close_shop",) in legal_set and _hopeless(view):
+        return ("close_shop",)
+    if len(view["ledger"]) >= ENDGAME_LEDGER:
+        for a in legal:  # a missing ledger card buried in a tall candle: trim it to the stock
+            if a[0] == "trim" and buries_ledger(a[1]):
+                return a
     seen = {c for stack in candles + trays for c in stack} | set(view["ledger"])
     for shelf in view["shelves"]:
         seen.update(shelf["purchase"])

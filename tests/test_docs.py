@@ -1,0 +1,65 @@
+"""The docs say what is true and stand on their own (issue #21): every rules page carries the
+text of each ruling it cites, benchmarks/README.md describes every script, and the deploy
+files install from a checkout (Cardhall is not on PyPI)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = {"skipper": "K", "shop": "S", "shah": "H", "thirtysix": "T", "shufflejack": "J"}
+SECTION = "## The rulings, in full"
+#: The project's rulings file lives outside the repository (beside it in CI, when present).
+RULINGS = [p for p in (ROOT.parent / "shared" / "RULINGS.md", Path("/work/shared/RULINGS.md"))
+           if p.is_file()]
+
+
+def ruling_ids(text: str, letter: str) -> set[str]:
+    """Ruling ids of one game (``K6m``, ``S12``...) cited in ``text``."""
+    return set(re.findall(rf"\b{letter}\d+m?\b", text))
+
+
+@pytest.mark.parametrize("game", sorted(PAGES))
+def test_rules_page_carries_every_ruling_it_cites(game: str) -> None:
+    text = (ROOT / "docs" / "rules" / f"{game}.md").read_text(encoding="utf-8")
+    assert "RULINGS.md" not in text  # the file is not in the repository
+    assert text.count(SECTION) == 1
+    body, rulings = text.split(SECTION)
+    stated = set(re.findall(rf"\*\*({PAGES[game]}\d+m?)\*\*", rulings))
+    cited = ruling_ids(body, PAGES[game])
+    assert cited, "the page cites no ruling"
+    assert cited <= stated, f"cited but not stated: {sorted(cited - stated)}"
+
+
+@pytest.mark.skipif(not RULINGS, reason="RULINGS.md is not beside the repository")
+@pytest.mark.parametrize("game", sorted(PAGES))
+def test_rules_page_states_every_ruling_of_its_game(game: str) -> None:
+    text = (ROOT / "docs" / "rules" / f"{game}.md").read_text(encoding="utf-8")
+    rulings = text.split(SECTION)[1]
+    stated = set(re.findall(rf"\*\*({PAGES[game]}\d+m?)\*\*", rulings))
+    source = RULINGS[0].read_text(encoding="utf-8")
+    assert ruling_ids(source, PAGES[game]) <= stated
+
+
+def test_benchmarks_readme_describes_every_script() -> None:
+    readme = (ROOT / "benchmarks" / "README.md").read_text(encoding="utf-8")
+    scripts = sorted(p.name for p in (ROOT / "benchmarks").glob("*.py"))
+    assert scripts
+    for name in scripts:
+        assert f"python benchmarks/{name}" in readme, f"no example run of {name}"
+        assert f"[`{name}`]({name})" in readme, f"{name} missing from the table"
+    for internal in ("session ", "the issue", "helper"):
+        assert internal not in readme.lower()
+
+
+def test_deploy_files_install_from_a_checkout() -> None:
+    for path in (ROOT / "deploy").iterdir():
+        text = path.read_text(encoding="utf-8")
+        assert "pip install cardhall" not in text, path.name
+    unit = (ROOT / "deploy" / "cardhall.service").read_text(encoding="utf-8")
+    assert "not published on PyPI" in unit
+    assert "ln -s /opt/cardhall/bin/cardhall /usr/local/bin/cardhall" in unit
+    assert "ExecStart=/usr/local/bin/cardhall serve" in unit
