@@ -396,6 +396,108 @@ def test_skipper_makes_every_other_player_draw_one() -> None:
     assert g.stats()["skip_draws"] == 1
 
 
+# -- RULINGS K6m: dead cards in multi, the auto_trash preference -----------------------------
+
+
+def _sell_two_of_diamonds(**opts: Any) -> Skipper:
+    """Seat 0 sells its 2D to seat 1 for 7S1; seat 1 then plays its own 2D1, so seat 0's 2D
+    is dead for seat 1 but live for seat 0 (its diamonds still stand at the ace)."""
+    g = multi(2, [["2D", "7C", "8C", "9C", "TC"], ["2D", "7S", "8S", "9S", "TS"]], **opts)
+    g.apply(0, ("auction", "2D"))
+    g.apply(1, ("bid", "7S1"))
+    g.apply(1, ("play", "2D1", "D"))
+    g.apply(1, ("end",))
+    return g
+
+
+def _cycle_until_redrawn(g: Skipper, card: str) -> str:
+    """Seat 1 discards its whole hand every turn (the sold card first), seat 0 one card,
+    until seat 1's pile flips and ``card`` is drawn again: where it went (``hand``/``trash``)."""
+    code = C.parse(card)
+    g.apply(0, ("discard", g.view(0)["hand"][0]))
+    g.apply(0, ("end",))
+    hand = g.view(1)["hand"]
+    for c in [card] + [c for c in hand if c != card]:
+        g.apply(1, ("discard", c))
+    g.apply(1, ("end",))
+    for _ in range(40):
+        where = g.card_locations()
+        for zone in ("hand:1", "trash:1"):
+            if code in where[zone]:
+                return zone.split(":")[0]
+        g.apply(0, ("discard", g.view(0)["hand"][0]))
+        g.apply(0, ("end",))
+        for c in g.view(1)["hand"]:
+            g.apply(1, ("discard", c))
+        g.apply(1, ("end",))
+    raise AssertionError(f"{card} was never drawn again")
+
+
+def test_sold_card_is_not_trashed_while_its_former_owner_can_play_it() -> None:
+    # K6m: dead only when no active seat could ever play it. Under K6 judged for the drawing
+    # seat alone, seat 1 trashed seat 0's 2D and seat 0's diamonds could never go on.
+    g = _sell_two_of_diamonds()
+    assert _cycle_until_redrawn(g, "2D") == "hand"
+    assert g.stats()["trashed"] == 0
+
+
+def test_card_dead_for_every_active_seat_is_trashed_in_multi() -> None:
+    # Seat 0 plays its 2D, seat 1 skips its diamonds past 2 with KD1: seat 1's 2D1 (still in
+    # its stock) is dead for both seats, and seat 1 trashes it when it draws it.
+    g = _both_past_two_of_diamonds()
+    assert _cycle_until_redrawn_any(g, "2D1") == "trash"
+
+
+def _both_past_two_of_diamonds() -> Skipper:
+    g = multi(2, [["2D", "7C", "8C", "9C", "TC"], ["KD", "7S", "8S", "9S", "TS"]])
+    g.apply(0, ("play", "2D", "D"))
+    g.apply(0, ("end",))
+    g.apply(1, ("play", "KD1", "D"))
+    g.apply(1, ("end",))
+    return g
+
+
+def _cycle_until_redrawn_any(g: Skipper, card: str) -> str:
+    """Like :func:`_cycle_until_redrawn`, from seat 0's turn, the card already discarded."""
+    code = C.parse(card)
+    for _ in range(40):
+        where = g.card_locations()
+        for zone in ("hand:1", "trash:1"):
+            if code in where[zone]:
+                return zone.split(":")[0]
+        legal = g.legal_actions(0)
+        g.apply(0, next(a for a in legal if a[0] == "discard"))
+        g.apply(0, ("end",))
+        for c in g.view(1)["hand"]:
+            g.apply(1, ("discard", c))
+        g.apply(1, ("end",))
+    raise AssertionError(f"{card} was never drawn again")
+
+
+def test_auto_trash_is_each_seats_own_preference() -> None:
+    g = _both_past_two_of_diamonds()
+    assert [s["auto_trash"] for s in g.view(None)["seats"]] == [True, True]  # room default
+    sid = g.state_id
+    events = g.apply(1, ("auto_trash", "off"))  # not seat 1's turn: a preference, not a move
+    assert events == [{"type": "auto_trash", "seat": 1, "on": False}]
+    assert g.state_id == sid + 1
+    assert [s["auto_trash"] for s in g.view(0)["seats"]] == [True, False]
+    assert all(a[0] != "auto_trash" for a in g.legal_actions(0))
+    with pytest.raises(UnknownAction):
+        g.apply(1, ("auto_trash", "maybe"))
+    log = [(1, ("auto_trash", "off"))]
+    assert replay(Skipper, g.options, 2, log).players[1].auto_trash is False
+    assert _cycle_until_redrawn_any(g, "2D1") == "hand"  # dead, but seat 1 keeps it
+
+
+def test_no_trashing_sets_the_room_default_and_snapshots_keep_the_preference() -> None:
+    g = multi(2, [["2D"], ["2D"]], no_trashing=True)
+    assert [s["auto_trash"] for s in g.view(None)["seats"]] == [False, False]
+    g.apply(0, ("auto_trash", "on"))
+    back = Skipper.restore(msgpack.unpackb(msgpack.packb(g.snapshot())))
+    assert [s["auto_trash"] for s in back.view(None)["seats"]] == [True, False]
+
+
 def test_first_seat_and_clockwise_turns() -> None:
     g = create("skipper", {"mode": "multi", "seed": 1, "first_seat": 2}, 3)
     assert g.to_act() == [2]

@@ -27,6 +27,9 @@ Actions (tuples; card codes as in :mod:`cardhall.server.games.cards`; stack = su
     ("bid", card)           the bidding seat offers a card of higher rank       K10
     ("pass",)               the bidding seat declines                           K10
     ("resign",)             concede: solo -> loss; multi/race -> the seat leaves the game
+    ("auto_trash", "on"|"off")  the seat's own K6 preference (RULINGS K6m): trash dead
+                            cards when drawn, or keep them. Accepted from any active seat at
+                            any time (it is no move of the game: never in legal_actions)
 
 Options are listed in :data:`OPTIONS` (each names the rule it selects).
 """
@@ -160,9 +163,9 @@ class _Seat:
     """One player's cards and turn state (K8: every seat has its own deck and piles)."""
 
     __slots__ = ("hand", "stock", "discard", "trash", "removed", "values", "stacks",
-                 "complete", "turns", "phase", "status")
+                 "complete", "turns", "phase", "status", "auto_trash")
 
-    def __init__(self) -> None:
+    def __init__(self, auto_trash: bool = True) -> None:
         self.hand: list[int] = []        # sorted
         self.stock: list[int] = []       # draw pile, last item = top
         self.discard: list[int] = []     # last item = top
@@ -174,6 +177,7 @@ class _Seat:
         self.turns = 0
         self.phase = START
         self.status = ACTIVE
+        self.auto_trash = auto_trash  # K6/K6m: this seat's preference (room default: rules)
 
 
 class _ViewCache:
@@ -271,7 +275,7 @@ class Skipper(Game):
         skip = o["skip_draws"]
         self.skip_draws = (mode == "multi") if skip is None else (bool(skip) and mode != "solo")
         self.rng = GameRNG(o["seed"])
-        self.players = [_Seat() for _ in range(seats)]
+        self.players = [_Seat(self.rules.trash) for _ in range(seats)]
         self.current = o["first_seat"] if mode == "multi" else 0
         self.auction: dict[str, Any] | None = None
         self.winner: int | None = None
@@ -411,11 +415,24 @@ class Skipper(Game):
             return False
         return max(lo, 1) + ms <= 12
 
-    def _dead(self, card: int, p: _Seat) -> bool:
+    def _dead_for(self, card: int, p: _Seat) -> bool:
         """K6: the card can never be played by ``p`` (its stacks only move upwards)."""
         if _RANK[card] in self.rules.skips and not self.rules.own_suit_only:
             return not any(self._alive_on(card, p, s) for s in range(4))
         return not self._alive_on(card, p, _SUIT[card])
+
+    def _dead(self, card: int, p: _Seat) -> bool:
+        """Is ``card``, drawn by ``p``, dead (may it be trashed)?
+
+        Solo and race: K6, judged for ``p`` alone (nobody else can ever hold the card).
+        Multi: RULINGS K6m, dead only when no active seat could ever play it: auctions move
+        cards between seats, so a card its holder cannot use may still be needed by another
+        seat (its owner, say: each face exists once per deck).
+        """
+        if self.mode != "multi":
+            return self._dead_for(card, p)
+        return all(self._dead_for(card, q) for q in self.players
+                   if q.status == ACTIVE or q is p)
 
     def _set_gone(self, card: int) -> None:
         pool = 0 if self.mode == "multi" else C.deck_of(card)
@@ -494,7 +511,7 @@ class Skipper(Game):
                 p.discard = []
                 ev.append({"type": "flip", "seat": i})
             card = p.stock.pop()
-            if self.rules.trash and self._dead(card, p):
+            if p.auto_trash and self._dead(card, p):
                 p.trash.append(card)
                 self._set_gone(card)
                 self.counters["trashed"] += 1
@@ -600,6 +617,8 @@ class Skipper(Game):
             raise UnknownAction(f"unknown Skipper action {verb!r}")
         if len(action) != spec:
             raise UnknownAction(f"{verb!r} takes {spec - 1} argument(s), got {len(action) - 1}")
+        if verb == "auto_trash":
+            return self._set_auto_trash(seat, action[1])
         args = [C.parse(x) for x in action[1:2]]
         if verb == "play":
             if not isinstance(action[2], str) or action[2] not in _STACK_INDEX:
@@ -617,6 +636,33 @@ class Skipper(Game):
         getattr(self, "_do_" + verb)(seat, *args, ev)
         self.state_id += 1
         return ev
+
+    def _set_auto_trash(self, seat: Any, value: Any) -> list[Event]:
+        """``("auto_trash", "on"|"off")``: set the seat's own K6 preference (RULINGS K6m).
+
+        Not a move: any active seat may send it at any time, and it is never listed in
+        ``legal_actions`` (a bot choosing among moves never flips it). It takes effect at
+        the seat's next draw. Bumps ``state_id`` (the room log replays it like any action).
+
+        Raises:
+            UnknownAction: ``value`` is not ``"on"`` or ``"off"``.
+            GameOver: the game has ended.
+            NotYourTurn: ``seat`` is no seat of this game.
+            IllegalAction: the seat is no longer in the game.
+        """
+        on = _SWITCH.get(value) if isinstance(value, str) else None
+        if on is None:
+            raise UnknownAction(f"auto_trash takes \"on\" or \"off\", not {value!r}")
+        if self.over:
+            raise GameOver("the game is over")
+        if not isinstance(seat, int) or not 0 <= seat < self.seats:
+            raise NotYourTurn(f"no seat {seat!r} in this game")
+        p = self.players[seat]
+        if p.status != ACTIVE:
+            raise IllegalAction(f"seat {seat} is no longer in the game")
+        p.auto_trash = on
+        self.state_id += 1
+        return [{"type": "auto_trash", "seat": seat, "on": on}]
 
     # -- handlers: each checks everything before it changes anything --------------------
 
@@ -914,7 +960,7 @@ class Skipper(Game):
         stacks_key = (len(st[0]), len(st[1]), len(st[2]), len(st[3]), va[0], va[1], va[2],
                       va[3], co[0], co[1], co[2], co[3])
         key = (stacks_key, p.discard[-1] if p.discard else -1, len(p.discard), len(p.stock),
-               len(p.hand), len(p.trash), p.turns, p.phase, p.status)
+               len(p.hand), len(p.trash), p.turns, p.phase, p.status, p.auto_trash)
         cache = self._views.seats
         hit = cache.get(i)
         if hit is not None and hit[0] == key:
@@ -929,6 +975,7 @@ class Skipper(Game):
             "discard_top": _CODE[p.discard[-1]] if p.discard else None,
             "discard": len(p.discard), "stock": len(p.stock), "hand": len(p.hand),
             "trash": len(p.trash), "turns": p.turns, "phase": p.phase, "status": p.status,
+            "auto_trash": p.auto_trash,
         }
         cache[i] = (key, view)
         return view
@@ -1058,7 +1105,7 @@ class Skipper(Game):
     # -- snapshot -------------------------------------------------------------------------
 
     _SEAT_FIELDS = ("hand", "stock", "discard", "trash", "removed", "values", "stacks",
-                    "complete", "turns", "phase", "status")
+                    "complete", "turns", "phase", "status", "auto_trash")
 
     def snapshot(self) -> dict[str, Any]:
         """Plain msgpack-able state: options, seats, auction, counters and the RNG state."""
@@ -1112,7 +1159,10 @@ class Skipper(Game):
             for pd in data["players"]:
                 p = _Seat()
                 for f in cls._SEAT_FIELDS:
-                    val = pd[f]
+                    if f == "auto_trash" and f not in pd:  # a snapshot from before K6m
+                        val = g.rules.trash
+                    else:
+                        val = pd[f]
                     if f == "stacks":
                         val = [list(x) for x in val]
                     elif isinstance(val, list):
@@ -1159,7 +1209,10 @@ _CHANGING_SHARED = ("to_act", "over", "outcome", "turn", "auction")
 _OWN_PARTS = ("hand", "legal_actions")
 
 _STACK_INDEX = {letter: i for i, letter in enumerate(SUIT_LETTERS)}
-_ARITY = {"play": 3, "discard": 2, "end": 1, "auction": 2, "bid": 2, "pass": 1, "resign": 1}
+_ARITY = {"play": 3, "discard": 2, "end": 1, "auction": 2, "bid": 2, "pass": 1, "resign": 1,
+          "auto_trash": 2}
+#: The values of the ``auto_trash`` preference action (RULINGS K6m).
+_SWITCH = {"on": True, "off": False}
 
 GAME = Skipper
 
