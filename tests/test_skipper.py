@@ -727,3 +727,72 @@ def test_greedy_beats_random_in_solo() -> None:
     greedy_turns, greedy_wins = mean_turns("greedy")
     random_turns, _ = mean_turns("random")
     assert greedy_wins >= 36 and greedy_turns < random_turns / 2
+
+
+# -- bots: greedy never gives away a live card, keeps finishers, random ends turns -------------
+
+
+def test_greedy_never_bids_a_card_it_can_still_use() -> None:
+    # Seat 1 wants the 2D (its diamonds stand at the ace) but every card it holds is still
+    # live for itself: before, it paid with its "furthest" card (9S1, 7C1...); now it passes.
+    g = multi(2, [["2D", "7C", "8C", "9C", "TC"], ["9S", "7C", "8C", "9C", "TC"]])
+    g.apply(0, ("auction", "2D"))
+    assert strategy("skipper", "greedy")(g.bot_view(1), random.Random(1)) == ("pass",)
+
+
+def test_greedy_does_not_auction_a_card_it_can_still_use() -> None:
+    # Seat 1's diamonds reach 4, so it could play seat 0's 5D at once; seat 0 still needs
+    # the 5D itself (its diamonds stand at the ace): before, greedy auctioned it.
+    g = multi(2, [["9C", "5D", "8C", "9H", "TC", "JH"], ["2D", "3D", "4D", "9S", "8S"]])
+    g.apply(0, ("discard", "9C"))
+    g.apply(0, ("end",))
+    for card in ("2D1", "3D1", "4D1"):
+        g.apply(1, ("play", card, "D"))
+    g.apply(1, ("end",))
+    assert ("auction", "5D") in g.legal_actions(0)
+    choice = strategy("skipper", "greedy")(g.bot_view(0), random.Random(1))
+    assert choice[0] != "auction", choice
+
+
+def _view(hand: list[str], values: list[list[int]], complete: list[bool],
+          legal: list[tuple[str, ...]], stock: int = 10) -> dict[str, Any]:
+    stacks = [{"suit": s, "cards": [], "values": v, "complete": c}
+              for s, v, c in zip("CDHS", values, complete)]
+    seat = {"stacks": stacks, "discard_top": None, "discard": 0, "stock": stock,
+            "hand": len(hand), "trash": 0, "turns": 9, "phase": "start", "status": "active",
+            "auto_trash": True}
+    return {"game": "skipper", "mode": "solo", "options": {}, "seat": 0, "seats": [seat],
+            "auction": None, "hand": hand, "legal_actions": [list(a) for a in legal]}
+
+
+def test_greedy_does_not_lift_a_stack_past_ten_off_suit_without_a_finisher() -> None:
+    # Spades stand at 10, the other books are complete; the hand holds only off-suit
+    # skippers. QD or KH on spades would leave J as a finisher impossible, and no spade Q/K
+    # is in hand: before, greedy spent one at random; now it cycles a card instead.
+    legal = [("play", "QD", "S"), ("play", "KH", "S"), ("discard", "QD"), ("discard", "KH"),
+             ("resign",)]
+    view = _view(["QD", "KH"], [[12], [12], [12], [10]], [True, True, True, False], legal)
+    for seed in range(8):
+        choice = strategy("skipper", "greedy")(view, random.Random(seed))
+        assert choice[0] == "discard", choice
+    # With the spade queen in hand the lift is fine (QS can finish on 11 as a natural).
+    legal_qs = [("play", "KH", "S"), ("play", "QS", "S"), ("discard", "KH"),
+                ("discard", "QS"), ("resign",)]
+    view = _view(["KH", "QS"], [[12], [12], [12], [10]], [True, True, True, False], legal_qs)
+    assert strategy("skipper", "greedy")(view, random.Random(1))[0] == "play"
+
+
+def test_random_bot_finishes_four_seat_games_within_the_turn_limit() -> None:
+    # Before (uniform over every legal action, K6 judged per seat): 0 of 200 finished.
+    from cardhall.server.games.simulate import run
+    records = list(run("skipper", {"mode": "multi"}, 4, "random", 10, 2))
+    done = sum(r["outcome"] == "completed" for r in records)
+    assert done >= 9, [r["outcome"] for r in records]
+
+
+def test_greedy_finishes_four_seat_games_with_auctions() -> None:
+    # Before (K6 judged per seat, greedy selling cards it still needed): 110 of 200.
+    from cardhall.server.games.simulate import run
+    records = list(run("skipper", {"mode": "multi"}, 4, "greedy", 20, 2))
+    assert all(r["outcome"] == "completed" for r in records), [r["outcome"] for r in records]
+    assert sum(r["sold"] for r in records) >= 20  # auctions still happen

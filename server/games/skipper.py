@@ -1223,9 +1223,59 @@ def _rank_of(code: str) -> int:
     return C.RANKS.index(code[0]) + 1
 
 
+def _skip_amounts(options: Mapping[str, Any]) -> dict[int, tuple[int, ...]]:
+    """Rank -> skip amounts under the room's options (K1, K2 and the variants)."""
+    if options.get("strong_skippers"):
+        return {11: (1,), 12: (1, 2), 13: (1, 2, 3)}
+    if options.get("weak_skippers"):
+        return {13: (1,)}
+    return {12: (1,), 13: (1, 2)}
+
+
+def live_for(code: str, stacks: Sequence[Mapping[str, Any]], options: Mapping[str, Any]) -> bool:
+    """Could the seat whose public ``stacks`` these are ever play ``code``? The view-side
+    form of the engine's K6 test (RULINGS K6, K6m): a plain card needs its incomplete
+    stack to stand at most one below it; a skipper needs a started, incomplete stack it
+    can still skip without passing 12 (K4)."""
+    skips = _skip_amounts(options)
+    r, s = _rank_of(code), C.SUITS.index(code[1])
+    st = stacks[s]
+    if not st["complete"] and r - 1 >= st["values"][0]:
+        return True
+    if r not in skips:
+        return False
+    own_only = bool(options.get("skippers_own_suit"))
+    return any(not t["complete"] and t["values"][-1] > 0 and max(t["values"][0], 1)
+               + min(skips[r]) <= 12 and (not own_only or k == s)
+               for k, t in enumerate(stacks))
+
+
+def _spare(hand: Sequence[str], stacks: Sequence[Mapping[str, Any]],
+           options: Mapping[str, Any]) -> set[str]:
+    """Hand cards the seat can give away without loss: dead for it (:func:`live_for`), or a
+    second copy of a plain face it holds (only one copy can go on its stack)."""
+    skips = _skip_amounts(options)
+    out: set[str] = set()
+    seen: set[str] = set()
+    for code in hand:
+        if not live_for(code, stacks, options):
+            out.add(code)
+        elif _rank_of(code) not in skips:
+            if code[:2] in seen:
+                out.add(code)
+            seen.add(code[:2])
+    return out
+
+
 def _greedy(view: Mapping[str, Any], rng: Any) -> Action:
     """The ``greedy`` strategy: plays what advances its stacks, auctions cards it cannot use
     to seats that can, bids on cards it needs, and keeps skippers for finishing.
+
+    It never auctions or bids a card still live for itself (only dead cards and second
+    copies: RULINGS K6m makes a card it gives away still count for its owner), never
+    plays an off-suit skipper that lifts a stack past 10 unless it holds a finisher of that
+    suit, and when it cannot use a card another seat can play now, it offers it (that
+    breaks the livelocks where every seat waits for a card another holds).
 
     Works from the view alone (so it plays over the wire as well as offline).
 
@@ -1235,10 +1285,12 @@ def _greedy(view: Mapping[str, Any], rng: Any) -> Action:
     legal = view_legal_actions(view)
     me = view["seat"]
     seats = view["seats"]
+    options = view["options"]
     stacks = seats[me]["stacks"]
     values = [st["values"] for st in stacks]
     complete = [st["complete"] for st in stacks]
-    skipper_ranks = (11, 12, 13) if view["options"].get("strong_skippers") else (12, 13)
+    skipper_ranks = tuple(_skip_amounts(options))
+    spare = _spare(view["hand"] or [], stacks, options)
 
     def distance(code: str) -> int:
         """How far a plain card is from being playable on its own stack (0 = now)."""
@@ -1256,16 +1308,24 @@ def _greedy(view: Mapping[str, Any], rng: Any) -> Action:
         bids = [a for a in legal if a[0] == "bid"]
         want = distance(auction["card"])
         if bids and want <= 1:
-            # Pay with a card I cannot use; for a card I can play at once, with my furthest.
-            spare = [a for a in bids if not useful(a[1])]
-            if not spare and want == 0:
-                spare = [a for a in bids if _rank_of(a[1]) not in skipper_ranks
-                         and distance(a[1]) > 0]
-            if spare:
-                return max(spare, key=lambda a: (distance(a[1]), -_rank_of(a[1])))
+            # Pay only with a card I can spare (dead for me, or a second copy), cheapest first.
+            pay = [a for a in bids if a[1] in spare]
+            if pay:
+                return min(pay, key=lambda a: _rank_of(a[1]))
         return ("pass",)
 
     hand = view["hand"] or []
+
+    def rash(a: Action) -> bool:
+        """An off-suit skipper lifting its stack past 10 with no finisher of that suit in
+        hand (the jack can no longer finish it: only that suit's Q or K can)."""
+        code, stack = a[1], C.SUITS.index(a[2])
+        r = _rank_of(code)
+        if C.SUITS.index(code[1]) == stack or r not in skipper_ranks:
+            return False
+        low = values[stack][0] + min(_skip_amounts(options)[r])
+        return low > 10 and not _holds_finisher(hand, stack, code)
+
     best, best_score = None, 0
     for a in legal:
         if a[0] != "play":
@@ -1279,6 +1339,8 @@ def _greedy(view: Mapping[str, Any], rng: Any) -> Action:
             reach = {v + k for v in values[stack] for k in ((1, 2) if r == 13 else (1,))}
             if own and r >= 11 and max(reach) >= 11:
                 score = 100
+            elif not own and min(reach) > 10 and not _holds_finisher(hand, stack, code):
+                score = 0  # past 10 the jack can no longer finish: keep a finisher in hand
             elif any(C.SUITS.index(h[1]) == stack and _rank_of(h) not in skipper_ranks
                      and _rank_of(h) - 1 in reach and _rank_of(h) - 1 > top for h in hand):
                 score = 30 - (5 if own else 0)
@@ -1294,11 +1356,10 @@ def _greedy(view: Mapping[str, Any], rng: Any) -> Action:
         return ("end",)
     discards = [a for a in legal if a[0] == "discard"]
     junk = [a for a in discards if not useful(a[1])]
-    # Auction a card another seat can play now: one I cannot use, or, when I have nothing
-    # better to do, any plain card I cannot play yet (the price card may be what I need).
+    # Auction a card I can spare that another seat can play now (the price may be what I
+    # need; and the card goes where it is useful instead of round my piles for ever).
     for a in legal:
-        if a[0] == "auction" and _rank_of(a[1]) not in skipper_ranks and (
-                not useful(a[1]) or (not junk and distance(a[1]) > 0)):
+        if a[0] == "auction" and _rank_of(a[1]) not in skipper_ranks and a[1] in spare:
             s, need = C.SUITS.index(a[1][1]), _rank_of(a[1]) - 1
             if any(not o["stacks"][s]["complete"] and need in o["stacks"][s]["values"]
                    for i, o in enumerate(seats) if i != me and o["status"] == "active"):
@@ -1310,7 +1371,7 @@ def _greedy(view: Mapping[str, Any], rng: Any) -> Action:
         # A pass leaves the hand as it is: cycle the card furthest from use instead, and
         # when only skippers are left, spend one rather than wait for ever.
         plain = [a for a in discards if _rank_of(a[1]) not in skipper_ranks]
-        skips = [a for a in legal if a[0] == "play"]
+        skips = [a for a in legal if a[0] == "play" and not rash(a)]
         if skips and seats[me]["stock"] + seats[me]["discard"] == 0:
             # Cycling would only draw the same cards back: spend a skipper on the stack
             # that is furthest along, where a skip is most likely to bridge the gap.
@@ -1325,4 +1386,38 @@ def _greedy(view: Mapping[str, Any], rng: Any) -> Action:
     return discards[0] if discards else legal[0]
 
 
-STRATEGIES = {"greedy": _greedy}
+def _holds_finisher(hand: Sequence[str], stack: int, besides: str) -> bool:
+    """Does ``hand`` (leaving out ``besides``) hold a queen or king of suit ``stack``?"""
+    return any(h != besides and C.SUITS.index(h[1]) == stack and _rank_of(h) >= 12
+               for h in hand)
+
+
+def _random(view: Mapping[str, Any], rng: Any) -> Action:
+    """Skipper's ``random`` strategy: a random legal move with sensible turn ends.
+
+    While a card can be played it plays one (chosen at random, never ending the turn
+    early); with nothing to play it discards a random card (or auctions one, at random)
+    and then ends the turn; in an auction it bids or passes at random. Never resigns.
+
+    Raises:
+        ValueError: the view lists no legal action.
+    """
+    legal = [a for a in view_legal_actions(view) if a[0] != "resign"]
+    if not legal:
+        return ("resign",)
+    plays = [a for a in legal if a[0] == "play"]
+    if plays:
+        return plays[rng.randrange(len(plays))]
+    if ("end",) in legal and view["seats"][view["seat"]]["phase"] != "start":
+        return ("end",)
+    return legal[rng.randrange(len(legal))]
+
+
+def _expert(view: Mapping[str, Any], rng: Any) -> Action:
+    """The ``expert`` strategy (see :mod:`cardhall.server.games.skipper_expert`)."""
+    from .skipper_expert import expert
+
+    return expert(view, rng)
+
+
+STRATEGIES = {"greedy": _greedy, "random": _random, "expert": _expert}
