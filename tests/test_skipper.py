@@ -796,3 +796,48 @@ def test_greedy_finishes_four_seat_games_with_auctions() -> None:
     records = list(run("skipper", {"mode": "multi"}, 4, "greedy", 20, 2))
     assert all(r["outcome"] == "completed" for r in records), [r["outcome"] for r in records]
     assert sum(r["sold"] for r in records) >= 20  # auctions still happen
+
+
+# -- the expert bot -----------------------------------------------------------------------------
+
+
+def _midgame(mode: str, seats: int, seed: int, steps: int, **opts: Any) -> Skipper:
+    g = create("skipper", {"mode": mode, "seed": seed, **opts}, seats)
+    assert isinstance(g, Skipper)
+    greedy, rng = strategy("skipper", "greedy"), random.Random(seed)
+    for _ in range(steps):
+        if g.over:
+            break
+        seat = g.to_act()[0]
+        g.apply(seat, greedy(g.bot_view(seat), rng))
+    return g
+
+
+@pytest.mark.parametrize("mode,seats,opts", [
+    ("solo", 1, {}), ("multi", 3, {}), ("multi", 2, {"remove_four": True}), ("race", 2, {})])
+def test_expert_samples_deals_consistent_with_the_view(mode: str, seats: int,
+                                                       opts: dict[str, Any]) -> None:
+    from cardhall.server.games.skipper_expert import determinize
+    for seed in range(4):
+        for steps in (0, 37, 150):
+            g = _midgame(mode, seats, seed, steps, **opts)
+            if g.over:
+                continue
+            for me in range(seats):
+                view = g.view(me)
+                det = determinize(view, random.Random(seed))
+                assert {k: v for k, v in det.view(me).items() if k != "state_id"} == \
+                    {k: v for k, v in view.items() if k != "state_id"}
+                cards = sorted(c for cs in det.card_locations().values() for c in cs)
+                assert cards == list(range(52 * seats))  # every card once
+
+
+def test_expert_is_deterministic_given_its_generator_and_plays_legally() -> None:
+    expert = strategy("skipper", "expert")
+    for mode, seats, steps in (("solo", 1, 11), ("multi", 2, 40), ("multi", 3, 8)):
+        g = _midgame(mode, seats, 3, steps)
+        seat = g.to_act()[0]
+        first = expert(g.bot_view(seat), random.Random(9))
+        assert first == expert(g.bot_view(seat), random.Random(9))
+        assert first in [tuple(a) for a in g.legal_actions(seat)]
+        assert first[0] != "resign"

@@ -1290,7 +1290,11 @@ def _greedy(view: Mapping[str, Any], rng: Any) -> Action:
     values = [st["values"] for st in stacks]
     complete = [st["complete"] for st in stacks]
     skipper_ranks = tuple(_skip_amounts(options))
-    spare = _spare(view["hand"] or [], stacks, options)
+    auction = view["auction"]
+    # Cards it may give away: needed only around auctions (the set costs a little).
+    spare = (_spare(view["hand"] or [], stacks, options)
+             if auction is not None or seats[me]["phase"] == "start" and view["mode"] == "multi"
+             else set())
 
     def distance(code: str) -> int:
         """How far a plain card is from being playable on its own stack (0 = now)."""
@@ -1303,7 +1307,6 @@ def _greedy(view: Mapping[str, Any], rng: Any) -> Action:
     def useful(code: str) -> bool:
         return _rank_of(code) in skipper_ranks or distance(code) <= 2
 
-    auction = view["auction"]
     if auction is not None:
         bids = [a for a in legal if a[0] == "bid"]
         want = distance(auction["card"])
