@@ -8,8 +8,11 @@ import time
 from typing import Any
 
 import msgpack
+import pytest
 
 from cardhall import protocol as p
+from cardhall.client.client import Client, ServerError
+from cardhall.server.app import Server
 from cardhall.server.games import create
 from cardhall.server.room import Room
 from cardhall.server.store import MemoryStore
@@ -119,3 +122,29 @@ async def test_view_kept_by_deltas_says_finished_and_game_over_matches_it() -> N
             assert stats == room.game.stats()
     finally:
         await room.close()
+
+
+async def test_a_seat_sets_auto_trash_off_its_turn_through_the_client(server: Server) -> None:
+    # RULINGS K6m: the preference is each seat's own; a seat may send it on any turn.
+    async with Client(server.url) as a, Client(server.url) as b:
+        room = (await a.create_room("skipper", mode="multi", seats=2,
+                                    options={"seed": 4})).room
+        await a.join(room)
+        jb = await b.join(room)
+        for _ in range(100):
+            if b.views[room]["room"]["status"] == "playing":
+                break
+            await asyncio.sleep(0.02)
+        view = b.views[room]
+        assert jb.seat not in view["to_act"]  # not b's turn
+        assert view["seats"][jb.seat]["auto_trash"] is True
+        await b.set_auto_trash(room, False)
+        for _ in range(100):
+            if a.views[room]["seats"][jb.seat]["auto_trash"] is False:
+                break
+            await asyncio.sleep(0.02)
+        assert a.views[room]["seats"][jb.seat]["auto_trash"] is False
+        assert a.views[room]["to_act"] == view["to_act"]  # no move was made
+        with pytest.raises(ServerError) as err:
+            await b.act(room, ["auto_trash", "sometimes"])
+        assert err.value.code == "action/unknown"
