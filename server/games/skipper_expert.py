@@ -1,16 +1,18 @@
 """Skipper's ``expert`` bot: determinized rollouts over greedy play (solo, multi, race).
 
-At each decision with more than one sensible choice the bot samples ``samples`` complete
-deals consistent with its view (its own hidden piles, the other seats' hands and piles:
-Perfect Information Monte Carlo), plays each candidate action in every sample, lets the
-``greedy`` strategy play on for every seat, and picks the candidate with the best mean
-score. Every candidate meets the same samples and the same rollout generator (common random
-numbers), so differences come from the choice, not from luck.
+At each decision with more than one sensible choice the bot samples ``samples`` deals
+consistent with its view (its own hidden piles and, in multi, the other seats' hands and
+piles: Perfect Information Monte Carlo), plays each candidate action in every sample and
+lets the ``greedy`` strategy play its own game on to the end (:func:`own_game`), and picks
+the candidate that finished in the fewest turns on average. Every candidate meets the same
+samples and the same rollout generator (common random numbers), so differences come from
+the choice, not from luck; and it leaves greedy's choice only for a clear gain, confirmed
+in more samples (a candidate that was lucky in the first ones must prove itself).
 
-Scores: solo and race, minus the turns the rollout needed to win (a lost rollout scores
-below any win); multi, the rollout runs ``horizon`` turns of the bot's own seat (or to the
-end) and scores a win high, a loss low, else the bot's stack progress minus the best other
-seat's.
+Fewest turns is what wins in every mode: solo scores turns (K7); a race is won by the first
+to finish (K14); in multi the first to complete four books wins (K13), and turns go round.
+Natural plays are made at once (never worse: a stack only grows, the hand frees), and
+auctions and bids are greedy's (a sample of one's own game has no auctions).
 
 Deterministic given the bot's generator: the samples and rollouts draw only from seeds
 taken from it. ``budget_ms`` (off by default) caps the time per decision; with it set the
@@ -34,6 +36,7 @@ from .bots import view_legal_actions
 from .errors import GameError
 from .skipper import (
     ACTIVE,
+    OUT,
     Skipper,
     _greedy,
     _rank_of,
@@ -46,14 +49,10 @@ from .rng import GameRNG
 
 #: Deals sampled per decision.
 SAMPLES = 4
-#: Own turns a multi rollout plays before it is scored.
-HORIZON = 5
 #: Own turns after which a solo or race rollout gives up (scored as a loss).
 ROLLOUT_TURNS = 80
-#: Mean gain over greedy's choice the search needs before it plays something else: in turns
-#: (solo, race), and in stack progress (multi).
+#: Mean gain over greedy's choice, in turns, the search needs before it plays something else.
 MARGIN_TURNS = 0.25
-MARGIN_MULTI = 0.5
 _WIN, _LOSS = 1_000.0, -1_000.0
 
 
@@ -218,31 +217,40 @@ def _progress(g: Skipper, i: int) -> float:
                      for s in range(4)))
 
 
+def own_game(view: Mapping[str, Any], rng: random.Random) -> Skipper:
+    """A sample of the seat's own game alone: :func:`determinize`, then every other seat
+    out of play and the game run as a race of one (no turn order, auctions or skip-draws),
+    so a rollout plays only the seat's own stacks, hand and piles.
+
+    The rollouts then measure what wins Skipper in every mode, the turns the seat needs to
+    finish its four books (K7, K13, K14); what the others do to it (auctions, skip-draws)
+    is left out of the sample, and auction decisions are left to greedy.
+    """
+    g = determinize(view, rng)
+    me = view["seat"]
+    if g.mode == "solo":
+        return g
+    g.mode = "race"
+    g.skip_draws = False
+    g.auction = None
+    for i, p in enumerate(g.players):
+        if i != me:
+            p.status = OUT
+    g.gone = [[0] * 52 for _ in range(g.seats)]
+    for p in g.players:
+        for c in [*p.trash, *p.removed, *(c for st in p.stacks for c in st)]:
+            g._set_gone(c)
+    g._dirty = set(range(g.seats))
+    return g
+
+
 def _rollout(g: Skipper, me: int, rng: random.Random) -> float:
-    """Play ``g`` on with greedy for every seat and score it for seat ``me``."""
-    mode = g.mode
-    start = g.players[me].turns
-    limit = start + (HORIZON if mode == "multi" else ROLLOUT_TURNS)
-    while not g.over:
-        acting = g.to_act()
-        if mode == "race":
-            if me not in acting:
-                break
-            seat = me  # the others' games do not touch ours (skip-draws aside)
-        else:
-            seat = acting[0]
-        g.apply(seat, _greedy(g.bot_view(seat), rng))
-        if g.players[me].turns >= limit and g.auction is None:
-            break
-        if mode == "race" and g.players[me].status != ACTIVE:
-            break
+    """Play seat ``me``'s own game (:func:`own_game`) on with greedy; score minus the
+    turns it took to finish, or a loss (below any win) plus its stack progress."""
+    limit = g.players[me].turns + ROLLOUT_TURNS
     p = g.players[me]
-    if mode == "multi":
-        if g.over:
-            return _WIN if g.winner == me else _LOSS + _progress(g, me)
-        best = max((_progress(g, i) for i in range(g.seats)
-                    if i != me and g.players[i].status == ACTIVE), default=0.0)
-        return _progress(g, me) - best
+    while not g.over and p.status == ACTIVE and p.turns < limit:
+        g.apply(me, _greedy(g.bot_view(me), rng))
     if all(p.complete):
         return -float(p.turns)
     return _LOSS + _progress(g, me)
@@ -295,10 +303,12 @@ def expert(view: Mapping[str, Any], rng: random.Random, samples: int = SAMPLES,
     """
     legal = view_legal_actions(view)
     base = _greedy(view, rng)
+    if view["auction"] is not None or base[0] in ("auction", "bid", "pass"):
+        return base  # auctions are greedy's: a sample of one's own game has none
     natural = _natural(view, legal)
     if natural is not None:
         return natural  # a natural play never hurts: the stack only grows, the hand frees
-    cands = _candidates(view, legal)
+    cands = [a for a in _candidates(view, legal) if a[0] not in ("auction", "bid")]
     if base not in cands:
         cands.insert(0, base)
     else:
@@ -324,7 +334,7 @@ def expert(view: Mapping[str, Any], rng: random.Random, samples: int = SAMPLES,
     totals = [0.0] * len(cands)
     rounds = 0
     for _ in range(samples):
-        det, seed = determinize(view, rng), rng.getrandbits(62)
+        det, seed = own_game(view, rng), rng.getrandbits(62)
         for k, action in enumerate(cands):
             totals[k] += play(action, det, seed)
         rounds += 1
@@ -337,9 +347,8 @@ def expert(view: Mapping[str, Any], rng: random.Random, samples: int = SAMPLES,
     for _ in range(3 * samples):
         if deadline is not None and time.perf_counter() >= deadline:
             break
-        det, seed = determinize(view, rng), rng.getrandbits(62)
+        det, seed = own_game(view, rng), rng.getrandbits(62)
         a += play(base, det, seed)
         b += play(cands[best], det, seed)
         n += 1
-    margin = MARGIN_MULTI if view["mode"] == "multi" else MARGIN_TURNS
-    return cands[best] if (b - a) / n > margin else base
+    return cands[best] if (b - a) / n > MARGIN_TURNS else base
