@@ -903,7 +903,8 @@ class GameOver(_Record):
     Attributes:
         room: Room id (1..64 characters).
         state_id: The room's final state_id, 0..2**53-1.
-        outcome: The engine's outcome (a map, e.g. winners and scores).
+        outcome: The engine's outcome (a map, e.g. winners and scores): the view's final
+            ``outcome`` plus the key ``stats`` (the game's counters).
     """
 
     TYPE: ClassVar[str]

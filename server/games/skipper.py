@@ -494,7 +494,9 @@ class Skipper(Game):
     # -- rules: drawing (K6, K11) -------------------------------------------------------
 
     def _draw_one(self, i: int, ev: list[Event]) -> bool:
-        """Draw one live card into seat ``i``'s hand, trashing dead ones (K6).
+        """Draw one card into seat ``i``'s hand; while the seat's ``auto_trash`` preference
+        is on, a dead card (K6; in multi RULINGS K6m: dead for every active seat) is trashed
+        and another drawn.
 
         Returns False when both piles are empty.
         """
@@ -954,6 +956,10 @@ class Skipper(Game):
         ``stacks`` list while the stacks did not change: views then share them, and the
         room's delta diff skips them by identity. Callers must not mutate them. A stack is
         known by its length, values and completion: cards are only ever added to stacks.
+
+        Keys: ``stacks``, ``discard_top``, ``discard``, ``stock``, ``hand``, ``trash`` (counts),
+        ``turns``, ``phase``, ``status`` and ``auto_trash`` (the seat's K6 preference,
+        RULINGS K6m).
         """
         p = self.players[i]
         st, va, co = p.stacks, p.values, p.complete
