@@ -834,7 +834,8 @@ def test_expert_samples_deals_consistent_with_the_view(mode: str, seats: int,
 
 def test_expert_is_deterministic_given_its_generator_and_plays_legally() -> None:
     expert = strategy("skipper", "expert")
-    for mode, seats, steps in (("solo", 1, 11), ("multi", 2, 40), ("multi", 3, 8)):
+    for mode, seats, steps in (("solo", 1, 11), ("multi", 2, 40), ("multi", 3, 8),
+                               ("race", 2, 30)):
         g = _midgame(mode, seats, 3, steps)
         seat = g.to_act()[0]
         first = expert(g.bot_view(seat), random.Random(9))
