@@ -1241,8 +1241,8 @@ def _skip_amounts(options: Mapping[str, Any]) -> dict[int, tuple[int, ...]]:
 def live_for(code: str, stacks: Sequence[Mapping[str, Any]], options: Mapping[str, Any]) -> bool:
     """Could the seat whose public ``stacks`` these are ever play ``code``? The view-side
     form of the engine's K6 test (RULINGS K6, K6m): a plain card needs its incomplete
-    stack to stand at most one below it; a skipper needs a started, incomplete stack it
-    can still skip without passing 12 (K4)."""
+    stack to stand at most one below it; a skipper needs an incomplete stack it can still
+    skip without passing 12 (K4)."""
     skips = _skip_amounts(options)
     r, s = _rank_of(code), C.SUITS.index(code[1])
     st = stacks[s]
@@ -1251,9 +1251,8 @@ def live_for(code: str, stacks: Sequence[Mapping[str, Any]], options: Mapping[st
     if r not in skips:
         return False
     own_only = bool(options.get("skippers_own_suit"))
-    return any(not t["complete"] and t["values"][-1] > 0 and max(t["values"][0], 1)
-               + min(skips[r]) <= 12 and (not own_only or k == s)
-               for k, t in enumerate(stacks))
+    return any(not t["complete"] and max(t["values"][0], 1) + min(skips[r]) <= 12
+               and (not own_only or k == s) for k, t in enumerate(stacks))
 
 
 def _spare(hand: Sequence[str], stacks: Sequence[Mapping[str, Any]],
