@@ -53,10 +53,6 @@ SAMPLES = 4
 ROLLOUT_TURNS = 80
 #: Mean gain over greedy's choice, in turns, the search needs before it plays something else.
 MARGIN_TURNS = 0.25
-#: Multi with skip-draws (K11): what one card drawn by another seat is taken to be worth to
-#: it, in turns; a skipper play is charged this for every other active seat. The sample of
-#: one's own game cannot see that gift, and it grows with the table.
-SKIP_DRAW_TURNS = 0.3
 _WIN, _LOSS = 1_000.0, -1_000.0
 
 
@@ -270,16 +266,6 @@ def _candidates(view: Mapping[str, Any], legal: list[Action]) -> list[Action]:
     return out or legal
 
 
-def _skip_draw_cost(view: Mapping[str, Any]) -> float:
-    """Turns a skipper play is charged in ``view``'s game: :data:`SKIP_DRAW_TURNS` per other
-    active seat in multi with skip-draws on (K11), else 0."""
-    if view["mode"] != "multi" or view["options"].get("skip_draws") is False:
-        return 0.0
-    me = view["seat"]
-    others = sum(1 for i, s in enumerate(view["seats"]) if i != me and s["status"] == "active")
-    return SKIP_DRAW_TURNS * others
-
-
 def _natural(view: Mapping[str, Any], legal: list[Action]) -> Action | None:
     """A legal natural play (a plain card of the stack's suit, one above a value of it),
     lowest first; None if there is none."""
@@ -333,7 +319,6 @@ def expert(view: Mapping[str, Any], rng: random.Random, samples: int = SAMPLES,
     me = view["seat"]
     started = time.perf_counter()
     deadline = None if budget_ms is None else started + budget_ms / 1000.0
-    gift = _skip_draw_cost(view)
 
     def play(action: Action, det: Skipper, seed: int) -> float:
         g = _clone(det, seed)
@@ -341,11 +326,7 @@ def expert(view: Mapping[str, Any], rng: random.Random, samples: int = SAMPLES,
             g.apply(me, action)
         except GameError:  # the sample cannot hold the action: a wrong guess
             return _LOSS
-        return _rollout(g, me, random.Random(seed)) - (gift if skip(action) else 0.0)
-
-    def skip(action: Action) -> bool:
-        """Is ``action`` a skipper played as a skip (every other seat then draws)?"""
-        return action[0] == "play" and _natural(view, [action]) is None
+        return _rollout(g, me, random.Random(seed))
 
     # Round 1: every candidate in ``samples`` deals. Round 2: greedy's choice against the
     # best other in ``3 * samples`` more; leave greedy only for a clear gain (a lucky
