@@ -534,6 +534,17 @@ class Client:
             state_id = int(self.views[room]["state_id"])
         await self.request(p.Act(room=room, state_id=state_id, action=list(action)))
 
+    async def set_auto_trash(self, room: str, on: bool) -> None:
+        """Set this seat's Skipper ``auto_trash`` preference in ``room`` (RULINGS K6m): trash
+        dead cards when drawn (``on``) or keep them. A preference action, accepted at any
+        time, not only on the seat's turn (see the spec's "Seat preferences").
+
+        Raises:
+            ServerError: ``action/*`` (``action/stale_state`` when an update was in
+                flight: try again) or ``room/*`` codes.
+        """
+        await self.act(room, ["auto_trash", "on" if on else "off"])
+
     async def get_view(self, room: str) -> dict[str, Any]:
         """Ask for the full view of ``room`` again (it also replaces :attr:`views`)."""
         await self.request(p.GetView(room=room))

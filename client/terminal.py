@@ -13,8 +13,9 @@ Lobby commands::
     k [GAME [MODE]] quick-join a game             q          quit
 
 Room commands: a number plays that action; ``v`` redraws (fetching the full view), ``s``
-starts the game (host, while waiting: empty seats get server bots), ``l`` leaves to the
-lobby, ``q`` leaves and quits, ``?`` helps.
+starts the game (host, while waiting: empty seats get server bots), ``t`` toggles the seat's
+Skipper auto-trash preference (RULINGS K6m; shown on the table), ``l`` leaves to the lobby,
+``q`` leaves and quits, ``?`` helps.
 
 The table is drawn by the game's renderer (:func:`cardhall.client.renderers.renderer`), with
 the players, the seconds left on every turn clock (``view["room"]["deadlines"]``), seat
@@ -64,6 +65,7 @@ room commands:
   NUMBER   play the action with that number (only on your turn)
   v        redraw the table
   s        start the game (host only, while waiting; empty seats get bots)
+  t        Skipper: toggle auto-trash (trash dead cards when drawn, or keep them)
   l        leave the room and go back to the lobby
   q        leave the room and quit"""
 
@@ -915,14 +917,36 @@ class Terminal:
             self.draw(force=True)
         elif word == "s":
             await self._request(self.client.start(t.room))
+        elif word == "t":
+            await self._toggle_auto_trash()
         elif word in ("l", "q"):
             await self._leave()
             return word == "q"
         elif word in ("?", "h"):
             self.say(_ROOM_HELP)
         else:
-            self.error(f"unknown command {line!r}: type an action number, v, s, l, q or ?")
+            self.error(f"unknown command {line!r}: type an action number, v, s, t, l, q or ?")
         return None
+
+    async def _toggle_auto_trash(self) -> None:
+        """Flip the seat's Skipper ``auto_trash`` preference (RULINGS K6m); explain when the
+        room has none (not Skipper, a spectator, not started)."""
+        t = self.table
+        assert t is not None
+        view = self._view()
+        seat = view.get("seat")
+        seats = view.get("seats")
+        if (not isinstance(seat, int) or not isinstance(seats, list) or seat >= len(seats)
+                or not isinstance(seats[seat], dict) or "auto_trash" not in seats[seat]):
+            self.error("no auto-trash preference here (Skipper seats only)")
+            return
+        on = not seats[seat]["auto_trash"]
+        try:
+            await self.client.set_auto_trash(t.room, on)
+        except (ServerError, ConnectionLost, TimeoutError) as exc:
+            self.server_error(exc)
+            return
+        self.say(f"auto-trash {'on' if on else 'off'}")
 
     async def _choose(self, number: int) -> None:
         """Play action ``number`` of the drawn menu (or explain why not)."""

@@ -977,7 +977,8 @@ class GameOver(_Record):
     Attributes:
         room: Room id (1..64 characters).
         state_id: The room's final state_id, 0..2**53-1.
-        outcome: The engine's outcome (a map, e.g. winners and scores).
+        outcome: The engine's outcome (a map, e.g. winners and scores): the view's final
+            ``outcome`` plus the key ``stats`` (the game's counters).
         seed: The deal seed, revealed now (0..2**63-1), or None when the room has no
             commitment.
         salt: The salt of the commitment (32 lowercase hex digits), or None likewise.

@@ -247,8 +247,11 @@ def serve(host: str, port: int, max_frame: int, log_level: str, redis_url: str |
               help="Seats (default: 1 for solo games, 4 for multi and race).")
 @click.option("--games", "n_games", type=click.IntRange(1), default=100, show_default=True)
 @click.option("--strategy", "bot", default="greedy", show_default=True,
-              help="Bot strategy: random, greedy, or your own function as module:function "
-                   "or path/to/file.py:function (called as function(view, rng)).")
+              help="Bot strategy: random, greedy, expert, or your own function as "
+                   "module:function or path/to/file.py:function (called as function(view, "
+                   "rng)); or one per seat separated by commas (expert,greedy: seat 0 expert, "
+                   "the rest greedy; the lineup turns one seat per game so each strategy sits "
+                   "everywhere).")
 @click.option("--seed", type=click.IntRange(0), default=1, show_default=True,
               help="Seed of the first game; game k uses seed + k.")
 @click.option("--option", "pairs", multiple=True, metavar="K=V", help="Room option (repeat).")
@@ -263,7 +266,8 @@ def simulate(game: str, mode: str | None, players: int | None, n_games: int, bot
 
     opts = _options(mode, pairs, game)
     seats = players or (1 if opts.get("mode", "solo") == "solo" else 4)
-    _strategy(game, bot)
+    for name in set(sim.lineup(bot, seats)):
+        _strategy(game, name)
     try:
         get(game)({**opts, "seed": seed}, seats)  # validate before the progress bar
     except OptionError as exc:
@@ -282,7 +286,7 @@ def simulate(game: str, mode: str | None, players: int | None, n_games: int, bot
     click.echo(f"{game} {opts.get('mode', '')} seats={seats} strategy={bot} "
                f"seeds={seed}..{seed + n_games - 1}")
     for key in ("games", "wins", "win_rate", "mean_turns", "mean_score", "wins_by_seat",
-                "outcomes"):
+                "outcomes", "sales_per_game", "wins_by_strategy", "seats_by_strategy"):
         if key in summary:
             value = summary[key]
             if isinstance(value, float):

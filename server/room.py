@@ -77,7 +77,6 @@ SNAPSHOT_EVERY = 64  # log entries between engine snapshots in the store
 RELOAD_FIRST_SECONDS = 0.05
 RELOAD_MAX_SECONDS = 2.0
 RELOAD_JITTER_SECONDS = 0.25
-_END_VERBS = frozenset({"end", "pass", "resign"})
 
 
 def split_options(raw: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -816,6 +815,7 @@ class Room:
                 self._seat_version[s] = sid
         if self.game.over:
             self.deadlines.clear()
+            self.status = "finished"  # the final update carries it (room.status; see _finish)
         else:
             verb = entry[2][0] if entry[2] else None
             ends = self.game.TURN_END_VERBS
@@ -889,6 +889,9 @@ class Room:
         return True
 
     def _finish(self) -> None:
+        """The game is over (its final update, with ``room.status`` ``"finished"``, has
+        gone): send ``game_over``, whose ``outcome`` is the view's ``outcome`` plus the key
+        ``stats`` (the engine's :meth:`Game.stats`), stop the clocks, save."""
         self.status = "finished"
         self.finished_at = time.time()
         self.deadlines.clear()
@@ -1075,9 +1078,12 @@ class Room:
             self._schedule()
 
     async def _play_defaults(self, seats: list[int]) -> None:
-        """Turn timer expired: play the game's default for each seat until its turn ends.
-        Should the store fail meanwhile, the seat keeps its expired deadline: the timer
-        fires again once the room has reloaded (:meth:`_reload`)."""
+        """Turn timer expired: play the game's default for each seat until its turn ends:
+        an action whose verb is in the game's ``TURN_END_VERBS`` (``None``: every action
+        ends a turn, so one default action), at most 16 actions. Should the store fail
+        meanwhile, the seat keeps its expired deadline: the timer fires again once the room
+        has reloaded (:meth:`_reload`)."""
+        ends = self.game.TURN_END_VERBS
         for seat in seats:
             due = self.deadlines.pop(seat, None)
             for _ in range(16):
@@ -1091,7 +1097,7 @@ class Room:
                     if due is not None:
                         self.deadlines[seat] = due
                     return
-                if action[0] in _END_VERBS:
+                if ends is None or action[0] in ends:
                     break
         if not self.game.over:
             self._schedule()
@@ -1117,19 +1123,21 @@ class Room:
         self.post(self._bot_step)
 
     async def _bot_step(self) -> None:
-        """One server-bot action for the first bot seat that may act."""
+        """One server-bot action for a bot seat that may act: when several may (real-time
+        games), one drawn at random from the room's bot generator, so every bot moves."""
         await asyncio.sleep(0)  # a room of bots must not starve the other rooms
         if self._broken:  # its reload wakes the bots again
             return
         if self.status != "playing" or self.game.over:
             return
-        for s in self.game.to_act():
-            holder = self.seats[s]
-            if holder is not None and holder.bot:
-                if self._bot_rng is None:
-                    self._bot_rng = random.Random(secrets.randbits(64))
-                action = self._bot(self.game.bot_view(s), self._bot_rng)
-                events = self.game.apply(s, action)
-                if await self._persist(["a", s, list(action)], events, None, None):
-                    observe_action(self.metrics, None)
-                return
+        ready = [s for s in self.game.to_act()
+                 if (holder := self.seats[s]) is not None and holder.bot]
+        if not ready:
+            return
+        if self._bot_rng is None:
+            self._bot_rng = random.Random(secrets.randbits(64))
+        s = ready[0] if len(ready) == 1 else ready[self._bot_rng.randrange(len(ready))]
+        action = self._bot(self.game.bot_view(s), self._bot_rng)
+        events = self.game.apply(s, action)
+        if await self._persist(["a", s, list(action)], events, None, None):
+            observe_action(self.metrics, None)

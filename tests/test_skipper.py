@@ -396,6 +396,108 @@ def test_skipper_makes_every_other_player_draw_one() -> None:
     assert g.stats()["skip_draws"] == 1
 
 
+# -- RULINGS K6m: dead cards in multi, the auto_trash preference -----------------------------
+
+
+def _sell_two_of_diamonds(**opts: Any) -> Skipper:
+    """Seat 0 sells its 2D to seat 1 for 7S1; seat 1 then plays its own 2D1, so seat 0's 2D
+    is dead for seat 1 but live for seat 0 (its diamonds still stand at the ace)."""
+    g = multi(2, [["2D", "7C", "8C", "9C", "TC"], ["2D", "7S", "8S", "9S", "TS"]], **opts)
+    g.apply(0, ("auction", "2D"))
+    g.apply(1, ("bid", "7S1"))
+    g.apply(1, ("play", "2D1", "D"))
+    g.apply(1, ("end",))
+    return g
+
+
+def _cycle_until_redrawn(g: Skipper, card: str) -> str:
+    """Seat 1 discards its whole hand every turn (the sold card first), seat 0 one card,
+    until seat 1's pile flips and ``card`` is drawn again: where it went (``hand``/``trash``)."""
+    code = C.parse(card)
+    g.apply(0, ("discard", g.view(0)["hand"][0]))
+    g.apply(0, ("end",))
+    hand = g.view(1)["hand"]
+    for c in [card] + [c for c in hand if c != card]:
+        g.apply(1, ("discard", c))
+    g.apply(1, ("end",))
+    for _ in range(40):
+        where = g.card_locations()
+        for zone in ("hand:1", "trash:1"):
+            if code in where[zone]:
+                return zone.split(":")[0]
+        g.apply(0, ("discard", g.view(0)["hand"][0]))
+        g.apply(0, ("end",))
+        for c in g.view(1)["hand"]:
+            g.apply(1, ("discard", c))
+        g.apply(1, ("end",))
+    raise AssertionError(f"{card} was never drawn again")
+
+
+def test_sold_card_is_not_trashed_while_its_former_owner_can_play_it() -> None:
+    # K6m: dead only when no active seat could ever play it. Under K6 judged for the drawing
+    # seat alone, seat 1 trashed seat 0's 2D and seat 0's diamonds could never go on.
+    g = _sell_two_of_diamonds()
+    assert _cycle_until_redrawn(g, "2D") == "hand"
+    assert g.stats()["trashed"] == 0
+
+
+def test_card_dead_for_every_active_seat_is_trashed_in_multi() -> None:
+    # Seat 0 plays its 2D, seat 1 skips its diamonds past 2 with KD1: seat 1's 2D1 (still in
+    # its stock) is dead for both seats, and seat 1 trashes it when it draws it.
+    g = _both_past_two_of_diamonds()
+    assert _cycle_until_redrawn_any(g, "2D1") == "trash"
+
+
+def _both_past_two_of_diamonds() -> Skipper:
+    g = multi(2, [["2D", "7C", "8C", "9C", "TC"], ["KD", "7S", "8S", "9S", "TS"]])
+    g.apply(0, ("play", "2D", "D"))
+    g.apply(0, ("end",))
+    g.apply(1, ("play", "KD1", "D"))
+    g.apply(1, ("end",))
+    return g
+
+
+def _cycle_until_redrawn_any(g: Skipper, card: str) -> str:
+    """Like :func:`_cycle_until_redrawn`, from seat 0's turn, the card already discarded."""
+    code = C.parse(card)
+    for _ in range(40):
+        where = g.card_locations()
+        for zone in ("hand:1", "trash:1"):
+            if code in where[zone]:
+                return zone.split(":")[0]
+        legal = g.legal_actions(0)
+        g.apply(0, next(a for a in legal if a[0] == "discard"))
+        g.apply(0, ("end",))
+        for c in g.view(1)["hand"]:
+            g.apply(1, ("discard", c))
+        g.apply(1, ("end",))
+    raise AssertionError(f"{card} was never drawn again")
+
+
+def test_auto_trash_is_each_seats_own_preference() -> None:
+    g = _both_past_two_of_diamonds()
+    assert [s["auto_trash"] for s in g.view(None)["seats"]] == [True, True]  # room default
+    sid = g.state_id
+    events = g.apply(1, ("auto_trash", "off"))  # not seat 1's turn: a preference, not a move
+    assert events == [{"type": "auto_trash", "seat": 1, "on": False}]
+    assert g.state_id == sid + 1
+    assert [s["auto_trash"] for s in g.view(0)["seats"]] == [True, False]
+    assert all(a[0] != "auto_trash" for a in g.legal_actions(0))
+    with pytest.raises(UnknownAction):
+        g.apply(1, ("auto_trash", "maybe"))
+    log = [(1, ("auto_trash", "off"))]
+    assert replay(Skipper, g.options, 2, log).players[1].auto_trash is False
+    assert _cycle_until_redrawn_any(g, "2D1") == "hand"  # dead, but seat 1 keeps it
+
+
+def test_no_trashing_sets_the_room_default_and_snapshots_keep_the_preference() -> None:
+    g = multi(2, [["2D"], ["2D"]], no_trashing=True)
+    assert [s["auto_trash"] for s in g.view(None)["seats"]] == [False, False]
+    g.apply(0, ("auto_trash", "on"))
+    back = Skipper.restore(msgpack.unpackb(msgpack.packb(g.snapshot())))
+    assert [s["auto_trash"] for s in back.view(None)["seats"]] == [True, False]
+
+
 def test_first_seat_and_clockwise_turns() -> None:
     g = create("skipper", {"mode": "multi", "seed": 1, "first_seat": 2}, 3)
     assert g.to_act() == [2]
@@ -625,3 +727,118 @@ def test_greedy_beats_random_in_solo() -> None:
     greedy_turns, greedy_wins = mean_turns("greedy")
     random_turns, _ = mean_turns("random")
     assert greedy_wins >= 36 and greedy_turns < random_turns / 2
+
+
+# -- bots: greedy never gives away a live card, keeps finishers, random ends turns -------------
+
+
+def test_greedy_never_bids_a_card_it_can_still_use() -> None:
+    # Seat 1 wants the 2D (its diamonds stand at the ace) but every card it holds is still
+    # live for itself: before, it paid with its "furthest" card (9S1, 7C1...); now it passes.
+    g = multi(2, [["2D", "7C", "8C", "9C", "TC"], ["9S", "7C", "8C", "9C", "TC"]])
+    g.apply(0, ("auction", "2D"))
+    assert strategy("skipper", "greedy")(g.bot_view(1), random.Random(1)) == ("pass",)
+
+
+def test_greedy_does_not_auction_a_card_it_can_still_use() -> None:
+    # Seat 1's diamonds reach 4, so it could play seat 0's 5D at once; seat 0 still needs
+    # the 5D itself (its diamonds stand at the ace): before, greedy auctioned it.
+    g = multi(2, [["9C", "5D", "8C", "9H", "TC", "JH"], ["2D", "3D", "4D", "9S", "8S"]])
+    g.apply(0, ("discard", "9C"))
+    g.apply(0, ("end",))
+    for card in ("2D1", "3D1", "4D1"):
+        g.apply(1, ("play", card, "D"))
+    g.apply(1, ("end",))
+    assert ("auction", "5D") in g.legal_actions(0)
+    choice = strategy("skipper", "greedy")(g.bot_view(0), random.Random(1))
+    assert choice[0] != "auction", choice
+
+
+def _view(hand: list[str], values: list[list[int]], complete: list[bool],
+          legal: list[tuple[str, ...]], stock: int = 10) -> dict[str, Any]:
+    stacks = [{"suit": s, "cards": [], "values": v, "complete": c}
+              for s, v, c in zip("CDHS", values, complete)]
+    seat = {"stacks": stacks, "discard_top": None, "discard": 0, "stock": stock,
+            "hand": len(hand), "trash": 0, "turns": 9, "phase": "start", "status": "active",
+            "auto_trash": True}
+    return {"game": "skipper", "mode": "solo", "options": {}, "seat": 0, "seats": [seat],
+            "auction": None, "hand": hand, "legal_actions": [list(a) for a in legal]}
+
+
+def test_greedy_does_not_lift_a_stack_past_ten_off_suit_without_a_finisher() -> None:
+    # Spades stand at 10, the other books are complete; the hand holds only off-suit
+    # skippers. QD or KH on spades would leave J as a finisher impossible, and no spade Q/K
+    # is in hand: before, greedy spent one at random; now it cycles a card instead.
+    legal = [("play", "QD", "S"), ("play", "KH", "S"), ("discard", "QD"), ("discard", "KH"),
+             ("resign",)]
+    view = _view(["QD", "KH"], [[12], [12], [12], [10]], [True, True, True, False], legal)
+    for seed in range(8):
+        choice = strategy("skipper", "greedy")(view, random.Random(seed))
+        assert choice[0] == "discard", choice
+    # With the spade queen in hand the lift is fine (QS can finish on 11 as a natural).
+    legal_qs = [("play", "KH", "S"), ("play", "QS", "S"), ("discard", "KH"),
+                ("discard", "QS"), ("resign",)]
+    view = _view(["KH", "QS"], [[12], [12], [12], [10]], [True, True, True, False], legal_qs)
+    assert strategy("skipper", "greedy")(view, random.Random(1))[0] == "play"
+
+
+def test_random_bot_finishes_four_seat_games_within_the_turn_limit() -> None:
+    # Before (uniform over every legal action, K6 judged per seat): 0 of 200 finished.
+    from cardhall.server.games.simulate import run
+    records = list(run("skipper", {"mode": "multi"}, 4, "random", 10, 2))
+    done = sum(r["outcome"] == "completed" for r in records)
+    assert done >= 9, [r["outcome"] for r in records]
+
+
+def test_greedy_finishes_four_seat_games_with_auctions() -> None:
+    # Before (K6 judged per seat, greedy selling cards it still needed): 110 of 200.
+    from cardhall.server.games.simulate import run
+    records = list(run("skipper", {"mode": "multi"}, 4, "greedy", 20, 2))
+    assert all(r["outcome"] == "completed" for r in records), [r["outcome"] for r in records]
+    assert sum(r["sold"] for r in records) >= 20  # auctions still happen
+
+
+# -- the expert bot -----------------------------------------------------------------------------
+
+
+def _midgame(mode: str, seats: int, seed: int, steps: int, **opts: Any) -> Skipper:
+    g = create("skipper", {"mode": mode, "seed": seed, **opts}, seats)
+    assert isinstance(g, Skipper)
+    greedy, rng = strategy("skipper", "greedy"), random.Random(seed)
+    for _ in range(steps):
+        if g.over:
+            break
+        seat = g.to_act()[0]
+        g.apply(seat, greedy(g.bot_view(seat), rng))
+    return g
+
+
+@pytest.mark.parametrize("mode,seats,opts", [
+    ("solo", 1, {}), ("multi", 3, {}), ("multi", 2, {"remove_four": True}), ("race", 2, {})])
+def test_expert_samples_deals_consistent_with_the_view(mode: str, seats: int,
+                                                       opts: dict[str, Any]) -> None:
+    from cardhall.server.games.skipper_expert import determinize
+    for seed in range(4):
+        for steps in (0, 37, 150):
+            g = _midgame(mode, seats, seed, steps, **opts)
+            if g.over:
+                continue
+            for me in range(seats):
+                view = g.view(me)
+                det = determinize(view, random.Random(seed))
+                assert {k: v for k, v in det.view(me).items() if k != "state_id"} == \
+                    {k: v for k, v in view.items() if k != "state_id"}
+                cards = sorted(c for cs in det.card_locations().values() for c in cs)
+                assert cards == list(range(52 * seats))  # every card once
+
+
+def test_expert_is_deterministic_given_its_generator_and_plays_legally() -> None:
+    expert = strategy("skipper", "expert")
+    for mode, seats, steps in (("solo", 1, 11), ("multi", 2, 40), ("multi", 3, 8),
+                               ("race", 2, 30)):
+        g = _midgame(mode, seats, 3, steps)
+        seat = g.to_act()[0]
+        first = expert(g.bot_view(seat), random.Random(9))
+        assert first == expert(g.bot_view(seat), random.Random(9))
+        assert first in [tuple(a) for a in g.legal_actions(seat)]
+        assert first[0] != "resign"

@@ -236,6 +236,10 @@ def _server_bots_session(url: str) -> str:
         person.expect(r"\* seat 1( bot-1)?: bot")  # the name may not be known yet
         person.expect(r"\* seat 2( bot-2)?: bot")
         person.expect(r"clocks: seat 0 carol \(you\) (30|29|28) s left")
+        person.say("t")  # RULINGS K6m: the seat's own auto-trash preference
+        person.expect(r"auto-trash off")
+        person.say("v")
+        person.expect(r"trash \d+  auto-trash off")
         person.play_until_over(sensible)
         out = person.output
         assert "players: 0 carol (you), 1 bot-1 [bot], 2 bot-2 [bot]" in out

@@ -84,6 +84,8 @@ def _seat_lines(view: dict[str, Any], i: int, seat: dict[str, Any], color: bool)
     piles = (f"stock {seat.get('stock', 0)}  discard {seat.get('discard', 0)}"
              f" (top {pretty_card(top, color=color) if top else '-'})"
              f"  hand {seat.get('hand', 0)}  trash {seat.get('trash', 0)}")
+    if "auto_trash" in seat:  # RULINGS K6m: each seat's own preference
+        piles += f"  auto-trash {'on' if seat['auto_trash'] else 'off'}"
     return [head, f"    {stacks}", f"    {piles}"]
 
 

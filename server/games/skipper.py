@@ -27,6 +27,9 @@ Actions (tuples; card codes as in :mod:`cardhall.server.games.cards`; stack = su
     ("bid", card)           the bidding seat offers a card of higher rank       K10
     ("pass",)               the bidding seat declines                           K10
     ("resign",)             concede: solo -> loss; multi/race -> the seat leaves the game
+    ("auto_trash", "on"|"off")  the seat's own K6 preference (RULINGS K6m): trash dead
+                            cards when drawn, or keep them. Accepted from any active seat at
+                            any time (it is no move of the game: never in legal_actions)
 
 Options are listed in :data:`OPTIONS` (each names the rule it selects).
 """
@@ -160,9 +163,9 @@ class _Seat:
     """One player's cards and turn state (K8: every seat has its own deck and piles)."""
 
     __slots__ = ("hand", "stock", "discard", "trash", "removed", "values", "stacks",
-                 "complete", "turns", "phase", "status")
+                 "complete", "turns", "phase", "status", "auto_trash")
 
-    def __init__(self) -> None:
+    def __init__(self, auto_trash: bool = True) -> None:
         self.hand: list[int] = []        # sorted
         self.stock: list[int] = []       # draw pile, last item = top
         self.discard: list[int] = []     # last item = top
@@ -174,6 +177,7 @@ class _Seat:
         self.turns = 0
         self.phase = START
         self.status = ACTIVE
+        self.auto_trash = auto_trash  # K6/K6m: this seat's preference (room default: rules)
 
 
 class _ViewCache:
@@ -271,7 +275,7 @@ class Skipper(Game):
         skip = o["skip_draws"]
         self.skip_draws = (mode == "multi") if skip is None else (bool(skip) and mode != "solo")
         self.rng = GameRNG(o["seed"])
-        self.players = [_Seat() for _ in range(seats)]
+        self.players = [_Seat(self.rules.trash) for _ in range(seats)]
         self.current = o["first_seat"] if mode == "multi" else 0
         self.auction: dict[str, Any] | None = None
         self.winner: int | None = None
@@ -411,11 +415,24 @@ class Skipper(Game):
             return False
         return max(lo, 1) + ms <= 12
 
-    def _dead(self, card: int, p: _Seat) -> bool:
+    def _dead_for(self, card: int, p: _Seat) -> bool:
         """K6: the card can never be played by ``p`` (its stacks only move upwards)."""
         if _RANK[card] in self.rules.skips and not self.rules.own_suit_only:
             return not any(self._alive_on(card, p, s) for s in range(4))
         return not self._alive_on(card, p, _SUIT[card])
+
+    def _dead(self, card: int, p: _Seat) -> bool:
+        """Is ``card``, drawn by ``p``, dead (may it be trashed)?
+
+        Solo and race: K6, judged for ``p`` alone (nobody else can ever hold the card).
+        Multi: RULINGS K6m, dead only when no active seat could ever play it: auctions move
+        cards between seats, so a card its holder cannot use may still be needed by another
+        seat (its owner, say: each face exists once per deck).
+        """
+        if self.mode != "multi":
+            return self._dead_for(card, p)
+        return all(self._dead_for(card, q) for q in self.players
+                   if q.status == ACTIVE or q is p)
 
     def _set_gone(self, card: int) -> None:
         pool = 0 if self.mode == "multi" else C.deck_of(card)
@@ -477,7 +494,9 @@ class Skipper(Game):
     # -- rules: drawing (K6, K11) -------------------------------------------------------
 
     def _draw_one(self, i: int, ev: list[Event]) -> bool:
-        """Draw one live card into seat ``i``'s hand, trashing dead ones (K6).
+        """Draw one card into seat ``i``'s hand; while the seat's ``auto_trash`` preference
+        is on, a dead card (K6; in multi RULINGS K6m: dead for every active seat) is trashed
+        and another drawn.
 
         Returns False when both piles are empty.
         """
@@ -494,7 +513,7 @@ class Skipper(Game):
                 p.discard = []
                 ev.append({"type": "flip", "seat": i})
             card = p.stock.pop()
-            if self.rules.trash and self._dead(card, p):
+            if p.auto_trash and self._dead(card, p):
                 p.trash.append(card)
                 self._set_gone(card)
                 self.counters["trashed"] += 1
@@ -600,6 +619,8 @@ class Skipper(Game):
             raise UnknownAction(f"unknown Skipper action {verb!r}")
         if len(action) != spec:
             raise UnknownAction(f"{verb!r} takes {spec - 1} argument(s), got {len(action) - 1}")
+        if verb == "auto_trash":
+            return self._set_auto_trash(seat, action[1])
         args = [C.parse(x) for x in action[1:2]]
         if verb == "play":
             if not isinstance(action[2], str) or action[2] not in _STACK_INDEX:
@@ -617,6 +638,33 @@ class Skipper(Game):
         getattr(self, "_do_" + verb)(seat, *args, ev)
         self.state_id += 1
         return ev
+
+    def _set_auto_trash(self, seat: Any, value: Any) -> list[Event]:
+        """``("auto_trash", "on"|"off")``: set the seat's own K6 preference (RULINGS K6m).
+
+        Not a move: any active seat may send it at any time, and it is never listed in
+        ``legal_actions`` (a bot choosing among moves never flips it). It takes effect at
+        the seat's next draw. Bumps ``state_id`` (the room log replays it like any action).
+
+        Raises:
+            UnknownAction: ``value`` is not ``"on"`` or ``"off"``.
+            GameOver: the game has ended.
+            NotYourTurn: ``seat`` is no seat of this game.
+            IllegalAction: the seat is no longer in the game.
+        """
+        on = _SWITCH.get(value) if isinstance(value, str) else None
+        if on is None:
+            raise UnknownAction(f"auto_trash takes \"on\" or \"off\", not {value!r}")
+        if self.over:
+            raise GameOver("the game is over")
+        if not isinstance(seat, int) or not 0 <= seat < self.seats:
+            raise NotYourTurn(f"no seat {seat!r} in this game")
+        p = self.players[seat]
+        if p.status != ACTIVE:
+            raise IllegalAction(f"seat {seat} is no longer in the game")
+        p.auto_trash = on
+        self.state_id += 1
+        return [{"type": "auto_trash", "seat": seat, "on": on}]
 
     # -- handlers: each checks everything before it changes anything --------------------
 
@@ -908,13 +956,17 @@ class Skipper(Game):
         ``stacks`` list while the stacks did not change: views then share them, and the
         room's delta diff skips them by identity. Callers must not mutate them. A stack is
         known by its length, values and completion: cards are only ever added to stacks.
+
+        Keys: ``stacks``, ``discard_top``, ``discard``, ``stock``, ``hand``, ``trash`` (counts),
+        ``turns``, ``phase``, ``status`` and ``auto_trash`` (the seat's K6 preference,
+        RULINGS K6m).
         """
         p = self.players[i]
         st, va, co = p.stacks, p.values, p.complete
         stacks_key = (len(st[0]), len(st[1]), len(st[2]), len(st[3]), va[0], va[1], va[2],
                       va[3], co[0], co[1], co[2], co[3])
         key = (stacks_key, p.discard[-1] if p.discard else -1, len(p.discard), len(p.stock),
-               len(p.hand), len(p.trash), p.turns, p.phase, p.status)
+               len(p.hand), len(p.trash), p.turns, p.phase, p.status, p.auto_trash)
         cache = self._views.seats
         hit = cache.get(i)
         if hit is not None and hit[0] == key:
@@ -929,6 +981,7 @@ class Skipper(Game):
             "discard_top": _CODE[p.discard[-1]] if p.discard else None,
             "discard": len(p.discard), "stock": len(p.stock), "hand": len(p.hand),
             "trash": len(p.trash), "turns": p.turns, "phase": p.phase, "status": p.status,
+            "auto_trash": p.auto_trash,
         }
         cache[i] = (key, view)
         return view
@@ -1058,7 +1111,7 @@ class Skipper(Game):
     # -- snapshot -------------------------------------------------------------------------
 
     _SEAT_FIELDS = ("hand", "stock", "discard", "trash", "removed", "values", "stacks",
-                    "complete", "turns", "phase", "status")
+                    "complete", "turns", "phase", "status", "auto_trash")
 
     def snapshot(self) -> dict[str, Any]:
         """Plain msgpack-able state: options, seats, auction, counters and the RNG state."""
@@ -1112,7 +1165,10 @@ class Skipper(Game):
             for pd in data["players"]:
                 p = _Seat()
                 for f in cls._SEAT_FIELDS:
-                    val = pd[f]
+                    if f == "auto_trash" and f not in pd:  # a snapshot from before K6m
+                        val = g.rules.trash
+                    else:
+                        val = pd[f]
                     if f == "stacks":
                         val = [list(x) for x in val]
                     elif isinstance(val, list):
@@ -1159,7 +1215,10 @@ _CHANGING_SHARED = ("to_act", "over", "outcome", "turn", "auction")
 _OWN_PARTS = ("hand", "legal_actions")
 
 _STACK_INDEX = {letter: i for i, letter in enumerate(SUIT_LETTERS)}
-_ARITY = {"play": 3, "discard": 2, "end": 1, "auction": 2, "bid": 2, "pass": 1, "resign": 1}
+_ARITY = {"play": 3, "discard": 2, "end": 1, "auction": 2, "bid": 2, "pass": 1, "resign": 1,
+          "auto_trash": 2}
+#: The values of the ``auto_trash`` preference action (RULINGS K6m).
+_SWITCH = {"on": True, "off": False}
 
 GAME = Skipper
 
@@ -1170,9 +1229,58 @@ def _rank_of(code: str) -> int:
     return C.RANKS.index(code[0]) + 1
 
 
+def _skip_amounts(options: Mapping[str, Any]) -> dict[int, tuple[int, ...]]:
+    """Rank -> skip amounts under the room's options (K1, K2 and the variants)."""
+    if options.get("strong_skippers"):
+        return {11: (1,), 12: (1, 2), 13: (1, 2, 3)}
+    if options.get("weak_skippers"):
+        return {13: (1,)}
+    return {12: (1,), 13: (1, 2)}
+
+
+def live_for(code: str, stacks: Sequence[Mapping[str, Any]], options: Mapping[str, Any]) -> bool:
+    """Could the seat whose public ``stacks`` these are ever play ``code``? The view-side
+    form of the engine's K6 test (RULINGS K6, K6m): a plain card needs its incomplete
+    stack to stand at most one below it; a skipper needs an incomplete stack it can still
+    skip without passing 12 (K4)."""
+    skips = _skip_amounts(options)
+    r, s = _rank_of(code), C.SUITS.index(code[1])
+    st = stacks[s]
+    if not st["complete"] and r - 1 >= st["values"][0]:
+        return True
+    if r not in skips:
+        return False
+    own_only = bool(options.get("skippers_own_suit"))
+    return any(not t["complete"] and max(t["values"][0], 1) + min(skips[r]) <= 12
+               and (not own_only or k == s) for k, t in enumerate(stacks))
+
+
+def _spare(hand: Sequence[str], stacks: Sequence[Mapping[str, Any]],
+           options: Mapping[str, Any]) -> set[str]:
+    """Hand cards the seat can give away without loss: dead for it (:func:`live_for`), or a
+    second copy of a plain face it holds (only one copy can go on its stack)."""
+    skips = _skip_amounts(options)
+    out: set[str] = set()
+    seen: set[str] = set()
+    for code in hand:
+        if not live_for(code, stacks, options):
+            out.add(code)
+        elif _rank_of(code) not in skips:
+            if code[:2] in seen:
+                out.add(code)
+            seen.add(code[:2])
+    return out
+
+
 def _greedy(view: Mapping[str, Any], rng: Any) -> Action:
     """The ``greedy`` strategy: plays what advances its stacks, auctions cards it cannot use
     to seats that can, bids on cards it needs, and keeps skippers for finishing.
+
+    It never auctions or bids a card still live for itself (only dead cards and second
+    copies: RULINGS K6m makes a card it gives away still count for its owner), never
+    plays an off-suit skipper that lifts a stack past 10 unless it holds a finisher of that
+    suit, and when it cannot use a card another seat can play now, it offers it (that
+    breaks the livelocks where every seat waits for a card another holds).
 
     Works from the view alone (so it plays over the wire as well as offline).
 
@@ -1182,10 +1290,16 @@ def _greedy(view: Mapping[str, Any], rng: Any) -> Action:
     legal = view_legal_actions(view)
     me = view["seat"]
     seats = view["seats"]
+    options = view["options"]
     stacks = seats[me]["stacks"]
     values = [st["values"] for st in stacks]
     complete = [st["complete"] for st in stacks]
-    skipper_ranks = (11, 12, 13) if view["options"].get("strong_skippers") else (12, 13)
+    skipper_ranks = tuple(_skip_amounts(options))
+    auction = view["auction"]
+    # Cards it may give away: needed only around auctions (the set costs a little).
+    spare = (_spare(view["hand"] or [], stacks, options)
+             if auction is not None or seats[me]["phase"] == "start" and view["mode"] == "multi"
+             else set())
 
     def distance(code: str) -> int:
         """How far a plain card is from being playable on its own stack (0 = now)."""
@@ -1198,21 +1312,28 @@ def _greedy(view: Mapping[str, Any], rng: Any) -> Action:
     def useful(code: str) -> bool:
         return _rank_of(code) in skipper_ranks or distance(code) <= 2
 
-    auction = view["auction"]
     if auction is not None:
         bids = [a for a in legal if a[0] == "bid"]
         want = distance(auction["card"])
         if bids and want <= 1:
-            # Pay with a card I cannot use; for a card I can play at once, with my furthest.
-            spare = [a for a in bids if not useful(a[1])]
-            if not spare and want == 0:
-                spare = [a for a in bids if _rank_of(a[1]) not in skipper_ranks
-                         and distance(a[1]) > 0]
-            if spare:
-                return max(spare, key=lambda a: (distance(a[1]), -_rank_of(a[1])))
+            # Pay only with a card I can spare (dead for me, or a second copy), cheapest first.
+            pay = [a for a in bids if a[1] in spare]
+            if pay:
+                return min(pay, key=lambda a: _rank_of(a[1]))
         return ("pass",)
 
     hand = view["hand"] or []
+
+    def rash(a: Action) -> bool:
+        """An off-suit skipper lifting its stack past 10 with no finisher of that suit in
+        hand (the jack can no longer finish it: only that suit's Q or K can)."""
+        code, stack = a[1], C.SUITS.index(a[2])
+        r = _rank_of(code)
+        if C.SUITS.index(code[1]) == stack or r not in skipper_ranks:
+            return False
+        low = values[stack][0] + min(_skip_amounts(options)[r])
+        return low > 10 and not _holds_finisher(hand, stack, code)
+
     best, best_score = None, 0
     for a in legal:
         if a[0] != "play":
@@ -1226,6 +1347,8 @@ def _greedy(view: Mapping[str, Any], rng: Any) -> Action:
             reach = {v + k for v in values[stack] for k in ((1, 2) if r == 13 else (1,))}
             if own and r >= 11 and max(reach) >= 11:
                 score = 100
+            elif not own and min(reach) > 10 and not _holds_finisher(hand, stack, code):
+                score = 0  # past 10 the jack can no longer finish: keep a finisher in hand
             elif any(C.SUITS.index(h[1]) == stack and _rank_of(h) not in skipper_ranks
                      and _rank_of(h) - 1 in reach and _rank_of(h) - 1 > top for h in hand):
                 score = 30 - (5 if own else 0)
@@ -1241,11 +1364,10 @@ def _greedy(view: Mapping[str, Any], rng: Any) -> Action:
         return ("end",)
     discards = [a for a in legal if a[0] == "discard"]
     junk = [a for a in discards if not useful(a[1])]
-    # Auction a card another seat can play now: one I cannot use, or, when I have nothing
-    # better to do, any plain card I cannot play yet (the price card may be what I need).
+    # Auction a card I can spare that another seat can play now (the price may be what I
+    # need; and the card goes where it is useful instead of round my piles for ever).
     for a in legal:
-        if a[0] == "auction" and _rank_of(a[1]) not in skipper_ranks and (
-                not useful(a[1]) or (not junk and distance(a[1]) > 0)):
+        if a[0] == "auction" and _rank_of(a[1]) not in skipper_ranks and a[1] in spare:
             s, need = C.SUITS.index(a[1][1]), _rank_of(a[1]) - 1
             if any(not o["stacks"][s]["complete"] and need in o["stacks"][s]["values"]
                    for i, o in enumerate(seats) if i != me and o["status"] == "active"):
@@ -1257,7 +1379,7 @@ def _greedy(view: Mapping[str, Any], rng: Any) -> Action:
         # A pass leaves the hand as it is: cycle the card furthest from use instead, and
         # when only skippers are left, spend one rather than wait for ever.
         plain = [a for a in discards if _rank_of(a[1]) not in skipper_ranks]
-        skips = [a for a in legal if a[0] == "play"]
+        skips = [a for a in legal if a[0] == "play" and not rash(a)]
         if skips and seats[me]["stock"] + seats[me]["discard"] == 0:
             # Cycling would only draw the same cards back: spend a skipper on the stack
             # that is furthest along, where a skip is most likely to bridge the gap.
@@ -1272,4 +1394,38 @@ def _greedy(view: Mapping[str, Any], rng: Any) -> Action:
     return discards[0] if discards else legal[0]
 
 
-STRATEGIES = {"greedy": _greedy}
+def _holds_finisher(hand: Sequence[str], stack: int, besides: str) -> bool:
+    """Does ``hand`` (leaving out ``besides``) hold a queen or king of suit ``stack``?"""
+    return any(h != besides and C.SUITS.index(h[1]) == stack and _rank_of(h) >= 12
+               for h in hand)
+
+
+def _random(view: Mapping[str, Any], rng: Any) -> Action:
+    """Skipper's ``random`` strategy: a random legal move with sensible turn ends.
+
+    While a card can be played it plays one (chosen at random, never ending the turn
+    early); with nothing to play it discards a random card (or auctions one, at random)
+    and then ends the turn; in an auction it bids or passes at random. Never resigns.
+
+    Raises:
+        ValueError: the view lists no legal action.
+    """
+    legal = [a for a in view_legal_actions(view) if a[0] != "resign"]
+    if not legal:
+        return ("resign",)
+    plays = [a for a in legal if a[0] == "play"]
+    if plays:
+        return plays[rng.randrange(len(plays))]
+    if ("end",) in legal and view["seats"][view["seat"]]["phase"] != "start":
+        return ("end",)
+    return legal[rng.randrange(len(legal))]
+
+
+def _expert(view: Mapping[str, Any], rng: Any) -> Action:
+    """The ``expert`` strategy (see :mod:`cardhall.server.games.skipper_expert`)."""
+    from .skipper_expert import expert
+
+    return expert(view, rng)
+
+
+STRATEGIES = {"greedy": _greedy, "random": _random, "expert": _expert}
