@@ -200,6 +200,9 @@ class Room:
         code: Join code of a private room, else None.
         host: Session id of the creating connection.
         status: ``"waiting"``, ``"playing"`` or ``"finished"``.
+        lease: The store lease this copy of the room runs under (``"PROCESS#EPOCH"``), passed
+            to its fenced writes: once the room is acquired again, this copy writes nothing.
+            None: unfenced (a bare room in tests).
     """
 
     id: str
@@ -217,6 +220,7 @@ class Room:
     deadlines: dict[int, float] = field(default_factory=dict)
     on_finish: Callable[[Room], None] | None = None
     on_lost: Callable[[Room], None] | None = None
+    lease: str | None = None
     created: float = field(default_factory=time.time)
     finished_at: float | None = None
     _queue: asyncio.Queue[Callable[[], Any]] = field(default_factory=asyncio.Queue)
@@ -370,7 +374,7 @@ class Room:
             OwnershipLost: another process owns the room now.
             StoreError: the store is unavailable.
         """
-        await self.store.save_state(self.id, self.state(), self.summary())
+        await self.store.save_state(self.id, self.state(), self.summary(), lease=self.lease)
 
     def _save_soon(self) -> None:
         """Queue one state write after the current work item (coalesced)."""
@@ -621,7 +625,7 @@ class Room:
         """
         sid = self.game.state_id
         try:
-            await self.store.append(self.id, [entry], sid - 1, self.state())
+            await self.store.append(self.id, [entry], sid - 1, self.state(), lease=self.lease)
         except asyncio.CancelledError:
             self._broken = True  # the entry may or may not have landed: reload first
             raise

@@ -16,6 +16,11 @@ Shapes:
     entry:    one log entry ``[kind, seat, action]``: ``kind`` ``"a"`` for an action,
               ``"f"`` for a forfeit (``action`` is then ``None``). Entry ``i`` (0-based)
               produced state id ``i + 1``.
+    lease:    ``"PROCESS#EPOCH"``: the owner's process id and the room's takeover count when
+              it took the lease (one more at every acquisition). Each live copy of a room
+              holds the exact lease it was loaded under and passes it to fenced writes, so a
+              copy superseded by a later acquisition (even in the same process) writes
+              nothing.
 
 Exception tree::
 
@@ -29,7 +34,7 @@ import os
 import secrets
 import socket
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,6 +71,11 @@ class Loaded:
     entries: list[LogEntry]
 
 
+def lease_owner(lease: str) -> str:
+    """The process id of a lease value (``"PROCESS#EPOCH"`` -> ``"PROCESS"``)."""
+    return lease.rpartition("#")[0] or lease
+
+
 def new_process_id() -> str:
     """A unique id for this server process: ``host:pid:random``."""
     return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
@@ -86,9 +96,12 @@ class Store(ABC):
 
     @abstractmethod
     async def save_room(self, room_id: str, record: dict[str, Any], state: dict[str, Any],
-                        summary: dict[str, Any]) -> None:
+                        summary: dict[str, Any]) -> str:
         """Create a room: its record, first state, lobby entry and join code; this process
         takes its lease.
+
+        Returns:
+            The lease taken (see the module docstring), for the room's fenced writes.
 
         Raises:
             StoreError: the store is unavailable.
@@ -96,8 +109,12 @@ class Store(ABC):
 
     @abstractmethod
     async def save_state(self, room_id: str, state: dict[str, Any],
-                         summary: dict[str, Any]) -> None:
+                         summary: dict[str, Any], *, lease: str | None = None) -> None:
         """Replace the room's server state and lobby entry (fenced by the lease).
+
+        Args:
+            lease: The exact lease the writing copy holds; None: the lease this process
+                took last for the room.
 
         Raises:
             OwnershipLost: this process does not own the room.
@@ -106,16 +123,17 @@ class Store(ABC):
 
     @abstractmethod
     async def append(self, room_id: str, entries: Sequence[LogEntry], expect: int,
-                     state: dict[str, Any]) -> None:
+                     state: dict[str, Any], *, lease: str | None = None) -> None:
         """Append log entries and store ``state`` in one atomic, fenced step.
 
         Args:
             expect: The log's length before this append (the state id the entries start
                 from); a different length means another owner wrote meanwhile.
+            lease: As for :meth:`save_state`.
 
         Raises:
-            OwnershipLost: the room is owned elsewhere or its log is not ``expect`` long;
-                nothing was written.
+            OwnershipLost: the room's lease is not ``lease`` (owned elsewhere, or taken again
+                since) or its log is not ``expect`` long; nothing was written.
             StoreError: the store is unavailable; nothing may be assumed written.
         """
 
@@ -178,17 +196,23 @@ class Store(ABC):
     # -- ownership -----------------------------------------------------------------------
 
     @abstractmethod
-    async def acquire(self, room_id: str) -> bool:
-        """Take the room's lease if nobody holds it (or this process does).
+    async def acquire(self, room_id: str) -> str | None:
+        """Take the room's lease if nobody holds it (or this process does), with a new
+        epoch: any copy of the room loaded under an earlier lease is fenced off.
+
+        Returns:
+            The new lease, or None when another process holds the room.
 
         Raises:
             StoreError: the store is unavailable.
         """
 
     @abstractmethod
-    async def renew(self, room_ids: Sequence[str]) -> list[str]:
-        """Extend this process's leases; returns the rooms whose lease another process
-        holds now (this process must stop running them).
+    async def renew(self, leases: Mapping[str, str]) -> list[str]:
+        """Extend this process's leases (``room id -> lease``). A lease that expired (the
+        store was down, say) is taken back when nobody acquired the room since. Returns the
+        rooms whose lease is not the one given any more (this process must stop running
+        that copy).
 
         Raises:
             StoreError: the store is unavailable.
@@ -268,26 +292,37 @@ class MemoryStore(Store):
         self.codes: dict[str, str] = {}
         self.logs: dict[str, list[LogEntry]] = {}
         self.snapshots: dict[str, tuple[int, dict[str, Any]]] = {}
+        self.leases: dict[str, str] = {}
+        self._epochs: dict[str, int] = {}
+
+    def _fence(self, room_id: str, lease: str | None) -> None:
+        if lease is not None and self.leases.get(room_id) != lease:
+            raise OwnershipLost(f"the lease of {room_id} is not {lease} any more")
 
     async def save_room(self, room_id: str, record: dict[str, Any], state: dict[str, Any],
-                        summary: dict[str, Any]) -> None:
+                        summary: dict[str, Any]) -> str:
         """Create the room."""
+        lease = await self.acquire(room_id)
+        assert lease is not None
         self.records[room_id] = record
         self.states[room_id] = state
         self.summaries[room_id] = summary
         self.logs.setdefault(room_id, [])
         if record.get("code"):
             self.codes[record["code"]] = room_id
+        return lease
 
     async def save_state(self, room_id: str, state: dict[str, Any],
-                         summary: dict[str, Any]) -> None:
-        """Replace the state and lobby entry."""
+                         summary: dict[str, Any], *, lease: str | None = None) -> None:
+        """Replace the state and lobby entry (fenced by ``lease`` when given)."""
+        self._fence(room_id, lease)
         self.states[room_id] = state
         self.summaries[room_id] = summary
 
     async def append(self, room_id: str, entries: Sequence[LogEntry], expect: int,
-                     state: dict[str, Any]) -> None:
-        """Append to the log (the length check still guards against bugs)."""
+                     state: dict[str, Any], *, lease: str | None = None) -> None:
+        """Append to the log (the lease and length checks still guard against bugs)."""
+        self._fence(room_id, lease)
         log = self.logs.setdefault(room_id, [])
         if len(log) != expect:
             raise OwnershipLost(f"log of {room_id} is {len(log)} long, not {expect}")
@@ -327,16 +362,19 @@ class MemoryStore(Store):
         record = self.records.pop(room_id, None)
         if record and record.get("code"):
             self.codes.pop(record["code"], None)
-        for table in (self.states, self.summaries, self.logs, self.snapshots):
+        for table in (self.states, self.summaries, self.logs, self.snapshots, self.leases,
+                      self._epochs):
             table.pop(room_id, None)  # type: ignore[attr-defined]
 
-    async def acquire(self, room_id: str) -> bool:
-        """Always granted: this process owns every room."""
-        return True
+    async def acquire(self, room_id: str) -> str | None:
+        """Always granted (this process owns every room), with a new epoch."""
+        self._epochs[room_id] = epoch = self._epochs.get(room_id, 0) + 1
+        self.leases[room_id] = lease = f"{self.process_id}#{epoch}"
+        return lease
 
-    async def renew(self, room_ids: Sequence[str]) -> list[str]:
-        """No lease is ever lost."""
-        return []
+    async def renew(self, leases: Mapping[str, str]) -> list[str]:
+        """Only a lease superseded by a later :meth:`acquire` is lost."""
+        return [r for r, lease in leases.items() if self.leases.get(r, lease) != lease]
 
     async def release(self, room_id: str) -> None:
         """Nothing to release."""

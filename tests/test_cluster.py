@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -35,14 +36,14 @@ pytestmark = pytest.mark.skipif(
 class ServeProcess:
     """A ``cardhall serve --redis-url`` child process on 127.0.0.1."""
 
-    def __init__(self, redis_url: str, logdir: Path) -> None:
+    def __init__(self, redis_url: str, logdir: Path, *options: str) -> None:
         self.port = free_port()
         self.log = logdir / f"serve-{self.port}.log"
         with open(self.log, "wb") as err:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "cardhall.server.cli", "serve", "--port",
-                 str(self.port), "--redis-url", redis_url, "--log-level", "WARNING"],
-                stdout=subprocess.DEVNULL, stderr=err)
+                 str(self.port), "--redis-url", redis_url, "--log-level", "WARNING",
+                 *options], stdout=subprocess.DEVNULL, stderr=err)
         deadline = time.monotonic() + 20
         while True:
             try:
@@ -58,9 +59,9 @@ class ServeProcess:
         """``ws://127.0.0.1:PORT``."""
         return f"ws://127.0.0.1:{self.port}"
 
-    def stderr(self) -> str:
-        """The last of what the process wrote to stderr."""
-        return self.log.read_text(errors="replace")[-3000:]
+    def stderr(self, tail: int = 3000) -> str:
+        """The last ``tail`` characters of what the process wrote to stderr."""
+        return self.log.read_text(errors="replace")[-tail:]
 
     def kill9(self) -> None:
         """SIGKILL: no cleanup, leases are left to expire."""
@@ -289,3 +290,89 @@ async def test_finished_rooms_keys_expire(redis_proc: RedisProcess) -> None:
         assert room not in server.lobby.rooms
     finally:
         await server.stop()
+
+
+async def test_redis_down_longer_than_two_leases_drops_no_seat(
+        redis_proc: RedisProcess, tmp_path: Path, store: RedisStore) -> None:
+    """Redis is away three times for longer than two leases (1 s leases here), so every room
+    lease and process heartbeat expires meanwhile. Once it is back, nobody is taken for dead:
+    no room changes owner (owners renew before any orphan scan acts), no seat is dropped,
+    played by a server bot or refused as not seated, and every game finishes with each log
+    entry played by its own client."""
+    servers = [ServeProcess(redis_proc.url, tmp_path, "--lease-seconds", "1") for _ in range(2)]
+    try:
+        urls = [s.url for s in servers]
+        games = [asyncio.get_running_loop().create_task(play_games(
+            urls[i % 2:] + urls[:i % 2], "skipper", "multi", 4, 1, "greedy", seed=20 + i,
+            timeout=240, think=0.02)) for i in range(4)]
+        owners: dict[str, str | None] = {}
+        deadline = time.monotonic() + 30
+        while len(owners) < len(games):  # every room created and owned
+            assert time.monotonic() < deadline, "the rooms were not all created"
+            await asyncio.sleep(0.2)
+            owners = {r["room"]: await store.owner(r["room"]) for r in await store.list_rooms()}
+        assert all(owners.values()) and len(set(owners.values())) == 2, owners  # both serve
+        for _ in range(3):
+            await asyncio.sleep(1.0)  # play
+            redis_proc.stop()
+            await asyncio.sleep(3.0)  # > two leases: every lease and heartbeat expires
+            redis_proc.start()
+        records = [rec for task in games for rec in await task]
+        for rec in records:
+            await check_log(store, rec)
+        after = {room: await store.owner(room) for room in owners}
+        assert after == owners  # nobody took a room over
+        for proc in servers:
+            log = proc.stderr(tail=10**6)
+            for sign in ("room demoted", "ownership lost", "seat dropped by its room's owner"):
+                assert sign not in log, log[-3000:]
+    finally:
+        for proc in servers:
+            proc.stop()
+
+
+async def test_a_client_whose_seat_its_owner_dropped_is_told_and_resumes(
+        redis_proc: RedisProcess) -> None:
+    """The room's owner takes the guest's server process for gone (as it does when frames
+    reach nobody there and its heartbeat key is missing) and drops the guest's seat. That
+    process is told; it tells the guest with a ``seat_event dropped`` for the guest's own
+    seat, the client library resumes the seat with its token, and the game goes on to its
+    end, each seat played by its own client."""
+    from cardhall.client.bots import play_seat, strategy
+    from cardhall.server.app import Server
+    from cardhall.server.config import Settings
+
+    a, b = (Server(Settings(port=0, msg_rate=None), RedisStore(redis_proc.url))
+            for _ in range(2))
+    await a.start()
+    await b.start()
+    try:
+        async with Client(a.url) as host, Client(b.url) as guest:
+            room = (await host.create_room("skipper", mode="multi", seats=2, options={
+                "seed": 7, "first_seat": 0})).room
+            await host.join(room)
+            seat = (await guest.join(room)).seat  # forwarded to the owner, a
+            assert seat == 1
+            deadline = time.monotonic() + 10
+            while guest.views[room]["room"]["status"] != "playing":
+                assert time.monotonic() < deadline, "the room did not start"
+                await asyncio.sleep(0.02)
+            owned = a.lobby.rooms[room]
+            a.cluster.process_gone(b.store.process_id)
+            holder = owned.seats[seat]
+            assert holder is not None
+            while holder.conn is None or holder.conn.closed or guest.seat_resumes == 0:
+                assert time.monotonic() < deadline + 10, "the guest never resumed its seat"
+                await asyncio.sleep(0.02)
+            choose = strategy("skipper", "greedy")
+            results = await asyncio.wait_for(asyncio.gather(
+                play_seat(host, room, 0, choose, random.Random(1)),
+                play_seat(guest, room, seat, choose, random.Random(2))), 120)
+        assert all(r.outcome for r in results)
+        entries = await a.store.log(room)
+        assert {e[1] for e in entries if e[0] == "a"} == {0, 1}
+        assert len(entries) == sum(r.actions for r in results)  # no server bot played
+        assert not any(h is not None and h.bot for h in owned.seats)
+    finally:
+        await a.stop()
+        await b.stop()
