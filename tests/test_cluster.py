@@ -25,6 +25,7 @@ from cardhall.client.client import Client, ServerError
 from cardhall.server.games import get
 from cardhall.server.redis_store import RedisStore
 from cardhall.server.room import rebuild
+from cardhall.server.store import MemoryStore
 
 from .conftest import RedisProcess, free_port
 
@@ -376,3 +377,82 @@ async def test_a_client_whose_seat_its_owner_dropped_is_told_and_resumes(
     finally:
         await a.stop()
         await b.stop()
+
+
+class Clock:
+    """A settable monotonic clock (s)."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_store_health_after_an_outage() -> None:
+    from cardhall.server.cluster import StoreHealth
+
+    clock = Clock()
+    health = StoreHealth(3.0, clock)
+    assert health.may_take_over() and health.may_believe_gone()  # never failed
+    health.failed()
+    assert not health.may_take_over() and not health.may_believe_gone()
+    clock.now += 60  # however long it is down
+    assert not health.may_take_over() and not health.may_believe_gone()
+    health.answered(clock.now)
+    assert not health.may_take_over() and health.until_takeover() == 3.0
+    clock.now += 2.9
+    assert not health.may_take_over()
+    clock.now += 0.2  # one lease after it came back: owners had time to renew
+    assert health.may_take_over() and not health.may_believe_gone()
+    clock.now += 3.0  # two leases: every live process wrote its heartbeat again
+    assert health.may_believe_gone()
+    asked = clock.now
+    clock.now += 1.5  # an answer that took more than a third of a lease: an outage too
+    health.answered(asked)
+    assert not health.may_take_over() and health.outages == 2
+
+
+class GoneListens(MemoryStore):
+    """A store whose frames reach nobody at a process whose heartbeat key is missing."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.checks = 0
+
+    async def publish(self, process: str, payload: bytes) -> int:
+        return 0
+
+    async def alive(self, process: str) -> bool:
+        self.checks += 1
+        return False
+
+
+async def test_a_process_is_not_declared_gone_right_after_a_store_outage() -> None:
+    """Frames reach nobody at a peer process and its heartbeat key is missing: right after
+    the store came back that is not believed (its key may be on its way back): its clients
+    stay and get their views again. Once the store answered for two leases, it is."""
+    from types import SimpleNamespace
+
+    from cardhall.server.cluster import Cluster
+
+    store = GoneListens()
+    cluster = Cluster(SimpleNamespace(store=store))  # type: ignore[arg-type]
+    clock = Clock()
+    cluster.health._clock = clock
+    cluster.health.failed()
+    cluster.health.answered(clock.now)  # the store just came back
+    cluster.peer("p2", "s1", "remote player")
+    try:
+        cluster.send_out("p2", "s1", b"frame")
+        deadline = time.monotonic() + 5
+        while store.checks < 2:  # resending: found undelivered again
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.05)
+        assert ("p2", "s1") in cluster.peers  # not dropped
+        clock.now += 2 * store.lease_seconds  # the store answered for two leases
+        while ("p2", "s1") in cluster.peers:
+            assert time.monotonic() < deadline, "the gone process's peer was kept"
+            await asyncio.sleep(0.05)
+    finally:
+        await cluster.stop()
