@@ -887,8 +887,9 @@ class SeatEvent(_Record):
         seat: The seat, 0..5.
         event: ``"joined"`` (taken), ``"left"`` (given up), ``"dropped"`` (connection lost;
             held for the grace window; for the receiver's own seat: the server took this
-            connection for lost, and the client should ``resume`` the seat), ``"resumed"`` (back after a drop), ``"bot"`` (a bot
-            took over) or ``"forfeit"`` (the seat lost by leaving or timing out).
+            connection for lost, and the client should ``resume`` the seat), ``"resumed"``
+            (back after a drop), ``"bot"`` (a bot took over) or ``"forfeit"`` (the seat lost
+            by leaving or timing out).
     """
 
     TYPE: ClassVar[str]
