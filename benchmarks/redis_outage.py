@@ -1,13 +1,15 @@
 """Fault drill: Redis is killed (SIGKILL) several times under two server processes.
 
 Usage: python benchmarks/redis_outage.py [--rooms 12] [--outages 4] [--down 7] [--lease 3]
+                                         [--freeze]
 
 Starts a redis-server (append-only, ``appendfsync always``: a SIGKILL loses no acknowledged
 write) and two ``cardhall serve --redis-url`` processes on 127.0.0.1 (free ports, INFO logs),
 then plays ``--rooms`` Skipper multi games at once, 4 bot clients each, spread over both
 servers. Meanwhile Redis is killed ``--outages`` times and restarted from its AOF after
 ``--down`` seconds each time (by default longer than two leases, so every room lease and
-process heartbeat expires meanwhile), with 2 s of play between outages.
+process heartbeat expires meanwhile), with 2 s of play between outages. With ``--freeze``,
+Redis is stopped (SIGSTOP) and continued (SIGCONT) instead: it neither answers nor refuses.
 
 Prints: games finished (of ``--rooms``), rooms whose owner changed, and the servers' log
 counts of takeovers, demotions, seats dropped by a room's owner and resumed. Last line
@@ -58,6 +60,11 @@ class Redis:
                     raise
                 time.sleep(0.05)
         client.close()
+
+    def freeze(self, stopped: bool) -> None:
+        """SIGSTOP (``stopped``) or SIGCONT."""
+        if self.proc is not None:
+            self.proc.send_signal(signal.SIGSTOP if stopped else signal.SIGCONT)
 
     def kill9(self) -> None:
         """SIGKILL and reap."""
@@ -111,9 +118,14 @@ async def drill(args: argparse.Namespace, workdir: Path) -> bool:
         await asyncio.sleep(3.0)
         before = owners(redis.Redis(port=red.port))
         for _ in range(args.outages):
-            red.kill9()
-            await asyncio.sleep(args.down)
-            red.start()
+            if args.freeze:
+                red.freeze(True)
+                await asyncio.sleep(args.down)
+                red.freeze(False)
+            else:
+                red.kill9()
+                await asyncio.sleep(args.down)
+                red.start()
             await asyncio.sleep(2.0)
         results = await asyncio.gather(*games, return_exceptions=True)
         r = redis.Redis(port=red.port)
@@ -123,11 +135,13 @@ async def drill(args: argparse.Namespace, workdir: Path) -> bool:
         for proc, _ in servers:
             proc.terminate()
             proc.wait(timeout=15)
+        red.freeze(False)
         red.kill9()
     finished = sum(1 for res in results if not isinstance(res, BaseException))
     moved = sorted(room for room, owner in before.items() if after.get(room) != owner)
     text = "\n".join(log.read_text(errors="replace") for log in logs)
-    print(f"rooms {args.rooms}, Redis killed {args.outages}x for {args.down} s "
+    how = "frozen (SIGSTOP)" if args.freeze else "killed (SIGKILL)"
+    print(f"rooms {args.rooms}, Redis {how} {args.outages}x for {args.down} s "
           f"(lease {args.lease} s)")
     print(f"games finished: {finished} of {args.rooms}")
     print(f"rooms whose owner changed: {len(moved)} of {len(before)}")
@@ -151,11 +165,18 @@ def main() -> None:
     parser.add_argument("--down", type=float, default=7.0, help="seconds Redis stays down")
     parser.add_argument("--lease", type=float, default=3.0, help="lease seconds")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per game")
+    parser.add_argument("--freeze", action="store_true", help="SIGSTOP/SIGCONT, not SIGKILL")
+    parser.add_argument("--workdir", type=Path, default=None,
+                        help="keep Redis's files and the server logs here (default: a temp dir)")
     args = parser.parse_args()
     if shutil.which("redis-server") is None:
         sys.exit("redis-server is not installed")
-    with tempfile.TemporaryDirectory() as tmp:
-        ok = asyncio.run(drill(args, Path(tmp)))
+    if args.workdir is not None:
+        args.workdir.mkdir(parents=True, exist_ok=True)
+        ok = asyncio.run(drill(args, args.workdir))
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            ok = asyncio.run(drill(args, Path(tmp)))
     sys.exit(0 if ok else 1)
 
 

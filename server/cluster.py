@@ -23,9 +23,9 @@ the members recorded in the room's state and sends each of them the full view. A
 request that finds no owner listening waits for that takeover instead of failing.
 
 A store outage is not a death: leases and heartbeat keys expire while the store is down even
-though their holders live. :class:`StoreHealth` tracks the store's answers, and once it is
-back, orphan scans and takeovers wait one lease (owners renew every third of one) and no
-process is believed gone for two leases (one heartbeat key's life).
+though their holders live. The store's :class:`~.store.StoreHealth` follows its answers, and
+once it is back, orphan scans and takeovers wait one lease (owners renew every third of one)
+and no process is believed gone for two leases (one heartbeat key's life).
 """
 
 from __future__ import annotations
@@ -33,9 +33,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections import defaultdict
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import msgpack
@@ -55,83 +53,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("cardhall.cluster")
 
 ORPHAN_SCAN_SECONDS = 1.0
-
-
-class StoreHealth:
-    """What this process may conclude from the shared store's silence, given its outages.
-
-    The store's keys that prove life (room leases, process heartbeats) expire while the store
-    is unreachable, although their holders are alive and only could not renew them. So after a
-    failure streak, once the store answers again:
-
-    * :meth:`may_take_over` is False for one lease (``lease_seconds``): owners renew every
-      third of a lease, so a room's lease is back before any orphan scan or route acts;
-    * :meth:`may_believe_gone` is False for two leases (the life of a heartbeat key): a
-      process with no heartbeat key is not declared gone before it had a whole heartbeat
-      period to write one.
-
-    While the store fails, both are False too. The renew loop and the orphan scan report
-    every answer (:meth:`answered`) and every failure (:meth:`failed`). An answer that took
-    longer than a third of a lease (a frozen or overloaded store: the renewals of that time
-    were late) counts as the end of an outage too.
-
-    Args:
-        lease_seconds: The store's lease length (s).
-        clock: Monotonic clock (s); for tests.
-    """
-
-    def __init__(self, lease_seconds: float,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.lease_seconds = lease_seconds
-        self._clock = clock
-        self.down = False
-        #: When the store answered again after its latest failure streak (None: never
-        #: failed since this process started).
-        self.back_at: float | None = None
-        self.outages = 0
-
-    def answered(self, asked_at: float | None = None) -> None:
-        """The store answered a request.
-
-        Args:
-            asked_at: When the request was sent (``clock()`` time, s); None: just now.
-        """
-        now = self._clock()
-        if asked_at is not None and now - asked_at > self.lease_seconds / 3:
-            self.failed()
-        if self.down:
-            self.down = False
-            self.back_at = now
-            log.warning("store answers again: no takeover for %.1f s, no process declared "
-                        "gone for %.1f s", self.lease_seconds, 2 * self.lease_seconds)
-
-    def failed(self) -> None:
-        """A request to the store failed (unreachable, timed out)."""
-        if not self.down:
-            self.down = True
-            self.outages += 1
-
-    def _settled_for(self, seconds: float) -> float:
-        """Seconds left before the store has been answering for ``seconds`` (0: already;
-        ``seconds`` while it is down)."""
-        if self.down:
-            return seconds
-        if self.back_at is None:
-            return 0.0
-        return max(0.0, self.back_at + seconds - self._clock())
-
-    def may_take_over(self) -> bool:
-        """Whether an ownerless room may be taken over now (see the class docstring)."""
-        return self._settled_for(self.lease_seconds) == 0.0
-
-    def until_takeover(self) -> float:
-        """Seconds until :meth:`may_take_over` may be True (at least 0.05 s while False)."""
-        left = self._settled_for(self.lease_seconds)
-        return max(0.05, left) if left else 0.0
-
-    def may_believe_gone(self) -> bool:
-        """Whether a process without a heartbeat key may be declared gone now."""
-        return self._settled_for(2 * self.lease_seconds) == 0.0
 
 
 class _OwnerNotListening(Exception):
@@ -209,7 +130,7 @@ class Cluster:
         #: One-off tasks (frame flushes, resends, drop notices), stopped with the cluster.
         self.background = Background()
         self.shared = not isinstance(server.store, MemoryStore)
-        self.health = StoreHealth(server.store.lease_seconds)
+        self.health = server.store.health
         self._stopping = False  # set by stop(): frames still go out, lost ones are not chased
 
     async def start(self) -> None:
@@ -411,30 +332,24 @@ class Cluster:
             lobby = self.server.lobby
             copies = {room_id: room for room_id, room in lobby.rooms.items()
                       if room.lease is not None}
-            asked_at = time.monotonic()
             try:
                 await self.store.heartbeat()
                 lost = await self.store.renew({r: room.lease for r, room in copies.items()
                                                if room.lease is not None})
             except StoreError as exc:
-                self.health.failed()
                 log.warning("lease renewal failed: %s", exc)
                 continue
-            self.health.answered(asked_at)
             for room_id in lost:
                 await lobby.demote(copies[room_id])  # that copy only, if still registered
 
     async def _orphan_loop(self) -> None:
         while True:
             await asyncio.sleep(ORPHAN_SCAN_SECONDS)
-            asked_at = time.monotonic()
             try:
                 orphans = await self.store.orphans()
             except StoreError as exc:
-                self.health.failed()
                 log.warning("orphan scan failed: %s", exc)
                 continue
-            self.health.answered(asked_at)
             if not self.health.may_take_over():
                 continue  # the store just came back: owners renew their leases first
             for room_id in orphans:

@@ -75,7 +75,7 @@ class Lobby:
         nobody owns (its owner died) is taken over here, once: however many requests route
         to it at once, this process runs one copy (see :meth:`_take_over`). Right after the
         store came back from an outage, an ownerless room is not taken over before its
-        owner had a lease's time to renew (:class:`~.cluster.StoreHealth`).
+        owner had a lease's time to renew (:class:`~.store.StoreHealth`).
 
         Raises:
             RoomError: ``room/not_found`` (no such room in the store).
@@ -94,8 +94,8 @@ class Lobby:
                 return room
             if owner is not None and owner != self.store.process_id:
                 return owner
-            health = self.cluster.health if self.cluster is not None else None
-            if owner is None and health is not None and not health.may_take_over():
+            health = self.store.health
+            if owner is None and not health.may_take_over():
                 await asyncio.sleep(health.until_takeover())  # its owner may be renewing
                 continue
             taken = await self._take_over(room_id)

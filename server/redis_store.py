@@ -41,8 +41,8 @@ from redis.exceptions import RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential
 
-from .store import InboxHandler, Loaded, LogEntry, OwnershipLost, Store, StoreError, lease_owner
-from .store import new_process_id
+from .store import InboxHandler, Loaded, LogEntry, OwnershipLost, Store, StoreError, StoreHealth
+from .store import lease_owner, new_process_id
 from .tasks import Background
 
 log = logging.getLogger("cardhall.redis")
@@ -174,6 +174,7 @@ class RedisStore(Store):
         self.url = url
         self.process_id = new_process_id()
         self.lease_seconds = lease_seconds
+        self.health = StoreHealth(lease_seconds)
         # A blocking pool: at most ``max_connections`` sockets, and a burst of requests waits
         # for a free one instead of failing with "Too many connections".
         pool = aioredis.BlockingConnectionPool.from_url(
@@ -202,16 +203,21 @@ class RedisStore(Store):
         return int(self.lease_seconds * 1000)
 
     async def _call(self, coro: Any) -> Any:
+        asked_at = self.health.now()
         try:
-            return await coro
+            result = await coro
         except ResponseError as exc:
+            self.health.answered(asked_at)
             if str(exc).startswith(("OWNERSHIP", "CONFLICT")):
                 raise OwnershipLost(str(exc)) from None
             self.errors += 1
             raise StoreError(f"redis: {exc}") from None
         except (RedisError, OSError) as exc:
+            self.health.failed()
             self.errors += 1
             raise StoreError(f"redis unavailable: {exc}") from None
+        self.health.answered(asked_at)
+        return result
 
     # -- rooms -------------------------------------------------------------------------
 
@@ -262,11 +268,13 @@ class RedisStore(Store):
         if not batch:
             return
         pipe = self.redis.pipeline(transaction=False)
+        asked_at = self.health.now()
         try:
             for keys, args, _ in batch:
                 await self._append(keys=keys, args=args, client=pipe)  # queues on the pipe
             results = await pipe.execute(raise_on_error=False)
         except (RedisError, OSError) as exc:
+            self.health.failed()
             self.errors += 1
             for _, _, fut in batch:
                 if not fut.done():
@@ -277,6 +285,7 @@ class RedisStore(Store):
                 if not fut.done():
                     fut.set_exception(StoreError("the store closed during the append"))
             raise
+        self.health.answered(asked_at)
         for (_, _, fut), res in zip(batch, results):
             if fut.done():
                 continue

@@ -30,13 +30,17 @@ Exception tree::
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 import socket
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+log = logging.getLogger("cardhall.store")
 
 LogEntry = list[Any]
 InboxHandler = Callable[[bytes], Awaitable[None]]
@@ -71,6 +75,88 @@ class Loaded:
     entries: list[LogEntry]
 
 
+class StoreHealth:
+    """What this process may conclude from the shared store's silence, given its outages.
+
+    The store's keys that prove life (room leases, process heartbeats) expire while the store
+    is unreachable, although their holders are alive and only could not renew them. So after a
+    failure streak, once the store answers again:
+
+    * :meth:`may_take_over` is False for one lease (``lease_seconds``): owners renew every
+      third of a lease, so a room's lease is back before any orphan scan or route acts;
+    * :meth:`may_believe_gone` is False for two leases (the life of a heartbeat key): a
+      process with no heartbeat key is not declared gone before it had a whole heartbeat
+      period to write one.
+
+    While the store fails, both are False too. A shared store reports every answer
+    (:meth:`answered`) and every failure (:meth:`failed`) of its calls, whoever made them. An
+    answer that took longer than a third of a lease (a frozen or overloaded store: the
+    renewals of that time were late) counts as the end of an outage too.
+
+    Args:
+        lease_seconds: The store's lease length (s).
+        clock: Monotonic clock (s); for tests.
+    """
+
+    def __init__(self, lease_seconds: float,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.lease_seconds = lease_seconds
+        self._clock = clock
+        self.down = False
+        #: When the store answered again after its latest failure streak (None: never
+        #: failed since this process started).
+        self.back_at: float | None = None
+        self.outages = 0
+
+    def now(self) -> float:
+        """The health's clock (monotonic seconds): pass it to :meth:`answered`."""
+        return self._clock()
+
+    def answered(self, asked_at: float | None = None) -> None:
+        """The store answered a request.
+
+        Args:
+            asked_at: When the request was sent (:meth:`now`, s); None: just now.
+        """
+        now = self._clock()
+        if (asked_at is not None and now - asked_at > self.lease_seconds / 3
+                and (self.back_at is None or asked_at > self.back_at)):
+            self.failed()  # slow, and asked after the last outage ended: a new one
+        if self.down:
+            self.down = False
+            self.back_at = now
+            log.warning("store answers again: no takeover for %.1f s, no process declared "
+                        "gone for %.1f s", self.lease_seconds, 2 * self.lease_seconds)
+
+    def failed(self) -> None:
+        """A request to the store failed (unreachable, timed out)."""
+        if not self.down:
+            self.down = True
+            self.outages += 1
+
+    def _settled_for(self, seconds: float) -> float:
+        """Seconds left before the store has been answering for ``seconds`` (0: already;
+        ``seconds`` while it is down)."""
+        if self.down:
+            return seconds
+        if self.back_at is None:
+            return 0.0
+        return max(0.0, self.back_at + seconds - self._clock())
+
+    def may_take_over(self) -> bool:
+        """Whether an ownerless room may be taken over now (see the class docstring)."""
+        return self._settled_for(self.lease_seconds) == 0.0
+
+    def until_takeover(self) -> float:
+        """Seconds until :meth:`may_take_over` may be True (at least 0.05 s while False)."""
+        left = self._settled_for(self.lease_seconds)
+        return max(0.05, left) if left else 0.0
+
+    def may_believe_gone(self) -> bool:
+        """Whether a process without a heartbeat key may be declared gone now."""
+        return self._settled_for(2 * self.lease_seconds) == 0.0
+
+
 def lease_owner(lease: str) -> str:
     """The process id of a lease value (``"PROCESS#EPOCH"`` -> ``"PROCESS"``)."""
     return lease.rpartition("#")[0] or lease
@@ -87,10 +173,12 @@ class Store(ABC):
     Attributes:
         process_id: This process's id (owner of the leases it takes, address of its inbox).
         lease_seconds: How long a room lease lasts without renewal (s).
+        health: The store's recent answers and failures (:class:`StoreHealth`).
     """
 
     process_id: str
     lease_seconds: float = 3.0
+    health: StoreHealth
 
     # -- rooms -------------------------------------------------------------------------
 
@@ -286,6 +374,7 @@ class MemoryStore(Store):
 
     def __init__(self) -> None:
         self.process_id = new_process_id()
+        self.health = StoreHealth(self.lease_seconds)  # never fails
         self.records: dict[str, dict[str, Any]] = {}
         self.states: dict[str, dict[str, Any]] = {}
         self.summaries: dict[str, dict[str, Any]] = {}

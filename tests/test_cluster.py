@@ -390,7 +390,7 @@ class Clock:
 
 
 def test_store_health_after_an_outage() -> None:
-    from cardhall.server.cluster import StoreHealth
+    from cardhall.server.store import StoreHealth
 
     clock = Clock()
     health = StoreHealth(3.0, clock)
@@ -411,6 +411,10 @@ def test_store_health_after_an_outage() -> None:
     clock.now += 1.5  # an answer that took more than a third of a lease: an outage too
     health.answered(asked)
     assert not health.may_take_over() and health.outages == 2
+    back = health.back_at
+    clock.now += 0.1
+    health.answered(asked)  # another slow answer of that same outage: nothing new
+    assert health.outages == 2 and health.back_at == back
 
 
 class GoneListens(MemoryStore):
