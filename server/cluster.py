@@ -330,8 +330,7 @@ class Cluster:
         while True:
             await asyncio.sleep(self.store.lease_seconds / 3)
             lobby = self.server.lobby
-            copies = {room_id: room for room_id, room in lobby.rooms.items()
-                      if room.lease is not None}
+            copies = dict(lobby.rooms)  # the copies whose leases are renewed
             try:
                 await self.store.heartbeat()
                 lost = await self.store.renew({r: room.lease for r, room in copies.items()

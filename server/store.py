@@ -90,8 +90,8 @@ class StoreHealth:
 
     While the store fails, both are False too. A shared store reports every answer
     (:meth:`answered`) and every failure (:meth:`failed`) of its calls, whoever made them. An
-    answer that took longer than a third of a lease (a frozen or overloaded store: the
-    renewals of that time were late) counts as the end of an outage too.
+    answer that took longer than two thirds of a lease counts as the end of an outage too (a
+    frozen store: with renewals every third of a lease, leases may have expired meanwhile).
 
     Args:
         lease_seconds: The store's lease length (s).
@@ -119,7 +119,7 @@ class StoreHealth:
             asked_at: When the request was sent (:meth:`now`, s); None: just now.
         """
         now = self._clock()
-        if (asked_at is not None and now - asked_at > self.lease_seconds / 3
+        if (asked_at is not None and now - asked_at > 2 * self.lease_seconds / 3
                 and (self.back_at is None or asked_at > self.back_at)):
             self.failed()  # slow, and asked after the last outage ended: a new one
         if self.down:

@@ -408,9 +408,11 @@ def test_store_health_after_an_outage() -> None:
     clock.now += 3.0  # two leases: every live process wrote its heartbeat again
     assert health.may_believe_gone()
     asked = clock.now
-    clock.now += 1.5  # an answer that took more than a third of a lease: an outage too
+    clock.now += 2.1  # an answer that took more than 2/3 of a lease: an outage too
     health.answered(asked)
     assert not health.may_take_over() and health.outages == 2
+    health.answered(clock.now - 1.5)  # slow, but not that slow: no outage
+    assert health.outages == 2
     back = health.back_at
     clock.now += 0.1
     health.answered(asked)  # another slow answer of that same outage: nothing new
