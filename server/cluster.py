@@ -55,8 +55,17 @@ log = logging.getLogger("cardhall.cluster")
 ORPHAN_SCAN_SECONDS = 1.0
 
 
+#: Seconds the frames lost for a process that is not (yet) known gone are chased at least:
+#: until a ping reaches it, and then its clients get their full views again.
+RESYNC_SECONDS = 30.0
+
+
 class _OwnerNotListening(Exception):
     """A forwarded request reached nobody: the owner is dead and its lease not yet expired."""
+
+
+class _NotDelivered(Exception):
+    """A ping reached nobody at a process (or the store was down)."""
 
 
 class RemotePeer(Session):
@@ -132,6 +141,7 @@ class Cluster:
         self.shared = not isinstance(server.store, MemoryStore)
         self.health = server.store.health
         self._stopping = False  # set by stop(): frames still go out, lost ones are not chased
+        self._chasing: set[str] = set()  # processes whose lost frames are being made good
 
     async def start(self) -> None:
         """Start the inbox listener, lease renewal and orphan scan (shared stores only)."""
@@ -205,45 +215,66 @@ class Cluster:
                 received = await self.store.publish(process, payload)
             except StoreError as exc:
                 log.warning("frames for %s lost: %s", process, exc)
-                continue
+                received = 0
             if not received:
                 await self._undelivered(process)
 
-    async def _undelivered(self, process: str, attempt: int = 0) -> None:
-        """Frames reached nobody at ``process``. Pub/sub delivers at most once: if the
-        process is alive (its inbox was resubscribing, say after a Redis restart), its
-        clients missed frames, so they are sent their full views again until one arrives;
-        if it is gone, its clients have dropped. A process shutting down does not chase
-        them: its rooms are about to be taken over, and their new owner serves them."""
-        if self._stopping:
+    async def _undelivered(self, process: str) -> None:
+        """Frames reached nobody at ``process`` (or the store was down). Pub/sub delivers
+        at most once: if the process is alive (its inbox was resubscribing, say after a
+        Redis restart), its clients missed frames, so once a ping reaches it they are sent
+        their full views again; if it is gone (and the store has been answering long enough
+        for its missing heartbeat to mean it: :class:`~.store.StoreHealth`), its clients
+        have dropped. One such chase per process at a time, for at most
+        :data:`RESYNC_SECONDS`. A process shutting down does not chase them: its rooms are
+        about to be taken over, and their new owner serves them."""
+        if self._stopping or process in self._chasing:
             return
+        if await self._gone(process):
+            self.process_gone(process)
+            return
+        if not any(key[0] == process for key in self.peers):
+            return
+        self._chasing.add(process)
+        self.background.spawn(self._resync(process))
+
+    async def _gone(self, process: str) -> bool:
         try:
             alive = await self.store.alive(process)
         except StoreError:
-            alive = True  # cannot tell now: assume alive and try again
-        if not alive and not self.health.may_believe_gone():
-            alive = True  # the store was down: its heartbeat key may just be renewing
-        if not alive:
-            self.process_gone(process)
-            return
-        peers = [peer for key, peer in self.peers.items() if key[0] == process]
-        if not peers or attempt > 50:
-            return
+            return False  # cannot tell now: assume alive and try again
+        # Right after a store outage a missing heartbeat key proves nothing yet.
+        return not alive and self.health.may_believe_gone()
 
-        async def again() -> None:
-            await asyncio.sleep(0.2)
-            resend = [(room, peer) for peer in peers for room in peer.rooms.values()]
-            for room, peer in resend:
-                room.post(lambda room=room, peer=peer: room.full_view(peer))
-            await asyncio.sleep(0.1)
-            payload = msgpack.packb({"k": "ping", "from": self.me})
-            try:
-                if not await self.store.publish(process, payload):
-                    await self._undelivered(process, attempt + 1)
-            except StoreError:
-                await self._undelivered(process, attempt + 1)
-
-        self.background.spawn(again())
+    async def _resync(self, process: str) -> None:
+        ping = msgpack.packb({"k": "ping", "from": self.me})
+        try:
+            await asyncio.sleep(0.2)  # the frames were just lost: give the inbox a moment
+            async for attempt in AsyncRetrying(
+                    stop=stop_after_delay(max(RESYNC_SECONDS, 4 * self.store.lease_seconds)),
+                    wait=wait_fixed(0.2), retry=retry_if_exception_type(_NotDelivered)):
+                with attempt:
+                    if self._stopping:
+                        return
+                    try:
+                        received = await self.store.publish(process, ping)
+                    except StoreError:
+                        raise _NotDelivered(process) from None
+                    if not received:
+                        if await self._gone(process):
+                            self.process_gone(process)
+                            return
+                        raise _NotDelivered(process)
+        except RetryError:
+            log.warning("process %s unreachable: its clients' views were not sent again",
+                        process)
+            return
+        finally:
+            self._chasing.discard(process)
+        for key, peer in list(self.peers.items()):
+            if key[0] == process:
+                for room in peer.rooms.values():
+                    room.post(lambda room=room, peer=peer: room.full_view(peer))
 
     def process_gone(self, process: str) -> None:
         """Every client of a process that no longer listens has dropped. In case the

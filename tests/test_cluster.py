@@ -462,3 +462,57 @@ async def test_a_process_is_not_declared_gone_right_after_a_store_outage() -> No
             await asyncio.sleep(0.05)
     finally:
         await cluster.stop()
+
+
+class DownStore(MemoryStore):
+    """A store that fails every publish while ``down`` (Redis away), then delivers."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.down = True
+        self.delivered: list[bytes] = []
+
+    async def publish(self, process: str, payload: bytes) -> int:
+        from cardhall.server.store import StoreError
+
+        if self.down:
+            raise StoreError("redis unavailable")
+        self.delivered.append(payload)
+        return 1
+
+    async def alive(self, process: str) -> bool:
+        from cardhall.server.store import StoreError
+
+        if self.down:
+            raise StoreError("redis unavailable")
+        return True
+
+
+async def test_frames_lost_while_the_store_is_down_are_made_good() -> None:
+    """An owner's frames for a client of another process are lost because the store is
+    down (an update of an action appended just before): once a ping gets through again,
+    the client's rooms send it its full view (before, the frames were only logged as lost,
+    and a client that missed whose turn it is waited for ever)."""
+    from types import SimpleNamespace
+
+    from cardhall.server.cluster import Cluster
+
+    store = DownStore()
+    cluster = Cluster(SimpleNamespace(store=store))  # type: ignore[arg-type]
+    peer = cluster.peer("p2", "s1", "remote player")
+    resent: list[Any] = []
+    room = SimpleNamespace(full_view=resent.append)
+    room.post = lambda fn: fn()
+    peer.rooms["r1"] = room  # type: ignore[assignment]
+    try:
+        cluster.send_out("p2", "s1", b"update")
+        await asyncio.sleep(1.0)
+        assert resent == []  # still down
+        store.down = False
+        deadline = time.monotonic() + 5
+        while not resent:
+            assert time.monotonic() < deadline, "the lost frames were never made good"
+            await asyncio.sleep(0.05)
+        assert resent == [peer]
+    finally:
+        await cluster.stop()
