@@ -80,6 +80,8 @@ class Client:
         views: The current view of each room this client is in, by room id.
         seats: ``room -> (seat, token)`` for every seat held.
         session: The server's session id of the current connection.
+        seat_resumes: Seats taken back that the server had dropped while this client was
+            connected (see the module docstring).
     """
 
     def __init__(self, urls: str | Sequence[str], *, name: str = "cardhall-python",
@@ -115,7 +117,7 @@ class Client:
         self.reconnects = 0
         #: Resumes of seats the server dropped while connected (one per room at a time).
         self._resuming: dict[str, asyncio.Task[bool]] = {}
-        self.seat_resumes = 0  # such resumes that succeeded
+        self.seat_resumes = 0
 
     # -- connection ----------------------------------------------------------------------
 

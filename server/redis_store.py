@@ -166,7 +166,8 @@ class RedisStore(Store):
         max_connections: Sockets to Redis at most (requests beyond wait for one).
 
     Connection errors are retried by redis-py (exponential backoff, 3 tries); beyond that
-    every method raises :class:`StoreError`.
+    every method raises :class:`StoreError`. Every call's answer (and how long it took) or
+    failure is reported to :attr:`health` (a :class:`~.store.StoreHealth`).
     """
 
     def __init__(self, url: str, *, lease_seconds: float = 3.0, timeout: float = 2.0,
