@@ -87,9 +87,11 @@ async def play_seat(client: Client, room: str, seat: int, choose: Strategy,
         acted_on = sid
         acting += 1
         try:
+            # Chosen before thinking: updates arriving meanwhile change ``view`` in place
+            # (it may list no legal action any more); a stale choice is refused as stale.
+            action = choose(view, rng)
             if think:
                 await asyncio.sleep(think)
-            action = choose(view, rng)
             async with asyncio.timeout(act_timeout):
                 await client.act(room, action, sid)
             result.actions += 1

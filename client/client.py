@@ -12,7 +12,10 @@
 
 The client keeps each room's current view (applying deltas), remembers seat tokens, and, when
 the connection drops, reconnects (to the next URL when given several) with exponential backoff
-and resumes every held seat and spectated room.
+and resumes every held seat and spectated room. A seat the server took for disconnected while
+the connection is up (a ``seat_event dropped`` for the client's own seat, or a request refused
+with ``room/not_seated`` in a room it holds a token for) is resumed too, and the refused
+request sent again once.
 """
 
 from __future__ import annotations
@@ -92,6 +95,8 @@ class Client:
             or a view's room facts), by room id; kept even if the server changes it later.
         reveals: The ``game_over`` of each finished room (with the revealed seed and salt),
             by room id.
+        seat_resumes: Seats taken back that the server had dropped while this client was
+            connected (see the module docstring).
     """
 
     def __init__(self, urls: str | Sequence[str], *, name: str = "cardhall-python",
@@ -132,6 +137,9 @@ class Client:
         # would be refused as room/not_seated).
         self._ready = asyncio.Event()
         self.reconnects = 0
+        #: Resumes of seats the server dropped while connected (one per room at a time).
+        self._resuming: dict[str, asyncio.Task[bool]] = {}
+        self.seat_resumes = 0
 
     # -- connection ----------------------------------------------------------------------
 
@@ -197,6 +205,10 @@ class Client:
                 await self._reader
             except (asyncio.CancelledError, Exception):
                 pass
+        for task in list(self._resuming.values()):
+            task.cancel()
+        if self._resuming:
+            await asyncio.gather(*self._resuming.values(), return_exceptions=True)
         self._fail_pending(ConnectionLost("client closed"))
         self._pushes.put_nowait(None)
 
@@ -287,9 +299,38 @@ class Client:
             except (ServerError, ConnectionLost, TimeoutError) as exc:
                 log.warning("could not watch room %s again: %s", room, exc)
 
+    def _resume_seat(self, room: str) -> asyncio.Task[bool]:
+        """Resume the seat held in ``room`` with its token, on the current connection (one
+        resume per room at a time). The task's result: whether the seat is back."""
+        task = self._resuming.get(room)
+        if task is not None and not task.done():
+            return task
+
+        async def resume() -> bool:
+            held = self.seats.get(room)
+            if held is None:
+                return False
+            try:
+                await self.request(p.Resume(room=room, token=held[1]))
+            except (ServerError, ConnectionLost, TimeoutError) as exc:
+                log.warning("could not resume the dropped seat of room %s: %s", room, exc)
+                return False
+            self.seat_resumes += 1
+            return True
+
+        task = self._resuming[room] = asyncio.get_running_loop().create_task(resume())
+        return task
+
     def _dispatch(self, msg: p.Message) -> None:
         # Views are the client's own copies: pointer deltas change them in place, and callers
         # may keep the messages they were given.
+        if (isinstance(msg, p.SeatEvent) and msg.event == "dropped" and not self._closing
+                and self.seats.get(msg.room, (None,))[0] == msg.seat):
+            # The server took this connection for gone (e.g. its server process looked dead
+            # to the room's owner): take the seat back.
+            log.warning("the server dropped our seat %d of room %s: resuming", msg.seat,
+                        msg.room)
+            self._resume_seat(msg.room)
         if isinstance(msg, p.Joined):
             self.views[msg.room] = copy.deepcopy(msg.view)
             self._desynced.discard(msg.room)
@@ -345,7 +386,9 @@ class Client:
         With ``reconnect`` on, a request made while the connection is down (dropped, and
         the client reconnecting) waits until the reconnection and the resumes of its seats
         and rooms are over (at most about ``reconnect_timeout`` plus ``request_timeout`` per
-        room), then goes out on the new connection: it never overtakes a resume.
+        room), then goes out on the new connection: it never overtakes a resume. Refused
+        with ``room/not_seated`` in a room whose seat token the client holds (the server took
+        the client for disconnected), it resumes that seat and sends the request once more.
 
         Raises:
             ServerError: the server answered with an error.
@@ -353,7 +396,8 @@ class Client:
                 its reply, or could not be restored.
             TimeoutError: no reply within ``request_timeout`` seconds.
         """
-        for attempt in range(2):  # a second try only for a request that never went out
+        seat_back = resent = False  # each of the two retries is made at most once
+        while True:
             if not self._ready.is_set() and self._ws is not None:
                 await self._ready.wait()
                 if self._closing:
@@ -361,13 +405,23 @@ class Client:
             reader = self._reader
             try:
                 return await self._request(msg)
-            except _NotSent:
-                if not self.reconnect or self._closing or attempt or reader is None:
+            except ServerError as exc:
+                # Refused as not seated in a room whose seat token we hold: the server
+                # dropped the seat while we were connected. Resume it and try once more.
+                room = getattr(msg, "room", None)
+                if (exc.code != "room/not_seated" or seat_back or room not in self.seats
+                        or isinstance(msg, (p.Resume, p.Leave)) or self._closing
+                        or not await self._resume_seat(room)):
                     raise
+                seat_back = True
+                continue  # the retry (one more pass of this loop)
+            except _NotSent:  # a second try only for a request that never went out
+                if not self.reconnect or self._closing or resent or reader is None:
+                    raise
+                resent = True
                 # The socket was found closed before its reader noticed: once it has, the
                 # recovery is under way (and _ready cleared) or over.
                 await asyncio.wait([reader])
-        raise AssertionError("unreachable")
 
     async def _request(self, msg: p.Message) -> p.Message:
         """:meth:`request` without waiting for a recovery (the recovery's own requests)."""

@@ -960,8 +960,10 @@ class SeatEvent(_Record):
         room: Room id (1..64 characters).
         seat: The seat, 0..5.
         event: ``"joined"`` (taken), ``"left"`` (given up), ``"dropped"`` (connection lost;
-            held for the grace window), ``"resumed"`` (back after a drop), ``"bot"`` (a bot
-            took over) or ``"forfeit"`` (the seat lost by leaving or timing out).
+            held for the grace window; for the receiver's own seat: the server took this
+            connection for lost, and the client should ``resume`` the seat), ``"resumed"``
+            (back after a drop), ``"bot"`` (a bot took over) or ``"forfeit"`` (the seat lost
+            by leaving or timing out).
     """
 
     TYPE: ClassVar[str]

@@ -153,6 +153,9 @@ def main() -> None:
               callback=_redis_url,
               help="redis://HOST:PORT/DB: keep rooms in Redis, shared with every server "
                    "using the same URL (env CARDHALL_REDIS_URL). Default: embedded store.")
+@click.option("--lease-seconds", type=click.FloatRange(0.1), default=3.0, show_default=True,
+              help="With --redis-url: room lease length; a dead server's rooms are taken "
+                   "over this long (plus a scan) after its death. Same on every server.")
 @click.option("--log-format", type=click.Choice(["kv", "json"]), default="kv",
               show_default=True, help="One line per event: key=value pairs or JSON objects.")
 @click.option("--certfile", type=click.Path(exists=True, dir_okay=False), default=None,
@@ -192,7 +195,7 @@ def main() -> None:
               help="Allocations between young-generation garbage collections (0: Python's "
                    "default, 700).")
 def serve(host: str, port: int, max_frame: int, log_level: str, redis_url: str | None,
-          **limits: Any) -> None:
+          lease_seconds: float, **limits: Any) -> None:
     """Run a Cardhall server until SIGINT/SIGTERM (embedded store unless --redis-url)."""
     import ssl
 
@@ -224,7 +227,7 @@ def serve(host: str, port: int, max_frame: int, log_level: str, redis_url: str |
     if redis_url:
         from .redis_store import RedisStore
 
-        store = RedisStore(redis_url)
+        store = RedisStore(redis_url, lease_seconds=lease_seconds)
     try:
         settings = Settings(host=host, port=port, max_frame=max_frame, **_limits(limits))
     except ValueError as exc:

@@ -12,11 +12,20 @@ client may be connected to any process:
 * ``{"k": "drop", "from": PROC, "sess": SESSION}``: that client's connection closed.
 * ``{"k": "gone", "from": PROC, "sess": SESSION}``: frames were sent to a session that no
   longer exists there.
+* ``{"k": "dropped", "from": PROC, "sess": SESSION, "seats": [[ROOM, SEAT], ...]}``: the
+  owner took that client for disconnected (its process looked gone) and holds its seats for
+  the grace window; the client's process tells the client (a ``seat_event dropped`` for its
+  own seat), which resumes them with its seat tokens.
 
 An owner that dies stops renewing its leases; within ``lease_seconds`` (plus one scan) another
 process takes each room over: it rebuilds the room from the store (snapshot + log), reattaches
 the members recorded in the room's state and sends each of them the full view. A forwarded
 request that finds no owner listening waits for that takeover instead of failing.
+
+A store outage is not a death: leases and heartbeat keys expire while the store is down even
+though their holders live. The store's :class:`~.store.StoreHealth` follows its answers, and
+once it is back, orphan scans and takeovers wait one lease (owners renew every third of one)
+and no process is believed gone for two leases (one heartbeat key's life).
 """
 
 from __future__ import annotations
@@ -46,8 +55,17 @@ log = logging.getLogger("cardhall.cluster")
 ORPHAN_SCAN_SECONDS = 1.0
 
 
+#: Seconds the frames lost for a process that is not (yet) known gone are chased at least:
+#: until a ping reaches it, and then its clients get their full views again.
+RESYNC_SECONDS = 30.0
+
+
 class _OwnerNotListening(Exception):
     """A forwarded request reached nobody: the owner is dead and its lease not yet expired."""
+
+
+class _NotDelivered(Exception):
+    """A ping reached nobody at a process (or the store was down)."""
 
 
 class RemotePeer(Session):
@@ -121,7 +139,9 @@ class Cluster:
         #: One-off tasks (frame flushes, resends, drop notices), stopped with the cluster.
         self.background = Background()
         self.shared = not isinstance(server.store, MemoryStore)
+        self.health = server.store.health
         self._stopping = False  # set by stop(): frames still go out, lost ones are not chased
+        self._chasing: set[str] = set()  # processes whose lost frames are being made good
 
     async def start(self) -> None:
         """Start the inbox listener, lease renewal and orphan scan (shared stores only)."""
@@ -195,48 +215,92 @@ class Cluster:
                 received = await self.store.publish(process, payload)
             except StoreError as exc:
                 log.warning("frames for %s lost: %s", process, exc)
-                continue
+                received = 0
             if not received:
                 await self._undelivered(process)
 
-    async def _undelivered(self, process: str, attempt: int = 0) -> None:
-        """Frames reached nobody at ``process``. Pub/sub delivers at most once: if the
-        process is alive (its inbox was resubscribing, say after a Redis restart), its
-        clients missed frames, so they are sent their full views again until one arrives;
-        if it is gone, its clients have dropped. A process shutting down does not chase
-        them: its rooms are about to be taken over, and their new owner serves them."""
-        if self._stopping:
+    async def _undelivered(self, process: str) -> None:
+        """Frames reached nobody at ``process`` (or the store was down). Pub/sub delivers
+        at most once: if the process is alive (its inbox was resubscribing, say after a
+        Redis restart), its clients missed frames, so once a ping reaches it they are sent
+        their full views again; if it is gone (and the store has been answering long enough
+        for its missing heartbeat to mean it: :class:`~.store.StoreHealth`), its clients
+        have dropped. One such chase per process at a time, for at most
+        :data:`RESYNC_SECONDS`. A process shutting down does not chase them: its rooms are
+        about to be taken over, and their new owner serves them."""
+        if self._stopping or process in self._chasing:
             return
+        if await self._gone(process):
+            self.process_gone(process)
+            return
+        if not any(key[0] == process for key in self.peers):
+            return
+        self._chasing.add(process)
+        self.background.spawn(self._resync(process))
+
+    async def _gone(self, process: str) -> bool:
         try:
             alive = await self.store.alive(process)
         except StoreError:
-            alive = True  # cannot tell now: assume alive and try again
-        if not alive:
-            self.process_gone(process)
-            return
-        peers = [peer for key, peer in self.peers.items() if key[0] == process]
-        if not peers or attempt > 50:
-            return
+            return False  # cannot tell now: assume alive and try again
+        # Right after a store outage a missing heartbeat key proves nothing yet.
+        return not alive and self.health.may_believe_gone()
 
-        async def again() -> None:
-            await asyncio.sleep(0.2)
-            resend = [(room, peer) for peer in peers for room in peer.rooms.values()]
-            for room, peer in resend:
-                room.post(lambda room=room, peer=peer: room.full_view(peer))
-            await asyncio.sleep(0.1)
-            payload = msgpack.packb({"k": "ping", "from": self.me})
-            try:
-                if not await self.store.publish(process, payload):
-                    await self._undelivered(process, attempt + 1)
-            except StoreError:
-                await self._undelivered(process, attempt + 1)
-
-        self.background.spawn(again())
+    async def _resync(self, process: str) -> None:
+        ping = msgpack.packb({"k": "ping", "from": self.me})
+        try:
+            await asyncio.sleep(0.2)  # the frames were just lost: give the inbox a moment
+            async for attempt in AsyncRetrying(
+                    stop=stop_after_delay(max(RESYNC_SECONDS, 4 * self.store.lease_seconds)),
+                    wait=wait_fixed(0.2), retry=retry_if_exception_type(_NotDelivered)):
+                with attempt:
+                    if self._stopping:
+                        return
+                    try:
+                        received = await self.store.publish(process, ping)
+                    except StoreError:
+                        raise _NotDelivered(process) from None
+                    if not received:
+                        if await self._gone(process):
+                            self.process_gone(process)
+                            return
+                        raise _NotDelivered(process)
+        except RetryError:
+            log.warning("process %s unreachable: its clients' views were not sent again",
+                        process)
+            return
+        finally:
+            self._chasing.discard(process)
+        for key, peer in list(self.peers.items()):
+            if key[0] == process:
+                for room in peer.rooms.values():
+                    room.post(lambda room=room, peer=peer: room.full_view(peer))
 
     def process_gone(self, process: str) -> None:
-        """Every client of a process that no longer listens has dropped."""
+        """Every client of a process that no longer listens has dropped. In case the
+        process lives after all (its inbox was away), it is told which of its clients'
+        seats were dropped, so that they resume them."""
         for key in [k for k in self.peers if k[0] == process]:
-            self.peers.pop(key).gone()
+            peer = self.peers.pop(key)
+            seats = [[room_id, member.seat] for room_id, room in peer.rooms.items()
+                     if (member := room.members.get(peer)) is not None
+                     and member.seat is not None]
+            peer.gone()
+            if seats:
+                self.tell_dropped(process, peer.session, seats)
+
+    def tell_dropped(self, process: str, session: str, seats: list[list[Any]]) -> None:
+        """Tell ``process`` that its client ``session`` was taken for disconnected and its
+        ``seats`` (``[[room, seat], ...]``) are held for their grace window (best effort:
+        a process that is really gone hears nothing)."""
+        payload = msgpack.packb({"k": "dropped", "from": self.me, "sess": session,
+                                 "seats": seats})
+
+        async def tell() -> None:
+            with contextlib.suppress(StoreError):
+                await self.store.publish(process, payload)
+
+        self.background.spawn(tell())
 
     def local_closed(self, conn: Session) -> None:
         """A local connection closed: tell the owners of the remote rooms it was in."""
@@ -282,6 +346,14 @@ class Cluster:
             peer = self.peers.pop((msg["from"], msg["sess"]), None)
             if peer is not None:
                 peer.gone()
+        elif kind == "dropped":
+            conn = self.server.sessions.get(msg["sess"])
+            if conn is not None:
+                for room_id, seat in msg["seats"]:
+                    log.warning("seat dropped by its room's owner room=%s seat=%s "
+                                "session=%s: the client is told to resume", room_id, seat,
+                                conn.session)
+                    conn.send(p.SeatEvent(room=room_id, seat=seat, event="dropped"))
 
     # -- leases and takeover ---------------------------------------------------------------
 
@@ -289,16 +361,16 @@ class Cluster:
         while True:
             await asyncio.sleep(self.store.lease_seconds / 3)
             lobby = self.server.lobby
+            copies = dict(lobby.rooms)  # the copies whose leases are renewed
             try:
                 await self.store.heartbeat()
-                lost = await self.store.renew(list(lobby.rooms))
+                lost = await self.store.renew({r: room.lease for r, room in copies.items()
+                                               if room.lease is not None})
             except StoreError as exc:
                 log.warning("lease renewal failed: %s", exc)
                 continue
             for room_id in lost:
-                room = lobby.rooms.get(room_id)
-                if room is not None:
-                    await lobby.demote(room)
+                await lobby.demote(copies[room_id])  # that copy only, if still registered
 
     async def _orphan_loop(self) -> None:
         while True:
@@ -308,6 +380,8 @@ class Cluster:
             except StoreError as exc:
                 log.warning("orphan scan failed: %s", exc)
                 continue
+            if not self.health.may_take_over():
+                continue  # the store just came back: owners renew their leases first
             for room_id in orphans:
                 if room_id not in self.server.lobby.rooms:
                     with contextlib.suppress(RoomError, StoreError):

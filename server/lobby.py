@@ -79,31 +79,51 @@ class Lobby:
 
     async def route(self, room_id: str) -> Room | str:
         """Where ``room_id`` runs: the local :class:`Room`, or the owner's process id. A room
-        nobody owns (its owner died) is taken over here.
+        nobody owns (its owner died) is taken over here, once: however many requests route
+        to it at once, this process runs one copy (see :meth:`_take_over`). Right after the
+        store came back from an outage, an ownerless room is not taken over before its
+        owner had a lease's time to renew (:class:`~.store.StoreHealth`).
 
         Raises:
             RoomError: ``room/not_found`` (no such room in the store).
             StoreError: the store is unavailable.
         """
-        for _ in range(3):
+        for _ in range(4):
             room = self.rooms.get(room_id)
             if room is not None:
                 return room
+            pending = self._loading.get(room_id)
+            if pending is not None:
+                return await asyncio.shield(pending)
             owner = await self.store.owner(room_id)
+            room = self.rooms.get(room_id)  # a takeover here may have ended meanwhile
+            if room is not None:
+                return room
             if owner is not None and owner != self.store.process_id:
                 return owner
-            if await self.store.acquire(room_id):
-                return await self._take_over(room_id)
+            health = self.store.health
+            if owner is None and not health.may_take_over():
+                await asyncio.sleep(health.until_takeover())  # its owner may be renewing
+                continue
+            taken = await self._take_over(room_id)
+            if taken is not None:
+                return taken
         raise StoreError(f"room {room_id} changes owner too often")
 
-    async def _take_over(self, room_id: str) -> Room:
+    async def _take_over(self, room_id: str) -> Room | None:
+        """Acquire the room's lease and load it; at most one at a time per room (others
+        wait for it). Returns None when another process acquired the room first."""
+        room = self.rooms.get(room_id)
+        if room is not None:
+            return room
         pending = self._loading.get(room_id)
         if pending is not None:
             return await asyncio.shield(pending)
-        fut: asyncio.Future[Room] = asyncio.get_running_loop().create_future()
+        fut: asyncio.Future[Room | None] = asyncio.get_running_loop().create_future()
         self._loading[room_id] = fut
         try:
-            room = await self._load(room_id)
+            lease = await self.store.acquire(room_id)
+            room = await self._load(room_id, lease) if lease is not None else None
         except BaseException as exc:
             fut.set_exception(exc)
             fut.exception()  # retrieved: no "never retrieved" warning when nobody waits
@@ -114,7 +134,7 @@ class Lobby:
         finally:
             self._loading.pop(room_id, None)
 
-    async def _load(self, room_id: str) -> Room:
+    async def _load(self, room_id: str, lease: str) -> Room:
         loaded = await self.store.load(room_id)
         if loaded is None:
             await self.store.release(room_id)
@@ -127,23 +147,30 @@ class Lobby:
             raise RoomError("server/internal", "the room's record is damaged") from None
         room.on_finish, room.on_lost = self._finished, self._lost
         room.metrics = self.metrics
+        room.lease = lease
+        assert room_id not in self.rooms, "one takeover at a time (_loading)"
         self.rooms[room_id] = room
         room.start_task()
         self.cluster.reattach(room, (loaded.state or {}).get("members", []))
         room.post(room.resync)
         if room.status == "finished":
             self._finished(room)
-        log.info("room taken over room=%s state_id=%d members=%d", room_id,
-                 room.state_id, len(room.members))
+        log.info("room taken over room=%s state_id=%d members=%d lease=%s", room_id,
+                 room.state_id, len(room.members), lease)
         return room
 
     async def demote(self, room: Room) -> None:
-        """Stop running ``room`` here (another process owns it now); local members are
-        served by the new owner through forwarding."""
-        if self.rooms.pop(room.id, None) is None:
+        """Stop running this copy of ``room`` (another process owns the room now, or this
+        process acquired it again for a newer copy); local members are served by the
+        current owner through forwarding. A copy that is not the registered one is only
+        stopped: the registered copy and its members are left alone."""
+        if self.rooms.get(room.id) is not room:
+            await room.close()
             return
+        del self.rooms[room.id]
         for conn in list(room.members):
-            conn.rooms.pop(room.id, None)
+            if conn.rooms.get(room.id) is room:
+                conn.rooms.pop(room.id, None)
             if conn.process == self.store.process_id:
                 conn.remote_rooms.add(room.id)
         await room.close()
@@ -208,7 +235,8 @@ class Lobby:
         # this process may route to it, and must find this room rather than load a twin.
         self.rooms[room_id] = room
         try:
-            await self.store.save_room(room_id, room.record(), room.state(), room.summary())
+            room.lease = await self.store.save_room(room_id, room.record(), room.state(),
+                                                    room.summary())
         except BaseException:
             self.rooms.pop(room_id, None)
             raise

@@ -8,7 +8,9 @@ so a Redis Cluster keeps them in one slot and the scripts below touch one slot o
                                         members, deadlines)
     cardhall:{room:ID}:log      list    msgpack log entries, append-only
     cardhall:{room:ID}:snap     string  msgpack [state_id, engine snapshot]
-    cardhall:{room:ID}:owner    string  process id of the owner; a lease with expiry (PX)
+    cardhall:{room:ID}:owner    string  the lease "PROC#EPOCH" (owner's process id, epoch);
+                                        expires (PX) unless renewed
+    cardhall:{room:ID}:epoch    string  integer: acquisitions of the room's lease so far
     cardhall:lobby              hash    room id -> msgpack lobby entry (all processes)
     cardhall:codes              hash    join code -> room id (private rooms)
     cardhall:index:NAME         zset    lobby index NAME (``store.room_indexes``: all,
@@ -31,7 +33,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import msgpack
@@ -50,6 +52,8 @@ from .store import (
     OwnershipLost,
     Store,
     StoreError,
+    StoreHealth,
+    lease_owner,
     new_process_id,
     room_indexes,
 )
@@ -60,45 +64,84 @@ log = logging.getLogger("cardhall.redis")
 LOBBY = "cardhall:lobby"
 CODES = "cardhall:codes"
 
-# KEYS[1] owner lease, KEYS[2] log list, KEYS[3] state string
-# ARGV[1] this process id, ARGV[2] expected log length, ARGV[3] packed state,
-# ARGV[4..] packed log entries
-# -> the new log length; error "OWNERSHIP" if the lease is not ours, "CONFLICT" if the log
-#    has another length (another owner wrote meanwhile). Nothing is written on error.
-_APPEND = """
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return redis.error_reply('OWNERSHIP lost') end
-if redis.call('LLEN', KEYS[2]) ~= tonumber(ARGV[2]) then
-  return redis.error_reply('CONFLICT log length')
+# Lua prelude of the fenced scripts: whether lease ``lease`` ("PROC#EPOCH") holds the room
+# whose lease key is ``owner`` and epoch counter ``epoch``: the key is that lease (extended
+# by ``ms``), or it expired (the store was down, say) and nobody acquired the room since
+# (the counter is still EPOCH), and then it is set again for ``ms``.
+_HOLDS = """
+local function holds(owner, epoch, lease, ms)
+  local v = redis.call('GET', owner)
+  if v == lease then
+    redis.call('PEXPIRE', owner, ms)
+    return true
+  end
+  if not v and redis.call('GET', epoch) == string.match(lease, '#(%d+)$') then
+    redis.call('SET', owner, lease, 'PX', ms)
+    return true
+  end
+  return false
 end
-for i = 4, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
-redis.call('SET', KEYS[3], ARGV[3])
-return redis.call('LLEN', KEYS[2])
 """
 
-# KEYS[1] owner lease, KEYS[2] state string
-# ARGV[1] this process id, ARGV[2] packed state
-# -> 1; error "OWNERSHIP" if the lease is not ours.
-_SAVE_STATE = """
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return redis.error_reply('OWNERSHIP lost') end
-redis.call('SET', KEYS[2], ARGV[2])
+# KEYS[1] owner lease, KEYS[2] epoch counter, KEYS[3] log list, KEYS[4] state string
+# ARGV[1] the writer's exact lease ("PROC#EPOCH"), ARGV[2] lease length in ms,
+# ARGV[3] expected log length, ARGV[4] packed state, ARGV[5..] packed log entries
+# -> the new log length; error "OWNERSHIP" if that lease does not hold the room (see
+#    _HOLDS), "CONFLICT" if the log has another length (another owner wrote meanwhile).
+#    Nothing but the lease is written on error.
+_APPEND = _HOLDS + """
+if not holds(KEYS[1], KEYS[2], ARGV[1], ARGV[2]) then
+  return redis.error_reply('OWNERSHIP lost')
+end
+if redis.call('LLEN', KEYS[3]) ~= tonumber(ARGV[3]) then
+  return redis.error_reply('CONFLICT log length')
+end
+for i = 5, #ARGV do redis.call('RPUSH', KEYS[3], ARGV[i]) end
+redis.call('SET', KEYS[4], ARGV[4])
+return redis.call('LLEN', KEYS[3])
+"""
+
+# KEYS[1] owner lease, KEYS[2] epoch counter, KEYS[3] state string
+# ARGV[1] the writer's exact lease, ARGV[2] lease length in ms, ARGV[3] packed state
+# -> 1; error "OWNERSHIP" if that lease does not hold the room (see _HOLDS).
+_SAVE_STATE = _HOLDS + """
+if not holds(KEYS[1], KEYS[2], ARGV[1], ARGV[2]) then
+  return redis.error_reply('OWNERSHIP lost')
+end
+redis.call('SET', KEYS[3], ARGV[3])
 return 1
 """
 
-# KEYS[1] owner lease
+# KEYS[1] owner lease, KEYS[2] epoch counter (the room's acquisitions so far)
 # ARGV[1] this process id, ARGV[2] lease length in ms
-# -> 1 when the lease is (again) ours, extended; 0 when another process holds it.
-_RENEW = """
+# -> the new lease "PROC#EPOCH" (epoch = the counter, incremented) when nobody else holds
+#    the lease (a lease of this process is replaced: its older copies are fenced off);
+#    false when another process holds it.
+_ACQUIRE = """
 local v = redis.call('GET', KEYS[1])
-if v == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
-if not v then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
+if v and string.sub(v, 1, #ARGV[1] + 1) ~= ARGV[1] .. '#' then return false end
+local lease = ARGV[1] .. '#' .. redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], lease, 'PX', ARGV[2])
+return lease
+"""
+
+# KEYS[1] owner lease, KEYS[2] epoch counter
+# ARGV[1] the lease held ("PROC#EPOCH"), ARGV[2] lease length in ms
+# -> 1 when that lease holds the room (see _HOLDS), extended or set again; 0 otherwise.
+_RENEW = _HOLDS + """
+if holds(KEYS[1], KEYS[2], ARGV[1], ARGV[2]) then return 1 end
 return 0
 """
 
 # KEYS[1] owner lease
 # ARGV[1] this process id
-# -> 1 when our lease was deleted, 0 otherwise (never deletes another process's lease).
+# -> 1 when a lease of this process was deleted, 0 otherwise (never deletes another
+#    process's lease).
 _RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+local v = redis.call('GET', KEYS[1])
+if v and string.sub(v, 1, #ARGV[1] + 1) == ARGV[1] .. '#' then
+  return redis.call('DEL', KEYS[1])
+end
 return 0
 """
 
@@ -143,6 +186,10 @@ def _pack(obj: Any) -> bytes:
     return msgpack.packb(obj, use_bin_type=True)
 
 
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
 def _unpack(data: bytes) -> Any:
     return msgpack.unpackb(data, raw=False, strict_map_key=False)
 
@@ -159,7 +206,8 @@ class RedisStore(Store):
         max_connections: Sockets to Redis at most (requests beyond wait for one).
 
     Connection errors are retried by redis-py (exponential backoff, 3 tries); beyond that
-    every method raises :class:`StoreError`.
+    every method raises :class:`StoreError`. Every call's answer (and how long it took) or
+    failure is reported to :attr:`health` (a :class:`~.store.StoreHealth`).
     """
 
     def __init__(self, url: str, *, lease_seconds: float = 3.0, timeout: float = 2.0,
@@ -167,6 +215,7 @@ class RedisStore(Store):
         self.url = url
         self.process_id = new_process_id()
         self.lease_seconds = lease_seconds
+        self.health = StoreHealth(lease_seconds)
         # A blocking pool: at most ``max_connections`` sockets, and a burst of requests waits
         # for a free one instead of failing with "Too many connections".
         pool = aioredis.BlockingConnectionPool.from_url(
@@ -180,6 +229,7 @@ class RedisStore(Store):
         self._append = self.redis.register_script(_APPEND)
         self._save_state = self.redis.register_script(_SAVE_STATE)
         self._renew = self.redis.register_script(_RENEW)
+        self._acquire = self.redis.register_script(_ACQUIRE)
         self._release = self.redis.register_script(_RELEASE)
         self._batch: list[tuple[list[str], list[Any], asyncio.Future[Any]]] = []
         self._flush_scheduled = False
@@ -187,52 +237,70 @@ class RedisStore(Store):
         self._background = Background()  # the batched appends' flushes
         self._indexed = False  # the lobby indexes were checked (see index_ids)
         self.errors = 0
+        #: The lease this process took last for each room (writes given no lease use it).
+        self.leases: dict[str, str] = {}
 
     @property
     def _ms(self) -> int:
         return int(self.lease_seconds * 1000)
 
     async def _call(self, coro: Any) -> Any:
+        asked_at = self.health.now()
         try:
-            return await coro
+            result = await coro
         except ResponseError as exc:
+            self.health.answered(asked_at)
             if str(exc).startswith(("OWNERSHIP", "CONFLICT")):
                 raise OwnershipLost(str(exc)) from None
             self.errors += 1
             raise StoreError(f"redis: {exc}") from None
         except (RedisError, OSError) as exc:
+            self.health.failed()
             self.errors += 1
             raise StoreError(f"redis unavailable: {exc}") from None
+        self.health.answered(asked_at)
+        return result
 
     # -- rooms -------------------------------------------------------------------------
 
     async def save_room(self, room_id: str, record: dict[str, Any], state: dict[str, Any],
-                        summary: dict[str, Any]) -> None:
-        """Create the room and take its lease (one pipeline)."""
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.set(key(room_id, "owner"), self.process_id, px=self._ms)
-        pipe.set(key(room_id, "record"), _pack(record))
-        pipe.set(key(room_id, "state"), _pack(state))
-        _index_lobby(pipe, room_id, summary)
-        if record.get("code"):
-            pipe.hset(CODES, record["code"], room_id)
-        await self._call(pipe.execute())
+                        summary: dict[str, Any]) -> str:
+        """Create the room and take its lease (one pipeline); returns the lease."""
+        async with self.redis.pipeline(transaction=False) as pipe:  # see _flush
+            await self._acquire(keys=[key(room_id, "owner"), key(room_id, "epoch")],
+                                args=[self.process_id, self._ms], client=pipe)
+            pipe.set(key(room_id, "record"), _pack(record))
+            pipe.set(key(room_id, "state"), _pack(state))
+            _index_lobby(pipe, room_id, summary)
+            if record.get("code"):
+                pipe.hset(CODES, record["code"], room_id)
+            results = await self._call(pipe.execute())
+        if not results[0]:  # a fresh random id is never held by another process
+            raise OwnershipLost(f"room {room_id} is owned by another process")
+        lease = self.leases[room_id] = _text(results[0])
+        return lease
+
+    def _lease(self, room_id: str, lease: str | None) -> str:
+        return lease if lease is not None else self.leases.get(room_id, "")
 
     async def save_state(self, room_id: str, state: dict[str, Any],
-                         summary: dict[str, Any]) -> None:
+                         summary: dict[str, Any], *, lease: str | None = None) -> None:
         """Fenced state write, then the lobby entry and indexes (one pipeline)."""
-        await self._call(self._save_state(keys=[key(room_id, "owner"), key(room_id, "state")],
-                                          args=[self.process_id, _pack(state)]))
+        await self._call(self._save_state(
+            keys=[key(room_id, "owner"), key(room_id, "epoch"), key(room_id, "state")],
+            args=[self._lease(room_id, lease), self._ms, _pack(state)]))
         pipe = self.redis.pipeline(transaction=False)
         _index_lobby(pipe, room_id, summary)
         await self._call(pipe.execute())
 
     async def append(self, room_id: str, entries: Sequence[LogEntry], expect: int,
-                     state: dict[str, Any]) -> None:
+                     state: dict[str, Any], *, lease: str | None = None) -> None:
         """Fenced append; batched with the other rooms' appends of this loop tick."""
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        keys = [key(room_id, "owner"), key(room_id, "log"), key(room_id, "state")]
-        args = [self.process_id, expect, _pack(state), *(_pack(e) for e in entries)]
+        keys = [key(room_id, "owner"), key(room_id, "epoch"), key(room_id, "log"),
+                key(room_id, "state")]
+        args = [self._lease(room_id, lease), self._ms, expect, _pack(state),
+                *(_pack(e) for e in entries)]
         self._batch.append((keys, args, fut))
         if not self._flush_scheduled:
             self._flush_scheduled = True
@@ -245,12 +313,14 @@ class RedisStore(Store):
             return
         # ``async with``: the pipeline gives its connection back even when loading its script
         # fails (redis-py keeps it then, and warns "Unclosed client session" when collected).
+        asked_at = self.health.now()
         try:
             async with self.redis.pipeline(transaction=False) as pipe:
                 for keys, args, _ in batch:
                     await self._append(keys=keys, args=args, client=pipe)  # queued on the pipe
                 results = await pipe.execute(raise_on_error=False)
         except (RedisError, OSError) as exc:
+            self.health.failed()
             self.errors += 1
             for _, _, fut in batch:
                 if not fut.done():
@@ -261,6 +331,7 @@ class RedisStore(Store):
                 if not fut.done():
                     fut.set_exception(StoreError("the store closed during the append"))
             raise
+        self.health.answered(asked_at)
         for (_, _, fut), res in zip(batch, results):
             if fut.done():
                 continue
@@ -347,7 +418,7 @@ class RedisStore(Store):
     async def finish_room(self, room_id: str, ttl: float) -> None:
         """Every key of the room expires after ``ttl`` seconds."""
         pipe = self.redis.pipeline(transaction=False)
-        for part in ("record", "state", "log", "snap"):
+        for part in ("record", "state", "log", "snap", "epoch"):
             pipe.pexpire(key(room_id, part), max(1, int(ttl * 1000)))
         await self._call(pipe.execute())
 
@@ -358,9 +429,11 @@ class RedisStore(Store):
         pipe.hget(LOBBY, room_id)
         record, entry = await self._call(pipe.execute())
         async with self.redis.pipeline(transaction=False) as pipe:  # see _flush
-            pipe.delete(*(key(room_id, part) for part in ("record", "state", "log", "snap")))
+            pipe.delete(*(key(room_id, part)
+                          for part in ("record", "state", "log", "snap", "epoch")))
             await self._release(keys=[key(room_id, "owner")], args=[self.process_id],
                                 client=pipe)
+            self.leases.pop(room_id, None)
             pipe.hdel(LOBBY, room_id)
             rec = _unpack(record) if record is not None else None
             if rec is not None and rec.get("code"):
@@ -373,33 +446,37 @@ class RedisStore(Store):
 
     # -- ownership -----------------------------------------------------------------------
 
-    async def acquire(self, room_id: str) -> bool:
-        """SET NX PX, or already ours."""
-        res = await self._call(self._renew(keys=[key(room_id, "owner")],
-                                           args=[self.process_id, self._ms]))
-        return bool(res)
+    async def acquire(self, room_id: str) -> str | None:
+        """A new lease (new epoch) unless another process holds the room."""
+        res = await self._call(self._acquire(keys=[key(room_id, "owner"), key(room_id, "epoch")],
+                                             args=[self.process_id, self._ms]))
+        if not res:
+            return None
+        lease = self.leases[room_id] = _text(res)
+        return lease
 
-    async def renew(self, room_ids: Sequence[str]) -> list[str]:
-        """Extend every lease in one pipeline; returns the rooms lost to other processes."""
-        if not room_ids:
+    async def renew(self, leases: Mapping[str, str]) -> list[str]:
+        """Extend every lease in one pipeline; returns the rooms whose lease is lost."""
+        if not leases:
             return []
         async with self.redis.pipeline(transaction=False) as pipe:  # see _flush
-            for room_id in room_ids:
-                await self._renew(keys=[key(room_id, "owner")],
-                                  args=[self.process_id, self._ms], client=pipe)
+            for room_id, lease in leases.items():
+                await self._renew(keys=[key(room_id, "owner"), key(room_id, "epoch")],
+                                  args=[lease, self._ms], client=pipe)
             results = await self._call(pipe.execute())
-        return [r for r, ok in zip(room_ids, results) if not ok]
+        return [r for r, ok in zip(leases, results) if not ok]
 
     async def release(self, room_id: str) -> None:
         """Delete our lease (never another's)."""
+        self.leases.pop(room_id, None)
         with contextlib.suppress(StoreError):
             await self._call(self._release(keys=[key(room_id, "owner")],
                                            args=[self.process_id]))
 
     async def owner(self, room_id: str) -> str | None:
-        """The lease holder."""
+        """The lease holder's process id."""
         value = await self._call(self.redis.get(key(room_id, "owner")))
-        return value.decode() if value is not None else None
+        return lease_owner(value.decode()) if value is not None else None
 
     async def orphans(self) -> list[str]:
         """Rooms listed in the lobby with a record but no lease; entries whose record has

@@ -222,6 +222,9 @@ class Room:
         status: ``"waiting"``, ``"playing"`` or ``"finished"``.
         salt: The salt of the deal commitment (32 hex digits; see :attr:`commitment`),
             drawn at creation and kept in the record; ``""`` for a room stored without one.
+        lease: The store lease this copy of the room runs under (``"PROCESS#EPOCH"``), passed
+            to its fenced writes: once the room is acquired again, this copy writes nothing.
+            None: unfenced (a bare room in tests).
     """
 
     id: str
@@ -238,6 +241,7 @@ class Room:
     deadlines: dict[int, float] = field(default_factory=dict)
     on_finish: Callable[[Room], None] | None = None
     on_lost: Callable[[Room], None] | None = None
+    lease: str | None = None
     created: float = field(default_factory=time.time)
     finished_at: float | None = None
     _queue: asyncio.Queue[Callable[[], Any]] | None = None  # made by the first work item
@@ -460,7 +464,7 @@ class Room:
             OwnershipLost: another process owns the room now.
             StoreError: the store is unavailable.
         """
-        await self.store.save_state(self.id, self.state(), self.summary())
+        await self.store.save_state(self.id, self.state(), self.summary(), lease=self.lease)
 
     def _save_soon(self) -> None:
         """Queue one state write after the current work item (coalesced)."""
@@ -739,7 +743,7 @@ class Room:
         """
         sid = self.game.state_id
         try:
-            await self.store.append(self.id, [entry], sid - 1, self.state())
+            await self.store.append(self.id, [entry], sid - 1, self.state(), lease=self.lease)
         except asyncio.CancelledError:
             self._break()  # the entry may or may not have landed: reload first
             raise

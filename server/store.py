@@ -18,6 +18,11 @@ Shapes:
     entry:    one log entry ``[kind, seat, action]``: ``kind`` ``"a"`` for an action,
               ``"f"`` for a forfeit (``action`` is then ``None``). Entry ``i`` (0-based)
               produced state id ``i + 1``.
+    lease:    ``"PROCESS#EPOCH"``: the owner's process id and the room's takeover count when
+              it took the lease (one more at every acquisition). Each live copy of a room
+              holds the exact lease it was loaded under and passes it to fenced writes, so a
+              copy superseded by a later acquisition (even in the same process) writes
+              nothing.
 
 Exception tree::
 
@@ -27,15 +32,19 @@ Exception tree::
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 import socket
+import time
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from sortedcontainers import SortedList  # type: ignore[import-untyped]
+
+log = logging.getLogger("cardhall.store")
 
 LogEntry = list[Any]
 InboxHandler = Callable[[bytes], Awaitable[None]]
@@ -101,6 +110,93 @@ def entry_fits(summary: dict[str, Any], game: str | None, mode: str | None,
             and (not waiting or waiting_entry(summary)))
 
 
+class StoreHealth:
+    """What this process may conclude from the shared store's silence, given its outages.
+
+    The store's keys that prove life (room leases, process heartbeats) expire while the store
+    is unreachable, although their holders are alive and only could not renew them. So after a
+    failure streak, once the store answers again:
+
+    * :meth:`may_take_over` is False for one lease (``lease_seconds``): owners renew every
+      third of a lease, so a room's lease is back before any orphan scan or route acts;
+    * :meth:`may_believe_gone` is False for two leases (the life of a heartbeat key): a
+      process with no heartbeat key is not declared gone before it had a whole heartbeat
+      period to write one.
+
+    While the store fails, both are False too. A shared store reports every answer
+    (:meth:`answered`) and every failure (:meth:`failed`) of its calls, whoever made them. An
+    answer that took longer than two thirds of a lease counts as the end of an outage too (a
+    frozen store: with renewals every third of a lease, leases may have expired meanwhile).
+
+    Args:
+        lease_seconds: The store's lease length (s).
+        clock: Monotonic clock (s); for tests.
+    """
+
+    def __init__(self, lease_seconds: float,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.lease_seconds = lease_seconds
+        self._clock = clock
+        self.down = False
+        #: When the store answered again after its latest failure streak (None: never
+        #: failed since this process started).
+        self.back_at: float | None = None
+        self.outages = 0
+
+    def now(self) -> float:
+        """The health's clock (monotonic seconds): pass it to :meth:`answered`."""
+        return self._clock()
+
+    def answered(self, asked_at: float | None = None) -> None:
+        """The store answered a request.
+
+        Args:
+            asked_at: When the request was sent (:meth:`now`, s); None: just now.
+        """
+        now = self._clock()
+        if (asked_at is not None and now - asked_at > 2 * self.lease_seconds / 3
+                and (self.back_at is None or asked_at > self.back_at)):
+            self.failed()  # slow, and asked after the last outage ended: a new one
+        if self.down:
+            self.down = False
+            self.back_at = now
+            log.warning("store answers again: no takeover for %.1f s, no process declared "
+                        "gone for %.1f s", self.lease_seconds, 2 * self.lease_seconds)
+
+    def failed(self) -> None:
+        """A request to the store failed (unreachable, timed out)."""
+        if not self.down:
+            self.down = True
+            self.outages += 1
+
+    def _settled_for(self, seconds: float) -> float:
+        """Seconds left before the store has been answering for ``seconds`` (0: already;
+        ``seconds`` while it is down)."""
+        if self.down:
+            return seconds
+        if self.back_at is None:
+            return 0.0
+        return max(0.0, self.back_at + seconds - self._clock())
+
+    def may_take_over(self) -> bool:
+        """Whether an ownerless room may be taken over now (see the class docstring)."""
+        return self._settled_for(self.lease_seconds) == 0.0
+
+    def until_takeover(self) -> float:
+        """Seconds until :meth:`may_take_over` may be True (at least 0.05 s while False)."""
+        left = self._settled_for(self.lease_seconds)
+        return max(0.05, left) if left else 0.0
+
+    def may_believe_gone(self) -> bool:
+        """Whether a process without a heartbeat key may be declared gone now."""
+        return self._settled_for(2 * self.lease_seconds) == 0.0
+
+
+def lease_owner(lease: str) -> str:
+    """The process id of a lease value (``"PROCESS#EPOCH"`` -> ``"PROCESS"``)."""
+    return lease.rpartition("#")[0] or lease
+
+
 def new_process_id() -> str:
     """A unique id for this server process: ``host:pid:random``."""
     return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
@@ -112,18 +208,23 @@ class Store(ABC):
     Attributes:
         process_id: This process's id (owner of the leases it takes, address of its inbox).
         lease_seconds: How long a room lease lasts without renewal (s).
+        health: The store's recent answers and failures (:class:`StoreHealth`).
     """
 
     process_id: str
     lease_seconds: float = 3.0
+    health: StoreHealth
 
     # -- rooms -------------------------------------------------------------------------
 
     @abstractmethod
     async def save_room(self, room_id: str, record: dict[str, Any], state: dict[str, Any],
-                        summary: dict[str, Any]) -> None:
+                        summary: dict[str, Any]) -> str:
         """Create a room: its record, first state, lobby entry and join code; this process
         takes its lease.
+
+        Returns:
+            The lease taken (see the module docstring), for the room's fenced writes.
 
         Raises:
             StoreError: the store is unavailable.
@@ -131,8 +232,12 @@ class Store(ABC):
 
     @abstractmethod
     async def save_state(self, room_id: str, state: dict[str, Any],
-                         summary: dict[str, Any]) -> None:
+                         summary: dict[str, Any], *, lease: str | None = None) -> None:
         """Replace the room's server state and lobby entry (fenced by the lease).
+
+        Args:
+            lease: The exact lease the writing copy holds; None: the lease this process
+                took last for the room.
 
         Raises:
             OwnershipLost: this process does not own the room.
@@ -141,16 +246,17 @@ class Store(ABC):
 
     @abstractmethod
     async def append(self, room_id: str, entries: Sequence[LogEntry], expect: int,
-                     state: dict[str, Any]) -> None:
+                     state: dict[str, Any], *, lease: str | None = None) -> None:
         """Append log entries and store ``state`` in one atomic, fenced step.
 
         Args:
             expect: The log's length before this append (the state id the entries start
                 from); a different length means another owner wrote meanwhile.
+            lease: As for :meth:`save_state`.
 
         Raises:
-            OwnershipLost: the room is owned elsewhere or its log is not ``expect`` long;
-                nothing was written.
+            OwnershipLost: the room's lease is not ``lease`` (owned elsewhere, or taken again
+                since) or its log is not ``expect`` long; nothing was written.
             StoreError: the store is unavailable; nothing may be assumed written.
         """
 
@@ -272,17 +378,23 @@ class Store(ABC):
     # -- ownership -----------------------------------------------------------------------
 
     @abstractmethod
-    async def acquire(self, room_id: str) -> bool:
-        """Take the room's lease if nobody holds it (or this process does).
+    async def acquire(self, room_id: str) -> str | None:
+        """Take the room's lease if nobody holds it (or this process does), with a new
+        epoch: any copy of the room loaded under an earlier lease is fenced off.
+
+        Returns:
+            The new lease, or None when another process holds the room.
 
         Raises:
             StoreError: the store is unavailable.
         """
 
     @abstractmethod
-    async def renew(self, room_ids: Sequence[str]) -> list[str]:
-        """Extend this process's leases; returns the rooms whose lease another process
-        holds now (this process must stop running them).
+    async def renew(self, leases: Mapping[str, str]) -> list[str]:
+        """Extend this process's leases (``room id -> lease``). A lease that expired (the
+        store was down, say) is taken back when nobody acquired the room since. Returns the
+        rooms whose lease is not the one given any more (this process must stop running
+        that copy).
 
         Raises:
             StoreError: the store is unavailable.
@@ -356,6 +468,7 @@ class MemoryStore(Store):
 
     def __init__(self) -> None:
         self.process_id = new_process_id()
+        self.health = StoreHealth(self.lease_seconds)  # never fails
         self.records: dict[str, dict[str, Any]] = {}
         self.states: dict[str, dict[str, Any]] = {}
         self.summaries: dict[str, dict[str, Any]] = {}
@@ -364,6 +477,8 @@ class MemoryStore(Store):
         self.snapshots: dict[str, tuple[int, dict[str, Any]]] = {}
         #: Lobby indexes by name (:func:`room_indexes`): room ids, sorted.
         self.indexes: dict[str, SortedList] = {}
+        self.leases: dict[str, str] = {}
+        self._epochs: dict[str, int] = {}
 
     def _reindex(self, room_id: str, old: dict[str, Any] | None,
                  new: dict[str, Any] | None) -> None:
@@ -375,9 +490,15 @@ class MemoryStore(Store):
         for name in after - before:
             self.indexes.setdefault(name, SortedList()).add(room_id)
 
+    def _fence(self, room_id: str, lease: str | None) -> None:
+        if lease is not None and self.leases.get(room_id) != lease:
+            raise OwnershipLost(f"the lease of {room_id} is not {lease} any more")
+
     async def save_room(self, room_id: str, record: dict[str, Any], state: dict[str, Any],
-                        summary: dict[str, Any]) -> None:
+                        summary: dict[str, Any]) -> str:
         """Create the room."""
+        lease = await self.acquire(room_id)
+        assert lease is not None
         self.records[room_id] = record
         self.states[room_id] = state
         self._reindex(room_id, self.summaries.get(room_id), summary)
@@ -385,17 +506,20 @@ class MemoryStore(Store):
         self.logs.setdefault(room_id, [])
         if record.get("code"):
             self.codes[record["code"]] = room_id
+        return lease
 
     async def save_state(self, room_id: str, state: dict[str, Any],
-                         summary: dict[str, Any]) -> None:
-        """Replace the state and lobby entry."""
+                         summary: dict[str, Any], *, lease: str | None = None) -> None:
+        """Replace the state and lobby entry (fenced by ``lease`` when given)."""
+        self._fence(room_id, lease)
         self.states[room_id] = state
         self._reindex(room_id, self.summaries.get(room_id), summary)
         self.summaries[room_id] = summary
 
     async def append(self, room_id: str, entries: Sequence[LogEntry], expect: int,
-                     state: dict[str, Any]) -> None:
-        """Append to the log (the length check still guards against bugs)."""
+                     state: dict[str, Any], *, lease: str | None = None) -> None:
+        """Append to the log (the lease and length checks still guard against bugs)."""
+        self._fence(room_id, lease)
         log = self.logs.setdefault(room_id, [])
         if len(log) != expect:
             raise OwnershipLost(f"log of {room_id} is {len(log)} long, not {expect}")
@@ -448,16 +572,19 @@ class MemoryStore(Store):
         if record and record.get("code"):
             self.codes.pop(record["code"], None)
         self._reindex(room_id, self.summaries.get(room_id), None)
-        for table in (self.states, self.summaries, self.logs, self.snapshots):
+        for table in (self.states, self.summaries, self.logs, self.snapshots, self.leases,
+                      self._epochs):
             table.pop(room_id, None)  # type: ignore[attr-defined]
 
-    async def acquire(self, room_id: str) -> bool:
-        """Always granted: this process owns every room."""
-        return True
+    async def acquire(self, room_id: str) -> str | None:
+        """Always granted (this process owns every room), with a new epoch."""
+        self._epochs[room_id] = epoch = self._epochs.get(room_id, 0) + 1
+        self.leases[room_id] = lease = f"{self.process_id}#{epoch}"
+        return lease
 
-    async def renew(self, room_ids: Sequence[str]) -> list[str]:
-        """No lease is ever lost."""
-        return []
+    async def renew(self, leases: Mapping[str, str]) -> list[str]:
+        """Only a lease superseded by a later :meth:`acquire` is lost."""
+        return [r for r, lease in leases.items() if self.leases.get(r, lease) != lease]
 
     async def release(self, room_id: str) -> None:
         """Nothing to release."""

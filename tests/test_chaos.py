@@ -76,10 +76,5 @@ async def test_owner_kill_9_loses_nothing(tmp_path: Path) -> None:
 
 @needs_redis
 @pytest.mark.slow
-@pytest.mark.xfail(strict=False, reason=(
-    "issue #18, two live copies of a room after racing takeovers: Redis comes back without "
-    "the leases, the processes take over each other's rooms while the old owners still run "
-    "them, and a copy loaded at an older state sends its full view (views go backwards, "
-    "e.g. state 134 then 131); fixed on another branch, remove this mark after the merge"))
 async def test_redis_kill_9_for_3_seconds_loses_nothing(tmp_path: Path) -> None:
     check(await drill("redis-kill-3s", tmp_path))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -26,6 +27,7 @@ from cardhall.server.fairness import verify_record
 from cardhall.server.games import get
 from cardhall.server.redis_store import RedisStore
 from cardhall.server.room import rebuild
+from cardhall.server.store import MemoryStore
 
 from .conftest import RedisProcess, free_port
 
@@ -37,14 +39,14 @@ pytestmark = pytest.mark.skipif(
 class ServeProcess:
     """A ``cardhall serve --redis-url`` child process on 127.0.0.1."""
 
-    def __init__(self, redis_url: str, logdir: Path) -> None:
+    def __init__(self, redis_url: str, logdir: Path, *options: str) -> None:
         self.port = free_port()
         self.log = logdir / f"serve-{self.port}.log"
         with open(self.log, "wb") as err:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "cardhall.server.cli", "serve", "--port",
-                 str(self.port), "--redis-url", redis_url, "--log-level", "WARNING"],
-                stdout=subprocess.DEVNULL, stderr=err)
+                 str(self.port), "--redis-url", redis_url, "--log-level", "WARNING",
+                 *options], stdout=subprocess.DEVNULL, stderr=err)
         deadline = time.monotonic() + 20
         while True:
             try:
@@ -60,9 +62,9 @@ class ServeProcess:
         """``ws://127.0.0.1:PORT``."""
         return f"ws://127.0.0.1:{self.port}"
 
-    def stderr(self) -> str:
-        """The last of what the process wrote to stderr."""
-        return self.log.read_text(errors="replace")[-3000:]
+    def stderr(self, tail: int = 3000) -> str:
+        """The last ``tail`` characters of what the process wrote to stderr."""
+        return self.log.read_text(errors="replace")[-tail:]
 
     def kill9(self) -> None:
         """SIGKILL: no cleanup, leases are left to expire."""
@@ -300,3 +302,228 @@ async def test_finished_rooms_keys_expire(redis_proc: RedisProcess) -> None:
         assert room not in server.lobby.rooms
     finally:
         await server.stop()
+
+
+async def test_redis_down_longer_than_two_leases_drops_no_seat(
+        redis_proc: RedisProcess, tmp_path: Path, store: RedisStore) -> None:
+    """Redis is away three times for longer than two leases (1 s leases here), so every room
+    lease and process heartbeat expires meanwhile. Once it is back, nobody is taken for dead:
+    no room changes owner (owners renew before any orphan scan acts), no seat is dropped,
+    played by a server bot or refused as not seated, and every game finishes with each log
+    entry played by its own client."""
+    servers = [ServeProcess(redis_proc.url, tmp_path, "--lease-seconds", "1") for _ in range(2)]
+    try:
+        urls = [s.url for s in servers]
+        games = [asyncio.get_running_loop().create_task(play_games(
+            urls[i % 2:] + urls[:i % 2], "skipper", "multi", 4, 1, "greedy", seed=20 + i,
+            timeout=240, think=0.02)) for i in range(4)]
+        owners: dict[str, str | None] = {}
+        deadline = time.monotonic() + 30
+        while len(owners) < len(games):  # every room created and owned
+            assert time.monotonic() < deadline, "the rooms were not all created"
+            await asyncio.sleep(0.2)
+            owners = {r["room"]: await store.owner(r["room"]) for r in await store.list_rooms()}
+        assert all(owners.values()) and len(set(owners.values())) == 2, owners  # both serve
+        for _ in range(3):
+            await asyncio.sleep(1.0)  # play
+            redis_proc.stop()
+            await asyncio.sleep(3.0)  # > two leases: every lease and heartbeat expires
+            redis_proc.start()
+        records = [rec for task in games for rec in await task]
+        for rec in records:
+            await check_log(store, rec)
+        after = {room: await store.owner(room) for room in owners}
+        assert after == owners  # nobody took a room over
+        for proc in servers:
+            log = proc.stderr(tail=10**6)
+            for sign in ("room demoted", "ownership lost", "seat dropped by its room's owner"):
+                assert sign not in log, log[-3000:]
+    finally:
+        for proc in servers:
+            proc.stop()
+
+
+async def test_a_client_whose_seat_its_owner_dropped_is_told_and_resumes(
+        redis_proc: RedisProcess) -> None:
+    """The room's owner takes the guest's server process for gone (as it does when frames
+    reach nobody there and its heartbeat key is missing) and drops the guest's seat. That
+    process is told; it tells the guest with a ``seat_event dropped`` for the guest's own
+    seat, the client library resumes the seat with its token, and the game goes on to its
+    end, each seat played by its own client."""
+    from cardhall.client.bots import play_seat, strategy
+    from cardhall.server.app import Server
+    from cardhall.server.config import Settings
+
+    a, b = (Server(Settings(port=0, msg_rate=None), RedisStore(redis_proc.url))
+            for _ in range(2))
+    await a.start()
+    await b.start()
+    try:
+        async with Client(a.url) as host, Client(b.url) as guest:
+            room = (await host.create_room("skipper", mode="multi", seats=2, options={
+                "first_seat": 0})).room
+            await host.join(room)
+            seat = (await guest.join(room)).seat  # forwarded to the owner, a
+            assert seat == 1
+            deadline = time.monotonic() + 10
+            while guest.views[room]["room"]["status"] != "playing":
+                assert time.monotonic() < deadline, "the room did not start"
+                await asyncio.sleep(0.02)
+            owned = a.lobby.rooms[room]
+            a.cluster.process_gone(b.store.process_id)
+            holder = owned.seats[seat]
+            assert holder is not None
+            while holder.conn is None or holder.conn.closed or guest.seat_resumes == 0:
+                assert time.monotonic() < deadline + 10, "the guest never resumed its seat"
+                await asyncio.sleep(0.02)
+            choose = strategy("skipper", "greedy")
+            results = await asyncio.wait_for(asyncio.gather(
+                play_seat(host, room, 0, choose, random.Random(1)),
+                play_seat(guest, room, seat, choose, random.Random(2))), 120)
+        assert all(r.outcome for r in results)
+        entries = await a.store.log(room)
+        assert {e[1] for e in entries if e[0] == "a"} == {0, 1}
+        assert len(entries) == sum(r.actions for r in results)  # no server bot played
+        assert not any(h is not None and h.bot for h in owned.seats)
+    finally:
+        await a.stop()
+        await b.stop()
+
+
+class Clock:
+    """A settable monotonic clock (s)."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_store_health_after_an_outage() -> None:
+    from cardhall.server.store import StoreHealth
+
+    clock = Clock()
+    health = StoreHealth(3.0, clock)
+    assert health.may_take_over() and health.may_believe_gone()  # never failed
+    health.failed()
+    assert not health.may_take_over() and not health.may_believe_gone()
+    clock.now += 60  # however long it is down
+    assert not health.may_take_over() and not health.may_believe_gone()
+    health.answered(clock.now)
+    assert not health.may_take_over() and health.until_takeover() == 3.0
+    clock.now += 2.9
+    assert not health.may_take_over()
+    clock.now += 0.2  # one lease after it came back: owners had time to renew
+    assert health.may_take_over() and not health.may_believe_gone()
+    clock.now += 3.0  # two leases: every live process wrote its heartbeat again
+    assert health.may_believe_gone()
+    asked = clock.now
+    clock.now += 2.1  # an answer that took more than 2/3 of a lease: an outage too
+    health.answered(asked)
+    assert not health.may_take_over() and health.outages == 2
+    health.answered(clock.now - 1.5)  # slow, but not that slow: no outage
+    assert health.outages == 2
+    back = health.back_at
+    clock.now += 0.1
+    health.answered(asked)  # another slow answer of that same outage: nothing new
+    assert health.outages == 2 and health.back_at == back
+
+
+class GoneListens(MemoryStore):
+    """A store whose frames reach nobody at a process whose heartbeat key is missing."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.checks = 0
+
+    async def publish(self, process: str, payload: bytes) -> int:
+        return 0
+
+    async def alive(self, process: str) -> bool:
+        self.checks += 1
+        return False
+
+
+async def test_a_process_is_not_declared_gone_right_after_a_store_outage() -> None:
+    """Frames reach nobody at a peer process and its heartbeat key is missing: right after
+    the store came back that is not believed (its key may be on its way back): its clients
+    stay and get their views again. Once the store answered for two leases, it is."""
+    from types import SimpleNamespace
+
+    from cardhall.server.cluster import Cluster
+
+    store = GoneListens()
+    cluster = Cluster(SimpleNamespace(store=store))  # type: ignore[arg-type]
+    clock = Clock()
+    cluster.health._clock = clock
+    cluster.health.failed()
+    cluster.health.answered(clock.now)  # the store just came back
+    cluster.peer("p2", "s1", "remote player")
+    try:
+        cluster.send_out("p2", "s1", b"frame")
+        deadline = time.monotonic() + 5
+        while store.checks < 2:  # resending: found undelivered again
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.05)
+        assert ("p2", "s1") in cluster.peers  # not dropped
+        clock.now += 2 * store.lease_seconds  # the store answered for two leases
+        while ("p2", "s1") in cluster.peers:
+            assert time.monotonic() < deadline, "the gone process's peer was kept"
+            await asyncio.sleep(0.05)
+    finally:
+        await cluster.stop()
+
+
+class DownStore(MemoryStore):
+    """A store that fails every publish while ``down`` (Redis away), then delivers."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.down = True
+        self.delivered: list[bytes] = []
+
+    async def publish(self, process: str, payload: bytes) -> int:
+        from cardhall.server.store import StoreError
+
+        if self.down:
+            raise StoreError("redis unavailable")
+        self.delivered.append(payload)
+        return 1
+
+    async def alive(self, process: str) -> bool:
+        from cardhall.server.store import StoreError
+
+        if self.down:
+            raise StoreError("redis unavailable")
+        return True
+
+
+async def test_frames_lost_while_the_store_is_down_are_made_good() -> None:
+    """An owner's frames for a client of another process are lost because the store is
+    down (an update of an action appended just before): once a ping gets through again,
+    the client's rooms send it its full view (before, the frames were only logged as lost,
+    and a client that missed whose turn it is waited for ever)."""
+    from types import SimpleNamespace
+
+    from cardhall.server.cluster import Cluster
+
+    store = DownStore()
+    cluster = Cluster(SimpleNamespace(store=store))  # type: ignore[arg-type]
+    peer = cluster.peer("p2", "s1", "remote player")
+    resent: list[Any] = []
+    room = SimpleNamespace(full_view=resent.append)
+    room.post = lambda fn: fn()
+    peer.rooms["r1"] = room  # type: ignore[assignment]
+    try:
+        cluster.send_out("p2", "s1", b"update")
+        await asyncio.sleep(1.0)
+        assert resent == []  # still down
+        store.down = False
+        deadline = time.monotonic() + 5
+        while not resent:
+            assert time.monotonic() < deadline, "the lost frames were never made good"
+            await asyncio.sleep(0.05)
+        assert resent == [peer]
+    finally:
+        await cluster.stop()

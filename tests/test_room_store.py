@@ -57,11 +57,11 @@ class Outage:
         monkeypatch.setattr(store, "load", self._load)
 
     async def _append(self, room_id: str, entries: Sequence[LogEntry], expect: int,
-                      state: dict[str, Any]) -> None:
+                      state: dict[str, Any], *, lease: str | None = None) -> None:
         if not self.down:
-            return await self.append(room_id, entries, expect, state)
+            return await self.append(room_id, entries, expect, state, lease=lease)
         if self.landed:
-            await self.append(room_id, entries, expect, state)
+            await self.append(room_id, entries, expect, state, lease=lease)
         self.failed += 1
         raise StoreError("store down (test)")
 
@@ -293,10 +293,10 @@ class FlakyStore(MemoryStore):
     down = False
 
     async def append(self, room_id: str, entries: Sequence[LogEntry], expect: int,
-                     state: dict[str, Any]) -> None:
+                     state: dict[str, Any], *, lease: str | None = None) -> None:
         if self.down:
             raise StoreError("store down (test)")
-        await super().append(room_id, entries, expect, state)
+        await super().append(room_id, entries, expect, state, lease=lease)
 
     async def load(self, room_id: str) -> Loaded | None:
         if self.down:

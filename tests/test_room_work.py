@@ -31,11 +31,11 @@ class GatedStore(MemoryStore):
         self.tasks: list[asyncio.Task[Any] | None] = []  # the task of each append
 
     async def append(self, room_id: str, entries: Sequence[LogEntry], expect: int,
-                     state: dict[str, Any]) -> None:
+                     state: dict[str, Any], *, lease: str | None = None) -> None:
         self.tasks.append(asyncio.current_task())
         self.appending.set()
         await self.gate.wait()
-        await super().append(room_id, entries, expect, state)
+        await super().append(room_id, entries, expect, state, lease=lease)
 
 
 async def _room(store: MemoryStore) -> tuple[Room, Skipper, list[Recorder], WriteLog]:
@@ -121,10 +121,11 @@ class SlowCreateStore(MemoryStore):
         self.saved: asyncio.Queue[str] = asyncio.Queue()
 
     async def save_room(self, room_id: str, record: dict[str, Any], state: dict[str, Any],
-                        summary: dict[str, Any]) -> None:
-        await super().save_room(room_id, record, state, summary)
+                        summary: dict[str, Any]) -> str:
+        lease = await super().save_room(room_id, record, state, summary)
         self.saved.put_nowait(room_id)
         await self.gate.wait()
+        return lease
 
 
 async def test_a_room_being_created_is_routed_to_not_loaded_twice() -> None:

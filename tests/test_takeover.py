@@ -1,0 +1,148 @@
+"""Lobby routing and takeover: one live copy of a room per process, and fenced stale copies.
+
+The store is a real redis-server (``redis_server``); delays injected into the store's calls
+let several routes of one room interleave with a takeover in one process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from cardhall import protocol as p
+from cardhall.server.app import Server
+from cardhall.server.config import Settings
+from cardhall.server.redis_store import RedisStore
+from cardhall.server.room import Room
+from cardhall.server.store import Loaded, OwnershipLost
+
+from .conftest import RedisProcess
+from .room_harness import Recorder
+
+
+class SlowStore(RedisStore):
+    """A Redis store whose owner lookups, acquisitions and loads take ``delay`` seconds
+    longer (a loaded Redis), so that routes of one room overlap a takeover."""
+
+    delay = 0.1
+
+    async def owner(self, room_id: str) -> str | None:
+        await asyncio.sleep(self.delay)
+        return await super().owner(room_id)
+
+    async def acquire(self, room_id: str) -> str | None:
+        await asyncio.sleep(self.delay)
+        return await super().acquire(room_id)
+
+    async def load(self, room_id: str) -> Loaded | None:
+        await asyncio.sleep(2 * self.delay)
+        return await super().load(room_id)
+
+
+@pytest.fixture
+async def orphan(redis_server: RedisProcess) -> AsyncIterator[tuple[str, RedisStore]]:
+    """A started 2-seat room created by a process that then died (its lease released):
+    its id and that process's store."""
+    redis_server.flush()
+    store = RedisStore(redis_server.url)
+    server = Server(Settings(port=0), store)
+    host = Recorder("host", [])
+    room = await server.lobby.create(host, p.CreateRoom(  # type: ignore[arg-type]
+        game="skipper", mode="multi", seats=2))
+    await room.close()
+    await store.release(room.id)
+    yield room.id, store
+    await store.close()
+
+
+@pytest.fixture
+async def taker(redis_server: RedisProcess) -> AsyncIterator[Server]:
+    """A server (not listening) whose store is slow."""
+    server = Server(Settings(port=0), SlowStore(redis_server.url))
+    yield server
+    for room in list(server.lobby.rooms.values()):
+        await room.close()
+    await server.store.close()
+
+
+async def test_concurrent_routes_take_a_room_over_once(orphan: tuple[str, RedisStore],
+                                                       taker: Server) -> None:
+    """Routes of one ownerless room start while a takeover of it runs and after it ended
+    (their owner lookup answered before it did): every one gets the same, single copy."""
+    room_id, _ = orphan
+    lobby = taker.lobby
+    built: list[Room] = []
+    original = Room.from_loaded.__func__  # type: ignore[attr-defined]
+
+    def counting(cls: type[Room], *args: Any) -> Room:
+        room = original(cls, *args)
+        built.append(room)
+        return room
+
+    routes = []
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(Room, "from_loaded", classmethod(counting))
+        for _ in range(8):  # one every 50 ms: during the takeover (400 ms) and after it
+            routes.append(asyncio.create_task(lobby.route(room_id)))
+            await asyncio.sleep(0.05)
+        results = await asyncio.wait_for(asyncio.gather(*routes), 10)
+    assert len(built) == 1, f"{len(built)} copies of the room were loaded"
+    (room,) = built
+    assert all(r is room for r in results) and lobby.rooms == {room_id: room}
+    assert room.lease is not None and room.lease.startswith(taker.store.process_id + "#")
+
+
+async def test_a_stale_copy_is_fenced_and_demoted_alone(orphan: tuple[str, RedisStore],
+                                                        taker: Server) -> None:
+    """The process acquires a room again (a newer copy, as after a demotion) while the
+    older copy still runs: the older copy's writes are refused by the lease's epoch, its
+    renewal reports it lost, and demoting it leaves the newer copy alone."""
+    room_id, _ = orphan
+    lobby, store = taker.lobby, taker.store
+    old = await lobby.route(room_id)
+    assert isinstance(old, Room) and old.lease is not None
+    del lobby.rooms[room_id]  # as a demotion does first; the old copy's task still runs
+    new = await lobby.route(room_id)
+    assert isinstance(new, Room) and new is not old
+    assert new.lease is not None and new.lease != old.lease
+    assert await store.owner(room_id) == store.process_id  # same process, newer epoch
+    state = old.state()
+    with pytest.raises(OwnershipLost):
+        await store.append(room_id, [["a", 0, ["draw"]]], old.state_id, state,
+                           lease=old.lease)
+    with pytest.raises(OwnershipLost):
+        await old.save_state()
+    assert await store.log(room_id) == []  # nothing of the old copy was written
+    await new.save_state()  # the current copy writes
+    assert await store.renew({room_id: old.lease}) == [room_id]
+    assert await store.renew({room_id: new.lease}) == []
+    await lobby.demote(old)
+    assert lobby.rooms == {room_id: new}
+    await old.close()
+
+
+async def test_an_expired_lease_is_renewed_only_if_nobody_acquired_it(
+        orphan: tuple[str, RedisStore], taker: Server) -> None:
+    """A lease that expired while its owner could not renew (Redis down) is taken back by
+    the owner's renewal or next fenced write, unless the room was acquired meanwhile."""
+    room_id, other = orphan
+    room = await taker.lobby.route(room_id)
+    assert isinstance(room, Room) and room.lease is not None
+    redis = taker.store.redis  # type: ignore[attr-defined]
+    lease_key = f"cardhall:{{room:{room_id}}}:owner"
+    await redis.delete(lease_key)  # expired
+    assert await taker.store.renew({room_id: room.lease}) == []
+    assert await other.owner(room_id) == taker.store.process_id
+    await redis.delete(lease_key)
+    await room.save_state()  # a write takes it back too
+    assert await other.owner(room_id) == taker.store.process_id
+    assert 0 < await redis.pttl(lease_key) <= 1000 * taker.store.lease_seconds
+    await redis.delete(lease_key)  # expired, and then ...
+    assert await other.acquire(room_id) is not None  # ... another process took it
+    assert await taker.store.renew({room_id: room.lease}) == [room_id]
+    with pytest.raises(OwnershipLost):
+        await room.save_state()
+    assert await other.owner(room_id) == other.process_id
