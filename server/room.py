@@ -738,7 +738,9 @@ class Room:
         entry: the engine is rolled back at once to the last state the store is known to
         hold (:meth:`_roll_back`), the room is broken until it has reloaded from the store
         (:meth:`_recover`, started here), and ``conn`` is told that the fate of its action
-        is unknown. :class:`OwnershipLost` wrote nothing: rolled back, the room is given up
+        is unknown (so is a :class:`~.store.LogConflict`: the log grew under this copy's
+        own lease, by an earlier append of its own that landed unanswered: the reload picks
+        it up). :class:`OwnershipLost` wrote nothing: rolled back, the room is given up
         (:meth:`_lost`).
         """
         sid = self.game.state_id
