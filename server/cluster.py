@@ -56,7 +56,8 @@ ORPHAN_SCAN_SECONDS = 1.0
 
 
 #: Seconds the frames lost for a process that is not (yet) known gone are chased at least:
-#: until a ping reaches it, and then its clients get their full views again.
+#: until a ping reaches it, and then its clients get their full views again (and, in a
+#: finished game, its ``game_over``: :meth:`Room.resend`).
 RESYNC_SECONDS = 30.0
 
 
@@ -223,7 +224,7 @@ class Cluster:
         """Frames reached nobody at ``process`` (or the store was down). Pub/sub delivers
         at most once: if the process is alive (its inbox was resubscribing, say after a
         Redis restart), its clients missed frames, so once a ping reaches it they are sent
-        their full views again; if it is gone (and the store has been answering long enough
+        their full views again (:meth:`Room.resend`); if it is gone (and the store has been answering long enough
         for its missing heartbeat to mean it: :class:`~.store.StoreHealth`), its clients
         have dropped. One such chase per process at a time, for at most
         :data:`RESYNC_SECONDS`. A process shutting down does not chase them: its rooms are
@@ -274,7 +275,7 @@ class Cluster:
         for key, peer in list(self.peers.items()):
             if key[0] == process:
                 for room in peer.rooms.values():
-                    room.post(lambda room=room, peer=peer: room.full_view(peer))
+                    room.post(lambda room=room, peer=peer: room.resend(peer))
 
     def process_gone(self, process: str) -> None:
         """Every client of a process that no longer listens has dropped. In case the

@@ -48,6 +48,7 @@ from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential
 from .store import (
     InboxHandler,
     Loaded,
+    LogConflict,
     LogEntry,
     OwnershipLost,
     Store,
@@ -87,7 +88,8 @@ end
 # ARGV[1] the writer's exact lease ("PROC#EPOCH"), ARGV[2] lease length in ms,
 # ARGV[3] expected log length, ARGV[4] packed state, ARGV[5..] packed log entries
 # -> the new log length; error "OWNERSHIP" if that lease does not hold the room (see
-#    _HOLDS), "CONFLICT" if the log has another length (another owner wrote meanwhile).
+#    _HOLDS), "CONFLICT" if the log has another length (under a lease that holds, only this
+#    copy wrote: an earlier append of its own landed unanswered, e.g. one redis-py resent).
 #    Nothing but the lease is written on error.
 _APPEND = _HOLDS + """
 if not holds(KEYS[1], KEYS[2], ARGV[1], ARGV[2]) then
@@ -182,6 +184,18 @@ def inbox(process_id: str) -> str:
     return f"cardhall:inbox:{process_id}"
 
 
+def _refusal(exc: ResponseError) -> StoreError | None:
+    """The store error of a fenced script's refusal (``OWNERSHIP ...`` ->
+    :class:`OwnershipLost`, ``CONFLICT ...`` -> :class:`LogConflict`), or None for any
+    other error reply."""
+    text = str(exc)
+    if text.startswith("OWNERSHIP"):
+        return OwnershipLost(text)
+    if text.startswith("CONFLICT"):
+        return LogConflict(text)
+    return None
+
+
 def _pack(obj: Any) -> bytes:
     return msgpack.packb(obj, use_bin_type=True)
 
@@ -250,8 +264,8 @@ class RedisStore(Store):
             result = await coro
         except ResponseError as exc:
             self.health.answered(asked_at)
-            if str(exc).startswith(("OWNERSHIP", "CONFLICT")):
-                raise OwnershipLost(str(exc)) from None
+            if (refused := _refusal(exc)) is not None:
+                raise refused from None
             self.errors += 1
             raise StoreError(f"redis: {exc}") from None
         except (RedisError, OSError) as exc:
@@ -335,8 +349,9 @@ class RedisStore(Store):
         for (_, _, fut), res in zip(batch, results):
             if fut.done():
                 continue
-            if isinstance(res, ResponseError) and str(res).startswith(("OWNERSHIP", "CONFLICT")):
-                fut.set_exception(OwnershipLost(str(res)))
+            refused = _refusal(res) if isinstance(res, ResponseError) else None
+            if refused is not None:
+                fut.set_exception(refused)
             elif isinstance(res, Exception):
                 self.errors += 1
                 fut.set_exception(StoreError(f"redis: {res}"))

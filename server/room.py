@@ -537,11 +537,16 @@ class Room:
             holder.conn, holder.grace_until = conn, None
 
     def resync(self) -> None:
-        """After a takeover: every member gets its full view; timers and bots go on."""
+        """After a takeover: every member gets its full view (and, in a finished room, the
+        ``game_over`` the dead owner may not have sent); timers and bots go on."""
         for member in self.members.values():
             member.sent(None)
         self._schedule()
         self._broadcast([])
+        if self.status == "finished":
+            frame = self._game_over()
+            for conn in self.members:
+                conn.send(frame)
         self._wake_bots()
 
     def spectate(self, conn: Connection) -> None:
@@ -738,7 +743,9 @@ class Room:
         entry: the engine is rolled back at once to the last state the store is known to
         hold (:meth:`_roll_back`), the room is broken until it has reloaded from the store
         (:meth:`_recover`, started here), and ``conn`` is told that the fate of its action
-        is unknown. :class:`OwnershipLost` wrote nothing: rolled back, the room is given up
+        is unknown (so is a :class:`~.store.LogConflict`: the log grew under this copy's
+        own lease, by an earlier append of its own that landed unanswered: the reload picks
+        it up). :class:`OwnershipLost` wrote nothing: rolled back, the room is given up
         (:meth:`_lost`).
         """
         sid = self.game.state_id
@@ -902,16 +909,21 @@ class Room:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        outcome = dict(self.game.outcome() or {})
-        outcome["stats"] = self.game.stats()
-        reveal = {"seed": self.options["seed"], "salt": self.salt} if self.salt else {}
-        frame = p.GameOver(room=self.id, state_id=self.game.state_id, outcome=outcome,
-                           **reveal)
+        frame = self._game_over()
         for conn in self.members:
             conn.send(frame)
         self._save_soon()
         if self.on_finish is not None:
             self.on_finish(self)
+
+    def _game_over(self) -> p.GameOver:
+        """The ``game_over`` of the finished game: ``outcome`` is the view's ``outcome`` plus
+        the key ``stats`` (:meth:`Game.stats`); the deal's seed and salt are revealed
+        (protocol/README.md, "Fair deals")."""
+        outcome = dict(self.game.outcome() or {})
+        outcome["stats"] = self.game.stats()
+        reveal = {"seed": self.options["seed"], "salt": self.salt} if self.salt else {}
+        return p.GameOver(room=self.id, state_id=self.game.state_id, outcome=outcome, **reveal)
 
     # -- views and broadcast ----------------------------------------------------------------
 
@@ -957,6 +969,16 @@ class Room:
         member.sent(view)
         conn.send(p.Update(room=self.id, state_id=self.state_id, view=view, events=[],
                            re=re))
+
+    def resend(self, conn: Connection) -> None:
+        """Send member ``conn`` what it may have missed after frames to it were lost (its
+        process's inbox was unreachable): its full view and, once the game is over, the
+        ``game_over`` again (a client that missed it would wait for it for ever)."""
+        if conn not in self.members:
+            return
+        self.full_view(conn)
+        if self.status == "finished":
+            conn.send(self._game_over())
 
     def send_joined(self, conn: Connection, re: Any, token: str | None = None) -> None:
         """Send member ``conn`` its ``joined`` reply with its full view (recorded as its last

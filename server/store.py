@@ -27,7 +27,8 @@ Shapes:
 Exception tree::
 
     StoreError          the store cannot be reached or refused a write ("server/unavailable")
-    └── OwnershipLost   a fenced write found that this process no longer owns the room
+    ├── OwnershipLost   a fenced write found that this process no longer owns the room
+    └── LogConflict     an append found the log longer than expected, under this copy's lease
 """
 
 from __future__ import annotations
@@ -57,7 +58,16 @@ class StoreError(Exception):
 
 
 class OwnershipLost(StoreError):
-    """A fenced write found the room owned by another process (or its log moved on)."""
+    """A fenced write found the room's lease held by another process, or taken again since
+    this copy's (a newer copy of the room writes now); nothing was written."""
+
+
+class LogConflict(StoreError):
+    """An append found the room's log not ``expect`` long although the writer's lease still
+    holds the room: only this copy can have written under that lease, so an earlier append of
+    its own landed though its answer was lost (redis-py resends a request whose connection
+    failed). Nothing was written; the copy must reload from the store, not give the room up.
+    """
 
 
 @dataclass
@@ -256,7 +266,9 @@ class Store(ABC):
 
         Raises:
             OwnershipLost: the room's lease is not ``lease`` (owned elsewhere, or taken again
-                since) or its log is not ``expect`` long; nothing was written.
+                since); nothing was written.
+            LogConflict: the lease holds but the log is not ``expect`` long (an earlier
+                append of this copy landed unanswered); nothing was written.
             StoreError: the store is unavailable; nothing may be assumed written.
         """
 
@@ -522,7 +534,7 @@ class MemoryStore(Store):
         self._fence(room_id, lease)
         log = self.logs.setdefault(room_id, [])
         if len(log) != expect:
-            raise OwnershipLost(f"log of {room_id} is {len(log)} long, not {expect}")
+            raise LogConflict(f"log of {room_id} is {len(log)} long, not {expect}")
         log.extend(entries)
         self.states[room_id] = state
 

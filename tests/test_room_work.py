@@ -183,3 +183,22 @@ async def test_a_removal_running_when_the_lobby_closes_still_deletes_the_room() 
     await asyncio.wait_for(store.deleting.wait(), 5)
     await asyncio.wait_for(lobby.close(), 10)
     assert room.id not in store.records and room.id not in lobby.rooms
+
+
+def test_a_finished_room_sends_game_over_again_when_frames_were_lost() -> None:
+    """A member whose frames were lost (its process's inbox was away during a Redis outage)
+    is sent its full view again; once the game is over, the ``game_over`` too: a client
+    that missed it would wait for it for ever (seen in the chaos drill's Redis kill). A
+    room taken over after its game ended sends it to every member as well."""
+    room, game, seats, log = started_room(2, {"first_seat": 0})
+    while not game.over:  # forfeits end it: every seat but one gives up
+        room.game.forfeit(game.to_act()[0])
+    room._finish()
+    assert room.status == "finished"
+    log.clear()
+    room.resend(seats[1])  # type: ignore[arg-type]
+    assert log == [("seat1", ["update"]), ("seat1", ["game_over"])]
+    log.clear()
+    room.resync()
+    assert sorted(w for w in log if w[1] == ["game_over"]) == [
+        ("seat0", ["game_over"]), ("seat1", ["game_over"])]

@@ -146,3 +146,45 @@ async def test_an_expired_lease_is_renewed_only_if_nobody_acquired_it(
     with pytest.raises(OwnershipLost):
         await room.save_state()
     assert await other.owner(room_id) == other.process_id
+
+
+async def test_an_append_that_landed_unanswered_makes_the_room_reload_not_move(
+        redis_server: RedisProcess) -> None:
+    """An append can find its own entry already in the log: redis-py resends a script whose
+    connection failed, and the first send had landed. The store then answers CONFLICT while
+    this copy still holds the lease. Nothing is lost and the room is still this copy's: it
+    reloads from the store (the entry landed) and runs on under the same lease. Before,
+    CONFLICT was taken for a lost lease: the room was demoted and taken over again."""
+    redis_server.flush()
+    store = RedisStore(redis_server.url)
+    server = Server(Settings(port=0), store)
+    writes: list[tuple[str, list[str]]] = []
+    try:
+        host = Recorder("host", writes)
+        room = await server.lobby.create(host, p.CreateRoom(  # type: ignore[arg-type]
+            game="skipper", mode="multi", seats=2))
+        seats = [Recorder(f"seat{i}", writes) for i in range(2)]
+        for i, conn in enumerate(seats):
+            room.join(conn, i)  # type: ignore[arg-type]
+        room.start(None)
+        lease, sid = room.lease, room.state_id
+        seat = room.game.to_act()[0]
+        action = list(room.game.legal_actions(seat)[0])
+        # The first send of the append landed; its answer never came.
+        await store.append(room.id, [["a", seat, action]], sid, room.state(), lease=lease)
+        writes.clear()
+        await room.play(seats[seat], p.Act(room=room.id, state_id=sid, action=action, id=1))
+        assert ("seat%d" % seat, ["error"]) in writes  # told: fate unknown, choose again
+        for _ in range(200):  # the reload (backoff from 50 ms) brings the landed entry in
+            if not room.reloading:
+                break
+            await asyncio.sleep(0.02)
+        assert not room.reloading
+        assert room.state_id == sid + 1 == len(await store.log(room.id))
+        assert server.lobby.rooms.get(room.id) is room and room.lease == lease
+        held = await store.redis.get(f"cardhall:{{room:{room.id}}}:owner")
+        assert held is not None and held.decode() == lease  # not given up, not retaken
+    finally:
+        for room in list(server.lobby.rooms.values()):
+            await room.close()
+        await store.close()
