@@ -649,6 +649,41 @@ async def test_create_form_from_list_games_validates() -> None:
         assert not errors, errors
 
 
+@pytest.mark.slow
+async def test_lobby_pages_through_a_server_that_pages() -> None:
+    """With more rooms than one ``rooms`` page holds (100 by default), the lobby shows the
+    first page and a "More rooms" button that fetches the next with the reply's cursor, until
+    the server says there are no more; "free seats" asks the server for waiting public rooms
+    only (``list_rooms.waiting``), so private rooms drop out of the pages."""
+    from cardhall import protocol as p
+
+    from .room_harness import Recorder
+
+    errors: list[str] = []
+    async with serving(MemoryStore, msg_rate=None) as make, browser() as b:
+        server = await make()
+        host = Recorder("host", [])
+        for i in range(180):
+            await server.lobby.create(host, p.CreateRoom(  # type: ignore[arg-type]
+                game="skipper", seats=1), private=i >= 150)
+        page = await new_page(b, server.port, errors)
+        rows = "#rooms tr[data-room], .rooms tr[data-room]"
+        await page.wait_for_selector("#more-rooms")
+        assert await page.locator(rows).count() == 100
+        await page.click("#more-rooms")
+        await page.wait_for_selector("#more-rooms", state="detached")
+        shown = await page.eval_on_selector_all(rows, "rs => rs.map(r => r.dataset.room)")
+        assert sorted(shown) == sorted(server.lobby.rooms) and len(set(shown)) == 180
+        await page.check("#filter-free")
+        await page.wait_for_selector("#more-rooms")
+        await page.click("#more-rooms")
+        await page.wait_for_selector("#more-rooms", state="detached")
+        shown = await page.eval_on_selector_all(rows, "rs => rs.map(r => r.dataset.room)")
+        public = {r.id for r in server.lobby.rooms.values() if not r.private}
+        assert set(shown) == public and len(shown) == 150
+        assert not errors, errors
+
+
 def test_every_web_file_ships_in_the_wheel() -> None:
     """pyproject.toml's package data covers every file of server/static/ (the wheel holds
     what the server serves), and the vendored library keeps its licence and provenance."""

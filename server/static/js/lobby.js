@@ -105,6 +105,9 @@ export class Lobby {
   async refresh(append = false) {
     const msg = { t: "list_rooms" };
     if (this.filters.game) msg.game = this.filters.game;
+    // "free seats": the server's `waiting` filter (public, waiting, a seat free), so that
+    // pages hold only such rooms; the page filters what it holds too (older servers).
+    if (this.filters.free) msg.waiting = true;
     if (append && this.cursor !== null) msg.cursor = this.cursor;
     try {
       const reply = await this.app.session.request(msg);
@@ -168,7 +171,7 @@ export class Lobby {
     free.checked = this.filters.free;
     free.addEventListener("change", () => {
       this.filters.free = free.checked;
-      app.render();
+      this.refresh();
     });
     const text = h("input", {
       type: "search",
