@@ -982,12 +982,16 @@ class Room:
 
     def send_joined(self, conn: Connection, re: Any, token: str | None = None) -> None:
         """Send member ``conn`` its ``joined`` reply with its full view (recorded as its last
-        view, for deltas): after a join, resume or spectate. ``token`` goes only to the
+        view, for deltas): after a join, resume or spectate; in a finished room, the
+        ``game_over`` after it (a player who resumes after the end, say its server was
+        killed meanwhile, would otherwise wait for it for ever). ``token`` goes only to the
         seat's own player."""
         member = self.members[conn]
         view = self.view_for(member.seat)
         member.sent(view)
         conn.send(p.Joined(room=self.id, seat=member.seat, token=token, view=view, re=re))
+        if self.status == "finished":
+            conn.send(self._game_over())
 
     def _broadcast(self, events: list[dict[str, Any]], first: Connection | None = None,
                    lead: bytes | None = None) -> None:

@@ -202,3 +202,20 @@ def test_a_finished_room_sends_game_over_again_when_frames_were_lost() -> None:
     room.resync()
     assert sorted(w for w in log if w[1] == ["game_over"]) == [
         ("seat0", ["game_over"]), ("seat1", ["game_over"])]
+
+
+async def test_a_seat_resumed_after_the_game_ended_gets_game_over() -> None:
+    """A player whose server was killed as the game ended resumes its seat elsewhere: the
+    ``joined`` (with the final view) is followed by the ``game_over`` it never got (seen in
+    the chaos drill's owner kill -9: one bot waited for it for ever)."""
+    room, game, seats, log = started_room(2, {"first_seat": 0})
+    token = room.seats[1].token  # type: ignore[union-attr]
+    room.dropped(seats[1])  # type: ignore[arg-type]
+    while not game.over:
+        room.game.forfeit(game.to_act()[0])
+    room._finish()
+    log.clear()
+    again = Recorder("again", log)
+    assert room.resume(again, token) == 1  # type: ignore[arg-type]
+    room.send_joined(again, None, token)  # type: ignore[arg-type]
+    assert log[-2:] == [("again", ["joined"]), ("again", ["game_over"])]
