@@ -30,7 +30,9 @@ log = logging.getLogger("cardhall.server")
 #: The websockets library's logger for our connections. At DEBUG it would dump frames, and
 #: frames hold seat tokens: it never logs below INFO, whatever the process's level.
 ws_log = logging.getLogger("cardhall.websockets")
-ws_log.setLevel(logging.INFO)
+# A filter, not a level: a level of INFO here would also log its INFO lines (one per socket)
+# when the process runs at WARNING.
+ws_log.addFilter(lambda record: record.levelno >= logging.INFO)
 
 
 class Server:

@@ -652,3 +652,28 @@ def test_cli_serve_has_the_hardening_options() -> None:
                 "--msg-burst", "--max-connections-per-address", "--rooms-per-minute"):
         assert opt in result.output
     assert os.path.exists(Path(__file__).parents[1] / "benchmarks" / "soak.py")
+
+
+def test_websockets_lines_follow_the_process_level_but_never_go_below_info() -> None:
+    """The websockets library's logger for our connections never logs below INFO (its
+    DEBUG lines dump frames, and frames hold seat tokens), and at ``--log-level WARNING``
+    it does not log its INFO lines (one per socket opened or closed) either."""
+    import io
+    import logging
+
+    from cardhall.server.app import ws_log
+    from cardhall.server.logs import configure
+
+    root = logging.getLogger()
+    handlers, level_before = root.handlers[:], root.level
+    try:
+        for level, shown in (("WARNING", ["warn"]), ("DEBUG", ["info", "warn"])):
+            out = io.StringIO()
+            configure(level, stream=out)
+            ws_log.debug("frame")
+            ws_log.info("info")
+            ws_log.warning("warn")
+            assert [w for w in ("frame", "info", "warn") if w in out.getvalue()] == shown
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level_before)
