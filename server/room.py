@@ -34,7 +34,7 @@ import secrets
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import msgpack
 from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential_jitter
@@ -47,10 +47,37 @@ from .metrics import observe_action
 from .store import Loaded, LogEntry, OwnershipLost, Store, StoreError
 from .tasks import cancel_until_done
 
-if TYPE_CHECKING:
-    from .session import Session as Connection
-
 log = logging.getLogger("cardhall.room")
+
+
+class Peer(Protocol):
+    """What a room needs of a member: a local connection or a client forwarded from another
+    process (both are :class:`~cardhall.server.session.Session`; declared here so the room
+    does not import the layers above it).
+
+    Attributes: ``session`` (the peer's random id), ``process`` (id of the server process the
+    client is connected to), ``name`` (from its hello), ``rooms`` (rooms of this process it is
+    in, by id) and ``remote_rooms`` (ids of rooms owned by other processes).
+    """
+
+    session: str
+    process: str
+    name: str
+    rooms: dict[str, Room]
+    remote_rooms: set[str]
+
+    def send(self, msg: p.Message) -> None:
+        """Queue ``msg`` for the peer without waiting."""
+
+    def send_raw(self, *frames: bytes) -> None:
+        """Queue encoded frames for the peer, in order, without waiting."""
+
+    def send_error(self, code: str, message: str, re: Any = None) -> None:
+        """Queue an error reply (``code`` as in protocol/README.md) for the peer."""
+
+
+#: The name the room's signatures use for a member's peer.
+Connection = Peer
 
 ROOM_OPTIONS: tuple[Option, ...] = (
     Option("turn_seconds", float, None, "Seconds per turn; on expiry the server plays the "

@@ -512,7 +512,7 @@ async def test_frames_lost_while_the_store_is_down_are_made_good() -> None:
     cluster = Cluster(SimpleNamespace(store=store))  # type: ignore[arg-type]
     peer = cluster.peer("p2", "s1", "remote player")
     resent: list[Any] = []
-    room = SimpleNamespace(full_view=resent.append)
+    room = SimpleNamespace(resend=resent.append)  # Room.resend: full view (or game_over)
     room.post = lambda fn: fn()
     peer.rooms["r1"] = room  # type: ignore[assignment]
     try:
