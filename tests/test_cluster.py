@@ -502,7 +502,7 @@ class DownStore(MemoryStore):
 async def test_frames_lost_while_the_store_is_down_are_made_good() -> None:
     """An owner's frames for a client of another process are lost because the store is
     down (an update of an action appended just before): once a ping gets through again,
-    the client's rooms send it its full view (before, the frames were only logged as lost,
+    the client's rooms send it its full view, :meth:`Room.resend` (before, the frames were only logged as lost,
     and a client that missed whose turn it is waited for ever)."""
     from types import SimpleNamespace
 
@@ -512,7 +512,7 @@ async def test_frames_lost_while_the_store_is_down_are_made_good() -> None:
     cluster = Cluster(SimpleNamespace(store=store))  # type: ignore[arg-type]
     peer = cluster.peer("p2", "s1", "remote player")
     resent: list[Any] = []
-    room = SimpleNamespace(resend=resent.append)  # Room.resend: full view (or game_over)
+    room = SimpleNamespace(resend=resent.append)  # its full view (and a game_over)
     room.post = lambda fn: fn()
     peer.rooms["r1"] = room  # type: ignore[assignment]
     try:
