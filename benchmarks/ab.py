@@ -34,7 +34,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from cardhall.server import bench as b
+from cardhall.bench import load as b
 
 ROOT = Path(__file__).resolve().parents[1]
 PARTS = ("server", "protocol", "client")
@@ -60,6 +60,10 @@ def export(version: str, dest: Path) -> Path:
                               *PARTS], check=True, capture_output=True).stdout
         with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
             archive.extractall(pkg, filter="data")
+    # The harness that starts the server child (``python -m cardhall.bench.load serve``) is
+    # this tree's, whatever the version: only the version's server is under test.
+    shutil.copytree(ROOT / "bench", pkg / "bench", dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("__pycache__"))
     (pkg / "__init__.py").write_text("")
     return dest
 

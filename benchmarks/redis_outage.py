@@ -32,7 +32,7 @@ from pathlib import Path
 import redis
 
 from cardhall.client.bots import play_games
-from cardhall.server.bench import free_port
+from cardhall.bench.load import free_port
 
 
 class Redis:

@@ -40,7 +40,7 @@ import websockets
 from cardhall import protocol as p
 from cardhall.client.bots import play_seat
 from cardhall.client.client import Client, ServerError
-from cardhall.server.bench import free_port
+from cardhall.bench.load import free_port
 from cardhall.server.games.bots import strategy
 
 #: (game, mode, seats) of the tables, in turn.

@@ -53,7 +53,8 @@ class Server:
         self.lobby = Lobby(self.store, self.settings, self.cluster)
         self.connections: set[Connection] = set()
         self.sessions: dict[str, Connection] = {}
-        self.metrics = Metrics(self)
+        self.metrics = Metrics(self.store, lambda: len(self.lobby.rooms),
+                               lambda: len(self.connections))
         self.lobby.metrics = self.metrics
         self._ws: WsServer | None = None
         s = self.settings

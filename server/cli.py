@@ -595,7 +595,7 @@ def bench(rooms: int, rate: float, seconds: float, warmup: float, rounds: int, i
     """
     from pathlib import Path
 
-    from .bench import BenchConfig, render, run, to_json
+    from ..bench.load import BenchConfig, render, run, to_json
 
     cfg = BenchConfig(rooms=rooms, rate=rate, warmup=warmup, latency_seconds=seconds,
                       throughput_seconds=seconds, idle=idle, redis=redis_url or redis_mode,
@@ -645,7 +645,7 @@ def chaos(kinds: tuple[str, ...], rooms: int, seats: int, servers: int, faults: 
     import shutil
     from pathlib import Path
 
-    from .chaos import KINDS, ChaosConfig, render, run
+    from ..bench.chaos import KINDS, ChaosConfig, render, run
 
     if shutil.which("redis-server") is None:
         raise click.ClickException("redis-server is not on PATH")

@@ -34,7 +34,8 @@ import asyncio
 import contextlib
 import logging
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgpack
 from tenacity import AsyncRetrying, RetryError, retry_if_exception_type, stop_after_delay
@@ -42,12 +43,12 @@ from tenacity import wait_fixed
 
 from .. import protocol as p
 from .room import RoomError
+from . import session
 from .session import Session
 from .store import MemoryStore, StoreError
 from .tasks import Background, cancel_until_done
 
 if TYPE_CHECKING:
-    from .app import Server
     from .room import Room
 
 log = logging.getLogger("cardhall.cluster")
@@ -67,6 +68,13 @@ class _OwnerNotListening(Exception):
 
 class _NotDelivered(Exception):
     """A ping reached nobody at a process (or the store was down)."""
+
+
+class Hub(session.Hub, Protocol):
+    """What the cluster needs of its server (:class:`~cardhall.server.app.Server`): a
+    session's hub (store, lobby, cluster) and the local ``sessions`` by session id."""
+
+    sessions: Mapping[str, Session]
 
 
 class RemotePeer(Session):
@@ -129,7 +137,7 @@ class Cluster:
         server: The server.
     """
 
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: Hub) -> None:
         self.server = server
         self.store = server.store
         self.me = server.store.process_id

@@ -12,21 +12,22 @@ import asyncio
 import collections
 import logging
 import secrets
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
 
 from .. import protocol as p
+from .cluster import Cluster
+from .config import Settings
 from .limits import TokenBucket
+from .lobby import Lobby
 from .logs import event
 from .room import Room
 from .session import Session
+from .store import Store
 from .tasks import cancel_until_done
-
-if TYPE_CHECKING:
-    from .app import Server
 
 log = logging.getLogger("cardhall.connection")
 
@@ -47,6 +48,19 @@ def peer_address(ws: ServerConnection) -> str:
         return "?"
 
 
+class Hub(Protocol):
+    """What a connection needs of its server (:class:`~cardhall.server.app.Server`),
+    declared here so that connections do not import the app: its ``settings`` (limits),
+    ``store``, ``lobby``, ``cluster`` and the open connections by session id
+    (``sessions``)."""
+
+    settings: Settings
+    store: Store
+    lobby: Lobby
+    cluster: Cluster
+    sessions: dict[str, Connection]
+
+
 class Connection(Session):
     """A client connection on the server (its requests are handled by :class:`Session`).
 
@@ -61,7 +75,9 @@ class Connection(Session):
         rooms: Rooms this connection is seated in or watching, by id.
     """
 
-    def __init__(self, server: Server, ws: ServerConnection) -> None:
+    server: Hub
+
+    def __init__(self, server: Hub, ws: ServerConnection) -> None:
         self.server = server
         self.ws = ws
         self.session = secrets.token_hex(8)

@@ -10,19 +10,26 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .. import protocol as p
 from . import games
 from .config import Settings
 from .games import GameError, OptionError
+from .room import Peer as Session
 from .room import Room, RoomError, split_options
 from .store import Store, StoreError
 from .tasks import SHUTDOWN_GRACE, Background
 
-if TYPE_CHECKING:
-    from .cluster import Cluster
-    from .session import Session
+
+class Cluster(Protocol):
+    """What the lobby needs of the cluster (:class:`~cardhall.server.cluster.Cluster`,
+    declared here so the lobby does not import the layers above it)."""
+
+    def reattach(self, room: Room, members: list[list[Any]]) -> None:
+        """After a takeover: put back the room's recorded ``members`` (``[process, session,
+        seat]`` lists): local connections still open, and peers of other processes."""
+
 
 log = logging.getLogger("cardhall.lobby")
 _CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I

@@ -14,8 +14,8 @@
 from __future__ import annotations
 
 import http
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client import generate_latest
@@ -24,8 +24,7 @@ from prometheus_client.registry import Collector
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
-if TYPE_CHECKING:
-    from .app import Server
+from .store import Store
 
 #: Histogram buckets of the action latency, seconds (100 us .. 1 s).
 LATENCY_BUCKETS = (1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 1e-2, 2.5e-2, 5e-2, 0.1, 0.25, 1.0)
@@ -34,35 +33,38 @@ LATENCY_BUCKETS = (1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 1e-2, 2.5e-2, 5e-2, 0
 class _StoreErrors(Collector):
     """``cardhall_store_errors``: the store's error count, read when scraped."""
 
-    def __init__(self, server: Server) -> None:
-        self.server = server
+    def __init__(self, store: Store) -> None:
+        self.store = store
 
     def collect(self) -> Iterator[CounterMetricFamily]:
         """One counter sample: the errors the store has seen (0 for the in-memory store)."""
         yield CounterMetricFamily("cardhall_store_errors", "Store (Redis) errors seen",
-                                  value=float(getattr(self.server.store, "errors", 0)))
+                                  value=float(getattr(self.store, "errors", 0)))
 
 
 class Metrics:
     """The metrics of one server process.
 
     Args:
-        server: The server whose lobby, connections and store are measured.
+        store: The process's store (its health and error count are reported).
+        rooms: Returns the number of rooms this process runs (read when scraped).
+        connections: Returns the number of open client connections (read when scraped).
     """
 
-    def __init__(self, server: Server) -> None:
-        self.server = server
+    def __init__(self, store: Store, rooms: Callable[[], int],
+                 connections: Callable[[], int]) -> None:
+        self.store = store
         self.registry = CollectorRegistry()
         Gauge("cardhall_rooms", "Rooms run by this process",
-              registry=self.registry).set_function(lambda: len(server.lobby.rooms))
+              registry=self.registry).set_function(rooms)
         Gauge("cardhall_connections", "Open client connections",
-              registry=self.registry).set_function(lambda: len(server.connections))
+              registry=self.registry).set_function(connections)
         self.actions = Counter("cardhall_actions", "Actions accepted by this process's rooms",
                                registry=self.registry)
         self.latency = Histogram("cardhall_action_latency_seconds",
                                  "Seconds from an act request to its ok reply",
                                  buckets=LATENCY_BUCKETS, registry=self.registry)
-        self.registry.register(_StoreErrors(server))
+        self.registry.register(_StoreErrors(store))
         self._refused = Counter("cardhall_connections_refused",
                                 "Sockets reset at admission, by reason", ["reason"],
                                 registry=self.registry)
@@ -80,7 +82,7 @@ class Metrics:
         """Answer ``/healthz`` and ``/metrics``; None for anything else (a WebSocket
         handshake goes on)."""
         if request.path == "/healthz":
-            ok = await self.server.store.healthy()
+            ok = await self.store.healthy()
             status = http.HTTPStatus.OK if ok else http.HTTPStatus.SERVICE_UNAVAILABLE
             return connection.respond(status, "ok\n" if ok else "store unavailable\n")
         if request.path == "/metrics":

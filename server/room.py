@@ -10,6 +10,11 @@ with ``ok``, then broadcast: every seat gets its own view, spectators the public
 full view on join, resume or request, updates carry a ``delta``: only the values that
 changed, by top-level key or by JSON Pointer (see :mod:`cardhall.protocol.delta`).
 
+This module holds the room's state, its work queue, membership, actions and persistence;
+its views and broadcasts are in :mod:`cardhall.server.fanout` (:class:`RoomViews`) and its
+turn clocks and server bots in :mod:`cardhall.server.clocks` (:class:`RoomClocks`), two
+base classes of :class:`Room`.
+
 The engine never shows what the store may not hold: an append that fails rolls it back at
 once to the last stored state, and the room, broken, answers ``get_view`` and ``act`` with
 ``server/unavailable`` while it reloads from the store with backoff; then every member gets
@@ -34,7 +39,7 @@ import secrets
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgpack
 from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential_jitter
@@ -45,10 +50,11 @@ from .games import Game, GameError, bots
 from .games.options import Option, parse_options
 from .metrics import observe_action
 from .store import Loaded, LogEntry, OwnershipLost, Store, StoreError
+from .clocks import REAL_TIME_BOT_SECONDS as REAL_TIME_BOT_SECONDS  # re-exported
+from .clocks import RoomClocks
+from .fanout import Connection, RoomViews, Seat, _Member
+from .fanout import Peer as Peer  # re-exported: what a room needs of a member
 from .tasks import cancel_until_done
-
-if TYPE_CHECKING:
-    from .session import Session as Connection
 
 log = logging.getLogger("cardhall.room")
 
@@ -66,8 +72,6 @@ ROOM_OPTIONS: tuple[Option, ...] = (
            "1 in real-time games, where seats act at once, so that bots do not outrace people; "
            "0 in turn-based ones).", min=0, max=60),
 )
-#: Server bots' seconds per action in real-time games when ``bot_seconds`` is not set.
-REAL_TIME_BOT_SECONDS = 1.0
 ROOM_OPTION_NAMES = frozenset(o.name for o in ROOM_OPTIONS)
 BOT_STRATEGY = "greedy"
 SNAPSHOT_EVERY = 64  # log entries between engine snapshots in the store
@@ -106,91 +110,6 @@ def rebuild(cls: type[Game], options: Mapping[str, Any], seats: int,
     return game
 
 
-@dataclass
-class Seat:
-    """A taken seat.
-
-    Attributes:
-        token: The secret that lets its player resume it (never shown to anyone else).
-        conn: The connection playing it, or None (dropped, or played by a server bot).
-        name: Display name (the client's hello name).
-        bot: True once a server-side bot plays the seat.
-        grace_until: ``time.time()`` deadline of a dropped seat's grace window, or None.
-    """
-
-    token: str
-    conn: Connection | None
-    name: str
-    bot: bool = False
-    grace_until: float | None = None
-
-    def public(self, seat: int) -> dict[str, Any]:
-        """What everyone may know of the seat."""
-        return {"seat": seat, "name": self.name, "connected": self.conn is not None,
-                "bot": self.bot}
-
-    def stored(self) -> dict[str, Any]:
-        """The seat as the store keeps it (token included: the store is trusted)."""
-        return {"token": self.token, "name": self.name, "bot": self.bot,
-                "grace_until": self.grace_until}
-
-
-@dataclass
-class _Member:
-    """A connection in the room and the last view it was sent (for deltas).
-
-    Attributes:
-        base: The broadcast that sent ``last`` (a token object), or None when ``last`` was
-            built for this member alone (join, resume, ``get_view``). Members with the same
-            base hold the same values under the keys every seat shares.
-    """
-
-    seat: int | None
-    last: dict[str, Any] | None = None
-    base: object | None = None
-
-    def sent(self, view: dict[str, Any] | None, base: object | None = None) -> None:
-        """Record ``view`` as the last one sent to the member (None: send a full view next)."""
-        self.last, self.base = view, base
-
-
-class _Fanout:
-    """The update frames of one broadcast, member by member.
-
-    A member's delta is the change under the keys every seat shares (the same for all
-    members whose last view came from the same broadcast: computed once per such group)
-    plus the change under its own keys (``Game.PER_SEAT_VIEW_KEYS``); an engine that does not
-    declare its per-seat keys has every view diffed whole. Diffs share a memo too.
-    """
-
-    def __init__(self, parts: tuple[bytes, bytes], per_seat: frozenset[str] | None,
-                 sample: dict[str, Any]) -> None:
-        self.parts = parts
-        self.token = object()  # this broadcast, as the members' next ``base``
-        self.memo: dict[Any, Any] = {}
-        self.shared_deltas: dict[object, dict[str, Any]] = {}
-        self.own = per_seat
-        self.shared = None if per_seat is None else [k for k in sample if k not in per_seat]
-
-    def frame(self, member: _Member, views: dict[int | None, dict[str, Any]]) -> bytes:
-        """``member``'s frame (its full view the first time, else a delta from the last
-        view it was sent); that view becomes its last."""
-        view = views[member.seat]
-        last, base = member.last, member.base
-        if last is None:
-            frame = p.update_frame(self.parts, view=view)
-        elif self.shared is None or base is None:
-            frame = p.update_frame(self.parts, delta=p.diff(last, view, self.memo))
-        else:
-            shared = self.shared_deltas.get(base)
-            if shared is None:
-                shared = self.shared_deltas[base] = p.diff(last, view, self.memo, self.shared)
-            own = p.diff(last, view, self.memo, self.own)
-            frame = p.update_frame(self.parts, delta={**shared, **own} if own else shared)
-        member.sent(view, self.token)
-        return frame
-
-
 class RoomError(Exception):
     """A request the room refuses; ``code`` is a protocol error code."""
 
@@ -201,7 +120,7 @@ class RoomError(Exception):
 
 
 @dataclass(slots=True)  # slots: ~1.2 KiB less per room than an instance dict of 36 keys
-class Room:
+class Room(RoomViews, RoomClocks):
     """One room and its game. Create with :meth:`Lobby.create_room`, never directly.
 
     Attributes:
@@ -924,250 +843,3 @@ class Room:
         outcome["stats"] = self.game.stats()
         reveal = {"seed": self.options["seed"], "salt": self.salt} if self.salt else {}
         return p.GameOver(room=self.id, state_id=self.game.state_id, outcome=outcome, **reveal)
-
-    # -- views and broadcast ----------------------------------------------------------------
-
-    def table(self) -> dict[str, Any]:
-        """Server facts added to every view under ``"room"``: id, status, players,
-        deadlines (``[[seat, unix time in s], ...]``), the deal ``commitment`` (nil until the
-        game starts). While they do not change, the same dict object as
-        last time (the delta diff then skips it by identity; do not mutate it)."""
-        table = {"id": self.id, "status": self.status,
-                 "players": [None if h is None else h.public(s)
-                             for s, h in enumerate(self.seats)],
-                 "deadlines": [[s, t] for s, t in sorted(self.deadlines.items())],
-                 "commitment": None if self.status == "waiting" else self.commitment}
-        if table == self._table:
-            return self._table
-        self._table = table
-        return table
-
-    def views_for(self, seats: set[int | None],
-                  table: dict[str, Any] | None = None) -> dict[int | None, dict[str, Any]]:
-        """The engine views of ``seats`` (built together) plus the room facts under
-        ``"room"`` (``table``: :meth:`table`, when the caller has it already); no legal
-        actions before the game starts."""
-        views = self._engine().views(seats)
-        if table is None:
-            table = self.table()
-        for view in views.values():
-            if self.status != "playing":
-                view["legal_actions"] = []
-            view["room"] = table
-        return views
-
-    def view_for(self, seat: int | None) -> dict[str, Any]:
-        """:meth:`views_for` of one seat."""
-        return self.views_for({seat})[seat]
-
-    def full_view(self, conn: Connection, re: Any = None) -> None:
-        """Send ``conn`` its full view now (join, resume, get_view)."""
-        member = self.members.get(conn)
-        if member is None:
-            return
-        view = self.view_for(member.seat)
-        member.sent(view)
-        conn.send(p.Update(room=self.id, state_id=self.state_id, view=view, events=[],
-                           re=re))
-
-    def resend(self, conn: Connection) -> None:
-        """Send member ``conn`` what it may have missed after frames to it were lost (its
-        process's inbox was unreachable): its full view and, once the game is over, the
-        ``game_over`` again (a client that missed it would wait for it for ever)."""
-        if conn not in self.members:
-            return
-        self.full_view(conn)
-        if self.status == "finished":
-            conn.send(self._game_over())
-
-    def send_joined(self, conn: Connection, re: Any, token: str | None = None) -> None:
-        """Send member ``conn`` its ``joined`` reply with its full view (recorded as its last
-        view, for deltas): after a join, resume or spectate; in a finished room, the
-        ``game_over`` after it (a player who resumes after the end, say its server was
-        killed meanwhile, would otherwise wait for it for ever). ``token`` goes only to the
-        seat's own player."""
-        member = self.members[conn]
-        view = self.view_for(member.seat)
-        member.sent(view)
-        conn.send(p.Joined(room=self.id, seat=member.seat, token=token, view=view, re=re))
-        if self.status == "finished":
-            conn.send(self._game_over())
-
-    def _broadcast(self, events: list[dict[str, Any]], first: Connection | None = None,
-                   lead: bytes | None = None) -> None:
-        """Send every member its update: the full view the first time, then a delta.
-
-        ``first`` (the member whose action this is) is served before anyone else, its
-        encoded ``lead`` frame (the ``ok`` of its ``act``) just ahead of its update and in
-        the same write, since its player waits on both. Its delta comes from the engine
-        (:meth:`Game.seat_delta`: no view built, nothing diffed) when the engine reports
-        one; else only its view is built before its frame leaves. The other views are built
-        after that, sharing the public part (engines cache it per state), and the parts of
-        the frame common to everyone are packed once.
-        """
-        members = self.members
-        leader = members.get(first) if first is not None else None
-        if first is not None and lead is not None and leader is None:
-            first.send_raw(lead)
-        if not members:
-            return
-        table = self.table()
-        parts = p.update_parts(self.id, self.state_id, events)
-        ahead = () if lead is None else (lead,)  # written with the leader's update
-        delta = None if leader is None else self._reported_delta(leader, table)
-        if delta is not None:
-            assert first is not None
-            first.send_raw(*ahead, p.update_frame(parts, delta=delta))
-        if leader is None or delta is not None:
-            views = self.views_for({m.seat for m in members.values()}, table)
-        else:
-            views = self.views_for({leader.seat}, table)
-        fan = _Fanout(parts, self.game_cls.PER_SEAT_VIEW_KEYS, next(iter(views.values())))
-        if leader is not None:
-            assert first is not None
-            if delta is not None:  # the seat has what its view holds now, as the others will
-                leader.sent(views[leader.seat], fan.token)
-            else:
-                first.send_raw(*ahead, fan.frame(leader, views))
-                others = {m.seat for c, m in members.items() if c is not first} - views.keys()
-                if others:
-                    views.update(self.views_for(others, table))
-        for conn, member in members.items():
-            if conn is not first:
-                conn.send_raw(fan.frame(member, views))
-
-    def _reported_delta(self, member: _Member, table: dict[str, Any]) -> dict[str, Any] | None:
-        """``member``'s delta from its last view to now as the engine reports it
-        (:meth:`Game.seat_delta`), with the change of the room facts (``table``); None when
-        the engine cannot tell (then the view is built and diffed)."""
-        last = member.last
-        if last is None or member.seat is None or self.status != "playing":
-            return None
-        delta = self.game.seat_delta(member.seat, last)
-        if delta is None:
-            return None
-        if table is not last.get("room"):
-            delta.update(p.diff(last, {"room": table}))
-        return delta
-
-    def _seat_event(self, seat: int, event: str) -> None:
-        frame = p.SeatEvent(room=self.id, seat=seat, event=event)
-        for conn in self.members:
-            conn.send(frame)
-
-    # -- timers and bots ------------------------------------------------------------------------
-
-    def _schedule(self) -> None:
-        """Set deadlines for the seats to act and the grace windows; arm one timer."""
-        if (self._timer is None and not self.deadlines and self.settings["turn_seconds"] is None
-                and self.settings["bid_seconds"] is None
-                and all(h is None or h.grace_until is None for h in self.seats)):
-            return  # no clocks in this room and none running: nothing to set
-        now = time.time()
-        if self.status == "playing":
-            turn = self.settings["turn_seconds"]
-            bid = self.settings["bid_seconds"] or turn
-            acting = set(self.game.to_act())
-            in_auction = self.game.bidding
-            for s in list(self.deadlines):
-                if s not in acting:
-                    del self.deadlines[s]
-            for s in acting:
-                holder = self.seats[s]
-                limit = bid if in_auction else turn
-                if limit is None or holder is None or holder.bot:
-                    self.deadlines.pop(s, None)
-                elif s not in self.deadlines:
-                    self.deadlines[s] = now + limit
-        moments = list(self.deadlines.values()) + [
-            h.grace_until for h in self.seats if h is not None and h.grace_until is not None]
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        if moments:
-            loop = asyncio.get_running_loop()
-            delay = max(0.0, min(moments) - now)
-            self._timer = loop.call_later(delay, self.post, self._on_timer)
-
-    async def _on_timer(self) -> None:
-        self._timer = None
-        if self._broken:  # its reload re-arms the timer (what ran out meanwhile fires then)
-            return
-        now = time.time()
-        for s, holder in enumerate(self.seats):
-            if holder is not None and holder.grace_until is not None and holder.grace_until <= now:
-                if self.status == "waiting":
-                    self.seats[s] = None
-                    self._seat_event(s, "left")
-                else:
-                    await self._abandon(s)
-        expired = [s for s, t in self.deadlines.items() if t <= now]
-        if expired and self.status == "playing":
-            await self._play_defaults(expired)
-        elif self.status != "finished":
-            self._schedule()
-
-    async def _play_defaults(self, seats: list[int]) -> None:
-        """Turn timer expired: play the game's default for each seat until its turn ends:
-        an action whose verb is in the game's ``TURN_END_VERBS`` (``None``: every action
-        ends a turn, so one default action), at most 16 actions. Should the store fail
-        meanwhile, the seat keeps its expired deadline: the timer fires again once the room
-        has reloaded (:meth:`_reload`)."""
-        ends = self.game.TURN_END_VERBS
-        for seat in seats:
-            due = self.deadlines.pop(seat, None)
-            for _ in range(16):
-                if self.game.over or seat not in self.game.to_act():
-                    break
-                action = self.game.default_action(seat)
-                if action is None:
-                    break
-                events = self.game.apply(seat, action)
-                if not await self._persist(["a", seat, list(action)], events, None, None):
-                    if due is not None:
-                        self.deadlines[seat] = due
-                    return
-                if ends is None or action[0] in ends:
-                    break
-        if not self.game.over:
-            self._schedule()
-
-    def _wake_bots(self) -> None:
-        """Queue a server-bot action when a bot seat may act: at once, or after
-        ``bot_seconds`` (one pending at a time; see :data:`REAL_TIME_BOT_SECONDS`)."""
-        if self.status != "playing" or self.game.over or self._bot_timer is not None:
-            return
-        to_act = self.game.to_act()
-        if not any((h := self.seats[s]) is not None and h.bot for s in to_act):
-            return
-        delay = self.settings.get("bot_seconds")
-        if delay is None:
-            delay = REAL_TIME_BOT_SECONDS if len(to_act) > 1 else 0.0
-        if delay <= 0:
-            self.post(self._bot_step)
-        else:
-            self._bot_timer = asyncio.get_running_loop().call_later(delay, self._bot_due)
-
-    def _bot_due(self) -> None:
-        self._bot_timer = None
-        self.post(self._bot_step)
-
-    async def _bot_step(self) -> None:
-        """One server-bot action for a bot seat that may act: when several may (real-time
-        games), one drawn at random from the room's bot generator, so every bot moves."""
-        await asyncio.sleep(0)  # a room of bots must not starve the other rooms
-        if self._broken:  # its reload wakes the bots again
-            return
-        if self.status != "playing" or self.game.over:
-            return
-        ready = [s for s in self.game.to_act()
-                 if (holder := self.seats[s]) is not None and holder.bot]
-        if not ready:
-            return
-        if self._bot_rng is None:
-            self._bot_rng = random.Random(secrets.randbits(64))
-        s = ready[0] if len(ready) == 1 else ready[self._bot_rng.randrange(len(ready))]
-        action = self._bot(self.game.bot_view(s), self._bot_rng)
-        events = self.game.apply(s, action)
-        if await self._persist(["a", s, list(action)], events, None, None):
-            observe_action(self.metrics, None)

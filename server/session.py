@@ -10,17 +10,15 @@ code wherever the client is connected.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import msgpack
 
 from .. import protocol as p
 from . import games
+from .lobby import Lobby
 from .room import ROOM_OPTIONS, Room, RoomError
-from .store import StoreError
-
-if TYPE_CHECKING:
-    from .app import Server
+from .store import Store, StoreError
 
 log = logging.getLogger("cardhall.session")
 
@@ -33,6 +31,28 @@ LOG_PAGE_ENTRIES = 1000
 LOG_PAGE_BYTES = 32 * 1024
 
 
+class Forwarder(Protocol):
+    """What a session needs of the cluster (:class:`~cardhall.server.cluster.Cluster`)."""
+
+    async def forward(self, origin: Session, owner: str, room_id: str, msg: p.Message) -> None:
+        """Send ``msg`` from ``origin`` to process ``owner`` of room ``room_id``; the reply
+        reaches ``origin`` through its inbox.
+
+        Raises:
+            RoomError: ``server/unavailable`` when no process took the room over in time.
+        """
+
+
+class Hub(Protocol):
+    """What a session needs of its server (:class:`~cardhall.server.app.Server`), declared
+    here so that sessions do not import the layers above them: the ``store``, the ``lobby``
+    of this process's rooms and the ``cluster`` that forwards requests to other processes."""
+
+    store: Store
+    lobby: Lobby
+    cluster: Forwarder
+
+
 class Session:
     """A peer of the server that sends requests and receives frames.
 
@@ -43,7 +63,7 @@ class Session:
     processes it was forwarded to) and ``closed``.
     """
 
-    server: Server
+    server: Hub
     session: str
     process: str
     name: str

@@ -19,7 +19,7 @@ import pytest
 import redis
 
 from cardhall.server.app import Server
-from cardhall.server.bench import free_port
+from cardhall.bench.load import free_port
 from cardhall.server.config import Settings
 from cardhall.server.redis_store import RedisStore
 from cardhall.server.store import MemoryStore

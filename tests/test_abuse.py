@@ -22,7 +22,7 @@ import pytest
 import websockets
 from cardhall import protocol as p
 from cardhall.client.client import Client
-from cardhall.server.bench import free_port
+from cardhall.bench.load import free_port
 from cardhall.server.config import Settings
 from cardhall.server.store import MemoryStore
 from proxyprotocol.result import ProxyResultIPv4, ProxyResultLocal

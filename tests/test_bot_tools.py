@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cardhall.server.bench import free_port
+from cardhall.bench.load import free_port
 from cardhall.server.games.simulate import play_game
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from cardhall.server.chaos import Attempt, ChaosConfig, audit, passed, render, run_async
+from cardhall.bench.chaos import Attempt, ChaosConfig, audit, passed, render, run_async
 
 needs_redis = pytest.mark.skipif(shutil.which("redis-server") is None,
                                  reason="redis-server is not installed")

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cardhall.server.bench import free_port
+from cardhall.bench.load import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCHMARKS = sorted((ROOT / "benchmarks").glob("*.py"))

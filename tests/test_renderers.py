@@ -196,3 +196,30 @@ def test_every_renderer_draws_real_views(module: str) -> None:
         if game.over:
             break
         game.apply(0, choose(game.view(0), rng))
+
+
+@pytest.mark.parametrize(("game", "action", "text"), [
+    ("shah", ["marry", "7S", 3], "marry 7\u2660 onto the outer card of ray 3"),
+    ("shah", ["marry", "7S"], "marry 7S"),  # arguments that do not fit: the words
+    ("shah", ["shuffle", 1], "shuffle 1"),  # unknown verb: the words
+    ("shah", [], "?"),
+    ("shop", ["tray", "7H", 2], "put 7\u2665 on tray 2"),
+    ("shop", ["tray"], "tray"),
+    ("shop", ["light"], "light a candle with ? (short-cut)"),
+    ("shop", [["tray"], 1], "['tray'] 1"),  # a verb that is not a string
+])
+def test_solo_describe_shares_the_fallbacks(game: str, action: list[Any], text: str) -> None:
+    """Shah and Shop phrase actions through one helper (renderers.describe_verb): an action
+    that does not fit its phrase, or has an unknown verb, is shown as its words."""
+    assert importlib.import_module(f"cardhall.client.renderers.{game}").describe(action) == text
+
+
+@pytest.mark.parametrize(("game", "word"), [("shah", "built"), ("shop", "score")])
+def test_solo_outcome_line(game: str, word: str) -> None:
+    """The last line of a finished Shah or Shop table (renderers.outcome_line)."""
+    render = importlib.import_module(f"cardhall.client.renderers.{game}").render
+    won = render({"outcome": {"winner": 0, "reason": "cleared", "scores": [52]}}, color=False)
+    lost = render({"outcome": {"winner": None, "reason": "gave up", "scores": [3]}},
+                  color=False)
+    assert won.splitlines()[-1] == f"Game over: WON (cleared), {word} [52]"
+    assert lost.splitlines()[-1] == f"Game over: lost (gave up), {word} [3]"

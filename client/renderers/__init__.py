@@ -13,7 +13,7 @@ Renderers see only views: they never import the engines.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -34,6 +34,42 @@ def pretty_card(code: str, *, color: bool = True) -> str:
     if color and code[1] in "DH":
         return f"{_ANSI_RED}{text}{_ANSI_RESET}"
     return text
+
+
+def outcome_line(view: dict[str, Any], result_name: str) -> str | None:
+    """A one-seat game's last line, e.g. ``"Game over: WON (cleared), built [52]"``.
+
+    Args:
+        view: The game's view; its ``outcome`` (``winner``, ``reason``, ``scores``) is shown.
+        result_name: The word before the scores (``"built"``, ``"score"``).
+
+    Returns:
+        The line, or None while the game is not over (no ``outcome``).
+    """
+    out = view.get("outcome")
+    if not out:
+        return None
+    result = "WON" if out.get("winner") == 0 else "lost"
+    return f"Game over: {result} ({out.get('reason')}), {result_name} {out.get('scores')}"
+
+
+def describe_verb(action: Sequence[Any],
+                  phrases: Mapping[str, Callable[[list[Any]], str]]) -> str:
+    """A short phrase for ``action`` (``[verb, *args]``): ``phrases[verb](args)``.
+
+    Returns ``"?"`` for an empty action, and the action's words when its verb has no phrase
+    or its arguments do not fit the phrase (an IndexError or TypeError in it).
+    """
+    if not action:
+        return "?"
+    words = " ".join(str(a) for a in action)
+    phrase = phrases.get(action[0]) if isinstance(action[0], str) else None
+    if phrase is None:
+        return words
+    try:
+        return phrase(list(action[1:]))
+    except (IndexError, TypeError):
+        return words
 
 
 def _generic_render(view: dict[str, Any], *, color: bool = True) -> str:

@@ -7,10 +7,10 @@ Works from the view dict only; it never imports the engine.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import pretty_card
+from . import describe_verb, outcome_line, pretty_card
 
 _CIRCLES = ("inner", "middle", "outer")
 
@@ -64,11 +64,25 @@ def render(view: dict[str, Any], *, color: bool = True) -> str:
                      "is open")
     if nv:
         lines.append(f"Next place to refill: ray {nv[0]}, {_CIRCLES[nv[1]]} circle")
-    out = view.get("outcome")
-    if out:
-        result = "WON" if out.get("winner") == 0 else "lost"
-        lines.append(f"Game over: {result} ({out.get('reason')}), built {out.get('scores')}")
+    over = outcome_line(view, "built")
+    if over:
+        lines.append(over)
     return "\n".join(lines)
+
+
+def _card(args: list[Any], i: int) -> str:
+    return pretty_card(args[i], color=False)
+
+
+_PHRASES: dict[str, Callable[[list[Any]], str]] = {
+    "deal": lambda args: "deal the next circle",
+    "play": lambda args: f"play {_card(args, 0)} to foundation {args[1]}",
+    "marry": lambda args: f"marry {_card(args, 0)} onto the outer card of ray {args[1]}",
+    "grace": lambda args: f"grace: move {_card(args, 0)} into the empty ray {args[1]}",
+    "fill": lambda args: f"refill the next place from the {args[0]}",
+    "turn": lambda args: "turn the next card of the pack",
+    "resign": lambda args: "resign (give up)",
+}
 
 
 def describe(action: Sequence[Any]) -> str:
@@ -76,26 +90,4 @@ def describe(action: Sequence[Any]) -> str:
 
     Unknown verbs are shown as their words.
     """
-    if not action:
-        return "?"
-    verb = action[0]
-    args = list(action[1:])
-    try:
-        if verb == "deal":
-            return "deal the next circle"
-        if verb == "play":
-            return f"play {pretty_card(args[0], color=False)} to foundation {args[1]}"
-        if verb == "marry":
-            return f"marry {pretty_card(args[0], color=False)} onto the outer card of ray {args[1]}"
-        if verb == "grace":
-            return (f"grace: move {pretty_card(args[0], color=False)} into the empty "
-                    f"ray {args[1]}")
-        if verb == "fill":
-            return f"refill the next place from the {args[0]}"
-        if verb == "turn":
-            return "turn the next card of the pack"
-        if verb == "resign":
-            return "resign (give up)"
-    except (IndexError, TypeError):
-        pass
-    return " ".join(str(a) for a in action)
+    return describe_verb(action, _PHRASES)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import pretty_card
+from . import describe_verb, outcome_line, pretty_card
 
 _SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 
@@ -67,11 +67,32 @@ def render(view: dict[str, Any], *, color: bool = True) -> str:
     if view.get("shortcut_cards"):
         lines.append("Short-cut: choose red cards to light the candles: "
                      + _cards(view["shortcut_cards"], color))
-    out = view.get("outcome")
-    if out:
-        result = "WON" if out.get("winner") == 0 else "lost"
-        lines.append(f"Game over: {result} ({out.get('reason')}), score {out.get('scores')}")
+    over = outcome_line(view, "score")
+    if over:
+        lines.append(over)
     return "\n".join(lines)
+
+
+def _card(args: list[Any], i: int) -> str:
+    return pretty_card(args[i], color=False) if len(args) > i else "?"
+
+
+_PHRASES: dict[str, Callable[[list[Any]], str]] = {
+    "light": lambda args: f"light a candle with {_card(args, 0)} (short-cut)",
+    "no_shortcut": lambda args: "play without the short-cut",
+    "draw": lambda args: "draw the next card",
+    "candle": lambda args: f"put {_card(args, 0)} on candle {args[1]}",
+    "tray": lambda args: f"put {_card(args, 0)} on tray {args[1]}",
+    "ledger": lambda args: f"enter {_card(args, 0)} in the ledger",
+    "shelve": lambda args: f"shelve {_card(args, 0)} on shelf {args[1]}",
+    "purchase": lambda args: f"reserve {_card(args, 0)} in the purchase of shelf {args[1]}",
+    "trim": lambda args: f"trim candle {args[0]}",
+    "recalibrate": lambda args: "recalibrate the scales (scraps the ledger)",
+    "scrap": lambda args: "scrap the ledger",
+    "play_shelf": lambda args: f"play the card on shelf {args[0]}",
+    "play_purchase": lambda args: f"play the purchase of shelf {args[0]}",
+    "close_shop": lambda args: "close shop (give up)",
+}
 
 
 def describe(action: Sequence[Any]) -> str:
@@ -79,31 +100,4 @@ def describe(action: Sequence[Any]) -> str:
 
     Unknown verbs are shown as their words.
     """
-    if not action:
-        return "?"
-    verb = action[0]
-    args = list(action[1:])
-
-    def card(i: int) -> str:
-        return pretty_card(args[i], color=False) if len(args) > i else "?"
-
-    table: dict[str, Callable[[], str]] = {
-        "light": lambda: f"light a candle with {card(0)} (short-cut)",
-        "no_shortcut": lambda: "play without the short-cut",
-        "draw": lambda: "draw the next card",
-        "candle": lambda: f"put {card(0)} on candle {args[1]}",
-        "tray": lambda: f"put {card(0)} on tray {args[1]}",
-        "ledger": lambda: f"enter {card(0)} in the ledger",
-        "shelve": lambda: f"shelve {card(0)} on shelf {args[1]}",
-        "purchase": lambda: f"reserve {card(0)} in the purchase of shelf {args[1]}",
-        "trim": lambda: f"trim candle {args[0]}",
-        "recalibrate": lambda: "recalibrate the scales (scraps the ledger)",
-        "scrap": lambda: "scrap the ledger",
-        "play_shelf": lambda: f"play the card on shelf {args[0]}",
-        "play_purchase": lambda: f"play the purchase of shelf {args[0]}",
-        "close_shop": lambda: "close shop (give up)",
-    }
-    try:
-        return table[verb]() if verb in table else " ".join(str(a) for a in action)
-    except (IndexError, TypeError):
-        return " ".join(str(a) for a in action)
+    return describe_verb(action, _PHRASES)

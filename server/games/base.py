@@ -225,15 +225,21 @@ class SoloGame(Game):
     A solo game lists its moves in :meth:`_moves`; :meth:`legal_actions` adds the quit verb
     (:attr:`QUIT_VERB`, a loss), which is legal at every point of a running game and always
     listed last. Its snapshots end with the game's own state (:meth:`_snapshot_table`,
-    :meth:`_restore_table`). Engines derive from one of its two kinds, which define
-    :meth:`apply`, :meth:`snapshot` and :meth:`restore`: :class:`SettlingSoloGame` (also
-    :attr:`over`, :meth:`outcome` and :meth:`forfeit`) or :class:`VersionedSoloGame`.
+    :meth:`_restore_table`); :meth:`snapshot` and :meth:`restore` are shared, each kind adding
+    its own keys (:meth:`_snapshot_kind`, :meth:`_restore_kind`). Engines derive from one of
+    its two kinds, which define :meth:`apply`: :class:`SettlingSoloGame` (also :attr:`over`,
+    :meth:`outcome` and :meth:`forfeit`) or :class:`VersionedSoloGame`.
+
+    Attributes:
+        rng: The game's :class:`GameRNG`.
     """
 
     min_seats: ClassVar[int] = 1
     max_seats: ClassVar[int] = 1
     #: The verb that abandons the game (a loss); offered last while the game runs.
     QUIT_VERB: ClassVar[str] = "resign"
+
+    rng: GameRNG
 
     def to_act(self) -> list[int]:
         """``[0]`` while the game runs, ``[]`` once it is over."""
@@ -313,6 +319,65 @@ class SoloGame(Game):
             SnapshotError, KeyError, TypeError, ValueError, AttributeError: a missing or
                 malformed field (:meth:`restore` reports the others as :class:`SnapshotError`).
         """
+
+    def snapshot(self) -> dict[str, Any]:
+        """The complete state as plain msgpack-able data (lists, never tuples): ``game``,
+        ``options``, ``seats``, ``state_id``, ``rng``, the keys of the engine's kind
+        (:meth:`_snapshot_kind`), then the game's own table (:meth:`_snapshot_table`)."""
+        return {
+            "game": self.name,
+            "options": {k: (list(v) if isinstance(v, (list, tuple)) else v)
+                        for k, v in self.options.items()},
+            "seats": self.seats,
+            "state_id": self.state_id,
+            "rng": self.rng.snapshot(),
+            **self._snapshot_kind(),
+            **self._snapshot_table(),
+        }
+
+    @classmethod
+    def restore(cls, data: Mapping[str, Any]) -> Self:
+        """Rebuild a game from :meth:`snapshot` data.
+
+        Raises:
+            SnapshotError: ``data`` is not a snapshot of this game: wrong game tag (or
+                version), options it does not take, a missing or malformed field, or a table
+                :meth:`_consistent` rejects.
+        """
+        try:
+            if data["game"] != cls.name:
+                raise SnapshotError(f"not a {cls.name} snapshot: {data['game']!r}")
+            game = cls.__new__(cls)
+            game._restore_kind(data)
+            game.state_id = int(data["state_id"])
+            game.rng = GameRNG.restore(data["rng"])
+            game._restore_table(data)
+        except SnapshotError:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError,
+                OptionError) as exc:
+            raise SnapshotError(f"bad {cls.name} snapshot: {exc!r}") from None
+        if not game._consistent():
+            raise SnapshotError(f"bad {cls.name} snapshot: inconsistent table")
+        return game
+
+    @abstractmethod
+    def _snapshot_kind(self) -> dict[str, Any]:
+        """The snapshot keys of the engine's kind (after ``rng``, before the table)."""
+
+    @abstractmethod
+    def _restore_kind(self, data: Mapping[str, Any]) -> None:
+        """Set the state of the engine's kind (options and seats included) from
+        :meth:`snapshot` data, before ``state_id``, ``rng`` and the table.
+
+        Raises:
+            SnapshotError, KeyError, TypeError, ValueError, OptionError: a wrong or malformed
+                field (:meth:`restore` reports them all as :class:`SnapshotError`).
+        """
+
+    def _consistent(self) -> bool:
+        """Whether a restored state is a possible table (True unless the game checks)."""
+        return True
 
     def _contract_view(self, seat: int | None) -> dict[str, Any]:
         """The keys every view starts with: ``state_id``, ``to_act``, ``over``, ``outcome``
@@ -460,48 +525,21 @@ class SettlingSoloGame(SoloGame):
                 raise UnknownAction(f"{verb!r} needs an integer index, not {arg!r}")
         return tuple(action)
 
-    def snapshot(self) -> dict[str, Any]:
-        """The complete state as plain msgpack-able data (lists, no tuples)."""
+    def _snapshot_kind(self) -> dict[str, Any]:
+        """``phase``, ``outcome`` and ``counters``."""
         return {
-            "game": self.name,
-            "options": {k: (list(v) if isinstance(v, (list, tuple)) else v)
-                        for k, v in self.options.items()},
-            "seats": self.seats,
-            "state_id": self.state_id,
-            "rng": self.rng.snapshot(),
             "phase": self.phase,
-            **self._snapshot_table(),
             "outcome": None if self._outcome is None else dict(self._outcome),
             "counters": dict(self.counters),
         }
 
-    @classmethod
-    def restore(cls, data: Mapping[str, Any]) -> Self:
-        """Rebuild a game from :meth:`snapshot` data.
-
-        Raises:
-            SnapshotError: ``data`` is not a snapshot of this game (wrong game tag, a missing
-                or malformed field, or a table :meth:`_consistent` rejects).
-        """
-        try:
-            if data["game"] != cls.name:
-                raise SnapshotError(f"not a {cls.name} snapshot: {data['game']!r}")
-            g = cls.__new__(cls)
-            g.options = dict(data["options"])
-            g.seats = int(data["seats"])
-            g.state_id = int(data["state_id"])
-            g.rng = GameRNG.restore(data["rng"])
-            g.phase = str(data["phase"])
-            g._restore_table(data)
-            g._outcome = None if data["outcome"] is None else dict(data["outcome"])
-            g.counters = {str(k): int(v) for k, v in data["counters"].items()}
-        except SnapshotError:
-            raise
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise SnapshotError(f"bad {cls.name} snapshot: {exc!r}") from None
-        if not g._consistent():
-            raise SnapshotError(f"bad {cls.name} snapshot: inconsistent table")
-        return g
+    def _restore_kind(self, data: Mapping[str, Any]) -> None:
+        """Set options and seats as recorded, then ``phase``, the outcome and counters."""
+        self.options = dict(data["options"])
+        self.seats = int(data["seats"])
+        self.phase = str(data["phase"])
+        self._outcome = None if data["outcome"] is None else dict(data["outcome"])
+        self.counters = {str(k): int(v) for k, v in data["counters"].items()}
 
     # -- what each game supplies --------------------------------------------------------
 
@@ -580,41 +618,21 @@ class VersionedSoloGame(SoloGame):
         self.state_id += 1
         return events
 
-    def snapshot(self) -> dict[str, Any]:
-        """Complete state as plain msgpack-able data (lists, never tuples)."""
-        return {
-            "game": self.name,
-            "version": self.SNAPSHOT_VERSION,
-            "options": {k: (list(v) if isinstance(v, list) else v)
-                        for k, v in self.options.items()},
-            "seats": self.seats,
-            "state_id": self.state_id,
-            "rng": self.rng.snapshot(),
-            **self._snapshot_table(),
-        }
+    def _snapshot_kind(self) -> dict[str, Any]:
+        """``version``: :attr:`SNAPSHOT_VERSION`."""
+        return {"version": self.SNAPSHOT_VERSION}
 
-    @classmethod
-    def restore(cls, data: Mapping[str, Any]) -> Self:
-        """Rebuild a game from :meth:`snapshot` data.
+    def _restore_kind(self, data: Mapping[str, Any]) -> None:
+        """Check the snapshot's ``version``, then validate its options again.
 
         Raises:
-            SnapshotError: ``data`` is not a snapshot of this game (wrong game tag or version,
-                options this game does not take, missing or malformed fields).
+            SnapshotError: another version.
+            OptionError: options this game does not take (:meth:`restore` reports it as a
+                SnapshotError).
         """
-        try:
-            if data["game"] != cls.name or data["version"] != cls.SNAPSHOT_VERSION:
-                raise SnapshotError(f"not a {cls.name} snapshot")
-            game = cls.__new__(cls)
-            Game.__init__(game, data["options"], data["seats"])
-            game.state_id = int(data["state_id"])
-            game.rng = GameRNG.restore(data["rng"])
-            game._restore_table(data)
-        except SnapshotError:
-            raise
-        except (KeyError, TypeError, ValueError, IndexError, AttributeError,
-                OptionError) as exc:
-            raise SnapshotError(f"bad {cls.name} snapshot: {exc!r}") from None
-        return game
+        if data["version"] != self.SNAPSHOT_VERSION:
+            raise SnapshotError(f"not a {self.name} snapshot: version {data['version']!r}")
+        Game.__init__(self, data["options"], data["seats"])
 
     # -- what each game supplies --------------------------------------------------------
 

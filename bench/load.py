@@ -1,6 +1,6 @@
 """``cardhall bench``: latency, throughput and memory of a live server, against raw websockets.
 
-The servers under test run in their own processes (``python -m cardhall.server.bench serve``
+The servers under test run in their own processes (``python -m cardhall.bench.load serve``
 for Cardhall, ``... echo`` for the baseline), on 127.0.0.1 and free ports, with the event loop
 ``cardhall serve`` uses (uvloop when installed) and the same websockets settings (no
 compression, the same ``max_size`` and keepalive). This process is the load generator: lean
@@ -661,21 +661,21 @@ class Child:
 
 def start_cardhall(redis_url: str | None, log: Path | None,
                    cpus: set[int] | None = None, env: dict[str, str] | None = None) -> Child:
-    """``python -m cardhall.server.bench serve``: a Cardhall server with the bench's limits
+    """``python -m cardhall.bench.load serve``: a Cardhall server with the bench's limits
     (pinned to ``cpus`` when given; ``env``: its environment, e.g. a ``PYTHONPATH`` that
     finds another version of the package first, as ``benchmarks/ab.py`` does)."""
     port = free_port()
-    argv = [sys.executable, "-m", "cardhall.server.bench", "serve", "--port", str(port)]
+    argv = [sys.executable, "-m", "cardhall.bench.load", "serve", "--port", str(port)]
     if redis_url:
         argv += ["--redis-url", redis_url]
     return Child("cardhall server", argv, port, log, cpus, env)
 
 
 def start_echo(log: Path | None, cpus: set[int] | None = None) -> Child:
-    """``python -m cardhall.server.bench echo``: the raw websockets echo baseline (pinned to
+    """``python -m cardhall.bench.load echo``: the raw websockets echo baseline (pinned to
     ``cpus`` when given)."""
     port = free_port()
-    return Child("echo server", [sys.executable, "-m", "cardhall.server.bench", "echo",
+    return Child("echo server", [sys.executable, "-m", "cardhall.bench.load", "echo",
                                  "--port", str(port)], port, log, cpus)
 
 
@@ -696,7 +696,7 @@ def bench_settings(port: int) -> Any:
     client comes from one address at loopback speed, and finished rooms removed after 1 s
     so that they do not pile up in the memory figures. Fields this version of Settings does
     not have are left out."""
-    from .config import Settings
+    from ..server.config import Settings
 
     want: dict[str, Any] = {"host": "127.0.0.1", "port": port, "max_frame": MAX_FRAME,
                             "ping_interval": PING_INTERVAL, "ping_timeout": PING_TIMEOUT,
@@ -719,13 +719,13 @@ def _runner() -> Callable[[Any], Any]:
 def _serve_main(port: int, redis_url: str | None) -> None:
     import logging
 
-    from .app import run
+    from ..server.app import run
 
     logging.basicConfig(level=logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s %(message)s")
     store = None
     if redis_url:
-        from .redis_store import RedisStore
+        from ..server.redis_store import RedisStore
 
         store = RedisStore(redis_url)
     run(bench_settings(port), store)
@@ -736,8 +736,8 @@ def _echo_main(port: int) -> None:
 
     from websockets.asyncio.server import ServerConnection, serve
 
-    from .app import tune_gc
-    from .config import Settings
+    from ..server.app import tune_gc
+    from ..server.config import Settings
 
     async def handler(ws: ServerConnection) -> None:
         with contextlib.suppress(ConnectionClosed):
@@ -1320,8 +1320,8 @@ def render(result: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m cardhall.server.bench serve|echo``: the bench's server processes."""
-    parser = argparse.ArgumentParser(prog="python -m cardhall.server.bench")
+    """``python -m cardhall.bench.load serve|echo``: the bench's server processes."""
+    parser = argparse.ArgumentParser(prog="python -m cardhall.bench.load")
     sub = parser.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("serve", help="a Cardhall server with the bench settings")
     s.add_argument("--port", type=int, required=True)

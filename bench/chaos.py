@@ -55,7 +55,7 @@ from typing import Any
 from redis.exceptions import RedisError
 
 from .. import protocol as p
-from .bench import Child, free_port
+from .load import Child, free_port
 
 #: Fault kinds, in the order ``--kind all`` runs them.
 KINDS = ("owner-kill", "redis-kill-3s", "redis-kill-12s", "redis-stop-10s")
@@ -409,7 +409,7 @@ class Drill:
                 self.fault_errors.append(f"{type(exc).__name__}: {exc}")
 
     async def _kill_owner(self, down: float) -> None:
-        from .redis_store import key
+        from ..server.redis_store import key
 
         pids = {s.pid: s for s in self.servers if s.pid is not None}
         counts = dict.fromkeys(pids, 0)
@@ -436,7 +436,7 @@ class Drill:
     async def _table(self, t: int, clients: list[Any], stop_new: float) -> None:
         from ..client.bots import play_seat
         from ..client.client import ConnectionLost, ServerError
-        from .games.bots import strategy
+        from ..server.games.bots import strategy
 
         choose = strategy("skipper", "greedy")
         while time.monotonic() < stop_new:
@@ -542,9 +542,9 @@ class Drill:
         return figures
 
     async def _check(self) -> dict[str, Any]:
-        from .games import get
-        from .redis_store import RedisStore
-        from .room import rebuild
+        from ..server.games import get
+        from ..server.redis_store import RedisStore
+        from ..server.room import rebuild
 
         attempts: dict[str, list[Attempt]] = {}
         for c in self.clients:
@@ -748,7 +748,7 @@ async def run_async(cfg: ChaosConfig, say: Progress | None = None,
 def run(cfg: ChaosConfig, say: Progress | None = None,
         logdir: Path | None = None) -> dict[str, Any]:
     """:func:`run_async` in a new event loop (the ``cardhall chaos`` command)."""
-    from .bench import raise_fd_limit
+    from .load import raise_fd_limit
 
     raise_fd_limit(4096)
     return asyncio.run(run_async(cfg, say, logdir))

@@ -1,0 +1,169 @@
+"""A room's clocks and server bots: turn and bid deadlines, the grace of dropped seats,
+and the bots that play abandoned seats.
+
+:class:`RoomClocks` holds the :class:`~cardhall.server.room.Room` methods that arm the
+room's one timer (:meth:`RoomClocks._schedule`), play the game's default action when a turn
+runs out, and queue server-bot actions (:meth:`RoomClocks._wake_bots`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import secrets
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .games import Game
+from .metrics import observe_action
+
+if TYPE_CHECKING:
+    from .fanout import Seat
+
+#: Server bots' seconds per action in real-time games when ``bot_seconds`` is not set.
+REAL_TIME_BOT_SECONDS = 1.0
+
+
+class RoomClocks:
+    """The timers and server bots of a :class:`~cardhall.server.room.Room` (a base class of
+    it, so that its state stays in one place; these methods run inside the room task)."""
+
+    __slots__ = ()
+
+    if TYPE_CHECKING:
+        status: str
+        game: Game
+        seats: list[Seat | None]
+        settings: dict[str, Any]
+        deadlines: dict[int, float]
+        metrics: Any
+        _timer: asyncio.TimerHandle | None
+        _bot_timer: asyncio.TimerHandle | None
+        _bot_rng: random.Random | None
+        _broken: bool
+        _bot: Callable[..., Any]
+
+        def post(self, fn: Callable[[], Any]) -> None: ...
+
+        async def _persist(self, entry: list[Any], events: list[dict[str, Any]],
+                           conn: Any, re: Any) -> bool: ...
+
+        async def _abandon(self, seat: int) -> None: ...
+
+        def _seat_event(self, seat: int, event: str) -> None: ...
+
+    def _schedule(self) -> None:
+        """Set deadlines for the seats to act and the grace windows; arm one timer."""
+        if (self._timer is None and not self.deadlines and self.settings["turn_seconds"] is None
+                and self.settings["bid_seconds"] is None
+                and all(h is None or h.grace_until is None for h in self.seats)):
+            return  # no clocks in this room and none running: nothing to set
+        now = time.time()
+        if self.status == "playing":
+            turn = self.settings["turn_seconds"]
+            bid = self.settings["bid_seconds"] or turn
+            acting = set(self.game.to_act())
+            in_auction = self.game.bidding
+            for s in list(self.deadlines):
+                if s not in acting:
+                    del self.deadlines[s]
+            for s in acting:
+                holder = self.seats[s]
+                limit = bid if in_auction else turn
+                if limit is None or holder is None or holder.bot:
+                    self.deadlines.pop(s, None)
+                elif s not in self.deadlines:
+                    self.deadlines[s] = now + limit
+        moments = list(self.deadlines.values()) + [
+            h.grace_until for h in self.seats if h is not None and h.grace_until is not None]
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if moments:
+            loop = asyncio.get_running_loop()
+            delay = max(0.0, min(moments) - now)
+            self._timer = loop.call_later(delay, self.post, self._on_timer)
+
+    async def _on_timer(self) -> None:
+        self._timer = None
+        if self._broken:  # its reload re-arms the timer (what ran out meanwhile fires then)
+            return
+        now = time.time()
+        for s, holder in enumerate(self.seats):
+            if holder is not None and holder.grace_until is not None and holder.grace_until <= now:
+                if self.status == "waiting":
+                    self.seats[s] = None
+                    self._seat_event(s, "left")
+                else:
+                    await self._abandon(s)
+        expired = [s for s, t in self.deadlines.items() if t <= now]
+        if expired and self.status == "playing":
+            await self._play_defaults(expired)
+        elif self.status != "finished":
+            self._schedule()
+
+    async def _play_defaults(self, seats: list[int]) -> None:
+        """Turn timer expired: play the game's default for each seat until its turn ends:
+        an action whose verb is in the game's ``TURN_END_VERBS`` (``None``: every action
+        ends a turn, so one default action), at most 16 actions. Should the store fail
+        meanwhile, the seat keeps its expired deadline: the timer fires again once the room
+        has reloaded (:meth:`_reload`)."""
+        ends = self.game.TURN_END_VERBS
+        for seat in seats:
+            due = self.deadlines.pop(seat, None)
+            for _ in range(16):
+                if self.game.over or seat not in self.game.to_act():
+                    break
+                action = self.game.default_action(seat)
+                if action is None:
+                    break
+                events = self.game.apply(seat, action)
+                if not await self._persist(["a", seat, list(action)], events, None, None):
+                    if due is not None:
+                        self.deadlines[seat] = due
+                    return
+                if ends is None or action[0] in ends:
+                    break
+        if not self.game.over:
+            self._schedule()
+
+    def _wake_bots(self) -> None:
+        """Queue a server-bot action when a bot seat may act: at once, or after
+        ``bot_seconds`` (one pending at a time; see :data:`REAL_TIME_BOT_SECONDS`)."""
+        if self.status != "playing" or self.game.over or self._bot_timer is not None:
+            return
+        to_act = self.game.to_act()
+        if not any((h := self.seats[s]) is not None and h.bot for s in to_act):
+            return
+        delay = self.settings.get("bot_seconds")
+        if delay is None:
+            delay = REAL_TIME_BOT_SECONDS if len(to_act) > 1 else 0.0
+        if delay <= 0:
+            self.post(self._bot_step)
+        else:
+            self._bot_timer = asyncio.get_running_loop().call_later(delay, self._bot_due)
+
+    def _bot_due(self) -> None:
+        self._bot_timer = None
+        self.post(self._bot_step)
+
+    async def _bot_step(self) -> None:
+        """One server-bot action for a bot seat that may act: when several may (real-time
+        games), one drawn at random from the room's bot generator, so every bot moves."""
+        await asyncio.sleep(0)  # a room of bots must not starve the other rooms
+        if self._broken:  # its reload wakes the bots again
+            return
+        if self.status != "playing" or self.game.over:
+            return
+        ready = [s for s in self.game.to_act()
+                 if (holder := self.seats[s]) is not None and holder.bot]
+        if not ready:
+            return
+        if self._bot_rng is None:
+            self._bot_rng = random.Random(secrets.randbits(64))
+        s = ready[0] if len(ready) == 1 else ready[self._bot_rng.randrange(len(ready))]
+        action = self._bot(self.game.bot_view(s), self._bot_rng)
+        events = self.game.apply(s, action)
+        if await self._persist(["a", s, list(action)], events, None, None):
+            observe_action(self.metrics, None)

@@ -1,0 +1,25 @@
+"""The import contracts of pyproject's ``[tool.importlinter]`` hold (README "Layout").
+
+Runs ``lint-imports`` (import-linter) so that the README's test command enforces the layering
+in CI: a module that imports upward (``if TYPE_CHECKING:`` imports included) fails this test.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_import_contracts_hold() -> None:
+    """Every contract is kept; the output names the broken ones and their import chains."""
+    exe = shutil.which("lint-imports", path=str(Path(sys.executable).parent)) or shutil.which(
+        "lint-imports")
+    assert exe is not None, "lint-imports is missing: pip install -e '.[test]'"
+    done = subprocess.run([exe, "--no-cache"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "0 broken" in done.stdout, done.stdout
