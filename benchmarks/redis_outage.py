@@ -31,47 +31,9 @@ from pathlib import Path
 
 import redis
 
-from cardhall.client.bots import play_games
+from cardhall.bench.chaos import Redis
 from cardhall.bench.load import free_port
-
-
-class Redis:
-    """A redis-server child on 127.0.0.1 that survives SIGKILL with every acked write."""
-
-    def __init__(self, workdir: Path) -> None:
-        self.workdir, self.port = workdir, free_port()
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        """Start (or restart on its AOF) and wait until it answers (at most 20 s)."""
-        self.proc = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
-             "--appendonly", "yes", "--appendfsync", "always", "--save", "",
-             "--dir", str(self.workdir), "--protected-mode", "no"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        client = redis.Redis(port=self.port)
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                client.ping()
-                break
-            except redis.ConnectionError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.05)
-        client.close()
-
-    def freeze(self, stopped: bool) -> None:
-        """SIGSTOP (``stopped``) or SIGCONT."""
-        if self.proc is not None:
-            self.proc.send_signal(signal.SIGSTOP if stopped else signal.SIGCONT)
-
-    def kill9(self) -> None:
-        """SIGKILL and reap."""
-        if self.proc is not None:
-            self.proc.send_signal(signal.SIGKILL)
-            self.proc.wait(timeout=10)
-            self.proc = None
+from cardhall.client.bots import play_games
 
 
 def serve(redis_url: str, lease: float, log: Path) -> tuple[subprocess.Popen[bytes], str]:
@@ -105,7 +67,7 @@ def owners(r: redis.Redis) -> dict[str, str | None]:
 
 
 async def drill(args: argparse.Namespace, workdir: Path) -> bool:
-    red = Redis(workdir)
+    red = Redis(workdir, workdir / "redis.log")  # the chaos drills' redis-server
     red.start()
     url = f"redis://127.0.0.1:{red.port}/0"
     logs = [workdir / f"serve-{i}.log" for i in range(2)]
@@ -119,11 +81,11 @@ async def drill(args: argparse.Namespace, workdir: Path) -> bool:
         before = owners(redis.Redis(port=red.port))
         for _ in range(args.outages):
             if args.freeze:
-                red.freeze(True)
+                red.signal(signal.SIGSTOP)
                 await asyncio.sleep(args.down)
-                red.freeze(False)
+                red.signal(signal.SIGCONT)
             else:
-                red.kill9()
+                red.signal(signal.SIGKILL)
                 await asyncio.sleep(args.down)
                 red.start()
             await asyncio.sleep(2.0)
@@ -135,8 +97,7 @@ async def drill(args: argparse.Namespace, workdir: Path) -> bool:
         for proc, _ in servers:
             proc.terminate()
             proc.wait(timeout=15)
-        red.freeze(False)
-        red.kill9()
+        red.stop()
     finished = sum(1 for res in results if not isinstance(res, BaseException))
     moved = sorted(room for room, owner in before.items() if after.get(room) != owner)
     text = "\n".join(log.read_text(errors="replace") for log in logs)
