@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import signal
+import socket
 import subprocess
+import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
@@ -75,6 +78,63 @@ class RedisProcess:
         client = redis.Redis(port=self.port)
         client.flushall()
         client.close()
+
+
+class ServeProcess:
+    """A ``cardhall serve`` child process on 127.0.0.1 and a free port, started and
+    listening (at most 20 s), its stderr in ``logdir/serve-PORT.log``.
+
+    Args:
+        logdir: Folder of its log.
+        options: More ``cardhall serve`` options (e.g. ``--redis-url URL``).
+        launcher: A ``python -c`` program that runs the CLI (e.g. after lowering a
+            resource limit), or None for ``python -m cardhall.server.cli``.
+
+    Raises:
+        RuntimeError: it exited or did not listen in time (with the end of its log).
+    """
+
+    def __init__(self, logdir: Path, *options: str, launcher: str | None = None) -> None:
+        self.port = free_port()
+        self.log = logdir / f"serve-{self.port}.log"
+        run = ["-m", "cardhall.server.cli"] if launcher is None else ["-c", launcher]
+        with open(self.log, "wb") as err:
+            self.proc = subprocess.Popen(
+                [sys.executable, *run, "serve", "--port", str(self.port), "--log-level",
+                 "WARNING", *options], stdout=subprocess.DEVNULL, stderr=err)
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                break
+            except OSError:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"server did not start: {self.stderr()}") from None
+                time.sleep(0.05)
+
+    @property
+    def url(self) -> str:
+        """``ws://127.0.0.1:PORT``."""
+        return f"ws://127.0.0.1:{self.port}"
+
+    def stderr(self, tail: int = 3000) -> str:
+        """The last ``tail`` characters of what the process wrote to stderr."""
+        return self.log.read_text(errors="replace")[-tail:]
+
+    def kill9(self) -> None:
+        """SIGKILL: no cleanup, leases are left to expire."""
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        """SIGTERM, and wait for a clean exit (at most 10 s; then SIGKILL)."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
 
 
 @pytest.fixture(scope="session")

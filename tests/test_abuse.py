@@ -30,7 +30,7 @@ from proxyprotocol.v2 import ProxyProtocolV2
 from websockets.exceptions import InvalidMessage
 
 from .conftest import ServerFactory as Factory
-from .conftest import serving
+from .conftest import ServeProcess, serving
 
 ROOT = Path(__file__).resolve().parent.parent
 PARTIAL_REQUEST = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n"  # ... and never the blank line
@@ -119,59 +119,18 @@ main()
 """
 
 
-class LimitedServe:
-    """``cardhall serve`` (memory store) in a child process whose file descriptors are
-    limited to ``nofile`` (soft and hard), so running out of them is quick to reach."""
-
-    def __init__(self, logdir: Path, nofile: int, *args: str) -> None:
-        self.port = free_port()
-        self.log = logdir / "serve.log"
-
-        with open(self.log, "wb") as err:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-c", LIMITED.format(nofile=nofile), "serve", "--port",
-                 str(self.port), "--log-level", "WARNING", *args],
-                stdout=subprocess.DEVNULL, stderr=err)
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                break
-            except OSError:
-                if self.proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"server did not start: {self.stderr()}") from None
-                time.sleep(0.05)
-
-    @property
-    def url(self) -> str:
-        """``ws://127.0.0.1:PORT``."""
-        return f"ws://127.0.0.1:{self.port}"
-
-    def stderr(self) -> str:
-        """The last of what the process wrote to stderr."""
-        return self.log.read_text(errors="replace")[-3000:]
-
-    def stop(self) -> None:
-        """SIGTERM; SIGKILL after 10 s."""
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-
-
 @pytest.fixture
-def limited(tmp_path: Path) -> Iterator[LimitedServe]:
-    """A ``cardhall serve`` limited to 256 descriptors, 20 connections per address."""
-    server = LimitedServe(tmp_path, 256, "--max-connections-per-address", "20")
+def limited(tmp_path: Path) -> Iterator[ServeProcess]:
+    """A ``cardhall serve`` (memory store) whose file descriptors are limited to 256 (soft
+    and hard), so running out of them is quick to reach; 20 connections per address."""
+    server = ServeProcess(tmp_path, "--max-connections-per-address", "20",
+                          launcher=LIMITED.format(nofile=256))
     yield server
     server.stop()
 
 
 async def test_slowloris_from_one_address_leaves_other_addresses_served(
-        limited: LimitedServe) -> None:
+        limited: ServeProcess) -> None:
     # 300 sockets from 127.0.0.1 (more than the server's 256 descriptors) that begin an HTTP
     # request and stall.
     results = await asyncio.gather(*(stall(limited.port) for _ in range(300)),

@@ -10,7 +10,6 @@ import asyncio
 import json
 import os
 import random
-import signal
 import socket
 import subprocess
 import sys
@@ -29,57 +28,11 @@ from cardhall.server.redis_store import RedisStore
 from cardhall.server.room import rebuild
 from cardhall.server.store import MemoryStore
 
-from .conftest import RedisProcess, free_port
+from .conftest import RedisProcess, ServeProcess, free_port
 
 pytestmark = pytest.mark.skipif(
     subprocess.run(["which", "redis-server"], capture_output=True).returncode != 0,
     reason="redis-server is not installed")
-
-
-class ServeProcess:
-    """A ``cardhall serve --redis-url`` child process on 127.0.0.1."""
-
-    def __init__(self, redis_url: str, logdir: Path, *options: str) -> None:
-        self.port = free_port()
-        self.log = logdir / f"serve-{self.port}.log"
-        with open(self.log, "wb") as err:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "cardhall.server.cli", "serve", "--port",
-                 str(self.port), "--redis-url", redis_url, "--log-level", "WARNING",
-                 *options], stdout=subprocess.DEVNULL, stderr=err)
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                break
-            except OSError:
-                if self.proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"server did not start: {self.stderr()}") from None
-                time.sleep(0.05)
-
-    @property
-    def url(self) -> str:
-        """``ws://127.0.0.1:PORT``."""
-        return f"ws://127.0.0.1:{self.port}"
-
-    def stderr(self, tail: int = 3000) -> str:
-        """The last ``tail`` characters of what the process wrote to stderr."""
-        return self.log.read_text(errors="replace")[-tail:]
-
-    def kill9(self) -> None:
-        """SIGKILL: no cleanup, leases are left to expire."""
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(timeout=10)
-
-    def stop(self) -> None:
-        """SIGTERM, and wait for a clean exit (at most 10 s)."""
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
 
 
 @pytest.fixture
@@ -94,7 +47,7 @@ def redis_proc(tmp_path: Path) -> Iterator[RedisProcess]:
 @pytest.fixture
 def servers(redis_proc: RedisProcess, tmp_path: Path) -> Iterator[list[ServeProcess]]:
     """Two server processes sharing ``redis_proc``."""
-    procs = [ServeProcess(redis_proc.url, tmp_path) for _ in range(2)]
+    procs = [ServeProcess(tmp_path, "--redis-url", redis_proc.url) for _ in range(2)]
     yield procs
     for proc in procs:
         proc.stop()
@@ -311,7 +264,7 @@ async def test_redis_down_longer_than_two_leases_drops_no_seat(
     no room changes owner (owners renew before any orphan scan acts), no seat is dropped,
     played by a server bot or refused as not seated, and every game finishes with each log
     entry played by its own client."""
-    servers = [ServeProcess(redis_proc.url, tmp_path, "--lease-seconds", "1") for _ in range(2)]
+    servers = [ServeProcess(tmp_path, "--redis-url", redis_proc.url, "--lease-seconds", "1") for _ in range(2)]
     try:
         urls = [s.url for s in servers]
         games = [asyncio.get_running_loop().create_task(play_games(
