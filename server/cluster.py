@@ -344,13 +344,13 @@ class Cluster:
             self.peer(msg["from"], msg["sess"], msg["name"]).request(msg["frame"])
         elif kind == "out":
             sessions = self.server.sessions
-            for session, frame in msg["items"]:
-                conn = sessions.get(session)
+            for sess, frame in msg["items"]:
+                conn = sessions.get(sess)
                 if conn is not None:
                     conn.send_raw(frame)
                 else:
                     await self.store.publish(msg["from"], msgpack.packb(
-                        {"k": "gone", "from": self.me, "sess": session}))
+                        {"k": "gone", "from": self.me, "sess": sess}))
         elif kind in ("drop", "gone"):
             peer = self.peers.pop((msg["from"], msg["sess"]), None)
             if peer is not None:
@@ -399,12 +399,12 @@ class Cluster:
     def reattach(self, room: Room, members: list[list[Any]]) -> None:
         """After a takeover: put back the members recorded in the room's state (local
         connections that are still open, and peers of other processes)."""
-        for process, session, seat in members:
+        for process, sess, seat in members:
             if process == self.me:
-                conn: Session | None = self.server.sessions.get(session)
+                conn: Session | None = self.server.sessions.get(sess)
                 if conn is None:
                     continue
                 conn.remote_rooms.discard(room.id)
             else:
-                conn = self.peer(process, session, "")
+                conn = self.peer(process, sess, "")
             room.reattach(conn, seat)

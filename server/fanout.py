@@ -10,7 +10,6 @@ members whose last view came from the same broadcast.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -31,7 +30,7 @@ class Peer(Protocol):
     session: str
     process: str
     name: str
-    rooms: dict[str, Room]
+    rooms: dict[str, Any]  # the Room objects it is in, by id (room sits above this module)
     remote_rooms: set[str]
 
     def send(self, msg: p.Message) -> None:
