@@ -632,6 +632,12 @@ async def test_create_form_from_list_games_validates() -> None:
         modes = await page.eval_on_selector_all("#create-mode option",
                                                 "os => os.map(o => o.value)")
         assert modes == ["solo", "multi", "race"]
+        # The seat count follows the mode: solo Skipper has one seat (4 was refused).
+        assert await page.input_value("#create-seats") == "1"
+        await page.select_option("#create-mode", "multi")
+        assert await page.input_value("#create-seats") == "4"
+        await page.select_option("#create-mode", "solo")
+        assert await page.input_value("#create-seats") == "1"
 
         await page.fill("#opt-turn_limit", "0")
         await page.click("#create-submit")

@@ -277,6 +277,13 @@ export class Lobby {
       this.createGame = createGame.value;
       app.render();
     });
+    // A mode's usual seat count: one seat in solo, else four (within the game's range).
+    const seatsFor = (mode) =>
+      !spec
+        ? 1
+        : mode === "solo"
+          ? spec.min_seats
+          : Math.min(spec.max_seats, Math.max(spec.min_seats, spec.max_seats >= 4 ? 4 : 1));
     const seats = h("input", {
       type: "number",
       id: "create-seats",
@@ -285,12 +292,7 @@ export class Lobby {
       min: spec ? spec.min_seats : 1,
       max: spec ? spec.max_seats : 6,
       step: 1,
-      value: spec
-        ? Math.min(
-            spec.max_seats,
-            Math.max(spec.min_seats, spec.max_seats >= 4 ? 4 : spec.min_seats),
-          )
-        : 1,
+      value: seatsFor(spec && spec.modes.length ? spec.modes[0] : null),
     });
     const modeField =
       spec && spec.modes.length
@@ -300,7 +302,13 @@ export class Lobby {
             h("label", { for: "create-mode" }, "mode"),
             h(
               "select",
-              { id: "create-mode", name: "mode" },
+              {
+                id: "create-mode",
+                name: "mode",
+                onchange: (event) => {
+                  seats.value = seatsFor(event.target.value);
+                },
+              },
               spec.modes.map((m) => h("option", { value: m, text: m })),
             ),
           )
