@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -21,8 +20,8 @@ from typing import Any
 import pytest
 import redis
 
+from cardhall.bench.load import Child, free_port
 from cardhall.server.app import Server
-from cardhall.bench.load import free_port
 from cardhall.server.config import Settings
 from cardhall.server.redis_store import RedisStore
 from cardhall.server.store import MemoryStore
@@ -80,9 +79,10 @@ class RedisProcess:
         client.close()
 
 
-class ServeProcess:
+class ServeProcess(Child):
     """A ``cardhall serve`` child process on 127.0.0.1 and a free port, started and
-    listening (at most 20 s), its stderr in ``logdir/serve-PORT.log``.
+    listening (the bench's :class:`~cardhall.bench.load.Child`), its output in
+    ``logdir/serve-PORT.log``.
 
     Args:
         logdir: Folder of its log.
@@ -91,50 +91,25 @@ class ServeProcess:
             resource limit), or None for ``python -m cardhall.server.cli``.
 
     Raises:
-        RuntimeError: it exited or did not listen in time (with the end of its log).
+        RuntimeError: it exited or did not listen in time.
     """
 
     def __init__(self, logdir: Path, *options: str, launcher: str | None = None) -> None:
-        self.port = free_port()
-        self.log = logdir / f"serve-{self.port}.log"
+        port = free_port()
         run = ["-m", "cardhall.server.cli"] if launcher is None else ["-c", launcher]
-        with open(self.log, "wb") as err:
-            self.proc = subprocess.Popen(
-                [sys.executable, *run, "serve", "--port", str(self.port), "--log-level",
-                 "WARNING", *options], stdout=subprocess.DEVNULL, stderr=err)
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                break
-            except OSError:
-                if self.proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"server did not start: {self.stderr()}") from None
-                time.sleep(0.05)
-
-    @property
-    def url(self) -> str:
-        """``ws://127.0.0.1:PORT``."""
-        return f"ws://127.0.0.1:{self.port}"
+        super().__init__("cardhall serve", [
+            sys.executable, *run, "serve", "--port", str(port), "--log-level", "WARNING",
+            *options], port, logdir / f"serve-{port}.log")
 
     def stderr(self, tail: int = 3000) -> str:
-        """The last ``tail`` characters of what the process wrote to stderr."""
+        """The last ``tail`` characters of what the process wrote."""
+        assert self.log is not None
         return self.log.read_text(errors="replace")[-tail:]
 
     def kill9(self) -> None:
         """SIGKILL: no cleanup, leases are left to expire."""
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(timeout=10)
-
-    def stop(self) -> None:
-        """SIGTERM, and wait for a clean exit (at most 10 s; then SIGKILL)."""
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
 
 
 @pytest.fixture(scope="session")
