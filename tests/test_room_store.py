@@ -88,6 +88,18 @@ async def until(check: Any, seconds: float, what: str) -> Any:
         await asyncio.sleep(0.02)
 
 
+async def watch_bots_play(host: Client) -> str:
+    """``host`` starts a 2-seat Skipper ``multi`` room without sitting down (both seats go
+    to server bots, 0.02 s per action) and watches it until the bots have played 3 actions;
+    the room's id."""
+    room = (await host.create_room("skipper", mode="multi", seats=2, options={
+        "bot_seconds": 0.02})).room
+    await host.spectate(room)
+    await host.start(room)
+    await until(lambda: host.views.get(room, {}).get("state_id", 0) >= 3, 30, "the bots play")
+    return room
+
+
 async def view_when_back(c: Client, room: str, seconds: float = 20.0) -> dict[str, Any]:
     """``get_view`` until the room answers (``server/unavailable`` while it reloads)."""
     async def attempt() -> dict[str, Any] | None:
@@ -150,12 +162,7 @@ async def test_a_server_bot_whose_append_failed_moves_again_and_finishes(
     # which play until the game ends; the host watches.
     outage = Outage(server.store, monkeypatch)
     async with Client(server.url) as host:
-        room = (await host.create_room("skipper", mode="multi", seats=2, options={
-            "bot_seconds": 0.02})).room
-        await host.spectate(room)
-        await host.start(room)
-        await until(lambda: host.views.get(room, {}).get("state_id", 0) >= 3, 30,
-                    "the bots play")
+        room = await watch_bots_play(host)
         outage.down = True
         await until(lambda: outage.failed, 30, "a bot's append fails")
         held = len(await server.store.log(room))
@@ -266,12 +273,7 @@ async def test_server_bots_play_on_after_redis_is_restarted(
     async with serving(lambda: RedisStore(redis_proc.url), msg_rate=None) as make:
         server = await make()
         async with Client(server.url) as host:
-            room = (await host.create_room("skipper", mode="multi", seats=2, options={
-                "bot_seconds": 0.02})).room
-            await host.spectate(room)
-            await host.start(room)
-            await until(lambda: host.views.get(room, {}).get("state_id", 0) >= 3, 30,
-                        "the bots play")
+            room = await watch_bots_play(host)
             redis_proc.stop()  # a clean shutdown: the append-only file is complete
             stopped = host.views[room]["state_id"]
             # Longer than redis-py's own retries of a command (about 0.7 s), shorter than a

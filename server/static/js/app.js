@@ -156,7 +156,8 @@ class App {
     this.render();
   }
 
-  async leave() {
+  /** Leave the current room (forget its seat token, tell the server); returns that room. */
+  async quitRoom() {
     const room = this.room;
     localStorage.removeItem(SEAT_KEY);
     this.room = null;
@@ -167,21 +168,18 @@ class App {
         /* gone */
       }
     }
+    return room;
+  }
+
+  async leave() {
+    await this.quitRoom();
     this.toLobby("");
   }
 
   async playAgain() {
     const room = this.room;
     const again = room && (this.created.get(room.roomId) || room.againMessage());
-    localStorage.removeItem(SEAT_KEY);
-    this.room = null;
-    if (room && this.session.open) {
-      try {
-        await this.session.request({ t: "leave", room: room.roomId });
-      } catch {
-        /* gone */
-      }
-    }
+    await this.quitRoom();
     if (again) {
       try {
         await this.create(again);
