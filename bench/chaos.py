@@ -436,7 +436,7 @@ class Drill:
     async def _table(self, t: int, clients: list[Any], stop_new: float) -> None:
         from ..client.bots import play_seat
         from ..client.client import ConnectionLost, ServerError
-        from ..server.games.bots import strategy
+        from ..games.bots import strategy
 
         choose = strategy("skipper", "greedy")
         while time.monotonic() < stop_new:
@@ -542,7 +542,7 @@ class Drill:
         return figures
 
     async def _check(self) -> dict[str, Any]:
-        from ..server.games import get
+        from ..games import get
         from ..server.redis_store import RedisStore
         from ..server.room import rebuild
 

@@ -20,7 +20,7 @@ from cardhall.client.bots import timed_actions
 from cardhall.client.client import Client
 from cardhall.server.app import Server
 from cardhall.server.config import Settings
-from cardhall.server.games.bots import strategy
+from cardhall.games.bots import strategy
 
 
 async def measure(url: str, actions: int) -> list[float]:

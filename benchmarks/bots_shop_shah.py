@@ -16,7 +16,7 @@ import argparse
 import time
 from collections import Counter
 
-from cardhall.server.games.simulate import play_game
+from cardhall.games.simulate import play_game
 
 
 def run(game_name: str, bot: str, deals: int) -> str:

@@ -14,7 +14,7 @@ import argparse
 import time
 from typing import Any
 
-from cardhall.server.games.simulate import play_game
+from cardhall.games.simulate import play_game
 
 THIRTYSIX_OPTIONS: list[dict[str, Any]] = [
     {},

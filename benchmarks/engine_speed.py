@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from cardhall.server.games.simulate import play_game
+from cardhall.games.simulate import play_game
 
 ROWS = [
     ("solo", 1, "random"),

@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from cardhall import protocol as p
-from cardhall.server.games.bots import strategy
-from cardhall.server.games.skipper import Skipper
+from cardhall.games.bots import strategy
+from cardhall.games.skipper import Skipper
 from cardhall.server.room import Room
 from cardhall.server.store import LogEntry, MemoryStore
 from room_path import ROOM_SETTINGS, CountingConnection

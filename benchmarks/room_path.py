@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cardhall import protocol as p
-from cardhall.server.games.skipper import Skipper
+from cardhall.games.skipper import Skipper
 from cardhall.server.room import Room
 from cardhall.server.store import MemoryStore
 

@@ -21,7 +21,7 @@ import time
 from collections import Counter
 from statistics import NormalDist
 
-from cardhall.server.games.simulate import run
+from cardhall.games.simulate import run
 
 
 def wilson(wins: int, n: int, confidence: float = 0.95) -> tuple[float, float]:

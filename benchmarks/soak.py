@@ -41,7 +41,7 @@ from cardhall import protocol as p
 from cardhall.client.bots import play_seat
 from cardhall.client.client import Client, ServerError
 from cardhall.bench.load import free_port
-from cardhall.server.games.bots import strategy
+from cardhall.games.bots import strategy
 
 #: (game, mode, seats) of the tables, in turn.
 TABLES = [("skipper", "multi", 4), ("skipper", "race", 3), ("skipper", "solo", 1),

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import protocol as p
-from ..server.games.bots import Strategy, strategy
+from ..games.bots import Strategy, strategy
 from .client import Client, ConnectionLost, ServerError
 
 RETRY_SECONDS = 0.3  # pause before retrying an action the server could not answer

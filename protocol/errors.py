@@ -186,7 +186,7 @@ ERROR_CODES: dict[str, str] = {
     "room/not_seated": "this connection holds no seat (or is not in the room) for this request",
     "room/bad_token": "the seat token is unknown, expired, or for another room",
     "room/limit": "too many rooms (on the server, or held by this connection)",
-    # Actions: the engine refused an act (codes of cardhall.server.games.errors).
+    # Actions: the engine refused an act (codes of cardhall.games.errors).
     "action/illegal": "the rules forbid this action now (the message says why)",
     "action/unknown": "not an action of this game (wrong verb, shape or card code)",
     "action/not_your_turn": "this seat may not act now",

@@ -1,5 +1,5 @@
 """Cardhall server: WebSocket lobby and rooms hosting authoritative card-game engines.
 
-Subpackages:
-    cardhall.server.games: pure, deterministic rule engines (no I/O, no asyncio).
+It hosts the engines of :mod:`cardhall.games` (pure, deterministic rule engines and bot
+strategies, no I/O), which the client shares.
 """

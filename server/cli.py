@@ -12,8 +12,8 @@ from typing import Any
 
 import click
 
-from .games import OptionError, get
-from .games.options import parse_kv
+from ..games import OptionError, get
+from ..games.options import parse_kv
 
 
 def _options(mode: str | None, pairs: tuple[str, ...], game: str) -> dict[str, Any]:
@@ -75,7 +75,7 @@ def _strategy(game: str, bot: str) -> None:
     Raises:
         click.BadParameter: it has not, or the function cannot be loaded.
     """
-    from .games.bots import strategy
+    from ..games.bots import strategy
 
     try:
         strategy(game, bot)
@@ -265,7 +265,7 @@ def simulate(game: str, mode: str | None, players: int | None, n_games: int, bot
     """Play GAMES games offline between bots and print a summary."""
     from tqdm import tqdm
 
-    from .games import simulate as sim
+    from ..games import simulate as sim
 
     opts = _options(mode, pairs, game)
     seats = players or (1 if opts.get("mode", "solo") == "solo" else 4)

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .games import Game
+from ..games import Game
 from .metrics import observe_action
 
 if TYPE_CHECKING:

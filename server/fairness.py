@@ -27,8 +27,8 @@ from typing import Any
 
 from .. import protocol as p
 from ..protocol import fairness
-from . import games
-from .games import GameError, OptionError
+from .. import games
+from ..games import GameError, OptionError
 
 RECORD_FORMAT = "cardhall-game-record/1"
 

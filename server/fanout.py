@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import protocol as p
-from .games import Game
+from ..games import Game
 
 
 class Peer(Protocol):

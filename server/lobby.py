@@ -13,9 +13,9 @@ import secrets
 from typing import Any, Protocol
 
 from .. import protocol as p
-from . import games
+from .. import games
 from .config import Settings
-from .games import GameError, OptionError
+from ..games import GameError, OptionError
 from .room import Peer as Session
 from .room import Room, RoomError, split_options
 from .store import Store, StoreError

@@ -46,8 +46,8 @@ from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential_ji
 
 from .. import protocol as p
 from ..protocol import fairness
-from .games import Game, GameError, bots
-from .games.options import Option, parse_options
+from ..games import Game, GameError, bots
+from ..games.options import Option, parse_options
 from .metrics import observe_action
 from .store import Loaded, LogEntry, OwnershipLost, Store, StoreError
 from .clocks import REAL_TIME_BOT_SECONDS as REAL_TIME_BOT_SECONDS  # re-exported

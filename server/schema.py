@@ -22,8 +22,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from .games import create, names
-from .games.bots import strategy
+from ..games import create, names
+from ..games.bots import strategy
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 #: Playouts per configuration and strategy.

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 import msgpack
 
 from .. import protocol as p
-from . import games
+from .. import games
 from .lobby import Lobby
 from .room import ROOM_OPTIONS, Room, RoomError
 from .store import Store, StoreError

@@ -1,7 +1,7 @@
 """Shared random-playout checks for every engine (OpenSpiel's ``random_sim_test`` idea).
 
 ``random_playout`` plays a game with a strategy and, after every step, checks the contract of
-:class:`cardhall.server.games.base.Game`:
+:class:`cardhall.games.base.Game`:
 
 * card conservation: every card of the game is in exactly one zone of ``card_locations()``;
 * exact legal actions: each listed action applies (on a restored copy), each candidate action
@@ -24,7 +24,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from cardhall.server.games import Game, IllegalAction
+from cardhall.games import Game, IllegalAction
 
 CARD_RE = re.compile(r"^[A2-9TJQK][CDHS]\d?$")
 

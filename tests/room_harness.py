@@ -8,7 +8,7 @@ from typing import Any
 import msgpack
 
 from cardhall import protocol as p
-from cardhall.server.games.skipper import Skipper
+from cardhall.games.skipper import Skipper
 from cardhall.server.room import Room
 from cardhall.server.store import MemoryStore
 

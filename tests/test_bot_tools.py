@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from cardhall.bench.load import free_port
-from cardhall.server.games.simulate import play_game
+from cardhall.games.simulate import play_game
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -90,7 +90,7 @@ def test_greedy_shop_fills_the_ledger_of_a_winnable_deal() -> None:
 
 
 def test_greedy_shop_shelves_only_a_high_card() -> None:
-    from cardhall.server.games import shop
+    from cardhall.games import shop
 
     rec_shelved = []
     for seed in range(1, 11):

@@ -23,7 +23,7 @@ import pytest
 from cardhall.client.bots import play_games
 from cardhall.client.client import Client, ServerError
 from cardhall.server.fairness import verify_record
-from cardhall.server.games import get
+from cardhall.games import get
 from cardhall.server.redis_store import RedisStore
 from cardhall.server.room import rebuild
 from cardhall.server.store import MemoryStore

@@ -14,10 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cardhall.protocol import Act, Joined, Update, apply_delta, decode, diff, encode, top_keys
-from cardhall.server.games import create
-from cardhall.server.games.bots import strategy
-from cardhall.server.games import skipper as S
-from cardhall.server.games.skipper import Skipper
+from cardhall.games import create
+from cardhall.games.bots import strategy
+from cardhall.games import skipper as S
+from cardhall.games.skipper import Skipper
 from cardhall.server.room import Room
 from cardhall.server.store import MemoryStore
 

@@ -18,8 +18,8 @@ from cardhall.client.client import Client, ServerError
 from cardhall.protocol import fairness
 from cardhall.server.app import Server
 from cardhall.server.fairness import VerificationFailed, verify_record
-from cardhall.server.games import get
-from cardhall.server.games.bots import strategy
+from cardhall.games import get
+from cardhall.games.bots import strategy
 from cardhall.server.room import Room
 
 SHORT = {"turn_limit": 12}  # multi games end within a dozen turns per seat

@@ -29,7 +29,7 @@ from cardhall.client.bots import play_seat, timed_actions
 from cardhall.client.client import Client, ServerError
 from cardhall.server import room as room_module
 from cardhall.server import session as session_module
-from cardhall.server.games.bots import strategy
+from cardhall.games.bots import strategy
 from cardhall.server.limits import AddressCounter, TokenBucket
 from cardhall.server.logs import REDACTED, event, formatter
 from cardhall.server.store import MemoryStore

@@ -376,7 +376,7 @@ def test_handshake_version_mismatch() -> None:
 
 
 def test_error_reply_with_engine_errors() -> None:
-    from cardhall.server.games import errors as ge
+    from cardhall.games import errors as ge
 
     assert p.error_reply(ge.NotYourTurn("seat 2 is to act"), re=3) == p.Error(
         code="action/not_your_turn", message="seat 2 is to act", re=3)

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from cardhall.client import renderers
 from cardhall.client.renderers import skipper as sk
-from cardhall.server.games import create, names
-from cardhall.server.games.bots import strategy
+from cardhall.games import create, names
+from cardhall.games.bots import strategy
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 RED = "\x1b[31m"

@@ -13,7 +13,7 @@ import pytest
 from cardhall import protocol as p
 from cardhall.client.client import Client, ServerError
 from cardhall.server.app import Server
-from cardhall.server.games import create
+from cardhall.games import create
 from cardhall.server.room import Room
 from cardhall.server.store import MemoryStore
 

@@ -24,9 +24,9 @@ import pytest
 from cardhall import protocol as p
 from cardhall.client.client import Client, ServerError
 from cardhall.server.app import Server
-from cardhall.server.games import get
-from cardhall.server.games.bots import strategy
-from cardhall.server.games.skipper import Skipper
+from cardhall.games import get
+from cardhall.games.bots import strategy
+from cardhall.games.skipper import Skipper
 from cardhall.server.redis_store import RedisStore
 from cardhall.server.room import SNAPSHOT_EVERY, Room, rebuild
 from cardhall.server.store import Loaded, LogEntry, MemoryStore, Store, StoreError

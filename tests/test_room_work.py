@@ -12,7 +12,7 @@ import pytest
 
 from cardhall import protocol as p
 from cardhall.server.config import Settings
-from cardhall.server.games.skipper import Skipper
+from cardhall.games.skipper import Skipper
 from cardhall.server.lobby import Lobby
 from cardhall.server.room import Room
 from cardhall.server.store import LogEntry, MemoryStore

@@ -16,9 +16,9 @@ from cardhall.client import bots as bots_module
 from cardhall.client.bots import SeatResult, play_games, play_seat
 from cardhall.client.client import Client, ServerError
 from cardhall.server.app import Server
-from cardhall.server.games import cards as C
-from cardhall.server.games import get
-from cardhall.server.games.bots import strategy
+from cardhall.games import cards as C
+from cardhall.games import get
+from cardhall.games.bots import strategy
 from cardhall.server.room import rebuild
 
 from .conftest import ServerFactory

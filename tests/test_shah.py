@@ -1,4 +1,4 @@
-"""Tests of The Shah engine (``cardhall.server.games.shah``): RULINGS H1-H10."""
+"""Tests of The Shah engine (``cardhall.games.shah``): RULINGS H1-H10."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from cardhall.server.games import (
+from cardhall.games import (
     GameOver,
     IllegalAction,
     NotYourTurn,
@@ -18,9 +18,9 @@ from cardhall.server.games import (
     create,
     replay,
 )
-from cardhall.server.games import cards as C
-from cardhall.server.games.bots import random_strategy, strategy
-from cardhall.server.games.shah import TheShah, greedy_strategy, pack_cards
+from cardhall.games import cards as C
+from cardhall.games.bots import random_strategy, strategy
+from cardhall.games.shah import TheShah, greedy_strategy, pack_cards
 
 from tests.engine_harness import assert_refused, random_playout
 

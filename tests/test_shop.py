@@ -1,4 +1,4 @@
-"""Tests of the Shop Solitaire engine (``cardhall.server.games.shop``): RULINGS S1-S13."""
+"""Tests of the Shop Solitaire engine (``cardhall.games.shop``): RULINGS S1-S13."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from cardhall.server.games import (
+from cardhall.games import (
     GameOver,
     IllegalAction,
     NotYourTurn,
@@ -18,9 +18,9 @@ from cardhall.server.games import (
     create,
     replay,
 )
-from cardhall.server.games import cards as C
-from cardhall.server.games.bots import random_strategy, strategy
-from cardhall.server.games.shop import ShopSolitaire, greedy_strategy
+from cardhall.games import cards as C
+from cardhall.games.bots import random_strategy, strategy
+from cardhall.games.shop import ShopSolitaire, greedy_strategy
 
 from tests.engine_harness import assert_refused, random_playout
 

@@ -1,4 +1,4 @@
-"""Tests of the ShuffleJack engine (cardhall.server.games.shufflejack), its bots and renderer."""
+"""Tests of the ShuffleJack engine (cardhall.games.shufflejack), its bots and renderer."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from cardhall.server.games import (
+from cardhall.games import (
     GameOver,
     IllegalAction,
     NotYourTurn,
@@ -19,10 +19,10 @@ from cardhall.server.games import (
     create,
     replay,
 )
-from cardhall.server.games import (
+from cardhall.games import (
     cards as C,
 )
-from cardhall.server.games import shufflejack as S
+from cardhall.games import shufflejack as S
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cardhall.server.games.simulate import lineup, run, summarize
+from cardhall.games.simulate import lineup, run, summarize
 
 
 def test_lineup_gives_each_strategy_every_seat_in_turn() -> None:

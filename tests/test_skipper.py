@@ -8,7 +8,7 @@ from typing import Any
 import msgpack
 import pytest
 
-from cardhall.server.games import (
+from cardhall.games import (
     GameOver,
     IllegalAction,
     NotYourTurn,
@@ -18,9 +18,9 @@ from cardhall.server.games import (
     create,
     replay,
 )
-from cardhall.server.games import cards as C
-from cardhall.server.games.bots import random_strategy, strategy
-from cardhall.server.games.skipper import Skipper
+from cardhall.games import cards as C
+from cardhall.games.bots import random_strategy, strategy
+from cardhall.games.skipper import Skipper
 
 from .engine_harness import random_playout
 
@@ -784,7 +784,7 @@ def test_greedy_does_not_lift_a_stack_past_ten_off_suit_without_a_finisher() -> 
 
 def test_random_bot_finishes_four_seat_games_within_the_turn_limit() -> None:
     # Before (uniform over every legal action, K6 judged per seat): 0 of 200 finished.
-    from cardhall.server.games.simulate import run
+    from cardhall.games.simulate import run
     records = list(run("skipper", {"mode": "multi"}, 4, "random", 10, 2))
     done = sum(r["outcome"] == "completed" for r in records)
     assert done >= 9, [r["outcome"] for r in records]
@@ -792,7 +792,7 @@ def test_random_bot_finishes_four_seat_games_within_the_turn_limit() -> None:
 
 def test_greedy_finishes_four_seat_games_with_auctions() -> None:
     # Before (K6 judged per seat, greedy selling cards it still needed): 110 of 200.
-    from cardhall.server.games.simulate import run
+    from cardhall.games.simulate import run
     records = list(run("skipper", {"mode": "multi"}, 4, "greedy", 20, 2))
     assert all(r["outcome"] == "completed" for r in records), [r["outcome"] for r in records]
     assert sum(r["sold"] for r in records) >= 20  # auctions still happen
@@ -817,7 +817,7 @@ def _midgame(mode: str, seats: int, seed: int, steps: int, **opts: Any) -> Skipp
     ("solo", 1, {}), ("multi", 3, {}), ("multi", 2, {"remove_four": True}), ("race", 2, {})])
 def test_expert_samples_deals_consistent_with_the_view(mode: str, seats: int,
                                                        opts: dict[str, Any]) -> None:
-    from cardhall.server.games.skipper_expert import determinize
+    from cardhall.games.skipper_expert import determinize
     for seed in range(4):
         for steps in (0, 37, 150):
             g = _midgame(mode, seats, seed, steps, **opts)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from cardhall.server.games import GameOver, NotYourTurn, UnknownAction, create, get
-from cardhall.server.games.base import SoloGame
+from cardhall.games import GameOver, NotYourTurn, UnknownAction, create, get
+from cardhall.games.base import SoloGame
 from cardhall.server.room import rebuild
 
 SOLO = ["shop", "shah", "thirtysix", "shufflejack"]

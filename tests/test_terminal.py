@@ -23,7 +23,7 @@ from cardhall.client.terminal import LineReader, event_text, menu_lines, parse_o
 from cardhall.server.app import Server
 from cardhall.server.config import Settings
 from cardhall.server.fairness import verify_record
-from cardhall.server.games.bots import strategy
+from cardhall.games.bots import strategy
 
 EXPECT_TIMEOUT = 10.0
 LOBBY = r"lobby \[r c j p w k q \?\]> "

@@ -1,4 +1,4 @@
-"""Tests of the Thirty-Six engine (cardhall.server.games.thirtysix), its bots and renderer."""
+"""Tests of the Thirty-Six engine (cardhall.games.thirtysix), its bots and renderer."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from cardhall.server.games import (
+from cardhall.games import (
     GameOver,
     IllegalAction,
     NotYourTurn,
@@ -19,10 +19,10 @@ from cardhall.server.games import (
     create,
     replay,
 )
-from cardhall.server.games import (
+from cardhall.games import (
     cards as C,
 )
-from cardhall.server.games import thirtysix as T
+from cardhall.games import thirtysix as T
 
 from tests.engine_harness import assert_refused, cards_in, random_playout
 

@@ -534,7 +534,7 @@ async def test_browser_apply_delta_matches_the_reference() -> None:
     import random
 
     from cardhall.protocol.delta import diff
-    from cardhall.server import games
+    from cardhall import games
 
     game = games.create("skipper", {"mode": "multi", "seed": 11}, 3)
     rng = random.Random(5)

@@ -1,4 +1,4 @@
-"""Terminal renderer for The Shah views (see ``cardhall.server.games.shah``).
+"""Terminal renderer for The Shah views (see ``cardhall.games.shah``).
 
 Draws the Shah with its eight foundations, the star as eight rays (inner, middle and outer
 circle; married piles show their cards bottom first), the turned card, the talon and the pack.

@@ -1,4 +1,4 @@
-"""Terminal renderer for Shop Solitaire views (see ``cardhall.server.games.shop``).
+"""Terminal renderer for Shop Solitaire views (see ``cardhall.games.shop``).
 
 Draws the candles (a flame mark on lit ones), the two sides of the scales with their suits and
 weights, the ledger, the shelves with their purchases and the card(s) in play. Works from the

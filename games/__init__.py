@@ -1,7 +1,7 @@
 """Pure, deterministic rule engines, one module per game, and the registry of games by name.
 
 Use :func:`create` to make a game by name and :func:`get` to look up its class. Every engine
-implements :class:`cardhall.server.games.base.Game`.
+implements :class:`cardhall.games.base.Game`.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ bitmask (bit ``e`` set = the top may stand for ``e``). A natural card of rank ``
 complete (K3) when its top card is a finishing card of its own suit and ``E`` holds a value
 of at least the finishing value.
 
-Actions (tuples; card codes as in :mod:`cardhall.server.games.cards`; stack = suit letter)::
+Actions (tuples; card codes as in :mod:`cardhall.games.cards`; stack = suit letter)::
 
     ("play", card, stack)   play a card from the hand (or the discard top, option
                             play_from_discard) onto one of your stacks          K1-K4, K5
@@ -1422,7 +1422,7 @@ def _random(view: Mapping[str, Any], rng: Any) -> Action:
 
 
 def _expert(view: Mapping[str, Any], rng: Any) -> Action:
-    """The ``expert`` strategy (see :mod:`cardhall.server.games.skipper_expert`)."""
+    """The ``expert`` strategy (see :mod:`cardhall.games.skipper_expert`)."""
     from .skipper_expert import expert
 
     return expert(view, rng)
