@@ -11,7 +11,7 @@ read the way Cardhall reads them (``async for frame in ws``, then ``msgpack`` de
 
 So whatever this server costs per action is what the stack (asyncio or uvloop, websockets,
 msgpack, the kernel's loopback TCP) costs for the workload before any game runs: the floor
-under Cardhall's own figure in ``benchmarks/peers_floor.py``.
+under Cardhall's own figure in ``benchmarks/peers.py``.
 
     python benchmarks/floor_server.py --port 8770
 

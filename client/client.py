@@ -86,6 +86,10 @@ class Client:
         keep_records: Keep every view this client is sent (the full views and deltas it
             applied, per room), so that :meth:`game_record` can show ``cardhall verify``
             what the player saw. Off by default: a long game's deltas take some memory.
+        act_reply: ``hello.act_reply``: ``"update"`` (default) has an accepted action
+            answered by this seat's update carrying the act's id, one frame instead of an
+            ``ok`` and the update; ``"ok"`` asks for the ``ok``. :meth:`act` works with both
+            (with ``"update"`` the view is already updated when it returns).
 
     Attributes:
         views: The current view of each room this client is in, by room id.
@@ -102,7 +106,7 @@ class Client:
     def __init__(self, urls: str | Sequence[str], *, name: str = "cardhall-python",
                  reconnect: bool = True, reconnect_timeout: float = 30.0,
                  request_timeout: float = 30.0, max_frame: int | None = 1 << 20,
-                 keep_records: bool = False) -> None:
+                 keep_records: bool = False, act_reply: str = "update") -> None:
         self.urls = [urls] if isinstance(urls, str) else list(urls)
         if not self.urls:
             raise ValueError("at least one URL is needed")
@@ -111,6 +115,7 @@ class Client:
         self.reconnect_timeout = reconnect_timeout
         self.request_timeout = request_timeout
         self.max_frame = max_frame
+        self.act_reply = act_reply
         self.views: dict[str, dict[str, Any]] = {}
         self.seats: dict[str, tuple[int, str]] = {}
         self.spectating: set[str] = set()
@@ -172,7 +177,8 @@ class Client:
     async def _open(self, url: str) -> None:
         ws = await websockets.connect(url, compression=None, max_size=self.max_frame,
                                       open_timeout=self.request_timeout)
-        await ws.send(p.encode(p.Hello(v=p.PROTOCOL_VERSION, client=self.name, id=0)))
+        await ws.send(p.encode(p.Hello(v=p.PROTOCOL_VERSION, client=self.name, id=0,
+                                       act_reply=self.act_reply)))
         async with asyncio.timeout(self.request_timeout):
             reply = p.decode(await ws.recv(), side="server", max_size=self.max_frame)
         if isinstance(reply, p.Error):

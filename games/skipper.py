@@ -207,6 +207,7 @@ def _min_value(e: int) -> int:
 
 _VALUES_MEMO: dict[int, list[int]] = {}
 _NOTHING = object()  # no cached value (see Skipper._reuse)
+_NO_ACTIONS: list[Any] = []  # the legal actions of a seat that may not act (never mutated)
 
 
 def _values(e: int) -> list[int]:
@@ -1073,14 +1074,17 @@ class Skipper(Game):
         whole when they changed. ``game``, ``mode``, ``options`` and ``seat`` never change
         during a game. Seats whose own parts did not change get the very same dict.
         """
-        parts = _VIEW_PARTS
-        shared_now = tuple(parts[key](self, None) for key in _CHANGING_SHARED)
-        seats_now = self._public_seats()
-        own_now = [(self._hand_view(i), self.legal_actions(i)) for i in range(self.seats)]
         cache = self._views
         before = cache.mark
         if before is not None and before[0] == self.state_id:
             return None  # this state was reported already
+        parts = _VIEW_PARTS
+        shared_now = tuple(parts[key](self, None) for key in _CHANGING_SHARED)
+        seats_now = self._public_seats()
+        acting = shared_now[0]  # to_act: only these seats have legal actions
+        hand_view = self._hand_view
+        own_now = [(hand_view(i), self.legal_actions(i) if i in acting else _NO_ACTIONS)
+                   for i in range(self.seats)]
         cache.mark = (self.state_id, shared_now, seats_now, own_now)
         if before is None or before[0] != self.state_id - 1:
             return None

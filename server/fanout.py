@@ -24,7 +24,9 @@ class Peer(Protocol):
 
     Attributes: ``session`` (the peer's random id), ``process`` (id of the server process the
     client is connected to), ``name`` (from its hello), ``rooms`` (rooms of this process it is
-    in, by id) and ``remote_rooms`` (ids of rooms owned by other processes).
+    in, by id), ``remote_rooms`` (ids of rooms owned by other processes) and ``act_reply``
+    (its hello's: ``"ok"``, or ``"update"`` when its accepted actions are answered by its
+    update alone, carrying the act's id).
     """
 
     session: str
@@ -32,6 +34,7 @@ class Peer(Protocol):
     name: str
     rooms: dict[str, Any]  # the Room objects it is in, by id (room sits above this module)
     remote_rooms: set[str]
+    act_reply: str  # hello.act_reply: "ok" or "update" (the act's id on its update)
 
     def send(self, msg: p.Message) -> None:
         """Queue ``msg`` for the peer without waiting."""
@@ -123,21 +126,24 @@ class _Fanout:
         self.own = per_seat
         self.shared = None if per_seat is None else [k for k in sample if k not in per_seat]
 
-    def frame(self, member: _Member, views: dict[int | None, dict[str, Any]]) -> bytes:
+    def frame(self, member: _Member, views: dict[int | None, dict[str, Any]],
+              re: Any = None) -> bytes:
         """``member``'s frame (its full view the first time, else a delta from the last
-        view it was sent); that view becomes its last."""
+        view it was sent; ``re``: the id of the request it answers); that view becomes its
+        last."""
         view = views[member.seat]
         last, base = member.last, member.base
         if last is None:
-            frame = p.update_frame(self.parts, view=view)
+            frame = p.update_frame(self.parts, view=view, re=re)
         elif self.shared is None or base is None:
-            frame = p.update_frame(self.parts, delta=p.diff(last, view, self.memo))
+            frame = p.update_frame(self.parts, delta=p.diff(last, view, self.memo), re=re)
         else:
             shared = self.shared_deltas.get(base)
             if shared is None:
                 shared = self.shared_deltas[base] = p.diff(last, view, self.memo, self.shared)
             own = p.diff(last, view, self.memo, self.own)
-            frame = p.update_frame(self.parts, delta={**shared, **own} if own else shared)
+            frame = p.update_frame(self.parts, delta={**shared, **own} if own else shared,
+                                   re=re)
         member.sent(view, self.token)
         return frame
 
@@ -233,12 +239,14 @@ class RoomViews:
             conn.send(self._game_over())
 
     def _broadcast(self, events: list[dict[str, Any]], first: Connection | None = None,
-                   lead: bytes | None = None) -> None:
+                   lead: bytes | None = None, re: Any = None) -> None:
         """Send every member its update: the full view the first time, then a delta.
 
         ``first`` (the member whose action this is) is served before anyone else, its
         encoded ``lead`` frame (the ``ok`` of its ``act``) just ahead of its update and in
-        the same write, since its player waits on both. The deltas come from the engine
+        the same write, since its player waits on both; or, with ``re`` (the id of its
+        ``act``, for a peer whose ``act_reply`` is ``"update"``), its update carries ``re``
+        and is the reply (an ``ok`` when it is not a member). The deltas come from the engine
         (:meth:`Game.deltas`: no view built, nothing diffed; members whose deltas are equal
         share one frame, packed once) when it reports them; else views are built and
         diffed (:meth:`_broadcast_diffed`). A member not at the state before this one gets
@@ -246,8 +254,11 @@ class RoomViews:
         """
         members = self.members
         leader = members.get(first) if first is not None else None
-        if first is not None and lead is not None and leader is None:
-            first.send_raw(lead)
+        if first is not None and leader is None:
+            if lead is not None:
+                first.send_raw(lead)
+            elif re is not None:
+                first.send_raw(p.ok_frame(re))
         if not members:
             return
         table = self.table()
@@ -256,34 +267,36 @@ class RoomViews:
         if self.status != "waiting" and self.game is not None:
             deltas = self.game.deltas({m.seat for m in members.values()})
         if deltas is None:
-            self._broadcast_diffed(parts, table, first, leader, lead)
+            self._broadcast_diffed(parts, table, first, leader, lead, re)
             return
         sid = self.state_id
         ahead = () if lead is None else (lead,)  # written with the leader's update
         frames: dict[tuple[int, int], bytes] = {}  # (id(delta), id(old table)) -> frame
         changes: dict[int, dict[str, Any]] = {}  # id(old table) -> its change to ``table``
 
-        def frame_of(member: _Member) -> bytes | None:
+        def frame_of(member: _Member, re: Any = None) -> bytes | None:
             old = member.table
             if member.sid != sid - 1 or old is None:
                 return None
             delta = deltas[member.seat]
             key = (id(delta), id(old))
-            frame = frames.get(key)
+            frame = frames.get(key) if re is None else None
             if frame is None:
                 if old is not table:
                     change = changes.get(id(old))
                     if change is None:
                         change = changes[id(old)] = p.diff({"room": old}, {"room": table})
                     delta = {**delta, **change}
-                frame = frames[key] = p.update_frame(parts, delta=delta)
+                frame = p.update_frame(parts, delta=delta, re=re)
+                if re is None:
+                    frames[key] = frame
             member.last, member.base, member.sid, member.table = None, None, sid, table
             return frame
 
         full: list[tuple[Connection, _Member]] = []
         if leader is not None:
             assert first is not None
-            frame = frame_of(leader)
+            frame = frame_of(leader, re)
             if frame is None:
                 full.append((first, leader))
             else:
@@ -302,7 +315,7 @@ class RoomViews:
             for conn, member in full:
                 view = views[member.seat]
                 member.sent(view)
-                frame = p.update_frame(parts, view=view)
+                frame = p.update_frame(parts, view=view, re=re if conn is first else None)
                 if conn is first:
                     first.send_raw(*ahead, frame)
                 else:
@@ -312,7 +325,7 @@ class RoomViews:
 
     def _broadcast_diffed(self, parts: tuple[bytes, bytes], table: dict[str, Any],
                           first: Connection | None, leader: _Member | None,
-                          lead: bytes | None) -> None:
+                          lead: bytes | None, re: Any) -> None:
         """:meth:`_broadcast` for an engine that does not report its deltas (or cannot
         now): every member's view built (the public part shared: engines cache it per
         state), each diffed against the last view it was sent (its full view the first
@@ -326,7 +339,7 @@ class RoomViews:
         fan = _Fanout(parts, self.game_cls.PER_SEAT_VIEW_KEYS, next(iter(views.values())))
         if leader is not None:
             assert first is not None
-            first.send_raw(*ahead, fan.frame(leader, views))
+            first.send_raw(*ahead, fan.frame(leader, views, re))
             others = {m.seat for c, m in members.items() if c is not first} - views.keys()
             if others:
                 views.update(self.views_for(others, table))

@@ -218,11 +218,13 @@ def test_skipper_seats_without_own_changes_share_one_delta() -> None:
 class _ViewKeeper:
     """A stand-in connection that keeps the view its frames describe, as a client does."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, act_reply: str = "ok") -> None:
         self.name, self.session, self.process = name, name, "test"
+        self.act_reply = act_reply
         self.rooms: dict[str, Any] = {}
         self.view: dict[str, Any] | None = None
         self.state_id = -1
+        self.replies: list[Any] = []  # (type, re) of every frame that answers a request
 
     def send(self, msg: Any) -> None:
         self.send_raw(encode(msg))
@@ -230,6 +232,8 @@ class _ViewKeeper:
     def send_raw(self, *frames: bytes) -> None:
         for frame in frames:
             msg = decode(frame, side="server")
+            if getattr(msg, "re", None) is not None:
+                self.replies.append((msg.TYPE, msg.re))
             if isinstance(msg, Joined):
                 self.view = copy.deepcopy(msg.view)
             elif isinstance(msg, Update):
@@ -244,16 +248,19 @@ class _ViewKeeper:
         raise AssertionError(f"{self.name} refused: {code}: {message}")
 
 
-@pytest.mark.parametrize("mode", ["multi", "race"])
-async def test_every_member_of_a_room_holds_its_view_after_every_action(mode: str) -> None:
+@pytest.mark.parametrize(("mode", "act_reply"), [("multi", "ok"), ("race", "ok"),
+                                                  ("multi", "update")])
+async def test_every_member_of_a_room_holds_its_view_after_every_action(
+        mode: str, act_reply: str) -> None:
     # Updates come from the engine (Game.deltas); turn clocks move the room facts ("room")
-    # too. Each member's view, rebuilt
-    # from its frames, must be the room's view of its seat after every action.
+    # too. Each member's view, rebuilt from its frames, must be the room's view of its seat
+    # after every action; each act is answered once: by an ok, or (act_reply "update") by
+    # the acting seat's update carrying the act's id.
     game = Skipper({"mode": mode, "seed": 11}, 3)
     room = Room(id="r1", name="r1", game_name="skipper", game=game,
                 settings={"turn_seconds": 600.0, "bid_seconds": 600.0, "grace_seconds": 60.0,
                           "on_abandon": "bot"}, store=MemoryStore())
-    keepers = [_ViewKeeper(f"seat{i}") for i in range(3)]
+    keepers = [_ViewKeeper(f"seat{i}", act_reply) for i in range(3)]
     watcher = _ViewKeeper("spectator")
     for i, keeper in enumerate(keepers):
         room.join(keeper, i)  # type: ignore[arg-type]
@@ -279,9 +286,11 @@ async def test_every_member_of_a_room_holds_its_view_after_every_action(mode: st
         act = Act(room="r1", state_id=game.state_id, action=list(rng.choice(legal)), id=n)
         async with asyncio.timeout(10):
             await room.play(keepers[seat], act)  # type: ignore[arg-type]
+        assert keepers[seat].replies.pop() == ("ok" if act_reply == "ok" else "update", n)
         for who, keeper in enumerate([*keepers, watcher]):
             assert keeper.state_id == game.state_id
             truth = room.view_for(who if who < 3 else None)
             assert keeper.view == msgpack.unpackb(msgpack.packb(truth))  # tuples as lists
     assert reported >= 50
+    assert not any(k.replies for k in [*keepers, watcher])  # one reply per act, no more
     await room.close()
