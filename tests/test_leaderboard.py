@@ -269,3 +269,38 @@ async def test_unknown_game_and_games_without_a_board(server: Server) -> None:
                 await c.leaderboard(game, mode)
             assert err.value.code == code
         assert (await c.leaderboard("skipper", "solo")).entries == []  # still connected
+
+
+# -- the terminal client (a person in a pty) ---------------------------------------------
+
+
+def _terminal_session(url: str) -> str:
+    from .test_terminal import LOBBY, Person
+
+    person = Person(url, "alice")
+    try:
+        person.expect(LOBBY)
+        person.say("b skipper")
+        person.expect(r"leaderboard skipper solo \(fewest first, 2 names\):")
+        person.expect(r"1\. bob +17")
+        person.expect(r"2\. alice +23")
+        person.expect(r"you: rank 2, score 23")
+        person.expect(LOBBY)
+        person.say("leaderboards", "thirtysix")  # asks for the game
+        person.expect(r"leaderboard thirtysix standard \(most first, 0 names\):")
+        person.expect(r"nobody yet")
+        person.expect(LOBBY)
+        person.say("b shah")
+        person.expect(r"error: \[lobby/no_leaderboard\] ")
+        person.expect(LOBBY)
+        return person.output
+    finally:
+        person.close()
+
+
+@pytest.mark.timeout(120)
+async def test_terminal_lobby_shows_a_leaderboard(server: Server) -> None:
+    sk = leaderboard.BOARDS["skipper", "solo"]
+    await server.store.record_score(sk.id, "alice", sk.rank_value(23), 1000)
+    await server.store.record_score(sk.id, "bob", sk.rank_value(17), 1000)
+    await asyncio.to_thread(_terminal_session, server.url)
