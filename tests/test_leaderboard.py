@@ -17,6 +17,8 @@ from cardhall.games.bots import strategy
 from cardhall.server import leaderboard
 from cardhall.server.app import Server
 from cardhall.server.redis_store import RedisStore
+from cardhall.server.room import Room
+from cardhall.games import get
 
 GAME_SECONDS = 120  # a greedy solo game takes well under a second; the machine is loaded
 
@@ -177,15 +179,18 @@ async def test_a_worse_game_does_not_replace_the_best(server: Server) -> None:
 
 
 async def test_a_chosen_deal_is_not_ranked(server: Server) -> None:
-    _, outcome = await play_solo(server, "alice", "skipper", options={"seed": 12})
+    room_id, outcome = await play_solo(server, "alice", "skipper", options={"seed": 12})
     assert outcome["reason"] == "won"
+    loaded = await server.store.load(room_id)  # a takeover would know it too
+    assert loaded is not None and loaded.record["chosen_deal"] is True
+    assert Room.from_loaded(loaded, server.store, get("skipper")).chosen_deal is True
     _, outcome = await play_solo(server, "alice", "thirtysix", options={"seed": 12})
     assert outcome["scores"]
     assert (await board(server, "skipper")).entries == []
     assert (await board(server, "thirtysix")).entries == []
 
 
-async def test_house_rules_and_shared_rooms_are_not_ranked(server: Server) -> None:
+async def test_house_rules_are_not_ranked(server: Server) -> None:
     _, outcome = await play_solo(server, "alice", "thirtysix", options={"baltimore": True})
     assert outcome["scores"]
     assert (await board(server, "thirtysix")).total == 0
@@ -230,6 +235,13 @@ async def test_a_seat_a_bot_held_for_a_while_is_not_ranked(server: Server) -> No
     assert result.outcome["reason"] == "won"
     await settle(server, created.room)
     assert (await board(server, "skipper")).total == 0
+    # The store keeps it: a process taking the room over knows the seat was assisted.
+    loaded = await server.store.load(created.room)
+    assert loaded is not None and loaded.state is not None
+    assert loaded.state["seats"][0]["assisted"] is True
+    copy = Room.from_loaded(loaded, server.store, get("skipper"))
+    assert copy.seats[0] is not None and copy.seats[0].assisted and not copy.seats[0].bot
+    assert copy.chosen_deal is False
 
 
 # -- get_leaderboard -----------------------------------------------------------------------
