@@ -453,6 +453,35 @@ class Client:
         assert isinstance(reply, p.Games)
         return list(reply.games), list(reply.room_options)
 
+    async def leaderboard(self, game: str, mode: str | None = None, *,
+                          limit: int | None = None, around: str | None = None
+                          ) -> p.Leaderboard:
+        """One page of a game's leaderboard (``get_leaderboard``): the best solo score of each
+        player name, best first.
+
+        Args:
+            game: Game name, e.g. ``"skipper"``.
+            mode: The board's mode; None: the game's ranked mode (Skipper ``"solo"``,
+                ``"standard"`` for games without modes).
+            limit: Most entries, 1..100 (None: 10).
+            around: A player name: the page around its rank instead of the top (the top
+                when the name is not on the board).
+
+        Returns:
+            The ``leaderboard`` reply: ``game``, ``mode``, ``order`` (``"asc"``: fewer is
+            better, ``"desc"``: more is better), ``entries`` (``{rank, name, score}`` maps),
+            ``total`` and ``you`` (this client's name's ``{rank, score}``, or None).
+
+        Raises:
+            ServerError: ``lobby/unknown_game`` (no such game or mode),
+                ``lobby/no_leaderboard`` (the game or mode keeps no board).
+            ConnectionLost: the connection dropped meanwhile.
+        """
+        reply = await self.request(p.GetLeaderboard(game=game, mode=mode, limit=limit,
+                                                    around=around))
+        assert isinstance(reply, p.Leaderboard)
+        return reply
+
     async def list_rooms(self, game: str | None = None, *, mode: str | None = None,
                          waiting: bool = False) -> list[dict[str, Any]]:
         """Every room of the lobby that fits the filters, read page by page

@@ -419,6 +419,7 @@ class Terminal:
             "r": self._cmd_refresh, "c": self._cmd_create, "j": self._cmd_join,
             "p": self._cmd_code, "w": self._cmd_watch, "k": self._cmd_quick,
             "q": self._cmd_quit, "?": self._cmd_help, "h": self._cmd_help,
+            "b": self._cmd_leaderboard, "leaderboards": self._cmd_leaderboard,
         }
         while True:
             line = await self.ask("lobby [r c j p w k q ?]> ")
@@ -506,6 +507,28 @@ class Terminal:
         mode = words[1] if len(words) > 1 else None
         joined = await self._request(self.client.quick_join(game, mode=mode))
         return await self._enter(joined)
+
+    async def _cmd_leaderboard(self, arg: str) -> bool:
+        """``b [GAME [MODE]]`` (or ``leaderboards``): print a game's leaderboard, the top 10
+        and this player's rank (``get_leaderboard``); asks for the game when none is given."""
+        words = arg.split()
+        game = words[0] if words else await self._choose_game()
+        if game is None:
+            return False
+        board = await self._request(self.client.leaderboard(
+            game, words[1] if len(words) > 1 else None))
+        if board is None:
+            return False
+        first = "fewest" if board.order == "asc" else "most"
+        self.say(f"leaderboard {board.game} {board.mode} ({first} first, "
+                 f"{board.total} names):")
+        for entry in board.entries:
+            self.say(f"  {entry['rank']:>4}. {entry['name']:<32} {entry['score']}")
+        if not board.entries:
+            self.say("  nobody yet: win a solo game to be the first")
+        if board.you is not None:
+            self.say(f"  you: rank {board.you['rank']}, score {board.you['score']}")
+        return False
 
     async def _cmd_create(self, arg: str) -> bool:
         spec = await self._ask_room()

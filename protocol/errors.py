@@ -172,6 +172,7 @@ ERROR_CODES: dict[str, str] = {
     "protocol/version": "the server does not speak the client's protocol version",
     # Lobby: creating and finding rooms.
     "lobby/unknown_game": "no game (or no mode of that game) of this name on this server",
+    "lobby/no_leaderboard": "the game (or that mode of it) keeps no leaderboard",
     "lobby/bad_options": "the game rejected the options or the seat count (the engine's "
                          "options/invalid)",
     # Rooms: membership and life cycle.

@@ -56,6 +56,8 @@ class Seat:
         conn: The connection playing it, or None (dropped, or played by a server bot).
         name: Display name (the client's hello name).
         bot: True once a server-side bot plays the seat.
+        assisted: True once a server-side bot has played the seat, even if its player took
+            it back (such a seat's game is not ranked: :mod:`.leaderboard`); bot seats too.
         grace_until: ``time.time()`` deadline of a dropped seat's grace window, or None.
     """
 
@@ -64,6 +66,10 @@ class Seat:
     name: str
     bot: bool = False
     grace_until: float | None = None
+    assisted: bool = False
+
+    def __post_init__(self) -> None:
+        self.assisted = self.assisted or self.bot
 
     def public(self, seat: int) -> dict[str, Any]:
         """What everyone may know of the seat."""
@@ -73,7 +79,7 @@ class Seat:
     def stored(self) -> dict[str, Any]:
         """The seat as the store keeps it (token included: the store is trusted)."""
         return {"token": self.token, "name": self.name, "bot": self.bot,
-                "grace_until": self.grace_until}
+                "grace_until": self.grace_until, "assisted": self.assisted}
 
 
 @dataclass

@@ -236,7 +236,8 @@ class Lobby:
         room = Room(id=room_id, name=name or f"{cls.title} {room_id}", game_name=msg.game,
                     game_cls=cls, options=resolved, seat_count=seats, settings=settings,
                     store=self.store, private=private, code=code,
-                    host=conn.session, on_finish=self._finished, on_lost=self._lost)
+                    host=conn.session, on_finish=self._finished, on_lost=self._lost,
+                    chosen_deal=bool(chosen))
         room.metrics = self.metrics
         # Registered before the store write: once the store lists the room, a quick join of
         # this process may route to it, and must find this room rather than load a twin.

@@ -48,6 +48,7 @@ from .. import protocol as p
 from ..protocol import fairness
 from ..games import Game, GameError, bots
 from ..games.options import Option, parse_options
+from . import leaderboard
 from .metrics import observe_action
 from .store import Loaded, LogEntry, OwnershipLost, Store, StoreError
 from .clocks import REAL_TIME_BOT_SECONDS as REAL_TIME_BOT_SECONDS  # re-exported
@@ -141,6 +142,8 @@ class Room(RoomViews, RoomClocks):
         status: ``"waiting"``, ``"playing"`` or ``"finished"``.
         salt: The salt of the deal commitment (32 hex digits; see :attr:`commitment`),
             drawn at creation and kept in the record; ``""`` for a room stored without one.
+        chosen_deal: True when its creator set the deal (``seed`` or ``deck``, allowed in
+            solo rooms only): such a game is never ranked on a leaderboard.
         lease: The store lease this copy of the room runs under (``"PROCESS#EPOCH"``), passed
             to its fenced writes: once the room is acquired again, this copy writes nothing.
             None: unfenced (a bare room in tests).
@@ -161,6 +164,7 @@ class Room(RoomViews, RoomClocks):
     on_finish: Callable[[Room], None] | None = None
     on_lost: Callable[[Room], None] | None = None
     lease: str | None = None
+    chosen_deal: bool = False
     created: float = field(default_factory=time.time)
     finished_at: float | None = None
     _queue: asyncio.Queue[Callable[[], Any]] | None = None  # made by the first work item
@@ -334,7 +338,7 @@ class Room(RoomViews, RoomClocks):
                 "seats": self.seat_count, "private": self.private,
                 "options": self.options, "settings": self.settings,  # shared: read-only
                 "host": self.host, "code": self.code, "created": self.created,
-                "salt": self.salt}
+                "salt": self.salt, "chosen_deal": self.chosen_deal}
 
     def state(self) -> dict[str, Any]:
         """The server-side state the store keeps beside the log: status, seats (with
@@ -365,12 +369,14 @@ class Room(RoomViews, RoomClocks):
                    settings=dict(rec["settings"]), store=store, private=rec["private"],
                    code=rec.get("code"), host=rec.get("host", ""),
                    status=status, created=rec.get("created", 0.0),
-                   salt=rec.get("salt", ""))
+                   salt=rec.get("salt", ""),
+                   chosen_deal=rec.get("chosen_deal", True))  # unknown: never ranked
         room.finished_at = st.get("finished_at")
         for s, data in enumerate(st.get("seats", [])):
             if data is not None:
                 room.seats[s] = Seat(token=data["token"], conn=None, name=data["name"],
-                                     bot=data["bot"], grace_until=data["grace_until"])
+                                     bot=data["bot"], grace_until=data["grace_until"],
+                                     assisted=data.get("assisted", data["bot"]))
         room.deadlines = {int(s): float(t) for s, t in st.get("deadlines", [])}
         room._seat_version = [room.state_id] * room.seat_count
         room._saved_snapshot, room._saved_entries = loaded.snapshot, list(loaded.entries)
@@ -550,7 +556,7 @@ class Room(RoomViews, RoomClocks):
             return
         holder.grace_until = None
         if self.settings["on_abandon"] == "bot":
-            holder.bot = True
+            holder.bot = holder.assisted = True
             self._seat_event(seat, "bot")
             self._save_soon()
             self._wake_bots()
@@ -832,8 +838,32 @@ class Room(RoomViews, RoomClocks):
         for conn in self.members:
             conn.send(frame)
         self._save_soon()
+        self._rank()
         if self.on_finish is not None:
             self.on_finish(self)
+
+    def _rank(self) -> None:
+        """Put a finished solo game's score on its leaderboard (:mod:`.leaderboard`): only
+        a game its person played alone (never a server bot), on a deal the server drew, under
+        a board's rules, that counts there. The store keeps the name's best score; a failed
+        write is logged (the game is not ranked)."""
+        holder = self.seats[0] if self.seat_count == 1 else None
+        if holder is None or holder.assisted or self.chosen_deal:
+            return
+        board = leaderboard.board_of(self.game_name, self.options, self.seat_count)
+        score = leaderboard.score_of(board, self.game.outcome()) if board else None
+        name = leaderboard.normalize_name(holder.name)
+        if board is None or score is None or not name:
+            return
+
+        async def record() -> None:
+            try:
+                await self.store.record_score(board.id, name, board.rank_value(score),
+                                              leaderboard.BOARD_SIZE)
+            except StoreError as exc:
+                log.warning("room %s: score not ranked: %s", self.id, exc)
+
+        self.post(record)
 
     def _game_over(self) -> p.GameOver:
         """The ``game_over`` of the finished game: ``outcome`` is the view's ``outcome`` plus
