@@ -343,7 +343,7 @@ class Room(RoomViews, RoomClocks):
     def state(self) -> dict[str, Any]:
         """The server-side state the store keeps beside the log: status, seats (with
         tokens), where each member is connected (``[process, session, seat]``), deadlines
-        (``[[seat, unix time s]]``)."""
+        (``[[seat, unix time s]]``), start and finish times (unix time s, or None)."""
         return {"status": self.status, "finished_at": self.finished_at,
                 "started_at": self.started_at,
                 "seats": [None if h is None else h.stored() for h in self.seats],
