@@ -57,7 +57,8 @@ echo "cluster up: wss://localhost:$PORT (CA file $work/certs/cardhall.crt; serve
 if [ "${1:-}" = "--check" ]; then
   sleep 1.5  # haproxy's first health checks
   SSL_CERT_FILE="$work/certs/cardhall.crt" \
-    cardhall bots --url "wss://localhost:$PORT" --game skipper --mode multi --players 4 --games 2 --json
+    cardhall bots --url "wss://localhost:$PORT" --game skipper --mode multi --players 4 \
+    --games 2 --json
   exit $?
 fi
 wait
