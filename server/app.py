@@ -18,7 +18,7 @@ from . import web
 from .admission import AdmittedConnection, Gate, default_max_connections, raise_fd_limit
 from .cluster import Cluster
 from .config import Settings
-from .connection import Connection
+from .connection import Connection, peer_address
 from .limits import AddressCounter
 from .lobby import Lobby
 from .logs import event
@@ -30,9 +30,25 @@ log = logging.getLogger("cardhall.server")
 #: The websockets library's logger for our connections. At DEBUG it would dump frames, and
 #: frames hold seat tokens: it never logs below INFO, whatever the process's level.
 ws_log = logging.getLogger("cardhall.websockets")
+#: Paths whose requests are logged at DEBUG, not INFO: load balancers ask every second.
+QUIET_PATHS = frozenset({"/healthz"})
+
+
+def _ws_filter(record: logging.LogRecord) -> bool:
+    """websockets' records worth a line: INFO and above, except its ``HTTP response sent``
+    line for each answer of ``_process_request`` (the server logs its own ``http_request``
+    line for those, with the path; at DEBUG for :data:`QUIET_PATHS`), and its INFO lines
+    (``connection closed``) about the connection of a request for a quiet path."""
+    if record.levelno < logging.INFO or record.msg == "HTTP response sent (%d %s)":
+        return False
+    request = getattr(getattr(record, "websocket", None), "request", None)
+    return not (record.levelno == logging.INFO and request is not None
+                and request.path in QUIET_PATHS)
+
+
 # A filter, not a level: a level of INFO here would also log its INFO lines (one per socket)
 # when the process runs at WARNING.
-ws_log.addFilter(lambda record: record.levelno >= logging.INFO)
+ws_log.addFilter(_ws_filter)
 
 
 class Server:
@@ -125,6 +141,10 @@ class Server:
         response = await self.metrics.http(ws, request)
         if response is None:
             response = web.respond(ws, request)
+        if response is not None:  # an HTTP answer, not an upgrade: one access line
+            event(log, logging.DEBUG if request.path in QUIET_PATHS else logging.INFO,
+                  "http_request", addr=peer_address(ws), path=request.path,
+                  code=response.status_code)
         return response
 
     async def _handle(self, ws: ServerConnection) -> None:

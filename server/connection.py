@@ -24,6 +24,7 @@ from .config import Settings
 from .limits import TokenBucket
 from .lobby import Lobby
 from .logs import event
+from .metrics import Metrics
 from .room import Room
 from .session import Session
 from .store import Store
@@ -59,6 +60,7 @@ class Hub(Protocol):
     lobby: Lobby
     cluster: Cluster
     sessions: dict[str, Connection]
+    metrics: Metrics
 
 
 class Connection(Session):
@@ -181,6 +183,7 @@ class Connection(Session):
         if self.closed:
             return
         self.closed = True
+        self.server.metrics.closed(code)
         event(log, logging.INFO if code in _ROUTINE_CLOSES else logging.WARNING, "conn_closing",
               session=self.session, addr=self.addr, code=code, reason=reason)
         if not flush:
@@ -298,6 +301,7 @@ class Connection(Session):
         assert bucket is not None
         s = self.server.settings
         self.refused += 1
+        self.server.metrics.rate_limited.inc()
         try:
             re = p.reply_id(p.decode(frame, side="client", max_size=s.max_frame))
         except p.ProtocolError as exc:
@@ -323,6 +327,7 @@ class Connection(Session):
         if bucket is None or not isinstance(msg, (p.CreateRoom, p.QuickJoin)) or bucket.take():
             return True
         n = self.server.settings.rooms_per_minute
+        self.server.metrics.room_refused("rate")
         self.send_error("room/limit", f"at most {n} new rooms a minute per connection",
                         p.reply_id(msg))
         event(log, logging.INFO, "room_limited", session=self.session, addr=self.addr,

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from .. import protocol as p
 from .. import games
 from .config import Settings
+from .metrics import bind_game
 from ..games import GameError, OptionError
 from .room import Peer as Session
 from .room import Room, RoomError, split_options
@@ -153,7 +154,7 @@ class Lobby:
             log.error("room %s: cannot rebuild from the store: %s", room_id, exc)
             raise RoomError("server/internal", "the room's record is damaged") from None
         room.on_finish, room.on_lost = self._finished, self._lost
-        room.metrics = self.metrics
+        room.metrics = bind_game(self.metrics, room.game_name, room.options.get("mode"))
         room.lease = lease
         assert room_id not in self.rooms, "one takeover at a time (_loading)"
         self.rooms[room_id] = room
@@ -199,6 +200,8 @@ class Lobby:
             StoreError: the store is unavailable.
         """
         if len(self.rooms) >= self.settings.max_rooms:
+            if self.metrics is not None:
+                self.metrics.room_refused("capacity")
             raise RoomError("room/limit", f"this server hosts at most {self.settings.max_rooms} "
                             "rooms")
         try:
@@ -238,7 +241,7 @@ class Lobby:
                     store=self.store, private=private, code=code,
                     host=conn.session, on_finish=self._finished, on_lost=self._lost,
                     chosen_deal=bool(chosen))
-        room.metrics = self.metrics
+        room.metrics = bind_game(self.metrics, room.game_name, room.options.get("mode"))
         # Registered before the store write: once the store lists the room, a quick join of
         # this process may route to it, and must find this room rather than load a twin.
         self.rooms[room_id] = room

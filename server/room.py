@@ -49,7 +49,8 @@ from ..protocol import fairness
 from ..games import Game, GameError, bots
 from ..games.options import Option, parse_options
 from . import leaderboard
-from .metrics import observe_action
+from .logs import event
+from .metrics import GameMetrics, outcome_kind, observe_action
 from .store import Loaded, LogEntry, OwnershipLost, Store, StoreError
 from .clocks import REAL_TIME_BOT_SECONDS as REAL_TIME_BOT_SECONDS  # re-exported
 from .clocks import RoomClocks
@@ -167,6 +168,7 @@ class Room(RoomViews, RoomClocks):
     chosen_deal: bool = False
     created: float = field(default_factory=time.time)
     finished_at: float | None = None
+    started_at: float | None = None  # unix time s of the start (None: waiting, or unknown)
     _queue: asyncio.Queue[Callable[[], Any]] | None = None  # made by the first work item
     #: Held while a work item runs, whichever task runs it (see :meth:`play`).
     _busy: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -186,7 +188,9 @@ class Room(RoomViews, RoomClocks):
     _saved_snapshot: dict[str, Any] | bytes | None = None
     _saved_entries: list[LogEntry] = field(default_factory=list)
     _closing: bool = False
-    metrics: Any = None  # the server's Metrics (None in bare tests)
+    #: This room's game's metrics, bound by the lobby (:func:`~.metrics.bind_game`; None in
+    #: bare tests).
+    metrics: GameMetrics | None = None
     _save_posted: bool = False
     _table: dict[str, Any] | None = None  # the last table() (see there)
     salt: str = field(default_factory=fairness.new_salt)
@@ -343,8 +347,9 @@ class Room(RoomViews, RoomClocks):
     def state(self) -> dict[str, Any]:
         """The server-side state the store keeps beside the log: status, seats (with
         tokens), where each member is connected (``[process, session, seat]``), deadlines
-        (``[[seat, unix time s]]``)."""
+        (``[[seat, unix time s]]``), start and finish times (unix time s, or None)."""
         return {"status": self.status, "finished_at": self.finished_at,
+                "started_at": self.started_at,
                 "seats": [None if h is None else h.stored() for h in self.seats],
                 "members": [[c.process, c.session, m.seat] for c, m in self.members.items()],
                 "deadlines": [[s, t] for s, t in self.deadlines.items()]}
@@ -372,6 +377,7 @@ class Room(RoomViews, RoomClocks):
                    salt=rec.get("salt", ""),
                    chosen_deal=rec.get("chosen_deal", True))  # unknown: never ranked
         room.finished_at = st.get("finished_at")
+        room.started_at = st.get("started_at")
         for s, data in enumerate(st.get("seats", [])):
             if data is not None:
                 room.seats[s] = Seat(token=data["token"], conn=None, name=data["name"],
@@ -608,6 +614,7 @@ class Room(RoomViews, RoomClocks):
         if self.game is None:
             self.game = self.game_cls(self.options, self.seat_count)  # the deal
         self.status = "playing"
+        self._game_started()
         commitment = self.commitment
         for conn in self.members:
             conn.send(p.Started(room=self.id, commitment=commitment,
@@ -619,6 +626,42 @@ class Room(RoomViews, RoomClocks):
         self._save_soon()
         self._wake_bots()
 
+    def _game_started(self) -> None:
+        """Log ``game_started`` (INFO: room, game, mode, seats, humans, bots) and count it
+        (``cardhall_games_started_total``); the start time is kept in the state."""
+        self.started_at = time.time()
+        bots_ = sum(1 for h in self.seats if h is not None and h.bot)
+        event(log, logging.INFO, "game_started", room=self.id, game=self.game_name,
+              mode=self.options.get("mode"), seats=self.seat_count,
+              humans=self.seat_count - bots_, bots=bots_)
+        if self.metrics is not None:
+            self.metrics.started.inc()
+
+    def _game_finished(self) -> None:
+        """Log ``game_finished`` (INFO: room, game, mode, outcome kind, winner, reason,
+        turns, duration in s; see :func:`~.metrics.outcome_kind`) and count it
+        (``cardhall_games_finished_total``, ``cardhall_game_duration_seconds``). The
+        duration is None when the start time is unknown (a room stored before it was kept)."""
+        outcome = self.game.outcome()
+        kind = outcome_kind(outcome)
+        duration = None if self.started_at is None else max(0.0, time.time() - self.started_at)
+        turns = self.game.stats().get("turns", self.game.state_id)
+        event(log, logging.INFO, "game_finished", room=self.id, game=self.game_name,
+              mode=self.options.get("mode"), outcome=kind,
+              winner=None if outcome is None else outcome.get("winner"),
+              reason=None if outcome is None else outcome.get("reason"), turns=turns,
+              duration=None if duration is None else round(duration, 3))
+        if self.metrics is not None:
+            self.metrics.finished[kind].inc()
+            if duration is not None:
+                self.metrics.duration.observe(duration)
+
+    def _refuse(self, conn: Connection, code: str, message: str, re: Any) -> None:
+        """Answer an ``act`` with the error ``code`` and count it as refused."""
+        if self.metrics is not None:
+            self.metrics.refused.inc()
+        conn.send_error(code, message, re)
+
     # -- actions --------------------------------------------------------------------------
 
     async def act(self, conn: Connection, msg: p.Act) -> None:
@@ -626,26 +669,26 @@ class Room(RoomViews, RoomClocks):
         replies itself."""
         member = self.members.get(conn)
         if member is None or member.seat is None:
-            conn.send_error("room/not_seated", "you hold no seat in this room", msg.id)
+            self._refuse(conn, "room/not_seated", "you hold no seat in this room", msg.id)
             return
         seat = member.seat
         if self._broken:
-            conn.send_error("server/unavailable", "the room is reloading its game from the "
+            self._refuse(conn, "server/unavailable", "the room is reloading its game from the "
                             "store after a failed write: retry shortly", msg.id)
             return
         if self.status == "waiting":
-            conn.send_error("room/not_started", "the game has not started yet", msg.id)
+            self._refuse(conn, "room/not_started", "the game has not started yet", msg.id)
             return
         game = self.game
         if game.over:
-            conn.send_error("action/game_over", "the game is over", msg.id)
+            self._refuse(conn, "action/game_over", "the game is over", msg.id)
             return
         # Turn-based games: any accepted action makes older views stale. Real-time games
         # (several seats acting at once): only actions that touched this seat do (events
         # naming it), so seats racing each other do not refuse each other's actions.
         floor = self._seat_version[seat] if len(game.to_act()) > 1 else game.state_id
         if not floor <= msg.state_id <= game.state_id:
-            conn.send_error("action/stale_state",
+            self._refuse(conn, "action/stale_state",
                             f"the action was chosen against state {msg.state_id}; the room "
                             f"is at {game.state_id}: choose again from the latest view",
                             msg.id)
@@ -654,6 +697,8 @@ class Room(RoomViews, RoomClocks):
         try:
             events = game.apply(seat, msg.action)
         except GameError as exc:
+            if self.metrics is not None:
+                self.metrics.refused.inc()
             conn.send(p.error_reply(exc, re=msg.id))
             return
         if await self._persist(["a", seat, list(msg.action)], events, conn, msg.id):
@@ -830,6 +875,7 @@ class Room(RoomViews, RoomClocks):
         ``stats`` (the engine's :meth:`Game.stats`), stop the clocks, save."""
         self.status = "finished"
         self.finished_at = time.time()
+        self._game_finished()
         self.deadlines.clear()
         if self._timer is not None:
             self._timer.cancel()

@@ -11,7 +11,7 @@ Shapes:
               "host", "code"}``: what never changes after creation (``options`` are the
               engine's resolved options, with ``seed``).
     state:    the room's server-side state: ``{"status", "seats", "members", "deadlines",
-              "finished_at"}`` (seat tokens included; see ``Room.state``).
+              "started_at", "finished_at"}`` (seat tokens included; see ``Room.state``).
     summary:  the lobby entry of a room (a ``rooms`` entry of the protocol).
     index:    a lobby index: the ids of some rooms in id order, for paging (``list_page``)
               and quick join without reading every entry (see :func:`room_indexes`).
