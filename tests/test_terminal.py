@@ -10,7 +10,9 @@ import os
 import random
 import re
 import json
+import shutil
 import sys
+import tempfile
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -26,7 +28,7 @@ from cardhall.server.fairness import verify_record
 from cardhall.games.bots import strategy
 
 EXPECT_TIMEOUT = 10.0
-LOBBY = r"lobby \[r c j p w k q \?\]> "
+LOBBY = r"lobby \[r c j p w k m q \?\]> "
 MOVE = r"your move \[1-(\d+), v l q \?\]> "
 IDLE = r"\[v redraw, s start, l leave, q quit, \? help\]> "
 MENU_ITEM = re.compile(r"(\d+)\. (.+?)(?=\s{2,}\d+\. |\s*$)", re.MULTILINE)
@@ -50,8 +52,13 @@ class Person:
         name: The player's name.
     """
 
-    def __init__(self, url: str, name: str = "alice", *extra: str) -> None:
-        env = dict(os.environ, COLUMNS="120", LINES="50", PYTHONWARNINGS="error")
+    def __init__(self, url: str, name: str = "alice", *extra: str, state_dir: str | None = None,
+                 env: dict[str, str] | None = None) -> None:
+        # seat tokens go to $XDG_STATE_HOME/cardhall: a folder of the test, never the user's
+        self._own_state = state_dir is None
+        self.state_dir = state_dir or tempfile.mkdtemp(prefix="cardhall-test-state-")
+        env = dict(os.environ, COLUMNS="120", LINES="50", PYTHONWARNINGS="error",
+                   XDG_STATE_HOME=self.state_dir, **(env or {}))
         self.child = pexpect.spawn(
             sys.executable, ["-m", "cardhall.server.cli", "play", "--url", url, "--no-color",
                              "--name", name, *extra],
@@ -118,8 +125,10 @@ class Person:
                 assert moves <= max_moves, "the game does not end"
 
     def close(self) -> None:
-        """End the process (if it still runs)."""
+        """End the process (if it still runs); remove its state folder if it made one."""
         self.child.close(force=True)
+        if self._own_state:
+            shutil.rmtree(self.state_dir, ignore_errors=True)
 
 
 def sensible(menu: dict[str, str]) -> str:
@@ -150,7 +159,7 @@ def _solo_session(url: str) -> tuple[int, str]:
     person = Person(url)
     try:
         person.expect(LOBBY)
-        person.create_room("skipper", "solo", "turn_limit=4", "n")
+        person.create_room("skipper", "solo", "turn_limit=4", "n", "")
         person.expect(MOVE)
         out = person.output
         assert "Skipper solo  state 0  your turn" in out
@@ -172,7 +181,7 @@ def _solo_session(url: str) -> tuple[int, str]:
         moves = person.play_until_over(sensible)
         assert re.search(r"GAME OVER: you lost \(turn_limit\); scores \[4\]", person.output)
         # a second room: one move, then leave to the lobby and quit
-        person.create_room("1", "", "", "")
+        person.create_room("1", "", "", "", "")
         person.expect(MOVE)
         person.new_drawing()
         person.say(sensible(person.menu()))
@@ -200,7 +209,7 @@ def _recorded_session(url: str, folder: str) -> str:
     person = Person(url, "alice", "--record", folder)
     try:
         person.expect(LOBBY)
-        person.create_room("skipper", "multi", "2", "turn_limit=3", "n")
+        person.create_room("skipper", "multi", "2", "turn_limit=3", "n", "")
         person.expect(IDLE)
         person.say("s")
         person.expect(r"\* the game has started \(deal commitment [0-9a-f]{64}\)")
@@ -229,7 +238,7 @@ def _server_bots_session(url: str) -> str:
     person = Person(url, "carol")
     try:
         person.expect(LOBBY)
-        room = person.create_room("skipper", "multi", "3", "turn_limit=3 turn_seconds=30", "n")
+        room = person.create_room("skipper", "multi", "3", "turn_limit=3 turn_seconds=30", "n", "")
         person.expect(r"waiting for players \(1/3 seats\)")
         person.expect(IDLE)
         person.say("s")
@@ -262,7 +271,7 @@ async def test_multi_game_against_server_bots(server: Server) -> None:
 
 def _create_private(person: Person) -> str:
     person.expect(LOBBY)
-    person.create_room("skipper", "multi", "2", "turn_limit=3", "y")
+    person.create_room("skipper", "multi", "2", "turn_limit=3", "y", "")
     person.expect(r"private join code (\w+)")
     code = str(person.child.match.group(1))
     person.expect(IDLE)
