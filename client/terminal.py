@@ -591,11 +591,12 @@ class Terminal:
             self.say(room_line(i, summary))
 
     def _room_id(self, arg: str) -> str | None:
-        """The room id for a lobby number or an id; None (after an error line) if neither."""
+        """The room id for a lobby number (at most 3 digits) or an id; None (after an error
+        line) if neither."""
         if not arg:
             self.error("say which room: a number from the list, or a room id")
             return None
-        if arg.isdigit():
+        if arg.isdigit() and len(arg) <= 3:  # a room id may be all digits too (8 of them)
             n = int(arg)
             if not 1 <= n <= len(self.rooms):
                 self.error(f"no room number {n}; the list has {len(self.rooms)} (r refreshes)")

@@ -13,6 +13,7 @@ import json
 import shutil
 import sys
 import tempfile
+import threading
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from typing import Any
 import pexpect
 import pytest
 from cardhall.client.bots import play_seat
-from cardhall.client.client import Client
+from cardhall.client.client import Client, ServerError
 from cardhall.client.terminal import LineReader, event_text, menu_lines, parse_options
 from cardhall.server.app import Server
 from cardhall.server.config import Settings
@@ -28,7 +29,7 @@ from cardhall.server.fairness import verify_record
 from cardhall.games.bots import strategy
 
 EXPECT_TIMEOUT = 10.0
-LOBBY = r"lobby \[r c j p w k m q \?\]> "
+LOBBY = r"lobby \[[a-z ]+ \?\]> "  # the commands listed may grow
 MOVE = r"your move \[1-(\d+), v l q \?\]> "
 IDLE = r"\[v redraw, s start, l leave, q quit, \? help\]> "
 MENU_ITEM = re.compile(r"(\d+)\. (.+?)(?=\s{2,}\d+\. |\s*$)", re.MULTILINE)
@@ -427,3 +428,124 @@ async def test_line_reader_reads_a_pipe() -> None:
             await done.wait()
         reader.stop()
     assert lines == ["1", "q\u2663", "part", None]
+
+
+# -- issue #21: the renderer of a room joined by id, k GAME or w ID ---------------------------
+
+def _renderer_session(url: str, rooms: dict[str, str], ready: Callable[[], None],
+                      made: threading.Event) -> str:
+    person = Person(url, "gina")
+    try:
+        person.expect(LOBBY)
+        ready()  # the rooms are made now: the lobby list the client holds does not have them
+        assert made.wait(EXPECT_TIMEOUT)
+        person.say(f"w {rooms['shop']}")
+        person.expect(r"joined room \w+ \(shop\) as a spectator")
+        person.expect(r"SHOP SOLITAIRE   move")
+        person.say("l")
+        person.expect(LOBBY)
+        person.say(f"j {rooms['thirtysix']}")
+        person.expect(r"joined room \w+ \(thirtysix\) in seat 0")
+        person.expect(r"Thirty-Six  turn 1/")
+        person.expect(MOVE)
+        person.say("l")
+        person.expect(LOBBY)
+        person.say("k shah")
+        person.expect(r"joined room \w+ \(shah\) in seat 0")
+        person.expect(r"THE SHAH   move")
+        person.expect(MOVE)
+        person.say("q")
+        person.expect(pexpect.EOF)
+        return person.output
+    finally:
+        person.close()
+
+
+@pytest.mark.timeout(60)
+async def test_rooms_joined_by_id_or_quick_join_are_drawn_by_their_game(server: Server) -> None:
+    loop = asyncio.get_running_loop()
+    ready, made = asyncio.Event(), threading.Event()
+    rooms: dict[str, str] = {}
+    async with Client(server.url, name="host") as host:
+        session = asyncio.ensure_future(in_thread(
+            _renderer_session, server.url, rooms, lambda: loop.call_soon_threadsafe(ready.set),
+            made))
+        await ready.wait()
+        shop = await host.create_room("shop")
+        await host.join(shop.room)
+        rooms["shop"] = shop.room
+        rooms["thirtysix"] = (await host.create_room("thirtysix")).room
+        joined = await host.spectate(shop.room)
+        assert joined.view["room"]["game"] == "shop" and joined.view["room"]["mode"] is None
+        made.set()
+        out = await session
+    assert "Skipper" not in out
+
+
+# -- issue #21: seat tokens on disk, "my games / resume" -------------------------------------
+
+def _ctrl_c_session(url: str, state_dir: str) -> tuple[str, str]:
+    person = Person(url, "hana", state_dir=state_dir)
+    try:
+        person.expect(LOBBY)
+        room = person.create_room("skipper", "multi", "2", "turn_limit=5", "n", "")
+        person.expect(IDLE)
+        person.say("s")
+        person.expect(r"\* the game has started")
+        person.expect(MOVE)
+        person.child.sendintr()  # Ctrl-C: the program ends without leaving its seat
+        person.expect(pexpect.EOF)
+        return room, person.output
+    finally:
+        person.close()
+
+
+def _resume_session(url: str, state_dir: str, room: str) -> str:
+    person = Person(url, "hana", state_dir=state_dir)
+    try:
+        person.expect(r"you have 2 game\(s\) kept from earlier: m lists them")
+        person.expect(LOBBY)
+        person.say("m")
+        person.expect(rf" 1\. {room} +skipper +multi +seat 0")
+        person.expect(r" 2\. gone0001 +skipper +multi +seat 1")
+        person.expect(LOBBY)
+        person.say("m 2")  # a room the server does not know: the entry is dropped
+        person.expect(r"error: \[room/not_found\] ")
+        person.expect(r"room gone0001 no longer holds that seat: forgotten")
+        person.expect(LOBBY)
+        person.say("m 1")  # now the only one left: the seat of the first session
+        person.expect(rf"joined room {room} \(skipper\) in seat 0")
+        person.expect(r"players: 0 hana \(you\), 1 bot-1 \[bot\]")
+        person.expect(MOVE)  # the seat's turn, kept for it
+        person.say(sensible(person.menu()))
+        person.expect(r"\. you: ")
+        person.say("l")  # leaving forgets the token
+        person.expect(LOBBY)
+        person.say("m")
+        person.expect(r"no games kept for this server")
+        person.say("q")
+        person.expect(pexpect.EOF)
+        return person.output
+    finally:
+        person.close()
+
+
+@pytest.mark.timeout(60)
+async def test_seat_tokens_outlive_the_program_and_my_games_resumes_them(
+        server: Server, tmp_path: Path) -> None:
+    from cardhall.client.seat_store import SeatStore
+    room, _ = await in_thread(_ctrl_c_session, server.url, str(tmp_path))
+    path = tmp_path / "cardhall" / "seats.json"
+    assert path.stat().st_mode & 0o777 == 0o600  # a token plays the seat: owner only
+    (entry,) = SeatStore(path).entries(server.url)
+    assert (entry["room"], entry["seat"], entry["game"], entry["mode"]) == \
+        (room, 0, "skipper", "multi")
+    assert len(entry["token"]) >= 16
+    # another session's client cannot take the seat by joining again ...
+    async with Client(server.url, name="hana") as other:
+        with pytest.raises(ServerError, match="room/already_started"):
+            await other.join(room, seat=0)
+    SeatStore(path).put(server.url, "gone0001", 1, "x" * 22, game="skipper", mode="multi")
+    out = await in_thread(_resume_session, server.url, str(tmp_path), room)
+    assert "Traceback" not in out
+    assert SeatStore(path).entries(server.url) == []
