@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import logging
 import os
 import shutil
 import sys
@@ -1342,6 +1343,11 @@ async def play(url: str, *, name: str, color: bool, stream: TextIO | None = None
         OSError / websockets errors: the server cannot be reached.
         ServerError: the server refused the hello.
     """
+    # The client's log lines (a resume that failed...) would tear the screen: the terminal
+    # says what happened itself (show_connection, error lines).
+    client_log = logging.getLogger("cardhall.client")
+    client_log.addHandler(logging.NullHandler())
+    client_log.propagate = False
     if stream is None and hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="replace")  # never a crash on an odd character
     async with Client(url, name=name, keep_records=record_dir is not None) as client:

@@ -549,3 +549,60 @@ async def test_seat_tokens_outlive_the_program_and_my_games_resumes_them(
     out = await in_thread(_resume_session, server.url, str(tmp_path), room)
     assert "Traceback" not in out
     assert SeatStore(path).entries(server.url) == []
+
+
+# -- issue #21: the server goes down and comes back without the room ---------------------------
+
+def _restart_session(url: str, stopped: threading.Event, restarted: threading.Event,
+                     stop: Callable[[], None], start: Callable[[], None]) -> str:
+    person = Person(url, "ivan")
+    try:
+        person.expect(LOBBY)
+        room = person.create_room("skipper", "multi", "2", "", "n", "")
+        person.expect(IDLE)
+        stop()
+        assert stopped.wait(EXPECT_TIMEOUT)
+        # said at once, then one line per failed attempt
+        person.expect(r"error: lost the connection to ws://\S+; reconnecting")
+        person.expect(r"\* reconnecting: attempt 1 failed \(.+\); next try in \d+\.\d s")
+        person.expect(r"\* reconnecting: attempt 2 failed")
+        start()
+        assert restarted.wait(EXPECT_TIMEOUT)
+        person.expect(r"\* reconnected to ws://")
+        person.expect(rf"error: room {room} is gone \(the server restarted")
+        person.expect(LOBBY)  # not the dead table: the lobby of the new server
+        assert "could not resume" not in person.output  # no raw log lines on the screen
+        person.say("q")
+        person.expect(pexpect.EOF)
+        return person.output
+    finally:
+        person.close()
+
+
+@pytest.mark.timeout(90)
+async def test_a_server_restart_is_said_at_once_and_a_lost_room_goes_back_to_the_lobby(
+        ) -> None:
+    from cardhall.bench.load import free_port
+    loop = asyncio.get_running_loop()
+    port = free_port()
+    servers = [Server(Settings(host="127.0.0.1", port=port))]
+    await servers[0].start()
+    stopped, restarted = threading.Event(), threading.Event()
+
+    async def stop() -> None:
+        await servers[-1].stop()
+        stopped.set()
+
+    async def start() -> None:
+        servers.append(Server(Settings(host="127.0.0.1", port=port)))
+        await servers[-1].start()
+        restarted.set()
+
+    try:
+        out = await in_thread(
+            _restart_session, servers[0].url, stopped, restarted,
+            lambda: asyncio.run_coroutine_threadsafe(stop(), loop),
+            lambda: asyncio.run_coroutine_threadsafe(start(), loop))
+    finally:
+        await servers[-1].stop()
+    assert "Traceback" not in out
