@@ -606,3 +606,38 @@ async def test_a_server_restart_is_said_at_once_and_a_lost_room_goes_back_to_the
     finally:
         await servers[-1].stop()
     assert "Traceback" not in out
+
+
+# -- issue #21: terminals that cannot print the suit symbols ----------------------------------
+
+def _ascii_session(url: str, extra: tuple[str, ...], env: dict[str, str]) -> str:
+    person = Person(url, "jo", *extra, env=env)
+    try:
+        person.expect(LOBBY)
+        person.create_room("skipper", "solo", "seed=7", "n", "")
+        person.expect(MOVE)
+        person.say(sensible(person.menu()))
+        person.expect(r"\. you: ")
+        person.expect(MOVE)
+        person.say("q")
+        person.expect(pexpect.EOF)
+        person.child.wait()
+        assert person.child.exitstatus == 0
+        return person.output
+    finally:
+        person.close()
+
+
+@pytest.mark.parametrize(("extra", "env"), [
+    ((), {"PYTHONIOENCODING": "ascii"}),  # detected: the output cannot encode the suits
+    ((), {"PYTHONIOENCODING": "latin-1"}),
+    (("--ascii",), {}),  # asked for on a UTF-8 terminal
+], ids=["ascii-terminal", "latin-1-terminal", "--ascii"])
+@pytest.mark.timeout(60)
+async def test_ascii_card_mode(server: Server, extra: tuple[str, ...],
+                               env: dict[str, str]) -> None:
+    out = await in_thread(_ascii_session, server.url, extra, env)
+    assert "Traceback" not in out
+    assert not set(out) & set("\u2663\u2666\u2665\u2660\u2713")
+    assert re.search(r"C AC \(1\) +D AD \(1\) +H AH \(1\) +S AS \(1\)", out)
+    assert re.search(r"your hand: ((10|[2-9AJQK])[CDHS] ?){5}", out)
