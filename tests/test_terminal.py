@@ -641,3 +641,57 @@ async def test_ascii_card_mode(server: Server, extra: tuple[str, ...],
     assert not set(out) & set("\u2663\u2666\u2665\u2660\u2713")
     assert re.search(r"C AC \(1\) +D AD \(1\) +H AH \(1\) +S AS \(1\)", out)
     assert re.search(r"your hand: ((10|[2-9AJQK])[CDHS] ?){5}", out)
+
+
+# -- issue #21: the create dialogue ---------------------------------------------------------------
+
+def _create_dialogue_session(url: str) -> str:
+    person = Person(url, "kim")
+    try:
+        person.expect(LOBBY)
+        person.say("c", "shah")
+        # the game's own options and the room options, from list_games
+        person.expect(r"  seed=\(not set\)  int 0\.\.\d+  Deal number")
+        person.expect(r"  max_moves=3000  int 1\.\.1000000  Room move limit")
+        person.expect(r"  on_abandon=bot  str one of bot/forfeit  ")
+        person.expect(r"options as name=value words \[Enter = all defaults, x = cancel\]: ")
+        assert "turn_limit" not in person.output  # not a Shah option: never suggested
+        person.say("seed=7 max_moves=0 bogus=1 turn_seconds=60")
+        # the good ones stay; each bad one is asked again on its own
+        person.expect(r"error: option 'max_moves' must be >= 1, not 0")
+        person.expect(r"max_moves \[int 1\.\.1000000, default 3000; Enter = leave it out, "
+                      r"x = cancel\]: ")
+        person.say("lots")
+        person.expect(r"error: option 'max_moves' must be an integer, not 'lots'")
+        person.expect(r"max_moves \[")
+        person.say("50")
+        person.expect(r"error: no option 'bogus' here; the options are: bid_seconds, ")
+        person.expect(r"name=value instead \[Enter = leave it out, x = cancel\]: ")
+        person.say("")
+        person.expect(r"private room\? \[y/N\]: ")
+        person.say("n")
+        person.expect(r"room name \[Enter = chosen by the server\]: ")
+        person.say("Kim's evening deal")
+        person.expect(r"created room (\w+)")
+        person.expect(r"clocks: seat 0 kim \(you\) (60|59|58) s left")  # turn_seconds=60 kept
+        person.expect(MOVE)
+        person.say("l")
+        person.expect(LOBBY)
+        person.say("r")
+        person.expect(r" 1\. \w+ +shah .* Kim's evening deal")
+        person.say("q")
+        person.expect(pexpect.EOF)
+        return person.output
+    finally:
+        person.close()
+
+
+@pytest.mark.timeout(60)
+async def test_create_dialogue_lists_options_keeps_good_ones_and_names_the_room(
+        server: Server) -> None:
+    await in_thread(_create_dialogue_session, server.url)
+    (summary,) = await lobby(server.url)
+    assert summary["name"] == "Kim's evening deal" and summary["game"] == "shah"
+    async with Client(server.url, name="watcher") as watcher:
+        joined = await watcher.spectate(summary["room"])
+    assert joined.view["max_moves"] == 50
