@@ -695,3 +695,93 @@ async def test_create_dialogue_lists_options_keeps_good_ones_and_names_the_room(
     async with Client(server.url, name="watcher") as watcher:
         joined = await watcher.spectate(summary["room"])
     assert joined.view["max_moves"] == 50
+
+
+# -- issue #21: giving up asks first ---------------------------------------------------------------
+
+def _close_shop_session(url: str) -> str:
+    person = Person(url, "lee")
+    try:
+        person.expect(LOBBY)
+        person.create_room("shop", "", "n", "")
+        person.expect(MOVE)
+        close = person.menu()["close shop (give up)"]
+        person.say(close)
+        person.expect(r"really close shop \(give up\)\? \[y/N\]> ")
+        person.say("")  # Enter: no
+        person.expect(r"not done: close shop \(give up\); keep playing")
+        person.expect(MOVE)
+        person.say(close)
+        person.expect(r"really close shop \(give up\)\? \[y/N\]> ")
+        person.say("y")
+        person.expect(r"GAME OVER: you lost")
+        person.expect(LOBBY)
+        person.say("q")
+        person.expect(pexpect.EOF)
+        return person.output
+    finally:
+        person.close()
+
+
+@pytest.mark.timeout(60)
+async def test_close_shop_asks_for_confirmation(server: Server) -> None:
+    out = await in_thread(_close_shop_session, server.url)
+    assert out.count("GAME OVER") == 1
+    (summary,) = await lobby(server.url)
+    assert summary["status"] == "finished"
+
+
+# -- issue #21: Shah and Thirty-Six events in words ---------------------------------------------
+
+def test_shah_and_thirtysix_event_lines_are_words() -> None:
+    from cardhall.client.renderers import event_describer
+    shah, thirtysix = event_describer("shah"), event_describer("thirtysix")
+    assert event_text({"type": "play", "card": "QH1", "foundation": 3, "from": "talon"}, 0,
+                      shah) == "table: played Q\u2665 to foundation 3 (from the talon)"
+    assert event_text({"type": "fill", "card": "7S0", "ray": 2, "circle": 1, "from": "up"},
+                      0, shah) == ("table: refilled ray 2, middle circle, with 7\u2660 from "
+                                   "the turned card")
+    assert event_text({"type": "deal", "cards": ["2H0", "TC1"], "circle": 0}, 0, shah) == \
+        "table: dealt the inner circle: 2\u2665 10\u2663"
+    assert event_text({"type": "turn", "card": None}, 0, shah) == "table: turned the pack over"
+    assert event_text({"type": "reveal", "turn": 3, "cards": ["9S", "KH"],
+                       "enemy_total": 19}, 0, thirtysix) == \
+        "table: turn 3: the ENEMY shows 9\u2660 and K\u2665 (total 19)"
+    assert event_text({"type": "commit", "cards": ["TD", "5C"], "total": 15,
+                       "enemy_total": 12, "result": "won"}, 0, thirtysix) == \
+        "table: committed 10\u2666 and 5\u2663: 15 against 12, won"
+    assert event_text({"type": "take", "card": "7H", "to_enemy": ["2C"]}, 0, thirtysix) == \
+        "table: took 7\u2665; the ENEMY takes 2\u2663"
+    # an event the game's phrases do not know is still spelled out, cards as cards
+    assert event_text({"type": "odd", "cards": ["AS"]}, 0, shah) == "table: odd cards A\u2660"
+    assert event_describer("nosuchgame") is None
+
+
+def _thirtysix_session(url: str) -> str:
+    person = Person(url, "max")
+    try:
+        person.expect(LOBBY)
+        person.create_room("thirtysix", "seed=5", "n", "")
+        person.expect(MOVE)
+        menu = person.menu()
+        person.say(next(n for phrase, n in menu.items() if phrase.startswith("commit ")))
+        person.expect(r"\. table: committed .+: \d+ against \d+, (won|lost)")
+        person.expect(MOVE)  # won: take an ENEMY card; lost: give a row card
+        person.new_drawing()
+        person.say(next(n for phrase, n in person.menu().items()
+                        if phrase.startswith(("take ", "give "))))
+        person.expect(r"\. table: (took|gave) \S+")
+        person.expect(r"turn 2: the ENEMY shows \S+ and \S+ \(total \d+\)")
+        person.say("q")
+        person.expect(pexpect.EOF)
+        return person.output
+    finally:
+        person.close()
+
+
+@pytest.mark.timeout(60)
+async def test_thirtysix_events_in_the_terminal_are_words(server: Server) -> None:
+    out = await in_thread(_thirtysix_session, server.url)
+    events = [line for line in out.splitlines() if line.startswith(". ")]
+    assert events and not any(re.search(r"\b(reveal|enemy_total|to_enemy)\b|\[", line)
+                              for line in events)
