@@ -785,3 +785,35 @@ async def test_thirtysix_events_in_the_terminal_are_words(server: Server) -> Non
     events = [line for line in out.splitlines() if line.startswith(". ")]
     assert events and not any(re.search(r"\b(reveal|enemy_total|to_enemy)\b|\[", line)
                               for line in events)
+
+
+# -- issue #21: a race's events do not scroll the menu away -----------------------------------
+
+def _race_session(url: str) -> str:
+    person = Person(url, "nia")
+    try:
+        person.expect(LOBBY)
+        person.create_room("skipper", "race", "2", "bot_seconds=0.2", "n", "")
+        person.expect(IDLE)
+        person.say("s")
+        person.expect(MOVE)
+        for _ in range(15):  # the bot plays on while the person thinks
+            person.expect(r"\n\. seat 1: ")
+        person.expect(MOVE)
+        return person.output
+    finally:
+        person.close()
+
+
+@pytest.mark.timeout(90)
+async def test_race_events_keep_the_menu_in_view(server: Server) -> None:
+    from cardhall.client.terminal import MENU_KEEP_LINES
+    out = await in_thread(_race_session, server.url)
+    assert out.count("\n. seat 1: ") >= 15
+    # at every prompt, the menu was shown at most MENU_KEEP_LINES lines (and the prompt
+    # lines between them) before it
+    for prompt in [m.start() for m in re.finditer(MOVE, out)][1:]:
+        shown = out.rindex("your actions:", 0, prompt)
+        between = [line for line in out[shown:prompt].splitlines()
+                   if line.startswith((". ", "* "))]
+        assert len(between) <= MENU_KEEP_LINES + 1, out[shown:prompt]
