@@ -47,9 +47,9 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from .. import protocol as p
-from ..protocol import fairness
-from ..games.options import Option
 from ..games.errors import OptionError
+from ..games.options import Option
+from ..protocol import fairness
 from .client import Client, ConnectionLost, ServerError
 from .renderers import event_describer, pretty_card, renderer, to_ascii
 from .seat_store import SeatStore

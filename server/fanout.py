@@ -161,8 +161,9 @@ class RoomViews:
     def table(self) -> dict[str, Any]:
         """Server facts added to every view under ``"room"``: id, game name, mode (nil: the
         game's default), status, players, deadlines (``[[seat, unix time in s], ...]``), the
-        deal ``commitment`` (nil until the game starts). While they do not change, the same dict object as
-        last time (the delta diff then skips it by identity; do not mutate it)."""
+        deal ``commitment`` (nil until the game starts). While they do not change, the same
+        dict object as last time (the delta diff then skips it by identity; do not mutate
+        it)."""
         table = {"id": self.id, "game": self.game_name, "mode": self.options.get("mode"),
                  "status": self.status,
                  "players": [None if h is None else h.public(s)

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import os
 import random
 import re
-import json
 import shutil
 import sys
 import tempfile
@@ -23,10 +23,10 @@ import pytest
 from cardhall.client.bots import play_seat
 from cardhall.client.client import Client, ServerError
 from cardhall.client.terminal import LineReader, event_text, menu_lines, parse_options
+from cardhall.games.bots import strategy
 from cardhall.server.app import Server
 from cardhall.server.config import Settings
 from cardhall.server.fairness import verify_record
-from cardhall.games.bots import strategy
 
 EXPECT_TIMEOUT = 10.0
 LOBBY = r"lobby \[[a-z ]+ \?\]> "  # the commands listed may grow
