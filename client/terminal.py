@@ -38,6 +38,7 @@ import asyncio
 import codecs
 import logging
 import os
+import re
 import shutil
 import sys
 import threading
@@ -719,15 +720,14 @@ class Terminal:
                     game, mode=mode, seats=seats, options=options, private=private, name=name)
                 break
             except ServerError as exc:
-                self.server_error(exc)
                 if exc.code != "lobby/bad_options":
+                    self.server_error(exc)
                     return False
+                refusal = f"[{exc.code}] {exc.message}"
             except (ConnectionLost, TimeoutError) as exc:
                 self.server_error(exc)
                 return False
-            # the rest of the answers stand: only the options are asked again
-            info = next(g for g in self.games if g["game"] == game)
-            again = await self._ask_options(self._option_specs(info), seats)
+            again = await self._ask_refused_option(game, seats, options, refusal)
             if again is None:
                 self.say("cancelled")
                 return False
@@ -741,6 +741,29 @@ class Terminal:
         return await self._enter(joined, game)
 
     # -- create dialogue ----------------------------------------------------------------------
+
+    async def _ask_refused_option(self, game: str, seats: int, options: dict[str, str],
+                                  refusal: str) -> dict[str, str] | None:
+        """After the server refused ``options`` (``lobby/bad_options``: ``refusal``), ask
+        again only for the option its message names, keeping the others (every option
+        when it names none of them).
+
+        Returns:
+            The new options, or None when cancelled (``x``).
+        """
+        specs = self._option_specs(next(g for g in self.games if g["game"] == game))
+        bad = next((k for k in options if re.search(rf"\b{re.escape(k)}\b", refusal)), None)
+        if bad is None:
+            self.error(refusal)
+            return await self._ask_options(specs, seats)
+        kept = {k: v for k, v in options.items() if k != bad}
+        fixed = await self._fix_option(specs, f"{bad}={options[bad]}", seats, refusal)
+        if fixed is None:
+            return None
+        if fixed:
+            key, _, value = fixed.partition("=")
+            kept[key] = value
+        return kept
 
     async def _choose_game(self) -> str | None:
         """Ask for one of the server's games by number or name (Enter: the first, Skipper
@@ -839,24 +862,39 @@ class Terminal:
             return None
         options: dict[str, str] = {}
         for word in answer.split():
-            while word:
-                problem = check_option(specs, word, seats)
-                if problem is None:
-                    key, _, value = word.partition("=")
-                    options[key] = value
-                    break
-                self.error(problem)
-                key = word.partition("=")[0]
-                if key in specs:
-                    value = await self.ask(f"{key} [{option_line(specs[key], short=True)};"
-                                           " Enter = leave it out, x = cancel]: ")
-                    word = f"{key}={value}" if value else ""
-                else:
-                    word = await self.ask("name=value instead [Enter = leave it out, "
-                                          "x = cancel]: ")
-                if word in ("x", f"{key}=x"):
-                    return None
+            fixed = await self._fix_option(specs, word, seats, check_option(specs, word, seats))
+            if fixed is None:
+                return None
+            if fixed:
+                key, _, value = fixed.partition("=")
+                options[key] = value
         return options
+
+    async def _fix_option(self, specs: dict[str, dict[str, Any]], word: str, seats: int,
+                          problem: str | None) -> str | None:
+        """Show ``problem`` with the typed ``name=value`` (None: it is good) and ask again
+        for that one until it passes :func:`check_option`.
+
+        Returns:
+            The good ``name=value``, ``""`` when the player left it out (Enter), or None
+            when cancelled (``x``).
+        """
+        while problem is not None:
+            self.error(problem)
+            key = word.partition("=")[0]
+            if key in specs:
+                value = await self.ask(f"{key} [{option_line(specs[key], short=True)};"
+                                       " Enter = leave it out, x = cancel]: ")
+                word = f"{key}={value}" if value not in ("", "x") else value
+            else:
+                word = await self.ask("name=value instead [Enter = leave it out, "
+                                      "x = cancel]: ")
+            if word == "x":
+                return None
+            if not word:
+                return ""
+            problem = check_option(specs, word, seats)
+        return word
 
     # -- the room -----------------------------------------------------------------------------
 

@@ -816,3 +816,36 @@ async def test_race_events_keep_the_menu_in_view(server: Server) -> None:
         between = [line for line in out[shown:prompt].splitlines()
                    if line.startswith((". ", "* "))]
         assert len(between) <= 8, out[shown:prompt]
+
+
+def _refused_option_session(url: str) -> str:
+    person = Person(url, "olga")
+    try:
+        person.expect(LOBBY)
+        # first_seat=4 passes the option's own limits (0..5) but not a room of 2 seats: only
+        # the server knows; the other answers stand and only first_seat is asked again
+        person.say("c", "skipper", "multi", "2", "turn_limit=7 first_seat=4", "n", "Duo")
+        person.expect(r"error: \[lobby/bad_options\] first_seat 4 is not a seat of 2")
+        person.expect(r"first_seat \[int 0\.\.5, default 0; Enter = leave it out, "
+                      r"x = cancel\]: ")
+        person.say("1")
+        person.expect(r"created room (\w+)")
+        person.expect(IDLE)
+        person.say("s")
+        person.expect(r"\* the game has started")
+        person.say("q")
+        person.expect(pexpect.EOF)
+        return person.output
+    finally:
+        person.close()
+
+
+@pytest.mark.timeout(60)
+async def test_create_dialogue_asks_again_only_for_the_option_the_server_refused(
+        server: Server) -> None:
+    out = await in_thread(_refused_option_session, server.url)
+    assert out.count("private room?") == 1 and out.count("options as name=value") == 1
+    (summary,) = await lobby(server.url)
+    assert (summary["name"], summary["seats"], summary["mode"]) == ("Duo", 2, "multi")
+    options = server.lobby.rooms[summary["room"]].options
+    assert (options["turn_limit"], options["first_seat"]) == (7, 1)
