@@ -392,7 +392,8 @@ def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_gam
                    "cannot print the suit symbols).")
 def play(url: str, name: str | None, color: bool | None, record_dir: str | None,
          ascii_cards: bool | None) -> None:
-    """Play in a terminal: lobby, create/join rooms, numbered actions, turn clocks."""
+    """Play in a terminal: lobby, create/join rooms, numbered actions, turn clocks; seat
+    tokens kept in the user's state folder (lobby command m: my games / resume)."""
     import asyncio
     import getpass
     import os
