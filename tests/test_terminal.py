@@ -675,6 +675,9 @@ def _create_dialogue_session(url: str) -> str:
         person.expect(r"created room (\w+)")
         person.expect(r"clocks: seat 0 kim \(you\) (60|59|58) s left")  # turn_seconds=60 kept
         person.expect(MOVE)
+        person.new_drawing()
+        person.say(person.menu()["deal the next circle"])  # a Shah event, told in words
+        person.expect(r"\. table: dealt the middle circle: (\S+[\u2663\u2666\u2665\u2660] ?){8}")
         person.say("l")
         person.expect(LOBBY)
         person.say("r")
