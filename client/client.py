@@ -28,7 +28,7 @@ import json
 import logging
 import os
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import websockets
@@ -86,6 +86,13 @@ class Client:
         keep_records: Keep every view this client is sent (the full views and deltas it
             applied, per room), so that :meth:`game_record` can show ``cardhall verify``
             what the player saw. Off by default: a long game's deltas take some memory.
+        on_connection: Called (in the event loop) as the connection comes and goes, with
+            an event name and a map of facts: ``"lost"`` (the connection dropped; the client
+            reconnects), ``"retry"`` after each failed reconnection attempt (``attempt``
+            number from 1, ``wait`` seconds before the next one, ``error`` text),
+            ``"back"`` (reconnected and the seats resumed, or tried: ``url``, and
+            ``lost_rooms``, the rooms whose seat or watch could not be taken back) and
+            ``"gave_up"`` (``error``). None: nobody is told.
 
     Attributes:
         views: The current view of each room this client is in, by room id.
@@ -102,7 +109,9 @@ class Client:
     def __init__(self, urls: str | Sequence[str], *, name: str = "cardhall-python",
                  reconnect: bool = True, reconnect_timeout: float = 30.0,
                  request_timeout: float = 30.0, max_frame: int | None = 1 << 20,
-                 keep_records: bool = False) -> None:
+                 keep_records: bool = False,
+                 on_connection: Callable[[str, dict[str, Any]], None] | None = None) -> None:
+        self.on_connection = on_connection
         self.urls = [urls] if isinstance(urls, str) else list(urls)
         if not self.urls:
             raise ValueError("at least one URL is needed")
@@ -256,6 +265,7 @@ class Client:
         if not self.reconnect:
             self._pushes.put_nowait(None)
             return
+        self._tell("lost", {"url": self.url})
         self._ready.clear()
         previous = self._recovering
         if previous is not None and not previous.done():
@@ -280,24 +290,42 @@ class Client:
                     retry=retry_if_exception_type(
                         (OSError, websockets.exceptions.WebSocketException, TimeoutError))
                     & (lambda _: not self._closing),
+                    before_sleep=lambda state: self._tell("retry", {
+                        "attempt": state.attempt_number,
+                        "wait": state.next_action.sleep if state.next_action else 0.0,
+                        "error": str(state.outcome.exception()) if state.outcome else ""}),
                     reraise=True):
                 with attempt:
                     await self._open(next(self._url_cycle))
         except Exception as exc:
             log.error("could not reconnect: %s", exc)
+            self._tell("gave_up", {"error": str(exc)})
             self._pushes.put_nowait(None)
             return
         self.reconnects += 1
+        lost: list[str] = []
         for room, (_, token) in list(self.seats.items()):
             try:
                 await self._request(p.Resume(room=room, token=token))
             except (ServerError, ConnectionLost, TimeoutError) as exc:
                 log.warning("could not resume room %s: %s", room, exc)
+                lost.append(room)
         for room in list(self.spectating):
             try:
                 await self._request(p.Spectate(room=room))
             except (ServerError, ConnectionLost, TimeoutError) as exc:
                 log.warning("could not watch room %s again: %s", room, exc)
+                lost.append(room)
+        self._tell("back", {"url": self.url, "lost_rooms": lost})
+
+    def _tell(self, event: str, facts: dict[str, Any]) -> None:
+        """Call :attr:`on_connection` (a failing callback is logged, never raised)."""
+        if self.on_connection is None:
+            return
+        try:
+            self.on_connection(event, facts)
+        except Exception:  # the callback's bug must not stop the reconnection
+            log.exception("on_connection callback failed")
 
     def _resume_seat(self, room: str) -> asyncio.Task[bool]:
         """Resume the seat held in ``room`` with its token, on the current connection (one

@@ -387,8 +387,13 @@ def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_gam
 @click.option("--record", "record_dir", type=click.Path(file_okay=False), default=None,
               help="Write the record of each finished game to this folder (ROOM.json), for "
                    "`cardhall verify`.")
-def play(url: str, name: str | None, color: bool | None, record_dir: str | None) -> None:
-    """Play in a terminal: lobby, create/join rooms, numbered actions, turn clocks."""
+@click.option("--ascii/--no-ascii", "ascii_cards", default=None,
+              help="Suits as letters (10D) and ASCII only (default: on when the terminal "
+                   "cannot print the suit symbols).")
+def play(url: str, name: str | None, color: bool | None, record_dir: str | None,
+         ascii_cards: bool | None) -> None:
+    """Play in a terminal: lobby, create/join rooms, numbered actions, turn clocks; seat
+    tokens kept in the user's state folder (lobby command m: my games / resume)."""
     import asyncio
     import getpass
     import os
@@ -410,7 +415,8 @@ def play(url: str, name: str | None, color: bool | None, record_dir: str | None)
     if record_dir is not None:
         os.makedirs(record_dir, exist_ok=True)
     try:
-        status = asyncio.run(run_terminal(url, name=name, color=color, record_dir=record_dir))
+        status = asyncio.run(run_terminal(url, name=name, color=color, record_dir=record_dir,
+                                          ascii=ascii_cards))
     except KeyboardInterrupt:
         raise SystemExit(130) from None
     except ServerError as exc:

@@ -147,6 +147,8 @@ class RoomViews:
     if TYPE_CHECKING:
         id: str
         status: str
+        game_name: str
+        options: dict[str, Any]
         game: Game | None
         game_cls: type[Game]
         seats: list[Seat | None]
@@ -163,11 +165,13 @@ class RoomViews:
         def _game_over(self) -> p.GameOver: ...
 
     def table(self) -> dict[str, Any]:
-        """Server facts added to every view under ``"room"``: id, status, players,
-        deadlines (``[[seat, unix time in s], ...]``), the deal ``commitment`` (nil until the
-        game starts). While they do not change, the same dict object as
-        last time (the delta diff then skips it by identity; do not mutate it)."""
-        table = {"id": self.id, "status": self.status,
+        """Server facts added to every view under ``"room"``: id, game name, mode (nil: the
+        game's default), status, players, deadlines (``[[seat, unix time in s], ...]``), the
+        deal ``commitment`` (nil until the game starts). While they do not change, the same
+        dict object as last time (the delta diff then skips it by identity; do not mutate
+        it)."""
+        table = {"id": self.id, "game": self.game_name, "mode": self.options.get("mode"),
+                 "status": self.status,
                  "players": [None if h is None else h.public(s)
                              for s, h in enumerate(self.seats)],
                  "deadlines": [[s, t] for s, t in sorted(self.deadlines.items())],
