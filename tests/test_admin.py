@@ -169,6 +169,7 @@ async def test_close_room_tells_members_and_removes_it(make_server: ServerFactor
         while room in host.seats or room in guest.seats:  # the client forgets the room
             assert time.monotonic() < deadline
             await asyncio.sleep(0.02)
+        assert [n.code for n in guest.notices] == ["room/closed"]  # the client keeps it
         assert await server.store.load(room) is None
         assert room not in server.lobby.rooms
         assert (await call(http_url(server), "GET", "/admin/rooms"))[1]["rooms"] == []
