@@ -31,9 +31,11 @@ from cardhall.client.client import Client, ServerError
 from cardhall.games.bots import strategy
 from cardhall.server.app import Server
 from cardhall.server.redis_store import RedisStore
+from cardhall.server.room import RoomError
 from cardhall.server.store import MemoryStore
 
 from .conftest import RedisProcess, ServeProcess, ServerFactory, free_port, serving
+from .room_harness import started_room
 
 TOKEN = "s3cret-admin-token"
 ROOT = Path(__file__).resolve().parent.parent
@@ -258,6 +260,30 @@ async def test_close_and_kick_reach_a_room_owned_by_another_process(
                 assert time.monotonic() < deadline, "members not told"
                 await asyncio.sleep(0.02)
             assert await owner.store.load(room) is None and room not in owner.lobby.rooms
+
+
+async def test_work_waiting_for_a_room_that_is_handed_over_is_refused_not_lost() -> None:
+    """A drain stops a room between two work items; a request queued behind the running one
+    gets ``server/unavailable`` (the client retries at the new owner) instead of waiting
+    for ever for a room task that is gone. (Before, such a caller hung.)"""
+    room, _, _, _ = started_room(2, {"seed": 3})
+    room.start_task()
+    release = asyncio.Event()
+
+    async def running() -> None:
+        await release.wait()
+
+    first = room.submit(running)
+    await asyncio.sleep(0.05)  # the room's task runs it
+    queued = room.submit(lambda: "never run")
+    closing = asyncio.create_task(room.close())
+    await asyncio.sleep(0.05)
+    release.set()
+    await closing
+    with pytest.raises(RoomError) as err:
+        await asyncio.wait_for(queued, 5)
+    assert err.value.code == "server/unavailable"
+    assert first.done()
 
 
 # -- drain ----------------------------------------------------------------------------------
