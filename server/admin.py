@@ -372,12 +372,15 @@ class Admin:
         for another process to own each one."""
         lobby, store = self.server.lobby, self.server.store
         handed: list[str] = []
-        for room in list(lobby.rooms.values()):
-            try:
-                await lobby.hand_over(room)
-            except StoreError as exc:  # its lease expires: taken over all the same
-                log.warning("room %s: handover incomplete: %s", room.id, exc)
-            handed.append(room.id)
+        # Again while rooms are left: a takeover begun before the drain may add one.
+        while lobby.rooms and time.monotonic() < deadline:
+            for room in list(lobby.rooms.values()):
+                try:
+                    await lobby.hand_over(room)
+                except StoreError as exc:  # its lease expires: taken over all the same
+                    log.warning("room %s: handover incomplete: %s", room.id, exc)
+                    lobby.rooms.pop(room.id, None)
+                handed.append(room.id)
         self._drain["rooms_handed_over"] = len(handed)
         pending = set(handed)
         self._drain["rooms_not_taken_over"] = sorted(pending)
