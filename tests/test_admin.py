@@ -294,6 +294,29 @@ async def test_drain_with_the_memory_store_waits_for_games() -> None:
         await _memory_drain(await make())
 
 
+async def test_drain_with_the_memory_store_ends_when_the_games_end() -> None:
+    """The drain waits for the game being played, and is done as soon as it ends."""
+    async with serving(MemoryStore, msg_rate=None, admin_token=TOKEN) as make:
+        server = await make()
+        base = http_url(server)
+        async with Client(server.url, reconnect=False) as c:
+            room = (await c.create_room("skipper", mode="solo")).room
+            seat = (await c.join(room)).seat
+            assert seat is not None
+            status, body = await call(base, "POST", "/admin/drain?timeout=120")
+            assert status == 202 and body["rooms_left"] == [room]
+            await asyncio.sleep(0.5)
+            assert (await call(base, "GET", "/admin/drain"))[1]["state"] == "draining"
+            result = await asyncio.wait_for(play_seat(c, room, seat, strategy(
+                "skipper", "greedy"), random.Random(1)), 60)
+            assert result.outcome
+            deadline = time.monotonic() + 10
+            while (body := (await call(base, "GET", "/admin/drain"))[1])["state"] != "drained":
+                assert time.monotonic() < deadline
+                await asyncio.sleep(0.05)
+            assert body["rooms_left"] == [] and body["seconds"] < 120
+
+
 async def _memory_drain(server: Server) -> None:
     base = http_url(server)
     async with Client(server.url, reconnect=False) as c:
