@@ -120,6 +120,8 @@ class Admin:
             ws: The connection the request came on.
             request: The parsed request (any method; websockets refuses bodies).
         """
+        if not request.path.startswith("/admin"):  # the common case: one string test
+            return None
         url = urlsplit(request.path)
         if url.path != "/admin" and not url.path.startswith("/admin/"):
             return None
