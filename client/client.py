@@ -21,6 +21,7 @@ request sent again once.
 from __future__ import annotations
 
 import asyncio
+import collections
 import copy
 import dataclasses
 import itertools
@@ -146,6 +147,9 @@ class Client:
         # would be refused as room/not_seated).
         self._ready = asyncio.Event()
         self.reconnects = 0
+        #: The last unsolicited ``error`` messages (no ``re``), newest last: e.g.
+        #: ``room/closed`` or ``room/kicked`` before an unsolicited ``left``.
+        self.notices: collections.deque[p.Error] = collections.deque(maxlen=32)
         #: Resumes of seats the server dropped while connected (one per room at a time).
         self._resuming: dict[str, asyncio.Task[bool]] = {}
         self.seat_resumes = 0
@@ -388,6 +392,9 @@ class Client:
         elif isinstance(msg, p.Left):
             self.seats.pop(msg.room, None)
             self.spectating.discard(msg.room)
+        elif isinstance(msg, p.Error) and msg.re is None:
+            log.warning("server: %s: %s", msg.code, msg.message)
+            self.notices.append(msg)
         re = getattr(msg, "re", None)
         fut = self._pending.pop(re, None) if isinstance(re, int) else None
         if fut is not None and not fut.done():

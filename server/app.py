@@ -7,6 +7,7 @@ import gc
 import logging
 import signal
 import ssl
+from http import HTTPStatus
 from typing import Any
 
 from websockets.asyncio.server import Server as WsServer
@@ -15,6 +16,7 @@ from websockets.http11 import Request, Response
 from websockets.typing import Origin
 
 from . import web
+from .admin import Admin
 from .admission import AdmittedConnection, Gate, default_max_connections, raise_fd_limit
 from .cluster import Cluster
 from .config import Settings
@@ -72,6 +74,7 @@ class Server:
         self.metrics = Metrics(self.store, lambda: len(self.lobby.rooms),
                                lambda: len(self.connections))
         self.lobby.metrics = self.metrics
+        self.admin = Admin(self, self.settings.admin_token)
         self._ws: WsServer | None = None
         s = self.settings
         self.gate = Gate(s, s.max_connections or default_max_connections(s.fd_reserve),
@@ -137,7 +140,13 @@ class Server:
         """HTTP on the WebSocket port: ``/healthz``, ``/metrics`` and the web app's files
         (:mod:`.web`, for a GET that is not a WebSocket upgrade); None lets a WebSocket
         upgrade go on to the handshake (connections were admitted at accept:
-        :mod:`.admission`)."""
+        :mod:`.admission`). ``/admin/...`` is the admin API (:mod:`.admin`); while the
+        process drains, ``/healthz`` and WebSocket upgrades answer 503."""
+        response = await self.admin.http(ws, request)
+        if response is not None:
+            return response
+        if self.admin.draining and (request.path == "/healthz" or web.is_upgrade(request)):
+            return ws.respond(HTTPStatus.SERVICE_UNAVAILABLE, "draining\n")
         response = await self.metrics.http(ws, request)
         if response is None:
             response = web.respond(ws, request)
@@ -164,6 +173,7 @@ class Server:
             self._ws.close(close_connections=True)
             await self._ws.wait_closed()
             self._ws = None
+        await self.admin.close()
         await self.cluster.stop()
         await self.lobby.close()
         # Frames the closing rooms queued for members on other processes: sent if they can

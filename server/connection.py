@@ -196,6 +196,12 @@ class Connection(Session):
         asyncio.get_running_loop().call_later(self.server.settings.close_grace,
                                               self._close_deadline)
 
+    def close_with(self, code: int, reason: str) -> None:
+        """Close the connection with ``code`` once the frames queued for it are written
+        (e.g. 1012 when the server drains: :mod:`.admin`); its socket is aborted if the
+        close has not ended ``close_grace`` seconds later."""
+        self._abort(code, reason)
+
     def _close_deadline(self) -> None:
         """Abort the socket when the close begun by :meth:`_abort` has not ended within
         ``close_grace`` seconds (a reset; the peer may never see the close frame)."""

@@ -202,6 +202,9 @@ class Room(RoomViews, RoomClocks):
     options: dict[str, Any] = field(default_factory=dict, kw_only=True)
     seat_count: int = field(default=0, kw_only=True)
     _may_run: bool = False  # start_task() was called: work items start the task
+    #: Futures of :meth:`submit` not resolved yet: failed by :meth:`close`, so that no caller
+    #: waits for ever for a work item a closed room will never run.
+    _waiting: set[asyncio.Future[Any]] = field(default_factory=set)
     _bot: Callable[..., Any] = field(init=False)  # the server bots' strategy
 
     def __post_init__(self) -> None:
@@ -265,6 +268,8 @@ class Room(RoomViews, RoomClocks):
         """Run ``fn`` (sync or async) in the room's task; the future gets its result or
         exception."""
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._waiting.add(fut)
+        fut.add_done_callback(self._waiting.discard)
 
         async def item() -> None:
             try:
@@ -303,7 +308,9 @@ class Room(RoomViews, RoomClocks):
         self._enqueue(fn)
 
     async def close(self) -> None:
-        """Stop the task and timers (the room is being removed)."""
+        """Stop the task and timers (the room is being removed, handed over or demoted).
+        Callers of :meth:`submit` whose work item has not run get ``server/unavailable``
+        (:class:`RoomError`): the room is not run here any more."""
         self._closing = True
         for timer in (self._timer, self._bot_timer):
             if timer is not None:
@@ -314,6 +321,11 @@ class Room(RoomViews, RoomClocks):
             exc = await cancel_until_done(self._task)
             if exc is not None:
                 log.error("room %s task ended with %r", self.id, exc)
+        for fut in list(self._waiting):
+            if not fut.done():
+                fut.set_exception(RoomError("server/unavailable", "the room is no longer run "
+                                            "by this server process: retry"))
+                fut.exception()  # retrieved: no warning when its caller is gone
 
     # -- lobby facts ---------------------------------------------------------------------
 
@@ -535,6 +547,43 @@ class Room(RoomViews, RoomClocks):
         elif self.status == "playing":
             self._seat_event(member.seat, "left")
             await self._abandon(member.seat)
+
+    async def kick(self, seat: int) -> str:
+        """Remove the player of ``seat`` (an operator's kick, a work item of the room): its
+        connection, if any, gets ``error room/kicked`` and an unsolicited ``left`` and is
+        detached; the seat's token is voided (it cannot be resumed). A waiting room frees
+        the seat; a playing one follows ``on_abandon`` at once, as a ``leave`` would (a
+        server bot takes the seat, or it forfeits); in a finished room only the connection
+        is detached.
+
+        Returns:
+            What became of the seat: ``"freed"``, ``"bot"``, ``"forfeit"`` or ``"detached"``.
+
+        Raises:
+            RoomError: ``room/not_seated`` when no player holds ``seat`` (out of range,
+                empty, a server bot's, or forfeited or kicked already).
+        """
+        holder = self.seats[seat] if 0 <= seat < len(self.seats) else None
+        if holder is None or (holder.conn is None and (holder.bot or not holder.token)):
+            raise RoomError("room/not_seated", f"no player holds seat {seat}")
+        conn, holder.conn, holder.token = holder.conn, None, ""
+        if conn is not None:
+            self.members.pop(conn, None)
+            conn.rooms.pop(self.id, None)
+            conn.send_error("room/kicked", f"an operator removed you from seat {seat}")
+            conn.send(p.Left(room=self.id))
+        if self.status == "waiting":
+            self.seats[seat] = None
+            self._seat_event(seat, "left")
+            self._save_soon()
+            return "freed"
+        if self.status == "finished":
+            self._save_soon()
+            return "detached"
+        self._seat_event(seat, "left")
+        await self._abandon(seat)
+        self._save_soon()
+        return "bot" if holder.bot else "forfeit"
 
     def dropped(self, conn: Connection) -> None:
         """``conn`` lost its connection: hold its seat for the grace window."""
