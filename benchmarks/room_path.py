@@ -46,9 +46,10 @@ class CountingConnection:
     ``first_at`` (a ``time.perf_counter()`` reading, s) when the first write after
     ``first_at`` was last reset to 0.0 happened."""
 
-    def __init__(self, i: int) -> None:
+    def __init__(self, i: int, act_reply: str = "ok") -> None:
         self.session = self.name = f"seat{i}"
         self.process = "bench"
+        self.act_reply = act_reply
         self.rooms: dict[str, Room] = {}
         self.frames = 0
         self.first_at = 0.0

@@ -94,6 +94,10 @@ class Client:
             ``"back"`` (reconnected and the seats resumed, or tried: ``url``, and
             ``lost_rooms``, the rooms whose seat or watch could not be taken back) and
             ``"gave_up"`` (``error``). None: nobody is told.
+        act_reply: ``hello.act_reply``: ``"update"`` (default) has an accepted action
+            answered by this seat's update carrying the act's id, one frame instead of an
+            ``ok`` and the update; ``"ok"`` asks for the ``ok``. :meth:`act` works with both
+            (with ``"update"`` the view is already updated when it returns).
 
     Attributes:
         views: The current view of each room this client is in, by room id.
@@ -111,7 +115,8 @@ class Client:
                  reconnect: bool = True, reconnect_timeout: float = 30.0,
                  request_timeout: float = 30.0, max_frame: int | None = 1 << 20,
                  keep_records: bool = False,
-                 on_connection: Callable[[str, dict[str, Any]], None] | None = None) -> None:
+                 on_connection: Callable[[str, dict[str, Any]], None] | None = None,
+                 act_reply: str = "update") -> None:
         self.on_connection = on_connection
         self.urls = [urls] if isinstance(urls, str) else list(urls)
         if not self.urls:
@@ -121,6 +126,7 @@ class Client:
         self.reconnect_timeout = reconnect_timeout
         self.request_timeout = request_timeout
         self.max_frame = max_frame
+        self.act_reply = act_reply
         self.views: dict[str, dict[str, Any]] = {}
         self.seats: dict[str, tuple[int, str]] = {}
         self.spectating: set[str] = set()
@@ -185,7 +191,8 @@ class Client:
     async def _open(self, url: str) -> None:
         ws = await websockets.connect(url, compression=None, max_size=self.max_frame,
                                       open_timeout=self.request_timeout)
-        await ws.send(p.encode(p.Hello(v=p.PROTOCOL_VERSION, client=self.name, id=0)))
+        await ws.send(p.encode(p.Hello(v=p.PROTOCOL_VERSION, client=self.name, id=0,
+                                       act_reply=self.act_reply)))
         async with asyncio.timeout(self.request_timeout):
             reply = p.decode(await ws.recv(), side="server", max_size=self.max_frame)
         if isinstance(reply, p.Error):

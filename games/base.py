@@ -150,23 +150,23 @@ class Game(ABC):
         """
         return {seat: self.view(seat) for seat in seats}
 
-    def seat_delta(self, seat: int, last: Mapping[str, Any]) -> dict[str, Any] | None:
-        """What changed in ``seat``'s view since ``last``, reported by the engine rather
-        than found by diffing two whole views (a room sends it to the seat whose action it
-        just applied, before it builds anyone's view).
+    def deltas(self, seats: Iterable[int | None]) -> dict[int | None, dict[str, Any]] | None:
+        """What changed in the views of ``seats`` since the state before this one, reported
+        by the engine rather than found by diffing whole views (a room asks for it once per
+        broadcast, for every member's seat; ``None`` is a spectator).
 
-        Args:
-            seat: A seat of the game.
-            last: ``seat``'s view (from :meth:`view` or :meth:`views`, unchanged) at the
-                state before this one (its ``"state_id"`` is ``state_id - 1``). Keys this
-                engine's views do not have (a room's ``"room"``) are left alone.
+        The engine compares against the view parts it saw when this was last called, so
+        it can tell only when that call was made at ``state_id - 1``; every call records
+        the current state for the next one.
 
         Returns:
-            A delta in the format of :mod:`cardhall.protocol.delta` (top-level keys replaced
-            whole, JSON Pointers into the view) such that applying it to a copy of ``last``
-            gives ``view(seat)`` now; or None when the engine does not report its changes
-            or ``last`` is not its view of the previous state (the caller then builds the
-            view and diffs it). This default: always None.
+            ``{seat: delta}`` in the format of :mod:`cardhall.protocol.delta` (top-level
+            keys replaced whole, JSON Pointers into the view): applying ``delta`` to a copy
+            of ``view(seat)`` as it was at ``state_id - 1`` gives ``view(seat)`` now. Seats
+            whose deltas are equal may share one dict object (callers must not mutate them).
+            None when the engine cannot tell: it does not report deltas, or was not asked at
+            the state before (the caller then builds views and diffs them). This default:
+            always None.
         """
         return None
 

@@ -185,7 +185,7 @@ class _ViewCache:
     skips a reused object by identity; see Skipper._public_seat, _public_seats, _reuse and
     views). Nothing in it may be mutated once handed out."""
 
-    __slots__ = ("seats", "all_seats", "options", "shared", "reused")
+    __slots__ = ("seats", "all_seats", "options", "shared", "reused", "hands", "mark")
 
     def __init__(self) -> None:
         #: seat -> (its key tuple, its public dict)
@@ -194,6 +194,11 @@ class _ViewCache:
         self.options: dict[str, Any] | None = None  # the public options (they never change)
         self.shared: tuple[int, dict[str, Any]] | None = None  # (state_id, public part)
         self.reused: dict[str, Any] = {}  # view key -> the value last returned (_reuse)
+        self.hands: dict[int, tuple[tuple[int, ...], list[str]]] = {}  # seat -> (hand, view)
+        #: The view parts at the state :meth:`Skipper.deltas` last saw: (state_id, the
+        #: _CHANGING_SHARED values, every public seat, every seat's (hand, legal actions)).
+        self.mark: tuple[int, tuple[Any, ...], list[dict[str, Any]],
+                         list[tuple[list[str], list[Any]]]] | None = None
 
 
 def _min_value(e: int) -> int:
@@ -202,6 +207,7 @@ def _min_value(e: int) -> int:
 
 _VALUES_MEMO: dict[int, list[int]] = {}
 _NOTHING = object()  # no cached value (see Skipper._reuse)
+_NO_ACTIONS: list[Any] = []  # the legal actions of a seat that may not act (never mutated)
 
 
 def _values(e: int) -> list[int]:
@@ -1044,45 +1050,75 @@ class Skipper(Game):
             out[seat] = v
         return out
 
-    def seat_delta(self, seat: int, last: Mapping[str, Any]) -> dict[str, Any] | None:
-        """What changed in ``seat``'s view (K8) since ``last``, its view at ``state_id - 1``
-        (see :meth:`Game.seat_delta`); None when ``last`` is not that.
+    def _hand_view(self, seat: int) -> list[str]:
+        """``seat``'s hand as card codes; the same list object while the hand is unchanged
+        (do not mutate it)."""
+        hand = tuple(self.players[seat].hand)
+        hit = self._views.hands.get(seat)
+        if hit is not None and hit[0] == hand:
+            return hit[1]
+        view = [_CODE[c] for c in hand]
+        self._views.hands[seat] = (hand, view)
+        return view
 
-        Compares part by part instead of building the view and diffing it: the public parts
-        that come back as the same object while unchanged (``to_act``, ``auction``, each
-        seat of ``seats`` and its ``stacks``: see :meth:`_public_seat`) by identity first;
-        a public seat that changed goes as pointers to its changed fields
-        (``"/seats/2/hand"``), a changed stack whole (``"/seats/2/stacks/1"``); the seat's
-        ``hand`` and ``legal_actions`` whole when they changed. ``game``, ``mode``,
-        ``options`` and ``seat`` never change during a game.
+    def deltas(self, seats: Iterable[int | None]) -> dict[int | None, dict[str, Any]] | None:
+        """What changed in each of ``seats``' views (K8) since the state before this one
+        (see :meth:`Game.deltas`): a shared part, computed once, plus each seat's own.
+
+        Compares part by part against the parts this method saw last time instead of
+        building views and diffing them: the public parts that come back as the same
+        object while unchanged (``to_act``, ``auction``, each seat of ``seats`` and its
+        ``stacks``: see :meth:`_public_seat`) by identity first; a public seat that
+        changed goes as pointers to its changed fields (``"/seats/2/hand"``), a changed
+        stack whole (``"/seats/2/stacks/1"``); a seat's ``hand`` and ``legal_actions``
+        whole when they changed. ``game``, ``mode``, ``options`` and ``seat`` never change
+        during a game. Seats whose own parts did not change get the very same dict.
         """
-        if last.get("state_id") != self.state_id - 1 or last.get("seat") != seat:
-            return None
-        out: dict[str, Any] = {"state_id": self.state_id}
+        cache = self._views
+        before = cache.mark
+        if before is not None and before[0] == self.state_id:
+            return None  # this state was reported already
         parts = _VIEW_PARTS
-        for key in _CHANGING_SHARED:
-            value, old = parts[key](self, None), last[key]
+        shared_now = tuple(parts[key](self, None) for key in _CHANGING_SHARED)
+        seats_now = self._public_seats()
+        acting = shared_now[0]  # to_act: only these seats have legal actions
+        hand_view = self._hand_view
+        own_now = [(hand_view(i), self.legal_actions(i) if i in acting else _NO_ACTIONS)
+                   for i in range(self.seats)]
+        cache.mark = (self.state_id, shared_now, seats_now, own_now)
+        if before is None or before[0] != self.state_id - 1:
+            return None
+        _, shared_before, seats_before, own_before = before
+        shared: dict[str, Any] = {"state_id": self.state_id}
+        for key, value, old in zip(_CHANGING_SHARED, shared_now, shared_before):
             if value is not old and value != old:
-                out[key] = value
-        seats_before = last["seats"]
-        for j in range(self.seats):
-            now, before = self._public_seat(j), seats_before[j]
-            if now is before:
-                continue
-            for field, value in now.items():
-                old = before[field]
-                if value is old or value == old:
+                shared[key] = value
+        if seats_now is not seats_before:
+            for j, (now, was) in enumerate(zip(seats_now, seats_before)):
+                if now is was:
                     continue
-                if field == "stacks":
-                    for k in range(4):
-                        if value[k] is not old[k] and value[k] != old[k]:
-                            out[f"/seats/{j}/stacks/{k}"] = value[k]
-                else:
-                    out[f"/seats/{j}/{field}"] = value
-        for key in _OWN_PARTS:
-            value = parts[key](self, seat)
-            if value != last[key]:
-                out[key] = value
+                for field, value in now.items():
+                    old = was[field]
+                    if value is old or value == old:
+                        continue
+                    if field == "stacks":
+                        for k in range(4):
+                            if value[k] is not old[k] and value[k] != old[k]:
+                                shared[f"/seats/{j}/stacks/{k}"] = value[k]
+                    else:
+                        shared[f"/seats/{j}/{field}"] = value
+        out: dict[int | None, dict[str, Any]] = {}
+        for seat in seats:
+            if seat is None:
+                out[seat] = shared
+                continue
+            (hand, legal), (old_hand, old_legal) = own_now[seat], own_before[seat]
+            own: dict[str, Any] | None = None
+            if hand is not old_hand and hand != old_hand:
+                own = {"hand": hand}
+            if legal != old_legal:
+                own = {**own, "legal_actions": legal} if own else {"legal_actions": legal}
+            out[seat] = {**shared, **own} if own else shared
         return out
 
     def bot_view(self, seat: int) -> Mapping[str, Any]:
@@ -1202,12 +1238,12 @@ _VIEW_PARTS: dict[str, Any] = {
     "turn": lambda g, seat: None if g.mode == "race" or g.over else g.current,
     "seats": lambda g, seat: g._public_seats(),
     "auction": lambda g, seat: g._reuse("auction", _view_auction(g, seat)),
-    "hand": lambda g, seat: None if seat is None else [_CODE[c] for c in g.players[seat].hand],
+    "hand": lambda g, seat: None if seat is None else g._hand_view(seat),
     "legal_actions": lambda g, seat: [] if seat is None else g.legal_actions(seat),
 }
 
 
-#: How Skipper.seat_delta goes through the view's keys. Fixed for the whole game: ``game``,
+#: How Skipper.deltas goes through the view's keys. Fixed for the whole game: ``game``,
 #: ``mode``, ``options``, ``seat``. Always changed: ``state_id``. Compared seat by seat:
 #: ``seats``. The rest: every seat sees them alike (shared), or only its own (own).
 _FIXED_PARTS = ("game", "mode", "options", "seat")

@@ -178,6 +178,10 @@ def _bool(v: Any, name: str) -> None:
         raise BadType(f"{name}: expected bool, got {_tname(v)}")
 
 
+#: The values of ``hello.act_reply``: how an accepted ``act`` is answered.
+ACT_REPLIES = ("ok", "update")
+
+
 def _word(words: tuple[str, ...]) -> Check:
     allowed = frozenset(words)
 
@@ -447,12 +451,16 @@ class Hello(_Record):
         v: Protocol version the client speaks, 0..65535 (this module: ``PROTOCOL_VERSION``).
         client: Client software name and version, 1..64 characters, e.g. ``"cardhall-py/0.1"``.
         id: Request id echoed as ``welcome.re``, or None.
+        act_reply: How an accepted ``act`` is answered: ``"ok"`` (None: the default), an
+            ``ok`` then the acting seat's ``update``; ``"update"``, the acting seat's
+            ``update`` alone, carrying the act's id as ``re`` (one frame fewer per action).
     """
 
     TYPE: ClassVar[str]
     v: int = _f(_int(0, 65535))
     client: str = _f(_str(1, 64))
     id: RequestId | None = _f(_ID, default=None)
+    act_reply: str | None = _f(_word(ACT_REPLIES), default=None)
 
 
 @_message("list_games", "client")

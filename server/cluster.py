@@ -190,7 +190,8 @@ class Cluster:
             StoreError: the store is unavailable.
         """
         payload = msgpack.packb({"k": "req", "from": origin.process, "sess": origin.session,
-                                 "name": origin.name, "room": room_id, "frame": p.encode(msg)})
+                                 "name": origin.name, "reply": origin.act_reply,
+                                 "room": room_id, "frame": p.encode(msg)})
         if isinstance(msg, (p.Join, p.Spectate, p.Resume, p.QuickJoin)):
             origin.remote_rooms.add(room_id)
         elif isinstance(msg, p.Leave):
@@ -345,7 +346,9 @@ class Cluster:
         msg = msgpack.unpackb(payload, raw=False)
         kind = msg.get("k")
         if kind == "req":
-            self.peer(msg["from"], msg["sess"], msg["name"]).request(msg["frame"])
+            peer = self.peer(msg["from"], msg["sess"], msg["name"])
+            peer.act_reply = msg.get("reply", "ok")  # absent: a process of an older version
+            peer.request(msg["frame"])
         elif kind == "out":
             sessions = self.server.sessions
             for sess, frame in msg["items"]:

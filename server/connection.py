@@ -267,6 +267,7 @@ class Connection(Session):
                     if welcome is not None:
                         assert isinstance(msg, p.Hello)
                         self.name = msg.client
+                        self.act_reply = msg.act_reply or "ok"
                         self.send(welcome)
         except TimeoutError:
             self._abort(CLOSE_HELLO_TIMEOUT, "no hello in time")

@@ -24,7 +24,9 @@ class Peer(Protocol):
 
     Attributes: ``session`` (the peer's random id), ``process`` (id of the server process the
     client is connected to), ``name`` (from its hello), ``rooms`` (rooms of this process it is
-    in, by id) and ``remote_rooms`` (ids of rooms owned by other processes).
+    in, by id), ``remote_rooms`` (ids of rooms owned by other processes) and ``act_reply``
+    (its hello's: ``"ok"``, or ``"update"`` when its accepted actions are answered by its
+    update alone, carrying the act's id).
     """
 
     session: str
@@ -32,6 +34,7 @@ class Peer(Protocol):
     name: str
     rooms: dict[str, Any]  # the Room objects it is in, by id (room sits above this module)
     remote_rooms: set[str]
+    act_reply: str  # hello.act_reply: "ok" or "update" (the act's id on its update)
 
     def send(self, msg: p.Message) -> None:
         """Queue ``msg`` for the peer without waiting."""
@@ -84,21 +87,31 @@ class Seat:
 
 @dataclass
 class _Member:
-    """A connection in the room and the last view it was sent (for deltas).
+    """A connection in the room and what it was last sent (for deltas).
 
     Attributes:
+        last: The last full or diffed view it was sent, or None (a delta from the engine
+            went out since, or nothing yet): the base of a diffed delta.
         base: The broadcast that sent ``last`` (a token object), or None when ``last`` was
             built for this member alone (join, resume, ``get_view``). Members with the same
             base hold the same values under the keys every seat shares.
+        sid: The state id of the view the member holds now, or None (send a full view).
+        table: The room facts (``"room"``) the member holds now (the very object).
     """
 
     seat: int | None
     last: dict[str, Any] | None = None
     base: object | None = None
+    sid: int | None = None
+    table: dict[str, Any] | None = None
 
     def sent(self, view: dict[str, Any] | None, base: object | None = None) -> None:
         """Record ``view`` as the last one sent to the member (None: send a full view next)."""
         self.last, self.base = view, base
+        if view is None:
+            self.sid = self.table = None
+        else:
+            self.sid, self.table = view["state_id"], view.get("room")
 
 
 class _Fanout:
@@ -119,21 +132,24 @@ class _Fanout:
         self.own = per_seat
         self.shared = None if per_seat is None else [k for k in sample if k not in per_seat]
 
-    def frame(self, member: _Member, views: dict[int | None, dict[str, Any]]) -> bytes:
+    def frame(self, member: _Member, views: dict[int | None, dict[str, Any]],
+              re: Any = None) -> bytes:
         """``member``'s frame (its full view the first time, else a delta from the last
-        view it was sent); that view becomes its last."""
+        view it was sent; ``re``: the id of the request it answers); that view becomes its
+        last."""
         view = views[member.seat]
         last, base = member.last, member.base
         if last is None:
-            frame = p.update_frame(self.parts, view=view)
+            frame = p.update_frame(self.parts, view=view, re=re)
         elif self.shared is None or base is None:
-            frame = p.update_frame(self.parts, delta=p.diff(last, view, self.memo))
+            frame = p.update_frame(self.parts, delta=p.diff(last, view, self.memo), re=re)
         else:
             shared = self.shared_deltas.get(base)
             if shared is None:
                 shared = self.shared_deltas[base] = p.diff(last, view, self.memo, self.shared)
             own = p.diff(last, view, self.memo, self.own)
-            frame = p.update_frame(self.parts, delta={**shared, **own} if own else shared)
+            frame = p.update_frame(self.parts, delta={**shared, **own} if own else shared,
+                                   re=re)
         member.sent(view, self.token)
         return frame
 
@@ -233,61 +249,113 @@ class RoomViews:
             conn.send(self._game_over())
 
     def _broadcast(self, events: list[dict[str, Any]], first: Connection | None = None,
-                   lead: bytes | None = None) -> None:
+                   lead: bytes | None = None, re: Any = None) -> None:
         """Send every member its update: the full view the first time, then a delta.
 
         ``first`` (the member whose action this is) is served before anyone else, its
         encoded ``lead`` frame (the ``ok`` of its ``act``) just ahead of its update and in
-        the same write, since its player waits on both. Its delta comes from the engine
-        (:meth:`Game.seat_delta`: no view built, nothing diffed) when the engine reports
-        one; else only its view is built before its frame leaves. The other views are built
-        after that, sharing the public part (engines cache it per state), and the parts of
-        the frame common to everyone are packed once.
+        the same write, since its player waits on both; or, with ``re`` (the id of its
+        ``act``, for a peer whose ``act_reply`` is ``"update"``), its update carries ``re``
+        and is the reply (an ``ok`` when it is not a member). The deltas come from the engine
+        (:meth:`Game.deltas`: no view built, nothing diffed; members whose deltas are equal
+        share one frame, packed once) when it reports them; else views are built and
+        diffed (:meth:`_broadcast_diffed`). A member not at the state before this one gets
+        its full view.
         """
         members = self.members
         leader = members.get(first) if first is not None else None
-        if first is not None and lead is not None and leader is None:
-            first.send_raw(lead)
+        if first is not None and leader is None:
+            if lead is not None:
+                first.send_raw(lead)
+            elif re is not None:
+                first.send_raw(p.ok_frame(re))
         if not members:
             return
         table = self.table()
         parts = p.update_parts(self.id, self.state_id, events)
+        deltas = None
+        if self.status != "waiting" and self.game is not None:
+            deltas = self.game.deltas({m.seat for m in members.values()})
+        if deltas is None:
+            self._broadcast_diffed(parts, table, first, leader, lead, re)
+            return
+        sid = self.state_id
         ahead = () if lead is None else (lead,)  # written with the leader's update
-        delta = None if leader is None else self._reported_delta(leader, table)
-        if delta is not None:
+        frames: dict[tuple[int, int], bytes] = {}  # (id(delta), id(old table)) -> frame
+        changes: dict[int, dict[str, Any]] = {}  # id(old table) -> its change to ``table``
+
+        def frame_of(member: _Member, re: Any = None) -> bytes | None:
+            old = member.table
+            if member.sid != sid - 1 or old is None:
+                return None
+            delta = deltas[member.seat]
+            key = (id(delta), id(old))
+            frame = frames.get(key) if re is None else None
+            if frame is None:
+                if old is not table:
+                    change = changes.get(id(old))
+                    if change is None:
+                        change = changes[id(old)] = p.diff({"room": old}, {"room": table})
+                    delta = {**delta, **change}
+                frame = p.update_frame(parts, delta=delta, re=re)
+                if re is None:
+                    frames[key] = frame
+            member.last, member.base, member.sid, member.table = None, None, sid, table
+            return frame
+
+        full: list[tuple[Connection, _Member]] = []
+        if leader is not None:
             assert first is not None
-            first.send_raw(*ahead, p.update_frame(parts, delta=delta))
-        if leader is None or delta is not None:
+            frame = frame_of(leader, re)
+            if frame is None:
+                full.append((first, leader))
+            else:
+                first.send_raw(*ahead, frame)
+        outgoing: list[tuple[Connection, bytes]] = []
+        for conn, member in members.items():
+            if conn is first:
+                continue
+            frame = frame_of(member)
+            if frame is None:
+                full.append((conn, member))
+            else:
+                outgoing.append((conn, frame))
+        if full:
+            views = self.views_for({m.seat for _, m in full}, table)
+            for conn, member in full:
+                view = views[member.seat]
+                member.sent(view)
+                frame = p.update_frame(parts, view=view, re=re if conn is first else None)
+                if conn is first:
+                    first.send_raw(*ahead, frame)
+                else:
+                    outgoing.append((conn, frame))
+        for conn, frame in outgoing:
+            conn.send_raw(frame)
+
+    def _broadcast_diffed(self, parts: tuple[bytes, bytes], table: dict[str, Any],
+                          first: Connection | None, leader: _Member | None,
+                          lead: bytes | None, re: Any) -> None:
+        """:meth:`_broadcast` for an engine that does not report its deltas (or cannot
+        now): every member's view built (the public part shared: engines cache it per
+        state), each diffed against the last view it was sent (its full view the first
+        time); the leader's first."""
+        members = self.members
+        ahead = () if lead is None else (lead,)
+        if leader is None:
             views = self.views_for({m.seat for m in members.values()}, table)
         else:
             views = self.views_for({leader.seat}, table)
         fan = _Fanout(parts, self.game_cls.PER_SEAT_VIEW_KEYS, next(iter(views.values())))
         if leader is not None:
             assert first is not None
-            if delta is not None:  # the seat has what its view holds now, as the others will
-                leader.sent(views[leader.seat], fan.token)
-            else:
-                first.send_raw(*ahead, fan.frame(leader, views))
-                others = {m.seat for c, m in members.items() if c is not first} - views.keys()
-                if others:
-                    views.update(self.views_for(others, table))
+            first.send_raw(*ahead, fan.frame(leader, views, re))
+            others = {m.seat for c, m in members.items() if c is not first} - views.keys()
+            if others:
+                views.update(self.views_for(others, table))
         for conn, member in members.items():
             if conn is not first:
                 conn.send_raw(fan.frame(member, views))
-
-    def _reported_delta(self, member: _Member, table: dict[str, Any]) -> dict[str, Any] | None:
-        """``member``'s delta from its last view to now as the engine reports it
-        (:meth:`Game.seat_delta`), with the change of the room facts (``table``); None when
-        the engine cannot tell (then the view is built and diffed)."""
-        last = member.last
-        if last is None or member.seat is None or self.status != "playing":
-            return None
-        delta = self.game.seat_delta(member.seat, last)
-        if delta is None:
-            return None
-        if table is not last.get("room"):
-            delta.update(p.diff(last, {"room": table}))
-        return delta
 
     def _seat_event(self, seat: int, event: str) -> None:
         frame = p.SeatEvent(room=self.id, seat=seat, event=event)

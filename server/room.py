@@ -852,8 +852,12 @@ class Room(RoomViews, RoomClocks):
             if ends is None or verb in ends or entry[0] == "f":
                 self.deadlines.pop(entry[1], None)  # that seat's turn is over: a fresh clock
             self._schedule()
-        ok = p.ok_frame(re) if conn is not None else None
-        self._broadcast(events, first=conn, lead=ok)
+        if conn is None:
+            self._broadcast(events)
+        elif conn.act_reply == "update":  # the update carries the act's id: no ok
+            self._broadcast(events, first=conn, re=re)
+        else:
+            self._broadcast(events, first=conn, lead=p.ok_frame(re))
         if self.game.over:
             self._finish()
             return

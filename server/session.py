@@ -61,7 +61,7 @@ class Session:
     (random id, also the host identity of rooms it creates), ``process`` (id of the server
     process the client is connected to), ``name`` (from its hello), ``rooms`` (rooms of this
     process it is seated in or watching, by id), ``remote_rooms`` (ids of rooms owned by other
-    processes it was forwarded to) and ``closed``.
+    processes it was forwarded to), ``closed`` and ``act_reply``.
     """
 
     server: Hub
@@ -71,6 +71,9 @@ class Session:
     rooms: dict[str, Room]
     remote_rooms: set[str]
     closed: bool
+    #: ``hello.act_reply``: ``"update"`` when an accepted ``act`` is answered by the acting
+    #: seat's update carrying its id, else ``"ok"`` (an ``ok``, then the update).
+    act_reply: str = "ok"
 
     def send(self, msg: p.Message) -> None:
         """Queue ``msg`` for the peer without waiting."""

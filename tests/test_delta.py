@@ -1,5 +1,5 @@
 """View deltas: diff then apply gives the new view; deltas stay small; the deltas an engine
-reports (Game.seat_delta) give the same views, in the engine and through a room."""
+reports (Game.deltas) give the same views, in the engine and through a room."""
 
 from __future__ import annotations
 
@@ -132,52 +132,66 @@ def _random_turns(game: Any, seats: int, rng: random.Random, steps: int) -> Any:
     ("multi", 4, 1), ("multi", 2, 2), ("multi", 6, 3), ("race", 3, 4), ("race", 2, 5),
     ("solo", 1, 6),
 ])
-def test_skipper_seat_delta_turns_the_last_view_into_the_new_one(
+def test_skipper_deltas_turn_the_last_views_into_the_new_ones(
         mode: str, seats: int, seed: int) -> None:
-    # Every seat, every state, with the delta asked for before the views are built (as a
-    # room does for the acting seat) or after (the engine's view caches already moved on).
+    # Every seat and a spectator, every state, with the deltas asked for before the views
+    # are built (as a room does) or after (the engine's view caches already moved on).
     game = create("skipper", {"mode": mode, "seed": seed}, seats)
     rng = random.Random(seed)
-    last = game.views(range(seats))
-    held = copy.deepcopy(last)
+    everyone = [*range(seats), None]
+    assert game.deltas(everyone) is None  # nothing seen before: it cannot tell
+    held = copy.deepcopy(game.views(everyone))
     kinds: set[str] = set()
     for step, _ in enumerate(_random_turns(game, seats, rng, 600)):
         if step % 2:
-            deltas = {s: game.seat_delta(s, last[s]) for s in range(seats)}
-            now = game.views(range(seats))
+            deltas = game.deltas(everyone)
+            now = game.views(everyone)
         else:
-            now = game.views(range(seats))
-            deltas = {s: game.seat_delta(s, last[s]) for s in range(seats)}
-        for s in range(seats):
-            delta = deltas[s]
-            assert delta is not None
-            assert apply_delta(held[s], copy.deepcopy(delta)) == now[s]
-            kinds |= top_keys(delta)
-            assert game.seat_delta(s, now[s]) is None  # not the view of the state before
-        last = now
+            now = game.views(everyone)
+            deltas = game.deltas(everyone)
+        assert deltas is not None
+        assert game.deltas(everyone) is None  # this state was reported already
+        for s in everyone:
+            assert apply_delta(held[s], copy.deepcopy(deltas[s])) == now[s]
+            kinds |= top_keys(deltas[s])
+        assert "hand" not in deltas[None] and "legal_actions" not in deltas[None]
     assert game.over or mode == "race"
     assert {"state_id", "seats", "hand", "legal_actions", "to_act"} <= kinds
     if mode == "multi":
         assert "auction" in kinds
-    if seats > 1:
-        assert game.seat_delta(0, last[1]) is None  # another seat's view
 
 
-def test_skipper_seat_delta_goes_through_every_key_of_the_view() -> None:
-    # A key added to the view but not to one of these lists would never reach the acting
-    # seat (its update comes from seat_delta).
+def test_skipper_deltas_cannot_tell_across_a_state_they_did_not_see() -> None:
+    game = create("skipper", {"mode": "multi", "seed": 3}, 2)
+    rng = random.Random(3)
+    assert game.deltas([0, 1]) is None
+    turns = _random_turns(game, 2, rng, 50)
+    next(turns)
+    assert game.deltas([0, 1]) is not None
+    next(turns)
+    next(turns)  # two actions since the last report: the seats' views are two states old
+    assert game.deltas([0, 1]) is None
+    next(turns)
+    assert game.deltas([0, 1]) is not None
+
+
+def test_skipper_deltas_go_through_every_key_of_the_view() -> None:
+    # A key added to the view but not to one of these lists would never reach a seat that
+    # is sent deltas.
     listed = [*S._FIXED_PARTS, "state_id", "seats", *S._CHANGING_SHARED, *S._OWN_PARTS]
     assert sorted(listed) == sorted(S._VIEW_PARTS)
 
 
-def test_skipper_seat_delta_is_about_as_small_as_the_diff() -> None:
+def test_skipper_deltas_are_about_as_small_as_the_diff() -> None:
     game = create("skipper", {"mode": "multi", "seed": 9}, 4)
     rng = random.Random(9)
     last = game.views(range(4))
+    game.deltas(range(4))
     reported: list[int] = []
     diffed: list[int] = []
     for _ in _random_turns(game, 4, rng, 400):
-        deltas = [game.seat_delta(s, last[s]) for s in range(4)]
+        deltas = game.deltas(range(4))
+        assert deltas is not None
         now = game.views(range(4))
         for s in range(4):
             reported.append(len(msgpack.packb(deltas[s])))
@@ -188,14 +202,29 @@ def test_skipper_seat_delta_is_about_as_small_as_the_diff() -> None:
     assert reported[len(reported) // 2] <= diffed[len(diffed) // 2] * 1.25
 
 
+def test_skipper_seats_without_own_changes_share_one_delta() -> None:
+    # A room packs one frame per distinct delta: most seats' deltas must be the same object.
+    game = create("skipper", {"mode": "multi", "seed": 5}, 4)
+    rng = random.Random(5)
+    game.deltas(range(4))
+    distinct = []
+    for _ in _random_turns(game, 4, rng, 200):
+        deltas = game.deltas(range(4))
+        assert deltas is not None
+        distinct.append(len({id(d) for d in deltas.values()}))
+    assert sum(distinct) / len(distinct) < 3
+
+
 class _ViewKeeper:
     """A stand-in connection that keeps the view its frames describe, as a client does."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, act_reply: str = "ok") -> None:
         self.name, self.session, self.process = name, name, "test"
+        self.act_reply = act_reply
         self.rooms: dict[str, Any] = {}
         self.view: dict[str, Any] | None = None
         self.state_id = -1
+        self.replies: list[Any] = []  # (type, re) of every frame that answers a request
 
     def send(self, msg: Any) -> None:
         self.send_raw(encode(msg))
@@ -203,6 +232,8 @@ class _ViewKeeper:
     def send_raw(self, *frames: bytes) -> None:
         for frame in frames:
             msg = decode(frame, side="server")
+            if getattr(msg, "re", None) is not None:
+                self.replies.append((msg.TYPE, msg.re))
             if isinstance(msg, Joined):
                 self.view = copy.deepcopy(msg.view)
             elif isinstance(msg, Update):
@@ -217,16 +248,19 @@ class _ViewKeeper:
         raise AssertionError(f"{self.name} refused: {code}: {message}")
 
 
-@pytest.mark.parametrize("mode", ["multi", "race"])
-async def test_every_member_of_a_room_holds_its_view_after_every_action(mode: str) -> None:
-    # The acting seat's update comes from the engine (Game.seat_delta), the others' from
-    # diffs; turn clocks move the room facts ("room") too. Each member's view, rebuilt
-    # from its frames, must be the room's view of its seat after every action.
+@pytest.mark.parametrize(("mode", "act_reply"), [("multi", "ok"), ("race", "ok"),
+                                                  ("multi", "update")])
+async def test_every_member_of_a_room_holds_its_view_after_every_action(
+        mode: str, act_reply: str) -> None:
+    # Updates come from the engine (Game.deltas); turn clocks move the room facts ("room")
+    # too. Each member's view, rebuilt from its frames, must be the room's view of its seat
+    # after every action; each act is answered once: by an ok, or (act_reply "update") by
+    # the acting seat's update carrying the act's id.
     game = Skipper({"mode": mode, "seed": 11}, 3)
     room = Room(id="r1", name="r1", game_name="skipper", game=game,
                 settings={"turn_seconds": 600.0, "bid_seconds": 600.0, "grace_seconds": 60.0,
                           "on_abandon": "bot"}, store=MemoryStore())
-    keepers = [_ViewKeeper(f"seat{i}") for i in range(3)]
+    keepers = [_ViewKeeper(f"seat{i}", act_reply) for i in range(3)]
     watcher = _ViewKeeper("spectator")
     for i, keeper in enumerate(keepers):
         room.join(keeper, i)  # type: ignore[arg-type]
@@ -234,15 +268,15 @@ async def test_every_member_of_a_room_holds_its_view_after_every_action(mode: st
     room.start_task()
     room.start(None)
     reported = 0
-    seat_delta = game.seat_delta
+    deltas = game.deltas
 
-    def counting(seat: int, last: Any) -> Any:
+    def counting(seats: Any) -> Any:
         nonlocal reported
-        out = seat_delta(seat, last)
+        out = deltas(seats)
         reported += out is not None
         return out
 
-    game.seat_delta = counting  # type: ignore[method-assign]
+    game.deltas = counting  # type: ignore[method-assign]
     rng = random.Random(11)
     for n in range(300):
         if game.over:
@@ -252,9 +286,11 @@ async def test_every_member_of_a_room_holds_its_view_after_every_action(mode: st
         act = Act(room="r1", state_id=game.state_id, action=list(rng.choice(legal)), id=n)
         async with asyncio.timeout(10):
             await room.play(keepers[seat], act)  # type: ignore[arg-type]
+        assert keepers[seat].replies.pop() == ("ok" if act_reply == "ok" else "update", n)
         for who, keeper in enumerate([*keepers, watcher]):
             assert keeper.state_id == game.state_id
             truth = room.view_for(who if who < 3 else None)
             assert keeper.view == msgpack.unpackb(msgpack.packb(truth))  # tuples as lists
     assert reported >= 50
+    assert not any(k.replies for k in [*keepers, watcher])  # one reply per act, no more
     await room.close()

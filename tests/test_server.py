@@ -454,10 +454,10 @@ async def test_quick_join_fills_a_room_then_starts_it(server: Server) -> None:
 # -- bad input ------------------------------------------------------------------------------
 
 
-async def raw(url: str, hello: bool = True) -> Any:
+async def raw(url: str, hello: bool = True, act_reply: str | None = None) -> Any:
     ws = await websockets.connect(url, compression=None)
     if hello:
-        await ws.send(p.encode(p.Hello(v=1, client="raw")))
+        await ws.send(p.encode(p.Hello(v=1, client="raw", act_reply=act_reply)))
         assert isinstance(p.decode(await ws.recv(), side="server"), p.Welcome)
     return ws
 
@@ -467,6 +467,46 @@ async def reply(ws: Any) -> p.Message:
         msg = p.decode(await ws.recv(), side="server")
         if not isinstance(msg, (p.Update, p.SeatEvent, p.Started)):
             return msg
+
+
+@pytest.mark.parametrize("act_reply", [None, "ok", "update"])
+async def test_an_act_is_answered_as_the_hello_asked(server: Server, act_reply: str | None
+                                                     ) -> None:
+    # hello.act_reply "update": the acting seat's update carries the act's id and no ok
+    # comes; otherwise an ok, then the update. Errors are error replies either way.
+    ws = await raw(server.url, act_reply=act_reply)
+    try:
+        await ws.send(p.encode(p.CreateRoom(game="skipper", mode="solo", seats=1, id=1)))
+        room = (await reply(ws)).room  # type: ignore[attr-defined]
+        await ws.send(p.encode(p.Join(room=room, id=2)))
+        assert isinstance(await reply(ws), p.Joined)  # one seat: the game starts at once
+        await ws.send(p.encode(p.GetView(room=room, id=9)))
+        async with asyncio.timeout(10):
+            while not isinstance(msg := p.decode(await ws.recv(), side="server"), p.Update) or (
+                    msg.re != 9):
+                pass
+        view = msg.view
+        assert view is not None and view["room"]["status"] == "playing"
+        sid = view["state_id"]
+        action = next(a for a in view["legal_actions"] if a[0] != "resign")
+        await ws.send(p.encode(p.Act(room=room, state_id=sid, action=action, id=3)))
+        async with asyncio.timeout(10):
+            first = p.decode(await ws.recv(), side="server")
+        if act_reply == "update":
+            assert isinstance(first, p.Update) and first.re == 3
+            assert first.state_id == sid + 1
+        else:
+            assert isinstance(first, p.Ok) and first.re == 3
+            second = p.decode(await ws.recv(), side="server")
+            assert isinstance(second, p.Update) and second.re is None
+        await ws.send(p.encode(p.Act(room=room, state_id=sid, action=action, id=4)))
+        refused = p.decode(await ws.recv(), side="server")
+        assert isinstance(refused, p.Error) and refused.re == 4
+        assert refused.code == "action/stale_state"
+        await ws.send(p.encode(p.Ping(id=5)))  # nothing else was queued ahead of the pong
+        assert isinstance(p.decode(await ws.recv(), side="server"), p.Pong)
+    finally:
+        await ws.close()
 
 
 async def test_every_request_error_code_is_answered(server: Server) -> None:

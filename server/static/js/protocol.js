@@ -91,7 +91,9 @@ export class Session {
       let opened = false;
       ws.onopen = () => {
         opened = true;
-        this.request({ t: "hello", v: PROTOCOL_VERSION, client: CLIENT_NAME }).then((welcome) => {
+        // act_reply "update": an accepted act is answered by our update carrying its id.
+        const hello = { t: "hello", v: PROTOCOL_VERSION, client: CLIENT_NAME, act_reply: "update" };
+        this.request(hello).then((welcome) => {
           this.welcome = welcome;
           resolve(welcome);
         }, reject);

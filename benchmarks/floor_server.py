@@ -1,0 +1,156 @@
+"""The protocol floor: a server that speaks just enough of Cardhall's protocol for the peers'
+load generator, with no game, no store and no rooms' bookkeeping.
+
+It answers ``hello`` (``welcome``), ``create_room`` (``room_created``) and ``join``
+(``joined``), and takes ``act`` frames for a four-seat table whose turn goes round: the acting
+seat gets ``ok`` plus an ``update`` (in one write, as Cardhall does), every other seat an
+``update``; the seat whose turn comes gets ``legal_actions`` in its delta. Frames are packed
+with the same reused msgpack packer as Cardhall's, and written the way Cardhall writes them
+(websockets' Sans-I/O ``protocol.send_binary`` then one ``transport.writelines``); frames are
+read the way Cardhall reads them (``async for frame in ws``, then ``msgpack`` decoding).
+
+So whatever this server costs per action is what the stack (asyncio or uvloop, websockets,
+msgpack, the kernel's loopback TCP) costs for the workload before any game runs: the floor
+under Cardhall's own figure in ``benchmarks/peers.py``.
+
+    python benchmarks/floor_server.py --port 8770
+
+Bounded: it runs until SIGINT/SIGTERM. Listens on 127.0.0.1 unless told otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import signal
+from typing import Any
+
+import msgpack
+from websockets.asyncio.server import ServerConnection, serve
+
+_packer = msgpack.Packer()
+_pack = _packer.pack
+SEATS = 4
+#: What the seat to act may do (the load generator picks one at random, never "resign").
+LEGAL = [["play", "AS", "S"], ["discard", "AS"], ["end"]]
+
+
+class Table:
+    """A room of the floor server: four seats in turn, a state id, the seats' connections."""
+
+    def __init__(self, room: str) -> None:
+        self.room = room
+        self.state_id = 1
+        self.turn = 0
+        self.conns: list[Floor | None] = [None] * SEATS
+
+
+class Floor:
+    """One client connection of the floor server."""
+
+    tables: dict[str, Table] = {}
+    ids = itertools.count(1)
+
+    def __init__(self, ws: ServerConnection) -> None:
+        self.ws = ws
+        self.seat: dict[str, int] = {}
+
+    def write(self, *frames: bytes) -> None:
+        """Write ``frames`` at once in one ``writelines``, as Cardhall's ``_write_now``."""
+        protocol = self.ws.protocol
+        for data in frames:
+            protocol.send_binary(data)
+        self.ws.transport.writelines(protocol.data_to_send())
+
+    def reply(self, msg: dict[str, Any], re: Any) -> None:
+        """Send ``msg`` with ``re`` set."""
+        msg["re"] = re
+        self.write(_pack(msg))
+
+    async def run(self) -> None:
+        """Serve the connection until it closes."""
+        async for frame in self.ws:
+            msg = msgpack.unpackb(frame)
+            kind, re = msg.get("t"), msg.get("id")
+            if kind == "act":
+                self.act(msg)
+            elif kind == "hello":
+                self.reply({"t": "welcome", "v": 1, "server": "floor", "session": "x",
+                            "max_frame": 65536}, re)
+            elif kind == "create_room":
+                room = f"f{next(self.ids):07d}"
+                self.tables[room] = Table(room)
+                self.reply({"t": "room_created", "room": room}, re)
+            elif kind == "join":
+                table = self.tables[msg["room"]]
+                seat = table.conns.index(None)
+                table.conns[seat] = self
+                self.seat[table.room] = seat
+                legal = LEGAL if seat == table.turn else []
+                view = {"state_id": table.state_id, "seat": seat, "legal_actions": legal}
+                self.reply({"t": "joined", "room": table.room, "seat": seat, "view": view}, re)
+                if seat == SEATS - 1:  # the table is full: everyone's view, as a start does
+                    for s, conn in enumerate(table.conns):
+                        assert conn is not None
+                        conn.write(_pack({"t": "update", "room": table.room,
+                                          "state_id": table.state_id,
+                                          "delta": {"legal_actions":
+                                                    LEGAL if s == table.turn else []},
+                                          "events": []}))
+            else:
+                self.reply({"t": "error", "code": "protocol/unknown_type", "message": kind}, re)
+
+    def act(self, msg: dict[str, Any]) -> None:
+        """The acting seat's ``ok`` and ``update``, then the other seats' updates."""
+        table = self.tables.get(msg["room"])
+        seat = self.seat.get(msg["room"])
+        if table is None or seat != table.turn or msg["state_id"] != table.state_id:
+            self.reply({"t": "error", "code": "action/stale_state", "message": "stale"},
+                       msg.get("id"))
+            return
+        table.state_id += 1
+        table.turn = nxt = (seat + 1) % SEATS
+        head = {"t": "update", "room": table.room, "state_id": table.state_id}
+        event = [{"type": "play", "seat": seat, "card": "AS"}]
+        self.write(_pack({"t": "ok", "re": msg.get("id")}),
+                   _pack({**head, "delta": {"/seats/0/hand": 4, "legal_actions": []},
+                          "events": event}))
+        for s, conn in enumerate(table.conns):
+            if conn is not None and s != seat:
+                delta: dict[str, Any] = {"/seats/0/hand": 4}
+                if s == nxt:
+                    delta["legal_actions"] = LEGAL
+                conn.write(_pack({**head, "delta": delta, "events": event}))
+
+
+async def main(host: str, port: int) -> None:
+    """Serve until SIGINT or SIGTERM."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+
+    async def handle(ws: ServerConnection) -> None:
+        await Floor(ws).run()
+
+    async with serve(handle, host, port, compression=None, max_size=65536):
+        await stop.wait()
+
+
+def cli() -> None:
+    """Command line: ``--host``, ``--port``."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8770)
+    args = parser.parse_args()
+    try:
+        import uvloop
+    except ImportError:
+        asyncio.run(main(args.host, args.port))
+    else:
+        uvloop.run(main(args.host, args.port))
+
+
+if __name__ == "__main__":
+    cli()
