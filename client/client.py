@@ -21,6 +21,7 @@ request sent again once.
 from __future__ import annotations
 
 import asyncio
+import collections
 import copy
 import dataclasses
 import itertools
@@ -28,7 +29,7 @@ import json
 import logging
 import os
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import websockets
@@ -86,6 +87,13 @@ class Client:
         keep_records: Keep every view this client is sent (the full views and deltas it
             applied, per room), so that :meth:`game_record` can show ``cardhall verify``
             what the player saw. Off by default: a long game's deltas take some memory.
+        on_connection: Called (in the event loop) as the connection comes and goes, with
+            an event name and a map of facts: ``"lost"`` (the connection dropped; the client
+            reconnects), ``"retry"`` after each failed reconnection attempt (``attempt``
+            number from 1, ``wait`` seconds before the next one, ``error`` text),
+            ``"back"`` (reconnected and the seats resumed, or tried: ``url``, and
+            ``lost_rooms``, the rooms whose seat or watch could not be taken back) and
+            ``"gave_up"`` (``error``). None: nobody is told.
         act_reply: ``hello.act_reply``: ``"update"`` (default) has an accepted action
             answered by this seat's update carrying the act's id, one frame instead of an
             ``ok`` and the update; ``"ok"`` asks for the ``ok``. :meth:`act` works with both
@@ -106,7 +114,10 @@ class Client:
     def __init__(self, urls: str | Sequence[str], *, name: str = "cardhall-python",
                  reconnect: bool = True, reconnect_timeout: float = 30.0,
                  request_timeout: float = 30.0, max_frame: int | None = 1 << 20,
-                 keep_records: bool = False, act_reply: str = "update") -> None:
+                 keep_records: bool = False,
+                 on_connection: Callable[[str, dict[str, Any]], None] | None = None,
+                 act_reply: str = "update") -> None:
+        self.on_connection = on_connection
         self.urls = [urls] if isinstance(urls, str) else list(urls)
         if not self.urls:
             raise ValueError("at least one URL is needed")
@@ -142,6 +153,9 @@ class Client:
         # would be refused as room/not_seated).
         self._ready = asyncio.Event()
         self.reconnects = 0
+        #: The last unsolicited ``error`` messages (no ``re``), newest last: e.g.
+        #: ``room/closed`` or ``room/kicked`` before an unsolicited ``left``.
+        self.notices: collections.deque[p.Error] = collections.deque(maxlen=32)
         #: Resumes of seats the server dropped while connected (one per room at a time).
         self._resuming: dict[str, asyncio.Task[bool]] = {}
         self.seat_resumes = 0
@@ -262,6 +276,7 @@ class Client:
         if not self.reconnect:
             self._pushes.put_nowait(None)
             return
+        self._tell("lost", {"url": self.url})
         self._ready.clear()
         previous = self._recovering
         if previous is not None and not previous.done():
@@ -286,24 +301,42 @@ class Client:
                     retry=retry_if_exception_type(
                         (OSError, websockets.exceptions.WebSocketException, TimeoutError))
                     & (lambda _: not self._closing),
+                    before_sleep=lambda state: self._tell("retry", {
+                        "attempt": state.attempt_number,
+                        "wait": state.next_action.sleep if state.next_action else 0.0,
+                        "error": str(state.outcome.exception()) if state.outcome else ""}),
                     reraise=True):
                 with attempt:
                     await self._open(next(self._url_cycle))
         except Exception as exc:
             log.error("could not reconnect: %s", exc)
+            self._tell("gave_up", {"error": str(exc)})
             self._pushes.put_nowait(None)
             return
         self.reconnects += 1
+        lost: list[str] = []
         for room, (_, token) in list(self.seats.items()):
             try:
                 await self._request(p.Resume(room=room, token=token))
             except (ServerError, ConnectionLost, TimeoutError) as exc:
                 log.warning("could not resume room %s: %s", room, exc)
+                lost.append(room)
         for room in list(self.spectating):
             try:
                 await self._request(p.Spectate(room=room))
             except (ServerError, ConnectionLost, TimeoutError) as exc:
                 log.warning("could not watch room %s again: %s", room, exc)
+                lost.append(room)
+        self._tell("back", {"url": self.url, "lost_rooms": lost})
+
+    def _tell(self, event: str, facts: dict[str, Any]) -> None:
+        """Call :attr:`on_connection` (a failing callback is logged, never raised)."""
+        if self.on_connection is None:
+            return
+        try:
+            self.on_connection(event, facts)
+        except Exception:  # the callback's bug must not stop the reconnection
+            log.exception("on_connection callback failed")
 
     def _resume_seat(self, room: str) -> asyncio.Task[bool]:
         """Resume the seat held in ``room`` with its token, on the current connection (one
@@ -366,6 +399,9 @@ class Client:
         elif isinstance(msg, p.Left):
             self.seats.pop(msg.room, None)
             self.spectating.discard(msg.room)
+        elif isinstance(msg, p.Error) and msg.re is None:
+            log.warning("server: %s: %s", msg.code, msg.message)
+            self.notices.append(msg)
         re = getattr(msg, "re", None)
         fut = self._pending.pop(re, None) if isinstance(re, int) else None
         if fut is not None and not fut.done():
@@ -458,6 +494,35 @@ class Client:
         reply = await self.request(p.ListGames())
         assert isinstance(reply, p.Games)
         return list(reply.games), list(reply.room_options)
+
+    async def leaderboard(self, game: str, mode: str | None = None, *,
+                          limit: int | None = None, around: str | None = None
+                          ) -> p.Leaderboard:
+        """One page of a game's leaderboard (``get_leaderboard``): the best solo score of each
+        player name, best first.
+
+        Args:
+            game: Game name, e.g. ``"skipper"``.
+            mode: The board's mode; None: the game's ranked mode (Skipper ``"solo"``,
+                ``"standard"`` for games without modes).
+            limit: Most entries, 1..100 (None: 10).
+            around: A player name: the page around its rank instead of the top (the top
+                when the name is not on the board).
+
+        Returns:
+            The ``leaderboard`` reply: ``game``, ``mode``, ``order`` (``"asc"``: fewer is
+            better, ``"desc"``: more is better), ``entries`` (``{rank, name, score}`` maps),
+            ``total`` and ``you`` (this client's name's ``{rank, score}``, or None).
+
+        Raises:
+            ServerError: ``lobby/unknown_game`` (no such game or mode),
+                ``lobby/no_leaderboard`` (the game or mode keeps no board).
+            ConnectionLost: the connection dropped meanwhile.
+        """
+        reply = await self.request(p.GetLeaderboard(game=game, mode=mode, limit=limit,
+                                                    around=around))
+        assert isinstance(reply, p.Leaderboard)
+        return reply
 
     async def list_rooms(self, game: str | None = None, *, mode: str | None = None,
                          waiting: bool = False) -> list[dict[str, Any]]:

@@ -10,12 +10,21 @@ Lobby commands::
     r              refresh the room list          c          create a room (asks questions)
     j N|ID         join room number N (or id)     N          same as j N
     p CODE         join a private room by code    w N|ID     watch (spectate) a room
-    k [GAME [MODE]] quick-join a game             q          quit
+    k [GAME [MODE]] quick-join a game             m [N]      my games: list / resume one
+    q              quit
 
 Room commands: a number plays that action; ``v`` redraws (fetching the full view), ``s``
 starts the game (host, while waiting: empty seats get server bots), ``t`` toggles the seat's
 Skipper auto-trash preference (RULINGS K6m; shown on the table), ``l`` leaves to the lobby,
-``q`` leaves and quits, ``?`` helps.
+``q`` leaves and quits, ``?`` helps. Giving up (Shop's close shop, resign) asks ``y/N``
+first.
+
+Seat tokens are kept on disk (:class:`~cardhall.client.seat_store.SeatStore`) until the seat
+is left or the game ends, so ``m`` can take a seat back after the program was stopped. When
+the connection drops, the client says so at once and prints a line per reconnection
+attempt; a room that did not survive (a server restart without Redis) sends the player
+back to the lobby. With ``ascii`` (or a terminal that cannot print the suit symbols) suits
+are drawn as letters (``10D``).
 
 The table is drawn by the game's renderer (:func:`cardhall.client.renderers.renderer`), with
 the players, the seconds left on every turn clock (``view["room"]["deadlines"]``), seat
@@ -27,7 +36,9 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import logging
 import os
+import re
 import shutil
 import sys
 import threading
@@ -37,9 +48,12 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from .. import protocol as p
+from ..games.errors import OptionError
+from ..games.options import Option
 from ..protocol import fairness
 from .client import Client, ConnectionLost, ServerError
-from .renderers import pretty_card, renderer
+from .renderers import event_describer, pretty_card, renderer, to_ascii
+from .seat_store import SeatStore
 
 #: What a faulty renderer may raise on an odd view: shown as a line, never a crash.
 RENDER_ERRORS = (KeyError, TypeError, IndexError, ValueError, AttributeError)
@@ -49,6 +63,13 @@ WARN_SECONDS = 10.0
 #: Delta keys after which the table is redrawn (otherwise only the events are printed).
 _REDRAW_KEYS = frozenset({"legal_actions", "to_act", "turn", "hand", "auction", "over",
                           "outcome"})
+#: Lines printed below the action menu after which it is shown again (a race's events must
+#: not scroll it away).
+MENU_KEEP_LINES = 6
+#: Action verbs that give the game up: choosing one asks for a y/N confirmation first.
+GIVE_UP_VERBS = frozenset({"close_shop", "resign"})
+#: Option kinds of a ``games`` reply, as the types of :class:`~cardhall.games.options.Option`.
+_KINDS: dict[str, type] = {"bool": bool, "int": int, "float": float, "str": str, "list": list}
 
 _LOBBY_HELP = """\
 lobby commands:
@@ -58,6 +79,9 @@ lobby commands:
   p CODE          join a private room by its code
   w N | w ID      watch a room (spectate)
   k [GAME [MODE]] quick-join a waiting room of a game (or a new one)
+  m               my games: the seats kept from earlier sessions on this server
+  m N             resume my game number N (take the seat back)
+  b [GAME [MODE]] a game's leaderboard (solo scores: best per player name)
   q               quit"""
 
 _ROOM_HELP = """\
@@ -174,29 +198,102 @@ def parse_options(text: str) -> dict[str, str]:
     return out
 
 
-def event_text(event: Any, me: int | None) -> str:
-    """One game event as a short phrase, e.g. ``"seat 1: play 5♦ D"`` or ``"you: end"``.
+def event_text(event: Any, me: int | None,
+               describe: Callable[[dict[str, Any]], str | None] | None = None) -> str:
+    """One game event as a short phrase, e.g. ``"seat 1: play 5♦ D"``, ``"you: end"`` or,
+    with the game's ``describe``, ``"table: played Q♥ to foundation 3 (from the talon)"``.
 
     Args:
         event: An event map from ``update.events`` (``type`` and, usually, ``seat``).
         me: The viewer's seat (its events say ``you``), or None for a spectator.
+        describe: The game renderer's ``describe_event``
+            (:func:`~cardhall.client.renderers.event_describer`), or None: the event is
+            then spelled out key by key (card codes as cards, lists item by item).
     """
     if not isinstance(event, dict):
         return str(event)
     seat = event.get("seat")
     who = "you" if seat is not None and seat == me else (
         f"seat {seat}" if seat is not None else "table")
+    if describe is not None:
+        try:
+            phrase = describe(event)
+        except RENDER_ERRORS:  # an odd event is spelled out below instead
+            phrase = None
+        if phrase:
+            return f"{who}: {phrase}"
     parts = [str(event.get("type", "?"))]
     for key, value in event.items():
         if key in ("type", "seat"):
             continue
         if isinstance(value, str):
             parts.append(_SUITS.get(value) or pretty_card(value, color=False))
+        elif isinstance(value, list):
+            parts.append(f"{key} " + (" ".join(
+                pretty_card(v, color=False) if isinstance(v, str) else str(v) for v in value)
+                or "none"))
         elif isinstance(value, bool) and value:
             parts.append(key)
         elif value is not None and not isinstance(value, bool):
             parts.append(f"{key} {value}")
     return f"{who}: {' '.join(parts)}"
+
+
+def option_line(spec: dict[str, Any], *, short: bool = False) -> str:
+    """One option of a ``games`` reply as a line: ``"turn_limit=500  int 1..100000  Turns
+    per seat..."``; ``short``: only the kind and limits (``"int 1..100000, default 500"``).
+    A default of nil shows as ``(not set)``."""
+    default = spec.get("default")
+    shown = "(not set)" if default is None else str(default).lower() \
+        if isinstance(default, bool) else str(default)
+    kind = str(spec.get("kind", "?"))
+    if spec.get("choices") is not None:
+        kind += " one of " + "/".join(str(c) for c in spec["choices"])
+    elif spec.get("min") is not None or spec.get("max") is not None:
+        low = spec.get("min")
+        high = spec.get("max")
+        kind += f" {'' if low is None else low}..{'' if high is None else high}"
+    elif kind == "bool":
+        kind += " true/false"
+    elif kind == "list":
+        kind += " of card codes, comma-separated"
+    if short:
+        return f"{kind}, default {shown}"
+    return f"{spec.get('name')}={shown}  {kind}  {spec.get('doc', '')}".rstrip()
+
+
+def check_option(specs: dict[str, dict[str, Any]], word: str, seats: int) -> str | None:
+    """Check one typed ``name=value`` against the option maps of a ``games`` reply (as
+    the server will: :meth:`cardhall.games.options.Option.coerce`).
+
+    Args:
+        specs: Option maps by name (the game's and the room options).
+        word: What the player typed, e.g. ``"turn_limit=20"``.
+        seats: The room's seat count (``seed`` and ``deck`` fix the deal: one seat only).
+
+    Returns:
+        None when the server will take it, else why not (one line).
+    """
+    key, sep, value = word.partition("=")
+    if not sep or not key:
+        return f"expected name=value, got {word!r}"
+    spec = specs.get(key)
+    if spec is None:
+        return f"no option {key!r} here; the options are: {', '.join(sorted(specs))}"
+    if key in ("seed", "deck") and seats > 1:
+        return f"option {key!r} fixes the deal: one-seat rooms only (fair deals)"
+    kind = _KINDS.get(str(spec.get("kind")))
+    if kind is None:
+        return None  # a kind this client does not know: the server decides
+    choices = spec.get("choices")
+    option = Option(key, kind, spec.get("default"), str(spec.get("doc", "")),
+                    tuple(choices) if choices is not None else None,
+                    spec.get("min"), spec.get("max"))
+    try:
+        option.coerce(value)
+    except OptionError as exc:
+        return str(exc)
+    return None
 
 
 def room_line(number: int, summary: dict[str, Any]) -> str:
@@ -251,6 +348,10 @@ class _Table:
         last_state: ``state_id`` of the last update handled (to notice missed ones).
         last_drawing: The lines of the last drawing (identical drawings are not repeated).
         prompt_due: Text was printed after the last prompt: show it again.
+        describe_event: The game's event phrases (None: spelled out key by key).
+        confirm: A give-up action waiting for the player's ``y`` (None: none).
+        menu_block: The lines of the last drawn action menu.
+        lines_since_menu: Lines printed since the menu was last shown.
     """
 
     room: str
@@ -265,6 +366,10 @@ class _Table:
     last_state: int = -1
     last_drawing: list[str] = field(default_factory=list)
     prompt_due: bool = False
+    describe_event: Callable[[dict[str, Any]], str | None] | None = None
+    confirm: Sequence[Any] | None = None
+    menu_block: list[str] = field(default_factory=list)
+    lines_since_menu: int = 0
 
 
 class Terminal:
@@ -278,20 +383,29 @@ class Terminal:
         record_dir: Folder where the record of each finished game is written
             (``<room>.json``, for ``cardhall verify``; the client needs ``keep_records``),
             or None.
+        ascii: Draw suits as letters and only ASCII characters (for terminals whose
+            encoding is not UTF-8).
+        store: Where seat tokens are kept between sessions (None: a
+            :class:`~cardhall.client.seat_store.SeatStore` at its default path).
 
     Everything is driven by :meth:`run`, which reads lines from a :class:`LineReader`.
     """
 
     def __init__(self, client: Client, *, color: bool = True, out: TextIO | None = None,
-                 width: int | None = None, record_dir: str | None = None) -> None:
+                 width: int | None = None, record_dir: str | None = None,
+                 ascii: bool = False, store: SeatStore | None = None) -> None:
         self.client = client
         self.record_dir = record_dir
         self.color = color
+        self.ascii = ascii
+        self.store = store if store is not None else SeatStore()
         self.out = out or sys.stdout
         self.width = width or shutil.get_terminal_size((100, 24)).columns
         self.rooms: list[dict[str, Any]] = []
         #: The server's games (``list_games``), fetched on entering the lobby.
         self.games: list[dict[str, Any]] = []
+        #: The options every room takes (``list_games``' ``room_options``).
+        self.room_options: list[dict[str, Any]] = []
         self.table: _Table | None = None
         self._events: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         self._mid_line = False
@@ -305,14 +419,15 @@ class Terminal:
         if self._mid_line:
             text = "\n" + text
             self._mid_line = False
-        self.out.write(text + "\n")
+        self.out.write((to_ascii(text) if self.ascii else text) + "\n")
         self.out.flush()
         if self.table is not None:
             self.table.prompt_due = True
+            self.table.lines_since_menu += text.count("\n") + 1
 
     def prompt(self, text: str) -> None:
         """Write a prompt (no newline) and flush."""
-        self.out.write(text)
+        self.out.write(to_ascii(text) if self.ascii else text)
         self.out.flush()
         self._mid_line = True
 
@@ -345,6 +460,7 @@ class Terminal:
         """
         reader.start(lambda line: self._events.put_nowait(
             ("line", line) if line is not None else ("eof", None)))
+        self.client.on_connection = self._on_connection
         tasks = [asyncio.get_running_loop().create_task(self._pump()),
                  asyncio.get_running_loop().create_task(self._tick())]
         try:
@@ -371,6 +487,26 @@ class Terminal:
             await asyncio.sleep(1.0)
             self._events.put_nowait(("tick", None))
 
+    # -- the connection ---------------------------------------------------------------------
+
+    def _on_connection(self, event: str, facts: dict[str, Any]) -> None:
+        """The client's ``on_connection`` callback: queued, shown by the running loop."""
+        self._events.put_nowait(("conn", (event, facts)))
+
+    def show_connection(self, event: str, facts: dict[str, Any]) -> None:
+        """One line about the connection (``lost``, each failed ``retry``, ``back``; see
+        :class:`~cardhall.client.client.Client`'s ``on_connection``)."""
+        if event == "lost":
+            self.error(f"lost the connection to {facts.get('url')}; reconnecting")
+        elif event == "retry":
+            self.say(f"* reconnecting: attempt {facts.get('attempt')} failed "
+                     f"({facts.get('error') or 'no answer'}); "
+                     f"next try in {float(facts.get('wait') or 0):.1f} s")
+        elif event == "back":
+            self.say(f"* reconnected to {facts.get('url')}")
+        elif event == "gave_up":
+            self.error(f"could not reconnect ({facts.get('error')}); giving up")
+
     async def ask(self, question: str) -> str:
         """Prompt and wait for one line (pushes and ticks meanwhile are dropped).
 
@@ -387,6 +523,10 @@ class Terminal:
             if kind == "line":
                 self._mid_line = False  # the typed line ended with its own newline
                 return str(payload).strip()
+            if kind == "conn":
+                self.show_connection(*payload)
+                self.prompt(question)
+                continue
             if kind == "eof":
                 self.say()
                 raise Quit()
@@ -414,14 +554,21 @@ class Terminal:
                  "Type ? for help.")
         listed = await self._request(self.client.list_games())
         self.games = listed[0] if listed else []
+        self.room_options = listed[1] if listed else []
         await self.refresh()
+        kept = self._kept_seats()
+        if kept:
+            self.say(f"you have {len(kept)} game(s) kept from earlier: m lists them, "
+                     "m N resumes one")
         commands: dict[str, Callable[[str], Awaitable[bool]]] = {
             "r": self._cmd_refresh, "c": self._cmd_create, "j": self._cmd_join,
             "p": self._cmd_code, "w": self._cmd_watch, "k": self._cmd_quick,
+            "m": self._cmd_mine,
             "q": self._cmd_quit, "?": self._cmd_help, "h": self._cmd_help,
+            "b": self._cmd_leaderboard, "leaderboards": self._cmd_leaderboard,
         }
         while True:
-            line = await self.ask("lobby [r c j p w k q ?]> ")
+            line = await self.ask("lobby [r c j p w k m b q ?]> ")
             word, _, arg = line.partition(" ")
             if not word:
                 continue
@@ -448,11 +595,12 @@ class Terminal:
             self.say(room_line(i, summary))
 
     def _room_id(self, arg: str) -> str | None:
-        """The room id for a lobby number or an id; None (after an error line) if neither."""
+        """The room id for a lobby number (at most 3 digits) or an id; None (after an error
+        line) if neither."""
         if not arg:
             self.error("say which room: a number from the list, or a room id")
             return None
-        if arg.isdigit():
+        if arg.isdigit() and len(arg) <= 3:  # a room id may be all digits too (8 of them)
             n = int(arg)
             if not 1 <= n <= len(self.rooms):
                 self.error(f"no room number {n}; the list has {len(self.rooms)} (r refreshes)")
@@ -498,6 +646,61 @@ class Terminal:
         joined = await self._request(self.client.spectate(room))
         return await self._enter(joined)
 
+    # -- my games (seat tokens kept on disk) ----------------------------------------------
+
+    def _kept_seats(self) -> list[dict[str, Any]]:
+        """The seats kept for this server (:class:`SeatStore`), oldest first."""
+        return self.store.entries(self.client.url)
+
+    def _keep_seat(self, room: str, game: str, mode: str | None) -> None:
+        """Write the token of the seat held in ``room`` to the store (a failure is shown)."""
+        held = self.client.seats.get(room)
+        if held is None:
+            return
+        try:
+            self.store.put(self.client.url, room, held[0], held[1], game=game, mode=mode)
+        except OSError as exc:
+            self.error(f"cannot keep the seat token in {self.store.path}: {exc}")
+
+    def _forget_seat(self, room: str) -> None:
+        """Drop the kept token of ``room`` (left, over, or gone); a failure is shown."""
+        try:
+            self.store.forget(self.client.url, room)
+        except OSError as exc:
+            self.error(f"cannot update {self.store.path}: {exc}")
+
+    async def _cmd_mine(self, arg: str) -> bool:
+        """``m``: list the kept seats; ``m N``: resume number N (a seat the server no longer
+        holds is forgotten, with the reason)."""
+        kept = self._kept_seats()
+        if not arg:
+            if not kept:
+                self.say("no games kept for this server")
+                return False
+            self.say("my games (m N resumes one):")
+            for i, entry in enumerate(kept, 1):
+                when = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.get("saved", 0)))
+                self.say(f"{i:>2}. {entry['room']:<10} {entry.get('game') or '?':<12} "
+                         f"{entry.get('mode') or '-':<6} seat {entry.get('seat')}  "
+                         f"since {when}")
+            return False
+        if not arg.isdigit() or not 1 <= int(arg) <= len(kept):
+            self.error(f"no kept game {arg!r}: m lists them ({len(kept)})")
+            return False
+        entry = kept[int(arg) - 1]
+        try:
+            joined = await self.client.resume(entry["room"], entry["token"])
+        except ServerError as exc:
+            self.server_error(exc)
+            if exc.code in ("room/not_found", "room/bad_token", "room/finished"):
+                self.say(f"* room {entry['room']} no longer holds that seat: forgotten")
+                self._forget_seat(entry["room"])
+            return False
+        except (ConnectionLost, TimeoutError) as exc:
+            self.server_error(exc)
+            return False
+        return await self._enter(joined, entry.get("game"))
+
     async def _cmd_quick(self, arg: str) -> bool:
         words = arg.split()
         game = words[0] if words else await self._choose_game()
@@ -507,16 +710,52 @@ class Terminal:
         joined = await self._request(self.client.quick_join(game, mode=mode))
         return await self._enter(joined)
 
+    async def _cmd_leaderboard(self, arg: str) -> bool:
+        """``b [GAME [MODE]]`` (or ``leaderboards``): print a game's leaderboard, the top 10
+        and this player's rank (``get_leaderboard``); asks for the game when none is given."""
+        words = arg.split()
+        game = words[0] if words else await self._choose_game()
+        if game is None:
+            return False
+        board = await self._request(self.client.leaderboard(
+            game, words[1] if len(words) > 1 else None))
+        if board is None:
+            return False
+        first = "fewest" if board.order == "asc" else "most"
+        self.say(f"leaderboard {board.game} {board.mode} ({first} first, "
+                 f"{board.total} names):")
+        for entry in board.entries:
+            self.say(f"  {entry['rank']:>4}. {entry['name']:<32} {entry['score']}")
+        if not board.entries:
+            self.say("  nobody yet: win a solo game to be the first")
+        if board.you is not None:
+            self.say(f"  you: rank {board.you['rank']}, score {board.you['score']}")
+        return False
+
     async def _cmd_create(self, arg: str) -> bool:
         spec = await self._ask_room()
         if spec is None:
             self.say("cancelled")
             return False
-        game, mode, seats, options, private = spec
-        created = await self._request(self.client.create_room(
-            game, mode=mode, seats=seats, options=options, private=private))
-        if created is None:
-            return False
+        game, mode, seats, options, private, name = spec
+        while True:
+            try:
+                created = await self.client.create_room(
+                    game, mode=mode, seats=seats, options=options, private=private, name=name)
+                break
+            except ServerError as exc:
+                if exc.code != "lobby/bad_options":
+                    self.server_error(exc)
+                    return False
+                refusal = f"[{exc.code}] {exc.message}"
+            except (ConnectionLost, TimeoutError) as exc:
+                self.server_error(exc)
+                return False
+            again = await self._ask_refused_option(game, seats, options, refusal)
+            if again is None:
+                self.say("cancelled")
+                return False
+            options = again
         self.say(f"created room {created.room}"
                  + (f"; private join code {created.code}" if created.code else ""))
         if created.code:  # a private room is joined by its code, even by its host
@@ -526,6 +765,29 @@ class Terminal:
         return await self._enter(joined, game)
 
     # -- create dialogue ----------------------------------------------------------------------
+
+    async def _ask_refused_option(self, game: str, seats: int, options: dict[str, str],
+                                  refusal: str) -> dict[str, str] | None:
+        """After the server refused ``options`` (``lobby/bad_options``: ``refusal``), ask
+        again only for the option its message names, keeping the others (every option
+        when it names none of them).
+
+        Returns:
+            The new options, or None when cancelled (``x``).
+        """
+        specs = self._option_specs(next(g for g in self.games if g["game"] == game))
+        bad = next((k for k in options if re.search(rf"\b{re.escape(k)}\b", refusal)), None)
+        if bad is None:
+            self.error(refusal)
+            return await self._ask_options(specs, seats)
+        kept = {k: v for k, v in options.items() if k != bad}
+        fixed = await self._fix_option(specs, f"{bad}={options[bad]}", seats, refusal)
+        if fixed is None:
+            return None
+        if fixed:
+            key, _, value = fixed.partition("=")
+            kept[key] = value
+        return kept
 
     async def _choose_game(self) -> str | None:
         """Ask for one of the server's games by number or name (Enter: the first, Skipper
@@ -549,12 +811,15 @@ class Terminal:
                 return answer
             self.error(f"no game {answer!r}")
 
-    async def _ask_room(self) -> tuple[str, str | None, int, dict[str, str], bool] | None:
+    async def _ask_room(self) -> tuple[str, str | None, int, dict[str, str], bool,
+                                       str | None] | None:
         """The create-room dialogue: game, its mode and seats (as the server's game listing
-        gives them; a ``solo`` mode, or no mode, is one seat), options, privacy.
+        gives them; a ``solo`` mode, or no mode, is one seat), options (listed from the
+        game listing, checked one by one: see :meth:`_ask_options`), privacy, room name.
 
         Returns:
-            ``(game, mode, seats, options, private)``, or None when cancelled (``x``).
+            ``(game, mode, seats, options, private, name)`` (name None: the server names
+            the room), or None when cancelled (``x``).
         """
         game = await self._choose_game()
         if game is None:
@@ -582,18 +847,78 @@ class Terminal:
                     seats = int(answer or low)
                 else:
                     self.error(f"seats must be a number from {low} to {high}")
-        options: dict[str, str] | None = None
-        while options is None:
-            answer = await self.ask("options as k=v words (e.g. turn_limit=20 turn_seconds=60),"
-                                    " Enter = none: ")
-            if answer == "x":
-                return None
-            try:
-                options = parse_options(answer)
-            except ValueError as exc:
-                self.error(str(exc))
+        options = await self._ask_options(self._option_specs(info), seats)
+        if options is None:
+            return None
         private = (await self.ask("private room? [y/N]: ")).lower().startswith("y")
-        return game, mode, seats, options, private
+        name: str | None = None
+        while name is None:
+            answer = await self.ask("room name [Enter = chosen by the server]: ")
+            if not answer:
+                break
+            if len(answer) > 64:
+                self.error("a room name has at most 64 characters")
+            else:
+                name = answer
+        return game, mode, seats, options, private, name
+
+    def _option_specs(self, info: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        """The option maps a room of game ``info`` takes, by name: the game's own (without
+        ``mode``, asked on its own) and the room options of every game."""
+        specs = [o for o in info.get("options") or [] if o.get("name") != "mode"]
+        return {str(o["name"]): o for o in specs + list(self.room_options)}
+
+    async def _ask_options(self, specs: dict[str, dict[str, Any]],
+                           seats: int) -> dict[str, str] | None:
+        """List the options (name, default, limits, what they do), read ``name=value``
+        words, and check each against its option map (:func:`check_option`). The good
+        ones are kept; each bad one is asked again on its own (Enter drops it).
+
+        Returns:
+            The options by name (values as typed), or None when cancelled (``x``).
+        """
+        self.say("options (name=default  kind and limits  what it does):")
+        for spec in specs.values():
+            self.say("  " + option_line(spec))
+        answer = await self.ask("options as name=value words [Enter = all defaults, "
+                                "x = cancel]: ")
+        if answer == "x":
+            return None
+        options: dict[str, str] = {}
+        for word in answer.split():
+            fixed = await self._fix_option(specs, word, seats, check_option(specs, word, seats))
+            if fixed is None:
+                return None
+            if fixed:
+                key, _, value = fixed.partition("=")
+                options[key] = value
+        return options
+
+    async def _fix_option(self, specs: dict[str, dict[str, Any]], word: str, seats: int,
+                          problem: str | None) -> str | None:
+        """Show ``problem`` with the typed ``name=value`` (None: it is good) and ask again
+        for that one until it passes :func:`check_option`.
+
+        Returns:
+            The good ``name=value``, ``""`` when the player left it out (Enter), or None
+            when cancelled (``x``).
+        """
+        while problem is not None:
+            self.error(problem)
+            key = word.partition("=")[0]
+            if key in specs:
+                value = await self.ask(f"{key} [{option_line(specs[key], short=True)};"
+                                       " Enter = leave it out, x = cancel]: ")
+                word = f"{key}={value}" if value not in ("", "x") else value
+            else:
+                word = await self.ask("name=value instead [Enter = leave it out, "
+                                      "x = cancel]: ")
+            if word == "x":
+                return None
+            if not word:
+                return ""
+            problem = check_option(specs, word, seats)
+        return word
 
     # -- the room -----------------------------------------------------------------------------
 
@@ -606,14 +931,27 @@ class Terminal:
         if joined is None:
             return False
         view = self.client.views.get(joined.room, {})
-        game = str(view.get("game") or game or self._game_of(joined.room))
+        facts = view.get("room") or {}
+        # The room facts name the game (servers before them: the lobby list, or the caller).
+        game = str(facts.get("game") or view.get("game") or game
+                   or self._game_of(joined.room))
         render, describe = renderer(game)
         self.table = _Table(joined.room, game, joined.seat, render, describe,
-                            last_state=int(view.get("state_id", -1)))
+                            last_state=int(view.get("state_id", -1)),
+                            describe_event=event_describer(game))
         self.say(f"joined room {joined.room} ({game}) "
                  + (f"in seat {joined.seat}" if joined.seat is not None else "as a spectator"))
+        if joined.seat is not None:
+            self._keep_seat(joined.room, game, facts.get("mode") or view.get("mode"))
         try:
-            quit_now = await self.play_room()
+            if facts.get("status") == "finished":  # e.g. resumed after the game ended
+                self.draw_final()
+                self.say("this game is over; back to the lobby")
+                self._forget_seat(joined.room)
+                await self._leave()
+                quit_now = False
+            else:
+                quit_now = await self.play_room()
         finally:
             self.table = None
         if not quit_now:
@@ -644,6 +982,8 @@ class Terminal:
             elif kind == "tick":
                 self._on_tick()
                 continue
+            elif kind == "conn":
+                done = self._on_connection_event(*payload)
             elif kind == "eof":
                 await self._leave()
                 return True
@@ -651,6 +991,23 @@ class Terminal:
                 raise Disconnected()
             if done is not None:
                 return done
+
+    def _on_connection_event(self, event: str, facts: dict[str, Any]) -> bool | None:
+        """Show a connection event in a room; back to the lobby (False) when the connection
+        is back but the room could not be taken back (it did not survive a server restart,
+        or the seat was given away)."""
+        t = self.table
+        assert t is not None
+        self.show_connection(event, facts)
+        if event == "back" and t.room in (facts.get("lost_rooms") or []):
+            self.error(f"room {t.room} is gone (the server restarted, or the seat was "
+                       "given up); back to the lobby")
+            self._forget_seat(t.room)
+            self.client.seats.pop(t.room, None)
+            self.client.spectating.discard(t.room)
+            return False
+        t.dirty = True
+        return None
 
     def _view(self) -> dict[str, Any]:
         assert self.table is not None
@@ -675,6 +1032,9 @@ class Terminal:
         if t.dirty and not self._view().get("over"):
             self.draw()
         elif t.prompt_due:
+            if t.menu and t.lines_since_menu > MENU_KEEP_LINES and t.confirm is None:
+                self.say("\n".join(t.menu_block))  # events must not scroll the menu away
+                t.lines_since_menu = 0
             self._prompt_room()
 
     def _drawing(self) -> tuple[list[str], list[str], list[Sequence[Any]]]:
@@ -731,6 +1091,7 @@ class Terminal:
             self.say(clocks)
         if block:
             self.say("\n".join(block))
+        t.menu_block, t.lines_since_menu = block, 0
         self._prompt_room()
 
     def _describe(self, action: Sequence[Any]) -> str:
@@ -744,7 +1105,9 @@ class Terminal:
         t = self.table
         assert t is not None
         t.prompt_due = False
-        if t.menu:
+        if t.confirm is not None:
+            self.prompt(f"really {self._describe(t.confirm[0])}? [y/N]> ")
+        elif t.menu:
             self.prompt(f"your move [1-{len(t.menu)}, v l q ?]> ")
         else:
             self.prompt("[v redraw, s start, l leave, q quit, ? help]> ")
@@ -840,7 +1203,8 @@ class Terminal:
         t = self.table
         assert t is not None
         if msg.events:
-            self.say(". " + "; ".join(event_text(e, t.seat) for e in msg.events))
+            self.say(". " + "; ".join(event_text(e, t.seat, t.describe_event)
+                                      for e in msg.events))
         gap = msg.delta is not None and msg.state_id > t.last_state + 1
         t.last_state = max(t.last_state, msg.state_id)
         if gap:  # a missed update: the delta was applied to an older view
@@ -908,6 +1272,9 @@ class Terminal:
         t = self.table
         assert t is not None
         word = line.lower()
+        if t.confirm is not None:
+            await self._confirmed(word in ("y", "yes"))
+            return None
         if not word:
             t.prompt_due = True
         elif word.isdigit():
@@ -959,7 +1326,30 @@ class Terminal:
             self.error(f"no action {number}: choose a number from 1 to {len(t.menu)}")
             return
         action, state = t.menu[number - 1], t.menu_state
+        if action and action[0] in GIVE_UP_VERBS:
+            t.confirm = (action, state)  # the next line answers y/N (_confirmed)
+            t.prompt_due = True
+            return
         t.menu = []  # one choice per drawing: the next update brings a fresh menu
+        await self._play(action, state)
+
+    async def _confirmed(self, yes: bool) -> None:
+        """The y/N answer to a give-up action (:data:`GIVE_UP_VERBS`): play it, or keep
+        playing with the same menu."""
+        t = self.table
+        assert t is not None and t.confirm is not None
+        action, state = t.confirm
+        t.confirm = None
+        if not yes:
+            self.say(f"not done: {self._describe(action)}; keep playing")
+            return
+        t.menu = []
+        await self._play(action, state)
+
+    async def _play(self, action: Sequence[Any], state: int) -> None:
+        """Send ``action`` chosen against ``state``; on a refusal, show it and redraw."""
+        t = self.table
+        assert t is not None
         try:
             await self.client.act(t.room, action, state)
         except (ServerError, ConnectionLost, TimeoutError) as exc:
@@ -968,9 +1358,11 @@ class Terminal:
             self.draw(force=True)  # a fresh menu to choose from again
 
     async def _leave(self) -> None:
-        """Leave the current room; a refusal (already gone) is shown, not raised."""
+        """Leave the current room and forget its kept seat token; a refusal (already gone)
+        is shown, not raised."""
         t = self.table
         assert t is not None
+        self._forget_seat(t.room)
         try:
             await self.client.leave(t.room)
         except ServerError as exc:
@@ -980,8 +1372,20 @@ class Terminal:
             self.server_error(exc)
 
 
+def needs_ascii(out: TextIO) -> bool:
+    """True when ``out`` cannot print the suit symbols (its encoding is not UTF-8 or
+    another that has them, e.g. ``LANG=C`` without UTF-8 or ``PYTHONIOENCODING=latin-1``)."""
+    encoding = getattr(out, "encoding", None) or "ascii"
+    try:
+        "\u2663\u2666\u2665\u2660\u2713".encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return True
+    return False
+
+
 async def play(url: str, *, name: str, color: bool, stream: TextIO | None = None,
-               record_dir: str | None = None) -> int:
+               record_dir: str | None = None, ascii: bool | None = None,
+               store: SeatStore | None = None) -> int:
     """Connect to ``url`` and run the terminal client until the player quits.
 
     Args:
@@ -990,6 +1394,9 @@ async def play(url: str, *, name: str, color: bool, stream: TextIO | None = None
         color: Use ANSI colours.
         stream: Input stream (default ``sys.stdin``).
         record_dir: Write each finished game's record to this folder (None: don't).
+        ascii: Draw suits as letters, ASCII only (None: when the output cannot print the
+            suit symbols, :func:`needs_ascii`).
+        store: Where seat tokens are kept (None: :class:`SeatStore` at its default path).
 
     Returns:
         Exit status: 0 after quitting, 1 when the connection was lost for good.
@@ -998,6 +1405,14 @@ async def play(url: str, *, name: str, color: bool, stream: TextIO | None = None
         OSError / websockets errors: the server cannot be reached.
         ServerError: the server refused the hello.
     """
+    # The client's log lines (a resume that failed...) would tear the screen: the terminal
+    # says what happened itself (show_connection, error lines).
+    client_log = logging.getLogger("cardhall.client")
+    client_log.addHandler(logging.NullHandler())
+    client_log.propagate = False
+    if stream is None and hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="replace")  # never a crash on an odd character
     async with Client(url, name=name, keep_records=record_dir is not None) as client:
-        term = Terminal(client, color=color, record_dir=record_dir)
+        term = Terminal(client, color=color, record_dir=record_dir,
+                        ascii=needs_ascii(sys.stdout) if ascii is None else ascii, store=store)
         return await term.run(LineReader(stream or sys.stdin))

@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # The compose topology on 127.0.0.1 without Docker: redis-server (append-only), two
-# `cardhall serve` processes sharing it, haproxy in front (Debian's redis-server and haproxy).
+# `cardhall serve` processes sharing it, haproxy in front ending TLS with a self-signed
+# certificate made by make-cert.sh (Debian's redis-server, haproxy and openssl).
 #
-#   deploy/local-cluster.sh                 run until Ctrl-C; clients use ws://127.0.0.1:8080
+#   deploy/local-cluster.sh                 run until Ctrl-C; clients use wss://localhost:8443
+#                                           with the CA file it prints (SSL_CERT_FILE=...)
 #   deploy/local-cluster.sh --check         start, play 2 bot games through haproxy, stop
 #   PORT=9000 deploy/local-cluster.sh       haproxy on another port (servers use the next ones)
 set -euo pipefail
-PORT=${PORT:-8080}
+PORT=${PORT:-8443}
 REDIS_PORT=${REDIS_PORT:-$((PORT + 9))}
 S1=$((PORT + 1)); S2=$((PORT + 2))
-for tool in redis-server haproxy cardhall; do
-  command -v "$tool" >/dev/null || { echo "missing: $tool (apt-get install redis-server haproxy)" >&2; exit 1; }
+for tool in redis-server haproxy openssl cardhall; do
+  command -v "$tool" >/dev/null || { echo "missing: $tool (apt-get install redis-server haproxy openssl)" >&2; exit 1; }
 done
 work=$(mktemp -d)
 pids=()
@@ -41,18 +43,22 @@ for port in "$S1" "$S2"; do
   pids+=($!)
 done
 wait_port "$S1"; wait_port "$S2"
-sed -e "s/bind \*:8080/bind 127.0.0.1:$PORT/" \
+"$(dirname "$0")/make-cert.sh" "$work/certs" >/dev/null
+sed -e "s#bind \*:8443 ssl crt [^ ]*#bind 127.0.0.1:$PORT ssl crt $work/certs/cardhall.pem#" \
     -e "s/server cardhall-1 cardhall-1:8765/server cardhall-1 127.0.0.1:$S1/" \
     -e "s/server cardhall-2 cardhall-2:8765/server cardhall-2 127.0.0.1:$S2/" \
     "$(dirname "$0")/haproxy.cfg" >"$work/haproxy.cfg"
 haproxy -f "$work/haproxy.cfg" -db >"$work/haproxy.log" 2>&1 &
 pids+=($!)
 wait_port "$PORT"
-echo "cluster up: ws://127.0.0.1:$PORT (servers :$S1 :$S2, redis :$REDIS_PORT, logs in $work)"
+echo "cluster up: wss://localhost:$PORT (CA file $work/certs/cardhall.crt; servers :$S1 :$S2," \
+  "redis :$REDIS_PORT, logs in $work)"
 
 if [ "${1:-}" = "--check" ]; then
   sleep 1.5  # haproxy's first health checks
-  cardhall bots --url "ws://127.0.0.1:$PORT" --game skipper --mode multi --players 4 --games 2 --json
+  SSL_CERT_FILE="$work/certs/cardhall.crt" \
+    cardhall bots --url "wss://localhost:$PORT" --game skipper --mode multi --players 4 \
+    --games 2 --json
   exit $?
 fi
 wait

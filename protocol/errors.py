@@ -172,6 +172,7 @@ ERROR_CODES: dict[str, str] = {
     "protocol/version": "the server does not speak the client's protocol version",
     # Lobby: creating and finding rooms.
     "lobby/unknown_game": "no game (or no mode of that game) of this name on this server",
+    "lobby/no_leaderboard": "the game (or that mode of it) keeps no leaderboard",
     "lobby/bad_options": "the game rejected the options or the seat count (the engine's "
                          "options/invalid)",
     # Rooms: membership and life cycle.
@@ -186,6 +187,9 @@ ERROR_CODES: dict[str, str] = {
     "room/not_seated": "this connection holds no seat (or is not in the room) for this request",
     "room/bad_token": "the seat token is unknown, expired, or for another room",
     "room/limit": "too many rooms (on the server, or held by this connection)",
+    "room/closed": "an operator closed the room (sent unasked, then left)",
+    "room/kicked": "an operator removed you from your seat; its token no longer resumes it "
+                   "(sent unasked, then left)",
     # Actions: the engine refused an act (codes of cardhall.games.errors).
     "action/illegal": "the rules forbid this action now (the message says why)",
     "action/unknown": "not an action of this game (wrong verb, shape or card code)",
@@ -210,6 +214,8 @@ CLOSE_CODES: dict[int, str] = {
     1001: "going away (server shutdown or restart; reconnect and resume)",
     1009: "message too big (a frame longer than the maximum frame size)",
     1011: "internal server error",
+    1012: "service restart (the server is draining for a restart; reconnect to another "
+          "server and resume)",
     4000: "protocol violation (too many bad frames)",
     4001: "handshake timeout (no valid hello in time)",
     4002: "unsupported protocol version (after an error protocol/version)",

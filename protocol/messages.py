@@ -8,12 +8,12 @@ always valid: the server cannot build a frame a conforming client would reject, 
 Messages sent by clients (``ClientMessage``): :class:`Hello`, :class:`ListGames`,
 :class:`ListRooms`, :class:`CreateRoom`, :class:`Join`, :class:`QuickJoin`,
 :class:`Spectate`, :class:`Leave`, :class:`Start`, :class:`Resume`, :class:`Act`,
-:class:`GetView`, :class:`GetLog`, :class:`Ping`.
+:class:`GetView`, :class:`GetLog`, :class:`GetLeaderboard`, :class:`Ping`.
 
 Messages sent by the server (``ServerMessage``): :class:`Welcome`, :class:`Games`,
 :class:`Rooms`, :class:`RoomCreated`, :class:`Joined`, :class:`Left`, :class:`Started`,
-:class:`Update`, :class:`SeatEvent`, :class:`GameOver`, :class:`Log`, :class:`Ok`,
-:class:`Pong`, :class:`Error`.
+:class:`Update`, :class:`SeatEvent`, :class:`GameOver`, :class:`Log`, :class:`Leaderboard`,
+:class:`Ok`, :class:`Pong`, :class:`Error`.
 
 Field conventions:
 
@@ -42,7 +42,10 @@ from .errors import BadType, BadValue, MissingField, RequestId, UnknownField
 _T = TypeVar("_T")
 
 __all__ = [
+    "BOARD_ORDERS",
     "CLIENT_MESSAGES",
+    "LEADERBOARD_LIMIT",
+    "LEADERBOARD_LIMIT_MAX",
     "LIST_LIMIT",
     "LIST_LIMIT_MAX",
     "MAX_ARRAY_LEN",
@@ -63,11 +66,13 @@ __all__ = [
     "Error",
     "GameOver",
     "Games",
+    "GetLeaderboard",
     "GetLog",
     "GetView",
     "Hello",
     "Join",
     "Joined",
+    "Leaderboard",
     "Leave",
     "Left",
     "ListGames",
@@ -108,6 +113,12 @@ LIST_LIMIT = 100
 LIST_LIMIT_MAX = 200
 """Largest ``list_rooms.limit`` (a page of that many summaries stays under 64 KiB)."""
 MAX_CURSOR_LEN = 64
+LEADERBOARD_LIMIT = 10
+"""Entries per ``leaderboard`` reply when ``get_leaderboard.limit`` is absent."""
+LEADERBOARD_LIMIT_MAX = 100
+"""Largest ``get_leaderboard.limit``."""
+BOARD_ORDERS = ("asc", "desc")
+"""Values of ``leaderboard.order``: lower scores rank first, or higher ones."""
 MAX_ID = 2**31 - 1
 """Largest integer request id (and largest value of other counters such as spectators)."""
 MAX_STATE_ID = 2**53 - 1
@@ -698,6 +709,29 @@ class GetLog(_Record):
     id: RequestId | None = _f(_ID, default=None)
 
 
+@_message("get_leaderboard", "client")
+class GetLeaderboard(_Record):
+    """``get_leaderboard``: ask for one page of a game's leaderboard (the best solo score of
+    each player name); answered by ``leaderboard``.
+
+    Attributes:
+        game: Game name (1..32 characters).
+        mode: The board's mode (1..32 characters), or None for the game's ranked mode.
+        limit: Most entries in the reply, 1..:data:`LEADERBOARD_LIMIT_MAX`; None:
+            :data:`LEADERBOARD_LIMIT`.
+        around: A player name (1..64 characters): the page shows the entries around that
+            name's rank instead of the top ones; None: the top of the board.
+        id: Request id, or None.
+    """
+
+    TYPE: ClassVar[str]
+    game: str = _f(_GAME)
+    mode: str | None = _f(_MODE, default=None)
+    limit: int | None = _f(_int(1, LEADERBOARD_LIMIT_MAX), default=None)
+    around: str | None = _f(_str(1, 64), default=None)
+    id: RequestId | None = _f(_ID, default=None)
+
+
 @_message("ping", "client")
 class Ping(_Record):
     """``ping``: liveness check at the application level; answered by ``pong``.
@@ -1040,6 +1074,60 @@ class Log(_Record):
     re: RequestId | None = _f(_ID, default=None)
 
 
+def _board_entry(item: Any, name: str) -> None:
+    """Check one leaderboard entry: a map of exactly ``rank`` (int >= 1), ``name`` (str
+    1..64) and ``score`` (int)."""
+    if type(item) is not dict:
+        raise BadType(f"{name}: expected map, got {_tname(item)}")
+    if set(item) != {"rank", "name", "score"}:
+        raise BadValue(f"{name}: expected exactly the keys rank, name, score")
+    _int(1, MAX_ID)(item["rank"], f"{name}.rank")
+    _str(1, 64)(item["name"], f"{name}.name")
+    _int(_INT_MIN, _INT_MAX)(item["score"], f"{name}.score")
+
+
+def _board_entries(v: Any, name: str) -> None:
+    _array(False)(v, name)
+    for i, item in enumerate(v):
+        _board_entry(item, f"{name}[{i}]")
+
+
+def _board_you(v: Any, name: str) -> None:
+    if type(v) is not dict:
+        raise BadType(f"{name}: expected map, got {_tname(v)}")
+    if set(v) != {"rank", "score"}:
+        raise BadValue(f"{name}: expected exactly the keys rank, score")
+    _int(1, MAX_ID)(v["rank"], f"{name}.rank")
+    _int(_INT_MIN, _INT_MAX)(v["score"], f"{name}.score")
+
+
+@_message("leaderboard", "server")
+class Leaderboard(_Record):
+    """``leaderboard``: one page of a game's leaderboard (reply to ``get_leaderboard``).
+
+    Attributes:
+        game: Game name (1..32 characters).
+        mode: The board's mode (1..32 characters; ``"standard"`` for a game without modes).
+        order: ``"asc"`` (lower scores rank first: Skipper turns) or ``"desc"`` (higher
+            scores rank first: points).
+        entries: The page, best first: maps ``{rank, name, score}`` (``rank`` 1 = the best;
+            equal scores are ranked by name).
+        total: Entries on the whole board, 0..2**31-1.
+        you: ``{rank, score}`` of the asking connection's own name (its hello ``client``)
+            when that name is on the board, else None.
+        re: ``get_leaderboard.id``, or None.
+    """
+
+    TYPE: ClassVar[str]
+    game: str = _f(_GAME)
+    mode: str = _f(_MODE)
+    order: str = _f(_word(BOARD_ORDERS))
+    entries: Sequence[dict[str, Any]] = _f(_board_entries, factory=list)
+    total: int = _f(_int(0, MAX_ID), factory=int)
+    you: dict[str, Any] | None = _f(_board_you, default=None)
+    re: RequestId | None = _f(_ID, default=None)
+
+
 @_message("ok", "server")
 class Ok(_Record):
     """``ok``: the request was accepted (reply to ``act``).
@@ -1083,13 +1171,13 @@ class Error(_Record):
 
 ClientMessage: TypeAlias = (
     Hello | ListGames | ListRooms | CreateRoom | Join | QuickJoin | Spectate | Leave | Start
-    | Resume | Act | GetView | GetLog | Ping
+    | Resume | Act | GetView | GetLog | GetLeaderboard | Ping
 )
 """Any message a client sends."""
 
 ServerMessage: TypeAlias = (
     Welcome | Games | Rooms | RoomCreated | Joined | Left | Started | Update | SeatEvent
-    | GameOver | Log | Ok | Pong | Error
+    | GameOver | Log | Leaderboard | Ok | Pong | Error
 )
 """Any message the server sends."""
 

@@ -7,6 +7,7 @@ import gc
 import logging
 import signal
 import ssl
+from http import HTTPStatus
 from typing import Any
 
 from websockets.asyncio.server import Server as WsServer
@@ -15,10 +16,11 @@ from websockets.http11 import Request, Response
 from websockets.typing import Origin
 
 from . import web
+from .admin import Admin
 from .admission import AdmittedConnection, Gate, default_max_connections, raise_fd_limit
 from .cluster import Cluster
 from .config import Settings
-from .connection import Connection
+from .connection import Connection, peer_address
 from .limits import AddressCounter
 from .lobby import Lobby
 from .logs import event
@@ -30,9 +32,25 @@ log = logging.getLogger("cardhall.server")
 #: The websockets library's logger for our connections. At DEBUG it would dump frames, and
 #: frames hold seat tokens: it never logs below INFO, whatever the process's level.
 ws_log = logging.getLogger("cardhall.websockets")
+#: Paths whose requests are logged at DEBUG, not INFO: load balancers ask every second.
+QUIET_PATHS = frozenset({"/healthz"})
+
+
+def _ws_filter(record: logging.LogRecord) -> bool:
+    """websockets' records worth a line: INFO and above, except its ``HTTP response sent``
+    line for each answer of ``_process_request`` (the server logs its own ``http_request``
+    line for those, with the path; at DEBUG for :data:`QUIET_PATHS`), and its INFO lines
+    (``connection closed``) about the connection of a request for a quiet path."""
+    if record.levelno < logging.INFO or record.msg == "HTTP response sent (%d %s)":
+        return False
+    request = getattr(getattr(record, "websocket", None), "request", None)
+    return not (record.levelno == logging.INFO and request is not None
+                and request.path in QUIET_PATHS)
+
+
 # A filter, not a level: a level of INFO here would also log its INFO lines (one per socket)
 # when the process runs at WARNING.
-ws_log.addFilter(lambda record: record.levelno >= logging.INFO)
+ws_log.addFilter(_ws_filter)
 
 
 class Server:
@@ -56,6 +74,7 @@ class Server:
         self.metrics = Metrics(self.store, lambda: len(self.lobby.rooms),
                                lambda: len(self.connections))
         self.lobby.metrics = self.metrics
+        self.admin = Admin(self, self.settings.admin_token)
         self._ws: WsServer | None = None
         s = self.settings
         self.gate = Gate(s, s.max_connections or default_max_connections(s.fd_reserve),
@@ -121,10 +140,20 @@ class Server:
         """HTTP on the WebSocket port: ``/healthz``, ``/metrics`` and the web app's files
         (:mod:`.web`, for a GET that is not a WebSocket upgrade); None lets a WebSocket
         upgrade go on to the handshake (connections were admitted at accept:
-        :mod:`.admission`)."""
+        :mod:`.admission`). ``/admin/...`` is the admin API (:mod:`.admin`); while the
+        process drains, ``/healthz`` and WebSocket upgrades answer 503."""
+        response = await self.admin.http(ws, request)
+        if response is not None:
+            return response
+        if self.admin.draining and (request.path == "/healthz" or web.is_upgrade(request)):
+            return ws.respond(HTTPStatus.SERVICE_UNAVAILABLE, "draining\n")
         response = await self.metrics.http(ws, request)
         if response is None:
             response = web.respond(ws, request)
+        if response is not None:  # an HTTP answer, not an upgrade: one access line
+            event(log, logging.DEBUG if request.path in QUIET_PATHS else logging.INFO,
+                  "http_request", addr=peer_address(ws), path=request.path,
+                  code=response.status_code)
         return response
 
     async def _handle(self, ws: ServerConnection) -> None:
@@ -144,6 +173,7 @@ class Server:
             self._ws.close(close_connections=True)
             await self._ws.wait_closed()
             self._ws = None
+        await self.admin.close()
         await self.cluster.stop()
         await self.lobby.close()
         # Frames the closing rooms queued for members on other processes: sent if they can

@@ -194,8 +194,15 @@ def main() -> None:
 @click.option("--gc-threshold", type=click.IntRange(0), default=50_000, show_default=True,
               help="Allocations between young-generation garbage collections (0: Python's "
                    "default, 700).")
+@click.option("--admin-token", envvar="CARDHALL_ADMIN_TOKEN", default=None, metavar="TOKEN",
+              help="Bearer token of the admin HTTP API (/admin/...; env CARDHALL_ADMIN_TOKEN; "
+                   "default: the API is off). Prefer the env or --admin-token-file: "
+                   "arguments show in ps.")
+@click.option("--admin-token-file", type=click.File("r"), default=None,
+              help="Read the admin token from this file (first line).")
 def serve(host: str, port: int, max_frame: int, log_level: str, redis_url: str | None,
-          lease_seconds: float, **limits: Any) -> None:
+          lease_seconds: float, admin_token: str | None, admin_token_file: Any,
+          **limits: Any) -> None:
     """Run a Cardhall server until SIGINT/SIGTERM (embedded store unless --redis-url)."""
     import ssl
 
@@ -206,6 +213,10 @@ def serve(host: str, port: int, max_frame: int, log_level: str, redis_url: str |
 
     if limits["certfile"] is None and limits["keyfile"] is not None:
         raise click.BadParameter("needs --certfile", param_hint="--keyfile")
+    if admin_token_file is not None:
+        admin_token = (admin_token_file.readline() or "").strip()
+        if not admin_token:
+            raise click.BadParameter("the file holds no token", param_hint="--admin-token-file")
     if limits["certfile"] is not None:
         try:
             tls_context(limits["certfile"], limits["keyfile"])
@@ -229,7 +240,8 @@ def serve(host: str, port: int, max_frame: int, log_level: str, redis_url: str |
 
         store = RedisStore(redis_url, lease_seconds=lease_seconds)
     try:
-        settings = Settings(host=host, port=port, max_frame=max_frame, **_limits(limits))
+        settings = Settings(host=host, port=port, max_frame=max_frame,
+                            admin_token=admin_token or None, **_limits(limits))
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     try:
@@ -387,8 +399,13 @@ def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_gam
 @click.option("--record", "record_dir", type=click.Path(file_okay=False), default=None,
               help="Write the record of each finished game to this folder (ROOM.json), for "
                    "`cardhall verify`.")
-def play(url: str, name: str | None, color: bool | None, record_dir: str | None) -> None:
-    """Play in a terminal: lobby, create/join rooms, numbered actions, turn clocks."""
+@click.option("--ascii/--no-ascii", "ascii_cards", default=None,
+              help="Suits as letters (10D) and ASCII only (default: on when the terminal "
+                   "cannot print the suit symbols).")
+def play(url: str, name: str | None, color: bool | None, record_dir: str | None,
+         ascii_cards: bool | None) -> None:
+    """Play in a terminal: lobby, create/join rooms, numbered actions, turn clocks; seat
+    tokens kept in the user's state folder (lobby command m: my games / resume)."""
     import asyncio
     import getpass
     import os
@@ -410,7 +427,8 @@ def play(url: str, name: str | None, color: bool | None, record_dir: str | None)
     if record_dir is not None:
         os.makedirs(record_dir, exist_ok=True)
     try:
-        status = asyncio.run(run_terminal(url, name=name, color=color, record_dir=record_dir))
+        status = asyncio.run(run_terminal(url, name=name, color=color, record_dir=record_dir,
+                                          ascii=ascii_cards))
     except KeyboardInterrupt:
         raise SystemExit(130) from None
     except ServerError as exc:
@@ -457,6 +475,178 @@ def rooms(url: str, game: str | None, waiting: bool, as_json: bool) -> None:
         access = "private" if r["private"] else "public"
         click.echo(f"{r['room']:<10} {r['game']:<12} {str(r['mode'] or '-'):<6} {seats:>7} "
                    f"{r['status']:<9} {access:<7} {r['name']}")
+
+
+class HttpUrl(click.ParamType):
+    """A server's HTTP base URL, ``http(s)://HOST:PORT`` (the admin API is on the WebSocket
+    port); anything else is refused with a usage error (exit 2)."""
+
+    name = "URL"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> str:
+        """The URL without a trailing slash.
+
+        Raises:
+            click.BadParameter: no ``http://``/``https://`` scheme, no host, or a path.
+        """
+        from urllib.parse import urlsplit
+
+        try:
+            parts = urlsplit(str(value))
+            parts.port  # noqa: B018 - raises ValueError on a bad port
+        except ValueError:
+            parts = None
+        if (parts is None or parts.scheme not in ("http", "https") or not parts.hostname
+                or parts.path.strip("/") or parts.query):
+            self.fail(f"{value!r} is not a server URL like http://HOST:PORT", param, ctx)
+        return str(value).rstrip("/")
+
+
+def _admin_options(fn: Any) -> Any:
+    """The ``--url``, ``--token`` and ``--token-file`` options of every admin command."""
+    fn = click.option("--token-file", type=click.File("r"), default=None,
+                      help="Read the token from this file (first line).")(fn)
+    fn = click.option("--token", envvar="CARDHALL_ADMIN_TOKEN", default=None, metavar="TOKEN",
+                      help="The server's admin token (env CARDHALL_ADMIN_TOKEN).")(fn)
+    return click.option("--url", required=True, type=HttpUrl(),
+                        help="The server, http(s)://HOST:PORT (its WebSocket port).")(fn)
+
+
+def _admin_token(token: str | None, token_file: Any) -> str:
+    """The admin token from ``--token-file`` (first line) or ``--token``.
+
+    Raises:
+        click.UsageError: no token given.
+    """
+    if token_file is not None:
+        token = (token_file.readline() or "").strip()
+    if not token:
+        raise click.UsageError("give --token, --token-file or CARDHALL_ADMIN_TOKEN")
+    return token
+
+
+def _admin_call(url: str, token: str, method: str, path: str) -> dict[str, Any]:
+    """One admin API request with the bearer ``token``; returns its JSON answer.
+
+    Raises:
+        click.ClickException: the server cannot be reached or answered an error (one line).
+    """
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(url + path, method=method, data=None,
+                                     headers={"Authorization": f"Bearer {token}"})
+    if method == "POST":
+        request.add_header("Content-Length", "0")
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            body = response.read()
+    except urllib.error.HTTPError as exc:
+        try:
+            reason = json.loads(exc.read()).get("error", exc.reason)
+        except (ValueError, AttributeError, OSError):
+            reason = exc.reason
+        raise click.ClickException(f"{method} {path}: {exc.code} {reason}") from None
+    except (OSError, ValueError) as exc:  # URLError, timeouts, resets are OSErrors
+        raise click.ClickException(f"cannot reach {url}: "
+                                   f"{getattr(exc, 'reason', None) or exc}") from None
+    try:
+        answer = json.loads(body)
+    except ValueError:
+        raise click.ClickException(f"{url} answered no JSON: is it a Cardhall "
+                                   "server?") from None
+    if not isinstance(answer, dict):
+        raise click.ClickException(f"{url} answered no JSON object")
+    return answer
+
+
+@main.group()
+def admin() -> None:
+    """Operate a running server through its admin HTTP API (the server runs with
+    --admin-token): list and close rooms, kick a seat, drain for a rolling restart."""
+
+
+@admin.command("rooms")
+@_admin_options
+@click.option("--json", "as_json", is_flag=True, help="The room list as one JSON array.")
+def admin_rooms(url: str, token: str | None, token_file: Any, as_json: bool) -> None:
+    """List the rooms of every server process sharing the store, with their owners."""
+    from urllib.parse import quote
+
+    secret = _admin_token(token, token_file)
+    listing: list[dict[str, Any]] = []
+    cursor = None
+    for _ in range(100_000):  # bounded: at most this many pages
+        query = "?limit=500" + (f"&cursor={quote(cursor)}" if cursor else "")
+        page = _admin_call(url, secret, "GET", "/admin/rooms" + query)
+        listing.extend(page.get("rooms", []))
+        cursor = page.get("cursor")
+        if not cursor:
+            break
+    if as_json:
+        click.echo(json.dumps(listing, sort_keys=True))
+        return
+    if not listing:
+        click.echo("no rooms")
+        return
+    click.echo(f"{'room':<10} {'game':<12} {'seats':>7} {'status':<9} {'owner':<28} name")
+    for r in listing:
+        seats = f"{r['taken']}/{r['seats']}"
+        click.echo(f"{r['room']:<10} {r['game']:<12} {seats:>7} {r['status']:<9} "
+                   f"{str(r.get('owner') or '-'):<28} {r['name']}")
+
+
+@admin.command("close")
+@_admin_options
+@click.argument("room")
+def admin_close(url: str, token: str | None, token_file: Any, room: str) -> None:
+    """Close ROOM (on whichever process runs it): its members are told and it is removed."""
+    from urllib.parse import quote
+
+    answer = _admin_call(url, _admin_token(token, token_file), "POST",
+                         f"/admin/rooms/{quote(room, safe='')}/close")
+    click.echo(f"room {room} closed ({answer.get('members_told', 0)} members told)")
+
+
+@admin.command("kick")
+@_admin_options
+@click.argument("room")
+@click.argument("seat", type=click.IntRange(0, 99))
+def admin_kick(url: str, token: str | None, token_file: Any, room: str, seat: int) -> None:
+    """Remove the player of SEAT from ROOM: told and detached, its token voided; the seat is
+    freed (waiting room) or follows the room's on_abandon (bot or forfeit)."""
+    from urllib.parse import quote
+
+    answer = _admin_call(url, _admin_token(token, token_file), "POST",
+                         f"/admin/rooms/{quote(room, safe='')}/seats/{seat}/kick")
+    click.echo(f"seat {seat} of room {room} kicked: {answer.get('seat_now')}")
+
+
+@admin.command("drain")
+@_admin_options
+@click.option("--timeout", type=click.FloatRange(0, 3600), default=60.0, show_default=True,
+              help="Seconds the server waits for its rooms to be taken over (Redis) or to "
+                   "finish (embedded store) before it closes its connections all the same.")
+@click.option("--wait/--no-wait", default=True, show_default=True,
+              help="Wait until the server reports it is drained.")
+def admin_drain(url: str, token: str | None, token_file: Any, timeout: float,
+                wait: bool) -> None:
+    """Drain a server for a rolling restart: it stops taking connections and rooms (and
+    /healthz answers 503), hands its rooms to the other servers, then closes its
+    connections with 1012 so that clients reconnect elsewhere. Exit 1 if it does not
+    report drained in time."""
+    import time
+
+    secret = _admin_token(token, token_file)
+    status = _admin_call(url, secret, "POST", f"/admin/drain?timeout={timeout:g}")
+    deadline = time.monotonic() + timeout + 30
+    while wait and status.get("state") != "drained":
+        if time.monotonic() > deadline or "error" in status:
+            raise click.ClickException(f"not drained: {json.dumps(status, sort_keys=True)}")
+        time.sleep(0.5)
+        status = _admin_call(url, secret, "GET", "/admin/drain")
+    click.echo(json.dumps(status, sort_keys=True))
 
 
 @main.command()

@@ -16,6 +16,9 @@ client may be connected to any process:
   owner took that client for disconnected (its process looked gone) and holds its seats for
   the grace window; the client's process tells the client (a ``seat_event dropped`` for its
   own seat), which resumes them with its seat tokens.
+* ``{"k": "admin", "from": PROC, "id": N, "op": "close"|"kick", "room": ID, "seat": SEAT}``:
+  an operator's request (:mod:`.admin`) for a room this process owns; answered with
+  ``{"k": "admin_re", "id": N, "status": HTTP_STATUS, "body": {...}}`` to ``PROC``.
 
 An owner that dies stops renewing its leases; within ``lease_seconds`` (plus one scan) another
 process takes each room over: it rebuilds the room from the store (snapshot + log), reattaches
@@ -75,6 +78,7 @@ class Hub(session.Hub, Protocol):
     session's hub (store, lobby, cluster) and the local ``sessions`` by session id."""
 
     sessions: Mapping[str, Session]
+    admin: Any  # the server's Admin (:mod:`.admin`): operator requests for this process
 
 
 class RemotePeer(Session):
@@ -358,6 +362,8 @@ class Cluster:
             peer = self.peers.pop((msg["from"], msg["sess"]), None)
             if peer is not None:
                 peer.gone()
+        elif kind in ("admin", "admin_re"):  # an operator's request (:mod:`.admin`)
+            await self.server.admin.inbox(msg)
         elif kind == "dropped":
             conn = self.server.sessions.get(msg["sess"])
             if conn is not None:
@@ -392,8 +398,8 @@ class Cluster:
             except StoreError as exc:
                 log.warning("orphan scan failed: %s", exc)
                 continue
-            if not self.health.may_take_over():
-                continue  # the store just came back: owners renew their leases first
+            if not self.health.may_take_over() or self.server.lobby.draining:
+                continue  # the store just came back (owners renew first), or draining
             for room_id in orphans:
                 if room_id not in self.server.lobby.rooms:
                     with contextlib.suppress(RoomError, StoreError):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -78,6 +78,8 @@ class Settings:
             whole process, which also freezes the objects alive at startup out of later
             collections (``gc.freeze``). Fewer, slightly longer pauses of the event loop: in
             ``cardhall bench`` this halved the p99 action round trip. None: Python's defaults.
+        admin_token: Bearer token of the admin HTTP API (``/admin/...``, :mod:`.admin`);
+            None: the API is off (404). Never logged.
     """
 
     host: str = "127.0.0.1"
@@ -107,6 +109,7 @@ class Settings:
     compression: bool = False
     server_name: str = "cardhall/0.1"
     gc_threshold: int | None = 50_000
+    admin_token: str | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         """Check what cannot be checked by a type.

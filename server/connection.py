@@ -24,6 +24,7 @@ from .config import Settings
 from .limits import TokenBucket
 from .lobby import Lobby
 from .logs import event
+from .metrics import Metrics
 from .room import Room
 from .session import Session
 from .store import Store
@@ -72,6 +73,7 @@ class Hub(Protocol):
     lobby: Lobby
     cluster: Cluster
     sessions: dict[str, Connection]
+    metrics: Metrics
 
 
 class Connection(Session):
@@ -207,6 +209,7 @@ class Connection(Session):
         if self.closed:
             return
         self.closed = True
+        self.server.metrics.closed(code)
         event(log, logging.INFO if code in _ROUTINE_CLOSES else logging.WARNING, "conn_closing",
               session=self.session, addr=self.addr, code=code, reason=reason)
         if not flush:
@@ -218,6 +221,12 @@ class Connection(Session):
         # transport is aborted, whatever the writer is doing.
         asyncio.get_running_loop().call_later(self.server.settings.close_grace,
                                               self._close_deadline)
+
+    def close_with(self, code: int, reason: str) -> None:
+        """Close the connection with ``code`` once the frames queued for it are written
+        (e.g. 1012 when the server drains: :mod:`.admin`); its socket is aborted if the
+        close has not ended ``close_grace`` seconds later."""
+        self._abort(code, reason)
 
     def _close_deadline(self) -> None:
         """Abort the socket when the close begun by :meth:`_abort` has not ended within
@@ -325,6 +334,7 @@ class Connection(Session):
         assert bucket is not None
         s = self.server.settings
         self.refused += 1
+        self.server.metrics.rate_limited.inc()
         try:
             re = p.reply_id(p.decode(frame, side="client", max_size=s.max_frame))
         except p.ProtocolError as exc:
@@ -350,6 +360,7 @@ class Connection(Session):
         if bucket is None or not isinstance(msg, (p.CreateRoom, p.QuickJoin)) or bucket.take():
             return True
         n = self.server.settings.rooms_per_minute
+        self.server.metrics.room_refused("rate")
         self.send_error("room/limit", f"at most {n} new rooms a minute per connection",
                         p.reply_id(msg))
         event(log, logging.INFO, "room_limited", session=self.session, addr=self.addr,

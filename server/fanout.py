@@ -59,6 +59,8 @@ class Seat:
         conn: The connection playing it, or None (dropped, or played by a server bot).
         name: Display name (the client's hello name).
         bot: True once a server-side bot plays the seat.
+        assisted: True once a server-side bot has played the seat, even if its player took
+            it back (such a seat's game is not ranked: :mod:`.leaderboard`); bot seats too.
         grace_until: ``time.time()`` deadline of a dropped seat's grace window, or None.
     """
 
@@ -67,6 +69,10 @@ class Seat:
     name: str
     bot: bool = False
     grace_until: float | None = None
+    assisted: bool = False
+
+    def __post_init__(self) -> None:
+        self.assisted = self.assisted or self.bot
 
     def public(self, seat: int) -> dict[str, Any]:
         """What everyone may know of the seat."""
@@ -76,7 +82,7 @@ class Seat:
     def stored(self) -> dict[str, Any]:
         """The seat as the store keeps it (token included: the store is trusted)."""
         return {"token": self.token, "name": self.name, "bot": self.bot,
-                "grace_until": self.grace_until}
+                "grace_until": self.grace_until, "assisted": self.assisted}
 
 
 @dataclass
@@ -157,6 +163,8 @@ class RoomViews:
     if TYPE_CHECKING:
         id: str
         status: str
+        game_name: str
+        options: dict[str, Any]
         game: Game | None
         game_cls: type[Game]
         seats: list[Seat | None]
@@ -173,11 +181,13 @@ class RoomViews:
         def _game_over(self) -> p.GameOver: ...
 
     def table(self) -> dict[str, Any]:
-        """Server facts added to every view under ``"room"``: id, status, players,
-        deadlines (``[[seat, unix time in s], ...]``), the deal ``commitment`` (nil until the
-        game starts). While they do not change, the same dict object as
-        last time (the delta diff then skips it by identity; do not mutate it)."""
-        table = {"id": self.id, "status": self.status,
+        """Server facts added to every view under ``"room"``: id, game name, mode (nil: the
+        game's default), status, players, deadlines (``[[seat, unix time in s], ...]``), the
+        deal ``commitment`` (nil until the game starts). While they do not change, the same
+        dict object as last time (the delta diff then skips it by identity; do not mutate
+        it)."""
+        table = {"id": self.id, "game": self.game_name, "mode": self.options.get("mode"),
+                 "status": self.status,
                  "players": [None if h is None else h.public(s)
                              for s, h in enumerate(self.seats)],
                  "deadlines": [[s, t] for s, t in sorted(self.deadlines.items())],

@@ -15,10 +15,11 @@ from typing import Any, Protocol
 from .. import protocol as p
 from .. import games
 from .config import Settings
+from .metrics import bind_game
 from ..games import GameError, OptionError
 from .room import Peer as Session
 from .room import Room, RoomError, split_options
-from .store import Store, StoreError
+from .store import MemoryStore, OwnershipLost, Store, StoreError
 from .tasks import SHUTDOWN_GRACE, Background
 
 
@@ -61,6 +62,8 @@ class Lobby:
         #: Demotions, expiries and removals of finished rooms, stopped by :meth:`close`.
         self.background = Background()
         self._removals: dict[str, asyncio.TimerHandle] = {}
+        #: Set by a drain (:mod:`.admin`): no room is created or taken over here any more.
+        self.draining = False
 
     def find(self, room_id: str) -> Room:
         """The room ``room_id`` run by this process.
@@ -108,6 +111,9 @@ class Lobby:
                 return room
             if owner is not None and owner != self.store.process_id:
                 return owner
+            if self.draining and not isinstance(self.store, MemoryStore):
+                # Draining: another process takes the room over; wait for it.
+                return await self._new_owner(room_id)
             health = self.store.health
             if owner is None and not health.may_take_over():
                 await asyncio.sleep(health.until_takeover())  # its owner may be renewing
@@ -116,6 +122,42 @@ class Lobby:
             if taken is not None:
                 return taken
         raise StoreError(f"room {room_id} changes owner too often")
+
+    async def _new_owner(self, room_id: str) -> str:
+        """The process that takes ``room_id`` over from this draining one (polled every
+        0.1 s for at most a lease and two orphan scans).
+
+        Raises:
+            RoomError: ``server/unavailable`` when no process took it over in time.
+            StoreError: the store is unavailable.
+        """
+        deadline = asyncio.get_running_loop().time() + self.store.lease_seconds + 2.0
+        while asyncio.get_running_loop().time() < deadline:
+            owner = await self.store.owner(room_id)
+            if owner is not None and owner != self.store.process_id:
+                return owner
+            await asyncio.sleep(0.1)
+        raise RoomError("server/unavailable", "this server is draining and no other server "
+                        "took the room over yet; retry")
+
+    async def hand_over(self, room: Room) -> None:
+        """Give ``room`` up for another process to take over (a drain): this copy stops
+        between two work items (none is cut midway), its state is saved and its lease
+        released; the other processes' orphan scans take it over within a second, and
+        they reattach its members. Local members are then served through forwarding.
+
+        Raises:
+            StoreError: the state could not be saved or the lease released (the room stays
+                stopped here; its lease expires and it is taken over all the same).
+        """
+        async with room._busy:  # no work item or action is running, none starts
+            await self.demote(room, quiet=True)
+            try:
+                await room.save_state()
+            except OwnershipLost:
+                return  # taken over already
+            await self.store.release(room.id)
+        log.info("room handed over room=%s state_id=%d", room.id, room.state_id)
 
     async def _take_over(self, room_id: str) -> Room | None:
         """Acquire the room's lease and load it; at most one at a time per room (others
@@ -153,7 +195,7 @@ class Lobby:
             log.error("room %s: cannot rebuild from the store: %s", room_id, exc)
             raise RoomError("server/internal", "the room's record is damaged") from None
         room.on_finish, room.on_lost = self._finished, self._lost
-        room.metrics = self.metrics
+        room.metrics = bind_game(self.metrics, room.game_name, room.options.get("mode"))
         room.lease = lease
         assert room_id not in self.rooms, "one takeover at a time (_loading)"
         self.rooms[room_id] = room
@@ -166,7 +208,7 @@ class Lobby:
                  room.state_id, len(room.members), lease)
         return room
 
-    async def demote(self, room: Room) -> None:
+    async def demote(self, room: Room, *, quiet: bool = False) -> None:
         """Stop running this copy of ``room`` (another process owns the room now, or this
         process acquired it again for a newer copy); local members are served by the
         current owner through forwarding. A copy that is not the registered one is only
@@ -181,7 +223,8 @@ class Lobby:
             if conn.process == self.store.process_id:
                 conn.remote_rooms.add(room.id)
         await room.close()
-        log.warning("room demoted room=%s (owned elsewhere now)", room.id)
+        if not quiet:  # quiet: handed over on purpose (:meth:`hand_over`)
+            log.warning("room demoted room=%s (owned elsewhere now)", room.id)
 
     def _lost(self, room: Room) -> None:
         self.background.spawn(self.demote(room))
@@ -198,7 +241,12 @@ class Lobby:
                 ``room/limit`` (too many rooms).
             StoreError: the store is unavailable.
         """
+        if self.draining:
+            raise RoomError("server/unavailable", "this server is draining for a restart and "
+                            "creates no rooms: reconnect to another server")
         if len(self.rooms) >= self.settings.max_rooms:
+            if self.metrics is not None:
+                self.metrics.room_refused("capacity")
             raise RoomError("room/limit", f"this server hosts at most {self.settings.max_rooms} "
                             "rooms")
         try:
@@ -236,8 +284,9 @@ class Lobby:
         room = Room(id=room_id, name=name or f"{cls.title} {room_id}", game_name=msg.game,
                     game_cls=cls, options=resolved, seat_count=seats, settings=settings,
                     store=self.store, private=private, code=code,
-                    host=conn.session, on_finish=self._finished, on_lost=self._lost)
-        room.metrics = self.metrics
+                    host=conn.session, on_finish=self._finished, on_lost=self._lost,
+                    chosen_deal=bool(chosen))
+        room.metrics = bind_game(self.metrics, room.game_name, room.options.get("mode"))
         # Registered before the store write: once the store lists the room, a quick join of
         # this process may route to it, and must find this room rather than load a twin.
         self.rooms[room_id] = room

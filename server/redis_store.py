@@ -18,6 +18,10 @@ so a Redis Cluster keeps them in one slot and the scripts below touch one slot o
                                         scores 0, read in id order with ZRANGEBYLEX;
                                         rebuilt from the lobby hash when missing (reindex)
     cardhall:proc:PROC          string  "1" while server process PROC is alive (PX, renewed)
+    cardhall:board:GAME:MODE    zset    leaderboard (``server/leaderboard.py``): member = player
+                                        name, score = rank value (lower is better: turns, or
+                                        minus the points); the best BOARD_SIZE names; no
+                                        expiry
     channel cardhall:inbox:PROC         pub/sub inbox of server process PROC
 
 Finished rooms' keys expire (``finish_room``); the lobby and code entries are removed with the
@@ -64,6 +68,7 @@ log = logging.getLogger("cardhall.redis")
 
 LOBBY = "cardhall:lobby"
 CODES = "cardhall:codes"
+BOARD_PREFIX = "cardhall:board:"
 
 # Lua prelude of the fenced scripts: whether lease ``lease`` ("PROC#EPOCH") holds the room
 # whose lease key is ``owner`` and epoch counter ``epoch``: the key is that lease (extended
@@ -533,6 +538,36 @@ class RedisStore(Store):
         return bool(await self._call(self.redis.exists(f"cardhall:proc:{process_id}")))
 
     # -- messages ------------------------------------------------------------------------
+
+    async def record_score(self, board: str, name: str, value: int, size: int) -> bool:
+        """``ZADD LT CH`` (only a lower value replaces the name's entry; a new name is
+        added), then ``ZREMRANGEBYRANK size -1`` (drop all but the best ``size``), in one
+        MULTI."""
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.zadd(BOARD_PREFIX + board, {name: value}, lt=True, ch=True)
+            pipe.zremrangebyrank(BOARD_PREFIX + board, size, -1)
+            changed, _ = await self._call(pipe.execute())
+        return bool(changed)
+
+    async def board_page(self, board: str, start: int, count: int
+                         ) -> tuple[list[tuple[str, int]], int]:
+        """``ZRANGE start stop WITHSCORES`` and ``ZCARD`` (ties are in name order, as in a
+        sorted set of equal scores)."""
+        if count <= 0:
+            return [], int(await self._call(self.redis.zcard(BOARD_PREFIX + board)))
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zrange(BOARD_PREFIX + board, start, start + count - 1, withscores=True)
+            pipe.zcard(BOARD_PREFIX + board)
+            rows, total = await self._call(pipe.execute())
+        return [(n.decode(), int(v)) for n, v in rows], int(total)
+
+    async def board_rank(self, board: str, name: str) -> tuple[int, int] | None:
+        """``ZRANK`` and ``ZSCORE`` of the name."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zrank(BOARD_PREFIX + board, name)
+            pipe.zscore(BOARD_PREFIX + board, name)
+            rank, value = await self._call(pipe.execute())
+        return None if rank is None or value is None else (int(rank), int(value))
 
     async def publish(self, process_id: str, payload: bytes) -> int:
         """PUBLISH to the process's inbox channel."""

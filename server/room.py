@@ -48,7 +48,9 @@ from .. import protocol as p
 from ..protocol import fairness
 from ..games import Game, GameError, bots
 from ..games.options import Option, parse_options
-from .metrics import observe_action
+from . import leaderboard
+from .logs import event
+from .metrics import GameMetrics, outcome_kind, observe_action
 from .store import Loaded, LogEntry, OwnershipLost, Store, StoreError
 from .clocks import REAL_TIME_BOT_SECONDS as REAL_TIME_BOT_SECONDS  # re-exported
 from .clocks import RoomClocks
@@ -141,6 +143,8 @@ class Room(RoomViews, RoomClocks):
         status: ``"waiting"``, ``"playing"`` or ``"finished"``.
         salt: The salt of the deal commitment (32 hex digits; see :attr:`commitment`),
             drawn at creation and kept in the record; ``""`` for a room stored without one.
+        chosen_deal: True when its creator set the deal (``seed`` or ``deck``, allowed in
+            solo rooms only): such a game is never ranked on a leaderboard.
         lease: The store lease this copy of the room runs under (``"PROCESS#EPOCH"``), passed
             to its fenced writes: once the room is acquired again, this copy writes nothing.
             None: unfenced (a bare room in tests).
@@ -161,8 +165,10 @@ class Room(RoomViews, RoomClocks):
     on_finish: Callable[[Room], None] | None = None
     on_lost: Callable[[Room], None] | None = None
     lease: str | None = None
+    chosen_deal: bool = False
     created: float = field(default_factory=time.time)
     finished_at: float | None = None
+    started_at: float | None = None  # unix time s of the start (None: waiting, or unknown)
     _queue: asyncio.Queue[Callable[[], Any]] | None = None  # made by the first work item
     #: Held while a work item runs, whichever task runs it (see :meth:`play`).
     _busy: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -182,7 +188,9 @@ class Room(RoomViews, RoomClocks):
     _saved_snapshot: dict[str, Any] | bytes | None = None
     _saved_entries: list[LogEntry] = field(default_factory=list)
     _closing: bool = False
-    metrics: Any = None  # the server's Metrics (None in bare tests)
+    #: This room's game's metrics, bound by the lobby (:func:`~.metrics.bind_game`; None in
+    #: bare tests).
+    metrics: GameMetrics | None = None
     _save_posted: bool = False
     _table: dict[str, Any] | None = None  # the last table() (see there)
     salt: str = field(default_factory=fairness.new_salt)
@@ -194,6 +202,9 @@ class Room(RoomViews, RoomClocks):
     options: dict[str, Any] = field(default_factory=dict, kw_only=True)
     seat_count: int = field(default=0, kw_only=True)
     _may_run: bool = False  # start_task() was called: work items start the task
+    #: Futures of :meth:`submit` not resolved yet: failed by :meth:`close`, so that no caller
+    #: waits for ever for a work item a closed room will never run.
+    _waiting: set[asyncio.Future[Any]] = field(default_factory=set)
     _bot: Callable[..., Any] = field(init=False)  # the server bots' strategy
 
     def __post_init__(self) -> None:
@@ -257,6 +268,8 @@ class Room(RoomViews, RoomClocks):
         """Run ``fn`` (sync or async) in the room's task; the future gets its result or
         exception."""
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._waiting.add(fut)
+        fut.add_done_callback(self._waiting.discard)
 
         async def item() -> None:
             try:
@@ -295,7 +308,9 @@ class Room(RoomViews, RoomClocks):
         self._enqueue(fn)
 
     async def close(self) -> None:
-        """Stop the task and timers (the room is being removed)."""
+        """Stop the task and timers (the room is being removed, handed over or demoted).
+        Callers of :meth:`submit` whose work item has not run get ``server/unavailable``
+        (:class:`RoomError`): the room is not run here any more."""
         self._closing = True
         for timer in (self._timer, self._bot_timer):
             if timer is not None:
@@ -306,6 +321,11 @@ class Room(RoomViews, RoomClocks):
             exc = await cancel_until_done(self._task)
             if exc is not None:
                 log.error("room %s task ended with %r", self.id, exc)
+        for fut in list(self._waiting):
+            if not fut.done():
+                fut.set_exception(RoomError("server/unavailable", "the room is no longer run "
+                                            "by this server process: retry"))
+                fut.exception()  # retrieved: no warning when its caller is gone
 
     # -- lobby facts ---------------------------------------------------------------------
 
@@ -334,13 +354,14 @@ class Room(RoomViews, RoomClocks):
                 "seats": self.seat_count, "private": self.private,
                 "options": self.options, "settings": self.settings,  # shared: read-only
                 "host": self.host, "code": self.code, "created": self.created,
-                "salt": self.salt}
+                "salt": self.salt, "chosen_deal": self.chosen_deal}
 
     def state(self) -> dict[str, Any]:
         """The server-side state the store keeps beside the log: status, seats (with
         tokens), where each member is connected (``[process, session, seat]``), deadlines
-        (``[[seat, unix time s]]``)."""
+        (``[[seat, unix time s]]``), start and finish times (unix time s, or None)."""
         return {"status": self.status, "finished_at": self.finished_at,
+                "started_at": self.started_at,
                 "seats": [None if h is None else h.stored() for h in self.seats],
                 "members": [[c.process, c.session, m.seat] for c, m in self.members.items()],
                 "deadlines": [[s, t] for s, t in self.deadlines.items()]}
@@ -365,12 +386,15 @@ class Room(RoomViews, RoomClocks):
                    settings=dict(rec["settings"]), store=store, private=rec["private"],
                    code=rec.get("code"), host=rec.get("host", ""),
                    status=status, created=rec.get("created", 0.0),
-                   salt=rec.get("salt", ""))
+                   salt=rec.get("salt", ""),
+                   chosen_deal=rec.get("chosen_deal", True))  # unknown: never ranked
         room.finished_at = st.get("finished_at")
+        room.started_at = st.get("started_at")
         for s, data in enumerate(st.get("seats", [])):
             if data is not None:
                 room.seats[s] = Seat(token=data["token"], conn=None, name=data["name"],
-                                     bot=data["bot"], grace_until=data["grace_until"])
+                                     bot=data["bot"], grace_until=data["grace_until"],
+                                     assisted=data.get("assisted", data["bot"]))
         room.deadlines = {int(s): float(t) for s, t in st.get("deadlines", [])}
         room._seat_version = [room.state_id] * room.seat_count
         room._saved_snapshot, room._saved_entries = loaded.snapshot, list(loaded.entries)
@@ -524,6 +548,43 @@ class Room(RoomViews, RoomClocks):
             self._seat_event(member.seat, "left")
             await self._abandon(member.seat)
 
+    async def kick(self, seat: int) -> str:
+        """Remove the player of ``seat`` (an operator's kick, a work item of the room): its
+        connection, if any, gets ``error room/kicked`` and an unsolicited ``left`` and is
+        detached; the seat's token is voided (it cannot be resumed). A waiting room frees
+        the seat; a playing one follows ``on_abandon`` at once, as a ``leave`` would (a
+        server bot takes the seat, or it forfeits); in a finished room only the connection
+        is detached.
+
+        Returns:
+            What became of the seat: ``"freed"``, ``"bot"``, ``"forfeit"`` or ``"detached"``.
+
+        Raises:
+            RoomError: ``room/not_seated`` when no player holds ``seat`` (out of range,
+                empty, a server bot's, or forfeited or kicked already).
+        """
+        holder = self.seats[seat] if 0 <= seat < len(self.seats) else None
+        if holder is None or (holder.conn is None and (holder.bot or not holder.token)):
+            raise RoomError("room/not_seated", f"no player holds seat {seat}")
+        conn, holder.conn, holder.token = holder.conn, None, ""
+        if conn is not None:
+            self.members.pop(conn, None)
+            conn.rooms.pop(self.id, None)
+            conn.send_error("room/kicked", f"an operator removed you from seat {seat}")
+            conn.send(p.Left(room=self.id))
+        if self.status == "waiting":
+            self.seats[seat] = None
+            self._seat_event(seat, "left")
+            self._save_soon()
+            return "freed"
+        if self.status == "finished":
+            self._save_soon()
+            return "detached"
+        self._seat_event(seat, "left")
+        await self._abandon(seat)
+        self._save_soon()
+        return "bot" if holder.bot else "forfeit"
+
     def dropped(self, conn: Connection) -> None:
         """``conn`` lost its connection: hold its seat for the grace window."""
         member = self.members.pop(conn, None)
@@ -550,7 +611,7 @@ class Room(RoomViews, RoomClocks):
             return
         holder.grace_until = None
         if self.settings["on_abandon"] == "bot":
-            holder.bot = True
+            holder.bot = holder.assisted = True
             self._seat_event(seat, "bot")
             self._save_soon()
             self._wake_bots()
@@ -602,6 +663,7 @@ class Room(RoomViews, RoomClocks):
         if self.game is None:
             self.game = self.game_cls(self.options, self.seat_count)  # the deal
         self.status = "playing"
+        self._game_started()
         commitment = self.commitment
         for conn in self.members:
             conn.send(p.Started(room=self.id, commitment=commitment,
@@ -613,6 +675,42 @@ class Room(RoomViews, RoomClocks):
         self._save_soon()
         self._wake_bots()
 
+    def _game_started(self) -> None:
+        """Log ``game_started`` (INFO: room, game, mode, seats, humans, bots) and count it
+        (``cardhall_games_started_total``); the start time is kept in the state."""
+        self.started_at = time.time()
+        bots_ = sum(1 for h in self.seats if h is not None and h.bot)
+        event(log, logging.INFO, "game_started", room=self.id, game=self.game_name,
+              mode=self.options.get("mode"), seats=self.seat_count,
+              humans=self.seat_count - bots_, bots=bots_)
+        if self.metrics is not None:
+            self.metrics.started.inc()
+
+    def _game_finished(self) -> None:
+        """Log ``game_finished`` (INFO: room, game, mode, outcome kind, winner, reason,
+        turns, duration in s; see :func:`~.metrics.outcome_kind`) and count it
+        (``cardhall_games_finished_total``, ``cardhall_game_duration_seconds``). The
+        duration is None when the start time is unknown (a room stored before it was kept)."""
+        outcome = self.game.outcome()
+        kind = outcome_kind(outcome)
+        duration = None if self.started_at is None else max(0.0, time.time() - self.started_at)
+        turns = self.game.stats().get("turns", self.game.state_id)
+        event(log, logging.INFO, "game_finished", room=self.id, game=self.game_name,
+              mode=self.options.get("mode"), outcome=kind,
+              winner=None if outcome is None else outcome.get("winner"),
+              reason=None if outcome is None else outcome.get("reason"), turns=turns,
+              duration=None if duration is None else round(duration, 3))
+        if self.metrics is not None:
+            self.metrics.finished[kind].inc()
+            if duration is not None:
+                self.metrics.duration.observe(duration)
+
+    def _refuse(self, conn: Connection, code: str, message: str, re: Any) -> None:
+        """Answer an ``act`` with the error ``code`` and count it as refused."""
+        if self.metrics is not None:
+            self.metrics.refused.inc()
+        conn.send_error(code, message, re)
+
     # -- actions --------------------------------------------------------------------------
 
     async def act(self, conn: Connection, msg: p.Act) -> None:
@@ -620,26 +718,26 @@ class Room(RoomViews, RoomClocks):
         replies itself."""
         member = self.members.get(conn)
         if member is None or member.seat is None:
-            conn.send_error("room/not_seated", "you hold no seat in this room", msg.id)
+            self._refuse(conn, "room/not_seated", "you hold no seat in this room", msg.id)
             return
         seat = member.seat
         if self._broken:
-            conn.send_error("server/unavailable", "the room is reloading its game from the "
+            self._refuse(conn, "server/unavailable", "the room is reloading its game from the "
                             "store after a failed write: retry shortly", msg.id)
             return
         if self.status == "waiting":
-            conn.send_error("room/not_started", "the game has not started yet", msg.id)
+            self._refuse(conn, "room/not_started", "the game has not started yet", msg.id)
             return
         game = self.game
         if game.over:
-            conn.send_error("action/game_over", "the game is over", msg.id)
+            self._refuse(conn, "action/game_over", "the game is over", msg.id)
             return
         # Turn-based games: any accepted action makes older views stale. Real-time games
         # (several seats acting at once): only actions that touched this seat do (events
         # naming it), so seats racing each other do not refuse each other's actions.
         floor = self._seat_version[seat] if len(game.to_act()) > 1 else game.state_id
         if not floor <= msg.state_id <= game.state_id:
-            conn.send_error("action/stale_state",
+            self._refuse(conn, "action/stale_state",
                             f"the action was chosen against state {msg.state_id}; the room "
                             f"is at {game.state_id}: choose again from the latest view",
                             msg.id)
@@ -648,6 +746,8 @@ class Room(RoomViews, RoomClocks):
         try:
             events = game.apply(seat, msg.action)
         except GameError as exc:
+            if self.metrics is not None:
+                self.metrics.refused.inc()
             conn.send(p.error_reply(exc, re=msg.id))
             return
         if await self._persist(["a", seat, list(msg.action)], events, conn, msg.id):
@@ -828,6 +928,7 @@ class Room(RoomViews, RoomClocks):
         ``stats`` (the engine's :meth:`Game.stats`), stop the clocks, save."""
         self.status = "finished"
         self.finished_at = time.time()
+        self._game_finished()
         self.deadlines.clear()
         if self._timer is not None:
             self._timer.cancel()
@@ -836,8 +937,32 @@ class Room(RoomViews, RoomClocks):
         for conn in self.members:
             conn.send(frame)
         self._save_soon()
+        self._rank()
         if self.on_finish is not None:
             self.on_finish(self)
+
+    def _rank(self) -> None:
+        """Put a finished solo game's score on its leaderboard (:mod:`.leaderboard`): only
+        a game its person played alone (never a server bot), on a deal the server drew, under
+        a board's rules, that counts there. The store keeps the name's best score; a failed
+        write is logged (the game is not ranked)."""
+        holder = self.seats[0] if self.seat_count == 1 else None
+        if holder is None or holder.assisted or self.chosen_deal:
+            return
+        board = leaderboard.board_of(self.game_name, self.options, self.seat_count)
+        score = leaderboard.score_of(board, self.game.outcome()) if board else None
+        name = leaderboard.normalize_name(holder.name)
+        if board is None or score is None or not name:
+            return
+
+        async def record() -> None:
+            try:
+                await self.store.record_score(board.id, name, board.rank_value(score),
+                                              leaderboard.BOARD_SIZE)
+            except StoreError as exc:
+                log.warning("room %s: score not ranked: %s", self.id, exc)
+
+        self.post(record)
 
     def _game_over(self) -> p.GameOver:
         """The ``game_over`` of the finished game: ``outcome`` is the view's ``outcome`` plus

@@ -16,6 +16,7 @@ import msgpack
 
 from .. import protocol as p
 from .. import games
+from . import leaderboard
 from .lobby import Lobby
 from .room import ROOM_OPTIONS, Room, RoomError
 from .store import Store, StoreError
@@ -287,6 +288,39 @@ class Session:
                         outcome=outcome, first=first, entries=page,
                         more=first + len(page) < len(entries), re=msg.id))
 
+    async def _get_leaderboard(self, msg: p.GetLeaderboard) -> None:
+        """Answer ``get_leaderboard``: a page of a game's board (:mod:`.leaderboard`), the
+        top one or the one around ``msg.around``'s rank, and this session's own rank.
+
+        Raises:
+            RoomError: ``lobby/unknown_game`` (no such game, or no such mode of it),
+                ``lobby/no_leaderboard`` (the game or mode keeps no board).
+            StoreError: the store is unavailable.
+        """
+        if msg.game not in games.names():
+            raise RoomError("lobby/unknown_game", f"no game {msg.game!r} on this server")
+        modes = games.get(msg.game).modes() or (leaderboard.STANDARD,)
+        if msg.mode is not None and msg.mode not in modes:
+            raise RoomError("lobby/unknown_game", f"{msg.game} has no mode {msg.mode!r}")
+        board = leaderboard.find(msg.game, msg.mode)
+        if board is None:
+            raise RoomError("lobby/no_leaderboard", f"{msg.game} keeps no leaderboard"
+                            + (f" in mode {msg.mode}" if msg.mode else ""))
+        store, limit = self.server.store, msg.limit or p.LEADERBOARD_LIMIT
+        start = 0
+        if msg.around is not None:
+            found = await store.board_rank(board.id, leaderboard.normalize_name(msg.around))
+            if found is not None:
+                start = max(0, found[0] - (limit - 1) // 2)
+        rows, total = await store.board_page(board.id, start, limit)
+        entries = [{"rank": start + i + 1, "name": name, "score": board.score(value)}
+                   for i, (name, value) in enumerate(rows)]
+        own = leaderboard.normalize_name(self.name)
+        mine = await store.board_rank(board.id, own) if own else None
+        you = None if mine is None else {"rank": mine[0] + 1, "score": board.score(mine[1])}
+        self.send(p.Leaderboard(game=board.game, mode=board.mode, order=board.order,
+                                entries=entries, total=total, you=you, re=msg.id))
+
     async def _ping(self, msg: p.Ping) -> None:
         self.send(p.Pong(re=msg.id))
 
@@ -311,5 +345,6 @@ HANDLERS: dict[type, Any] = {
     p.Act: Session._act,
     p.GetView: Session._get_view,
     p.GetLog: Session._get_log,
+    p.GetLeaderboard: Session._get_leaderboard,
     p.Ping: Session._ping,
 }

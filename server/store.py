@@ -11,7 +11,7 @@ Shapes:
               "host", "code"}``: what never changes after creation (``options`` are the
               engine's resolved options, with ``seed``).
     state:    the room's server-side state: ``{"status", "seats", "members", "deadlines",
-              "finished_at"}`` (seat tokens included; see ``Room.state``).
+              "started_at", "finished_at"}`` (seat tokens included; see ``Room.state``).
     summary:  the lobby entry of a room (a ``rooms`` entry of the protocol).
     index:    a lobby index: the ids of some rooms in id order, for paging (``list_page``)
               and quick join without reading every entry (see :func:`room_indexes`).
@@ -449,6 +449,47 @@ class Store(ABC):
         """
         return process_id == self.process_id
 
+    # -- leaderboards (server/leaderboard.py) ------------------------------------------
+
+    @abstractmethod
+    async def record_score(self, board: str, name: str, value: int, size: int) -> bool:
+        """Keep ``value`` as ``name``'s entry on ``board`` if it is better (lower) than the
+        entry there, or if there is none; then keep only the best ``size`` entries.
+
+        Args:
+            board: The board id (``GAME:MODE``).
+            name: The normalised player name.
+            value: The rank value (lower is better; see :mod:`.leaderboard`).
+            size: Entries the board keeps at most.
+
+        Returns:
+            True when the entry was added or improved (it may still have been dropped as
+            one of the worst beyond ``size``).
+
+        Raises:
+            StoreError: the store is unavailable.
+        """
+
+    @abstractmethod
+    async def board_page(self, board: str, start: int, count: int
+                         ) -> tuple[list[tuple[str, int]], int]:
+        """Entries ``start .. start+count-1`` (0-based, best first: lower value, then name)
+        of ``board`` as ``(name, value)`` pairs, and the number of entries of the board (an
+        unknown board is empty).
+
+        Raises:
+            StoreError: the store is unavailable.
+        """
+
+    @abstractmethod
+    async def board_rank(self, board: str, name: str) -> tuple[int, int] | None:
+        """``(position, value)`` of ``name`` on ``board`` (position 0-based, best first), or
+        None when the name has no entry.
+
+        Raises:
+            StoreError: the store is unavailable.
+        """
+
     # -- messages between processes ------------------------------------------------------
 
     @abstractmethod
@@ -491,6 +532,9 @@ class MemoryStore(Store):
         self.indexes: dict[str, SortedList] = {}
         self.leases: dict[str, str] = {}
         self._epochs: dict[str, int] = {}
+        #: Leaderboards by board id: (rank value, name) pairs, best first, and each name's
+        #: rank value.
+        self.boards: dict[str, tuple[SortedList, dict[str, int]]] = {}
 
     def _reindex(self, room_id: str, old: dict[str, Any] | None,
                  new: dict[str, Any] | None) -> None:
@@ -608,6 +652,33 @@ class MemoryStore(Store):
     async def orphans(self) -> list[str]:
         """Never any."""
         return []
+
+    async def record_score(self, board: str, name: str, value: int, size: int) -> bool:
+        """Keep the better of ``value`` and the name's entry, then the best ``size``."""
+        ranked, values = self.boards.setdefault(board, (SortedList(), {}))
+        old = values.get(name)
+        if old is not None and old <= value:
+            return False
+        if old is not None:
+            ranked.remove((old, name))
+        ranked.add((value, name))
+        values[name] = value
+        while len(ranked) > size:
+            _, dropped = ranked.pop()
+            del values[dropped]
+        return True
+
+    async def board_page(self, board: str, start: int, count: int
+                         ) -> tuple[list[tuple[str, int]], int]:
+        """A slice of the sorted entries."""
+        ranked, _ = self.boards.get(board, ((), {}))
+        return [(n, v) for v, n in ranked[start:start + count]], len(ranked)
+
+    async def board_rank(self, board: str, name: str) -> tuple[int, int] | None:
+        """Bisect for the name's entry."""
+        ranked, values = self.boards.get(board, (SortedList(), {}))
+        value = values.get(name)
+        return None if value is None else (ranked.index((value, name)), value)
 
     async def publish(self, process_id: str, payload: bytes) -> int:
         """There are no other processes."""

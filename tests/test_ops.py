@@ -1,23 +1,32 @@
-"""Operations: /healthz and /metrics on the WebSocket port, and the local cluster script."""
+"""Operations: /healthz and /metrics on the WebSocket port, the local cluster script, and
+the deployment files (haproxy with TLS, the compose file, Prometheus, the Grafana dashboard)."""
 
 from __future__ import annotations
 
 import asyncio
 import gc
+import http.client
+import ipaddress
+import json
+import re
 import shutil
+import ssl
 import subprocess
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
 from cardhall.client.bots import play_games
 from cardhall.server.app import Server, tune_gc
 from cardhall.server.config import Settings
 from cardhall.server.redis_store import RedisStore
+from cardhall.server.store import MemoryStore
 
-from .conftest import RedisProcess, free_port
+from .conftest import RedisProcess, free_port, serving
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -89,3 +98,186 @@ def test_tune_gc_freezes_startup_objects_and_sets_the_young_threshold() -> None:
     finally:
         gc.unfreeze()
         gc.set_threshold(*before)
+
+
+# -- deployment files -------------------------------------------------------------------------
+
+DEPLOY = ROOT / "deploy"
+CERT_IN_CONTAINER = "/usr/local/etc/haproxy/certs/cardhall.pem"
+
+
+def make_cert(folder: Path) -> tuple[Path, Path]:
+    """Run deploy/make-cert.sh into ``folder``: ``(haproxy's PEM, the CA file)``."""
+    proc = subprocess.run([str(DEPLOY / "make-cert.sh"), str(folder)], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert not (folder / "cardhall.key").exists()  # the key lives in the PEM only
+    return folder / "cardhall.pem", folder / "cardhall.crt"
+
+
+def local_haproxy_cfg(pem: Path, port: int, server_port: int) -> str:
+    """The shipped haproxy.cfg with its TLS bind on 127.0.0.1:``port`` using ``pem`` and
+    its one server on 127.0.0.1:``server_port`` (as deploy/local-cluster.sh rewrites it)."""
+    cfg = (DEPLOY / "haproxy.cfg").read_text()
+    bind = f"bind *:8443 ssl crt {CERT_IN_CONTAINER}"
+    assert bind in cfg
+    cfg = cfg.replace(bind, f"bind 127.0.0.1:{port} ssl crt {pem}")
+    cfg = cfg.replace("cardhall-1:8765", f"127.0.0.1:{server_port}")
+    return "\n".join(line for line in cfg.splitlines() if "cardhall-2" not in line) + "\n"
+
+
+def frontend(cfg: str) -> list[str]:
+    """The lines of haproxy's public ``frontend`` section."""
+    section = re.search(r"^frontend \S+\n((?:[ \t].*\n|\s*\n)*)", cfg, re.M)
+    assert section is not None
+    return [line.split("#")[0].strip() for line in section.group(1).splitlines()
+            if line.split("#")[0].strip()]
+
+
+def test_shipped_haproxy_config_is_valid_with_a_made_certificate(tmp_path: Path) -> None:
+    if shutil.which("haproxy") is None or shutil.which("openssl") is None:
+        pytest.skip("haproxy and openssl are needed")
+    pem, _ = make_cert(tmp_path / "certs")
+    cfg = tmp_path / "haproxy.cfg"
+    cfg.write_text(local_haproxy_cfg(pem, free_port(), free_port()))
+    proc = subprocess.run(["haproxy", "-c", "-f", str(cfg)], capture_output=True, text=True,
+                          timeout=30)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = frontend((DEPLOY / "haproxy.cfg").read_text())
+    binds = [line for line in lines if line.startswith("bind ")]
+    assert binds == [f"bind *:8443 ssl crt {CERT_IN_CONTAINER} alpn http/1.1"]  # TLS only
+    assert "http-request deny deny_status 403 if { path -i -m beg /metrics /admin }" in lines
+
+
+async def test_public_side_is_tls_only_and_never_serves_metrics_or_admin(
+        tmp_path: Path) -> None:
+    if shutil.which("haproxy") is None or shutil.which("openssl") is None:
+        pytest.skip("haproxy and openssl are needed")
+    pem, ca = make_cert(tmp_path / "certs")
+    port = free_port()
+    async with serving(MemoryStore) as make:
+        server = await make(trusted_proxies=("127.0.0.1/32",))
+        (tmp_path / "haproxy.cfg").write_text(local_haproxy_cfg(pem, port, server.port))
+        proxy = await asyncio.create_subprocess_exec(
+            "haproxy", "-f", str(tmp_path / "haproxy.cfg"), "-db",
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        context = ssl.create_default_context(cafile=str(ca))
+
+        def public(path: str) -> int:
+            conn = http.client.HTTPSConnection("localhost", port, timeout=5, context=context)
+            try:
+                conn.request("GET", path)
+                return conn.getresponse().status
+            finally:
+                conn.close()
+
+        def private(path: str) -> int:  # what Prometheus sees on the private network
+            conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5,
+                                              source_address=("127.0.0.2", 0))
+            try:
+                conn.request("GET", path)
+                return conn.getresponse().status
+            finally:
+                conn.close()
+
+        try:
+            async with asyncio.timeout(20):  # haproxy up and its first health check passed
+                while True:
+                    try:
+                        if await asyncio.to_thread(public, "/healthz") == 200:
+                            break
+                    except OSError:
+                        pass
+                    await asyncio.sleep(0.2)
+            for path in ("/metrics", "/METRICS", "/metrics?x=1", "/admin", "/admin/drain"):
+                assert await asyncio.to_thread(public, path) == 403, path
+            assert await asyncio.to_thread(private, "/metrics") == 200
+            with pytest.raises((OSError, http.client.HTTPException)):  # no plain text
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+                try:
+                    conn.request("GET", "/healthz")
+                    conn.getresponse()
+                finally:
+                    conn.close()
+        finally:
+            proxy.terminate()
+            await proxy.wait()
+
+
+def test_compose_publishes_tls_only_and_keeps_metrics_private() -> None:
+    compose: dict[str, Any] = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
+    services = compose["services"]
+    published = {name: svc["ports"] for name, svc in services.items() if "ports" in svc}
+    assert published == {"haproxy": ["443:8443"], "grafana": ["127.0.0.1:3000:3000"]}
+    cfg = (DEPLOY / "haproxy.cfg").read_text()
+    assert "bind *:8443 ssl crt " + CERT_IN_CONTAINER in cfg  # 443 -> haproxy's TLS bind
+    assert f"./certs/cardhall.pem:{CERT_IN_CONTAINER}:ro" in services["haproxy"]["volumes"]
+    assert compose["networks"]["private"]["internal"] is True
+    servers = sorted(name for name, svc in services.items() if "build" in svc)
+    assert servers == ["cardhall-1", "cardhall-2"]
+    for name in [*servers, "redis", "prometheus"]:
+        assert services[name]["networks"] == ["private"], name  # unreachable from outside
+    # The servers trust haproxy's fixed address only, which no other container can get.
+    haproxy_ip = services["haproxy"]["networks"]["private"]["ipv4_address"]
+    [ipam] = compose["networks"]["private"]["ipam"]["config"]
+    assert ipaddress.ip_address(haproxy_ip) in ipaddress.ip_network(ipam["subnet"])
+    assert ipaddress.ip_address(haproxy_ip) not in ipaddress.ip_network(ipam["ip_range"])
+    for name in servers:
+        assert services[name]["command"] == ["--trusted-proxy", f"{haproxy_ip}/32"]
+    # Prometheus scrapes every server directly, on the private network.
+    prom = yaml.safe_load((DEPLOY / "prometheus" / "prometheus.yml").read_text())
+    [job] = prom["scrape_configs"]
+    assert job["metrics_path"] == "/metrics"
+    assert job["static_configs"][0]["targets"] == [f"{s}:8765" for s in servers]
+    assert "./prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro" in \
+        services["prometheus"]["volumes"]
+    # Grafana: the provisioned data source is the dashboard's, the dashboard is mounted
+    # where the provider reads.
+    source = yaml.safe_load((DEPLOY / "grafana/provisioning/datasources/prometheus.yaml")
+                            .read_text())["datasources"][0]
+    assert source["url"] == "http://prometheus:9090"
+    [provider] = yaml.safe_load((DEPLOY / "grafana/provisioning/dashboards/cardhall.yaml")
+                                .read_text())["providers"]
+    mount = f"./grafana/cardhall.json:{provider['options']['path']}/cardhall.json:ro"
+    assert mount in services["grafana"]["volumes"]
+    dashboard = json.loads((DEPLOY / "grafana" / "cardhall.json").read_text())
+    uids = {p["datasource"]["uid"] for p in dashboard["panels"] if "datasource" in p}
+    assert uids == {source["uid"]}
+
+
+def test_no_private_key_is_committed() -> None:
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+
+    def git(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
+                              timeout=30)
+
+    for name in ("cardhall.pem", "cardhall.crt", "cardhall.key"):  # what make-cert.sh writes
+        assert git("check-ignore", "-q", f"deploy/certs/{name}").returncode == 0, name
+    assert git("check-ignore", "-q", "deploy/certs/.gitignore").returncode == 1
+    tracked = git("ls-files", "deploy").stdout.split()
+    assert "deploy/haproxy.cfg" in tracked
+    assert [f for f in tracked if f.startswith("deploy/certs/")] in ([], [
+        "deploy/certs/.gitignore"])
+    for name in tracked:
+        assert "PRIVATE KEY-----" not in (ROOT / name).read_text(encoding="utf-8"), name
+
+
+async def test_grafana_dashboard_queries_only_metrics_the_server_exports() -> None:
+    dashboard = json.loads((DEPLOY / "grafana" / "cardhall.json").read_text())
+    exprs = [t["expr"] for p in dashboard["panels"] for t in p.get("targets", [])]
+    exprs += [v["query"]["query"] for v in dashboard["templating"]["list"]]
+    used = {name for e in exprs for name in re.findall(r"\bcardhall_[a-z_]+\b", e)}
+    assert len(exprs) >= 15 and len(used) >= 15
+    async with serving(MemoryStore) as make:
+        server = await make()
+        await play_games([server.url], "skipper", "solo", 1, 1, "greedy", seed=2, timeout=60)
+        _, _, body = await asyncio.to_thread(get, f"http://127.0.0.1:{server.port}/metrics")
+    exported = {re.split(r"[{ ]", line, maxsplit=1)[0] for line in body.splitlines()
+                if line and not line.startswith("#")}
+    assert sorted(used - exported) == []
+    labels = {"game", "mode", "outcome", "code", "reason", "instance", "le"}
+    for e in exprs:
+        for group in re.findall(r"by \(([^)]*)\)", e):
+            assert {g.strip() for g in group.split(",")} <= labels, e

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import os
 import random
 import re
-import json
+import shutil
 import sys
+import tempfile
+import threading
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -18,15 +21,15 @@ from typing import Any
 import pexpect
 import pytest
 from cardhall.client.bots import play_seat
-from cardhall.client.client import Client
+from cardhall.client.client import Client, ServerError
 from cardhall.client.terminal import LineReader, event_text, menu_lines, parse_options
+from cardhall.games.bots import strategy
 from cardhall.server.app import Server
 from cardhall.server.config import Settings
 from cardhall.server.fairness import verify_record
-from cardhall.games.bots import strategy
 
 EXPECT_TIMEOUT = 10.0
-LOBBY = r"lobby \[r c j p w k q \?\]> "
+LOBBY = r"lobby \[[a-z ]+ \?\]> "  # the commands listed may grow
 MOVE = r"your move \[1-(\d+), v l q \?\]> "
 IDLE = r"\[v redraw, s start, l leave, q quit, \? help\]> "
 MENU_ITEM = re.compile(r"(\d+)\. (.+?)(?=\s{2,}\d+\. |\s*$)", re.MULTILINE)
@@ -50,8 +53,13 @@ class Person:
         name: The player's name.
     """
 
-    def __init__(self, url: str, name: str = "alice", *extra: str) -> None:
-        env = dict(os.environ, COLUMNS="120", LINES="50", PYTHONWARNINGS="error")
+    def __init__(self, url: str, name: str = "alice", *extra: str, state_dir: str | None = None,
+                 env: dict[str, str] | None = None) -> None:
+        # seat tokens go to $XDG_STATE_HOME/cardhall: a folder of the test, never the user's
+        self._own_state = state_dir is None
+        self.state_dir = state_dir or tempfile.mkdtemp(prefix="cardhall-test-state-")
+        env = dict(os.environ, COLUMNS="120", LINES="50", PYTHONWARNINGS="error",
+                   XDG_STATE_HOME=self.state_dir, **(env or {}))
         self.child = pexpect.spawn(
             sys.executable, ["-m", "cardhall.server.cli", "play", "--url", url, "--no-color",
                              "--name", name, *extra],
@@ -118,8 +126,10 @@ class Person:
                 assert moves <= max_moves, "the game does not end"
 
     def close(self) -> None:
-        """End the process (if it still runs)."""
+        """End the process (if it still runs); remove its state folder if it made one."""
         self.child.close(force=True)
+        if self._own_state:
+            shutil.rmtree(self.state_dir, ignore_errors=True)
 
 
 def sensible(menu: dict[str, str]) -> str:
@@ -150,7 +160,7 @@ def _solo_session(url: str) -> tuple[int, str]:
     person = Person(url)
     try:
         person.expect(LOBBY)
-        person.create_room("skipper", "solo", "turn_limit=4", "n")
+        person.create_room("skipper", "solo", "turn_limit=4", "n", "")
         person.expect(MOVE)
         out = person.output
         assert "Skipper solo  state 0  your turn" in out
@@ -172,7 +182,7 @@ def _solo_session(url: str) -> tuple[int, str]:
         moves = person.play_until_over(sensible)
         assert re.search(r"GAME OVER: you lost \(turn_limit\); scores \[4\]", person.output)
         # a second room: one move, then leave to the lobby and quit
-        person.create_room("1", "", "", "")
+        person.create_room("1", "", "", "", "")
         person.expect(MOVE)
         person.new_drawing()
         person.say(sensible(person.menu()))
@@ -200,7 +210,7 @@ def _recorded_session(url: str, folder: str) -> str:
     person = Person(url, "alice", "--record", folder)
     try:
         person.expect(LOBBY)
-        person.create_room("skipper", "multi", "2", "turn_limit=3", "n")
+        person.create_room("skipper", "multi", "2", "turn_limit=3", "n", "")
         person.expect(IDLE)
         person.say("s")
         person.expect(r"\* the game has started \(deal commitment [0-9a-f]{64}\)")
@@ -229,7 +239,7 @@ def _server_bots_session(url: str) -> str:
     person = Person(url, "carol")
     try:
         person.expect(LOBBY)
-        room = person.create_room("skipper", "multi", "3", "turn_limit=3 turn_seconds=30", "n")
+        room = person.create_room("skipper", "multi", "3", "turn_limit=3 turn_seconds=30", "n", "")
         person.expect(r"waiting for players \(1/3 seats\)")
         person.expect(IDLE)
         person.say("s")
@@ -262,7 +272,7 @@ async def test_multi_game_against_server_bots(server: Server) -> None:
 
 def _create_private(person: Person) -> str:
     person.expect(LOBBY)
-    person.create_room("skipper", "multi", "2", "turn_limit=3", "y")
+    person.create_room("skipper", "multi", "2", "turn_limit=3", "y", "")
     person.expect(r"private join code (\w+)")
     code = str(person.child.match.group(1))
     person.expect(IDLE)
@@ -418,3 +428,427 @@ async def test_line_reader_reads_a_pipe() -> None:
             await done.wait()
         reader.stop()
     assert lines == ["1", "q\u2663", "part", None]
+
+
+# -- issue #21: the renderer of a room joined by id, k GAME or w ID ---------------------------
+
+def _renderer_session(url: str, rooms: dict[str, str], ready: Callable[[], None],
+                      made: threading.Event) -> str:
+    person = Person(url, "gina")
+    try:
+        person.expect(LOBBY)
+        ready()  # the rooms are made now: the lobby list the client holds does not have them
+        assert made.wait(EXPECT_TIMEOUT)
+        person.say(f"w {rooms['shop']}")
+        person.expect(r"joined room \w+ \(shop\) as a spectator")
+        person.expect(r"SHOP SOLITAIRE   move")
+        person.say("l")
+        person.expect(LOBBY)
+        person.say(f"j {rooms['thirtysix']}")
+        person.expect(r"joined room \w+ \(thirtysix\) in seat 0")
+        person.expect(r"Thirty-Six  turn 1/")
+        person.expect(MOVE)
+        person.say("l")
+        person.expect(LOBBY)
+        person.say("k shah")
+        person.expect(r"joined room \w+ \(shah\) in seat 0")
+        person.expect(r"THE SHAH   move")
+        person.expect(MOVE)
+        person.say("q")
+        person.expect(pexpect.EOF)
+        return person.output
+    finally:
+        person.close()
+
+
+@pytest.mark.timeout(60)
+async def test_rooms_joined_by_id_or_quick_join_are_drawn_by_their_game(server: Server) -> None:
+    loop = asyncio.get_running_loop()
+    ready, made = asyncio.Event(), threading.Event()
+    rooms: dict[str, str] = {}
+    async with Client(server.url, name="host") as host:
+        session = asyncio.ensure_future(in_thread(
+            _renderer_session, server.url, rooms, lambda: loop.call_soon_threadsafe(ready.set),
+            made))
+        await ready.wait()
+        shop = await host.create_room("shop")
+        await host.join(shop.room)
+        rooms["shop"] = shop.room
+        rooms["thirtysix"] = (await host.create_room("thirtysix")).room
+        joined = await host.spectate(shop.room)
+        assert joined.view["room"]["game"] == "shop" and joined.view["room"]["mode"] is None
+        made.set()
+        out = await session
+    assert "Skipper" not in out
+
+
+# -- issue #21: seat tokens on disk, "my games / resume" -------------------------------------
+
+def _ctrl_c_session(url: str, state_dir: str) -> tuple[str, str]:
+    person = Person(url, "hana", state_dir=state_dir)
+    try:
+        person.expect(LOBBY)
+        room = person.create_room("skipper", "multi", "2", "turn_limit=5", "n", "")
+        person.expect(IDLE)
+        person.say("s")
+        person.expect(r"\* the game has started")
+        person.expect(MOVE)
+        person.child.sendintr()  # Ctrl-C: the program ends without leaving its seat
+        person.expect(pexpect.EOF)
+        return room, person.output
+    finally:
+        person.close()
+
+
+def _resume_session(url: str, state_dir: str, room: str) -> str:
+    person = Person(url, "hana", state_dir=state_dir)
+    try:
+        person.expect(r"you have 2 game\(s\) kept from earlier: m lists them")
+        person.expect(LOBBY)
+        person.say("m")
+        person.expect(rf" 1\. {room} +skipper +multi +seat 0")
+        person.expect(r" 2\. gone0001 +skipper +multi +seat 1")
+        person.expect(LOBBY)
+        person.say("m 2")  # a room the server does not know: the entry is dropped
+        person.expect(r"error: \[room/not_found\] ")
+        person.expect(r"room gone0001 no longer holds that seat: forgotten")
+        person.expect(LOBBY)
+        person.say("m 1")  # now the only one left: the seat of the first session
+        person.expect(rf"joined room {room} \(skipper\) in seat 0")
+        person.expect(r"players: 0 hana \(you\), 1 bot-1 \[bot\]")
+        person.expect(MOVE)  # the seat's turn, kept for it
+        person.say(sensible(person.menu()))
+        person.expect(r"\. you: ")
+        person.say("l")  # leaving forgets the token
+        person.expect(LOBBY)
+        person.say("m")
+        person.expect(r"no games kept for this server")
+        person.say("q")
+        person.expect(pexpect.EOF)
+        return person.output
+    finally:
+        person.close()
+
+
+@pytest.mark.timeout(60)
+async def test_seat_tokens_outlive_the_program_and_my_games_resumes_them(
+        server: Server, tmp_path: Path) -> None:
+    from cardhall.client.seat_store import SeatStore
+    room, _ = await in_thread(_ctrl_c_session, server.url, str(tmp_path))
+    path = tmp_path / "cardhall" / "seats.json"
+    assert path.stat().st_mode & 0o777 == 0o600  # a token plays the seat: owner only
+    (entry,) = SeatStore(path).entries(server.url)
+    assert (entry["room"], entry["seat"], entry["game"], entry["mode"]) == \
+        (room, 0, "skipper", "multi")
+    assert len(entry["token"]) >= 16
+    # another session's client cannot take the seat by joining again ...
+    async with Client(server.url, name="hana") as other:
+        with pytest.raises(ServerError, match="room/already_started"):
+            await other.join(room, seat=0)
+    SeatStore(path).put(server.url, "gone0001", 1, "x" * 22, game="skipper", mode="multi")
+    out = await in_thread(_resume_session, server.url, str(tmp_path), room)
+    assert "Traceback" not in out
+    assert SeatStore(path).entries(server.url) == []
+
+
+# -- issue #21: the server goes down and comes back without the room ---------------------------
+
+def _restart_session(url: str, stopped: threading.Event, restarted: threading.Event,
+                     stop: Callable[[], None], start: Callable[[], None]) -> str:
+    person = Person(url, "ivan")
+    try:
+        person.expect(LOBBY)
+        room = person.create_room("skipper", "multi", "2", "", "n", "")
+        person.expect(IDLE)
+        stop()
+        assert stopped.wait(EXPECT_TIMEOUT)
+        # said at once, then one line per failed attempt
+        person.expect(r"error: lost the connection to ws://\S+; reconnecting")
+        person.expect(r"\* reconnecting: attempt 1 failed \(.+\); next try in \d+\.\d s")
+        person.expect(r"\* reconnecting: attempt 2 failed")
+        start()
+        assert restarted.wait(EXPECT_TIMEOUT)
+        person.expect(r"\* reconnected to ws://")
+        person.expect(rf"error: room {room} is gone \(the server restarted")
+        person.expect(LOBBY)  # not the dead table: the lobby of the new server
+        assert "could not resume" not in person.output  # no raw log lines on the screen
+        person.say("q")
+        person.expect(pexpect.EOF)
+        return person.output
+    finally:
+        person.close()
+
+
+@pytest.mark.timeout(90)
+async def test_a_server_restart_is_said_at_once_and_a_lost_room_goes_back_to_the_lobby(
+        ) -> None:
+    from cardhall.bench.load import free_port
+    loop = asyncio.get_running_loop()
+    port = free_port()
+    servers = [Server(Settings(host="127.0.0.1", port=port))]
+    await servers[0].start()
+    stopped, restarted = threading.Event(), threading.Event()
+
+    async def stop() -> None:
+        await servers[-1].stop()
+        stopped.set()
+
+    async def start() -> None:
+        servers.append(Server(Settings(host="127.0.0.1", port=port)))
+        await servers[-1].start()
+        restarted.set()
+
+    try:
+        out = await in_thread(
+            _restart_session, servers[0].url, stopped, restarted,
+            lambda: asyncio.run_coroutine_threadsafe(stop(), loop),
+            lambda: asyncio.run_coroutine_threadsafe(start(), loop))
+    finally:
+        await servers[-1].stop()
+    assert "Traceback" not in out
+
+
+# -- issue #21: terminals that cannot print the suit symbols ----------------------------------
+
+def _ascii_session(url: str, extra: tuple[str, ...], env: dict[str, str]) -> str:
+    person = Person(url, "jo", *extra, env=env)
+    try:
+        person.expect(LOBBY)
+        person.create_room("skipper", "solo", "seed=7", "n", "")
+        person.expect(MOVE)
+        person.say(sensible(person.menu()))
+        person.expect(r"\. you: ")
+        person.expect(MOVE)
+        person.say("q")
+        person.expect(pexpect.EOF)
+        person.child.wait()
+        assert person.child.exitstatus == 0
+        return person.output
+    finally:
+        person.close()
+
+
+@pytest.mark.parametrize(("extra", "env"), [
+    ((), {"PYTHONIOENCODING": "ascii"}),  # detected: the output cannot encode the suits
+    ((), {"PYTHONIOENCODING": "latin-1"}),
+    (("--ascii",), {}),  # asked for on a UTF-8 terminal
+], ids=["ascii-terminal", "latin-1-terminal", "--ascii"])
+@pytest.mark.timeout(60)
+async def test_ascii_card_mode(server: Server, extra: tuple[str, ...],
+                               env: dict[str, str]) -> None:
+    out = await in_thread(_ascii_session, server.url, extra, env)
+    assert "Traceback" not in out
+    assert not set(out) & set("\u2663\u2666\u2665\u2660\u2713")
+    assert re.search(r"C AC \(1\) +D AD \(1\) +H AH \(1\) +S AS \(1\)", out)
+    assert re.search(r"your hand: ((10|[2-9AJQK])[CDHS] ?){5}", out)
+
+
+# -- issue #21: the create dialogue ---------------------------------------------------------------
+
+def _create_dialogue_session(url: str) -> str:
+    person = Person(url, "kim")
+    try:
+        person.expect(LOBBY)
+        person.say("c", "shah")
+        # the game's own options and the room options, from list_games
+        person.expect(r"  seed=\(not set\)  int 0\.\.\d+  Deal number")
+        person.expect(r"  max_moves=3000  int 1\.\.1000000  Room move limit")
+        person.expect(r"  on_abandon=bot  str one of bot/forfeit  ")
+        person.expect(r"options as name=value words \[Enter = all defaults, x = cancel\]: ")
+        assert "turn_limit" not in person.output  # not a Shah option: never suggested
+        person.say("seed=7 max_moves=0 bogus=1 turn_seconds=60")
+        # the good ones stay; each bad one is asked again on its own
+        person.expect(r"error: option 'max_moves' must be >= 1, not 0")
+        person.expect(r"max_moves \[int 1\.\.1000000, default 3000; Enter = leave it out, "
+                      r"x = cancel\]: ")
+        person.say("lots")
+        person.expect(r"error: option 'max_moves' must be an integer, not 'lots'")
+        person.expect(r"max_moves \[")
+        person.say("50")
+        person.expect(r"error: no option 'bogus' here; the options are: bid_seconds, ")
+        person.expect(r"name=value instead \[Enter = leave it out, x = cancel\]: ")
+        person.say("")
+        person.expect(r"private room\? \[y/N\]: ")
+        person.say("n")
+        person.expect(r"room name \[Enter = chosen by the server\]: ")
+        person.say("Kim's evening deal")
+        person.expect(r"created room (\w+)")
+        person.expect(r"clocks: seat 0 kim \(you\) (60|59|58) s left")  # turn_seconds=60 kept
+        person.expect(MOVE)
+        person.new_drawing()
+        person.say(person.menu()["deal the next circle"])  # a Shah event, told in words
+        person.expect(r"\. table: dealt the middle circle: (\S+[\u2663\u2666\u2665\u2660] ?){8}")
+        person.say("l")
+        person.expect(LOBBY)
+        person.say("r")
+        person.expect(r" 1\. \w+ +shah .* Kim's evening deal")
+        person.say("q")
+        person.expect(pexpect.EOF)
+        return person.output
+    finally:
+        person.close()
+
+
+@pytest.mark.timeout(60)
+async def test_create_dialogue_lists_options_keeps_good_ones_and_names_the_room(
+        server: Server) -> None:
+    await in_thread(_create_dialogue_session, server.url)
+    (summary,) = await lobby(server.url)
+    assert summary["name"] == "Kim's evening deal" and summary["game"] == "shah"
+    async with Client(server.url, name="watcher") as watcher:
+        joined = await watcher.spectate(summary["room"])
+    assert joined.view["max_moves"] == 50
+
+
+# -- issue #21: giving up asks first ---------------------------------------------------------------
+
+def _close_shop_session(url: str) -> str:
+    person = Person(url, "lee")
+    try:
+        person.expect(LOBBY)
+        person.create_room("shop", "", "n", "")
+        person.expect(MOVE)
+        close = person.menu()["close shop (give up)"]
+        person.say(close)
+        person.expect(r"really close shop \(give up\)\? \[y/N\]> ")
+        person.say("")  # Enter: no
+        person.expect(r"not done: close shop \(give up\); keep playing")
+        person.expect(MOVE)
+        person.say(close)
+        person.expect(r"really close shop \(give up\)\? \[y/N\]> ")
+        person.say("y")
+        person.expect(r"GAME OVER: you lost")
+        person.expect(LOBBY)
+        person.say("q")
+        person.expect(pexpect.EOF)
+        return person.output
+    finally:
+        person.close()
+
+
+@pytest.mark.timeout(60)
+async def test_close_shop_asks_for_confirmation(server: Server) -> None:
+    out = await in_thread(_close_shop_session, server.url)
+    assert out.count("GAME OVER") == 1
+    (summary,) = await lobby(server.url)
+    assert summary["status"] == "finished"
+
+
+# -- issue #21: Shah and Thirty-Six events in words ---------------------------------------------
+
+def test_shah_and_thirtysix_event_lines_are_words() -> None:
+    from cardhall.client.renderers import event_describer
+    shah, thirtysix = event_describer("shah"), event_describer("thirtysix")
+    assert event_text({"type": "play", "card": "QH1", "foundation": 3, "from": "talon"}, 0,
+                      shah) == "table: played Q\u2665 to foundation 3 (from the talon)"
+    assert event_text({"type": "fill", "card": "7S0", "ray": 2, "circle": 1, "from": "up"},
+                      0, shah) == ("table: refilled ray 2, middle circle, with 7\u2660 from "
+                                   "the turned card")
+    assert event_text({"type": "deal", "cards": ["2H0", "TC1"], "circle": 0}, 0, shah) == \
+        "table: dealt the inner circle: 2\u2665 10\u2663"
+    assert event_text({"type": "turn", "card": None}, 0, shah) == "table: turned the pack over"
+    assert event_text({"type": "reveal", "turn": 3, "cards": ["9S", "KH"],
+                       "enemy_total": 19}, 0, thirtysix) == \
+        "table: turn 3: the ENEMY shows 9\u2660 and K\u2665 (total 19)"
+    assert event_text({"type": "commit", "cards": ["TD", "5C"], "total": 15,
+                       "enemy_total": 12, "result": "won"}, 0, thirtysix) == \
+        "table: committed 10\u2666 and 5\u2663: 15 against 12, won"
+    assert event_text({"type": "take", "card": "7H", "to_enemy": ["2C"]}, 0, thirtysix) == \
+        "table: took 7\u2665; the ENEMY takes 2\u2663"
+    # an event the game's phrases do not know is still spelled out, cards as cards
+    assert event_text({"type": "odd", "cards": ["AS"]}, 0, shah) == "table: odd cards A\u2660"
+    assert event_describer("nosuchgame") is None
+
+
+def _thirtysix_session(url: str) -> str:
+    person = Person(url, "max")
+    try:
+        person.expect(LOBBY)
+        person.create_room("thirtysix", "seed=5", "n", "")
+        person.expect(MOVE)
+        menu = person.menu()
+        person.say(next(n for phrase, n in menu.items() if phrase.startswith("commit ")))
+        person.expect(r"\. table: committed .+: \d+ against \d+, (won|lost)")
+        person.expect(MOVE)  # won: take an ENEMY card; lost: give a row card
+        person.new_drawing()
+        person.say(next(n for phrase, n in person.menu().items()
+                        if phrase.startswith(("take ", "give "))))
+        person.expect(r"\. table: (took|gave) \S+")
+        person.expect(r"turn 2: the ENEMY shows \S+ and \S+ \(total \d+\)")
+        person.say("q")
+        person.expect(pexpect.EOF)
+        return person.output
+    finally:
+        person.close()
+
+
+@pytest.mark.timeout(60)
+async def test_thirtysix_events_in_the_terminal_are_words(server: Server) -> None:
+    out = await in_thread(_thirtysix_session, server.url)
+    events = [line for line in out.splitlines() if line.startswith(". ")]
+    assert events and not any(re.search(r"\b(reveal|enemy_total|to_enemy)\b|\[", line)
+                              for line in events)
+
+
+# -- issue #21: a race's events do not scroll the menu away -----------------------------------
+
+def _race_session(url: str) -> str:
+    person = Person(url, "nia")
+    try:
+        person.expect(LOBBY)
+        person.create_room("skipper", "race", "2", "bot_seconds=0.2", "n", "")
+        person.expect(IDLE)
+        person.say("s")
+        person.expect(MOVE)
+        for _ in range(15):  # the bot plays on while the person thinks
+            person.expect(r"\n\. seat 1: ")
+        person.expect(MOVE)
+        return person.output
+    finally:
+        person.close()
+
+
+@pytest.mark.timeout(90)
+async def test_race_events_keep_the_menu_in_view(server: Server) -> None:
+    out = await in_thread(_race_session, server.url)
+    assert out.count("\n. seat 1: ") >= 15
+    # at every prompt, the menu was shown at most 8 event lines (and the prompts between
+    # them) before it (the terminal shows it again after MENU_KEEP_LINES = 6 lines)
+    for prompt in [m.start() for m in re.finditer(MOVE, out)][1:]:
+        shown = out.rindex("your actions:", 0, prompt)
+        between = [line for line in out[shown:prompt].splitlines()
+                   if line.startswith((". ", "* "))]
+        assert len(between) <= 8, out[shown:prompt]
+
+
+def _refused_option_session(url: str) -> str:
+    person = Person(url, "olga")
+    try:
+        person.expect(LOBBY)
+        # first_seat=4 passes the option's own limits (0..5) but not a room of 2 seats: only
+        # the server knows; the other answers stand and only first_seat is asked again
+        person.say("c", "skipper", "multi", "2", "turn_limit=7 first_seat=4", "n", "Duo")
+        person.expect(r"error: \[lobby/bad_options\] first_seat 4 is not a seat of 2")
+        person.expect(r"first_seat \[int 0\.\.5, default 0; Enter = leave it out, "
+                      r"x = cancel\]: ")
+        person.say("1")
+        person.expect(r"created room (\w+)")
+        person.expect(IDLE)
+        person.say("s")
+        person.expect(r"\* the game has started")
+        person.say("q")
+        person.expect(pexpect.EOF)
+        return person.output
+    finally:
+        person.close()
+
+
+@pytest.mark.timeout(60)
+async def test_create_dialogue_asks_again_only_for_the_option_the_server_refused(
+        server: Server) -> None:
+    out = await in_thread(_refused_option_session, server.url)
+    assert out.count("private room?") == 1 and out.count("options as name=value") == 1
+    (summary,) = await lobby(server.url)
+    assert (summary["name"], summary["seats"], summary["mode"]) == ("Duo", 2, "multi")
+    options = server.lobby.rooms[summary["room"]].options
+    assert (options["turn_limit"], options["first_seat"]) == (7, 1)

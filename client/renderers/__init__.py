@@ -6,6 +6,12 @@ Each module ``cardhall.client.renderers.<game>`` defines:
   symbols; ANSI colours when ``color``), from one seat's (or a spectator's) view.
 * ``describe(action: Sequence) -> str``: a short human phrase for a legal action, used for
   the numbered action menu (e.g. ``"play 5\u2666 on the \u2666 stack"``).
+* optionally ``describe_event(event: dict) -> str | None``: one game event in words (e.g.
+  ``"played Q\u2665 to foundation 3 (from the talon)"``), None for an event it does not
+  know; see :func:`event_describer`.
+
+:func:`to_ascii` turns any drawing into plain ASCII (suits as letters) for terminals that
+cannot show the suit symbols.
 
 Renderers see only views: they never import the engines.
 """
@@ -72,6 +78,18 @@ def describe_verb(action: Sequence[Any],
         return words
 
 
+#: What :func:`to_ascii` puts for each non-ASCII symbol the renderers draw.
+_ASCII = str.maketrans({"\u2663": "C", "\u2666": "D", "\u2665": "H", "\u2660": "S",
+                        "\u2713": "+", "\u2014": "-", "\u2013": "-", "\u2026": "..."})
+
+
+def to_ascii(text: str) -> str:
+    """``text`` with the suit symbols as letters (``"10\u2666"`` -> ``"10D"``), ``\u2713`` as
+    ``+``, and any other non-ASCII character as ``?``: safe for a terminal whose encoding
+    is not UTF-8 (ANSI colour codes are ASCII and stay)."""
+    return text.translate(_ASCII).encode("ascii", "replace").decode("ascii")
+
+
 def _generic_render(view: dict[str, Any], *, color: bool = True) -> str:
     lines = [f"state {view.get('state_id')}  to act: {view.get('to_act')}"]
     for key, value in view.items():
@@ -82,6 +100,17 @@ def _generic_render(view: dict[str, Any], *, color: bool = True) -> str:
 
 def _generic_describe(action: Sequence[Any]) -> str:
     return " ".join(pretty_card(a, color=False) if isinstance(a, str) else str(a) for a in action)
+
+
+def event_describer(game: str) -> Callable[[dict[str, Any]], str | None] | None:
+    """The ``describe_event`` of ``game``'s renderer module, or None when it has none (or
+    the game has no module): the caller then spells the event out key by key."""
+    try:
+        mod: ModuleType = importlib.import_module(f"{__name__}.{game}")
+    except ModuleNotFoundError:
+        return None
+    found: Callable[[dict[str, Any]], str | None] | None = getattr(mod, "describe_event", None)
+    return found
 
 
 def renderer(game: str) -> tuple[Callable[..., str], Callable[[Sequence[Any]], str]]:

@@ -91,3 +91,43 @@ def describe(action: Sequence[Any]) -> str:
     Unknown verbs are shown as their words.
     """
     return describe_verb(action, _PHRASES)
+
+
+_FROM = {"up": "the turned card", "talon": "the talon", "star": "the star", "pack": "the pack"}
+
+
+def _circle(number: Any) -> str:
+    return _CIRCLES[number] if isinstance(number, int) and 0 <= number < 3 else str(number)
+
+
+def describe_event(event: dict[str, Any]) -> str | None:
+    """One Shah event in words, e.g. ``"played Q\u2665 to foundation 3 (from the talon)"``
+    (rays and foundations numbered from 0, as drawn by :func:`render`).
+
+    Args:
+        event: An event map of the engine (``type`` ``deal``, ``play``, ``marry``,
+            ``grace``, ``fill``, ``turn`` or ``over``, see docs/schemas/shah.event.json).
+
+    Returns:
+        The phrase (card names without colour), or None for an unknown event type.
+    """
+    kind = event.get("type")
+    card = pretty_card(str(event.get("card")), color=False)
+    source = _FROM.get(str(event.get("from")), str(event.get("from")))
+    if kind == "deal":
+        cards = " ".join(pretty_card(c, color=False) for c in event.get("cards") or [])
+        return f"dealt the {_circle(event.get('circle'))} circle: {cards or '-'}"
+    if kind == "play":
+        return f"played {card} to foundation {event.get('foundation')} (from {source})"
+    if kind == "marry":
+        return f"married {card} onto ray {event.get('ray')} (from {source})"
+    if kind == "grace":
+        return f"grace: moved {card} into the empty ray {event.get('ray')} (from {source})"
+    if kind == "fill":
+        return (f"refilled ray {event.get('ray')}, {_circle(event.get('circle'))} circle, "
+                f"with {card} from {source}")
+    if kind == "turn":
+        return f"turned {card}" if event.get("card") else "turned the pack over"
+    if kind == "over":
+        return f"game over: {event.get('reason')}; built {event.get('scores')}"
+    return None

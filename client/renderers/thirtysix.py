@@ -95,3 +95,43 @@ def describe(action: Sequence[Any]) -> str:
     if verb == "resign":
         return "resign the game"
     return " ".join(str(a) for a in action)
+
+
+def describe_event(event: dict[str, Any]) -> str | None:
+    """One Thirty-Six event in words, e.g. ``"turn 3: the ENEMY shows 9\u2660 and K\u2665
+    (total 19)"``.
+
+    Args:
+        event: An event map of the engine (``type`` ``reveal``, ``commit``, ``take``,
+            ``surrender``, ``draw``, ``reshuffle``, ``two_clubs`` or ``game_over``, see
+            docs/schemas/thirtysix.event.json).
+
+    Returns:
+        The phrase (card names without colour), or None for an unknown event type.
+    """
+    kind = event.get("type")
+    cards = " and ".join(pretty_card(c, color=False) for c in event.get("cards") or [])
+    card = pretty_card(str(event.get("card")), color=False)
+    count = event.get("count")
+    if kind == "reveal":
+        return (f"turn {event.get('turn')}: the ENEMY shows {cards or 'nothing'} "
+                f"(total {event.get('enemy_total')})")
+    if kind == "commit":
+        return (f"committed {cards or 'nothing'}: {event.get('total')} against "
+                f"{event.get('enemy_total')}, {event.get('result')}")
+    if kind == "take":
+        taken = ", ".join(pretty_card(c, color=False) for c in event.get("to_enemy") or [])
+        return f"took {card}" + (f"; the ENEMY takes {taken}" if taken else "")
+    if kind == "surrender":
+        return f"gave {card} to the ENEMY"
+    if kind == "draw":
+        return f"drew {count} card{'' if count == 1 else 's'}"
+    if kind == "reshuffle":
+        return (f"the PLAYER collection ({count} card{'' if count == 1 else 's'}) is shuffled "
+                "into the PLAYER stack")
+    if kind == "two_clubs":
+        cards = " ".join(pretty_card(c, color=False) for c in event.get("cards") or [])
+        return f"two clubs: the ENEMY takes the pair and the row ({cards or 'empty'})"
+    if kind == "game_over":
+        return f"game over: {event.get('reason')}; score {event.get('score')}"
+    return None

@@ -1,6 +1,7 @@
 // The lobby: the room list (filters, paging when the server pages), create-room form built
 // from `list_games` (descriptions, defaults, validation), join by code, quick-join, spectate.
 import { h } from "./cards.js";
+import { Leaderboards } from "./leaderboard.js";
 
 const PAGE_FIELDS = ["cursor", "more"];
 
@@ -99,6 +100,7 @@ export class Lobby {
     this.cursor = null;
     this.more = false;
     this.filters = { game: "", status: "", free: false, text: "" };
+    this.boards = new Leaderboards(app);
   }
 
   /** Fetch the first page of rooms (or, with `append`, the next one). */
@@ -109,6 +111,7 @@ export class Lobby {
     // pages hold only such rooms; the page filters what it holds too (older servers).
     if (this.filters.free) msg.waiting = true;
     if (append && this.cursor !== null) msg.cursor = this.cursor;
+    if (!append) this.boards.load(); // the leaderboard is fresh whenever the list is
     try {
       const reply = await this.app.session.request(msg);
       this.rooms = append ? this.rooms.concat(reply.rooms) : reply.rooms;
@@ -430,7 +433,7 @@ export class Lobby {
     return h(
       "main",
       { id: "lobby", class: "lobby" },
-      h("div", { class: "lobby-side" }, quick, create),
+      h("div", { class: "lobby-side" }, quick, create, this.boards.render()),
       list,
     );
   }

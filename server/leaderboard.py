@@ -1,0 +1,165 @@
+"""Leaderboards: the best solo score of each player name, one board per game and mode.
+
+Which games count, and how (issue #21):
+
+========================  ==========  =======  ================================================
+board (game, mode)        score       better   a finished game counts when
+========================  ==========  =======  ================================================
+``skipper``, ``solo``     turns       fewer    it was won (reason ``won``; K7: fewer turns is
+                                               better); unfinished games (resigned,
+                                               unwinnable, turn limit) have no score
+``thirtysix``,            points      more     it ended by the rules, not by a resignation or a
+``standard``                                   forfeit (RULINGS T6: a resignation is a loss)
+``shufflejack``,          points      more     likewise (failing a round ends the game with
+``standard``                                   the points made so far: that is a score)
+========================  ==========  =======  ================================================
+
+Thirty-Six and ShuffleJack have no ``mode`` option: their one board's mode is
+:data:`STANDARD`. Every board also requires:
+
+* a one-seat room played by a person: the seat was never played by a server bot (a bot
+  that took a dropped seat over, even for a while, disqualifies the game);
+* a deal the server drew: a solo room may set ``seed`` or ``deck`` (to replay a deal), and
+  such a room is never ranked (its player could pick a known easy deal);
+* the standard rules: every engine option other than :data:`NEUTRAL_OPTIONS` at the value a
+  room gets without options (an Easier or Harder Skipper rule, a Baltimore rule, ... make
+  another game whose scores do not compare).
+
+A board keeps one entry per player name (the hello ``client`` name, normalised by
+:func:`normalize_name`), its best score, and at most :data:`BOARD_SIZE` entries (the worst
+are dropped). Ranking: better score first, equal scores by name (code point order); ranks
+are positions 1, 2, 3, ... Stores keep a *rank value* for each entry: lower is better (the
+score for ``asc`` boards, minus the score for ``desc`` ones), so both orders are one sorted
+set read upwards.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .. import games
+
+#: Mode of the one board of a game without a ``mode`` option.
+STANDARD = "standard"
+#: Engine options that leave scores comparable: the deal (``seed``, ``deck``: a chosen deal
+#: is refused separately) and Skipper's ``turn_limit`` (it only cuts games short, and only
+#: won games count).
+NEUTRAL_OPTIONS = frozenset({"seed", "deck", "turn_limit"})
+#: Longest player name on a board, in code points (longer names are cut).
+NAME_MAX = 32
+#: Entries a board keeps at most: the best BOARD_SIZE names.
+BOARD_SIZE = 1000
+_SPACES = re.compile(r"\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class Board:
+    """One leaderboard.
+
+    Attributes:
+        game: Game name (engine registry name).
+        mode: The mode it ranks (Skipper ``"solo"``; :data:`STANDARD` for a game without
+            modes).
+        order: ``"asc"`` (lower scores are better: Skipper turns) or ``"desc"`` (higher
+            scores are better: points).
+        unit: What the score counts, for people (``"turns"``, ``"points"``).
+    """
+
+    game: str
+    mode: str
+    order: str
+    unit: str
+
+    @property
+    def id(self) -> str:
+        """``GAME:MODE``: the board's name in the store."""
+        return f"{self.game}:{self.mode}"
+
+    def rank_value(self, score: int) -> int:
+        """The value a store sorts by (lower is better): ``score`` or ``-score``."""
+        return score if self.order == "asc" else -score
+
+    def score(self, rank_value: float) -> int:
+        """The score of a stored rank value (the inverse of :meth:`rank_value`)."""
+        value = int(rank_value)
+        return value if self.order == "asc" else -value
+
+
+#: Every board, by (game, mode).
+BOARDS: dict[tuple[str, str], Board] = {
+    ("skipper", "solo"): Board("skipper", "solo", "asc", "turns"),
+    ("thirtysix", STANDARD): Board("thirtysix", STANDARD, "desc", "points"),
+    ("shufflejack", STANDARD): Board("shufflejack", STANDARD, "desc", "points"),
+}
+
+
+def normalize_name(name: str) -> str:
+    """A player name as boards keep it: Unicode NFKC, control characters dropped, runs of
+    white space made one space, trimmed, cut to :data:`NAME_MAX` code points.
+
+    Args:
+        name: The hello ``client`` name (1..64 code points).
+
+    Returns:
+        The normalised name; ``""`` when nothing printable is left (such a name is not
+        ranked).
+    """
+    text = unicodedata.normalize("NFKC", name)
+    text = "".join(" " if ch.isspace() else ch for ch in text
+                   if ch.isspace() or unicodedata.category(ch)[0] != "C")
+    return _SPACES.sub(" ", text).strip()[:NAME_MAX].strip()
+
+
+def find(game: str, mode: str | None) -> Board | None:
+    """The board of ``game`` in ``mode`` (None: the game's ranked mode), or None when there
+    is none (an unknown game, or a game or mode that keeps no board)."""
+    if mode is None:
+        return next((b for (g, _), b in BOARDS.items() if g == game), None)
+    return BOARDS.get((game, mode))
+
+
+@functools.cache
+def _standard_options(game: str, mode: str) -> dict[str, Any]:
+    """The resolved options of a one-seat room of ``game`` in ``mode`` created without
+    options, less :data:`NEUTRAL_OPTIONS` (deals once, then cached)."""
+    cls = games.get(game)
+    given = {"mode": mode} if mode != STANDARD else {}
+    return {k: v for k, v in cls(given, 1).options.items() if k not in NEUTRAL_OPTIONS}
+
+
+def board_of(game: str, options: Mapping[str, Any], seats: int) -> Board | None:
+    """The board that ranks a room of ``game`` with these resolved engine ``options`` and
+    ``seats``, or None when such a room is not ranked (several seats, a mode without a board,
+    rules other than the standard ones)."""
+    if seats != 1:
+        return None
+    board = BOARDS.get((game, options.get("mode") or STANDARD))
+    if board is None:
+        return None
+    rules = {k: v for k, v in options.items() if k not in NEUTRAL_OPTIONS}
+    return board if rules == _standard_options(board.game, board.mode) else None
+
+
+def score_of(board: Board, outcome: Mapping[str, Any] | None) -> int | None:
+    """The score a finished game puts on ``board`` (see the module docstring), or None when
+    the game does not count (Skipper: not won; points games: resigned or forfeited).
+
+    Args:
+        board: The room's board (:func:`board_of`).
+        outcome: The engine's outcome (``{"winner", "reason", "scores"}``), None while the
+            game runs.
+    """
+    if not outcome or not outcome.get("scores"):
+        return None
+    reason = str(outcome.get("reason") or "")
+    if board.game == "skipper":
+        counts = reason == "won"
+    else:
+        counts = not reason.startswith(("resigned", "forfeited"))
+    score = outcome["scores"][0]
+    return int(score) if counts and isinstance(score, int) else None

@@ -1,0 +1,40 @@
+"""The web client's "Leaderboards" panel (issue #21) in Debian's Chromium (Playwright), with
+the helpers of test_web.py: a solo game finished through the client library puts its
+player's name on the board the page shows."""
+
+from __future__ import annotations
+
+import pytest
+
+from cardhall.server.store import MemoryStore
+
+from .conftest import serving
+from .test_leaderboard import play_solo
+from .test_web import browser, new_page, shot
+
+
+@pytest.mark.timeout(180)
+async def test_lobby_leaderboard_panel_shows_a_finished_solo_game() -> None:
+    errors: list[str] = []
+    async with serving(MemoryStore, msg_rate=None) as make, browser() as b:
+        server = await make()
+        page = await new_page(b, server.port, errors)
+        await page.wait_for_selector("#leaderboards #board-table")
+        assert await page.select_option("#board-game", "skipper") == ["skipper"]
+        await page.wait_for_selector("#board-table td.none")  # nobody yet
+        _, outcome = await play_solo(server, "webwinner", "skipper")
+        assert outcome["reason"] == "won"
+        await page.click("#board-refresh")
+        row = page.locator('#board-table tr[data-name="webwinner"]')
+        await row.wait_for()
+        cells = await row.locator("td").all_inner_texts()
+        assert cells == ["1", "webwinner", str(outcome["scores"][0])]
+        caption = await page.inner_text("#board-caption")
+        assert "fewest turns first" in caption and "1 player" in caption
+        await page.screenshot(path=shot("leaderboard"))
+        await page.select_option("#board-game", "shah")
+        await page.wait_for_selector("text=This game keeps no leaderboard.")
+        await page.select_option("#board-game", "thirtysix")
+        await page.wait_for_selector("#board-table td.none")
+        assert "most points first" in await page.inner_text("#board-caption")
+        assert not errors, errors
