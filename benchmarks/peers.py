@@ -74,9 +74,9 @@ def server_command(kind: str, port: int, peers: str) -> tuple[list[str], str, st
         return (["node", str(Path(peers) / "colyseus_server.js"), "--port", str(port),
                  "--patch", "immediate"], f"http://127.0.0.1:{port}", "colyseus")
     url = f"ws://127.0.0.1:{port}/"
-    if kind == "floor":
+    if kind in ("floor", "floor-sync"):
         return ([sys.executable, str(ROOT / "benchmarks" / "floor_server.py"), "--port",
-                 str(port)], url, "cardhall")
+                 str(port), *(["--sync"] if kind == "floor-sync" else [])], url, "cardhall")
     return ([sys.executable, "-m", "cardhall.server.cli", "serve", "--port", str(port),
              "--msg-rate", "0", "--max-connections-per-address", "0", "--rooms-per-minute", "0",
              "--log-level", "WARNING"], url, "cardhall")
@@ -133,7 +133,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=int, default=8, help="measured s per phase")
     parser.add_argument("--no-pin", dest="pin", action="store_false")
     parser.add_argument("--servers", default="cardhall,colyseus,floor",
-                        help="comma-separated, by turns each round: cardhall, colyseus, floor")
+                        help="comma-separated, by turns each round: cardhall, then any of "
+                        "colyseus, floor, floor-sync (the floor reading frames in the "
+                        "protocol callback)")
     args = parser.parse_args()
     if not (Path(args.peers) / "loadgen.js").exists():
         parser.error(f"no loadgen.js in {args.peers} (--peers)")
@@ -142,8 +144,9 @@ def main() -> None:
     if args.pin and shutil.which("taskset") is None:
         parser.error("taskset is missing (or pass --no-pin)")
     kinds = args.servers.split(",")
-    if kinds[0] != "cardhall" or not set(kinds) <= {"cardhall", "colyseus", "floor"}:
-        parser.error("--servers: cardhall first, then any of colyseus, floor")
+    if kinds[0] != "cardhall" or not set(kinds) <= {"cardhall", "colyseus", "floor",
+                                                     "floor-sync"}:
+        parser.error("--servers: cardhall first, then any of colyseus, floor, floor-sync")
     runs: dict[str, list[dict[str, dict[str, float]]]] = {k: [] for k in kinds}
     for r in range(args.rounds):
         for kind in runs:

@@ -41,6 +41,19 @@ _OPEN = State.OPEN
 _ROUTINE_CLOSES = frozenset({1009, CLOSE_HELLO_TIMEOUT, 4002})
 
 
+_SHORT_HEADERS = [bytes((0x82, n)) for n in range(126)]
+
+
+def binary_header(size: int) -> bytes:
+    """The header of a final, unmasked binary WebSocket frame (RFC 6455 section 5.2: a
+    server's frame, no extension) carrying ``size`` bytes of payload: 2, 4 or 10 bytes."""
+    if size < 126:
+        return _SHORT_HEADERS[size]
+    if size < 1 << 16:
+        return b"\x82\x7e" + size.to_bytes(2, "big")
+    return b"\x82\x7f" + size.to_bytes(8, "big")
+
+
 def peer_address(ws: ServerConnection) -> str:
     """The client's IP address (``"?"`` when the socket has none, e.g. a Unix socket)."""
     try:
@@ -138,8 +151,12 @@ class Connection(Session):
         That is what ``await ws.send(frame)`` does on that path (websockets' Sans-I/O
         ``protocol.send_binary``, then its bytes to the transport), without a task per frame,
         and with the frames of one call in one ``transport.writelines`` (an ``ok`` and the
-        acting seat's ``update`` leave in one segment). Returns False (the caller queues them)
-        otherwise, or when this websockets version lacks the attributes read here.
+        acting seat's ``update`` leave in one segment). On a connection without extensions
+        (no compression) the frame header is :func:`binary_header` written ahead of the
+        payload as it is, after anything the protocol object had queued (a pong), instead
+        of a websockets ``Frame`` serialized per frame: the same bytes. Returns False (the
+        caller queues them) otherwise, or when this websockets version lacks the attributes
+        read here.
         """
         if self._writer is not None and not self._writer.done():
             return False
@@ -149,12 +166,21 @@ class Connection(Session):
             if (ws.send_in_progress is not None or ws.paused or protocol.state is not _OPEN
                     or ws.transport.is_closing()):
                 return False
+            plain = not (protocol.extensions or protocol.expect_continuation_frame
+                         or protocol.debug)
         except AttributeError:  # another websockets version: the writer task does it
             return False
-        for data in frames:
-            protocol.send_binary(data)
+        if plain:
+            out = protocol.data_to_send() if protocol.writes else []
+            for data in frames:
+                out.append(binary_header(len(data)))
+                out.append(data)
+        else:
+            for data in frames:
+                protocol.send_binary(data)
+            out = protocol.data_to_send()
         # Only data frames were added to an OPEN connection: no EOF marker (b"") among them.
-        ws.transport.writelines(protocol.data_to_send())
+        ws.transport.writelines(out)
         return True
 
     def _start_writer(self) -> None:

@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import websockets
 
+from cardhall import protocol as p
 from cardhall.client.bots import play_games
 from cardhall.client.client import Client, ServerError
 from cardhall.server.fairness import verify_record
@@ -480,3 +482,50 @@ async def test_frames_lost_while_the_store_is_down_are_made_good() -> None:
         assert resent == [peer]
     finally:
         await cluster.stop()
+
+
+@pytest.mark.parametrize("act_reply", ["ok", "update"])
+async def test_a_forwarded_act_is_answered_as_the_hello_asked(
+        servers: list[ServeProcess], act_reply: str) -> None:
+    # The room lives on process 0; the player is connected to process 1, which forwards
+    # its acts: the owner answers as the player's hello asked (hello.act_reply), through
+    # the inbox: an ok then the update, or the update alone carrying the act's id.
+    async with Client(servers[0].url) as host:
+        room = (await host.create_room("skipper", mode="multi", seats=2)).room
+        ws = await websockets.connect(servers[1].url, compression=None)
+        try:
+            async def until(pred: Any) -> p.Message:
+                async with asyncio.timeout(10):
+                    while not pred(msg := p.decode(await ws.recv(), side="server")):
+                        pass
+                return msg
+
+            await ws.send(p.encode(p.Hello(v=1, client="far", act_reply=act_reply, id=0)))
+            await until(lambda m: isinstance(m, p.Welcome))
+            await ws.send(p.encode(p.Join(room=room, id=1)))
+            await until(lambda m: isinstance(m, p.Joined))
+            await host.join(room)  # full: the game starts
+            await ws.send(p.encode(p.GetView(room=room, id=2)))
+            view = (await until(lambda m: getattr(m, "re", None) == 2)).view  # type: ignore
+            seat = 1 - host.seats[room][0]
+            for _ in range(200):  # the host plays until it is our turn
+                if seat in view["to_act"]:
+                    break
+                hv = host.views[room]
+                if hv["legal_actions"]:
+                    await host.act(room, next(a for a in hv["legal_actions"]
+                                              if a[0] != "resign"), hv["state_id"])
+                await ws.send(p.encode(p.GetView(room=room, id=2)))
+                view = (await until(lambda m: getattr(m, "re", None) == 2)).view  # type: ignore
+            action = next(a for a in view["legal_actions"] if a[0] != "resign")
+            await ws.send(p.encode(p.Act(room=room, state_id=view["state_id"], action=action,
+                                         id=7)))
+            reply = await until(lambda m: getattr(m, "re", None) == 7)
+            if act_reply == "update":
+                assert isinstance(reply, p.Update) and reply.state_id == view["state_id"] + 1
+            else:
+                assert isinstance(reply, p.Ok)
+                update = await until(lambda m: isinstance(m, p.Update))
+                assert update.state_id == view["state_id"] + 1  # type: ignore[attr-defined]
+        finally:
+            await ws.close()
