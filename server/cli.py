@@ -771,33 +771,68 @@ def _fetch_record(url: str, room: str, commitment: str | None) -> dict[str, Any]
 @click.option("--pin/--no-pin", default=True, show_default=True,
               help="Run the server under test on one CPU and the load generator on another "
                    "(Linux, 2+ CPUs; not with --url).")
+@click.option("--peers", "peers_dir", type=click.Path(file_okay=False, exists=True),
+              default=None, help="The peers harness folder (loadgen.js): then also run "
+              "Cardhall, Colyseus and the protocol floor by turns under its load generator "
+              "and print the ratios to Colyseus (benchmarks/README.md, peers.py).")
+@click.option("--node-modules", type=click.Path(file_okay=False), default=None,
+              help="With --peers: the folder its setup.sh installed node_modules into "
+              "(default $PEERS_PREFIX/node, else /tmp/peers/node).")
+@click.option("--peer-rounds", type=click.IntRange(1), default=3, show_default=True,
+              help="With --peers: rounds of the three servers by turns.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object, no table.")
 @click.option("--logdir", type=click.Path(file_okay=False), default=None,
               help="Keep the servers' logs in this folder.")
 def bench(rooms: int, rate: float, seconds: float, warmup: float, rounds: int, idle: int,
           redis_mode: str,
           redis_url: str | None, url: str | None, server_pid: int | None, seed: int,
-          pin: bool, as_json: bool, logdir: str | None) -> None:
-    """Latency, throughput and memory of a live server, against a raw websockets echo server.
+          pin: bool, peers_dir: str | None, node_modules: str | None, peer_rounds: int,
+          as_json: bool, logdir: str | None) -> None:
+    """Latency, throughput and memory of a live server, against a raw websockets echo server
+    (and with --peers, against Colyseus and Cardhall's protocol floor).
 
     Starts the servers in their own processes on 127.0.0.1 (in-memory store, Redis store,
     echo baseline) and drives them from this process; see benchmarks/README.md.
     """
+    import os
     from pathlib import Path
 
     from ..bench.load import BenchConfig, render, run, to_json
+    from ..bench.peers import PeersConfig, compare
+    from ..bench.peers import render as render_peers
+
+    peers = None
+    if peers_dir is not None:
+        modules = node_modules or str(Path(os.environ.get("PEERS_PREFIX", "/tmp/peers"))
+                                      / "node")
+        peers = PeersConfig(peers=Path(peers_dir), node_modules=Path(modules),
+                            rounds=peer_rounds, rooms=rooms, rate=int(rate),
+                            seconds=max(1, round(seconds)), pin=pin)
+        try:
+            peers.check()
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--peers") from None
 
     cfg = BenchConfig(rooms=rooms, rate=rate, warmup=warmup, latency_seconds=seconds,
                       throughput_seconds=seconds, idle=idle, redis=redis_url or redis_mode,
                       url=url, server_pid=server_pid, seed=seed, rounds=rounds, pin=pin)
     if logdir is not None:
         Path(logdir).mkdir(parents=True, exist_ok=True)
+    say = None if as_json else lambda m: click.echo(f".. {m}", err=True)
     try:
-        result = run(cfg, None if as_json else lambda m: click.echo(f".. {m}", err=True),
-                     Path(logdir) if logdir else None)
+        result = run(cfg, say, Path(logdir) if logdir else None)
+        if peers is not None:
+            result["peers"] = compare(peers, say)
     except (OSError, RuntimeError, TimeoutError) as exc:
         raise click.ClickException(f"{type(exc).__name__}: {exc}") from None
-    click.echo(to_json(result) if as_json else render(result))
+    if as_json:
+        click.echo(to_json(result))
+        return
+    click.echo(render(result))
+    if peers is not None:
+        click.echo("\nThe peers' load generator (loadgen.js), the servers by turns; ratios: "
+                   "median of the per-round ratios to Cardhall:\n")
+        click.echo(render_peers(result["peers"]))
 
 
 @main.command()

@@ -115,3 +115,8 @@ def test_benchmark_bad_argument_is_one_line() -> None:
     assert proc.returncode != 0
     assert "Traceback" not in proc.stderr
     assert proc.stderr.strip().splitlines()[-1].startswith("bots_shop_shah.py: error:")
+
+
+def test_bench_peers_folder_without_the_harness(tmp_path: Path) -> None:
+    assert_one_error(run_cli("bench", "--peers", str(tmp_path / "missing")), "--peers")
+    assert_one_error(run_cli("bench", "--peers", str(tmp_path)), "--peers", "loadgen.js")

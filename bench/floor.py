@@ -5,15 +5,17 @@ It answers ``hello`` (``welcome``), ``create_room`` (``room_created``) and ``joi
 (``joined``), and takes ``act`` frames for a four-seat table whose turn goes round: the acting
 seat gets ``ok`` plus an ``update`` (in one write, as Cardhall does), every other seat an
 ``update``; the seat whose turn comes gets ``legal_actions`` in its delta. Frames are packed
-with the same reused msgpack packer as Cardhall's, and written the way Cardhall writes them
-(websockets' Sans-I/O ``protocol.send_binary`` then one ``transport.writelines``); frames are
-read the way Cardhall reads them (``async for frame in ws``, then ``msgpack`` decoding).
+with a reused msgpack packer as Cardhall's are, and written the way Cardhall writes them
+(:func:`cardhall.server.connection.binary_header` before each payload, one
+``transport.writelines`` per call); frames are read the way Cardhall reads them
+(``async for frame in ws``, then ``msgpack`` decoding), or with ``--sync`` in websockets'
+protocol callback (:class:`SyncReading`).
 
 So whatever this server costs per action is what the stack (asyncio or uvloop, websockets,
 msgpack, the kernel's loopback TCP) costs for the workload before any game runs: the floor
-under Cardhall's own figure in ``benchmarks/peers.py``.
+under Cardhall's own figure in :mod:`cardhall.bench.peers`.
 
-    python benchmarks/floor_server.py --port 8770
+    python -m cardhall.bench.floor --port 8770
 
 Bounded: it runs until SIGINT/SIGTERM. Listens on 127.0.0.1 unless told otherwise.
 """
@@ -29,6 +31,8 @@ from typing import Any
 import msgpack
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.frames import Opcode
+
+from ..server.connection import binary_header
 
 _packer = msgpack.Packer()
 _pack = _packer.pack
@@ -60,9 +64,11 @@ class Floor:
     def write(self, *frames: bytes) -> None:
         """Write ``frames`` at once in one ``writelines``, as Cardhall's ``_write_now``."""
         protocol = self.ws.protocol
+        out = protocol.data_to_send() if protocol.writes else []
         for data in frames:
-            protocol.send_binary(data)
-        self.ws.transport.writelines(protocol.data_to_send())
+            out.append(binary_header(len(data)))
+            out.append(data)
+        self.ws.transport.writelines(out)
 
     def reply(self, msg: dict[str, Any], re: Any) -> None:
         """Send ``msg`` with ``re`` set."""
