@@ -4,6 +4,8 @@ player's name on the board the page shows."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from cardhall.server.store import MemoryStore
@@ -37,4 +39,35 @@ async def test_lobby_leaderboard_panel_shows_a_finished_solo_game() -> None:
         await page.select_option("#board-game", "thirtysix")
         await page.wait_for_selector("#board-table td.none")
         assert "most points first" in await page.inner_text("#board-caption")
+        assert not errors, errors
+
+
+@pytest.mark.timeout(180)
+async def test_the_players_name_is_kept_and_sent_as_the_hello_name() -> None:
+    # Every web player was "cardhall-web/0.1" on the boards and at the tables: the lobby's
+    # "Your name" is kept in the browser and the page reconnects with it as its hello name.
+    errors: list[str] = []
+    async with serving(MemoryStore, msg_rate=None) as make, browser() as b:
+        server = await make()
+        page = await new_page(b, server.port, errors)
+        await page.wait_for_selector("#player-name")
+        await page.fill("#player-name", "  Ada   Lovelace ")
+        await page.click("#set-name")
+
+        def names() -> set[str]:
+            return {c.name for c in server.connections}
+
+        for _ in range(100):  # reconnects after its 0.5 s back-off
+            if "Ada Lovelace" in names():
+                break
+            await asyncio.sleep(0.1)
+        assert names() == {"Ada Lovelace"}
+        await page.reload()
+        await page.wait_for_selector("#player-name")
+        assert await page.input_value("#player-name") == "Ada Lovelace"
+        for _ in range(50):
+            if names() == {"Ada Lovelace"}:
+                break
+            await asyncio.sleep(0.1)
+        assert names() == {"Ada Lovelace"}  # kept across a reload
         assert not errors, errors

@@ -6,6 +6,7 @@ import { Lobby } from "./lobby.js";
 import { RoomView } from "./room.js";
 
 const SEAT_KEY = "cardhall.seat";
+const NAME_KEY = "cardhall.name"; // the player's name, sent as the hello name
 const HOST_KEY = "cardhall.hosted";
 const MAX_BACKOFF_MS = 5000;
 
@@ -30,12 +31,25 @@ class App {
     this.backoff = 500;
     this.notice = "";
     this.created = new Map(); // room id -> the create_room message that made it ("play again")
+    this.playerName = (localStorage.getItem(NAME_KEY) || "").trim().slice(0, 32);
+  }
+
+  /** Keep `name` as the player's name and reconnect with it (the lobby only: the server
+   * learns a connection's name from its hello). */
+  setPlayerName(name) {
+    const clean = name.trim().replace(/\s+/g, " ").slice(0, 32);
+    if (clean === this.playerName) return;
+    this.playerName = clean;
+    if (clean) localStorage.setItem(NAME_KEY, clean);
+    else localStorage.removeItem(NAME_KEY);
+    if (this.session) this.session.close(); // onClose reconnects, with the new name
   }
 
   // --- connection --------------------------------------------------------------------------
 
   async connect() {
     const session = new Session(defaultUrl(), {
+      name: this.playerName,
       onMessage: (msg) => this.onMessage(msg),
       onClose: () => this.onClose(session),
     });

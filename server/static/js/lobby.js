@@ -398,10 +398,29 @@ export class Lobby {
       maxlength: 64,
       placeholder: "join code",
     });
+    // The player's name: what other seats and the leaderboards show (the hello name).
+    const playerName = h("input", {
+      type: "text",
+      id: "player-name",
+      maxlength: 32,
+      placeholder: "anonymous",
+      value: app.playerName,
+    });
     const quick = h(
       "section",
       { class: "panel", "aria-labelledby": "quick-title" },
       h("h2", { id: "quick-title" }, "Play now"),
+      h(
+        "div",
+        { class: "filters" },
+        h("label", { for: "player-name" }, "Your name"),
+        playerName,
+        h(
+          "button",
+          { type: "button", id: "set-name", onclick: () => app.setPlayerName(playerName.value) },
+          "Use this name",
+        ),
+      ),
       h(
         "div",
         { class: "filters" },

@@ -72,8 +72,9 @@ export function defaultUrl(loc = window.location) {
  * messages (update, seat_event, game_over, started, left) go to `onMessage`.
  */
 export class Session {
-  constructor(url, { onMessage = () => {}, onClose = () => {} } = {}) {
+  constructor(url, { name = "", onMessage = () => {}, onClose = () => {} } = {}) {
     this.url = url;
+    this.name = name || CLIENT_NAME; // the hello name: what seats and leaderboards show
     this.onMessage = onMessage;
     this.onClose = onClose;
     this.nextId = 1;
@@ -92,7 +93,7 @@ export class Session {
       ws.onopen = () => {
         opened = true;
         // act_reply "update": an accepted act is answered by our update carrying its id.
-        const hello = { t: "hello", v: PROTOCOL_VERSION, client: CLIENT_NAME, act_reply: "update" };
+        const hello = { t: "hello", v: PROTOCOL_VERSION, client: this.name, act_reply: "update" };
         this.request(hello).then((welcome) => {
           this.welcome = welcome;
           resolve(welcome);
