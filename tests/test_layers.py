@@ -23,3 +23,15 @@ def test_import_contracts_hold() -> None:
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "0 broken" in done.stdout, done.stdout
+
+
+def test_every_server_module_has_a_layer() -> None:
+    """A module missing from the server's layers contract would be checked by nothing."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contract = next(c for c in config["tool"]["importlinter"]["contracts"]
+                    if c.get("containers") == ["cardhall.server"])
+    layered = {name.strip() for layer in contract["layers"] for name in layer.split(":")}
+    modules = {path.stem for path in (ROOT / "server").glob("*.py")} - {"__init__"}
+    assert modules == layered, (modules - layered, layered - modules)
