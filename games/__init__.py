@@ -12,7 +12,7 @@ import importlib.util
 from collections.abc import Mapping
 from typing import Any
 
-from .base import Action, Event, Game, replay
+from .base import OUTCOMES, Action, Event, Game, outcome_kind, replay
 from .errors import (
     GameError,
     GameOver,
@@ -88,7 +88,7 @@ def create(name: str, options: Mapping[str, Any] | None = None, seats: int = 1) 
 
 
 __all__ = [
-    "Action", "Event", "Game", "GameError", "GameOver", "IllegalAction", "NotYourTurn",
-    "OptionError", "SnapshotError", "UnknownAction", "catalog", "create", "get", "names",
-    "replay",
+    "OUTCOMES", "Action", "Event", "Game", "GameError", "GameOver", "IllegalAction",
+    "NotYourTurn", "OptionError", "SnapshotError", "UnknownAction", "catalog", "create", "get",
+    "names", "outcome_kind", "replay",
 ]

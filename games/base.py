@@ -672,3 +672,33 @@ def replay(cls: type[Game], options: Mapping[str, Any], seats: int,
     for seat, action in log:
         game.apply(seat, action)
     return game
+
+
+#: The kinds of game outcome (:func:`outcome_kind`): a bounded set for metric labels and
+#: summaries, where the engines' ``reason`` words are many (Thirty-Six's name the points).
+OUTCOMES = ("won", "lost", "limit", "abandoned")
+
+
+def outcome_kind(outcome: Mapping[str, Any] | None) -> str:
+    """Sort an engine's outcome into one of :data:`OUTCOMES` (a bounded metric label).
+
+    Args:
+        outcome: :meth:`Game.outcome` of a finished game (``winner``: a seat or None;
+            ``reason``: the engine's words). None counts as ``abandoned``.
+
+    Returns:
+        ``won`` when a seat won; ``limit`` when a turn or move limit ended the game
+        (Skipper ``turn_limit``, solitaires ``move limit``); ``abandoned`` when every seat
+        resigned, forfeited or left (``resigned...``, ``forfeited``, Skipper ``all_out``);
+        ``lost`` otherwise (no move left, unwinnable, a failed round, too few points).
+    """
+    if outcome is None:
+        return "abandoned"
+    if outcome.get("winner") is not None:
+        return "won"
+    reason = str(outcome.get("reason") or "")
+    if "limit" in reason:
+        return "limit"
+    if reason.startswith(("resign", "forfeit")) or reason == "all_out":
+        return "abandoned"
+    return "lost"

@@ -6,11 +6,15 @@ Pure and deterministic: the same arguments give the same records.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from . import get
+from .base import outcome_kind
 from .bots import strategy
+
+_NUMBER = re.compile(r"\d+")
 
 
 def lineup(bot: str, seats: int, game_index: int = 0) -> list[str]:
@@ -82,7 +86,9 @@ def run(game: str, options: Mapping[str, Any], seats: int, bot: str, games: int,
 def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
     """Summary of game records: ``games``, ``wins`` (games with a winner), ``win_rate``,
     ``wins_by_seat``, ``mean_turns`` (``None`` when records hold no turns), ``outcomes``
-    (count per outcome), when every record has one score ``mean_score``, when records count
+    (games per outcome kind: won, lost, limit, abandoned; see :func:`.base.outcome_kind`),
+    ``reasons`` (games per engine reason, numbers written ``N``: "scored N points, more than
+    N" is one bucket, not one per score), when every record has one score ``mean_score``, when records count
     auction sales ``sales_per_game``, and when seats played different strategies
     ``wins_by_strategy`` (games won by a seat of each strategy) and ``seats_by_strategy``
     (seats each strategy held over all games)."""
@@ -92,14 +98,19 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
     for w in wins:
         by_seat[str(w)] = by_seat.get(str(w), 0) + 1
     outcomes: dict[str, int] = {}
+    reasons: dict[str, int] = {}
     for r in records:
-        outcomes[str(r["outcome"])] = outcomes.get(str(r["outcome"]), 0) + 1
+        kind = outcome_kind({"winner": r["winner"], "reason": r["outcome"]})
+        outcomes[kind] = outcomes.get(kind, 0) + 1
+        reason = _NUMBER.sub("N", str(r["outcome"]))
+        reasons[reason] = reasons.get(reason, 0) + 1
     turns = [r["turns"] for r in records if "turns" in r]
     summary: dict[str, Any] = {
         "games": n, "wins": len(wins), "win_rate": len(wins) / n if n else 0.0,
         "wins_by_seat": by_seat,
         "mean_turns": sum(turns) / len(turns) if turns else None,
         "outcomes": outcomes,
+        "reasons": reasons,
     }
     sold = [r["sold"] for r in records if "sold" in r]
     if sold and len(sold) == n:

@@ -301,7 +301,7 @@ def simulate(game: str, mode: str | None, players: int | None, n_games: int, bot
     click.echo(f"{game} {opts.get('mode', '')} seats={seats} strategy={bot} "
                f"seeds={seed}..{seed + n_games - 1}")
     for key in ("games", "wins", "win_rate", "mean_turns", "mean_score", "wins_by_seat",
-                "outcomes", "sales_per_game", "wins_by_strategy", "seats_by_strategy"):
+                "outcomes", "reasons", "sales_per_game", "wins_by_strategy", "seats_by_strategy"):
         if key in summary:
             value = summary[key]
             if isinstance(value, float):

@@ -18,7 +18,7 @@ an address in a label):
     cardhall_games_started_total        games started (counter)
     cardhall_games_finished_total       games finished, also by ``outcome``: ``won``,
                                         ``lost``, ``limit``, ``abandoned`` (counter;
-                                        :func:`outcome_kind`)
+                                        :func:`~cardhall.games.outcome_kind`)
     cardhall_game_duration_seconds      start to finish of a game, seconds (histogram)
     cardhall_actions_accepted_total     actions applied and stored (counter)
     cardhall_actions_refused_total      ``act`` requests a room answered with an error
@@ -51,14 +51,13 @@ from prometheus_client.registry import Collector
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
+from ..games import OUTCOMES, outcome_kind
 from .store import Store
 
 #: Histogram buckets of the action latency, seconds (100 us .. 1 s).
 LATENCY_BUCKETS = (1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 1e-2, 2.5e-2, 5e-2, 0.1, 0.25, 1.0)
 #: Histogram buckets of game durations, seconds (10 s .. 2 h).
 DURATION_BUCKETS = (10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1200.0, 1800.0, 3600.0, 7200.0)
-#: The outcome kinds of ``cardhall_games_finished_total`` (see :func:`outcome_kind`).
-OUTCOMES = ("won", "lost", "limit", "abandoned")
 #: Reasons of ``cardhall_connections_refused_total`` (:mod:`.admission`), exported at 0.
 REFUSAL_REASONS = ("server full", "address full", "header timeout", "bad proxy header")
 #: Close codes of ``cardhall_connections_closed_total`` exported at 0 before any close:
@@ -68,31 +67,6 @@ CLOSE_CODES = (4000, 4001, 4008, 4009)
 ROOM_REFUSALS = ("rate", "capacity")
 #: The ``mode`` label of a game without modes.
 NO_MODE = "-"
-
-
-def outcome_kind(outcome: Mapping[str, Any] | None) -> str:
-    """Sort an engine's outcome into one of :data:`OUTCOMES` (a bounded metric label).
-
-    Args:
-        outcome: :meth:`Game.outcome` of a finished game (``winner``: a seat or None;
-            ``reason``: the engine's words). None counts as ``abandoned``.
-
-    Returns:
-        ``won`` when a seat won; ``limit`` when a turn or move limit ended the game
-        (Skipper ``turn_limit``, solitaires ``move limit``); ``abandoned`` when every seat
-        resigned, forfeited or left (``resigned...``, ``forfeited``, Skipper ``all_out``);
-        ``lost`` otherwise (no move left, unwinnable, a failed round, too few points).
-    """
-    if outcome is None:
-        return "abandoned"
-    if outcome.get("winner") is not None:
-        return "won"
-    reason = str(outcome.get("reason") or "")
-    if "limit" in reason:
-        return "limit"
-    if reason.startswith(("resign", "forfeit")) or reason == "all_out":
-        return "abandoned"
-    return "lost"
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,7 +50,8 @@ from ..games import Game, GameError, bots
 from ..games.options import Option, parse_options
 from . import leaderboard
 from .logs import event
-from .metrics import GameMetrics, outcome_kind, observe_action
+from ..games import outcome_kind
+from .metrics import GameMetrics, observe_action
 from .store import Loaded, LogEntry, OwnershipLost, Store, StoreError
 from .clocks import REAL_TIME_BOT_SECONDS as REAL_TIME_BOT_SECONDS  # re-exported
 from .clocks import RoomClocks
@@ -688,7 +689,7 @@ class Room(RoomViews, RoomClocks):
 
     def _game_finished(self) -> None:
         """Log ``game_finished`` (INFO: room, game, mode, outcome kind, winner, reason,
-        turns, duration in s; see :func:`~.metrics.outcome_kind`) and count it
+        turns, duration in s; see :func:`~cardhall.games.outcome_kind`) and count it
         (``cardhall_games_finished_total``, ``cardhall_game_duration_seconds``). The
         duration is None when the start time is unknown (a room stored before it was kept)."""
         outcome = self.game.outcome()

@@ -179,7 +179,8 @@ def test_simulate_loads_a_user_strategy_from_a_file_or_module(tmp_path: Path) ->
                        "--json", cwd=tmp_path)
         assert proc.returncode == 0, proc.stderr
         summary = json.loads(proc.stdout.splitlines()[-1])
-        assert summary["outcomes"] == {"closed shop": 3}
+        assert summary["outcomes"] == {"lost": 3}
+        assert summary["reasons"] == {"closed shop": 3}
         assert summary["mean_turns"] == 1
 
 

@@ -18,7 +18,7 @@ from cardhall.client.bots import play_games
 from cardhall.client.client import Client, ServerError
 from cardhall.server.app import Server
 from cardhall.server.logs import formatter
-from cardhall.server.metrics import OUTCOMES, outcome_kind
+from cardhall.games import OUTCOMES, outcome_kind
 
 from .conftest import ServerFactory
 

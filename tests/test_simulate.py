@@ -24,3 +24,16 @@ def test_summary_counts_sales_and_wins_by_strategy() -> None:
     assert sum(won.values()) == summary["wins"]
     assert summary["sales_per_game"] == sum(r["sold"] for r in records) / 4
     assert "wins_by_strategy" not in summarize(list(run("skipper", {}, 1, "greedy", 2, 1)))
+
+
+def test_outcomes_are_counted_by_kind_and_reasons_without_their_numbers() -> None:
+    # Thirty-Six's reasons name the points ("scored 52 points, more than 36"): one bucket
+    # per score made dozens of outcomes. Outcomes are kinds; reasons drop their numbers.
+    records = list(run("thirtysix", {}, 1, "greedy", 30, 1))
+    assert len({r["outcome"] for r in records}) > 3  # the engine's words differ by score
+    summary = summarize(records)
+    assert set(summary["outcomes"]) <= {"won", "lost", "limit", "abandoned"}
+    assert sum(summary["outcomes"].values()) == 30
+    assert summary["outcomes"].get("won", 0) == summary["wins"]
+    assert all(not any(ch.isdigit() for ch in reason) for reason in summary["reasons"])
+    assert len(summary["reasons"]) <= 3
