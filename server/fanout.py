@@ -62,6 +62,8 @@ class Seat:
         assisted: True once a server-side bot has played the seat, even if its player took
             it back (such a seat's game is not ranked: :mod:`.leaderboard`); bot seats too.
         grace_until: ``time.time()`` deadline of a dropped seat's grace window, or None.
+        host: True for the seat the room's host took: whoever holds it (the host after a
+            reconnection, which gives it a new session) may start the room.
     """
 
     token: str
@@ -70,6 +72,7 @@ class Seat:
     bot: bool = False
     grace_until: float | None = None
     assisted: bool = False
+    host: bool = False
 
     def __post_init__(self) -> None:
         self.assisted = self.assisted or self.bot
@@ -82,7 +85,7 @@ class Seat:
     def stored(self) -> dict[str, Any]:
         """The seat as the store keeps it (token included: the store is trusted)."""
         return {"token": self.token, "name": self.name, "bot": self.bot,
-                "grace_until": self.grace_until, "assisted": self.assisted}
+                "grace_until": self.grace_until, "assisted": self.assisted, "host": self.host}
 
 
 @dataclass

@@ -395,7 +395,8 @@ class Room(RoomViews, RoomClocks):
             if data is not None:
                 room.seats[s] = Seat(token=data["token"], conn=None, name=data["name"],
                                      bot=data["bot"], grace_until=data["grace_until"],
-                                     assisted=data.get("assisted", data["bot"]))
+                                     assisted=data.get("assisted", data["bot"]),
+                                     host=data.get("host", False))
         room.deadlines = {int(s): float(t) for s, t in st.get("deadlines", [])}
         room._seat_version = [room.state_id] * room.seat_count
         room._saved_snapshot, room._saved_entries = loaded.snapshot, list(loaded.entries)
@@ -456,7 +457,8 @@ class Room(RoomViews, RoomClocks):
         elif self.seats[seat] is not None:
             raise RoomError("room/full", f"seat {seat} is taken")
         token = secrets.token_urlsafe(24)  # 192 bits
-        self.seats[seat] = Seat(token=token, conn=conn, name=conn.name)
+        self.seats[seat] = Seat(token=token, conn=conn, name=conn.name,
+                                host=conn.session == self.host)
         self.members[conn] = _Member(seat)
         conn.rooms[self.id] = self
         self._seat_event(seat, "joined")
@@ -650,9 +652,12 @@ class Room(RoomViews, RoomClocks):
         ``started`` (``by``'s carries ``re``), then its view.
 
         Raises:
-            RoomError: ``room/not_host`` (``by`` is not the host), ``room/already_started``.
+            RoomError: ``room/not_host`` (``by`` is neither the host's connection nor holds
+                the seat the host took: a host that reconnected and resumed its seat may
+                start), ``room/already_started``.
         """
-        if by is not None and by.session != self.host:
+        if by is not None and by.session != self.host and not any(
+                h is not None and h.host and h.conn is by for h in self.seats):
             raise RoomError("room/not_host", "only the room's host may start it")
         if self.status != "waiting":
             raise RoomError("room/already_started", "the game has already started")

@@ -624,3 +624,23 @@ async def test_garbage_connection_is_closed_and_other_rooms_finish(
     assert ws.close_code == 4000 and errors >= 1000
     records = await games
     assert len(records) == 2 and all(r["outcome"] for r in records)
+
+
+async def test_a_host_that_resumes_its_seat_may_still_start_the_room(server: Server) -> None:
+    # The host is its creating connection's session: a host that lost its connection (Ctrl-C
+    # in the terminal client) and resumed its seat with the token came back as a new
+    # session and was refused room/not_host in its own waiting room.
+    async with Client(server.url) as host:
+        room = (await host.create_room("skipper", mode="multi", seats=3)).room
+        token = (await host.join(room)).token
+    async with Client(server.url) as guest:
+        await guest.join(room)
+        with pytest.raises(ServerError) as err:
+            await guest.start(room)
+        assert err.value.code == "room/not_host"
+        async with Client(server.url) as back:
+            assert token is not None
+            await back.resume(room, token)
+            await back.start(room)  # the host's seat, a new session: still the host
+            await asyncio.sleep(0.05)
+            assert back.views[room]["room"]["status"] == "playing"
