@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..games import OptionError, get
 from ..games.options import parse_kv
+
+if TYPE_CHECKING:
+    from urllib.parse import SplitResult
 
 
 def _options(mode: str | None, pairs: tuple[str, ...], game: str) -> dict[str, Any]:
@@ -100,6 +103,22 @@ def _redis_url(ctx: click.Context, param: click.Parameter, value: str | None) ->
     return value
 
 
+def _http_url_parts(value: str) -> SplitResult | None:
+    """``value`` split by :func:`urllib.parse.urlsplit` when it is an ``http://`` or
+    ``https://`` URL with a host and a valid port (if any); None otherwise. What may follow
+    the host is for the caller to check."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    return parts
+
+
 def _origins(ctx: click.Context, param: click.Parameter,
              value: tuple[str, ...]) -> tuple[str, ...]:
     """Click callback: each value is a browser origin, ``http(s)://HOST[:PORT]`` with no
@@ -108,16 +127,9 @@ def _origins(ctx: click.Context, param: click.Parameter,
     Raises:
         click.BadParameter: a value is not of that form.
     """
-    from urllib.parse import urlsplit
-
     for origin in value:
-        try:
-            parts = urlsplit(origin)
-            parts.port  # noqa: B018 - raises ValueError on a bad port
-        except ValueError:
-            parts = None
-        if (parts is None or parts.scheme not in ("http", "https") or not parts.hostname
-                or parts.path or parts.query or parts.fragment or parts.username):
+        parts = _http_url_parts(origin)
+        if parts is None or parts.path or parts.query or parts.fragment or parts.username:
             raise click.BadParameter(
                 f"{origin!r} is not an origin like https://cards.example[:PORT]")
     return value
@@ -490,15 +502,8 @@ class HttpUrl(click.ParamType):
         Raises:
             click.BadParameter: no ``http://``/``https://`` scheme, no host, or a path.
         """
-        from urllib.parse import urlsplit
-
-        try:
-            parts = urlsplit(str(value))
-            parts.port  # noqa: B018 - raises ValueError on a bad port
-        except ValueError:
-            parts = None
-        if (parts is None or parts.scheme not in ("http", "https") or not parts.hostname
-                or parts.path.strip("/") or parts.query):
+        parts = _http_url_parts(str(value))
+        if parts is None or parts.path.strip("/") or parts.query:
             self.fail(f"{value!r} is not a server URL like http://HOST:PORT", param, ctx)
         return str(value).rstrip("/")
 
