@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -475,18 +476,34 @@ def rooms(url: str, game: str | None, waiting: bool, as_json: bool) -> None:
         listing = asyncio.run(go())
     except OSError as exc:
         raise click.ClickException(f"cannot reach {url}: {exc}") from None
+
+    def row(r: dict[str, Any]) -> str:
+        access = "private" if r["private"] else "public"
+        return (f"{r['room']:<10} {r['game']:<12} {str(r['mode'] or '-'):<6} {_seats(r):>7} "
+                f"{r['status']:<9} {access:<7} {r['name']}")
+
+    _echo_rooms(listing, as_json, f"{'room':<10} {'game':<12} {'mode':<6} {'seats':>7} "
+                f"{'status':<9} {'access':<7} name", row)
+
+
+def _seats(room: dict[str, Any]) -> str:
+    """A room summary's seats as ``taken/total``."""
+    return f"{room['taken']}/{room['seats']}"
+
+
+def _echo_rooms(listing: list[dict[str, Any]], as_json: bool, header: str,
+                row: Callable[[dict[str, Any]], str]) -> None:
+    """Print a room list (``rooms``, ``admin rooms``): one JSON array when ``as_json``,
+    else ``no rooms`` or a table, ``header`` then ``row(room)`` for each room summary."""
     if as_json:
         click.echo(json.dumps(listing, sort_keys=True))
         return
     if not listing:
         click.echo("no rooms")
         return
-    click.echo(f"{'room':<10} {'game':<12} {'mode':<6} {'seats':>7} {'status':<9} {'access':<7} name")
+    click.echo(header)
     for r in listing:
-        seats = f"{r['taken']}/{r['seats']}"
-        access = "private" if r["private"] else "public"
-        click.echo(f"{r['room']:<10} {r['game']:<12} {str(r['mode'] or '-'):<6} {seats:>7} "
-                   f"{r['status']:<9} {access:<7} {r['name']}")
+        click.echo(row(r))
 
 
 class HttpUrl(click.ParamType):
@@ -589,17 +606,13 @@ def admin_rooms(url: str, token: str | None, token_file: Any, as_json: bool) -> 
         cursor = page.get("cursor")
         if not cursor:
             break
-    if as_json:
-        click.echo(json.dumps(listing, sort_keys=True))
-        return
-    if not listing:
-        click.echo("no rooms")
-        return
-    click.echo(f"{'room':<10} {'game':<12} {'seats':>7} {'status':<9} {'owner':<28} name")
-    for r in listing:
-        seats = f"{r['taken']}/{r['seats']}"
-        click.echo(f"{r['room']:<10} {r['game']:<12} {seats:>7} {r['status']:<9} "
-                   f"{str(r.get('owner') or '-'):<28} {r['name']}")
+
+    def row(r: dict[str, Any]) -> str:
+        return (f"{r['room']:<10} {r['game']:<12} {_seats(r):>7} {r['status']:<9} "
+                f"{str(r.get('owner') or '-'):<28} {r['name']}")
+
+    _echo_rooms(listing, as_json,
+                f"{'room':<10} {'game':<12} {'seats':>7} {'status':<9} {'owner':<28} name", row)
 
 
 @admin.command("close")

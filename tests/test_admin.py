@@ -461,6 +461,25 @@ def one_error(proc: subprocess.CompletedProcess[str], *needles: str) -> str:
     return errors[0]
 
 
+async def test_cli_admin_rooms_prints_an_aligned_table(make_server: ServerFactory) -> None:
+    from click.testing import CliRunner
+
+    from cardhall.server.cli import main
+
+    server = await make_server(admin_token=TOKEN)
+    async with Client(server.url, name="host") as host:
+        duo = (await host.create_room("skipper", mode="multi", seats=2, name="Friday")).room
+        await host.join(duo)
+    _, listing = await call(http_url(server), "GET", "/admin/rooms")
+    (owner,) = {r["owner"] for r in listing["rooms"]}
+    result = await asyncio.to_thread(CliRunner().invoke, main, [
+        "admin", "rooms", "--url", http_url(server), "--token", TOKEN])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines() == [
+        "room       game           seats status    owner                        name",
+        f"{duo:<10} skipper          1/2 waiting   {owner or '-':<28} Friday"]
+
+
 def test_cli_admin_commands(tmp_path: Path) -> None:
     server = ServeProcess(tmp_path, "--admin-token", TOKEN)
     off = ServeProcess(tmp_path)
