@@ -12,7 +12,6 @@ import asyncio
 import json
 import random
 import shutil
-import subprocess
 import sys
 import time
 import urllib.error
@@ -34,11 +33,11 @@ from cardhall.server.redis_store import RedisStore
 from cardhall.server.room import RoomError
 from cardhall.server.store import MemoryStore
 
-from .conftest import RedisProcess, ServeProcess, ServerFactory, free_port, serving
+from .conftest import (ROOT, RedisProcess, ServeProcess, ServerFactory, assert_one_error,
+                       free_port, run_cli, serving)
 from .room_harness import started_room
 
 TOKEN = "s3cret-admin-token"
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def http_url(server: Server) -> str:
@@ -441,26 +440,6 @@ async def test_drain_hands_a_game_in_progress_to_another_process(tmp_path: Path)
 # -- the CLI --------------------------------------------------------------------------------
 
 
-def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """``cardhall ARGS`` in a child process."""
-    import os
-
-    return subprocess.run([sys.executable, "-m", "cardhall.server.cli", *args],
-                          capture_output=True, check=False, text=True, timeout=60, cwd=ROOT,
-                          stdin=subprocess.DEVNULL, env={**os.environ, **(env or {})})
-
-
-def one_error(proc: subprocess.CompletedProcess[str], *needles: str) -> str:
-    """The run failed with one ``Error:`` line holding every needle, and no traceback."""
-    assert proc.returncode != 0, proc
-    assert "Traceback" not in proc.stderr, proc.stderr
-    errors = [line for line in proc.stderr.splitlines() if line.startswith("Error:")]
-    assert len(errors) == 1, proc.stderr
-    for needle in needles:
-        assert needle in errors[0], errors[0]
-    return errors[0]
-
-
 async def test_cli_admin_rooms_prints_an_aligned_table(make_server: ServerFactory) -> None:
     from click.testing import CliRunner
 
@@ -490,19 +469,20 @@ def test_cli_admin_commands(tmp_path: Path) -> None:
         as_env = run_cli("admin", "rooms", "--url", url, "--json",
                          env={"CARDHALL_ADMIN_TOKEN": TOKEN})
         assert as_env.returncode == 0 and json.loads(as_env.stdout) == []
-        line = one_error(run_cli("admin", "rooms", "--url", url, "--token", "wrong"), "401")
+        line = assert_one_error(run_cli("admin", "rooms", "--url", url, "--token", "wrong"),
+                                "401")
         assert "wrong" not in line
-        one_error(run_cli("admin", "rooms", "--url", url), "--token")
-        one_error(run_cli("admin", "close", "nosuchroom", "--url", url, "--token", TOKEN),
-                  "404", "nosuchroom")
-        one_error(run_cli("admin", "kick", "nosuchroom", "1", "--url", url, "--token", TOKEN),
-                  "404")
-        one_error(run_cli("admin", "rooms", "--url", f"127.0.0.1:{server.port}", "--token",
-                          TOKEN), "http://")
-        one_error(run_cli("admin", "rooms", "--url", f"http://127.0.0.1:{off.port}",
-                          "--token", TOKEN), "404", "disabled")
-        one_error(run_cli("admin", "rooms", "--url", f"http://127.0.0.1:{free_port()}",
-                          "--token", TOKEN), "cannot reach")
+        assert_one_error(run_cli("admin", "rooms", "--url", url), "--token")
+        assert_one_error(run_cli("admin", "close", "nosuchroom", "--url", url, "--token", TOKEN),
+                         "404", "nosuchroom")
+        assert_one_error(run_cli("admin", "kick", "nosuchroom", "1", "--url", url, "--token",
+                                 TOKEN), "404")
+        assert_one_error(run_cli("admin", "rooms", "--url", f"127.0.0.1:{server.port}",
+                                 "--token", TOKEN), "http://")
+        assert_one_error(run_cli("admin", "rooms", "--url", f"http://127.0.0.1:{off.port}",
+                                 "--token", TOKEN), "404", "disabled")
+        assert_one_error(run_cli("admin", "rooms", "--url", f"http://127.0.0.1:{free_port()}",
+                                 "--token", TOKEN), "cannot reach")
         drained = run_cli("admin", "drain", "--url", url, "--token", TOKEN, "--timeout", "1")
         assert drained.returncode == 0, drained.stderr
         report = json.loads(drained.stdout)

@@ -16,7 +16,7 @@ import pytest
 from cardhall.bench.load import free_port
 from cardhall.games.simulate import play_game
 
-ROOT = Path(__file__).resolve().parent.parent
+from .conftest import ROOT, run_cli
 
 
 @pytest.fixture(scope="module")
@@ -49,14 +49,6 @@ def live_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-
-
-def run_cli(*args: str, timeout: float = 120.0,
-            cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    """``cardhall ARGS`` in a child process, its output captured as text."""
-    return subprocess.run([sys.executable, "-m", "cardhall.server.cli", *args],
-                          capture_output=True, check=False, text=True, timeout=timeout, cwd=cwd,
-                          stdin=subprocess.DEVNULL)
 
 
 # -- what `cardhall bots` prints --------------------------------------------------------------
