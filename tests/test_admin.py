@@ -25,7 +25,7 @@ import websockets
 from websockets.exceptions import InvalidStatus
 
 from cardhall import protocol as p
-from cardhall.client.bots import play_seat
+from cardhall.client.bots import bot_clients, play_seat, seat_bots, stop_bots
 from cardhall.client.client import Client, ServerError
 from cardhall.games.bots import strategy
 from cardhall.server.app import Server
@@ -370,13 +370,8 @@ async def test_drain_hands_a_game_in_progress_to_another_process(tmp_path: Path)
         a = ServeProcess(tmp_path, "--redis-url", redis_proc.url, "--admin-token-file",
                          str(token_file))
         b = ServeProcess(tmp_path, "--redis-url", redis_proc.url, "--admin-token", TOKEN)
-        clients = [Client([a.url, b.url] if i % 2 == 0 else [b.url, a.url], name=f"bot-{i}")
-                   for i in range(4)]
-        for c in clients:
-            await c.connect()
-        room = (await clients[0].create_room("skipper", mode="multi", seats=4, options={
-            "turn_limit": 40})).room
-        seats = [(await c.join(room)).seat for c in clients]
+        clients = bot_clients([a.url, b.url], 4)
+        room, seats = await seat_bots(clients, "skipper", "multi", {"turn_limit": 40})
         choose = strategy("skipper", "greedy")
         rng = random.Random(7)
         play = [asyncio.create_task(play_seat(c, room, s, choose, random.Random(rng.random()),
@@ -425,11 +420,7 @@ async def test_drain_hands_a_game_in_progress_to_another_process(tmp_path: Path)
         assert game.over and game.state_id == results[0].state_id
         assert "Traceback" not in a.stderr(20000) and "Traceback" not in b.stderr(20000)
     finally:
-        for task in play:
-            task.cancel()
-        await asyncio.gather(*play, return_exceptions=True)
-        for c in clients:
-            await c.close()
+        await stop_bots(play, clients)
         await store.close()
         for proc in (a, b):
             if proc is not None:
