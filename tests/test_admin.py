@@ -33,8 +33,16 @@ from cardhall.server.redis_store import RedisStore
 from cardhall.server.room import RoomError
 from cardhall.server.store import MemoryStore
 
-from .conftest import (ROOT, RedisProcess, ServeProcess, ServerFactory, assert_one_error,
-                       free_port, run_cli, serving)
+from .conftest import (
+    ROOT,
+    RedisProcess,
+    ServeProcess,
+    ServerFactory,
+    assert_one_error,
+    free_port,
+    run_cli,
+    serving,
+)
 from .room_harness import started_room
 
 TOKEN = "s3cret-admin-token"
@@ -432,9 +440,8 @@ async def test_drain_hands_a_game_in_progress_to_another_process(tmp_path: Path)
 
 
 async def test_cli_admin_rooms_prints_an_aligned_table(make_server: ServerFactory) -> None:
-    from click.testing import CliRunner
-
     from cardhall.server.cli import main
+    from click.testing import CliRunner
 
     server = await make_server(admin_token=TOKEN)
     async with Client(server.url, name="host") as host:

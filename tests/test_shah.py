@@ -22,8 +22,7 @@ from cardhall.games import cards as C
 from cardhall.games.bots import random_strategy, strategy
 from cardhall.games.shah import TheShah, greedy_strategy, pack_cards
 
-from tests.engine_harness import (assert_default_actions, assert_refused, play_out,
-                                  random_playout)
+from tests.engine_harness import assert_default_actions, assert_refused, play_out, random_playout
 
 
 def allowed(game: Any, seat: int | None) -> set[str]:

@@ -22,8 +22,7 @@ from cardhall.games import cards as C
 from cardhall.games.bots import random_strategy, strategy
 from cardhall.games.shop import ShopSolitaire, greedy_strategy
 
-from tests.engine_harness import (assert_default_actions, assert_refused, play_out,
-                                  random_playout)
+from tests.engine_harness import assert_default_actions, assert_refused, play_out, random_playout
 
 PLAIN = {"shortcut": False, "shelves": 0}
 

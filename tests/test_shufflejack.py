@@ -26,8 +26,14 @@ from cardhall.games import shufflejack as S
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.engine_harness import (assert_default_actions, assert_refused, assert_view_contract,
-                                  cards_in, play_out, random_playout)
+from tests.engine_harness import (
+    assert_default_actions,
+    assert_refused,
+    assert_view_contract,
+    cards_in,
+    play_out,
+    random_playout,
+)
 
 ALL_CODES = C.codes(C.full_deck())
 

@@ -16,7 +16,7 @@ import tempfile
 import threading
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import pexpect
 import pytest
@@ -132,7 +132,7 @@ class Person:
         if self._own_state:
             shutil.rmtree(self.state_dir, ignore_errors=True)
 
-    def __enter__(self) -> Person:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:

@@ -24,8 +24,14 @@ from cardhall.games import (
 )
 from cardhall.games import thirtysix as T
 
-from tests.engine_harness import (assert_default_actions, assert_refused, assert_view_contract,
-                                  cards_in, play_out, random_playout)
+from tests.engine_harness import (
+    assert_default_actions,
+    assert_refused,
+    assert_view_contract,
+    cards_in,
+    play_out,
+    random_playout,
+)
 
 ALL_CODES = C.codes(C.full_deck())
 
