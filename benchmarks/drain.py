@@ -31,7 +31,7 @@ from typing import Any
 
 from cardhall.bench.chaos import Redis
 from cardhall.bench.load import Child, free_port
-from cardhall.client.bots import play_seat
+from cardhall.client.bots import bot_clients, play_seat, seat_bots, stop_bots
 from cardhall.client.client import Client
 from cardhall.games import get
 from cardhall.games.bots import strategy
@@ -76,14 +76,9 @@ async def drill(args: argparse.Namespace, workdir: Path) -> bool:
                 await maker.create_room("skipper", mode="multi", seats=4)
         rooms, rng, choose = [], random.Random(args.seed), strategy("skipper", "greedy")
         for g in range(args.games):
-            table = [Client([a.url, b.url] if i % 2 == 0 else [b.url, a.url],
-                            name=f"bot-{g}-{i}") for i in range(4)]
+            table = bot_clients([a.url, b.url], 4, prefix=f"bot-{g}")
             clients += table
-            for c in table:
-                await c.connect()
-            room = (await table[0].create_room("skipper", mode="multi", seats=4,
-                                               options={"turn_limit": 40})).room
-            seats = [(await c.join(room)).seat for c in table]
+            room, seats = await seat_bots(table, "skipper", "multi", {"turn_limit": 40})
             rooms.append(room)
             tasks += [asyncio.create_task(play_seat(c, room, s, choose,
                                                     random.Random(rng.random()),
@@ -125,11 +120,7 @@ async def drill(args: argparse.Namespace, workdir: Path) -> bool:
         print(f"games finished, log intact     {finished} of {len(rooms)}")
         return ok and finished == len(rooms)
     finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        for c in clients:
-            await c.close()
+        await stop_bots(tasks, clients)
         await store.close()
         a.stop()
         b.stop()

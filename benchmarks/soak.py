@@ -25,9 +25,7 @@ import collections
 import json
 import os
 import random
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -40,7 +38,7 @@ import websockets
 from cardhall import protocol as p
 from cardhall.client.bots import play_seat
 from cardhall.client.client import Client, ServerError
-from cardhall.bench.load import free_port
+from cardhall.bench.load import Child, free_port
 from cardhall.games.bots import strategy
 
 #: (game, mode, seats) of the tables, in turn.
@@ -175,26 +173,22 @@ def server_log(path: Path) -> tuple[list[str], collections.Counter[str]]:
     return errors, events
 
 
-def start_server() -> tuple[subprocess.Popen[bytes], str, Path]:
+def start_server() -> tuple[Child, str, Path]:
     """``cardhall serve`` on a free port of 127.0.0.1 with JSON logs; returns it once it
-    accepts connections (at most 10 s), with its URL and log file."""
+    accepts connections, with its URL and log file.
+
+    Raises:
+        RuntimeError: it exited or did not listen within 30 s (the bench's :class:`Child`).
+    """
     port = free_port()
     logfile = Path(tempfile.mkdtemp(prefix="cardhall-soak-")) / "server.log"
-    cmd = [sys.executable, "-m", "cardhall.server.cli", "serve", "--port", str(port),
-           "--log-format", "json", "--log-level", "INFO", "--finished-ttl", "5"]
-    with logfile.open("w") as log:
-        server = subprocess.Popen(cmd, stdout=log, stderr=log)
-    for _ in range(100):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            time.sleep(0.1)
-    return server, f"ws://127.0.0.1:{port}", logfile
+    server = Child("cardhall serve", [
+        sys.executable, "-m", "cardhall.server.cli", "serve", "--port", str(port),
+        "--log-format", "json", "--log-level", "INFO", "--finished-ttl", "5"], port, logfile)
+    return server, server.url, logfile
 
 
-async def run(args: argparse.Namespace, server: subprocess.Popen[bytes], url: str,
-              logfile: Path) -> int:
+async def run(args: argparse.Namespace, server: Child, url: str, logfile: Path) -> int:
     """Play until the time is up, then print the figures and the verdict."""
     try:
         proc = psutil.Process(server.pid)
@@ -211,11 +205,7 @@ async def run(args: argparse.Namespace, server: subprocess.Popen[bytes], url: st
         elapsed = time.perf_counter() - t0
         cpu = proc.cpu_times()
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        server.stop()
     log_errors, events = server_log(logfile)
     warm = [r for t, r in samples if warmup <= t < warmup + 10]
     end = [r for t, r in samples if t >= samples[-1][0] - 10]

@@ -204,6 +204,68 @@ async def timed_actions(client: Client, room: str, choose: Strategy, rng: random
     return rtts
 
 
+def bot_clients(urls: Sequence[str], players: int, prefix: str = "bot",
+                **client_options: Any) -> list[Client]:
+    """``players`` bot clients named ``PREFIX-i``, spread over ``urls``: bot ``i`` connects
+    to ``urls[i % len(urls)]`` first and moves on to the next URL when its connection drops
+    (then resumes its seat). They are not connected yet (:func:`seat_bots` does it).
+
+    Args:
+        urls: Server URLs, ``ws://HOST:PORT``.
+        players: How many clients.
+        prefix: Their names' start.
+        client_options: More :class:`~cardhall.client.client.Client` arguments
+            (``keep_records``, say).
+    """
+    return [Client([urls[(i + k) % len(urls)] for k in range(len(urls))],
+                   name=f"{prefix}-{i}", **client_options)
+            for i in range(players)]
+
+
+async def seat_bots(clients: Sequence[Client], game: str, mode: str | None = None,
+                    options: dict[str, Any] | None = None,
+                    room: str | None = None) -> tuple[str, list[int]]:
+    """Connect ``clients`` and seat each in one room: a new room of ``game`` with a seat per
+    client, created by the first (the room starts when full), or the existing ``room``.
+
+    Args:
+        clients: Clients not connected yet (:func:`bot_clients`).
+        game: The game of the new room.
+        mode: Its mode (None: the game's default).
+        options: Its options (None: none).
+        room: An existing room to take free seats in; ``game``, ``mode`` and ``options`` are
+            then ignored.
+
+    Returns:
+        The room id and each client's seat, in the order of ``clients``.
+
+    Raises:
+        ServerError: the server refused to create or join the room.
+        OSError: no server could be reached.
+    """
+    for c in clients:
+        await c.connect()
+    if room is None:
+        room = (await clients[0].create_room(game, mode=mode, seats=len(clients),
+                                             options=dict(options or {}))).room
+    seats = []
+    for c in clients:
+        joined = await c.join(room)
+        assert joined.seat is not None
+        seats.append(joined.seat)
+    return room, seats
+
+
+async def stop_bots(tasks: Sequence[asyncio.Future[Any]], clients: Sequence[Client]) -> None:
+    """Cancel ``tasks`` (bots still playing, :func:`play_seat`), wait until each has ended,
+    then close ``clients``. What the tasks raised is dropped."""
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    for c in clients:
+        await c.close()
+
+
 async def play_games(urls: Sequence[str], game: str, mode: str | None, players: int,
                      games: int, bot: str = "greedy", options: dict[str, Any] | None = None,
                      seed: int | None = None, timeout: float = 600.0,
@@ -238,22 +300,9 @@ async def play_games(urls: Sequence[str], game: str, mode: str | None, players: 
     records = []
     for _ in range(games):
         t0 = time.perf_counter()
-        clients = [Client([urls[(i + k) % len(urls)] for k in range(len(urls))],
-                          name=f"bot-{i}", keep_records=record_dir is not None)
-                   for i in range(players)]
+        clients = bot_clients(urls, players, keep_records=record_dir is not None)
         try:
-            for c in clients:
-                await c.connect()
-            if room is None:
-                room_id = (await clients[0].create_room(game, mode=mode, seats=players,
-                                                        options=dict(options or {}))).room
-            else:
-                room_id = room
-            seats = []
-            for c in clients:
-                joined = await c.join(room_id)
-                assert joined.seat is not None
-                seats.append(joined.seat)
+            room_id, seats = await seat_bots(clients, game, mode, options, room)
             tasks = [play_seat(c, room_id, s, choose, random.Random(rng.random()),
                                keep_frames=keep_frames, think=think)
                      for c, s in zip(clients, seats)]

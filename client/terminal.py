@@ -781,12 +781,8 @@ class Terminal:
             self.error(refusal)
             return await self._ask_options(specs, seats)
         kept = {k: v for k, v in options.items() if k != bad}
-        fixed = await self._fix_option(specs, f"{bad}={options[bad]}", seats, refusal)
-        if fixed is None:
+        if not await self._fix_option(kept, specs, f"{bad}={options[bad]}", seats, refusal):
             return None
-        if fixed:
-            key, _, value = fixed.partition("=")
-            kept[key] = value
         return kept
 
     async def _choose_game(self) -> str | None:
@@ -886,22 +882,19 @@ class Terminal:
             return None
         options: dict[str, str] = {}
         for word in answer.split():
-            fixed = await self._fix_option(specs, word, seats, check_option(specs, word, seats))
-            if fixed is None:
+            if not await self._fix_option(options, specs, word, seats,
+                                          check_option(specs, word, seats)):
                 return None
-            if fixed:
-                key, _, value = fixed.partition("=")
-                options[key] = value
         return options
 
-    async def _fix_option(self, specs: dict[str, dict[str, Any]], word: str, seats: int,
-                          problem: str | None) -> str | None:
+    async def _fix_option(self, options: dict[str, str], specs: dict[str, dict[str, Any]],
+                          word: str, seats: int, problem: str | None) -> bool:
         """Show ``problem`` with the typed ``name=value`` (None: it is good) and ask again
-        for that one until it passes :func:`check_option`.
+        for that one until it passes :func:`check_option`; put the good one in ``options``
+        (nothing when the player left it out with Enter).
 
         Returns:
-            The good ``name=value``, ``""`` when the player left it out (Enter), or None
-            when cancelled (``x``).
+            False when cancelled (``x``), else True.
         """
         while problem is not None:
             self.error(problem)
@@ -914,11 +907,13 @@ class Terminal:
                 word = await self.ask("name=value instead [Enter = leave it out, "
                                       "x = cancel]: ")
             if word == "x":
-                return None
+                return False
             if not word:
-                return ""
+                return True
             problem = check_option(specs, word, seats)
-        return word
+        key, _, value = word.partition("=")
+        options[key] = value
+        return True
 
     # -- the room -----------------------------------------------------------------------------
 

@@ -86,10 +86,6 @@ class Option:
                                       f"not {shown(value)}")
             if isinstance(value, bool) or not isinstance(value, int):
                 raise OptionError(f"option {self.name!r} must be an integer, not {shown(value)}")
-            if self.min is not None and value < self.min:
-                raise OptionError(f"option {self.name!r} must be >= {self.min}, not {value}")
-            if self.max is not None and value > self.max:
-                raise OptionError(f"option {self.name!r} must be <= {self.max}, not {value}")
         elif kind is float:
             if isinstance(value, str):
                 try:
@@ -101,10 +97,6 @@ class Option:
             value = float(value)
             if value != value or value in (float("inf"), float("-inf")):
                 raise OptionError(f"option {self.name!r} must be a finite number")
-            if self.min is not None and value < self.min:
-                raise OptionError(f"option {self.name!r} must be >= {self.min}, not {value}")
-            if self.max is not None and value > self.max:
-                raise OptionError(f"option {self.name!r} must be <= {self.max}, not {value}")
         elif kind is str:
             if not isinstance(value, str):
                 raise OptionError(f"option {self.name!r} must be a string, not {shown(value)}")
@@ -116,6 +108,11 @@ class Option:
             if not isinstance(value, (list, tuple)):
                 raise OptionError(f"option {self.name!r} must be a list, not {shown(value)}")
             value = [list(v) if isinstance(v, (list, tuple)) else v for v in value]
+        if kind in (int, float):
+            if self.min is not None and value < self.min:
+                raise OptionError(f"option {self.name!r} must be >= {self.min}, not {value}")
+            if self.max is not None and value > self.max:
+                raise OptionError(f"option {self.name!r} must be <= {self.max}, not {value}")
         if self.choices is not None and value not in self.choices:
             allowed = ", ".join(repr(c) for c in self.choices)
             raise OptionError(f"option {self.name!r} must be one of {allowed}, not {shown(value)}")

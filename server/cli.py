@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..games import OptionError, get
 from ..games.options import parse_kv
+
+if TYPE_CHECKING:
+    from urllib.parse import SplitResult
 
 
 def _options(mode: str | None, pairs: tuple[str, ...], game: str) -> dict[str, Any]:
@@ -100,6 +104,22 @@ def _redis_url(ctx: click.Context, param: click.Parameter, value: str | None) ->
     return value
 
 
+def _http_url_parts(value: str) -> SplitResult | None:
+    """``value`` split by :func:`urllib.parse.urlsplit` when it is an ``http://`` or
+    ``https://`` URL with a host and a valid port (if any); None otherwise. What may follow
+    the host is for the caller to check."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    return parts
+
+
 def _origins(ctx: click.Context, param: click.Parameter,
              value: tuple[str, ...]) -> tuple[str, ...]:
     """Click callback: each value is a browser origin, ``http(s)://HOST[:PORT]`` with no
@@ -108,16 +128,9 @@ def _origins(ctx: click.Context, param: click.Parameter,
     Raises:
         click.BadParameter: a value is not of that form.
     """
-    from urllib.parse import urlsplit
-
     for origin in value:
-        try:
-            parts = urlsplit(origin)
-            parts.port  # noqa: B018 - raises ValueError on a bad port
-        except ValueError:
-            parts = None
-        if (parts is None or parts.scheme not in ("http", "https") or not parts.hostname
-                or parts.path or parts.query or parts.fragment or parts.username):
+        parts = _http_url_parts(origin)
+        if parts is None or parts.path or parts.query or parts.fragment or parts.username:
             raise click.BadParameter(
                 f"{origin!r} is not an origin like https://cards.example[:PORT]")
     return value
@@ -463,18 +476,34 @@ def rooms(url: str, game: str | None, waiting: bool, as_json: bool) -> None:
         listing = asyncio.run(go())
     except OSError as exc:
         raise click.ClickException(f"cannot reach {url}: {exc}") from None
+
+    def row(r: dict[str, Any]) -> str:
+        access = "private" if r["private"] else "public"
+        return (f"{r['room']:<10} {r['game']:<12} {str(r['mode'] or '-'):<6} {_seats(r):>7} "
+                f"{r['status']:<9} {access:<7} {r['name']}")
+
+    _echo_rooms(listing, as_json, f"{'room':<10} {'game':<12} {'mode':<6} {'seats':>7} "
+                f"{'status':<9} {'access':<7} name", row)
+
+
+def _seats(room: dict[str, Any]) -> str:
+    """A room summary's seats as ``taken/total``."""
+    return f"{room['taken']}/{room['seats']}"
+
+
+def _echo_rooms(listing: list[dict[str, Any]], as_json: bool, header: str,
+                row: Callable[[dict[str, Any]], str]) -> None:
+    """Print a room list (``rooms``, ``admin rooms``): one JSON array when ``as_json``,
+    else ``no rooms`` or a table, ``header`` then ``row(room)`` for each room summary."""
     if as_json:
         click.echo(json.dumps(listing, sort_keys=True))
         return
     if not listing:
         click.echo("no rooms")
         return
-    click.echo(f"{'room':<10} {'game':<12} {'mode':<6} {'seats':>7} {'status':<9} {'access':<7} name")
+    click.echo(header)
     for r in listing:
-        seats = f"{r['taken']}/{r['seats']}"
-        access = "private" if r["private"] else "public"
-        click.echo(f"{r['room']:<10} {r['game']:<12} {str(r['mode'] or '-'):<6} {seats:>7} "
-                   f"{r['status']:<9} {access:<7} {r['name']}")
+        click.echo(row(r))
 
 
 class HttpUrl(click.ParamType):
@@ -490,15 +519,8 @@ class HttpUrl(click.ParamType):
         Raises:
             click.BadParameter: no ``http://``/``https://`` scheme, no host, or a path.
         """
-        from urllib.parse import urlsplit
-
-        try:
-            parts = urlsplit(str(value))
-            parts.port  # noqa: B018 - raises ValueError on a bad port
-        except ValueError:
-            parts = None
-        if (parts is None or parts.scheme not in ("http", "https") or not parts.hostname
-                or parts.path.strip("/") or parts.query):
+        parts = _http_url_parts(str(value))
+        if parts is None or parts.path.strip("/") or parts.query:
             self.fail(f"{value!r} is not a server URL like http://HOST:PORT", param, ctx)
         return str(value).rstrip("/")
 
@@ -584,17 +606,13 @@ def admin_rooms(url: str, token: str | None, token_file: Any, as_json: bool) -> 
         cursor = page.get("cursor")
         if not cursor:
             break
-    if as_json:
-        click.echo(json.dumps(listing, sort_keys=True))
-        return
-    if not listing:
-        click.echo("no rooms")
-        return
-    click.echo(f"{'room':<10} {'game':<12} {'seats':>7} {'status':<9} {'owner':<28} name")
-    for r in listing:
-        seats = f"{r['taken']}/{r['seats']}"
-        click.echo(f"{r['room']:<10} {r['game']:<12} {seats:>7} {r['status']:<9} "
-                   f"{str(r.get('owner') or '-'):<28} {r['name']}")
+
+    def row(r: dict[str, Any]) -> str:
+        return (f"{r['room']:<10} {r['game']:<12} {_seats(r):>7} {r['status']:<9} "
+                f"{str(r.get('owner') or '-'):<28} {r['name']}")
+
+    _echo_rooms(listing, as_json,
+                f"{'room':<10} {'game':<12} {'seats':>7} {'status':<9} {'owner':<28} name", row)
 
 
 @admin.command("close")

@@ -8,6 +8,7 @@ themselves (skipped when redis-server is not installed).
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import signal
 import subprocess
@@ -27,6 +28,34 @@ from cardhall.server.redis_store import RedisStore
 from cardhall.server.store import MemoryStore
 
 ServerFactory = Callable[..., Awaitable[Server]]
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_cli(*args: str, timeout: float = 120.0, cwd: Path = ROOT,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``cardhall ARGS`` (this checkout's) in a child process, its output captured as text.
+
+    Args:
+        args: The command line after ``cardhall``.
+        timeout: Seconds it may run. subprocess.TimeoutExpired after that.
+        cwd: Its working folder (default: the checkout).
+        env: Variables set on top of this process's environment. None sets none.
+    """
+    return subprocess.run([sys.executable, "-m", "cardhall.server.cli", *args],
+                          capture_output=True, check=False, text=True, timeout=timeout, cwd=cwd,
+                          stdin=subprocess.DEVNULL, env={**os.environ, **(env or {})})
+
+
+def assert_one_error(proc: subprocess.CompletedProcess[str], *needles: str) -> str:
+    """The run failed with exactly one ``Error:`` line on stderr (no traceback), holding
+    every one of ``needles``; returns that line."""
+    assert proc.returncode != 0, proc
+    assert "Traceback" not in proc.stderr, proc.stderr
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1, proc.stderr
+    for needle in needles:
+        assert needle in errors[0], errors[0]
+    return errors[0]
 
 
 class RedisProcess:

@@ -187,3 +187,44 @@ def random_playout(
         game.apply(seat, action)
         assert game.state_id == before + 1
     raise AssertionError(f"game did not end within {max_steps} steps")
+
+
+def play_out(game: Game, strategy: Strategy, rng: random.Random, seat: int = 0) -> Game:
+    """Play ``seat`` of a one-seat game with ``strategy`` (reading that seat's view) until the
+    game is over; no checks on the way (see :func:`random_playout` for those).
+
+    Returns:
+        The finished game.
+    """
+    while not game.over:
+        game.apply(seat, strategy(game.view(seat), rng))
+    return game
+
+
+def assert_default_actions(game: Game, give_up: str = "resign") -> None:
+    """Play a one-seat ``game`` to its end with its ``default_action`` (the move made for a
+    seat whose clock ran out): each one is legal and never the ``give_up`` verb while any
+    other action is legal; there is none once the game is over.
+
+    Raises:
+        AssertionError: a default action broke that rule.
+    """
+    while not game.over:
+        action = game.default_action(0)
+        legal = game.legal_actions(0)
+        assert action is not None and action in legal, (action, legal)
+        assert action[0] != give_up or legal == [(give_up,)], legal
+        game.apply(0, action)
+    assert game.default_action(0) is None
+
+
+def assert_view_contract(view: dict[str, Any], seed: int) -> None:
+    """``view`` has the keys every engine's view has, and neither the ``seed`` nor the word
+    "seed" appears anywhere in it.
+
+    Raises:
+        AssertionError: a key is missing or the seed shows.
+    """
+    for key in ("state_id", "to_act", "over", "outcome", "legal_actions"):
+        assert key in view, key
+    assert str(seed) not in repr(view) and "seed" not in repr(view)

@@ -12,7 +12,6 @@ import asyncio
 import json
 import random
 import shutil
-import subprocess
 import sys
 import time
 import urllib.error
@@ -26,7 +25,7 @@ import websockets
 from websockets.exceptions import InvalidStatus
 
 from cardhall import protocol as p
-from cardhall.client.bots import play_seat
+from cardhall.client.bots import bot_clients, play_seat, seat_bots, stop_bots
 from cardhall.client.client import Client, ServerError
 from cardhall.games.bots import strategy
 from cardhall.server.app import Server
@@ -34,11 +33,19 @@ from cardhall.server.redis_store import RedisStore
 from cardhall.server.room import RoomError
 from cardhall.server.store import MemoryStore
 
-from .conftest import RedisProcess, ServeProcess, ServerFactory, free_port, serving
+from .conftest import (
+    ROOT,
+    RedisProcess,
+    ServeProcess,
+    ServerFactory,
+    assert_one_error,
+    free_port,
+    run_cli,
+    serving,
+)
 from .room_harness import started_room
 
 TOKEN = "s3cret-admin-token"
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def http_url(server: Server) -> str:
@@ -371,13 +378,8 @@ async def test_drain_hands_a_game_in_progress_to_another_process(tmp_path: Path)
         a = ServeProcess(tmp_path, "--redis-url", redis_proc.url, "--admin-token-file",
                          str(token_file))
         b = ServeProcess(tmp_path, "--redis-url", redis_proc.url, "--admin-token", TOKEN)
-        clients = [Client([a.url, b.url] if i % 2 == 0 else [b.url, a.url], name=f"bot-{i}")
-                   for i in range(4)]
-        for c in clients:
-            await c.connect()
-        room = (await clients[0].create_room("skipper", mode="multi", seats=4, options={
-            "turn_limit": 40})).room
-        seats = [(await c.join(room)).seat for c in clients]
+        clients = bot_clients([a.url, b.url], 4)
+        room, seats = await seat_bots(clients, "skipper", "multi", {"turn_limit": 40})
         choose = strategy("skipper", "greedy")
         rng = random.Random(7)
         play = [asyncio.create_task(play_seat(c, room, s, choose, random.Random(rng.random()),
@@ -426,11 +428,7 @@ async def test_drain_hands_a_game_in_progress_to_another_process(tmp_path: Path)
         assert game.over and game.state_id == results[0].state_id
         assert "Traceback" not in a.stderr(20000) and "Traceback" not in b.stderr(20000)
     finally:
-        for task in play:
-            task.cancel()
-        await asyncio.gather(*play, return_exceptions=True)
-        for c in clients:
-            await c.close()
+        await stop_bots(play, clients)
         await store.close()
         for proc in (a, b):
             if proc is not None:
@@ -441,24 +439,22 @@ async def test_drain_hands_a_game_in_progress_to_another_process(tmp_path: Path)
 # -- the CLI --------------------------------------------------------------------------------
 
 
-def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """``cardhall ARGS`` in a child process."""
-    import os
+async def test_cli_admin_rooms_prints_an_aligned_table(make_server: ServerFactory) -> None:
+    from cardhall.server.cli import main
+    from click.testing import CliRunner
 
-    return subprocess.run([sys.executable, "-m", "cardhall.server.cli", *args],
-                          capture_output=True, check=False, text=True, timeout=60, cwd=ROOT,
-                          stdin=subprocess.DEVNULL, env={**os.environ, **(env or {})})
-
-
-def one_error(proc: subprocess.CompletedProcess[str], *needles: str) -> str:
-    """The run failed with one ``Error:`` line holding every needle, and no traceback."""
-    assert proc.returncode != 0, proc
-    assert "Traceback" not in proc.stderr, proc.stderr
-    errors = [line for line in proc.stderr.splitlines() if line.startswith("Error:")]
-    assert len(errors) == 1, proc.stderr
-    for needle in needles:
-        assert needle in errors[0], errors[0]
-    return errors[0]
+    server = await make_server(admin_token=TOKEN)
+    async with Client(server.url, name="host") as host:
+        duo = (await host.create_room("skipper", mode="multi", seats=2, name="Friday")).room
+        await host.join(duo)
+    _, listing = await call(http_url(server), "GET", "/admin/rooms")
+    (owner,) = {r["owner"] for r in listing["rooms"]}
+    result = await asyncio.to_thread(CliRunner().invoke, main, [
+        "admin", "rooms", "--url", http_url(server), "--token", TOKEN])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines() == [
+        "room       game           seats status    owner                        name",
+        f"{duo:<10} skipper          1/2 waiting   {owner or '-':<28} Friday"]
 
 
 def test_cli_admin_commands(tmp_path: Path) -> None:
@@ -471,19 +467,20 @@ def test_cli_admin_commands(tmp_path: Path) -> None:
         as_env = run_cli("admin", "rooms", "--url", url, "--json",
                          env={"CARDHALL_ADMIN_TOKEN": TOKEN})
         assert as_env.returncode == 0 and json.loads(as_env.stdout) == []
-        line = one_error(run_cli("admin", "rooms", "--url", url, "--token", "wrong"), "401")
+        line = assert_one_error(run_cli("admin", "rooms", "--url", url, "--token", "wrong"),
+                                "401")
         assert "wrong" not in line
-        one_error(run_cli("admin", "rooms", "--url", url), "--token")
-        one_error(run_cli("admin", "close", "nosuchroom", "--url", url, "--token", TOKEN),
-                  "404", "nosuchroom")
-        one_error(run_cli("admin", "kick", "nosuchroom", "1", "--url", url, "--token", TOKEN),
-                  "404")
-        one_error(run_cli("admin", "rooms", "--url", f"127.0.0.1:{server.port}", "--token",
-                          TOKEN), "http://")
-        one_error(run_cli("admin", "rooms", "--url", f"http://127.0.0.1:{off.port}",
-                          "--token", TOKEN), "404", "disabled")
-        one_error(run_cli("admin", "rooms", "--url", f"http://127.0.0.1:{free_port()}",
-                          "--token", TOKEN), "cannot reach")
+        assert_one_error(run_cli("admin", "rooms", "--url", url), "--token")
+        assert_one_error(run_cli("admin", "close", "nosuchroom", "--url", url, "--token", TOKEN),
+                         "404", "nosuchroom")
+        assert_one_error(run_cli("admin", "kick", "nosuchroom", "1", "--url", url, "--token",
+                                 TOKEN), "404")
+        assert_one_error(run_cli("admin", "rooms", "--url", f"127.0.0.1:{server.port}",
+                                 "--token", TOKEN), "http://")
+        assert_one_error(run_cli("admin", "rooms", "--url", f"http://127.0.0.1:{off.port}",
+                                 "--token", TOKEN), "404", "disabled")
+        assert_one_error(run_cli("admin", "rooms", "--url", f"http://127.0.0.1:{free_port()}",
+                                 "--token", TOKEN), "cannot reach")
         drained = run_cli("admin", "drain", "--url", url, "--token", TOKEN, "--timeout", "1")
         assert drained.returncode == 0, drained.stderr
         report = json.loads(drained.stdout)

@@ -5,10 +5,8 @@ against a real ``cardhall serve`` child."""
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,47 +14,19 @@ import pytest
 from cardhall.bench.load import free_port
 from cardhall.games.simulate import play_game
 
-ROOT = Path(__file__).resolve().parent.parent
+from .conftest import ROOT, ServeProcess, run_cli
 
 
 @pytest.fixture(scope="module")
 def live_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """``ws://127.0.0.1:PORT`` of a ``cardhall serve`` child (in-memory store, no rate
     limits), stopped after the module."""
-    port = free_port()
-    log = tmp_path_factory.mktemp("serve") / "serve.log"
-    with open(log, "wb") as err:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "cardhall.server.cli", "serve", "--port", str(port),
-             "--log-level", "WARNING", "--msg-rate", "0", "--rooms-per-minute", "0"],
-            stdout=subprocess.DEVNULL, stderr=err, stdin=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise RuntimeError(f"server did not start: {log.read_text()}") from None
-            time.sleep(0.05)
+    server = ServeProcess(tmp_path_factory.mktemp("serve"), "--msg-rate", "0",
+                          "--rooms-per-minute", "0")
     try:
-        yield f"ws://127.0.0.1:{port}"
+        yield server.url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
-def run_cli(*args: str, timeout: float = 120.0,
-            cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    """``cardhall ARGS`` in a child process, its output captured as text."""
-    return subprocess.run([sys.executable, "-m", "cardhall.server.cli", *args],
-                          capture_output=True, check=False, text=True, timeout=timeout, cwd=cwd,
-                          stdin=subprocess.DEVNULL)
+        server.stop()
 
 
 # -- what `cardhall bots` prints --------------------------------------------------------------

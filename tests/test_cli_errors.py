@@ -11,27 +11,9 @@ from pathlib import Path
 import pytest
 from cardhall.bench.load import free_port
 
-ROOT = Path(__file__).resolve().parent.parent
+from .conftest import ROOT, assert_one_error, run_cli
+
 BENCHMARKS = sorted((ROOT / "benchmarks").glob("*.py"))
-
-
-def run_cli(*args: str, timeout: float = 60.0) -> subprocess.CompletedProcess[str]:
-    """``cardhall ARGS`` in a child process, its output captured as text."""
-    return subprocess.run([sys.executable, "-m", "cardhall.server.cli", *args],
-                          capture_output=True, check=False, text=True, timeout=timeout, cwd=ROOT,
-                          stdin=subprocess.DEVNULL)
-
-
-def assert_one_error(proc: subprocess.CompletedProcess[str], *needles: str) -> str:
-    """The run failed with exactly one ``Error:`` line on stderr (no traceback), holding
-    every one of ``needles``; returns that line."""
-    assert proc.returncode != 0, proc
-    assert "Traceback" not in proc.stderr, proc.stderr
-    errors = [line for line in proc.stderr.splitlines() if line.startswith("Error:")]
-    assert len(errors) == 1, proc.stderr
-    for needle in needles:
-        assert needle in errors[0], errors[0]
-    return errors[0]
 
 
 def test_rooms_url_without_scheme() -> None:

@@ -229,6 +229,24 @@ async def test_cli_rooms_filters_and_names_an_unknown_game(server: object) -> No
     assert [r["room"] for r in json.loads(result.output)] == want and want
 
 
+async def test_cli_rooms_prints_an_aligned_table(server: object) -> None:
+    srv: Any = server
+    runner = CliRunner()
+    result = await asyncio.to_thread(runner.invoke, main, ["rooms", "--url", srv.url])
+    assert result.exit_code == 0 and result.output == "no rooms\n", result.output
+    async with Client(srv.url, name="host") as host:
+        duo = (await host.create_room("skipper", mode="multi", seats=2, name="Friday")).room
+        await host.join(duo)
+        shop = (await host.create_room("shop", private=True, name="Quiet")).room
+    result = await asyncio.to_thread(runner.invoke, main, ["rooms", "--url", srv.url])
+    assert result.exit_code == 0, result.output
+    header, *rows = result.output.splitlines()
+    assert header == "room       game         mode     seats status    access  name"
+    assert sorted(rows) == sorted([
+        f"{duo:<10} skipper      multi      1/2 waiting   public  Friday",
+        f"{shop:<10} shop         -          0/1 waiting   private Quiet"])
+
+
 async def test_store_pages_list_stable_rooms_once_while_rooms_come_and_go(
         store_kind: str, request: pytest.FixtureRequest) -> None:
     if store_kind == "redis":

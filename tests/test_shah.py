@@ -22,7 +22,7 @@ from cardhall.games import cards as C
 from cardhall.games.bots import random_strategy, strategy
 from cardhall.games.shah import TheShah, greedy_strategy, pack_cards
 
-from tests.engine_harness import assert_refused, random_playout
+from tests.engine_harness import assert_default_actions, assert_refused, play_out, random_playout
 
 
 def allowed(game: Any, seat: int | None) -> set[str]:
@@ -218,10 +218,7 @@ def test_marriage_and_talon() -> None:
 
 def test_sorted_pack_is_won_by_the_greedy_bot() -> None:
     order = sorted(pack_cards(), key=lambda c: (C.rank(c), C.deck_of(c), C.suit(c)))
-    game = TheShah({"deck": C.codes(order)})
-    rng = random.Random(0)
-    while not game.over:
-        game.apply(0, greedy_strategy(game.view(0), rng))
+    game = play_out(TheShah({"deck": C.codes(order)}), greedy_strategy, random.Random(0))
     out = game.outcome()
     assert out is not None and out["winner"] == 0 and out["scores"] == [88]
     assert all(C.rank(f[-1]) == C.QUEEN for f in game.foundations)
@@ -269,10 +266,7 @@ def test_replay_and_snapshot_round_trip() -> None:
 
 
 def test_move_limit_ends_the_game() -> None:
-    game = TheShah({"seed": 5, "max_moves": 3})
-    rng = random.Random(0)
-    while not game.over:
-        game.apply(0, random_strategy(game.view(0), rng))
+    game = play_out(TheShah({"seed": 5, "max_moves": 3}), random_strategy, random.Random(0))
     assert game.state_id <= 3
     assert game.outcome()["reason"] in ("move limit", "no move left")  # type: ignore[index]
 
@@ -291,13 +285,7 @@ def test_random_playout(bot: str, seed: int, opts: dict[str, Any]) -> None:
 
 
 def test_default_action_never_resigns() -> None:
-    game = TheShah({"seed": 9, "max_moves": 400})
-    while not game.over:
-        action = game.default_action(0)
-        assert action is not None
-        legal = game.legal_actions(0)
-        assert action[0] != "resign" or legal == [("resign",)]
-        game.apply(0, action)
+    assert_default_actions(TheShah({"seed": 9, "max_moves": 400}))
 
 
 def test_bot_win_rates_are_sane() -> None:
@@ -307,10 +295,8 @@ def test_bot_win_rates_are_sane() -> None:
     for bot in scores:
         choose = strategy("shah", bot)
         for seed in range(deals):
-            game = TheShah({"seed": 1000 + seed, "max_moves": 600})
-            rng = random.Random(seed)
-            while not game.over:
-                game.apply(0, choose(game.view(0), rng))
+            game = play_out(TheShah({"seed": 1000 + seed, "max_moves": 600}), choose,
+                            random.Random(seed))
             out = game.outcome()
             assert out is not None
             scores[bot] += out["scores"][0]

@@ -22,7 +22,7 @@ from cardhall.games import cards as C
 from cardhall.games.bots import random_strategy, strategy
 from cardhall.games.shop import ShopSolitaire, greedy_strategy
 
-from tests.engine_harness import assert_refused, random_playout
+from tests.engine_harness import assert_default_actions, assert_refused, play_out, random_playout
 
 PLAIN = {"shortcut": False, "shelves": 0}
 
@@ -288,12 +288,7 @@ def test_same_seed_same_deal_replay_and_round_trip() -> None:
 
 
 def test_default_action_never_closes_shop() -> None:
-    game = ShopSolitaire({"seed": 8, "max_moves": 300})
-    while not game.over:
-        action = game.default_action(0)
-        assert action is not None
-        assert action[0] != "close_shop" or game.legal_actions(0) == [("close_shop",)]
-        game.apply(0, action)
+    assert_default_actions(ShopSolitaire({"seed": 8, "max_moves": 300}), "close_shop")
 
 
 @pytest.mark.parametrize("bot, seed, opts", [
@@ -317,10 +312,8 @@ def test_bot_sanity() -> None:
     for bot in best:
         choose = strategy("shop", bot)
         for seed in range(deals):
-            game = ShopSolitaire({"seed": 500 + seed, "max_moves": 500})
-            rng = random.Random(seed)
-            while not game.over:
-                game.apply(0, choose(game.view(0), rng))
+            game = play_out(ShopSolitaire({"seed": 500 + seed, "max_moves": 500}), choose,
+                            random.Random(seed))
             assert game.outcome() is not None
             best[bot] += game.stats()["best_ledger"]
     assert best["greedy"] > best["random"]

@@ -26,7 +26,14 @@ from cardhall.games import shufflejack as S
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.engine_harness import assert_refused, cards_in, random_playout
+from tests.engine_harness import (
+    assert_default_actions,
+    assert_refused,
+    assert_view_contract,
+    cards_in,
+    play_out,
+    random_playout,
+)
 
 ALL_CODES = C.codes(C.full_deck())
 
@@ -355,21 +362,13 @@ def test_views() -> None:
     game = S.ShuffleJack({"seed": 987654321, "deck": KNOWN})
     for seat in (0, None):
         view = game.view(seat)
-        for key in ("state_id", "to_act", "over", "outcome", "legal_actions"):
-            assert key in view
-        assert "987654321" not in repr(view) and "seed" not in repr(view)
+        assert_view_contract(view, 987654321)
         assert cards_in(view) == set(KNOWN[:25])
     assert game.view(None)["legal_actions"] == []
 
 
 def test_default_action_is_legal_and_never_resigns() -> None:
-    game = S.ShuffleJack({"seed": 8})
-    while not game.over:
-        action = game.default_action(0)
-        assert action is not None and action[0] != "resign"
-        assert action in game.legal_actions(0)
-        game.apply(0, action)
-    assert game.default_action(0) is None
+    assert_default_actions(S.ShuffleJack({"seed": 8}))
 
 
 def test_bots_sanity() -> None:
@@ -378,10 +377,7 @@ def test_bots_sanity() -> None:
         strat = bots.strategy("shufflejack", name)
         total = 0
         for seed in range(12):
-            game = S.ShuffleJack({"seed": 500 + seed})
-            rnd = random.Random(seed)
-            while not game.over:
-                game.apply(0, strat(game.view(0), rnd))
+            game = play_out(S.ShuffleJack({"seed": 500 + seed}), strat, random.Random(seed))
             total += game.stats()["rounds"]
         reached[name] = total
     assert reached["greedy"] > reached["random"]

@@ -16,7 +16,7 @@ import tempfile
 import threading
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import pexpect
 import pytest
@@ -46,7 +46,8 @@ async def server() -> AsyncIterator[Server]:
 
 
 class Person:
-    """A ``cardhall play --no-color`` process in a pty, and what it has printed.
+    """A ``cardhall play --no-color`` process in a pty, and what it has printed; as a context
+    manager, closed (:meth:`close`) when the block ends.
 
     Args:
         url: The server's ``ws://`` URL.
@@ -131,6 +132,23 @@ class Person:
         if self._own_state:
             shutil.rmtree(self.state_dir, ignore_errors=True)
 
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def quit(self) -> str:
+        """Type ``q`` and wait for the program to end; returns :attr:`output`."""
+        self.say("q")
+        self.expect(pexpect.EOF)
+        return self.output
+
+    def exit_status(self) -> int:
+        """Wait for the ended program to exit; returns its exit status."""
+        self.child.wait()
+        return int(self.child.exitstatus)
+
 
 def sensible(menu: dict[str, str]) -> str:
     """A simple player: play a card, else end the turn, else pass a bid, else discard."""
@@ -157,8 +175,7 @@ async def in_thread(fn: Callable[..., Any], *args: Any) -> Any:
 # -- a person playing solo ------------------------------------------------------------------
 
 def _solo_session(url: str) -> tuple[int, str]:
-    person = Person(url)
-    try:
+    with Person(url) as person:
         person.expect(LOBBY)
         person.create_room("skipper", "solo", "turn_limit=4", "n", "")
         person.expect(MOVE)
@@ -189,12 +206,8 @@ def _solo_session(url: str) -> tuple[int, str]:
         person.expect(r"\. you: ")
         person.say("l")
         person.expect(LOBBY)
-        person.say("q")
-        person.expect(pexpect.EOF)
-        person.child.wait()
-        return moves, str(person.child.exitstatus)
-    finally:
-        person.close()
+        person.quit()
+        return moves, str(person.exit_status())
 
 
 @pytest.mark.timeout(60)
@@ -207,19 +220,14 @@ async def test_solo_game_in_the_terminal(server: Server) -> None:
 
 
 def _recorded_session(url: str, folder: str) -> str:
-    person = Person(url, "alice", "--record", folder)
-    try:
+    with Person(url, "alice", "--record", folder) as person:
         person.expect(LOBBY)
         person.create_room("skipper", "multi", "2", "turn_limit=3", "n", "")
         person.expect(IDLE)
         person.say("s")
         person.expect(r"\* the game has started \(deal commitment [0-9a-f]{64}\)")
         person.play_until_over(sensible)
-        person.say("q")
-        person.expect(pexpect.EOF)
-        return person.output
-    finally:
-        person.close()
+        return person.quit()
 
 
 @pytest.mark.timeout(90)
@@ -236,8 +244,7 @@ async def test_the_terminal_checks_the_reveal_and_saves_a_game_record(
 # -- a person against server bots -------------------------------------------------------------
 
 def _server_bots_session(url: str) -> str:
-    person = Person(url, "carol")
-    try:
+    with Person(url, "carol") as person:
         person.expect(LOBBY)
         room = person.create_room("skipper", "multi", "3", "turn_limit=3 turn_seconds=30", "n", "")
         person.expect(r"waiting for players \(1/3 seats\)")
@@ -255,11 +262,8 @@ def _server_bots_session(url: str) -> str:
         assert "players: 0 carol (you), 1 bot-1 [bot], 2 bot-2 [bot]" in out
         assert re.search(r"\. seat [12]: (play|discard|auction)", out)
         assert re.search(r"GAME OVER: .*\(turn_limit|completed|unwinnable", out)
-        person.say("q")
-        person.expect(pexpect.EOF)
+        person.quit()
         return room
-    finally:
-        person.close()
 
 
 @pytest.mark.timeout(60)
@@ -304,10 +308,10 @@ async def test_multi_game_against_a_bot_client(server: Server) -> None:
 # -- the lobby --------------------------------------------------------------------------------
 
 def _lobby_session(url: str, room: str) -> None:
-    person = Person(url, "erin")
-    try:
+    with Person(url, "erin") as person:
         person.expect(LOBBY)
-        assert re.search(rf" 1\. {room} +skipper +multi +1/2 +waiting +public +Friday", person.output)
+        assert re.search(rf" 1\. {room} +skipper +multi +1/2 +waiting +public +Friday",
+                         person.output)
         person.say("w 1")
         person.expect(r"you are watching")
         person.expect(IDLE)
@@ -331,12 +335,8 @@ def _lobby_session(url: str, room: str) -> None:
         person.expect(LOBBY)
         person.say("k skipper solo")
         person.expect(MOVE)
-        person.say("q")  # quit straight from a room
-        person.expect(pexpect.EOF)
-        person.child.wait()
-        assert person.child.exitstatus == 0
-    finally:
-        person.close()
+        person.quit()  # straight from a room
+        assert person.exit_status() == 0
 
 
 @pytest.mark.timeout(60)
@@ -348,15 +348,11 @@ async def test_lobby_commands(server: Server) -> None:
 
 
 def _eof_session(url: str) -> int:
-    person = Person(url)
-    try:
+    with Person(url) as person:
         person.expect(LOBBY)
         person.child.sendeof()
         person.expect(pexpect.EOF)
-        person.child.wait()
-        return int(person.child.exitstatus)
-    finally:
-        person.close()
+        return person.exit_status()
 
 
 @pytest.mark.timeout(30)
@@ -434,8 +430,7 @@ async def test_line_reader_reads_a_pipe() -> None:
 
 def _renderer_session(url: str, rooms: dict[str, str], ready: Callable[[], None],
                       made: threading.Event) -> str:
-    person = Person(url, "gina")
-    try:
+    with Person(url, "gina") as person:
         person.expect(LOBBY)
         ready()  # the rooms are made now: the lobby list the client holds does not have them
         assert made.wait(EXPECT_TIMEOUT)
@@ -454,11 +449,7 @@ def _renderer_session(url: str, rooms: dict[str, str], ready: Callable[[], None]
         person.expect(r"joined room \w+ \(shah\) in seat 0")
         person.expect(r"THE SHAH   move")
         person.expect(MOVE)
-        person.say("q")
-        person.expect(pexpect.EOF)
-        return person.output
-    finally:
-        person.close()
+        return person.quit()
 
 
 @pytest.mark.timeout(60)
@@ -485,8 +476,7 @@ async def test_rooms_joined_by_id_or_quick_join_are_drawn_by_their_game(server: 
 # -- issue #21: seat tokens on disk, "my games / resume" -------------------------------------
 
 def _ctrl_c_session(url: str, state_dir: str) -> tuple[str, str]:
-    person = Person(url, "hana", state_dir=state_dir)
-    try:
+    with Person(url, "hana", state_dir=state_dir) as person:
         person.expect(LOBBY)
         room = person.create_room("skipper", "multi", "2", "turn_limit=5", "n", "")
         person.expect(IDLE)
@@ -496,13 +486,10 @@ def _ctrl_c_session(url: str, state_dir: str) -> tuple[str, str]:
         person.child.sendintr()  # Ctrl-C: the program ends without leaving its seat
         person.expect(pexpect.EOF)
         return room, person.output
-    finally:
-        person.close()
 
 
 def _resume_session(url: str, state_dir: str, room: str) -> str:
-    person = Person(url, "hana", state_dir=state_dir)
-    try:
+    with Person(url, "hana", state_dir=state_dir) as person:
         person.expect(r"you have 2 game\(s\) kept from earlier: m lists them")
         person.expect(LOBBY)
         person.say("m")
@@ -523,11 +510,7 @@ def _resume_session(url: str, state_dir: str, room: str) -> str:
         person.expect(LOBBY)
         person.say("m")
         person.expect(r"no games kept for this server")
-        person.say("q")
-        person.expect(pexpect.EOF)
-        return person.output
-    finally:
-        person.close()
+        return person.quit()
 
 
 @pytest.mark.timeout(60)
@@ -555,8 +538,7 @@ async def test_seat_tokens_outlive_the_program_and_my_games_resumes_them(
 
 def _restart_session(url: str, stopped: threading.Event, restarted: threading.Event,
                      stop: Callable[[], None], start: Callable[[], None]) -> str:
-    person = Person(url, "ivan")
-    try:
+    with Person(url, "ivan") as person:
         person.expect(LOBBY)
         room = person.create_room("skipper", "multi", "2", "", "n", "")
         person.expect(IDLE)
@@ -572,11 +554,7 @@ def _restart_session(url: str, stopped: threading.Event, restarted: threading.Ev
         person.expect(rf"error: room {room} is gone \(the server restarted")
         person.expect(LOBBY)  # not the dead table: the lobby of the new server
         assert "could not resume" not in person.output  # no raw log lines on the screen
-        person.say("q")
-        person.expect(pexpect.EOF)
-        return person.output
-    finally:
-        person.close()
+        return person.quit()
 
 
 @pytest.mark.timeout(90)
@@ -611,21 +589,16 @@ async def test_a_server_restart_is_said_at_once_and_a_lost_room_goes_back_to_the
 # -- issue #21: terminals that cannot print the suit symbols ----------------------------------
 
 def _ascii_session(url: str, extra: tuple[str, ...], env: dict[str, str]) -> str:
-    person = Person(url, "jo", *extra, env=env)
-    try:
+    with Person(url, "jo", *extra, env=env) as person:
         person.expect(LOBBY)
         person.create_room("skipper", "solo", "seed=7", "n", "")
         person.expect(MOVE)
         person.say(sensible(person.menu()))
         person.expect(r"\. you: ")
         person.expect(MOVE)
-        person.say("q")
-        person.expect(pexpect.EOF)
-        person.child.wait()
-        assert person.child.exitstatus == 0
-        return person.output
-    finally:
-        person.close()
+        out = person.quit()
+        assert person.exit_status() == 0
+        return out
 
 
 @pytest.mark.parametrize(("extra", "env"), [
@@ -646,8 +619,7 @@ async def test_ascii_card_mode(server: Server, extra: tuple[str, ...],
 # -- issue #21: the create dialogue ---------------------------------------------------------------
 
 def _create_dialogue_session(url: str) -> str:
-    person = Person(url, "kim")
-    try:
+    with Person(url, "kim") as person:
         person.expect(LOBBY)
         person.say("c", "shah")
         # the game's own options and the room options, from list_games
@@ -682,11 +654,7 @@ def _create_dialogue_session(url: str) -> str:
         person.expect(LOBBY)
         person.say("r")
         person.expect(r" 1\. \w+ +shah .* Kim's evening deal")
-        person.say("q")
-        person.expect(pexpect.EOF)
-        return person.output
-    finally:
-        person.close()
+        return person.quit()
 
 
 @pytest.mark.timeout(60)
@@ -703,8 +671,7 @@ async def test_create_dialogue_lists_options_keeps_good_ones_and_names_the_room(
 # -- issue #21: giving up asks first ---------------------------------------------------------------
 
 def _close_shop_session(url: str) -> str:
-    person = Person(url, "lee")
-    try:
+    with Person(url, "lee") as person:
         person.expect(LOBBY)
         person.create_room("shop", "", "n", "")
         person.expect(MOVE)
@@ -719,11 +686,7 @@ def _close_shop_session(url: str) -> str:
         person.say("y")
         person.expect(r"GAME OVER: you lost")
         person.expect(LOBBY)
-        person.say("q")
-        person.expect(pexpect.EOF)
-        return person.output
-    finally:
-        person.close()
+        return person.quit()
 
 
 @pytest.mark.timeout(60)
@@ -761,8 +724,7 @@ def test_shah_and_thirtysix_event_lines_are_words() -> None:
 
 
 def _thirtysix_session(url: str) -> str:
-    person = Person(url, "max")
-    try:
+    with Person(url, "max") as person:
         person.expect(LOBBY)
         person.create_room("thirtysix", "seed=5", "n", "")
         person.expect(MOVE)
@@ -775,11 +737,7 @@ def _thirtysix_session(url: str) -> str:
                         if phrase.startswith(("take ", "give "))))
         person.expect(r"\. table: (took|gave) \S+")
         person.expect(r"turn 2: the ENEMY shows \S+ and \S+ \(total \d+\)")
-        person.say("q")
-        person.expect(pexpect.EOF)
-        return person.output
-    finally:
-        person.close()
+        return person.quit()
 
 
 @pytest.mark.timeout(60)
@@ -793,8 +751,7 @@ async def test_thirtysix_events_in_the_terminal_are_words(server: Server) -> Non
 # -- issue #21: a race's events do not scroll the menu away -----------------------------------
 
 def _race_session(url: str) -> str:
-    person = Person(url, "nia")
-    try:
+    with Person(url, "nia") as person:
         person.expect(LOBBY)
         person.create_room("skipper", "race", "2", "bot_seconds=0.2", "n", "")
         person.expect(IDLE)
@@ -804,8 +761,6 @@ def _race_session(url: str) -> str:
             person.expect(r"\n\. seat 1: ")
         person.expect(MOVE)
         return person.output
-    finally:
-        person.close()
 
 
 @pytest.mark.timeout(90)
@@ -822,8 +777,7 @@ async def test_race_events_keep_the_menu_in_view(server: Server) -> None:
 
 
 def _refused_option_session(url: str) -> str:
-    person = Person(url, "olga")
-    try:
+    with Person(url, "olga") as person:
         person.expect(LOBBY)
         # first_seat=4 passes the option's own limits (0..5) but not a room of 2 seats: only
         # the server knows; the other answers stand and only first_seat is asked again
@@ -836,11 +790,7 @@ def _refused_option_session(url: str) -> str:
         person.expect(IDLE)
         person.say("s")
         person.expect(r"\* the game has started")
-        person.say("q")
-        person.expect(pexpect.EOF)
-        return person.output
-    finally:
-        person.close()
+        return person.quit()
 
 
 @pytest.mark.timeout(60)

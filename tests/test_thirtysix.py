@@ -24,7 +24,14 @@ from cardhall.games import (
 )
 from cardhall.games import thirtysix as T
 
-from tests.engine_harness import assert_refused, cards_in, random_playout
+from tests.engine_harness import (
+    assert_default_actions,
+    assert_refused,
+    assert_view_contract,
+    cards_in,
+    play_out,
+    random_playout,
+)
 
 ALL_CODES = C.codes(C.full_deck())
 
@@ -392,22 +399,14 @@ def test_views_hide_stacks_seed_and_deck() -> None:
     game = T.ThirtySix({"seed": 123456789, "deck": deck})
     for seat in (0, None):
         view = game.view(seat)
-        for key in ("state_id", "to_act", "over", "outcome", "legal_actions"):
-            assert key in view
-        assert "123456789" not in repr(view) and "seed" not in repr(view)
+        assert_view_contract(view, 123456789)
         assert cards_in(view) <= allowed(game, seat)
     assert game.view(None)["legal_actions"] == []
     assert game.view(None)["row"] == game.view(0)["row"]
 
 
 def test_default_action_is_legal_and_never_resigns() -> None:
-    game = T.ThirtySix({"seed": 8})
-    while not game.over:
-        action = game.default_action(0)
-        assert action is not None and action[0] != "resign"
-        assert action in game.legal_actions(0)
-        game.apply(0, action)
-    assert game.default_action(0) is None
+    assert_default_actions(T.ThirtySix({"seed": 8}))
 
 
 def test_bots_sanity() -> None:
@@ -416,10 +415,7 @@ def test_bots_sanity() -> None:
     for name, strat in (("greedy", greedy), ("random", rand)):
         wins = 0
         for seed in range(30):
-            game = T.ThirtySix({"seed": 1000 + seed})
-            rnd = random.Random(seed)
-            while not game.over:
-                game.apply(0, strat(game.view(0), rnd))
+            game = play_out(T.ThirtySix({"seed": 1000 + seed}), strat, random.Random(seed))
             wins += game.outcome()["winner"] == 0
         results[name] = wins
     assert results["greedy"] >= 20  # "an experienced player wins most of the time"

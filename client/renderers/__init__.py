@@ -59,6 +59,29 @@ def outcome_line(view: dict[str, Any], result_name: str) -> str | None:
     return f"Game over: {result} ({out.get('reason')}), {result_name} {out.get('scores')}"
 
 
+def plain_cards(codes: Sequence[Any] | None, sep: str = " ") -> str:
+    """Card codes as plain names (no colour) joined by ``sep``; ``""`` for None or none."""
+    return sep.join(pretty_card(c, color=False) for c in codes or [])
+
+
+def event_card(event: Mapping[str, Any]) -> str:
+    """An event's ``card`` as a plain name (no colour); ``"None"`` when it has none."""
+    return pretty_card(str(event.get("card")), color=False)
+
+
+def describe_by_type(event: Mapping[str, Any],
+                     phrases: Mapping[str, Callable[[Mapping[str, Any]], str]]) -> str | None:
+    """One game event in words: ``phrases[event["type"]](event)``, the events' counterpart
+    of :func:`describe_verb`.
+
+    Returns:
+        The phrase, or None when the event's type has no phrase (or is not a string).
+    """
+    kind = event.get("type")
+    phrase = phrases.get(kind) if isinstance(kind, str) else None
+    return None if phrase is None else phrase(event)
+
+
 def describe_verb(action: Sequence[Any],
                   phrases: Mapping[str, Callable[[list[Any]], str]]) -> str:
     """A short phrase for ``action`` (``[verb, *args]``): ``phrases[verb](args)``.

@@ -7,10 +7,10 @@ Works from the view dict only; it never imports the engine.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from . import describe_verb, outcome_line, pretty_card
+from . import describe_by_type, describe_verb, event_card, outcome_line, plain_cards, pretty_card
 
 _CIRCLES = ("inner", "middle", "outer")
 
@@ -19,7 +19,7 @@ def _pile(codes: Sequence[str], color: bool, width: int = 6) -> str:
     if not codes:
         return "  .".ljust(width)
     text = "+".join(pretty_card(c, color=color) for c in codes)
-    visible = "+".join(pretty_card(c, color=False) for c in codes)
+    visible = plain_cards(codes, "+")
     return text + " " * max(0, width - len(visible))
 
 
@@ -100,6 +100,25 @@ def _circle(number: Any) -> str:
     return _CIRCLES[number] if isinstance(number, int) and 0 <= number < 3 else str(number)
 
 
+def _source(event: Mapping[str, Any]) -> str:
+    return _FROM.get(str(event.get("from")), str(event.get("from")))
+
+
+_EVENT_PHRASES: dict[str, Callable[[Mapping[str, Any]], str]] = {
+    "deal": lambda e: (f"dealt the {_circle(e.get('circle'))} circle: "
+                       f"{plain_cards(e.get('cards')) or '-'}"),
+    "play": lambda e: (f"played {event_card(e)} to foundation {e.get('foundation')} "
+                       f"(from {_source(e)})"),
+    "marry": lambda e: f"married {event_card(e)} onto ray {e.get('ray')} (from {_source(e)})",
+    "grace": lambda e: (f"grace: moved {event_card(e)} into the empty ray {e.get('ray')} "
+                        f"(from {_source(e)})"),
+    "fill": lambda e: (f"refilled ray {e.get('ray')}, {_circle(e.get('circle'))} circle, "
+                       f"with {event_card(e)} from {_source(e)}"),
+    "turn": lambda e: f"turned {event_card(e)}" if e.get("card") else "turned the pack over",
+    "over": lambda e: f"game over: {e.get('reason')}; built {e.get('scores')}",
+}
+
+
 def describe_event(event: dict[str, Any]) -> str | None:
     """One Shah event in words, e.g. ``"played Q\u2665 to foundation 3 (from the talon)"``
     (rays and foundations numbered from 0, as drawn by :func:`render`).
@@ -111,23 +130,4 @@ def describe_event(event: dict[str, Any]) -> str | None:
     Returns:
         The phrase (card names without colour), or None for an unknown event type.
     """
-    kind = event.get("type")
-    card = pretty_card(str(event.get("card")), color=False)
-    source = _FROM.get(str(event.get("from")), str(event.get("from")))
-    if kind == "deal":
-        cards = " ".join(pretty_card(c, color=False) for c in event.get("cards") or [])
-        return f"dealt the {_circle(event.get('circle'))} circle: {cards or '-'}"
-    if kind == "play":
-        return f"played {card} to foundation {event.get('foundation')} (from {source})"
-    if kind == "marry":
-        return f"married {card} onto ray {event.get('ray')} (from {source})"
-    if kind == "grace":
-        return f"grace: moved {card} into the empty ray {event.get('ray')} (from {source})"
-    if kind == "fill":
-        return (f"refilled ray {event.get('ray')}, {_circle(event.get('circle'))} circle, "
-                f"with {card} from {source}")
-    if kind == "turn":
-        return f"turned {card}" if event.get("card") else "turned the pack over"
-    if kind == "over":
-        return f"game over: {event.get('reason')}; built {event.get('scores')}"
-    return None
+    return describe_by_type(event, _EVENT_PHRASES)

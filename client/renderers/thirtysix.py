@@ -7,10 +7,10 @@ target, and a line on the last resolved turn. Works from the view dict only.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from . import pretty_card
+from . import describe_by_type, event_card, plain_cards, pretty_card
 
 _PHASE_TEXT = {
     "commit": "choose row cards to commit against the ENEMY",
@@ -85,7 +85,7 @@ def describe(action: Sequence[Any]) -> str:
         Plain text (no colour).
     """
     verb, args = action[0], list(action[1:])
-    cards = " ".join(pretty_card(a, color=False) for a in args)
+    cards = plain_cards(args)
     if verb == "commit":
         return f"commit {cards}" if args else "commit nothing (concede the turn)"
     if verb == "take":
@@ -95,6 +95,32 @@ def describe(action: Sequence[Any]) -> str:
     if verb == "resign":
         return "resign the game"
     return " ".join(str(a) for a in action)
+
+
+def _count(event: Mapping[str, Any]) -> str:
+    count = event.get("count")
+    return f"{count} card{'' if count == 1 else 's'}"
+
+
+def _took(event: Mapping[str, Any]) -> str:
+    taken = plain_cards(event.get("to_enemy"), ", ")
+    return f"took {event_card(event)}" + (f"; the ENEMY takes {taken}" if taken else "")
+
+
+_EVENT_PHRASES: dict[str, Callable[[Mapping[str, Any]], str]] = {
+    "reveal": lambda e: (f"turn {e.get('turn')}: the ENEMY shows "
+                         f"{plain_cards(e.get('cards'), ' and ') or 'nothing'} "
+                         f"(total {e.get('enemy_total')})"),
+    "commit": lambda e: (f"committed {plain_cards(e.get('cards'), ' and ') or 'nothing'}: "
+                         f"{e.get('total')} against {e.get('enemy_total')}, {e.get('result')}"),
+    "take": _took,
+    "surrender": lambda e: f"gave {event_card(e)} to the ENEMY",
+    "draw": lambda e: f"drew {_count(e)}",
+    "reshuffle": lambda e: f"the PLAYER collection ({_count(e)}) is shuffled into the PLAYER stack",
+    "two_clubs": lambda e: ("two clubs: the ENEMY takes the pair and the row "
+                            f"({plain_cards(e.get('cards')) or 'empty'})"),
+    "game_over": lambda e: f"game over: {e.get('reason')}; score {e.get('score')}",
+}
 
 
 def describe_event(event: dict[str, Any]) -> str | None:
@@ -109,29 +135,4 @@ def describe_event(event: dict[str, Any]) -> str | None:
     Returns:
         The phrase (card names without colour), or None for an unknown event type.
     """
-    kind = event.get("type")
-    cards = " and ".join(pretty_card(c, color=False) for c in event.get("cards") or [])
-    card = pretty_card(str(event.get("card")), color=False)
-    count = event.get("count")
-    if kind == "reveal":
-        return (f"turn {event.get('turn')}: the ENEMY shows {cards or 'nothing'} "
-                f"(total {event.get('enemy_total')})")
-    if kind == "commit":
-        return (f"committed {cards or 'nothing'}: {event.get('total')} against "
-                f"{event.get('enemy_total')}, {event.get('result')}")
-    if kind == "take":
-        taken = ", ".join(pretty_card(c, color=False) for c in event.get("to_enemy") or [])
-        return f"took {card}" + (f"; the ENEMY takes {taken}" if taken else "")
-    if kind == "surrender":
-        return f"gave {card} to the ENEMY"
-    if kind == "draw":
-        return f"drew {count} card{'' if count == 1 else 's'}"
-    if kind == "reshuffle":
-        return (f"the PLAYER collection ({count} card{'' if count == 1 else 's'}) is shuffled "
-                "into the PLAYER stack")
-    if kind == "two_clubs":
-        cards = " ".join(pretty_card(c, color=False) for c in event.get("cards") or [])
-        return f"two clubs: the ENEMY takes the pair and the row ({cards or 'empty'})"
-    if kind == "game_over":
-        return f"game over: {event.get('reason')}; score {event.get('score')}"
-    return None
+    return describe_by_type(event, _EVENT_PHRASES)
