@@ -94,8 +94,11 @@ async def table(url: str, k: int, deadline: float, think: float, tally: Tally) -
                         raise
 
                 c.act = act  # type: ignore[method-assign]
+            # Rooms of several seats refuse a chosen deal (fair deals): only solo ones get
+            # a seed, so that a soak's solo games repeat.
+            chosen = {"seed": rng.randrange(10**6)} if seats == 1 else {}
             created = await clients[0].create_room(game, mode=mode, seats=seats,
-                                                   options={"seed": rng.randrange(10**6)})
+                                                   options=chosen)
             joins = [await c.join(created.room) for c in clients]
             stop_at = deadline + 2  # games still running then are stopped, not failed
             limit = min(loop.time() + GAME_TIMEOUT, stop_at)

@@ -8,10 +8,12 @@ import gc
 import http.client
 import ipaddress
 import json
+import os
 import re
 import shutil
 import ssl
 import subprocess
+import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -78,9 +80,10 @@ def test_local_cluster_script_serves_games_through_haproxy() -> None:
     if shutil.which("haproxy") is None or shutil.which("redis-server") is None:
         pytest.skip("haproxy and redis-server are needed")
     port = free_port()
-    proc = subprocess.run([str(ROOT / "deploy" / "local-cluster.sh"), "--check"],
-                          env={**__import__("os").environ, "PORT": str(port),
-                               "REDIS_PORT": str(free_port())},
+    env = dict(os.environ, PORT=str(port), REDIS_PORT=str(free_port()))
+    # The script runs `cardhall`: this interpreter's, whatever else is on PATH first.
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    proc = subprocess.run([str(ROOT / "deploy" / "local-cluster.sh"), "--check"], env=env,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     games = [line for line in proc.stdout.splitlines() if line.startswith("{")]
