@@ -36,12 +36,18 @@ ws_log = logging.getLogger("cardhall.websockets")
 QUIET_PATHS = frozenset({"/healthz"})
 
 
+#: websockets' INFO lines the server logs itself, with more: ``http_request`` for each answer
+#: of ``_process_request`` (with the path), ``conn_open`` and ``conn_closed`` (with the
+#: session, address and close code) for each WebSocket.
+_WS_SAID_BY_US = frozenset({"HTTP response sent (%d %s)", "connection open",
+                            "connection closed"})
+
+
 def _ws_filter(record: logging.LogRecord) -> bool:
-    """websockets' records worth a line: INFO and above, except its ``HTTP response sent``
-    line for each answer of ``_process_request`` (the server logs its own ``http_request``
-    line for those, with the path; at DEBUG for :data:`QUIET_PATHS`), and its INFO lines
-    (``connection closed``) about the connection of a request for a quiet path."""
-    if record.levelno < logging.INFO or record.msg == "HTTP response sent (%d %s)":
+    """websockets' records worth a line: INFO and above, except the lines the server logs
+    itself (:data:`_WS_SAID_BY_US`: one socket would make two lines), and its INFO lines
+    about the connection of a request for a quiet path (:data:`QUIET_PATHS`)."""
+    if record.levelno < logging.INFO or record.msg in _WS_SAID_BY_US:
         return False
     request = getattr(getattr(record, "websocket", None), "request", None)
     return not (record.levelno == logging.INFO and request is not None

@@ -236,3 +236,16 @@ async def test_healthz_requests_are_logged_at_debug_not_info(server: Server) -> 
         assert len(found) == 1 and "level=debug" in found[0]
         assert re.search(r" path=/healthz( |$)", found[0]) and " code=200 " in found[0]
         assert "addr=127.0.0.1" in found[0]
+
+
+async def test_a_websocket_makes_one_open_and_one_closed_line(server: Server) -> None:
+    # websockets' own "connection open" / "connection closed" lines doubled the server's
+    # conn_open / conn_closed (which carry the session, address and close code).
+    with log_lines(logging.INFO) as buffer:
+        async with Client(server.url):
+            pass
+        await asyncio.sleep(0.2)
+        lines = lines_of(buffer)
+    assert len([line for line in lines if "event=conn_open" in line]) == 1
+    assert len([line for line in lines if "event=conn_closed" in line]) == 1
+    assert not any("connection open" in line or "connection closed" in line for line in lines)
