@@ -447,7 +447,8 @@ def expert(view: Mapping[str, Any], rng: random.Random, samples: int = SAMPLES,
             sampled); ``None``: no cap, fully deterministic given ``rng``.
         rollouts: Most rollouts per decision (the budget as a count: deterministic); the
             first round always plays every candidate once.
-        stats: If given, ``stats["rollouts"]`` is increased by the rollouts played.
+        stats: If given, ``stats["rollouts"]`` is increased by the rollouts played (set
+            to 0 first when missing).
 
     Returns:
         One of the view's legal actions; never ``("resign",)`` while another is legal.
@@ -456,6 +457,8 @@ def expert(view: Mapping[str, Any], rng: random.Random, samples: int = SAMPLES,
         ValueError: the view lists no legal action.
     """
     legal = view_legal_actions(view)
+    if stats is not None:
+        stats.setdefault("rollouts", 0)
     if view["auction"] is not None:
         return bid(view, legal)
     base = _greedy(view, rng)
