@@ -27,9 +27,12 @@ books wins). Auctions are decided without search, because they hand cards betwee
 - where greedy would sell a spare card to a seat that can play it now, it discards instead
   (:func:`no_auction`): a sale hands that seat a tempo.
 
-Measured (``benchmarks/skipper_bots.py``, see benchmarks/RESULTS.md "Session 9"): the
-auction rules give the edge at 3 and 4 seats; at 2 seats, where auctions are rare (under one
-sale a game), the edge is small.
+Measured (``benchmarks/skipper_bots.py --only h2h --expert-games 150``, benchmarks/RESULTS.md
+"Session 9"): one expert seat against greedy ones won 88/150 games at 2 seats (0.587, Wilson
+95% 0.507-0.662; chance 0.5), 63/150 at 3 (0.420, 0.344-0.500; chance 0.333), 64/150 at 4
+(0.427, 0.350-0.507; chance 0.25); solo, 21.02 mean turns against greedy's 23.27 on the same
+100 deals. The auction rules carry most of the edge at 3 and 4 seats; at 2 seats, where
+auctions are rare, the edge is narrow.
 
 Deterministic given the bot's generator: the samples and rollouts draw only from seeds
 taken from it. The search budget is a count: ``samples`` deals and at most ``rollouts``
