@@ -115,6 +115,12 @@ def test_expert_does_not_sell_a_card_another_seat_can_play_now(seats: int) -> No
     assert seen == 4
 
 
+def _seller_takes(code: str, seller: Any) -> bool:
+    """Could the seller play ``code`` on its stacks now (a natural, K1)?"""
+    s = seller[C.SUITS.index(code[1])]
+    return not s["complete"] and _rank_of(code) - 1 in s["values"]
+
+
 def _contested(g: Skipper, seat: int) -> bool:
     """The seat bids in an auction of a card its stack takes now, holding two spare cards
     of different ranks that beat the high bid and that the seller cannot play now."""
@@ -129,25 +135,23 @@ def _contested(g: Skipper, seat: int) -> bool:
         return False
     seller = view["seats"][a["seller"]]["stacks"]
     spare = _spare(view["hand"], me, view["options"])
-
-    def seller_takes(code: str) -> bool:
-        s = seller[C.SUITS.index(code[1])]
-        return not s["complete"] and _rank_of(code) - 1 in s["values"]
-
     ranks = {_rank_of(b[1]) for b in view["legal_actions"]
-             if b[0] == "bid" and b[1] in spare and not seller_takes(b[1])}
+             if b[0] == "bid" and b[1] in spare and not _seller_takes(b[1], seller)}
     return len(ranks) >= 2
 
 
 def test_expert_outbids_with_its_highest_spare_card() -> None:
     """K10: the highest bid wins. For a card it can play now the expert bids its highest
-    spare card (greedy bids its lowest, and loses the card to a later, higher bid)."""
+    spare card that the seller cannot play now (greedy bids its lowest, and loses the card
+    to a later, higher bid)."""
     seen = 0
     for g, seat in _positions(4, range(40), _contested):
         view = g.bot_view(seat)
         action = expert(view, random.Random(0))
         spare = _spare(view["hand"], view["seats"][seat]["stacks"], view["options"])
-        bids = [a[1] for a in view["legal_actions"] if a[0] == "bid" and a[1] in spare]
+        seller = view["seats"][view["auction"]["seller"]]["stacks"]
+        bids = [a[1] for a in view["legal_actions"] if a[0] == "bid" and a[1] in spare
+                and not _seller_takes(a[1], seller)]
         assert action[0] == "bid"
         assert _rank_of(action[1]) == max(_rank_of(b) for b in bids), (action, bids)
         assert greedy(view, random.Random(0)) != action
