@@ -1,4 +1,5 @@
-"""Skipper's ``expert`` bot: determinized rollouts over greedy play (solo, multi, race).
+"""Skipper's ``expert`` bot: determinized rollouts over greedy play, and auction rules that
+keep the tempo from the other seats (solo, multi, race).
 
 At each decision with more than one sensible choice the bot samples ``samples`` deals
 consistent with its view (its own hidden piles and, in multi, the other seats' hands and
@@ -10,20 +11,33 @@ the choice, not from luck; and it leaves greedy's choice only for a clear gain, 
 in more samples (a candidate that was lucky in the first ones must prove itself).
 
 Fewest turns is what wins in every mode: solo scores turns (K7); a race is won by the first
-to finish (K14); in multi the first to complete four books wins (K13), and turns go round.
-Natural plays are made at once (never worse: a stack only grows, the hand frees), and
-auctions and bids are greedy's (a sample of one's own game has no auctions).
+to finish (K14); in multi the first to complete four books wins at once (K13), and turns go
+round. In multi a sample of the seat's own game keeps what the other seats do to it: RULINGS
+K6m's dead test (a card the seat has passed but another seat needs stays in its hand) and
+the skip-draws their skippers give it (K11, at the rate they have played skippers so far).
 
-Measured (``benchmarks/skipper_bots.py``): solo, 20.96 mean turns against greedy's 23.27 on
-the same 100 deals; multi, one expert seat against greedy ones, no edge shown yet (60 games
-per table size: 2 seats 0.467, 3 seats 0.383, 4 seats 0.300 of the wins, every Wilson 95%
-interval holding the 1/seats share of chance). What a sample of one's own game leaves out
-(auctions, skip-draws, RULINGS K6m keeping cards dead for the seat but live for others in
-its hand) matters there.
+Rules it relies on: K1-K4 (what a stack takes), K5 (play or discard, never both), K6/K6m
+(what is trashed when drawn), K8 (it reads only its view), K9-K10 (auctions: one bid each,
+the highest rank wins, a sale ends the seller's turn), K11 (skip-draws), K13 (first to four
+books wins). Auctions are decided without search, because they hand cards between seats:
+
+- as a bidder (:func:`bid`) it bids for every card that advances it, paying with its
+  highest spare card the seller cannot play now (greedy pays with its lowest one, and bids
+  only for the next two ranks), so it wins the contested cards;
+- where greedy would sell a spare card to a seat that can play it now, it discards instead
+  (:func:`no_auction`): a sale hands that seat a tempo.
+
+Measured (``benchmarks/skipper_bots.py --only h2h --expert-games 150``, benchmarks/RESULTS.md
+"Session 9"): one expert seat against greedy ones won 88/150 games at 2 seats (0.587, Wilson
+95% 0.507-0.662; chance 0.5), 63/150 at 3 (0.420, 0.344-0.500; chance 0.333), 64/150 at 4
+(0.427, 0.350-0.507; chance 0.25); solo, 21.02 mean turns against greedy's 23.27 on the same
+100 deals. The auction rules carry most of the edge at 3 and 4 seats; at 2 seats, where
+auctions are rare, the edge is narrow.
 
 Deterministic given the bot's generator: the samples and rollouts draw only from seeds
-taken from it. ``budget_ms`` (off by default) caps the time per decision; with it set the
-number of samples done depends on the machine's speed, so results are no longer
+taken from it. The search budget is a count: ``samples`` deals and at most ``rollouts``
+rollouts per decision. ``budget_ms`` (off by default) also caps the time per decision; with
+it set the number of rollouts done depends on the machine's speed, so results are no longer
 reproducible.
 
 Like every strategy it works from the view alone (RULINGS K8: no hidden card is read from
@@ -48,19 +62,22 @@ from .skipper import (
     _greedy,
     _rank_of,
     _skip_amounts,
-    _spare,
     _Seat,
+    _spare,
     _ViewCache,
+    live_for,
 )
 from .rng import GameRNG
 
-#: Deals sampled per decision.
+#: Deals sampled per decision (first round).
 SAMPLES = 4
+#: Most rollouts per decision (the search budget as a count).
+ROLLOUTS = 64
 #: Own turns after which a solo or race rollout gives up (scored as a loss).
 ROLLOUT_TURNS = 80
 #: Mean gain over greedy's choice, in turns, the search needs before it plays something else.
 MARGIN_TURNS = 0.25
-_WIN, _LOSS = 1_000.0, -1_000.0
+_LOSS = -1_000.0
 
 
 def _bits(values: Sequence[int]) -> int:
@@ -193,7 +210,9 @@ def _owner_with_room(want: list[int], card: int, n: int) -> int | None:
 def _clone(g: Skipper, seed: int) -> Skipper:
     """A copy of ``g`` for one rollout: its own lists, and a fresh RNG seeded ``seed`` (a
     rollout's reshuffles need not repeat the sample's)."""
-    c = Skipper.__new__(Skipper)
+    c = Skipper.__new__(type(g))
+    if isinstance(g, _OwnGame):
+        c.others, c.skip_rate = g.others, g.skip_rate
     c.options, c.seats, c.mode, c.rules = g.options, g.seats, g.mode, g.rules
     c.skip_draws, c.state_id, c.current = g.skip_draws, g.state_id, g.current
     c.winner, c.reason, c.counters = g.winner, g.reason, dict(g.counters)
@@ -224,19 +243,69 @@ def _progress(g: Skipper, i: int) -> float:
                      for s in range(4)))
 
 
-def own_game(view: Mapping[str, Any], rng: random.Random) -> Skipper:
-    """A sample of the seat's own game alone: :func:`determinize`, then every other seat
-    out of play and the game run as a race of one (no turn order, auctions or skip-draws),
-    so a rollout plays only the seat's own stacks, hand and piles.
+class _OwnGame(Skipper):
+    """A seat's own game, as a rollout plays it (see :func:`own_game`).
 
-    The rollouts then measure what wins Skipper in every mode, the turns the seat needs to
-    finish its four books (K7, K13, K14); what the others do to it (auctions, skip-draws)
-    is left out of the sample, and auction decisions are left to greedy.
+    Attributes:
+        others: The other active seats of a multi game, kept (never acting) for the dead
+            test: RULINGS K6m trashes a drawn card only when no active seat could ever play
+            it, so a card the seat has skipped past but another seat still needs stays in
+            its hand (K6, the solo rule, would trash it). Empty outside multi.
+        skip_rate: Skip-draws (K11) the seat expects per own turn from the other seats'
+            skippers; the rollout draws that many extra cards, on average, after each turn.
+    """
+
+    others: list[_Seat]
+    skip_rate: float
+
+    def _dead(self, card: int, p: _Seat) -> bool:
+        """K6 for the seat; in multi also dead for every other active seat (K6m)."""
+        return self._dead_for(card, p) and all(self._dead_for(card, q) for q in self.others)
+
+
+def skip_rate(view: Mapping[str, Any]) -> float:
+    """Skip-draws (RULINGS K11) the viewing seat can expect per own turn: for each other
+    active seat, the skippers it has played onto its stacks per turn so far (a prior of
+    0.35 a turn, worth four turns, keeps early estimates sane). 0 outside multi or with
+    ``skip_draws`` off. Only public information (stacks, turns) is used (K8).
+    """
+    if view["mode"] != "multi" or view["options"].get("skip_draws") is False:
+        return 0.0
+    me = view["seat"]
+    skips = _skip_amounts(view["options"])
+    total = 0.0
+    for i, sv in enumerate(view["seats"]):
+        if i == me or sv["status"] != ACTIVE:
+            continue
+        played = sum(1 for st in sv["stacks"] for k, c in enumerate(st["cards"])
+                     if k > 0 and _rank_of(c) in skips)
+        total += (played + 0.35 * 4) / (sv["turns"] + 4)
+    return total
+
+
+def own_game(view: Mapping[str, Any], rng: random.Random) -> Skipper:
+    """A sample of the seat's own game: :func:`determinize`, then every other seat out of
+    play and the game run as a race of one (no turn order or auctions), so a rollout plays
+    only the seat's own stacks, hand and piles.
+
+    In multi two effects of the other seats stay in the sample: K6m's dead test still
+    looks at their stacks (a card the seat has passed but another seat needs is not
+    trashed), and their skippers' skip-draws (K11) reach the seat at :func:`skip_rate`.
+
+    Returns:
+        A game whose seat ``view["seat"]`` alone acts (an :class:`_OwnGame`; solo: the
+        determinized game itself).
     """
     g = determinize(view, rng)
     me = view["seat"]
     if g.mode == "solo":
         return g
+    multi = g.mode == "multi"
+    g.__class__ = _OwnGame
+    assert isinstance(g, _OwnGame)
+    g.others = [q for i, q in enumerate(g.players) if i != me and q.status == ACTIVE] \
+        if multi else []
+    g.skip_rate = skip_rate(view)
     g.mode = "race"
     g.skip_draws = False
     g.auction = None
@@ -253,24 +322,30 @@ def own_game(view: Mapping[str, Any], rng: random.Random) -> Skipper:
 
 def _rollout(g: Skipper, me: int, rng: random.Random) -> float:
     """Play seat ``me``'s own game (:func:`own_game`) on with greedy; score minus the
-    turns it took to finish, or a loss (below any win) plus its stack progress."""
+    turns it took to finish, or a loss (below any win) plus its stack progress. After each
+    of its turns the seat draws the skip-draws it expects (K11, ``skip_rate``): the whole
+    part of the rate always, the fraction with that probability."""
     limit = g.players[me].turns + ROLLOUT_TURNS
     p = g.players[me]
+    rate = g.skip_rate if isinstance(g, _OwnGame) else 0.0
     while not g.over and p.status == ACTIVE and p.turns < limit:
+        turns = p.turns
         g.apply(me, _greedy(g.bot_view(me), rng))
+        if rate and p.turns != turns and not g.over and p.status == ACTIVE:
+            x = rate
+            while x > 0:
+                if x >= 1 or rng.random() < x:
+                    g._draw_one(me, [])
+                x -= 1.0
     if all(p.complete):
         return -float(p.turns)
     return _LOSS + _progress(g, me)
 
 
 def _candidates(view: Mapping[str, Any], legal: list[Action]) -> list[Action]:
-    """The actions worth a search: no resignation, and no auction or bid of a card still
-    live for the seat (RULINGS K6m: give away only dead cards and second copies)."""
-    me = view["seat"]
-    spare = _spare(view["hand"] or [], view["seats"][me]["stacks"], view["options"])
-    out = [a for a in legal if a[0] != "resign"
-           and (a[0] not in ("auction", "bid") or a[1] in spare)]
-    return out or legal
+    """The actions worth a search: plays, discards and end (no resignation; auctions and
+    bids are decided by :func:`bid` and :func:`no_auction`, RULINGS K9, K10)."""
+    return [a for a in legal if a[0] in ("play", "discard", "end")]
 
 
 def _natural(view: Mapping[str, Any], legal: list[Action]) -> Action | None:
@@ -291,43 +366,124 @@ def _natural(view: Mapping[str, Any], legal: list[Action]) -> Action | None:
     return best
 
 
+def _playable_now(code: str, stacks: Sequence[Mapping[str, Any]],
+                  skips: Mapping[int, Any]) -> bool:
+    """Is ``code`` a plain card that these public ``stacks`` take now, as a natural (K1)?"""
+    r, st = _rank_of(code), stacks[C.SUITS.index(code[1])]
+    return not st["complete"] and r - 1 in st["values"] and r not in skips
+
+
+def bid(view: Mapping[str, Any], legal: list[Action]) -> Action:
+    """The expert's bid in an auction (RULINGS K10: one bid each, clockwise; the highest
+    rank wins; only cards the seat can spare are offered, K6m).
+
+    It bids for every card that advances it: a plain card its stack takes now or within
+    two ranks, or a skipper it can still use (greedy bids only for the next two ranks).
+    It pays with a spare card (dead for it, or a second copy of a face) that the seller
+    cannot play now (no gift to the seller: deny), the highest rank first (the highest bid
+    wins, K10); with no spare card, or for a card it has no use for, it passes.
+
+    Returns:
+        ``("bid", card)`` or ``("pass",)``.
+    """
+    me = view["seat"]
+    seats = view["seats"]
+    options = view["options"]
+    auction = view["auction"]
+    card = auction["card"]
+    skips = _skip_amounts(options)
+    stacks = seats[me]["stacks"]
+    spare = _spare(view["hand"] or [], stacks, options)
+    bids = [a for a in legal if a[0] == "bid" and a[1] in spare]
+    if not bids:
+        return ("pass",)
+    st = stacks[C.SUITS.index(card[1])]
+    r = _rank_of(card)
+    if r in skips:
+        want = live_for(card, stacks, options)
+    else:
+        want = not st["complete"] and (0 <= r - 1 - st["values"][-1] <= 2
+                                       or r - 1 in st["values"])
+    if not want:
+        return ("pass",)
+    seller = seats[auction["seller"]]["stacks"]
+    bids.sort(key=lambda a: (_playable_now(a[1], seller, skips), -_rank_of(a[1]), a[1]))
+    return bids[0]
+
+
+def no_auction(view: Mapping[str, Any], legal: list[Action]) -> Action:
+    """What the expert does where greedy would auction a card (RULINGS K9): greedy offers
+    a card it can spare that another seat can play now, which hands that seat a tempo and
+    costs the seller its turn (a sale ends it). The expert keeps the tempo from the others
+    (deny): it discards a spare card instead (K5), or the first card it may discard.
+
+    Returns:
+        A ``("discard", card)`` or ``("end",)`` action from ``legal``.
+    """
+    discards = [a for a in legal if a[0] == "discard"]
+    spare = _spare(view["hand"] or [], view["seats"][view["seat"]]["stacks"], view["options"])
+    junk = [a for a in discards if a[1] in spare]
+    if junk:
+        return junk[0]
+    if discards:
+        return discards[0]
+    return ("end",) if ("end",) in legal else legal[0]
+
+
 def expert(view: Mapping[str, Any], rng: random.Random, samples: int = SAMPLES,
-           budget_ms: float | None = None) -> Action:
+           budget_ms: float | None = None, rollouts: int = ROLLOUTS,
+           stats: dict[str, int] | None = None) -> Action:
     """The ``expert`` strategy: the candidate action with the best mean rollout score.
+
+    Auctions (K9, K10) are decided without search: :func:`bid` as a bidder; and where
+    greedy would put a card up for auction, :func:`no_auction`. A natural play is made at
+    once. Otherwise every candidate (plays, discards, end) is played in ``samples`` deals
+    from :func:`own_game` and rolled out; greedy's choice is left only for a clear gain,
+    confirmed in more deals.
 
     Args:
         view: The seat's view.
         rng: The bot's generator (the only source of randomness).
-        samples: Deals sampled per decision (each candidate is played in each).
-        budget_ms: Time cap per decision in milliseconds (at least one sample is always
-            done); ``None``: no cap, fully deterministic.
+        samples: Deals sampled per decision in the first round (each candidate is played
+            in each).
+        budget_ms: Time cap per decision in milliseconds (at least one deal is always
+            sampled); ``None``: no cap, fully deterministic given ``rng``.
+        rollouts: Most rollouts per decision (the budget as a count: deterministic); the
+            first round always plays every candidate once.
+        stats: If given, ``stats["rollouts"]`` is increased by the rollouts played (set
+            to 0 first when missing).
 
     Returns:
-        One of the view's legal actions; greedy's choice when nothing scores better.
+        One of the view's legal actions; never ``("resign",)`` while another is legal.
 
     Raises:
         ValueError: the view lists no legal action.
     """
     legal = view_legal_actions(view)
+    if stats is not None:
+        stats.setdefault("rollouts", 0)
+    if view["auction"] is not None:
+        return bid(view, legal)
     base = _greedy(view, rng)
-    if view["auction"] is not None or base[0] in ("auction", "bid", "pass"):
-        return base  # auctions are greedy's: a sample of one's own game has none
+    if base[0] == "auction":
+        base = no_auction(view, legal)
     natural = _natural(view, legal)
     if natural is not None:
         return natural  # a natural play never hurts: the stack only grows, the hand frees
-    cands = [a for a in _candidates(view, legal) if a[0] not in ("auction", "bid")]
-    if base not in cands:
-        cands.insert(0, base)
-    else:
+    cands = _candidates(view, legal)
+    if base in cands:
         cands.remove(base)
-        cands.insert(0, base)
+    cands.insert(0, base)
     if len(cands) == 1:
         return base
     me = view["seat"]
     started = time.perf_counter()
     deadline = None if budget_ms is None else started + budget_ms / 1000.0
+    done = 0
 
     def play(action: Action, det: Skipper, seed: int) -> float:
+        nonlocal done
+        done += 1
         g = _clone(det, seed)
         try:
             g.apply(me, action)
@@ -335,27 +491,34 @@ def expert(view: Mapping[str, Any], rng: random.Random, samples: int = SAMPLES,
             return _LOSS
         return _rollout(g, me, random.Random(seed))
 
+    def spent() -> bool:
+        return deadline is not None and time.perf_counter() >= deadline
+
     # Round 1: every candidate in ``samples`` deals. Round 2: greedy's choice against the
     # best other in ``3 * samples`` more; leave greedy only for a clear gain (a lucky
     # candidate of round 1 must prove itself: the winner's curse).
     totals = [0.0] * len(cands)
-    rounds = 0
+    n = 0
     for _ in range(samples):
+        if n and (done + len(cands) > rollouts or spent()):
+            break
         det, seed = own_game(view, rng), rng.getrandbits(62)
         for k, action in enumerate(cands):
             totals[k] += play(action, det, seed)
-        rounds += 1
-        if deadline is not None and time.perf_counter() >= deadline:
-            break
-    best = max(range(1, len(cands)), key=lambda k: (totals[k], -k))
-    if totals[best] <= totals[0]:
-        return base
-    a, b, n = totals[0], totals[best], rounds
-    for _ in range(3 * samples):
-        if deadline is not None and time.perf_counter() >= deadline:
-            break
-        det, seed = own_game(view, rng), rng.getrandbits(62)
-        a += play(base, det, seed)
-        b += play(cands[best], det, seed)
         n += 1
-    return cands[best] if (b - a) / n > MARGIN_TURNS else base
+    best = max(range(1, len(cands)), key=lambda k: (totals[k], -k))
+    choice = base
+    if totals[best] > totals[0]:
+        a, b = totals[0], totals[best]
+        for _ in range(3 * samples):
+            if done + 2 > rollouts or spent():
+                break
+            det, seed = own_game(view, rng), rng.getrandbits(62)
+            a += play(base, det, seed)
+            b += play(cands[best], det, seed)
+            n += 1
+        if (b - a) / n > MARGIN_TURNS:
+            choice = cands[best]
+    if stats is not None:
+        stats["rollouts"] = stats.get("rollouts", 0) + done
+    return choice
