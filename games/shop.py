@@ -793,7 +793,7 @@ def greedy_strategy(view: Mapping[str, Any], rng: random.Random) -> tuple[Any, .
         tray_moves = [a for a in places if a[0] == "tray"]
         if tray_moves:
             cd = tray_moves[0][1]
-            scored = []
+            scored: list[tuple[tuple[bool, bool, int, int, int], tuple[Any, ...]]] = []
             for a in tray_moves:
                 after = list(tops)
                 after[a[2]] = cd
