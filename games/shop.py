@@ -665,13 +665,12 @@ _VAL = {r: i + 1 for i, r in enumerate(C.RANKS)}
 
 
 #: The greedy bot gives up (closes shop, RULINGS S11) once it has made this many moves plus
-#: ``CLOSE_PER_ENTRY`` per ledger entry filled: measured over seeds 1..50, no game that fell
-#: behind that pace went on to win, and playing on to the move limit took ~20x longer.
-#: From this many ledger entries on, the greedy bot trims a candle that buries a ledger card
-#: the ledger still needs (earlier, the empty candle costs more than it brings: measured).
-ENDGAME_LEDGER = 9
-CLOSE_AFTER = 400
-CLOSE_PER_ENTRY = 200
+#: ``CLOSE_PER_ENTRY`` per ledger entry filled: measured over seeds 0..299 played to the move
+#: limit, every won deal was won within 450 moves and never fell behind 370 + 30 per entry
+#: (a deal whose scales stay unbalanced that long does not come back), and playing the lost
+#: ones on to the move limit took ~3x longer.
+CLOSE_AFTER = 500
+CLOSE_PER_ENTRY = 30
 
 
 def _hopeless(view: Mapping[str, Any]) -> bool:
@@ -695,25 +694,34 @@ def _red(cd: str) -> bool:
 def greedy_strategy(view: Mapping[str, Any], rng: random.Random) -> tuple[Any, ...]:
     """A heuristic Shop Solitaire player working only from the view.
 
-    Plan (never recalibrating, so the ledger only grows):
+    The plan rests on one fact of the rules: cards on the trays and in the ledger never come
+    back (the bot never recalibrates or scraps), so every balance-suit card that reaches a tray
+    is one fewer card that can upset the scales, and the cards it still waits for are those
+    neither on the table nor in the ledger (the stock's *contents* follow from the view; only
+    its order is hidden).
 
     * Short-cut: light the candles with seven hearts, so few hearts are left to upset the
       scales; while the scales are empty, a diamond is shelved rather than weighed.
-    * Trays: the tray that balances the scales, else an empty tray, else the one that brings
-      the sides closest.
+    * Trays: the tray that balances the scales; else an empty tray; else the tray after which
+      the most unseen or candle cards of the balance suits would balance the scales with one
+      more card (:func:`_fixers`), then the one that brings the sides closest.
     * While balanced, a card that would upset the scales is shelved or purchased; while not
       balanced, a ledger card that would put out a candle is purchased instead, and the
       purchase is played back (into the ledger) once the scales balance again. A shelved
       balance card is played when it balances the scales.
-    * Black cards go on unlit candles rather than putting one out; red cards go on the tallest
-      lit candle under five. Trim only when forced (or when the stock is out), the candle
-      whose trim costs least; from ``ENDGAME_LEDGER`` entries on, trim a tall candle that
-      buries a ledger card still needed (RULINGS S6, S7).
-    * Shelve only a card worth ``SHELF_MIN`` or more, so the purchase under it has room
-      (RULINGS S12).
+    * The cards it *wants*: while balanced, the ledger cards still missing; while not, the
+      balance-suit cards that would balance the scales in one move. When none of them is left
+      in the stock, it trims (RULINGS S6, S7) the tall candle holding the most of them, so
+      they come back from under the stock; a red card that goes on a candle goes on the one
+      holding the most wanted cards, so it grows tall enough to trim (4 cards), else on the
+      tallest. Black cards go on unlit candles rather than putting one out.
+    * Forced trims take the tallest lit candle; shelve only a card worth ``SHELF_MIN`` or
+      more, so the purchase under it has room (RULINGS S12).
     * Close shop (RULINGS S11) when the ledger grows too slowly to be filled
-      (:func:`_hopeless`): such deals are lost anyway, and playing them out to the room's
-      move limit took ~20 times as long. Otherwise never close shop.
+      (:func:`_hopeless`): such deals are lost anyway (measured), and playing them out to the
+      room's move limit takes several times as long. Otherwise never close shop.
+
+    Deterministic: ``rng`` is not used.
 
     Args:
         view: The seat's view (see :meth:`ShopSolitaire.view`), with its legal actions.
@@ -738,13 +746,28 @@ def greedy_strategy(view: Mapping[str, Any], rng: random.Random) -> tuple[Any, .
     lit: list[bool] = view["lit"]
     balanced: bool = view["balanced"]
     ledger_suit: str | None = view["ledger_suit"]
+    ledger = set(view["ledger"])
     legal_set = set(legal)
+    tops: list[str | None] = [t[-1] if t else None for t in trays]
+    seen = {c for stack in candles + trays for c in stack} | ledger | set(view["in_play"])
+    for shelf in view["shelves"]:
+        seen.update(shelf["purchase"])
+        if shelf["shelf"]:
+            seen.add(shelf["shelf"])
+    stock = sorted(c for c in _ALL if c not in seen)  # the stock's contents, not its order
+    pool = stock + [c for stack in candles for c in stack]
 
-    def balanced_after(j: int, cd: str) -> tuple[bool, int]:
-        tops = [t[-1] if t else None for t in trays]
-        tops[j] = cd
-        sums = [sum(_v(c) for c in tops[k * 3:k * 3 + 3] if c) for k in (0, 1)]
-        return all(tops) and sums[0] == sums[1], abs(sums[0] - sums[1])
+    def needed_ledger(cd: str) -> bool:
+        # a ledger card the ledger still needs (RULINGS S10: not the ace)
+        return ledger_suit is not None and cd[1] == ledger_suit and cd[0] != "A" \
+            and cd not in ledger
+
+    if None in sides:
+        wanted: set[str] = set()
+    elif balanced:
+        wanted = {c for c in pool if needed_ledger(c)}
+    else:
+        wanted = {c for c in pool if _fixers(tops, sides, [c])}
 
     def trim_choice() -> tuple[Any, ...] | None:
         trims = [a for a in legal if a[0] == "trim"]
@@ -753,11 +776,6 @@ def greedy_strategy(view: Mapping[str, Any], rng: random.Random) -> tuple[Any, .
         # measured: trimming a lit candle first does better than an unlit one
         trims.sort(key=lambda a: (not lit[a[1]], -len(candles[a[1]]), a[1]))
         return trims[0]
-
-    def buries_ledger(i: int) -> bool:
-        # candle i holds a ledger-suit card the ledger needs (RULINGS S10: not the ace)
-        return ledger_suit is not None and any(
-            c[1] == ledger_suit and c[0] != "A" for c in candles[i])
 
     def reserve() -> tuple[Any, ...] | None:
         res = [a for a in legal if a[0] == "purchase"
@@ -769,15 +787,20 @@ def greedy_strategy(view: Mapping[str, Any], rng: random.Random) -> tuple[Any, .
         places = [a for a in legal if a[0] in _PLACE_VERBS]
         if not places:
             return trim_choice() or reserve() or legal[0]
-        ledger = [a for a in places if a[0] == "ledger"]
-        if ledger:
-            return ledger[0]
+        to_ledger = [a for a in places if a[0] == "ledger"]
+        if to_ledger:
+            return to_ledger[0]
         tray_moves = [a for a in places if a[0] == "tray"]
         if tray_moves:
             cd = tray_moves[0][1]
-            scored = sorted(
-                ((not balanced_after(a[2], cd)[0], bool(trays[a[2]]),
-                  balanced_after(a[2], cd)[1], a[2]), a) for a in tray_moves)
+            scored: list[tuple[tuple[bool, bool, int, int, int], tuple[Any, ...]]] = []
+            for a in tray_moves:
+                after = list(tops)
+                after[a[2]] = cd
+                sums = _weights(after)
+                scored.append(((not _balanced(after), bool(trays[a[2]]),
+                                -_fixers(after, sides, pool), abs(sums[0] - sums[1]), a[2]), a))
+            scored.sort()
             if scored[0][0][0] is False:
                 return scored[0][1]  # this card balances the scales
             if (balanced or (sides == [None, None] and cd[1] == "D")) and reserve() is not None:
@@ -788,43 +811,37 @@ def greedy_strategy(view: Mapping[str, Any], rng: random.Random) -> tuple[Any, .
         puts_out = not _red(cd) and all(lit[a[2]] for a in candle_moves)
         if puts_out and reserve() is not None and cd[1] == ledger_suit:
             return reserve()  # type: ignore[return-value]
-        scored2 = sorted(
-            ((lit[a[2]] and not _red(cd), -len(candles[a[2]]), a[2]), a) for a in candle_moves)
-        return scored2[0][1]
+
+        def candle_key(a: tuple[Any, ...]) -> tuple[bool, int, int, int]:
+            stack = candles[a[2]]
+            holds = sum(1 for c in stack if c in wanted)
+            return (lit[a[2]] and not _red(cd), -holds, -len(stack), a[2])
+
+        return min(candle_moves, key=candle_key)
     # between draws
     if ("close_shop",) in legal_set and _hopeless(view):
         return ("close_shop",)
-    if len(view["ledger"]) >= ENDGAME_LEDGER:
-        for a in legal:  # a missing ledger card buried in a tall candle: trim it to the stock
-            if a[0] == "trim" and buries_ledger(a[1]):
-                return a
-    seen = {c for stack in candles + trays for c in stack} | set(view["ledger"])
-    for shelf in view["shelves"]:
-        seen.update(shelf["purchase"])
-        if shelf["shelf"]:
-            seen.add(shelf["shelf"])
-    stock = [c for c in _ALL if c not in seen]
     for k, shelf in enumerate(view["shelves"]):
         p = shelf["purchase"]
-        if balanced and ("play_purchase", k) in legal_set and all(
-                c[1] == ledger_suit and c[0] != "A" for c in p):
+        if balanced and ("play_purchase", k) in legal_set and all(needed_ledger(c) for c in p):
             return ("play_purchase", k)
         sc = shelf["shelf"]
         if ("play_shelf", k) not in legal_set or not sc:
             continue
-        if balanced and sc[1] == ledger_suit and sc[0] != "A" and not p:
+        if balanced and needed_ledger(sc) and not p:
             return ("play_shelf", k)
         if sc[1] not in sides and sc[1] != ledger_suit and None not in sides:
             return ("play_shelf", k)  # the other red suit: no use on the shelf
-        if not balanced and sc[1] in sides and not p:
-            side = sides.index(sc[1])
-            if any(balanced_after(j, sc)[0] for j in range(side * 3, side * 3 + 3)):
-                return ("play_shelf", k)
-    if ("recalibrate",) in legal_set and not balanced and None not in sides:
-        tray_cards = sum(len(t) for t in trays)
-        hope = [c for c in stock if c[1] in sides]
-        if not hope or (tray_cards > 12 and len(view["ledger"]) <= 2):
-            return ("recalibrate",)
+        if not balanced and sc[1] in sides and not p and _fixers(tops, sides, [sc]):
+            return ("play_shelf", k)
+    trims = [a for a in legal if a[0] == "trim"]
+    if trims and all(lit) and None not in sides and not any(c in wanted for c in stock):
+        # what the scales or the ledger wait for lies only in the candles: trim the tall
+        # candle holding most of it, so it comes back from under the stock (RULINGS S7)
+        holding = [(-sum(1 for c in candles[a[1]] if c in wanted), a[1], a) for a in trims]
+        best = min(holding)
+        if best[0] < 0:
+            return best[2]
     if ("draw",) in legal_set:
         return ("draw",)
     trim = trim_choice()
@@ -835,6 +852,36 @@ def greedy_strategy(view: Mapping[str, Any], rng: random.Random) -> tuple[Any, .
             if a[0] == verb:
                 return a
     return legal[0]
+
+
+def _weights(tops: list[str | None]) -> list[int]:
+    """``[left, right]`` sums of the tray tops ``tops`` (six codes or None; seed "Scales")."""
+    return [sum(_v(c) for c in tops[k * 3:k * 3 + 3] if c) for k in (0, 1)]
+
+
+def _balanced(tops: list[str | None]) -> bool:
+    """True when the six tray tops ``tops`` balance (RULINGS S5)."""
+    left, right = _weights(tops)
+    return all(tops) and left == right
+
+
+def _fixers(tops: list[str | None], sides: list[str | None], cards: list[str]) -> int:
+    """How many of ``cards`` would balance the scales with tray tops ``tops`` if placed on
+    some tray of their side (cards of other suits count 0; 0 while a tray is empty)."""
+    if not all(tops):
+        return 0
+    n = 0
+    for cd in cards:
+        if cd[1] not in sides:
+            continue
+        k = sides.index(cd[1])
+        for j in range(3 * k, 3 * k + 3):
+            after = list(tops)
+            after[j] = cd
+            if _balanced(after):
+                n += 1
+                break
+    return n
 
 
 _ALL = frozenset(C.code(c) for c in C.full_deck())
