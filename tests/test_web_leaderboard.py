@@ -5,9 +5,13 @@ player's name on the board the page shows."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
 
 import pytest
 
+from cardhall.server.app import Server
 from cardhall.server.store import MemoryStore
 
 from .conftest import serving
@@ -15,12 +19,20 @@ from .test_leaderboard import play_solo
 from .test_web import browser, new_page, shot
 
 
-@pytest.mark.timeout(180)
-async def test_lobby_leaderboard_panel_shows_a_finished_solo_game() -> None:
+@asynccontextmanager
+async def lobby_page() -> AsyncIterator[tuple[Server, Any]]:
+    """A server (memory store) and a Chromium page on its lobby; the page's console
+    errors fail the test at the end."""
     errors: list[str] = []
     async with serving(MemoryStore, msg_rate=None) as make, browser() as b:
         server = await make()
-        page = await new_page(b, server.port, errors)
+        yield server, await new_page(b, server.port, errors)
+    assert not errors, errors
+
+
+@pytest.mark.timeout(180)
+async def test_lobby_leaderboard_panel_shows_a_finished_solo_game() -> None:
+    async with lobby_page() as (server, page):
         await page.wait_for_selector("#leaderboards #board-table")
         assert await page.select_option("#board-game", "skipper") == ["skipper"]
         await page.wait_for_selector("#board-table td.none")  # nobody yet
@@ -39,17 +51,13 @@ async def test_lobby_leaderboard_panel_shows_a_finished_solo_game() -> None:
         await page.select_option("#board-game", "thirtysix")
         await page.wait_for_selector("#board-table td.none")
         assert "most points first" in await page.inner_text("#board-caption")
-        assert not errors, errors
 
 
 @pytest.mark.timeout(180)
 async def test_the_players_name_is_kept_and_sent_as_the_hello_name() -> None:
     # Every web player was "cardhall-web/0.1" on the boards and at the tables: the lobby's
     # "Your name" is kept in the browser and the page reconnects with it as its hello name.
-    errors: list[str] = []
-    async with serving(MemoryStore, msg_rate=None) as make, browser() as b:
-        server = await make()
-        page = await new_page(b, server.port, errors)
+    async with lobby_page() as (server, page):
         await page.wait_for_selector("#player-name")
         await page.fill("#player-name", "  Ada   Lovelace ")
         await page.click("#set-name")
@@ -70,4 +78,3 @@ async def test_the_players_name_is_kept_and_sent_as_the_hello_name() -> None:
                 break
             await asyncio.sleep(0.1)
         assert names() == {"Ada Lovelace"}  # kept across a reload
-        assert not errors, errors
