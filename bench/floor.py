@@ -82,36 +82,35 @@ class Floor:
 
     def handle(self, frame: bytes) -> None:
         """Answer one frame."""
-        if True:  # (kept indented: the body is the handler of either read path)
-            msg = msgpack.unpackb(frame)
-            kind, re = msg.get("t"), msg.get("id")
-            if kind == "act":
-                self.act(msg)
-            elif kind == "hello":
-                self.reply({"t": "welcome", "v": 1, "server": "floor", "session": "x",
-                            "max_frame": 65536}, re)
-            elif kind == "create_room":
-                room = f"f{next(self.ids):07d}"
-                self.tables[room] = Table(room)
-                self.reply({"t": "room_created", "room": room}, re)
-            elif kind == "join":
-                table = self.tables[msg["room"]]
-                seat = table.conns.index(None)
-                table.conns[seat] = self
-                self.seat[table.room] = seat
-                legal = LEGAL if seat == table.turn else []
-                view = {"state_id": table.state_id, "seat": seat, "legal_actions": legal}
-                self.reply({"t": "joined", "room": table.room, "seat": seat, "view": view}, re)
-                if seat == SEATS - 1:  # the table is full: everyone's view, as a start does
-                    for s, conn in enumerate(table.conns):
-                        assert conn is not None
-                        conn.write(_pack({"t": "update", "room": table.room,
-                                          "state_id": table.state_id,
-                                          "delta": {"legal_actions":
-                                                    LEGAL if s == table.turn else []},
-                                          "events": []}))
-            else:
-                self.reply({"t": "error", "code": "protocol/unknown_type", "message": kind}, re)
+        msg = msgpack.unpackb(frame)
+        kind, re = msg.get("t"), msg.get("id")
+        if kind == "act":
+            self.act(msg)
+        elif kind == "hello":
+            self.reply({"t": "welcome", "v": 1, "server": "floor", "session": "x",
+                        "max_frame": 65536}, re)
+        elif kind == "create_room":
+            room = f"f{next(self.ids):07d}"
+            self.tables[room] = Table(room)
+            self.reply({"t": "room_created", "room": room}, re)
+        elif kind == "join":
+            table = self.tables[msg["room"]]
+            seat = table.conns.index(None)
+            table.conns[seat] = self
+            self.seat[table.room] = seat
+            legal = LEGAL if seat == table.turn else []
+            view = {"state_id": table.state_id, "seat": seat, "legal_actions": legal}
+            self.reply({"t": "joined", "room": table.room, "seat": seat, "view": view}, re)
+            if seat == SEATS - 1:  # the table is full: everyone's view, as a start does
+                for s, conn in enumerate(table.conns):
+                    assert conn is not None
+                    conn.write(_pack({"t": "update", "room": table.room,
+                                      "state_id": table.state_id,
+                                      "delta": {"legal_actions":
+                                                LEGAL if s == table.turn else []},
+                                      "events": []}))
+        else:
+            self.reply({"t": "error", "code": "protocol/unknown_type", "message": kind}, re)
 
     def act(self, msg: dict[str, Any]) -> None:
         """The acting seat's ``ok`` and ``update``, then the other seats' updates."""

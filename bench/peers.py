@@ -22,16 +22,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
-import socket
 import statistics
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from .load import Child, free_port
 
 #: The servers :func:`compare` can run: Cardhall, the harness's Colyseus, the floor, and the
 #: floor reading frames in websockets' protocol callback (:class:`cardhall.bench.floor`).
@@ -89,29 +88,6 @@ class PeersConfig:
             raise ValueError(f"servers: cardhall first, then any of {', '.join(SERVERS[1:])}")
 
 
-def free_port() -> int:
-    """A free TCP port on 127.0.0.1."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_port(port: int, timeout: float = 15.0) -> None:
-    """Wait until 127.0.0.1:``port`` accepts connections.
-
-    Raises:
-        TimeoutError: it did not within ``timeout`` seconds.
-    """
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise TimeoutError(f"nothing listens on port {port} after {timeout} s")
-
-
 def server_command(kind: str, port: int, peers: Path) -> tuple[list[str], str, str]:
     """The command line of server ``kind`` (:data:`SERVERS`) on ``port``, its URL and the
     generator's ``--kind``."""
@@ -131,16 +107,14 @@ def run_one(kind: str, cfg: PeersConfig) -> dict[str, Any]:
     """One fresh server of ``kind`` under one ``loadgen.js --mode play`` run: its JSON.
 
     Raises:
-        RuntimeError: the generator failed; TimeoutError: the server did not listen.
+        RuntimeError: the generator failed, or the server did not listen (see
+            :class:`~cardhall.bench.load.Child`).
     """
     port = free_port()
     argv, url, gen_kind = server_command(kind, port, cfg.peers)
     env = dict(os.environ, NODE_PATH=str(cfg.node_modules / "node_modules"))
-    server = subprocess.Popen([*(["taskset", "-c", "0"] if cfg.pin else []), *argv],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
-                              cwd=cfg.node_modules)
+    server = Child(kind, argv, port, None, {0} if cfg.pin else None, env)
     try:
-        wait_port(port)
         done = subprocess.run(
             [*(["taskset", "-c", "1"] if cfg.pin else []), "node",
              str(cfg.peers / "loadgen.js"), "--kind", gen_kind, "--url", url,
@@ -152,12 +126,7 @@ def run_one(kind: str, cfg: PeersConfig) -> dict[str, Any]:
             raise RuntimeError(f"loadgen against {kind} failed: {done.stderr[-2000:]}")
         return dict(json.loads(done.stdout))
     finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        server.stop()
 
 
 def compare(cfg: PeersConfig, progress: Callable[[str], None] | None = None

@@ -4,7 +4,6 @@ protocol for a four-seat table: what the peers' load generator needs of it."""
 from __future__ import annotations
 
 import asyncio
-import subprocess
 import sys
 from typing import Any
 
@@ -12,18 +11,17 @@ import msgpack
 import pytest
 import websockets
 
-from cardhall.bench.load import free_port
-from cardhall.bench.peers import wait_port
+from cardhall.bench.load import Child, free_port
 
 
 @pytest.mark.parametrize("sync", [False, True])
 async def test_a_table_of_the_floor_takes_turns(sync: bool) -> None:
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "cardhall.bench.floor", "--port", str(port),
-                             *(["--sync"] if sync else [])])
+    floor = await asyncio.to_thread(
+        Child, "floor", [sys.executable, "-m", "cardhall.bench.floor", "--port", str(port),
+                         *(["--sync"] if sync else [])], port, None)
     conns: list[Any] = []
     try:
-        await asyncio.to_thread(wait_port, port)
         url = f"ws://127.0.0.1:{port}/"
 
         async def ask(ws: Any, msg: dict[str, Any]) -> dict[str, Any]:
@@ -65,5 +63,4 @@ async def test_a_table_of_the_floor_takes_turns(sync: bool) -> None:
     finally:
         for ws in conns:
             await ws.close()
-        proc.terminate()
-        proc.wait(10)
+        floor.stop()
