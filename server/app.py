@@ -46,12 +46,27 @@ _WS_SAID_BY_US = frozenset({"HTTP response sent (%d %s)", "connection open",
 def _ws_filter(record: logging.LogRecord) -> bool:
     """websockets' records worth a line: INFO and above, except the lines the server logs
     itself (:data:`_WS_SAID_BY_US`: one socket would make two lines), and its INFO lines
-    about the connection of a request for a quiet path (:data:`QUIET_PATHS`)."""
+    about the connection of a request for a quiet path (:data:`QUIET_PATHS`).
+
+    A kept record's ``websocket`` field (websockets' connection object, which would render
+    as its address in memory) is replaced by the client's address, ``addr`` as in the
+    server's own lines (behind a trusted proxy, the address its PROXY header named)."""
     if record.levelno < logging.INFO or record.msg in _WS_SAID_BY_US:
         return False
-    request = getattr(getattr(record, "websocket", None), "request", None)
-    return not (record.levelno == logging.INFO and request is not None
-                and request.path in QUIET_PATHS)
+    ws = record.__dict__.get("websocket")
+    request = getattr(ws, "request", None)
+    if (record.levelno == logging.INFO and request is not None
+            and request.path in QUIET_PATHS):
+        return False
+    if ws is not None:
+        del record.__dict__["websocket"]
+        if "addr" not in record.__dict__:
+            try:
+                peer = ws.remote_address
+            except AttributeError:  # no transport (any more): no address to give
+                peer = None
+            record.addr = str(peer[0]) if isinstance(peer, tuple) and peer else "?"
+    return True
 
 
 # A filter, not a level: a level of INFO here would also log its INFO lines (one per socket)

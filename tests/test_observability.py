@@ -249,3 +249,21 @@ async def test_a_websocket_makes_one_open_and_one_closed_line(server: Server) ->
     assert len([line for line in lines if "event=conn_open" in line]) == 1
     assert len([line for line in lines if "event=conn_closed" in line]) == 1
     assert not any("connection open" in line or "connection closed" in line for line in lines)
+
+
+async def test_websockets_lines_name_the_address_not_the_connection_object(
+        server: Server) -> None:
+    # websockets logs through a LoggerAdapter with extra={"websocket": connection}: the line
+    # carried `websocket=<...AdmittedConnection object at 0x7f...>`, an address in memory.
+    async with Client(server.url):
+        await asyncio.sleep(0.05)
+        [session] = server.sessions.values()
+        ws_logger = logging.LoggerAdapter(logging.getLogger("cardhall.websockets"),
+                                          {"websocket": session.ws})
+        with log_lines(logging.INFO) as buffer:
+            ws_logger.error("keepalive ping failed")  # as websockets says it
+            lines = lines_of(buffer)
+    [line] = lines
+    assert "event=\"keepalive ping failed\"" in line and "level=error" in line
+    assert "websocket=" not in line and " object at 0x" not in line
+    assert re.search(r" addr=127\.0\.0\.1( |$)", line)
