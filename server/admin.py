@@ -200,7 +200,8 @@ class Admin:
                 game=query.get("game"), mode=query.get("mode"),
                 waiting=query.get("waiting", "") in ("1", "true", "yes"),
                 cursor=query.get("cursor") or None, limit=limit)
-            rooms = [{**entry, "owner": await store.owner(entry["room"])} for entry in page]
+            owners = await store.owners([entry["room"] for entry in page])
+            rooms = [{**entry, "owner": owner} for entry, owner in zip(page, owners)]
         except StoreError as exc:
             return 503, {"error": f"store unavailable: {exc}"}
         return 200, {"rooms": rooms, "cursor": cursor}

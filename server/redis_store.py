@@ -498,6 +498,13 @@ class RedisStore(Store):
         value = await self._call(self.redis.get(key(room_id, "owner")))
         return lease_owner(value.decode()) if value is not None else None
 
+    async def owners(self, room_ids: Sequence[str]) -> list[str | None]:
+        """The lease holders' process ids, in one ``MGET``."""
+        if not room_ids:
+            return []
+        values = await self._call(self.redis.mget([key(r, "owner") for r in room_ids]))
+        return [lease_owner(v.decode()) if v is not None else None for v in values]
+
     async def orphans(self) -> list[str]:
         """Rooms listed in the lobby with a record but no lease; entries whose record has
         expired are removed from the lobby on the way."""

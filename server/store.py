@@ -424,6 +424,15 @@ class Store(ABC):
             StoreError: the store is unavailable.
         """
 
+    async def owners(self, room_ids: Sequence[str]) -> list[str | None]:
+        """:meth:`owner` of each room of ``room_ids``, in their order (stores override it
+        to ask for them all at once: an admin page lists up to 500 rooms).
+
+        Raises:
+            StoreError: the store is unavailable.
+        """
+        return [await self.owner(room_id) for room_id in room_ids]
+
     @abstractmethod
     async def orphans(self) -> list[str]:
         """Rooms in the lobby whose lease nobody holds (their owner died).
@@ -648,6 +657,10 @@ class MemoryStore(Store):
     async def owner(self, room_id: str) -> str | None:
         """This process, for a known room."""
         return self.process_id if room_id in self.records else None
+
+    async def owners(self, room_ids: Sequence[str]) -> list[str | None]:
+        """This process for each known room, None for the others."""
+        return [self.process_id if r in self.records else None for r in room_ids]
 
     async def orphans(self) -> list[str]:
         """Never any."""

@@ -240,6 +240,32 @@ async def test_kick_in_a_playing_room_follows_on_abandon(make_server: ServerFact
                            f"/admin/rooms/{room}/seats/{joined.seat}/kick"))[0] == 404
 
 
+async def test_a_page_of_rooms_asks_redis_for_all_owners_at_once(
+        redis_server: RedisProcess) -> None:
+    """``GET /admin/rooms`` read each room's owner with its own ``GET`` (one round trip per
+    room: 500 for a full page); now one ``MGET`` per page."""
+    redis_server.flush()
+    async with serving(lambda: RedisStore(redis_server.url), msg_rate=None,
+                       rooms_per_minute=None, admin_token=TOKEN) as make:
+        server = await make()
+        async with Client(server.url) as c:
+            made = {(await c.create_room("skipper", mode="multi", seats=2)).room
+                    for _ in range(40)}
+        store = server.store
+        assert isinstance(store, RedisStore)
+
+        async def calls(command: str) -> int:
+            stats = await store.redis.info("commandstats")
+            return int(stats.get(f"cmdstat_{command}", {}).get("calls", 0))
+
+        gets, mgets = await calls("get"), await calls("mget")
+        status, body = await call(http_url(server), "GET", "/admin/rooms?limit=100")
+        assert status == 200 and {r["room"] for r in body["rooms"]} == made
+        assert {r["owner"] for r in body["rooms"]} == {store.process_id}
+        assert await calls("get") - gets < 10  # not one per room
+        assert await calls("mget") - mgets == 1
+
+
 async def test_close_and_kick_reach_a_room_owned_by_another_process(
         redis_server: RedisProcess) -> None:
     """The request goes to one process; the room runs on the other (forwarded to its owner
