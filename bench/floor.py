@@ -15,7 +15,15 @@ So whatever this server costs per action is what the stack (asyncio or uvloop, w
 msgpack, the kernel's loopback TCP) costs for the workload before any game runs: the floor
 under Cardhall's own figure in :mod:`cardhall.bench.peers`.
 
+With ``--game skipper`` each table plays a real 4-seat Skipper ``multi`` game instead
+(:class:`EngineTable`): the engine applies the action and reports every seat's delta
+(:meth:`Skipper.deltas`), and the frames are packed as a room packs them
+(:func:`cardhall.protocol.update_parts`, :func:`~cardhall.protocol.update_frame`), but with
+no room, store, clocks, checks or metrics. Between this and the bare floor is what Skipper's
+rules cost; between this and Cardhall, what its rooms cost.
+
     python -m cardhall.bench.floor --port 8770
+    python -m cardhall.bench.floor --port 8770 --game skipper
 
 Bounded: it runs until SIGINT/SIGTERM. Listens on 127.0.0.1 unless told otherwise.
 """
@@ -32,6 +40,9 @@ import msgpack
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.frames import Opcode
 
+from .. import protocol as p
+from ..games.errors import GameError
+from ..games.skipper import Skipper
 from ..server.connection import binary_header
 
 _packer = msgpack.Packer()
@@ -51,11 +62,66 @@ class Table:
         self.conns: list[Floor | None] = [None] * SEATS
 
 
+class EngineTable(Table):
+    """``--game skipper``: a table with a real Skipper ``multi`` game (seeded by its number)
+    whose engine decides what is legal and reports the deltas."""
+
+    def __init__(self, room: str, seed: int) -> None:
+        super().__init__(room)
+        self.game = Skipper({"mode": "multi", "seed": seed}, SEATS)
+        self.game.deltas(range(SEATS))  # the engine marks this state: deltas from the next
+        self.state_id = self.game.state_id
+
+    def start(self) -> None:
+        """Every seat's full view, as a room's start sends it."""
+        parts = p.update_parts(self.room, self.state_id, [])
+        for s, conn in enumerate(self.conns):
+            assert conn is not None
+            conn.write(p.update_frame(parts, view=self.game.view(s)))
+
+    def act(self, conn: Floor, seat: int, msg: dict[str, Any]) -> None:
+        """Apply the action; the acting seat's ``ok`` and update, then the others'."""
+        game = self.game
+        if msg["state_id"] != game.state_id:
+            conn.reply({"t": "error", "code": "action/stale_state", "message": "stale"},
+                       msg.get("id"))
+            return
+        try:
+            events = game.apply(seat, msg["action"])
+        except GameError as exc:
+            conn.reply({"t": "error", "code": exc.code, "message": str(exc)}, msg.get("id"))
+            return
+        self.state_id = game.state_id
+        deltas = game.deltas(range(SEATS))
+        assert deltas is not None  # asked at every state
+        parts = p.update_parts(self.room, self.state_id, events)
+        frames: dict[int, bytes] = {}  # id(delta) -> frame: equal deltas are one dict
+
+        def frame_of(s: int) -> bytes:
+            delta = deltas[s]
+            frame = frames.get(id(delta))
+            if frame is None:
+                frame = frames[id(delta)] = p.update_frame(parts, delta=delta)
+            return frame
+
+        conn.write(p.ok_frame(msg.get("id")), frame_of(seat))
+        for s, other in enumerate(self.conns):
+            if other is not None and s != seat:
+                other.write(frame_of(s))
+        if game.over:
+            over = _pack({"t": "game_over", "room": self.room})
+            for other in self.conns:
+                if other is not None:
+                    other.write(over)
+
+
 class Floor:
     """One client connection of the floor server."""
 
     tables: dict[str, Table] = {}
     ids = itertools.count(1)
+    #: ``--game``: None (the bare floor's table) or ``"skipper"`` (:class:`EngineTable`).
+    game: str | None = None
 
     def __init__(self, ws: ServerConnection) -> None:
         self.ws = ws
@@ -90,8 +156,9 @@ class Floor:
             self.reply({"t": "welcome", "v": 1, "server": "floor", "session": "x",
                         "max_frame": 65536}, re)
         elif kind == "create_room":
-            room = f"f{next(self.ids):07d}"
-            self.tables[room] = Table(room)
+            n = next(self.ids)
+            room = f"f{n:07d}"
+            self.tables[room] = Table(room) if self.game is None else EngineTable(room, n)
             self.reply({"t": "room_created", "room": room}, re)
         elif kind == "join":
             table = self.tables[msg["room"]]
@@ -100,8 +167,12 @@ class Floor:
             self.seat[table.room] = seat
             legal = LEGAL if seat == table.turn else []
             view = {"state_id": table.state_id, "seat": seat, "legal_actions": legal}
+            if isinstance(table, EngineTable):
+                view = table.game.view(seat)
             self.reply({"t": "joined", "room": table.room, "seat": seat, "view": view}, re)
-            if seat == SEATS - 1:  # the table is full: everyone's view, as a start does
+            if seat == SEATS - 1 and isinstance(table, EngineTable):
+                table.start()
+            elif seat == SEATS - 1:  # the table is full: everyone's view, as a start does
                 for s, conn in enumerate(table.conns):
                     assert conn is not None
                     conn.write(_pack({"t": "update", "room": table.room,
@@ -116,6 +187,9 @@ class Floor:
         """The acting seat's ``ok`` and ``update``, then the other seats' updates."""
         table = self.tables.get(msg["room"])
         seat = self.seat.get(msg["room"])
+        if isinstance(table, EngineTable) and seat is not None:
+            table.act(self, seat, msg)
+            return
         if table is None or seat != table.turn or msg["state_id"] != table.state_id:
             self.reply({"t": "error", "code": "action/stale_state", "message": "stale"},
                        msg.get("id"))
@@ -150,8 +224,9 @@ class SyncReading(ServerConnection):
         super().process_event(event)
 
 
-async def main(host: str, port: int, sync: bool) -> None:
-    """Serve until SIGINT or SIGTERM."""
+async def main(host: str, port: int, sync: bool, game: str | None = None) -> None:
+    """Serve until SIGINT or SIGTERM; ``game``: see :attr:`Floor.game`."""
+    Floor.game = game
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -175,13 +250,15 @@ def cli() -> None:
     parser.add_argument("--port", type=int, default=8770)
     parser.add_argument("--sync", action="store_true",
                         help="handle frames in the protocol callback (see SyncReading)")
+    parser.add_argument("--game", choices=["skipper"], default=None,
+                        help="play real Skipper multi games (EngineTable)")
     args = parser.parse_args()
     try:
         import uvloop
     except ImportError:
-        asyncio.run(main(args.host, args.port, args.sync))
+        asyncio.run(main(args.host, args.port, args.sync, args.game))
     else:
-        uvloop.run(main(args.host, args.port, args.sync))
+        uvloop.run(main(args.host, args.port, args.sync, args.game))
 
 
 if __name__ == "__main__":

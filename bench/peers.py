@@ -32,9 +32,10 @@ from typing import Any
 
 from .load import Child, free_port
 
-#: The servers :func:`compare` can run: Cardhall, the harness's Colyseus, the floor, and the
-#: floor reading frames in websockets' protocol callback (:class:`cardhall.bench.floor`).
-SERVERS = ("cardhall", "colyseus", "floor", "floor-sync")
+#: The servers :func:`compare` can run: Cardhall, the harness's Colyseus, the floor, the
+#: floor reading frames in websockets' protocol callback, and the floor playing real Skipper
+#: games with no room around them (``--game skipper``; :mod:`cardhall.bench.floor`).
+SERVERS = ("cardhall", "colyseus", "floor", "floor-sync", "floor-skipper")
 #: (name, unit, loadgen phase, loadgen key; None: actions per server CPU-second)
 FIGURES = (("server CPU per action, closed loop", "us", "throughput", "server_cpu_us_per_action"),
            ("actions per server CPU-second, closed loop", "1/s", "throughput", None),
@@ -95,9 +96,10 @@ def server_command(kind: str, port: int, peers: Path) -> tuple[list[str], str, s
         return (["node", str(peers / "colyseus_server.js"), "--port", str(port),
                  "--patch", "immediate"], f"http://127.0.0.1:{port}", "colyseus")
     url = f"ws://127.0.0.1:{port}/"
-    if kind in ("floor", "floor-sync"):
+    if kind in ("floor", "floor-sync", "floor-skipper"):
         return ([sys.executable, "-m", "cardhall.bench.floor", "--port", str(port),
-                 *(["--sync"] if kind == "floor-sync" else [])], url, "cardhall")
+                 *(["--sync"] if kind == "floor-sync" else []),
+                 *(["--game", "skipper"] if kind == "floor-skipper" else [])], url, "cardhall")
     return ([sys.executable, "-m", "cardhall.server.cli", "serve", "--port", str(port),
              "--msg-rate", "0", "--max-connections-per-address", "0", "--rooms-per-minute", "0",
              "--log-level", "WARNING"], url, "cardhall")

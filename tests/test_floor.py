@@ -4,6 +4,7 @@ protocol for a four-seat table: what the peers' load generator needs of it."""
 from __future__ import annotations
 
 import asyncio
+import random
 import sys
 from typing import Any
 
@@ -12,6 +13,8 @@ import pytest
 import websockets
 
 from cardhall.bench.load import Child, free_port
+from cardhall.games.skipper import Skipper
+from cardhall.protocol import apply_delta
 
 
 @pytest.mark.parametrize("sync", [False, True])
@@ -60,6 +63,67 @@ async def test_a_table_of_the_floor_takes_turns(sync: bool) -> None:
         async with asyncio.timeout(5):
             refused = msgpack.unpackb(await conns[1].recv())
         assert refused["t"] == "error" and refused["re"] == 99
+    finally:
+        for ws in conns:
+            await ws.close()
+        floor.stop()
+
+
+async def test_the_engine_floor_plays_skipper_and_keeps_every_view_in_step() -> None:
+    """``--game skipper``: each seat's joined view plus the deltas it is sent equal the
+    engine's own view of a game replayed with the same seed and actions; an illegal action
+    is refused and changes nothing."""
+    port = free_port()
+    floor = await asyncio.to_thread(
+        Child, "floor", [sys.executable, "-m", "cardhall.bench.floor", "--port", str(port),
+                         "--game", "skipper"], port, None)
+    conns: list[Any] = []
+    try:
+        url = f"ws://127.0.0.1:{port}/"
+
+        async def read(ws: Any) -> dict[str, Any]:
+            async with asyncio.timeout(5):
+                return dict(msgpack.unpackb(await ws.recv(), strict_map_key=False))
+
+        async def ask(ws: Any, msg: dict[str, Any]) -> dict[str, Any]:
+            await ws.send(msgpack.packb(msg))
+            while (reply := await read(ws)).get("re") != msg["id"]:
+                pass
+            return reply
+
+        for _ in range(4):
+            ws = await websockets.connect(url, compression=None)
+            conns.append(ws)
+            await ask(ws, {"t": "hello", "v": 1, "client": "t", "id": 0})
+        room = (await ask(conns[0], {"t": "create_room", "id": 1}))["room"]
+        for ws in conns:
+            await ask(ws, {"t": "join", "room": room, "id": 2})
+        views = [(await read(ws))["view"] for ws in conns]  # the start: full views
+        twin = Skipper({"mode": "multi", "seed": int(room[1:])}, 4)  # the floor's seed
+        def wire(view: Any) -> Any:  # tuples become lists on the wire
+            return msgpack.unpackb(msgpack.packb(view), strict_map_key=False)
+
+        assert views == [wire(twin.view(s)) for s in range(4)]
+        rng = random.Random(3)
+        bad = await ask(conns[twin.to_act()[0]],
+                        {"t": "act", "room": room, "id": 5, "state_id": twin.state_id,
+                         "action": ["play", "XX", "S0"]})
+        assert bad["t"] == "error" and bad["code"].startswith("action/")
+        for n in range(40):
+            if twin.over:
+                break
+            seat = twin.to_act()[0]
+            action = rng.choice([a for a in twin.legal_actions(seat) if a[0] != "resign"])
+            ok = await ask(conns[seat], {"t": "act", "room": room, "id": 10 + n,
+                                         "state_id": twin.state_id, "action": list(action)})
+            assert ok == {"t": "ok", "re": 10 + n}
+            twin.apply(seat, action)
+            for s, ws in enumerate(conns):
+                update = await read(ws)
+                assert update["t"] == "update" and update["state_id"] == twin.state_id
+                views[s] = apply_delta(views[s], update["delta"])
+                assert views[s] == wire(twin.view(s))
+        assert n > 10
     finally:
         for ws in conns:
             await ws.close()
