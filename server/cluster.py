@@ -243,10 +243,9 @@ class Cluster:
         Redis restart), its clients missed frames, so once a ping reaches it they are sent
         their full views again (:meth:`Room.resend`); if it is gone (and the store has been
         answering long enough for its missing heartbeat to mean it:
-        :class:`~.store.StoreHealth`), its clients
-        have dropped. One such chase per process at a time, for at most
-        :data:`RESYNC_SECONDS`. A process shutting down does not chase them: its rooms are
-        about to be taken over, and their new owner serves them."""
+        :class:`~.store.StoreHealth`), its clients have dropped. One such chase per process
+        at a time, for at most :data:`RESYNC_SECONDS`. A process shutting down does not
+        chase them: its rooms are about to be taken over, and their new owner serves them."""
         if self._stopping or process in self._chasing:
             return
         if await self._gone(process):

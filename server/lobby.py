@@ -319,8 +319,8 @@ class Lobby:
             page, cursor = await self.store.list_page(
                 game=msg.game, mode=msg.mode, waiting=True, cursor=cursor, limit=QUICK_PAGE)
             fits: list[str] = [s["room"] for s in page
-                    if (msg.seats is None or s["seats"] == msg.seats)
-                    and (not local or s["room"] in self.rooms)]
+                               if (msg.seats is None or s["seats"] == msg.seats)
+                               and (not local or s["room"] in self.rooms)]
             if fits:
                 return min(fits, key=lambda r: (r not in self.rooms, r))
             if cursor is None:
