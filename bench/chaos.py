@@ -172,7 +172,7 @@ def recording_client() -> type:
                 raise
             rec.result = "ok"
 
-        async def _request(self, msg: p.Message) -> p.Message:
+        async def _request(self, msg: p.ClientMessage) -> p.Message:
             try:
                 return await super()._request(msg)
             except (ServerError, ConnectionLost, TimeoutError) as exc:

@@ -45,11 +45,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterable, Awaitable, Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-import msgpack  # type: ignore[import-untyped,unused-ignore]
+import msgpack
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
@@ -351,7 +351,8 @@ class Seat:
         """Read every frame; act when an update says this seat may."""
         table, load = self.table, self.table.load
         try:
-            async for frame in self.ws:
+            # cast once, not per frame: the server sends binary frames only (bytes)
+            async for frame in cast("AsyncIterable[bytes]", self.ws):
                 now = time.perf_counter()
                 stats = load.stats
                 n = len(frame)
@@ -490,7 +491,7 @@ async def hello(ws: ClientConnection, name: str = "cardhall-bench") -> None:
     """Protocol handshake on ``ws`` (waits for ``welcome``)."""
     await ws.send(_pack({"t": "hello", "v": 1, "client": name, "id": 0}))
     async with asyncio.timeout(30):
-        reply = _unpack(await ws.recv())
+        reply = _unpack(await ws.recv(decode=False))
     if reply.get("t") != "welcome":
         raise RuntimeError(f"hello refused: {reply}")
 
@@ -713,7 +714,7 @@ def _runner() -> Callable[[Any], Any]:
         import uvloop
     except ImportError:
         return asyncio.run
-    return uvloop.run  # type: ignore[no-any-return]
+    return uvloop.run
 
 
 def _serve_main(port: int, redis_url: str | None) -> None:
@@ -1135,16 +1136,15 @@ def environment() -> dict[str, Any]:
     """Python, websockets and event loop versions, CPU count and machine of this process
     (printed under the bench's table)."""
     import platform
-
-    import websockets
+    from importlib.metadata import version
 
     try:
-        import uvloop
+        import uvloop  # noqa: F401 - installed and importable
 
-        loop = f"uvloop {uvloop.__version__}"
+        loop = f"uvloop {version('uvloop')}"
     except ImportError:
         loop = "asyncio"
-    return {"python": platform.python_version(), "websockets": websockets.__version__,
+    return {"python": platform.python_version(), "websockets": version("websockets"),
             "loop": loop, "cpus": os.cpu_count(), "machine": platform.machine()}
 
 

@@ -422,7 +422,7 @@ class Client:
 
     # -- requests --------------------------------------------------------------------------
 
-    async def request(self, msg: p.Message) -> p.Message:
+    async def request(self, msg: p.ClientMessage) -> p.Message:
         """Send a request (its ``id`` is set here) and return the reply.
 
         With ``reconnect`` on, a request made while the connection is down (dropped, and
@@ -465,14 +465,14 @@ class Client:
                 # recovery is under way (and _ready cleared) or over.
                 await asyncio.wait([reader])
 
-    async def _request(self, msg: p.Message) -> p.Message:
+    async def _request(self, msg: p.ClientMessage) -> p.Message:
         """:meth:`request` without waiting for a recovery (the recovery's own requests)."""
         if self._ws is None:
             raise ConnectionLost("not connected")
         rid = next(self._ids)
         fut: asyncio.Future[p.Message] = asyncio.get_running_loop().create_future()
         self._pending[rid] = fut
-        msg = dataclasses.replace(msg, id=rid)  # type: ignore[type-var]
+        msg = dataclasses.replace(msg, id=rid)
         try:
             await self._ws.send(p.encode(msg))
         except ConnectionClosed:

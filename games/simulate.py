@@ -88,10 +88,10 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
     ``wins_by_seat``, ``mean_turns`` (``None`` when records hold no turns), ``outcomes``
     (games per outcome kind: won, lost, limit, abandoned; see :func:`.base.outcome_kind`),
     ``reasons`` (games per engine reason, numbers written ``N``: "scored N points, more than
-    N" is one bucket, not one per score), when every record has one score ``mean_score``, when records count
-    auction sales ``sales_per_game``, and when seats played different strategies
-    ``wins_by_strategy`` (games won by a seat of each strategy) and ``seats_by_strategy``
-    (seats each strategy held over all games)."""
+    N" is one bucket, not one per score), when every record has one score ``mean_score``,
+    when records count auction sales ``sales_per_game``, and when seats played different
+    strategies ``wins_by_strategy`` (games won by a seat of each strategy) and
+    ``seats_by_strategy`` (seats each strategy held over all games)."""
     n = len(records)
     wins = [r["winner"] for r in records if r["winner"] is not None]
     by_seat: dict[str, int] = {}

@@ -37,6 +37,7 @@ Options are listed in :data:`OPTIONS` (each names the rule it selects).
 from __future__ import annotations
 
 import bisect
+import random
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -222,6 +223,7 @@ class _LazyView(Mapping[str, Any]):
     """A seat's view whose entries are computed on first read (see Game.bot_view)."""
 
     __slots__ = ("_game", "_seat", "_cache")
+    _cache: dict[str, Any]
 
     def __init__(self, game: Skipper, seat: int) -> None:
         self._game, self._seat, self._cache = game, seat, {}
@@ -1201,6 +1203,7 @@ class Skipper(Game):
             for pd in data["players"]:
                 p = _Seat()
                 for f in cls._SEAT_FIELDS:
+                    val: Any
                     if f == "auto_trash" and f not in pd:  # a snapshot from before K6m
                         val = g.rules.trash
                     else:
@@ -1308,7 +1311,7 @@ def _spare(hand: Sequence[str], stacks: Sequence[Mapping[str, Any]],
     return out
 
 
-def _greedy(view: Mapping[str, Any], rng: Any) -> Action:
+def _greedy(view: Mapping[str, Any], rng: random.Random) -> Action:
     """The ``greedy`` strategy: plays what advances its stacks, auctions cards it cannot use
     to seats that can, bids on cards it needs, and keeps skippers for finishing.
 
@@ -1436,7 +1439,7 @@ def _holds_finisher(hand: Sequence[str], stack: int, besides: str) -> bool:
                for h in hand)
 
 
-def _random(view: Mapping[str, Any], rng: Any) -> Action:
+def _random(view: Mapping[str, Any], rng: random.Random) -> Action:
     """Skipper's ``random`` strategy: a random legal move with sensible turn ends.
 
     While a card can be played it plays one (chosen at random, never ending the turn
@@ -1457,7 +1460,7 @@ def _random(view: Mapping[str, Any], rng: Any) -> Action:
     return legal[rng.randrange(len(legal))]
 
 
-def _expert(view: Mapping[str, Any], rng: Any) -> Action:
+def _expert(view: Mapping[str, Any], rng: random.Random) -> Action:
     """The ``expert`` strategy (see :mod:`cardhall.games.skipper_expert`)."""
     from .skipper_expert import expert
 

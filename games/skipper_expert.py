@@ -49,7 +49,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from . import cards as C
 from .base import Action
@@ -212,7 +212,8 @@ def _clone(g: Skipper, seed: int) -> Skipper:
     rollout's reshuffles need not repeat the sample's)."""
     c = Skipper.__new__(type(g))
     if isinstance(g, _OwnGame):
-        c.others, c.skip_rate = g.others, g.skip_rate
+        own = cast(_OwnGame, c)  # c is of g's class
+        own.others, own.skip_rate = g.others, g.skip_rate
     c.options, c.seats, c.mode, c.rules = g.options, g.seats, g.mode, g.rules
     c.skip_draws, c.state_id, c.current = g.skip_draws, g.state_id, g.current
     c.winner, c.reason, c.counters = g.winner, g.reason, dict(g.counters)

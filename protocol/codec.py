@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal, overload
 
-import msgpack  # type: ignore[import-untyped]
-from msgpack.exceptions import ExtraData  # type: ignore[import-untyped]
+import msgpack
+from msgpack.exceptions import ExtraData
 
 from .errors import (
     BadFrame,
@@ -70,21 +70,23 @@ def _valid_id(v: object) -> RequestId | None:
 
 
 @overload
-def decode(data: Frame, *, max_size: int | None = ..., side: Literal["client"]) -> ClientMessage:
+def decode(data: Frame | str, *, max_size: int | None = ...,
+           side: Literal["client"]) -> ClientMessage:
     ...
 
 
 @overload
-def decode(data: Frame, *, max_size: int | None = ..., side: Literal["server"]) -> ServerMessage:
+def decode(data: Frame | str, *, max_size: int | None = ...,
+           side: Literal["server"]) -> ServerMessage:
     ...
 
 
 @overload
-def decode(data: Frame, *, max_size: int | None = ..., side: Side) -> Message:
+def decode(data: Frame | str, *, max_size: int | None = ..., side: Side) -> Message:
     ...
 
 
-def decode(data: Frame, *, max_size: int | None = MAX_FRAME, side: Side) -> Message:
+def decode(data: Frame | str, *, max_size: int | None = MAX_FRAME, side: Side) -> Message:
     """Parse and validate one frame into a message.
 
     Args:

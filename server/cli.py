@@ -34,7 +34,7 @@ def _options(mode: str | None, pairs: tuple[str, ...], game: str) -> dict[str, A
     return opts
 
 
-class WsUrl(click.ParamType):
+class WsUrl(click.ParamType[str]):
     """A server URL, ``ws://HOST:PORT`` or ``wss://HOST:PORT`` (checked by websockets' own
     parser); anything else is refused with a usage error (exit 2)."""
 
@@ -98,7 +98,7 @@ def _redis_url(ctx: click.Context, param: click.Parameter, value: str | None) ->
         from redis.connection import parse_url
 
         try:
-            parse_url(value)
+            parse_url(value)  # type: ignore[no-untyped-call]  # unannotated in redis-py
         except ValueError as exc:
             raise click.BadParameter(f"{value!r}: {exc}") from None
     return value
@@ -506,7 +506,7 @@ def _echo_rooms(listing: list[dict[str, Any]], as_json: bool, header: str,
         click.echo(row(r))
 
 
-class HttpUrl(click.ParamType):
+class HttpUrl(click.ParamType[str]):
     """A server's HTTP base URL, ``http(s)://HOST:PORT`` (the admin API is on the WebSocket
     port); anything else is refused with a usage error (exit 2)."""
 

@@ -29,6 +29,8 @@ class RoomClocks:
     """The timers and server bots of a :class:`~cardhall.server.room.Room` (a base class of
     it, so that its state stays in one place; these methods run inside the room task)."""
 
+    # Room's slots, declared below for mypy: an assignment to one is taken for one to a
+    # missing slot (python/mypy#21794), hence the `type: ignore[misc]` on those lines.
     __slots__ = ()
 
     if TYPE_CHECKING:
@@ -79,14 +81,15 @@ class RoomClocks:
             h.grace_until for h in self.seats if h is not None and h.grace_until is not None]
         if self._timer is not None:
             self._timer.cancel()
-            self._timer = None
+            self._timer = None  # type: ignore[misc]  # mypy#21794
         if moments:
             loop = asyncio.get_running_loop()
             delay = max(0.0, min(moments) - now)
-            self._timer = loop.call_later(delay, self.post, self._on_timer)
+            self._timer = loop.call_later(  # type: ignore[misc]  # mypy#21794
+                delay, self.post, self._on_timer)
 
     async def _on_timer(self) -> None:
-        self._timer = None
+        self._timer = None  # type: ignore[misc]  # mypy#21794
         if self._broken:  # its reload re-arms the timer (what ran out meanwhile fires then)
             return
         now = time.time()
@@ -142,10 +145,12 @@ class RoomClocks:
         if delay <= 0:
             self.post(self._bot_step)
         else:
-            self._bot_timer = asyncio.get_running_loop().call_later(delay, self._bot_due)
+            loop = asyncio.get_running_loop()
+            self._bot_timer = loop.call_later(  # type: ignore[misc]  # mypy#21794
+                delay, self._bot_due)
 
     def _bot_due(self) -> None:
-        self._bot_timer = None
+        self._bot_timer = None  # type: ignore[misc]  # mypy#21794
         self.post(self._bot_step)
 
     async def _bot_step(self) -> None:
@@ -161,7 +166,7 @@ class RoomClocks:
         if not ready:
             return
         if self._bot_rng is None:
-            self._bot_rng = random.Random(secrets.randbits(64))
+            self._bot_rng = random.Random(secrets.randbits(64))  # type: ignore[misc]  # mypy#21794
         s = ready[0] if len(ready) == 1 else ready[self._bot_rng.randrange(len(ready))]
         action = self._bot(self.game.bot_view(s), self._bot_rng)
         events = self.game.apply(s, action)

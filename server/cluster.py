@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections import defaultdict
 from collections.abc import Mapping
@@ -77,8 +78,11 @@ class Hub(session.Hub, Protocol):
     """What the cluster needs of its server (:class:`~cardhall.server.app.Server`): a
     session's hub (store, lobby, cluster) and the local ``sessions`` by session id."""
 
-    sessions: Mapping[str, Session]
     admin: Any  # the server's Admin (:mod:`.admin`): operator requests for this process
+
+    @property
+    def sessions(self) -> Mapping[str, Session]:  # read-only: a dict of Connections is one
+        ...
 
 
 class RemotePeer(Session):
@@ -130,7 +134,7 @@ class RemotePeer(Session):
         """The client's connection is closed: drop it from every room."""
         self.closed = True
         for room in list(self.rooms.values()):
-            room.post(lambda room=room: room.dropped(self))
+            room.post(functools.partial(room.dropped, self))
         self.rooms.clear()
 
 
@@ -237,11 +241,11 @@ class Cluster:
         """Frames reached nobody at ``process`` (or the store was down). Pub/sub delivers
         at most once: if the process is alive (its inbox was resubscribing, say after a
         Redis restart), its clients missed frames, so once a ping reaches it they are sent
-        their full views again (:meth:`Room.resend`); if it is gone (and the store has been answering long enough
-        for its missing heartbeat to mean it: :class:`~.store.StoreHealth`), its clients
-        have dropped. One such chase per process at a time, for at most
-        :data:`RESYNC_SECONDS`. A process shutting down does not chase them: its rooms are
-        about to be taken over, and their new owner serves them."""
+        their full views again (:meth:`Room.resend`); if it is gone (and the store has been
+        answering long enough for its missing heartbeat to mean it:
+        :class:`~.store.StoreHealth`), its clients have dropped. One such chase per process
+        at a time, for at most :data:`RESYNC_SECONDS`. A process shutting down does not
+        chase them: its rooms are about to be taken over, and their new owner serves them."""
         if self._stopping or process in self._chasing:
             return
         if await self._gone(process):
@@ -288,7 +292,7 @@ class Cluster:
         for key, peer in list(self.peers.items()):
             if key[0] == process:
                 for room in peer.rooms.values():
-                    room.post(lambda room=room, peer=peer: room.resend(peer))
+                    room.post(functools.partial(room.resend, peer))
 
     def process_gone(self, process: str) -> None:
         """Every client of a process that no longer listens has dropped. In case the
@@ -359,9 +363,9 @@ class Cluster:
                     await self.store.publish(msg["from"], msgpack.packb(
                         {"k": "gone", "from": self.me, "sess": sess}))
         elif kind in ("drop", "gone"):
-            peer = self.peers.pop((msg["from"], msg["sess"]), None)
-            if peer is not None:
-                peer.gone()
+            dropped = self.peers.pop((msg["from"], msg["sess"]), None)
+            if dropped is not None:
+                dropped.gone()
         elif kind in ("admin", "admin_re"):  # an operator's request (:mod:`.admin`)
             await self.server.admin.inbox(msg)
         elif kind == "dropped":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import functools
 import logging
 import secrets
 from typing import Protocol
@@ -258,7 +259,7 @@ class Connection(Session):
             self.closed = True
             self.server.sessions.pop(self.session, None)
             for room in list(self.rooms.values()):
-                room.post(lambda room=room: room.dropped(self))
+                room.post(functools.partial(room.dropped, self))
             self.rooms.clear()
             self.server.cluster.local_closed(self)
             if self._writer is not None:

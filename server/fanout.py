@@ -161,6 +161,8 @@ class RoomViews:
     """The views and broadcasts of a :class:`~cardhall.server.room.Room` (a base class of
     it, so that its state stays in one place; these methods run inside the room task)."""
 
+    # Room's slots, declared below for mypy: an assignment to one is taken for one to a
+    # missing slot (python/mypy#21794), hence the `type: ignore[misc]` on those lines.
     __slots__ = ()
 
     if TYPE_CHECKING:
@@ -173,7 +175,9 @@ class RoomViews:
         seats: list[Seat | None]
         deadlines: dict[int, float]
         members: dict[Connection, _Member]
-        commitment: str | None
+        @property
+        def commitment(self) -> str | None: ...
+
         _table: dict[str, Any] | None
 
         @property
@@ -197,7 +201,7 @@ class RoomViews:
                  "commitment": None if self.status == "waiting" else self.commitment}
         if table == self._table:
             return self._table
-        self._table = table
+        self._table = table  # type: ignore[misc]  # mypy#21794
         return table
 
     def views_for(self, seats: set[int | None],

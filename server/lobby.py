@@ -58,7 +58,7 @@ class Lobby:
         self.cluster = cluster
         self.rooms: dict[str, Room] = {}
         self.metrics: Any = None  # set by the server
-        self._loading: dict[str, asyncio.Future[Room]] = {}
+        self._loading: dict[str, asyncio.Future[Room | None]] = {}
         #: Demotions, expiries and removals of finished rooms, stopped by :meth:`close`.
         self.background = Background()
         self._removals: dict[str, asyncio.TimerHandle] = {}
@@ -104,7 +104,10 @@ class Lobby:
                 return room
             pending = self._loading.get(room_id)
             if pending is not None:
-                return await asyncio.shield(pending)
+                taken = await asyncio.shield(pending)
+                if taken is not None:
+                    return taken
+                continue  # another process acquired it first: look up its owner
             owner = await self.store.owner(room_id)
             room = self.rooms.get(room_id)  # a takeover here may have ended meanwhile
             if room is not None:
@@ -315,9 +318,9 @@ class Lobby:
         for _ in range(QUICK_PAGES):
             page, cursor = await self.store.list_page(
                 game=msg.game, mode=msg.mode, waiting=True, cursor=cursor, limit=QUICK_PAGE)
-            fits = [s["room"] for s in page
-                    if (msg.seats is None or s["seats"] == msg.seats)
-                    and (not local or s["room"] in self.rooms)]
+            fits: list[str] = [s["room"] for s in page
+                               if (msg.seats is None or s["seats"] == msg.seats)
+                               and (not local or s["room"] in self.rooms)]
             if fits:
                 return min(fits, key=lambda r: (r not in self.rooms, r))
             if cursor is None:

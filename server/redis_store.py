@@ -607,7 +607,7 @@ class RedisStore(Store):
                         log.exception("inbox handler failed")
         finally:
             with contextlib.suppress(Exception):
-                await pubsub.aclose()
+                await pubsub.aclose()  # type: ignore[no-untyped-call]  # unannotated in redis-py
 
     async def healthy(self) -> bool:
         """PING answers."""

@@ -39,7 +39,7 @@ import secrets
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import msgpack
 from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential_jitter
@@ -378,11 +378,13 @@ class Room(RoomViews, RoomClocks):
         """
         rec, st = loaded.record, loaded.state or {}
         status = st.get("status", "waiting")
-        game = None
+        game: Game | None = None
         if status != "waiting" or loaded.snapshot is not None or loaded.entries:
             game = rebuild(game_cls, rec["options"], rec["seats"], loaded.snapshot,
                            loaded.entries)
-        room = cls(id=rec["room"], name=rec["name"], game_name=rec["game"], game=game,
+        # None is the field's default, typed Game for the rooms that play (see Room.game)
+        room = cls(id=rec["room"], name=rec["name"], game_name=rec["game"],
+                   game=cast(Game, game),
                    game_cls=game_cls, options=dict(rec["options"]), seat_count=rec["seats"],
                    settings=dict(rec["settings"]), store=store, private=rec["private"],
                    code=rec.get("code"), host=rec.get("host", ""),

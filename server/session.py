@@ -51,7 +51,10 @@ class Hub(Protocol):
 
     store: Store
     lobby: Lobby
-    cluster: Forwarder
+
+    @property
+    def cluster(self) -> Forwarder:  # read-only: a server's Cluster is one
+        ...
 
 
 class Session:

@@ -639,7 +639,7 @@ class MemoryStore(Store):
         self._reindex(room_id, self.summaries.get(room_id), None)
         for table in (self.states, self.summaries, self.logs, self.snapshots, self.leases,
                       self._epochs):
-            table.pop(room_id, None)  # type: ignore[attr-defined]
+            table.pop(room_id, None)
 
     async def acquire(self, room_id: str) -> str | None:
         """Always granted (this process owns every room), with a new epoch."""

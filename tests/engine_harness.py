@@ -94,7 +94,8 @@ def check_conservation(game: Game, expected: Counter[int]) -> None:
         seen.update(cards)
     dupes = [c for c, n in seen.items() if n > 1]
     assert not dupes, f"cards in two places: {dupes}"
-    assert seen == expected, f"cards appeared or vanished: {(seen - expected)} / {(expected - seen)}"
+    assert seen == expected, (
+        f"cards appeared or vanished: {(seen - expected)} / {(expected - seen)}")
 
 
 def check_views(game: Game, allowed: AllowedCards) -> None:

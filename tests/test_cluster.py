@@ -266,7 +266,8 @@ async def test_redis_down_longer_than_two_leases_drops_no_seat(
     no room changes owner (owners renew before any orphan scan acts), no seat is dropped,
     played by a server bot or refused as not seated, and every game finishes with each log
     entry played by its own client."""
-    servers = [ServeProcess(tmp_path, "--redis-url", redis_proc.url, "--lease-seconds", "1") for _ in range(2)]
+    servers = [ServeProcess(tmp_path, "--redis-url", redis_proc.url, "--lease-seconds", "1")
+               for _ in range(2)]
     try:
         urls = [s.url for s in servers]
         games = [asyncio.get_running_loop().create_task(play_games(
@@ -457,8 +458,8 @@ class DownStore(MemoryStore):
 async def test_frames_lost_while_the_store_is_down_are_made_good() -> None:
     """An owner's frames for a client of another process are lost because the store is
     down (an update of an action appended just before): once a ping gets through again,
-    the client's rooms send it its full view, :meth:`Room.resend` (before, the frames were only logged as lost,
-    and a client that missed whose turn it is waited for ever)."""
+    the client's rooms send it its full view, :meth:`Room.resend` (before, the frames were
+    only logged as lost, and a client that missed whose turn it is waited for ever)."""
     from types import SimpleNamespace
 
     from cardhall.server.cluster import Cluster

@@ -210,8 +210,9 @@ BAD_FRAMES: list[tuple[str, Any, type[p.ProtocolError]]] = [
     ("empty room id", frame(t="leave", room=""), p.BadValue),
     ("join with neither room nor code", frame(t="join"), p.BadValue),
     ("join with both room and code", frame(t="join", room="r", code="c"), p.BadValue),
-    ("action nested too deep", frame(t="act", room="r", state_id=0,
-                                     action=["x", [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[0]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]),
+    ("action nested too deep", frame(
+        t="act", room="r", state_id=0,
+        action=["x", [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[0]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]),
      p.BadValue),
 ]
 
@@ -272,7 +273,8 @@ def test_every_error_class_is_provoked() -> None:
     provoked = {c for _, _, c in BAD_FRAMES} | {c for _, _, c in SERVER_BAD_FRAMES}
     handshake = {p.HandshakeRequired, p.UnexpectedMessage, p.VersionMismatch}  # tested below
     leaves = {c for c in vars(p).values()
-              if isinstance(c, type) and issubclass(c, p.ProtocolError) and c is not p.ProtocolError}
+              if isinstance(c, type) and issubclass(c, p.ProtocolError)
+              and c is not p.ProtocolError}
     assert leaves == provoked | handshake
 
 
@@ -419,7 +421,8 @@ def test_error_codes_table() -> None:
         p.Error(code=code, message=meaning)  # every code is a valid wire code
         assert meaning
     for cls in vars(p).values():
-        if isinstance(cls, type) and issubclass(cls, p.ProtocolError) and cls is not p.ProtocolError:
+        if (isinstance(cls, type) and issubclass(cls, p.ProtocolError)
+                and cls is not p.ProtocolError):
             assert cls.code in p.ERROR_CODES
     assert {1000, 1001, 1009, 4000, 4001, 4002, 4008} <= set(p.CLOSE_CODES)
 
@@ -478,7 +481,8 @@ def test_protocol_imports_nothing_forbidden_ast() -> None:
 def test_protocol_imports_nothing_forbidden_runtime() -> None:
     code = (
         "import sys; import cardhall.protocol\n"
-        f"bad = [m for m in sys.modules if any(m == f or m.startswith(f + '.') for f in {FORBIDDEN!r})]\n"
+        "bad = [m for m in sys.modules\n"
+        f"       if any(m == f or m.startswith(f + '.') for f in {FORBIDDEN!r})]\n"
         "print(','.join(sorted(bad)))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -543,7 +543,7 @@ def test_forfeit_of_a_bidder_moves_the_auction_on() -> None:
     assert "5D" in g.view(2)["hand"] and g.to_act() == [2]
 
 
-# -- race (K14) -------------------------------------------------------------------------------------
+# -- race (K14) ------------------------------------------------------------------------------------
 
 
 def test_race_seats_act_at_once_without_auctions() -> None:
@@ -566,7 +566,7 @@ def test_race_skip_draws_are_an_option() -> None:
         assert g.view(1)["seats"][1]["hand"] == before + (1 if on else 0)
 
 
-# -- malformed actions ----------------------------------------------------------------------------------
+# -- malformed actions -----------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("action", [
@@ -588,7 +588,7 @@ def test_restore_rejects_garbage() -> None:
         Skipper.restore({"game": "skipper", "v": 1})
 
 
-# -- random playouts: the whole contract after every step ----------------------------------------------
+# -- random playouts: the whole contract after every step ------------------------------------------
 
 
 def allowed(game: Any, seat: int | None) -> set[str]:

@@ -95,6 +95,45 @@ async def test_concurrent_routes_take_a_room_over_once(orphan: tuple[str, RedisS
     assert room.lease is not None and room.lease.startswith(taker.store.process_id + "#")
 
 
+class LosingStore(RedisStore):
+    """A Redis store whose acquisition waits for ``go`` and then loses the race: ``rival``
+    (another process) acquires the room just before it does."""
+
+    def __init__(self, url: str, rival: RedisStore) -> None:
+        super().__init__(url)
+        self.rival = rival
+        self.acquiring = asyncio.Event()
+        self.go = asyncio.Event()
+
+    async def acquire(self, room_id: str) -> str | None:
+        self.acquiring.set()
+        await self.go.wait()
+        assert await self.rival.acquire(room_id) is not None
+        return await super().acquire(room_id)
+
+
+async def test_routes_waiting_on_a_lost_takeover_get_the_new_owner(
+        orphan: tuple[str, RedisStore], redis_server: RedisProcess) -> None:
+    """A route that finds a takeover of the room under way waits for it; when another
+    process acquired the room first (the takeover found nothing), it routes to that
+    process, as the route that ran the takeover does (never None)."""
+    room_id, rival = orphan
+    store = LosingStore(redis_server.url, rival)
+    server = Server(Settings(port=0), store)
+    try:
+        first = asyncio.create_task(server.lobby.route(room_id))
+        await asyncio.wait_for(store.acquiring.wait(), 10)  # its takeover is under way
+        second = asyncio.create_task(server.lobby.route(room_id))
+        for _ in range(10):  # let the second route find the takeover and wait for it
+            await asyncio.sleep(0)
+        store.go.set()
+        results = await asyncio.wait_for(asyncio.gather(first, second), 10)
+        assert server.lobby.rooms == {}
+    finally:
+        await store.close()
+    assert results == [rival.process_id, rival.process_id]
+
+
 async def test_a_stale_copy_is_fenced_and_demoted_alone(orphan: tuple[str, RedisStore],
                                                         taker: Server) -> None:
     """The process acquires a room again (a newer copy, as after a demotion) while the
