@@ -714,7 +714,8 @@ def _runner() -> Callable[[Any], Any]:
         import uvloop
     except ImportError:
         return asyncio.run
-    return uvloop.run
+    run: Callable[[Any], Any] = uvloop.run  # Any when uvloop is not installed (no stubs)
+    return run
 
 
 def _serve_main(port: int, redis_url: str | None) -> None:
