@@ -55,6 +55,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from . import cards as C
+from . import shah_model as M
 from .base import Action, Event, SettlingSoloGame
 from .bots import view_legal_actions
 from .errors import UnknownAction
@@ -556,7 +557,7 @@ def _parse_deck(codes: Sequence[Any]) -> list[int]:
 _VAL = {r: i + 1 for i, r in enumerate(C.RANKS)}
 
 
-def greedy_strategy(view: Mapping[str, Any], rng: random.Random) -> tuple[Any, ...]:
+def old_greedy_strategy(view: Mapping[str, Any], rng: random.Random) -> tuple[Any, ...]:
     """A heuristic Shah player working only from the view.
 
     Order of preference: foundation plays (inner cards and blocking cards first); the grace
@@ -650,5 +651,229 @@ def greedy_strategy(view: Mapping[str, Any], rng: random.Random) -> tuple[Any, .
     return ("resign",)  # only moves that go round in circles are left
 
 
+#: States the turn planner looks at per decision.
+PLAN_STATES = 400
+#: States the endgame search looks at per decision.
+ENDGAME_STATES = 3000
+
+
+def _dists(fnd: tuple[int, ...]) -> list[int]:
+    """For every model card (suit * 16 + rank): how many cards its foundations still need
+    before it can be played (1: playable now; 13 for a card no foundation needs)."""
+    out = [13] * 64
+    for s in range(4):
+        lo, hi = sorted((fnd[s], fnd[s + 4]))
+        for k in range(lo + 1, 13):
+            out[s * 16 + k] = k - hi if k > hi else k - lo
+    return out
+
+
+#: Penalty per card needed later lying on a card needed ``d`` cards from now.
+WEIGHTS = [0.0] + [4.0 / (d + 1) for d in range(1, 14)]
+#: Extra weight of such a blockage within a ray's inner circles (foundation-only cards).
+INNER_W = 1.0
+#: Worth of one card on the foundations, against the blockage penalties.
+W_BUILT = 10.0
+W_RELAXED = 3.0
+
+
+def _stack_penalty(cards: tuple[int, ...], dist: list[int]) -> float:
+    """Sum over the cards of a pile (bottom first) of ``WEIGHTS[d]`` per card above it that
+    is needed later than it (``d``: how soon the card is needed)."""
+    hist = [0] * 15
+    pen = 0.0
+    for card in reversed(cards):
+        if card == M.UNKNOWN:
+            continue
+        d = dist[card]
+        above = sum(hist[d + 1:])
+        if above:
+            pen += above * WEIGHTS[d]
+        hist[d] += 1
+    return pen
+
+
+def relaxed_built(state: M.State) -> int:
+    """Foundation cards reachable in a relaxed game: the unseen cards come exactly when
+    wanted, the talon and each ray give only their top card, nothing marries or refills.
+    Low when needed cards lie under cards needed later."""
+    fnd, star, talon, up = list(state[3]), state[4], state[5], state[6]
+    free = [0] * 64
+    for s in range(4):
+        for k in range(2, 13):
+            free[s * 16 + k] = 2
+    for f in range(8):
+        for k in range(2, fnd[f] + 1):
+            free[(f % 4) * 16 + k] -= 1
+    stacks = [list(talon) + ([up] if up > 0 else [])]
+    for r in range(8):
+        stacks.append(list(star[r * 3] + star[r * 3 + 1] + star[r * 3 + 2]))
+    for st in stacks:
+        for c in st:
+            if c != M.UNKNOWN:
+                free[c] -= 1
+    tops: dict[int, list[int]] = {}
+    for i, st in enumerate(stacks):
+        while st and st[-1] == M.UNKNOWN:
+            st.pop()
+        if st:
+            tops.setdefault(st[-1], []).append(i)
+    progress = True
+    while progress:
+        progress = False
+        for f in range(8):
+            c = (f % 4) * 16 + fnd[f] + 1
+            if fnd[f] >= 12:
+                continue
+            if free[c] > 0:
+                free[c] -= 1
+            elif tops.get(c):
+                i = tops[c].pop()
+                st = stacks[i]
+                st.pop()
+                while st and st[-1] == M.UNKNOWN:
+                    st.pop()
+                if st:
+                    tops.setdefault(st[-1], []).append(i)
+            else:
+                continue
+            fnd[f] += 1
+            progress = True
+    return sum(fnd) - 8
+
+
+def evaluate(state: M.State, cache: dict[Any, Any] | None = None) -> float:
+    """Heuristic worth of a position before the next turn (higher is better):
+    :data:`W_BUILT` per foundation card, less the blockages (:func:`_stack_penalty`) in the
+    talon (the turned card counted on it, as the turn puts it there) and in each ray (its
+    inner circles again, times :data:`INNER_W`: they only ever go to a foundation, H2).
+
+    Args:
+        state: A model state (:mod:`.shah_model`).
+        cache: Optional memo of pile penalties shared by calls on related states.
+    """
+    if cache is None:
+        cache = {}
+    fnd, star, talon, up = state[3], state[4], state[5], state[6]
+    dist = cache.get(fnd)
+    if dist is None:
+        dist = cache[fnd] = _dists(fnd)
+    if up > 0:
+        talon = talon + (up,)
+    score = W_BUILT * (sum(fnd) - 8) + W_RELAXED * relaxed_built(state)
+    piles = [(talon, 1.0)]
+    for r in range(8):
+        inner = star[r * 3] + star[r * 3 + 1]
+        piles.append((inner, INNER_W))
+        piles.append((inner + star[r * 3 + 2], 1.0))
+    for pile, w in piles:
+        if len(pile) > 1:
+            k = (fnd, pile)
+            pen = cache.get(k)
+            if pen is None:
+                pen = cache[k] = _stack_penalty(pile, dist)
+            score -= w * pen
+    return score
+
+
+def _idle_marriage(state: M.State, mv: M.Move) -> bool:
+    """A married outer card moved onto another pile (its twin host): it changes nothing but
+    which host is covered."""
+    if mv[0] != "marry" or mv[1] < 0:
+        return False
+    pile = state[4][mv[1] * 3 + 2]
+    return len(pile) > 1 and pile[-2] == pile[-1] + 1
+
+
+def _plan(state: M.State, stock: Sequence[int]) -> M.Move | None:
+    """The first move toward the best position (:func:`evaluate`) reachable before the next
+    turn, or None when the position itself is best.
+
+    Searches depth first with a memo, at most :data:`PLAN_STATES` states; foundation plays
+    come first wherever one is open, and idle marriages (:func:`_idle_marriage`) are left
+    out. Once a line has drawn an unseen pack card into the star, its later fills draw from
+    the pack too (the bot chooses again when it has seen the card).
+    """
+    best: tuple[float, Any] | None = None
+    best_move = None
+    cache: dict[Any, Any] = {}
+    seen: set[Any] = set()
+    stack: list[tuple[M.State, M.Move | None, bool]] = [(state, None, False)]
+    while stack and len(seen) < PLAN_STATES:
+        st, first, drew = stack.pop()
+        k = (drew, M.key(st))
+        if k in seen:
+            continue
+        seen.add(k)
+        out, _n = M.moves(st, stock)
+        plays = [m for m in out if m[0] == "play"]
+        if plays:
+            out = plays
+        final = not plays and st[0] == "play" and not any(m[0] == "fill" for m in out)
+        if final:
+            val = (evaluate(st, cache), k)
+            if first is None:
+                val = (val[0] + 1e-6, k)  # stay unless something is better
+            if best is None or val > best:
+                best, best_move = val, first
+        for mv in reversed(out):
+            if mv[0] in ("turn", "deal") or _idle_marriage(st, mv):
+                continue
+            stack.append((M.apply(st, mv, stock), mv if first is None else first, drew))
+    return best_move
+
+
+def _endgame(state: M.State, stock: Sequence[int]) -> M.Move | None:
+    """With the pack used up (everything is known): a depth-first search, foundation plays
+    first, for a win or else the most foundation cards; the first move of the best line, or
+    None when no line adds a card within :data:`ENDGAME_STATES` states."""
+    seen: set[Any] = set()
+    best = [sum(state[3]), None]
+    count = 0
+
+    def dfs(st: M.State, first: M.Move | None) -> bool:
+        nonlocal count
+        k = M.key(st)
+        if k in seen or count >= ENDGAME_STATES:
+            return False
+        seen.add(k)
+        count += 1
+        built = sum(st[3])
+        if built > best[0]:
+            best[0], best[1] = built, first
+            if st[3] == M.WON_FND:
+                return True
+        out, _n = M.moves(st, stock)
+        plays = [m for m in out if m[0] == "play"]
+        for mv in plays or out:
+            if _idle_marriage(st, mv):
+                continue
+            if dfs(M.apply(st, mv, stock), mv if first is None else first):
+                return True
+        return False
+
+    dfs(state, None)
+    return best[1]
+
+
+def greedy_strategy(view: Mapping[str, Any], rng: random.Random) -> tuple[Any, ...]:
+    """A planning Shah player working only from the view (placeholder docstring)."""
+    legal = view_legal_actions(view)
+    if view["phase"] == "deal":
+        plays = [a for a in legal if a[0] == "play"]
+        return plays[0] if plays else ("deal",)
+    state, stock = M.from_view(view)
+    if view["stock_count"] == 0 and view["up"] is None:
+        mv = _endgame(state, stock)
+        return ("resign",) if mv is None else M.view_action(view, mv)
+    mv = _plan(state, stock)
+    if mv is None:
+        if ("turn",) in legal:
+            return ("turn",)
+        mv = _endgame(state, stock)
+        return ("resign",) if mv is None else M.view_action(view, mv)
+    return M.view_action(view, mv)
+
+
 GAME = TheShah
-STRATEGIES = {"greedy": greedy_strategy}
+STRATEGIES = {"greedy": greedy_strategy, "oldgreedy": old_greedy_strategy}
