@@ -554,106 +554,9 @@ def _parse_deck(codes: Sequence[Any]) -> list[int]:
 
 # -- bots --------------------------------------------------------------------------------------
 
-_VAL = {r: i + 1 for i, r in enumerate(C.RANKS)}
-
-
-def old_greedy_strategy(view: Mapping[str, Any], rng: random.Random) -> tuple[Any, ...]:
-    """A heuristic Shah player working only from the view.
-
-    Order of preference: foundation plays (inner cards and blocking cards first); the grace
-    when it uncovers a playable card; marrying the talon top or the turned card (it saves
-    them from the talon); marrying a lone outer card when that uncovers a playable one; when
-    refilling, the candidate card that is needed soonest goes to the outer circle and a card
-    needed late to an inner one; otherwise turn, deal or the first move.
-
-    Raises:
-        ValueError: the view lists no legal action.
-    """
-    legal = view_legal_actions(view)
-    need: dict[str, list[int]] = {}
-    for top in view["foundations"]:
-        need.setdefault(top[1], []).append(_VAL[top[0]] + 1)
-
-    def distance(cd: str) -> int:
-        return min(_VAL[cd[0]] - n if _VAL[cd[0]] >= n else 99 for n in need[cd[1]])
-
-    pos = {a[0]: (a[1], a[2]) for a in view["available"]}
-    star = view["star"]
-
-    def below(cd: str) -> str | None:
-        """The card uncovered when ``cd`` leaves the star."""
-        if cd not in pos or pos[cd][0] < 0:
-            return None
-        r, c = pos[cd]
-        pile = star[r][c]
-        if len(pile) > 1:
-            return str(pile[-2])
-        for cc in range(c - 1, -1, -1):
-            if star[r][cc]:
-                return str(star[r][cc][-1])
-        return None
-
-    plays = [a for a in legal if a[0] == "play"]
-    if plays:
-        def key(a: tuple[Any, ...]) -> tuple[int, int]:
-            cd = a[1]
-            if cd in pos and pos[cd][0] >= 0:
-                return (0, pos[cd][1])
-            return (1, 0)
-        plays.sort(key=key)
-        return plays[0]
-    for a in legal:
-        if a[0] == "grace":
-            b = below(a[1])
-            if b is not None and distance(b) == 0:
-                return a
-    marries = [a for a in legal if a[0] == "marry"]
-    for a in marries:
-        if a[1] == view["up"] or (view["talon"] and a[1] == view["talon"][-1]):
-            return a
-    for a in marries:
-        b = below(a[1])
-        r, c = pos.get(a[1], (-1, -1))
-        if r >= 0 and len(star[r][c]) == 1 and b is not None and distance(b) == 0:
-            return a
-    fills = [a for a in legal if a[0] == "fill"]
-    if fills:
-        if len(fills) == 1:
-            return fills[0]
-        spot = view["next_vacancy"]
-        talon_top = view["talon"][-1] if view["talon"] else None
-        up = view["up"]
-        if talon_top is None:
-            return ("fill", "pack")
-        if up is None:
-            return ("fill", "talon")
-        # both known: soonest-needed card outward, latest-needed card inward
-        inner = spot is not None and spot[1] < OUTER
-        t, u = distance(talon_top), distance(up)
-        if inner:
-            return ("fill", "talon") if t >= u else ("fill", "pack")
-        return ("fill", "talon") if t <= u else ("fill", "pack")
-    lone = [a for a in marries
-            if pos.get(a[1], (-1, -1))[0] >= 0 and len(star[pos[a[1]][0]][pos[a[1]][1]]) == 1]
-    up = view["up"]
-    if lone and up is not None and distance(up) <= 2:
-        return lone[0]  # make a space for a card that will soon be needed (seed's note)
-    if lone and view["talon"] and distance(view["talon"][-1]) <= 1:
-        return lone[0]  # a space lets the talon top back into the star
-    for verb in ("turn", "deal"):
-        if (verb,) in legal:
-            return (verb,)
-    if lone and view["talon"]:
-        return lone[0]  # the pack is out: a space digs into the talon
-    for a in legal:
-        if a[0] == "grace" and view["talon"]:
-            return a
-    return ("resign",)  # only moves that go round in circles are left
-
-
-#: States the turn planner looks at per decision.
-PLAN_STATES = 400
-#: States the endgame search looks at per decision.
+#: States the turn planner (:func:`_plan`) looks at per decision, at most.
+PLAN_STATES = 2000
+#: States the endgame search (:func:`_endgame`) looks at per decision, at most.
 ENDGAME_STATES = 3000
 
 
@@ -674,6 +577,7 @@ WEIGHTS = [0.0] + [4.0 / (d + 1) for d in range(1, 14)]
 INNER_W = 1.0
 #: Worth of one card on the foundations, against the blockage penalties.
 W_BUILT = 10.0
+#: Worth of one card of :func:`relaxed_built`.
 W_RELAXED = 3.0
 
 
@@ -787,21 +691,22 @@ def _idle_marriage(state: M.State, mv: M.Move) -> bool:
 
 def _plan(state: M.State, stock: Sequence[int]) -> M.Move | None:
     """The first move toward the best position (:func:`evaluate`) reachable before the next
-    turn, or None when the position itself is best.
+    turn, or None when the position itself is best (or no position before the turn was
+    reached).
 
     Searches depth first with a memo, at most :data:`PLAN_STATES` states; foundation plays
     come first wherever one is open, and idle marriages (:func:`_idle_marriage`) are left
-    out. Once a line has drawn an unseen pack card into the star, its later fills draw from
-    the pack too (the bot chooses again when it has seen the card).
+    out, so no line goes round in a circle. Unseen pack cards drawn into the star are
+    :data:`.shah_model.UNKNOWN`.
     """
     best: tuple[float, Any] | None = None
     best_move = None
     cache: dict[Any, Any] = {}
     seen: set[Any] = set()
-    stack: list[tuple[M.State, M.Move | None, bool]] = [(state, None, False)]
+    stack: list[tuple[M.State, M.Move | None]] = [(state, None)]
     while stack and len(seen) < PLAN_STATES:
-        st, first, drew = stack.pop()
-        k = (drew, M.key(st))
+        st, first = stack.pop()
+        k = M.key(st)
         if k in seen:
             continue
         seen.add(k)
@@ -809,8 +714,7 @@ def _plan(state: M.State, stock: Sequence[int]) -> M.Move | None:
         plays = [m for m in out if m[0] == "play"]
         if plays:
             out = plays
-        final = not plays and st[0] == "play" and not any(m[0] == "fill" for m in out)
-        if final:
+        if not plays and st[0] == "play" and not any(m[0] == "fill" for m in out):
             val = (evaluate(st, cache), k)
             if first is None:
                 val = (val[0] + 1e-6, k)  # stay unless something is better
@@ -819,7 +723,7 @@ def _plan(state: M.State, stock: Sequence[int]) -> M.Move | None:
         for mv in reversed(out):
             if mv[0] in ("turn", "deal") or _idle_marriage(st, mv):
                 continue
-            stack.append((M.apply(st, mv, stock), mv if first is None else first, drew))
+            stack.append((M.apply(st, mv, stock), mv if first is None else first))
     return best_move
 
 
@@ -828,7 +732,7 @@ def _endgame(state: M.State, stock: Sequence[int]) -> M.Move | None:
     first, for a win or else the most foundation cards; the first move of the best line, or
     None when no line adds a card within :data:`ENDGAME_STATES` states."""
     seen: set[Any] = set()
-    best = [sum(state[3]), None]
+    best: list[Any] = [sum(state[3]), None]
     count = 0
 
     def dfs(st: M.State, first: M.Move | None) -> bool:
@@ -838,17 +742,15 @@ def _endgame(state: M.State, stock: Sequence[int]) -> M.Move | None:
             return False
         seen.add(k)
         count += 1
-        built = sum(st[3])
-        if built > best[0]:
-            best[0], best[1] = built, first
+        if sum(st[3]) > best[0]:
+            best[0], best[1] = sum(st[3]), first
             if st[3] == M.WON_FND:
                 return True
         out, _n = M.moves(st, stock)
         plays = [m for m in out if m[0] == "play"]
         for mv in plays or out:
-            if _idle_marriage(st, mv):
-                continue
-            if dfs(M.apply(st, mv, stock), mv if first is None else first):
+            if not _idle_marriage(st, mv) and \
+                    dfs(M.apply(st, mv, stock), mv if first is None else first):
                 return True
         return False
 
@@ -857,23 +759,47 @@ def _endgame(state: M.State, stock: Sequence[int]) -> M.Move | None:
 
 
 def greedy_strategy(view: Mapping[str, Any], rng: random.Random) -> tuple[Any, ...]:
-    """A planning Shah player working only from the view (placeholder docstring)."""
+    """A planning Shah player working only from the view (issue #21).
+
+    The hidden pack is a run of unknown cards (:data:`.shah_model.UNKNOWN`); the bot never
+    sees its order, only how many cards are left. Decisions:
+
+    * During the deal: every foundation play, then deal on (H3).
+    * While the pack lasts: :func:`_plan` looks at every line of foundation plays (always
+      first; either foundation of the suit, H10), marriages of single cards (H1, H2, H7),
+      graces (H6) and refills from the talon or the pack (H5) up to the next turn, and
+      plays the first move of the line whose position :func:`evaluate` scores best: cards
+      built, cards a relaxed game could still build (:func:`relaxed_built`), less the
+      cards needed soon that lie under cards needed later in the talon and the rays (H4:
+      only the outermost card of a ray moves). When no line beats the position, it turns.
+    * With the pack used up (everything is known): :func:`_endgame` searches for a win or
+      the most foundation cards; the bot resigns only when that search finds no line that
+      adds a card (H9: no redeal).
+
+    Deterministic given the view (``rng`` is not used). A marriage that only moves a card
+    from one host to its twin (:func:`_idle_marriage`) is never played, so the bot never
+    goes round in circles.
+
+    Raises:
+        ValueError: the view lists no legal action.
+    """
     legal = view_legal_actions(view)
     if view["phase"] == "deal":
         plays = [a for a in legal if a[0] == "play"]
         return plays[0] if plays else ("deal",)
     state, stock = M.from_view(view)
-    if view["stock_count"] == 0 and view["up"] is None:
+    if view["stock_count"] == 0:
         mv = _endgame(state, stock)
         return ("resign",) if mv is None else M.view_action(view, mv)
     mv = _plan(state, stock)
-    if mv is None:
-        if ("turn",) in legal:
-            return ("turn",)
-        mv = _endgame(state, stock)
-        return ("resign",) if mv is None else M.view_action(view, mv)
-    return M.view_action(view, mv)
+    if mv is not None:
+        return M.view_action(view, mv)
+    for verb in ("turn", "fill"):
+        for a in legal:
+            if a[0] == verb:
+                return a
+    return legal[0]
 
 
 GAME = TheShah
-STRATEGIES = {"greedy": greedy_strategy, "oldgreedy": old_greedy_strategy}
+STRATEGIES = {"greedy": greedy_strategy}
