@@ -3,24 +3,31 @@
 Usage::
 
     python benchmarks/shah_ceiling.py [deals] [--first SEED] [--nodes N] [--seconds S]
-                                      [--total S]                     (--help: this text)
+        [--total S] [--restarts K] [--complete] [--quiet]          (--help: this text)
 
-For each seed ``first .. first+deals-1`` (default 0..99) the script reads the engine's pack
-order (private state: this is a measurement, not a strategy) and searches the moves
-depth-first, with a memo of the states already seen, until it finds a win or spends its
-budget (``--nodes`` states, default 100,000, or ``--seconds`` per deal, default 20; and
-``--total`` seconds for the whole run, default 1800, after which the remaining deals count as
-unknown). It prints, per deal, ``won`` / ``lost`` (the whole tree was searched) / ``unknown``
-(the budget ran out), and a summary line: ``won W  lost L  unknown U  of N``.
+For each seed ``first .. first+deals-1`` (default 0..99) the script takes the engine's pack
+order (the engine's own shuffle of that seed: private state, as this is a measurement, not
+a strategy) and searches the moves depth-first, with a memo of the states already seen,
+until it finds a win or spends its budget: ``--nodes`` states (default 100,000) or
+``--seconds`` (default 20) per deal, shared by ``--restarts`` searches (default 1; the
+later ones jitter the move order), and ``--total`` seconds for the whole run (default
+1800; deals left then count as unknown). It prints, per deal, ``won``, ``lost`` (a search
+ran through its whole tree) or ``unknown`` (the budget ran out), and a summary line
+``won W  lost L  unknown U  of N ...``.
 
-The search runs on the compact model of ``cardhall.games.shah_model`` (tuples of small ints;
-equal cards of the two packs are one card, the two foundations of a suit are
+Move order: foundation plays, marriages, graces, refills (the card needed sooner first),
+turn. Where a foundation play is open only the plays are searched (a pruning that rarely
+loses a win; ``--complete`` searches every move, far slower). So ``won`` is exact, ``lost``
+means lost under that pruning (exact with ``--complete``), and the true number of
+winnable deals lies between ``won`` and ``won + unknown (+ lost without --complete)``.
+
+The search runs on the compact model of ``cardhall.games.shah_model`` (tuples of small
+ints; equal cards of the two packs are one card, the two foundations of a suit are
 interchangeable), which follows the engine's rules (RULINGS H1-H10), including the forced
-moves the engine makes itself; here it is given the real pack order. Every solution found is replayed through the real engine
-(:class:`cardhall.games.shah.TheShah`) action by action, checking at each step that the
-engine's state matches the model's, and must end in a win; a mismatch raises
-``AssertionError``. The counts are exact for ``won`` and ``lost``; ``unknown`` deals may be
-either, so the true ceiling lies between ``won`` and ``won + unknown``.
+moves the engine makes itself; here it is given the real pack order. Every solution found
+is replayed through the real engine (:class:`cardhall.games.shah.TheShah`) action by
+action, checking at each step that the engine's state matches the model's, and must end in
+a win; a mismatch raises ``AssertionError``.
 """
 
 from __future__ import annotations
