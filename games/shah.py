@@ -555,7 +555,7 @@ def _parse_deck(codes: Sequence[Any]) -> list[int]:
 # -- bots --------------------------------------------------------------------------------------
 
 #: States the turn planner (:func:`_plan`) looks at per decision, at most.
-PLAN_STATES = 2000
+PLAN_STATES = 800
 #: States the endgame search (:func:`_endgame`) looks at per decision, at most.
 ENDGAME_STATES = 3000
 
@@ -579,6 +579,12 @@ INNER_W = 1.0
 W_BUILT = 10.0
 #: Worth of one card of :func:`relaxed_built`.
 W_RELAXED = 3.0
+#: How many of the planner's best positions are looked at one turn further.
+LOOK_K = 4
+#: How many unseen cards are tried as the next turned card, per position.
+LOOK_M = 6
+#: States of each plan after such a turn, at most.
+LOOK_STATES = 60
 
 
 def _stack_penalty(cards: tuple[int, ...], dist: list[int]) -> float:
@@ -689,22 +695,15 @@ def _idle_marriage(state: M.State, mv: M.Move) -> bool:
     return len(pile) > 1 and pile[-2] == pile[-1] + 1
 
 
-def _plan(state: M.State, stock: Sequence[int]) -> M.Move | None:
-    """The first move toward the best position (:func:`evaluate`) reachable before the next
-    turn, or None when the position itself is best (or no position before the turn was
-    reached).
-
-    Searches depth first with a memo, at most :data:`PLAN_STATES` states; foundation plays
-    come first wherever one is open, and idle marriages (:func:`_idle_marriage`) are left
-    out, so no line goes round in a circle. Unseen pack cards drawn into the star are
-    :data:`.shah_model.UNKNOWN`.
-    """
-    best: tuple[float, Any] | None = None
-    best_move = None
-    cache: dict[Any, Any] = {}
+def _finals(state: M.State, stock: Sequence[int], limit: int,
+            cache: dict[Any, Any]) -> list[tuple[float, Any, M.Move | None, M.State]]:
+    """Every position before the next turn reachable from ``state`` (depth first with a
+    memo, at most ``limit`` states; foundation plays first, no idle marriages) as
+    ``(value, key, first move, state)``."""
+    out_finals = []
     seen: set[Any] = set()
     stack: list[tuple[M.State, M.Move | None]] = [(state, None)]
-    while stack and len(seen) < PLAN_STATES:
+    while stack and len(seen) < limit:
         st, first = stack.pop()
         k = M.key(st)
         if k in seen:
@@ -715,16 +714,71 @@ def _plan(state: M.State, stock: Sequence[int]) -> M.Move | None:
         if plays:
             out = plays
         if not plays and st[0] == "play" and not any(m[0] == "fill" for m in out):
-            val = (evaluate(st, cache), k)
+            val = evaluate(st, cache)
             if first is None:
-                val = (val[0] + 1e-6, k)  # stay unless something is better
-            if best is None or val > best:
-                best, best_move = val, first
+                val += 1e-6  # stay unless something is better
+            out_finals.append((val, k, first, st))
         for mv in reversed(out):
             if mv[0] in ("turn", "deal") or _idle_marriage(st, mv):
                 continue
             stack.append((M.apply(st, mv, stock), mv if first is None else first))
-    return best_move
+    return out_finals
+
+
+def _unseen(state: M.State) -> list[int]:
+    """The cards not on the table (the pack's), sorted, with their multiplicity."""
+    fnd, star, talon, up = state[3], state[4], state[5], state[6]
+    free = [0] * 64
+    for s in range(4):
+        for k in range(max(fnd[s], fnd[s + 4]) + 1, 13):
+            free[s * 16 + k] = 2
+        for k in range(min(fnd[s], fnd[s + 4]) + 1, max(fnd[s], fnd[s + 4]) + 1):
+            free[s * 16 + k] = 1
+    for pile in star + (talon, (up,) if up > 0 else ()):
+        for c in pile:
+            if c != M.UNKNOWN:
+                free[c] -= 1
+    return [c for c in range(64) for _ in range(max(free[c], 0))]
+
+
+def _plan(state: M.State, stock: Sequence[int]) -> M.Move | None:
+    """The first move toward the best position (:func:`evaluate`) reachable before the next
+    turn, or None when the position itself is best (or no position before the turn was
+    reached).
+
+    :func:`_finals` lists the positions (at most :data:`PLAN_STATES` states). When there is
+    a choice, the :data:`LOOK_K` best are looked at one turn further: for each of
+    :data:`LOOK_M` cards spread over the unseen ones (:func:`_unseen`, the multiset the view
+    implies; never the pack's order), turned next, the best position before the turn after
+    (:data:`LOOK_STATES` states); the position with the best mean wins (ties: the one
+    :func:`evaluate` prefers). Unseen pack cards drawn into the star are
+    :data:`.shah_model.UNKNOWN`.
+    """
+    cache: dict[Any, Any] = {}
+    finals = _finals(state, stock, PLAN_STATES, cache)
+    if not finals:
+        return None
+    finals.sort(key=lambda f: (f[0], f[1]), reverse=True)
+    m = int(LOOK_M)
+    if LOOK_K and len(finals) > 1 and state[7] < len(stock):
+        unseen = _unseen(state)
+        n = len(unseen)
+        if n:
+            sample = [unseen[(2 * i + 1) * n // (2 * m)] for i in range(m)]
+            best = None
+            for val, k, first, st in finals[:int(LOOK_K)]:
+                talon = st[5] + ((st[6],) if st[6] > 0 else ())
+                total = 0.0
+                for c in sample:
+                    nxt = ("play", st[1], -1, st[3], st[4], talon, c, st[7] + 1)
+                    fs = _finals(nxt, stock, int(LOOK_STATES), cache)
+                    total += max(f[0] for f in fs) if fs else val
+                score = (total / len(sample), val, k)
+                if best is None or score > best[0]:
+                    best = (score, first)
+            assert best is not None
+            return best[1]
+    return finals[0][2]
 
 
 def _endgame(state: M.State, stock: Sequence[int]) -> M.Move | None:
@@ -767,11 +821,12 @@ def greedy_strategy(view: Mapping[str, Any], rng: random.Random) -> tuple[Any, .
     * During the deal: every foundation play, then deal on (H3).
     * While the pack lasts: :func:`_plan` looks at every line of foundation plays (always
       first; either foundation of the suit, H10), marriages of single cards (H1, H2, H7),
-      graces (H6) and refills from the talon or the pack (H5) up to the next turn, and
-      plays the first move of the line whose position :func:`evaluate` scores best: cards
-      built, cards a relaxed game could still build (:func:`relaxed_built`), less the
-      cards needed soon that lie under cards needed later in the talon and the rays (H4:
-      only the outermost card of a ray moves). When no line beats the position, it turns.
+      graces (H6) and refills from the talon or the pack (H5) up to the next turn, scores
+      each position :func:`evaluate` (cards built, cards a relaxed game could still build,
+      :func:`relaxed_built`, less the cards needed soon that lie under cards needed later
+      in the talon and the rays; H4: only the outermost card of a ray moves), looks at the
+      best few one turn further with sampled unseen cards, and plays the first move of the
+      best line. When no line beats the position, it turns.
     * With the pack used up (everything is known): :func:`_endgame` searches for a win or
       the most foundation cards; the bot resigns only when that search finds no line that
       adds a card (H9: no redeal).
