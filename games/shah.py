@@ -604,9 +604,9 @@ def _stack_penalty(cards: tuple[int, ...], dist: list[int]) -> float:
 
 
 def relaxed_built(state: M.State) -> int:
-    """Foundation cards reachable in a relaxed game: the unseen cards come exactly when
-    wanted, the talon and each ray give only their top card, nothing marries or refills.
-    Low when needed cards lie under cards needed later."""
+    """Foundation cards (above the aces, 0..88) reachable in a relaxed game: the unseen
+    cards come exactly when wanted, the talon and each ray give only their top card (H4),
+    nothing marries or refills. Low when needed cards lie under cards needed later."""
     fnd, star, talon, up = list(state[3]), state[4], state[5], state[6]
     free = [0] * 64
     for s in range(4):
@@ -654,9 +654,11 @@ def relaxed_built(state: M.State) -> int:
 
 def evaluate(state: M.State, cache: dict[Any, Any] | None = None) -> float:
     """Heuristic worth of a position before the next turn (higher is better):
-    :data:`W_BUILT` per foundation card, less the blockages (:func:`_stack_penalty`) in the
-    talon (the turned card counted on it, as the turn puts it there) and in each ray (its
-    inner circles again, times :data:`INNER_W`: they only ever go to a foundation, H2).
+    :data:`W_BUILT` per foundation card, plus :data:`W_RELAXED` per card of
+    :func:`relaxed_built`, less the blockages (:func:`_stack_penalty`) in the talon (the
+    turned card counted on it, as the turn puts it there) and in each ray (its inner circles
+    again, times :data:`INNER_W`: they only ever go to a foundation, H2; H4: a ray gives
+    only its outermost card).
 
     Args:
         state: A model state (:mod:`.shah_model`).
@@ -759,25 +761,23 @@ def _plan(state: M.State, stock: Sequence[int]) -> M.Move | None:
     if not finals:
         return None
     finals.sort(key=lambda f: (f[0], f[1]), reverse=True)
-    m = int(LOOK_M)
-    if LOOK_K and len(finals) > 1 and state[7] < len(stock):
-        unseen = _unseen(state)
+    unseen = _unseen(state) if len(finals) > 1 and state[7] < len(stock) else []
+    if LOOK_K and unseen:
         n = len(unseen)
-        if n:
-            sample = [unseen[(2 * i + 1) * n // (2 * m)] for i in range(m)]
-            best = None
-            for val, k, first, st in finals[:int(LOOK_K)]:
-                talon = st[5] + ((st[6],) if st[6] > 0 else ())
-                total = 0.0
-                for c in sample:
-                    nxt = ("play", st[1], -1, st[3], st[4], talon, c, st[7] + 1)
-                    fs = _finals(nxt, stock, int(LOOK_STATES), cache)
-                    total += max(f[0] for f in fs) if fs else val
-                score = (total / len(sample), val, k)
-                if best is None or score > best[0]:
-                    best = (score, first)
-            assert best is not None
-            return best[1]
+        sample = [unseen[(2 * i + 1) * n // (2 * LOOK_M)] for i in range(LOOK_M)]
+        best: tuple[tuple[float, float, Any], M.Move | None] | None = None
+        for val, k, first, st in finals[:LOOK_K]:
+            talon = st[5] + ((st[6],) if st[6] > 0 else ())
+            total = 0.0
+            for c in sample:  # the turn: the turned card onto the talon, c turned up
+                nxt = ("play", st[1], -1, st[3], st[4], talon, c, st[7] + 1)
+                fs = _finals(nxt, stock, LOOK_STATES, cache)
+                total += max(f[0] for f in fs) if fs else val
+            score = (total / LOOK_M, val, k)
+            if best is None or score > best[0]:
+                best = (score, first)
+        assert best is not None
+        return best[1]
     return finals[0][2]
 
 
