@@ -607,7 +607,8 @@ def relaxed_built(state: M.State) -> int:
     """Foundation cards (above the aces, 0..88) reachable in a relaxed game: the unseen
     cards come exactly when wanted, the talon and each ray give only their top card (H4),
     nothing marries or refills. Low when needed cards lie under cards needed later."""
-    fnd, star, talon, up = list(state[3]), state[4], state[5], state[6]
+    fnd: list[int] = list(state[3])
+    star, talon, up = state[4], state[5], state[6]
     free = [0] * 64
     for s in range(4):
         for k in range(2, 13):
@@ -786,18 +787,18 @@ def _endgame(state: M.State, stock: Sequence[int]) -> M.Move | None:
     first, for a win or else the most foundation cards; the first move of the best line, or
     None when no line adds a card within :data:`ENDGAME_STATES` states."""
     seen: set[Any] = set()
-    best: list[Any] = [sum(state[3]), None]
+    best: tuple[int, M.Move | None] = (sum(state[3]), None)
     count = 0
 
     def dfs(st: M.State, first: M.Move | None) -> bool:
-        nonlocal count
+        nonlocal count, best
         k = M.key(st)
         if k in seen or count >= ENDGAME_STATES:
             return False
         seen.add(k)
         count += 1
         if sum(st[3]) > best[0]:
-            best[0], best[1] = sum(st[3]), first
+            best = (sum(st[3]), first)
             if st[3] == M.WON_FND:
                 return True
         out, _n = M.moves(st, stock)

@@ -48,7 +48,7 @@ def canon(card: int) -> int:
 
 def initial(stock: Sequence[int]) -> State:
     """The state after the engine lays circle 0 (before settling)."""
-    star = [()] * 24
+    star: list[tuple[int, ...]] = [()] * 24
     for r in range(8):
         star[r * 3] = (stock[r],)
     return ("deal", 0, -1, (1,) * 8, tuple(star), (), -1, 8)
@@ -65,10 +65,11 @@ def _outer(star: tuple[tuple[int, ...], ...], r: int) -> int:
 def _next_vacancy(state: State) -> int:
     """Index into ``star`` of the place the next fill goes to, or -1."""
     phase, _circle, gray, _fnd, star = state[:5]
+    gray_ray: int = gray
     if phase == "grace":
         for c in (1, 2):
-            if not star[gray * 3 + c]:
-                return gray * 3 + c
+            if not star[gray_ray * 3 + c]:
+                return gray_ray * 3 + c
         return -1
     for c in range(3):
         for r in range(8):
