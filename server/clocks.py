@@ -168,7 +168,14 @@ class RoomClocks:
         if self._bot_rng is None:
             self._bot_rng = random.Random(secrets.randbits(64))  # type: ignore[misc]  # mypy#21794
         s = ready[0] if len(ready) == 1 else ready[self._bot_rng.randrange(len(ready))]
-        action = self._bot(self.game.bot_view(s), self._bot_rng)
+        # The strategy decides in a worker thread, on a plain copy of the seat's view: a
+        # planning bot (The Shah's takes up to tens of ms) must not stall every other room
+        # of the process. The room's next work item waits for this one meanwhile, so the
+        # game cannot change under the decision.
+        view = dict(self.game.bot_view(s))
+        action = await asyncio.to_thread(self._bot, view, self._bot_rng)
+        if self._broken or self.game.over or s not in self.game.to_act():
+            return  # cannot happen while this work item runs; never apply a stale choice
         events = self.game.apply(s, action)
         if await self._persist(["a", s, list(action)], events, None, None):
             observe_action(self.metrics, None)

@@ -4,6 +4,7 @@ every server bot of a real-time room moves, and the view kept by deltas ends ``f
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from typing import Any
 
@@ -99,6 +100,41 @@ async def test_every_server_bot_of_a_race_room_moves() -> None:
         assert turns[0] == 0  # the human seat never acted
         assert min(turns[1:]) >= 3, turns
     finally:
+        await room.close()
+
+
+async def test_a_server_bot_decides_off_the_event_loop() -> None:
+    """A server bot's strategy runs in a worker thread on a copy of its view: The Shah's
+    planning bot takes up to tens of ms a move, and on the loop it stalled every room of
+    the process for that long. Meanwhile the loop serves others (a ticker keeps ticking)."""
+    room, _ = room_of("shah", {"seed": 2}, 1, 0)
+    real = room._bot
+    threads: list[bool] = []
+    ticks = 0
+
+    def slow(view: Any, rng: Any) -> Any:
+        threads.append(threading.current_thread() is threading.main_thread())
+        assert type(view) is dict  # a copy, not a live view of the game
+        time.sleep(0.05)  # a long plan (time.sleep: it holds the thread, as CPU work would)
+        return real(view, rng)
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.005)
+            ticks += 1
+
+    room._bot = slow
+    tick = asyncio.create_task(ticker())
+    room.start_task()
+    try:
+        deadline = time.monotonic() + 30.0
+        while len(threads) < 5 and time.monotonic() < deadline and not room.game.over:
+            await asyncio.sleep(0.01)
+        assert len(threads) >= 5 and not any(threads)  # never on the loop's thread
+        assert ticks >= len(threads) * 3  # the loop ran while the bot thought
+    finally:
+        tick.cancel()
         await room.close()
 
 
