@@ -167,10 +167,11 @@ class Floor:
             seat = table.conns.index(None)
             table.conns[seat] = self
             self.seat[table.room] = seat
-            legal = LEGAL if seat == table.turn else []
-            view = {"state_id": table.state_id, "seat": seat, "legal_actions": legal}
             if isinstance(table, EngineTable):
                 view = table.game.view(seat)
+            else:
+                view = {"state_id": table.state_id, "seat": seat,
+                        "legal_actions": LEGAL if seat == table.turn else []}
             self.reply({"t": "joined", "room": table.room, "seat": seat, "view": view}, re)
             if seat == SEATS - 1 and isinstance(table, EngineTable):
                 table.start()

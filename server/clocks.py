@@ -175,7 +175,7 @@ class RoomClocks:
         view = dict(self.game.bot_view(s))
         action = await asyncio.to_thread(self._bot, view, self._bot_rng)
         if self._broken or self.game.over or s not in self.game.to_act():
-            return  # cannot happen while this work item runs; never apply a stale choice
+            return  # defensive: no other work item of the room runs meanwhile
         events = self.game.apply(s, action)
         if await self._persist(["a", s, list(action)], events, None, None):
             observe_action(self.metrics, None)

