@@ -33,7 +33,7 @@ class NullStore(MemoryStore):
     """Accepts every append and snapshot and keeps none of them."""
 
     async def append(self, room_id: str, entries: Sequence[LogEntry], expect: int,
-                     state: dict[str, Any], *, lease: str | None = None) -> None:
+                     state: dict[str, Any] | None, *, lease: str | None = None) -> None:
         """Keep nothing."""
 
     async def save_snapshot(self, room_id: str, state_id: int, snapshot: dict[str, Any]) -> None:

@@ -91,7 +91,8 @@ end
 
 # KEYS[1] owner lease, KEYS[2] epoch counter, KEYS[3] log list, KEYS[4] state string
 # ARGV[1] the writer's exact lease ("PROC#EPOCH"), ARGV[2] lease length in ms,
-# ARGV[3] expected log length, ARGV[4] packed state, ARGV[5..] packed log entries
+# ARGV[3] expected log length, ARGV[4] packed state ('': unchanged, left as it is),
+# ARGV[5..] packed log entries
 # -> the new log length; error "OWNERSHIP" if that lease does not hold the room (see
 #    _HOLDS), "CONFLICT" if the log has another length (under a lease that holds, only this
 #    copy wrote: an earlier append of its own landed unanswered, e.g. one redis-py resent).
@@ -104,7 +105,7 @@ if redis.call('LLEN', KEYS[3]) ~= tonumber(ARGV[3]) then
   return redis.error_reply('CONFLICT log length')
 end
 for i = 5, #ARGV do redis.call('RPUSH', KEYS[3], ARGV[i]) end
-redis.call('SET', KEYS[4], ARGV[4])
+if ARGV[4] ~= '' then redis.call('SET', KEYS[4], ARGV[4]) end
 return redis.call('LLEN', KEYS[3])
 """
 
@@ -313,12 +314,14 @@ class RedisStore(Store):
         await self._call(pipe.execute())
 
     async def append(self, room_id: str, entries: Sequence[LogEntry], expect: int,
-                     state: dict[str, Any], *, lease: str | None = None) -> None:
-        """Fenced append; batched with the other rooms' appends of this loop tick."""
+                     state: dict[str, Any] | None, *, lease: str | None = None) -> None:
+        """Fenced append; batched with the other rooms' appends of this loop tick. The
+        state goes as an empty string when None (unchanged): the script leaves it be."""
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         keys = [key(room_id, "owner"), key(room_id, "epoch"), key(room_id, "log"),
                 key(room_id, "state")]
-        args = [self._lease(room_id, lease), self._ms, expect, _pack(state),
+        args = [self._lease(room_id, lease), self._ms, expect,
+                b"" if state is None else _pack(state),
                 *(_pack(e) for e in entries)]
         self._batch.append((keys, args, fut))
         if not self._flush_scheduled:

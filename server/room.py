@@ -193,6 +193,10 @@ class Room(RoomViews, RoomClocks):
     #: bare tests).
     metrics: GameMetrics | None = None
     _save_posted: bool = False
+    #: The :meth:`state` this copy last wrote and the store confirmed, or None when the
+    #: store's copy is not known to equal anything (nothing written yet, or a write failed):
+    #: an append whose state equals it writes only its entry (:meth:`_persist`).
+    _stored_state: dict[str, Any] | None = None
     _table: dict[str, Any] | None = None  # the last table() (see there)
     salt: str = field(default_factory=fairness.new_salt)
     _commitment: tuple[int, str] | None = None  # (seed, commitment) once computed
@@ -411,7 +415,10 @@ class Room(RoomViews, RoomClocks):
             OwnershipLost: another process owns the room now.
             StoreError: the store is unavailable.
         """
-        await self.store.save_state(self.id, self.state(), self.summary(), lease=self.lease)
+        state = self.state()
+        self._stored_state = None  # unknown until the store confirms
+        await self.store.save_state(self.id, state, self.summary(), lease=self.lease)
+        self._stored_state = state
 
     def _save_soon(self) -> None:
         """Queue one state write after the current work item (coalesced)."""
@@ -776,8 +783,12 @@ class Room(RoomViews, RoomClocks):
         (:meth:`_lost`).
         """
         sid = self.game.state_id
+        state = self.state()
+        unchanged = state == self._stored_state
+        self._stored_state = None  # unknown until the store confirms
         try:
-            await self.store.append(self.id, [entry], sid - 1, self.state(), lease=self.lease)
+            await self.store.append(self.id, [entry], sid - 1, None if unchanged else state,
+                                    lease=self.lease)
         except asyncio.CancelledError:
             self._break()  # the entry may or may not have landed: reload first
             raise
@@ -799,6 +810,7 @@ class Room(RoomViews, RoomClocks):
                                 "reloads from the store, then sends every seat its true "
                                 "view: choose again from it", re)
             return False
+        self._stored_state = state
         if sid % SNAPSHOT_EVERY == 0:
             snap = self.game.snapshot()
             self._saved_snapshot, self._saved_entries = snap, []

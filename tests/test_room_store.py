@@ -57,7 +57,7 @@ class Outage:
         monkeypatch.setattr(store, "load", self._load)
 
     async def _append(self, room_id: str, entries: Sequence[LogEntry], expect: int,
-                      state: dict[str, Any], *, lease: str | None = None) -> None:
+                      state: dict[str, Any] | None, *, lease: str | None = None) -> None:
         if not self.down:
             return await self.append(room_id, entries, expect, state, lease=lease)
         if self.landed:
@@ -295,7 +295,7 @@ class FlakyStore(MemoryStore):
     down = False
 
     async def append(self, room_id: str, entries: Sequence[LogEntry], expect: int,
-                     state: dict[str, Any], *, lease: str | None = None) -> None:
+                     state: dict[str, Any] | None, *, lease: str | None = None) -> None:
         if self.down:
             raise StoreError("store down (test)")
         await super().append(room_id, entries, expect, state, lease=lease)
@@ -402,3 +402,58 @@ async def test_a_room_broken_again_as_its_reload_ends_reloads_again() -> None:
         assert len(await store.log("r1")) == sid + 1
     finally:
         await room.close()
+
+
+async def test_an_append_writes_the_state_only_when_it_changed(server: Server) -> None:
+    """Every append wrote the room's whole server-side state (~0.5 KB: seats with tokens,
+    members, deadlines) beside its ~20-byte entry, though most actions change none of it.
+    Now an unchanged state is not sent; after every append the store still holds the room's
+    state as of that append (checked by loading it back), through turn ends (new
+    deadlines) and a member who drops and comes back."""
+    store = server.store
+    real = store.append
+    carried: list[bool] = []  # per append: was the state sent?
+    wrong: list[tuple[int, Any, Any]] = []
+
+    async def checked(room_id: str, entries: Sequence[LogEntry], expect: int,
+                      state: dict[str, Any] | None, *, lease: str | None = None) -> None:
+        expected = server.lobby.rooms[room_id].state()  # what the room holds now
+        await real(room_id, entries, expect, state, lease=lease)
+        carried.append(state is not None)
+        loaded = await store.load(room_id)
+        if loaded is None or loaded.state != expected:
+            wrong.append((expect, loaded and loaded.state, expected))
+
+    store.append = checked  # type: ignore[method-assign]
+    async with Client(server.url) as a, Client(server.url) as b:
+        rid = (await a.create_room("skipper", mode="multi", seats=2,
+                                   options={"turn_seconds": 60.0})).room
+        clients = {(await a.join(rid)).seat: a, (await b.join(rid)).seat: b}
+        room = server.lobby.rooms[rid]  # full: it started
+        assert room.status == "playing"
+        rng = random.Random(4)
+        for n in range(60):
+            if room.game.over:
+                break
+            if n == 20:  # a member drops and comes back: the members change
+                seat_b = next(s for s, c in clients.items() if c is b)
+                token = b.seats[rid][1]
+                await b.close()
+                async with asyncio.timeout(10):
+                    while any(m.seat == seat_b for m in room.members.values()):
+                        await asyncio.sleep(0.01)
+                b = clients[seat_b] = Client(server.url)
+                await b.connect()
+                await b.resume(rid, token)
+            seat = room.game.to_act()[0]
+            action = rng.choice([x for x in room.game.legal_actions(seat)
+                                 if x[0] != "resign"])
+            await clients[seat].act(rid, list(action), state_id=room.game.state_id)
+        await b.close()
+    assert wrong == []
+    assert len(carried) >= 30
+    # A turn's end moves the clocks (deadlines) and a member's return changes the members:
+    # those appends carry the state; the others (a third here, with turns of 1-3 random
+    # actions; nearly all without turn clocks) leave it as it was.
+    assert len(carried) - sum(carried) >= len(carried) / 4
+    assert sum(carried) >= 2

@@ -31,7 +31,7 @@ class GatedStore(MemoryStore):
         self.tasks: list[asyncio.Task[Any] | None] = []  # the task of each append
 
     async def append(self, room_id: str, entries: Sequence[LogEntry], expect: int,
-                     state: dict[str, Any], *, lease: str | None = None) -> None:
+                     state: dict[str, Any] | None, *, lease: str | None = None) -> None:
         self.tasks.append(asyncio.current_task())
         self.appending.set()
         await self.gate.wait()
