@@ -270,8 +270,6 @@ def engine_action(game: Any, mv: Move) -> tuple[Any, ...]:
     return (verb, C.code(card), mv[2])
 
 
-
-
 def from_view(view: Mapping[str, Any]) -> tuple[State, tuple[int, ...]]:
     """The model of a seat's view: ``(state, stock)``, the hidden pack as
     ``stock_count`` :data:`UNKNOWN` cards.
