@@ -38,12 +38,16 @@ from cardhall.bench import load as b
 
 ROOT = Path(__file__).resolve().parents[1]
 PARTS = ("server", "protocol", "client")
+#: Exported too when the version has it: the engines (``cardhall.games``; a version must not
+#: run the installed checkout's engines under its own server).
+OPTIONAL_PARTS = ("games",)
 
 
 def export(version: str, dest: Path) -> Path:
     """Write ``version`` (a folder holding ``server``, ``protocol`` and ``client``, e.g. ``.``
     or another checkout; else a git revision of this repository) as the package
-    ``dest/cardhall``; returns ``dest`` (the ``PYTHONPATH`` entry that finds it).
+    ``dest/cardhall``, with its ``games`` when it has them; returns ``dest`` (the
+    ``PYTHONPATH`` entry that finds it).
 
     Raises:
         subprocess.CalledProcessError: git does not know the revision.
@@ -52,12 +56,16 @@ def export(version: str, dest: Path) -> Path:
     pkg.mkdir(parents=True)
     tree = Path(version)
     if all((tree / part).is_dir() for part in PARTS):
-        for part in PARTS:
-            shutil.copytree(tree / part, pkg / part,
-                            ignore=shutil.ignore_patterns("__pycache__"))
+        for part in (*PARTS, *OPTIONAL_PARTS):
+            if (tree / part).is_dir():
+                shutil.copytree(tree / part, pkg / part,
+                                ignore=shutil.ignore_patterns("__pycache__"))
     else:
+        listed = subprocess.run(["git", "-C", str(ROOT), "ls-tree", "--name-only", version,
+                                 *OPTIONAL_PARTS], check=True, capture_output=True).stdout
         tar = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", version,
-                              *PARTS], check=True, capture_output=True).stdout
+                              *PARTS, *listed.decode().split()],
+                             check=True, capture_output=True).stdout
         with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
             archive.extractall(pkg, filter="data")
     # The harness that starts the server child (``python -m cardhall.bench.load serve``) is

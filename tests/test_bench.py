@@ -8,6 +8,7 @@ run, not by the test suite; see benchmarks/README.md).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -60,6 +61,27 @@ def test_ab_smoke_compares_versions_in_turns() -> None:
         assert v["actions"] > 0
         assert v["rtt_p50_us"] > 0 and v["p50_ratio"] > 0
     assert out["echo"]["rtt_p50_us"] > 0
+
+
+def test_ab_runs_each_versions_own_engines(tmp_path: Path) -> None:
+    """A version's server must play with that version's ``games``, not the installed
+    checkout's (the editable install would otherwise supply them)."""
+    root = Path(__file__).resolve().parents[1]
+    if not (root / ".git").exists():
+        pytest.skip("not a git checkout")
+    sys.path.insert(0, str(root / "benchmarks"))
+    try:
+        import ab
+    finally:
+        sys.path.remove(str(root / "benchmarks"))
+    for version in ("HEAD", str(root)):
+        dest = ab.export(version, tmp_path / version.replace("/", "_"))
+        proc = subprocess.run(
+            [sys.executable, "-c", "import cardhall.games.skipper as s; print(s.__file__)"],
+            capture_output=True, text=True, timeout=60, cwd=tmp_path,
+            env={**os.environ, "PYTHONPATH": str(dest)})
+        assert proc.returncode == 0, proc.stderr
+        assert Path(proc.stdout.strip()).is_relative_to(dest), proc.stdout
 
 
 def test_ab_refuses_an_unknown_revision() -> None:
