@@ -150,7 +150,7 @@ class Game(ABC):
         """
         return {seat: self.view(seat) for seat in seats}
 
-    def deltas(self, seats: Iterable[int | None]) -> dict[int | None, dict[str, Any]] | None:
+    def deltas(self, seats: Iterable[int | None]) -> Mapping[int | None, dict[str, Any]] | None:
         """What changed in the views of ``seats`` since the state before this one, reported
         by the engine rather than found by diffing whole views (a room asks for it once per
         broadcast, for every member's seat; ``None`` is a spectator).
@@ -160,13 +160,15 @@ class Game(ABC):
         the current state for the next one.
 
         Returns:
-            ``{seat: delta}`` in the format of :mod:`cardhall.protocol.delta` (top-level
-            keys replaced whole, JSON Pointers into the view): applying ``delta`` to a copy
-            of ``view(seat)`` as it was at ``state_id - 1`` gives ``view(seat)`` now. Seats
-            whose deltas are equal may share one dict object (callers must not mutate them).
-            None when the engine cannot tell: it does not report deltas, or was not asked at
-            the state before (the caller then builds views and diffs them). This default:
-            always None.
+            A mapping ``seat -> delta`` in the format of :mod:`cardhall.protocol.delta`
+            (top-level keys replaced whole, JSON Pointers into the view): applying ``delta``
+            to a copy of ``view(seat)`` as it was at ``state_id - 1`` gives ``view(seat)``
+            now. Seats whose deltas are equal may share one dict object (callers must not
+            mutate them). An engine may compute a seat's delta when it is first read (a room
+            reads the acting seat's first and writes its update before it reads the others),
+            so read them before the engine's state changes again. None when the engine
+            cannot tell: it does not report deltas, or was not asked at the state before
+            (the caller then builds views and diffs them). This default: always None.
         """
         return None
 

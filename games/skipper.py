@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import bisect
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from . import cards as C
@@ -197,9 +197,10 @@ class _ViewCache:
         self.reused: dict[str, Any] = {}  # view key -> the value last returned (_reuse)
         self.hands: dict[int, tuple[tuple[int, ...], list[str]]] = {}  # seat -> (hand, view)
         #: The view parts at the state :meth:`Skipper.deltas` last saw: (state_id, the
-        #: _CHANGING_SHARED values, every public seat, every seat's (hand, legal actions)).
+        #: _CHANGING_SHARED values, every public seat, every seat's (hand, legal actions),
+        #: None for a seat whose delta was not read at that state).
         self.mark: tuple[int, tuple[Any, ...], list[dict[str, Any]],
-                         list[tuple[list[str], list[Any]]]] | None = None
+                         list[tuple[list[str], list[Any]] | None]] | None = None
 
 
 def _min_value(e: int) -> int:
@@ -244,6 +245,62 @@ class _LazyView(Mapping[str, Any]):
 
     def __len__(self) -> int:
         return len(_VIEW_PARTS)
+
+
+class _SeatDeltas(Mapping[int | None, dict[str, Any]]):
+    """:meth:`Skipper.deltas`' answer: seat (None: a spectator) -> its delta. The change
+    every seat shares is computed at once; a seat's own part (hand, legal actions) when its
+    delta is first read, so that a room writes the acting seat's update before it builds
+    the other seats' hands and legal actions. Read it before the game changes again.
+
+    Raises:
+        KeyError: a seat it was not asked for.
+        RuntimeError: a delta first read after the game changed state.
+    """
+
+    __slots__ = ("_game", "_sid", "_seats", "_acting", "_shared", "_now", "_before", "_out")
+
+    def __init__(self, game: Skipper, seats: dict[int | None, None], acting: Sequence[int],
+                 shared: dict[str, Any], own_now: list[tuple[list[str], list[Any]] | None],
+                 own_before: list[tuple[list[str], list[Any]] | None]) -> None:
+        self._game, self._sid, self._seats, self._acting = game, game.state_id, seats, acting
+        self._shared, self._now, self._before = shared, own_now, own_before
+        self._out: dict[int | None, dict[str, Any]] = {}
+
+    def __getitem__(self, seat: int | None) -> dict[str, Any]:
+        out = self._out
+        delta = out.get(seat)
+        if delta is not None:
+            return delta
+        if seat not in self._seats:
+            raise KeyError(seat)
+        shared = self._shared
+        if seat is None:
+            out[seat] = shared
+            return shared
+        game = self._game
+        if game.state_id != self._sid:
+            raise RuntimeError(f"delta of seat {seat} read at state {game.state_id}, "
+                               f"after the state {self._sid} it was asked at")
+        now = self._now[seat]
+        if now is None:
+            now = self._now[seat] = game._own_part(seat, self._acting)
+        (hand, legal), before = now, self._before[seat]
+        assert before is not None  # Skipper.deltas returns None when one is missing
+        old_hand, old_legal = before
+        own: dict[str, Any] | None = None
+        if hand is not old_hand and hand != old_hand:
+            own = {"hand": hand}
+        if legal != old_legal:
+            own = {**own, "legal_actions": legal} if own else {"legal_actions": legal}
+        delta = out[seat] = {**shared, **own} if own else shared
+        return delta
+
+    def __iter__(self) -> Iterator[int | None]:
+        return iter(self._seats)
+
+    def __len__(self) -> int:
+        return len(self._seats)
 
 
 class Skipper(Game):
@@ -1063,9 +1120,10 @@ class Skipper(Game):
         self._views.hands[seat] = (hand, view)
         return view
 
-    def deltas(self, seats: Iterable[int | None]) -> dict[int | None, dict[str, Any]] | None:
+    def deltas(self, seats: Iterable[int | None]) -> Mapping[int | None, dict[str, Any]] | None:
         """What changed in each of ``seats``' views (K8) since the state before this one
-        (see :meth:`Game.deltas`): a shared part, computed once, plus each seat's own.
+        (see :meth:`Game.deltas`): a shared part, computed at once, plus each seat's own,
+        computed when its delta is first read (:class:`_SeatDeltas`).
 
         Compares part by part against the parts this method saw last time instead of
         building views and diffing them: the public parts that come back as the same
@@ -1074,7 +1132,9 @@ class Skipper(Game):
         changed goes as pointers to its changed fields (``"/seats/2/hand"``), a changed
         stack whole (``"/seats/2/stacks/1"``); a seat's ``hand`` and ``legal_actions``
         whole when they changed. ``game``, ``mode``, ``options`` and ``seat`` never change
-        during a game. Seats whose own parts did not change get the very same dict.
+        during a game. Seats whose own parts did not change get the very same dict. None
+        also when the last call did not read the delta of one of ``seats`` (its own part
+        at that state is unknown).
         """
         cache = self._views
         before = cache.mark
@@ -1083,12 +1143,13 @@ class Skipper(Game):
         parts = _VIEW_PARTS
         shared_now = tuple(parts[key](self, None) for key in _CHANGING_SHARED)
         seats_now = self._public_seats()
-        acting = shared_now[0]  # to_act: only these seats have legal actions
-        hand_view = self._hand_view
-        own_now = [(hand_view(i), self.legal_actions(i) if i in acting else _NO_ACTIONS)
-                   for i in range(self.seats)]
+        own_now: list[tuple[list[str], list[Any]] | None] = [None] * self.seats
         cache.mark = (self.state_id, shared_now, seats_now, own_now)
-        if before is None or before[0] != self.state_id - 1:
+        wanted = dict.fromkeys(seats)
+        if (before is None or before[0] != self.state_id - 1
+                or any(s is not None and before[3][s] is None for s in wanted)):
+            for i in range(self.seats):  # seen now, so that the next call can tell
+                own_now[i] = self._own_part(i, shared_now[0])
             return None
         _, shared_before, seats_before, own_before = before
         shared: dict[str, Any] = {"state_id": self.state_id}
@@ -1109,19 +1170,14 @@ class Skipper(Game):
                                 shared[f"/seats/{j}/stacks/{k}"] = value[k]
                     else:
                         shared[f"/seats/{j}/{field}"] = value
-        out: dict[int | None, dict[str, Any]] = {}
-        for seat in seats:
-            if seat is None:
-                out[seat] = shared
-                continue
-            (hand, legal), (old_hand, old_legal) = own_now[seat], own_before[seat]
-            own: dict[str, Any] | None = None
-            if hand is not old_hand and hand != old_hand:
-                own = {"hand": hand}
-            if legal != old_legal:
-                own = {**own, "legal_actions": legal} if own else {"legal_actions": legal}
-            out[seat] = {**shared, **own} if own else shared
-        return out
+        return _SeatDeltas(self, wanted, shared_now[0], shared, own_now, own_before)
+
+    def _own_part(self, seat: int, acting: Sequence[int]) -> tuple[list[str], list[Any]]:
+        """``seat``'s own view parts for :meth:`deltas`: (hand, legal actions); the legal
+        actions only when ``seat`` is one of ``acting`` (the seats to act), else
+        :data:`_NO_ACTIONS`."""
+        return (self._hand_view(seat),
+                self.legal_actions(seat) if seat in acting else _NO_ACTIONS)
 
     def bot_view(self, seat: int) -> Mapping[str, Any]:
         """:meth:`view` computed lazily, key by key (for offline bots)."""

@@ -175,6 +175,87 @@ def test_skipper_deltas_cannot_tell_across_a_state_they_did_not_see() -> None:
     assert game.deltas([0, 1]) is not None
 
 
+def test_skipper_deltas_read_leader_first_are_those_read_at_once() -> None:
+    # A room reads the acting seat's delta first and writes its update before it reads the
+    # others: each seat's own part is built when read, and must not depend on the order.
+    a = create("skipper", {"mode": "multi", "seed": 8}, 4)
+    b = create("skipper", {"mode": "multi", "seed": 8}, 4)
+    everyone = [0, 1, 2, 3, None]
+    a.deltas(everyone)
+    b.deltas(everyone)
+    rng_a, rng_b = random.Random(8), random.Random(8)
+    steps = 0
+    for _ in zip(_random_turns(a, 4, rng_a, 400), _random_turns(b, 4, rng_b, 400)):
+        da, db = a.deltas(everyone), b.deltas(everyone)
+        assert da is not None and db is not None
+        at_once = {s: da[s] for s in everyone}
+        leader = b.to_act()[0] if b.to_act() else 0
+        by_turns = {leader: db[leader]}
+        for s in reversed(everyone):
+            by_turns[s] = db[s]
+        assert by_turns == at_once and dict(db) == dict(da)
+        steps += 1
+    assert steps > 100
+
+
+def test_a_seats_own_part_is_built_when_its_delta_is_read(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    game = create("skipper", {"mode": "multi", "seed": 4}, 4)
+    assert isinstance(game, Skipper)
+    built: list[int] = []
+    hand_view = Skipper._hand_view
+
+    def counted(self: Skipper, seat: int) -> list[str]:
+        built.append(seat)
+        return hand_view(self, seat)
+
+    monkeypatch.setattr(Skipper, "_hand_view", counted)
+    game.deltas(range(4))
+    turns = _random_turns(game, 4, random.Random(4), 50)
+    next(turns)
+    built.clear()
+    deltas = game.deltas(range(4))
+    assert deltas is not None and built == []  # the shared part only, so far
+    deltas[2]
+    assert built == [2]
+    assert [deltas[s] for s in range(4)] and sorted(built) == [0, 1, 2, 3]
+
+
+def test_a_delta_first_read_after_the_game_moved_on_is_refused() -> None:
+    game = create("skipper", {"mode": "multi", "seed": 6}, 4)
+    game.deltas(range(4))
+    turns = _random_turns(game, 4, random.Random(6), 50)
+    next(turns)
+    deltas = game.deltas(range(4))
+    assert deltas is not None
+    first = deltas[0]
+    next(turns)
+    assert deltas[0] is first  # read before: kept
+    with pytest.raises(RuntimeError, match="after the state"):
+        deltas[1]
+    with pytest.raises(KeyError):
+        deltas[None]  # not asked for
+
+
+def test_a_seat_not_read_at_one_state_makes_the_next_report_unknown() -> None:
+    # Its own part at that state was never built, so its next delta cannot be told; the
+    # room then diffs views for that broadcast (a member sent a full view meanwhile).
+    game = create("skipper", {"mode": "multi", "seed": 2}, 4)
+    game.deltas(range(4))
+    turns = _random_turns(game, 4, random.Random(2), 50)
+    next(turns)
+    deltas = game.deltas(range(4))
+    assert deltas is not None
+    deltas[0], deltas[1], deltas[2]  # seat 3's never read
+    next(turns)
+    assert game.deltas([0, 1]) is not None  # seats that were read: told
+    next(turns)
+    deltas = game.deltas(range(4))  # none was read last time
+    assert deltas is None
+    next(turns)
+    assert game.deltas(range(4)) is not None  # every seat was built when it could not tell
+
+
 def test_skipper_deltas_go_through_every_key_of_the_view() -> None:
     # A key added to the view but not to one of these lists would never reach a seat that
     # is sent deltas.
