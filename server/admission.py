@@ -29,6 +29,7 @@ from proxyprotocol import ProxyProtocolIncompleteError
 from proxyprotocol.detect import ProxyProtocolDetect
 from proxyprotocol.result import is_ipv4, is_ipv6
 from websockets.asyncio.server import ServerConnection
+from websockets.frames import Opcode
 
 from .limits import AddressCounter
 from .logs import event
@@ -172,6 +173,9 @@ class AdmittedConnection(ServerConnection):
     """
 
     gate: Gate
+    #: Set by the server's connection once it reads requests (see :meth:`process_event`):
+    #: takes a whole binary message's bytes and returns True when it handled them.
+    frame_handler: Callable[[bytes], bool] | None = None
 
     @classmethod
     def for_gate(cls, gate: Gate) -> type[AdmittedConnection]:
@@ -242,6 +246,21 @@ class AdmittedConnection(ServerConnection):
                 return
             data = rest
         super().data_received(data)
+
+    def process_event(self, event: Any) -> None:
+        """Hand a whole binary message to :attr:`frame_handler` in this callback, the one
+        that parsed it, when the connection's reader is idle: waiting for a message, none
+        queued. That skips websockets' message queue and a trip round the loop to wake the
+        reader. Everything else (control frames, text, fragments, messages that arrive while
+        the reader is busy, or that the handler declines) goes through websockets' queue, so
+        a connection's messages are still handled one at a time, in order."""
+        handler = self.frame_handler
+        queue = self.recv_messages
+        if (handler is not None and event.opcode is Opcode.BINARY and event.fin
+                and queue.get_in_progress and not len(queue.frames)
+                and handler(bytes(event.data))):
+            return
+        super().process_event(event)
 
     def _read_proxy(self, data: bytes) -> bytes:
         """Add ``data`` to the PROXY header being read. Returns the bytes after a complete

@@ -20,6 +20,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
 
 from .. import protocol as p
+from .admission import AdmittedConnection
 from .cluster import Cluster
 from .config import Settings
 from .limits import TokenBucket
@@ -29,7 +30,7 @@ from .metrics import Metrics
 from .room import Room
 from .session import Session
 from .store import Store
-from .tasks import cancel_until_done
+from .tasks import cancel_until_done, start_eagerly
 
 log = logging.getLogger("cardhall.connection")
 
@@ -107,6 +108,9 @@ class Connection(Session):
         self._pending = 0
         self._writer: asyncio.Task[None] | None = None  # runs only while there is output
         self._close_with: tuple[int, str] | None = None
+        #: A request handled in the protocol callback that is still waiting (see
+        #: :meth:`_frame_now`): later frames wait for it.
+        self._inflight: asyncio.Task[None] | None = None
         # Abuse limits (see Settings): messages/s, refusals before 4008, rooms/minute.
         s = server.settings
         self.addr = peer_address(ws)
@@ -246,8 +250,12 @@ class Connection(Session):
         """Serve the connection until it closes: hello first, then requests in order."""
         self.server.sessions[self.session] = self
         try:
-            await self._handshake()  # False: closing already
+            if (await self._handshake() and isinstance(self.ws, AdmittedConnection)
+                    and self.server.store.answers_at_once):
+                self.ws.frame_handler = self._frame_now
             async for frame in self.ws:
+                if self._inflight is not None:  # an earlier frame is still being handled
+                    await asyncio.wait({self._inflight})
                 # Once closing, frames still coming are read and dropped: a paused reader
                 # would never see the peer's close frame (the close would hang until
                 # close_timeout and end as 1006 instead of our code).
@@ -256,6 +264,15 @@ class Connection(Session):
         except ConnectionClosed:
             pass
         finally:
+            if isinstance(self.ws, AdmittedConnection):
+                self.ws.frame_handler = None
+            inflight = self._inflight
+            if inflight is not None and not inflight.done():  # let it end as a reader's would
+                me = asyncio.current_task()
+                if me is not None and me.cancelling():
+                    await cancel_until_done(inflight)
+                else:
+                    await asyncio.wait({inflight})
             self.closed = True
             self.server.sessions.pop(self.session, None)
             for room in list(self.rooms.values()):
@@ -367,6 +384,29 @@ class Connection(Session):
         event(log, logging.INFO, "room_limited", session=self.session, addr=self.addr,
               code="room/limit", request=msg.TYPE)
         return False
+
+    def _frame_now(self, frame: bytes) -> bool:
+        """Handle ``frame`` (a whole binary message) at once, in websockets' protocol
+        callback that parsed it, while this connection's reader waits for the next message
+        (:meth:`AdmittedConnection.process_event`): with a store that never waits
+        (:attr:`Store.answers_at_once`), a request is answered without a trip round the
+        loop (an ``act`` in an idle room: applied, stored and its updates written). A
+        request that must wait (a busy room, a rate-limit pause) goes on in a task, and
+        the frames after it wait for that task.
+
+        Returns:
+            False when the frame is left to the reader: the connection is closing, or an
+            earlier frame is still being handled. True otherwise.
+        """
+        inflight = self._inflight
+        if self.closed or (inflight is not None and not inflight.done()):
+            return False
+        try:
+            self._inflight = start_eagerly(self._frame(frame), f"frame-{self.session}")
+        except Exception:  # _frame answers every failure itself: this is a bug of ours
+            log.exception("bug handling a frame session=%s", self.session)
+            self._abort(1011, "internal error")
+        return True
 
     async def _frame(self, frame: bytes | str) -> None:
         if not self._admit():

@@ -219,11 +219,15 @@ class Store(ABC):
         process_id: This process's id (owner of the leases it takes, address of its inbox).
         lease_seconds: How long a room lease lasts without renewal (s).
         health: The store's recent answers and failures (:class:`StoreHealth`).
+        answers_at_once: True when no method ever waits (no I/O): a request may then be
+            handled in the protocol callback that parsed it, outside any task (see
+            :func:`~cardhall.server.tasks.start_eagerly`). A class attribute.
     """
 
     process_id: str
     lease_seconds: float = 3.0
     health: StoreHealth
+    answers_at_once: bool = False
 
     # -- rooms -------------------------------------------------------------------------
 
@@ -530,8 +534,11 @@ class Store(ABC):
 class MemoryStore(Store):
     """The embedded store: plain dicts in this process, which owns every room.
 
-    Nothing survives the process; leases, fencing and inboxes are trivial.
+    Nothing survives the process; leases, fencing and inboxes are trivial. No method waits
+    (:attr:`Store.answers_at_once`).
     """
+
+    answers_at_once = True
 
     def __init__(self) -> None:
         self.process_id = new_process_id()

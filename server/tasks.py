@@ -30,6 +30,57 @@ async def cancel_until_done(task: asyncio.Task[Any], poll: float = 0.5) -> BaseE
     return None if task.cancelled() else task.exception()
 
 
+def start_eagerly(coro: Coroutine[Any, None, None], name: str) -> asyncio.Task[None] | None:
+    """Run ``coro`` now, in the caller, up to its first suspension: what
+    ``asyncio.Task(coro, eager_start=True)`` does on Python 3.12 and later, for 3.11.
+
+    The caller is a callback of the running loop (websockets' protocol callback that parsed a
+    frame). A coroutine that never waits (a frame handled against the in-memory store) is
+    done before this returns, without a task or a trip round the loop. One that waits goes
+    on in a task from the point where it waited, as it would have in its own task; but
+    until then it ran outside any task, so code that needs ``asyncio.current_task()``
+    (``asyncio.timeout``, redis-py's socket reads) must not run before its first wait.
+
+    Returns:
+        None when ``coro`` finished; else the task (named ``name``) that drives it on.
+
+    Raises:
+        Exception: whatever ``coro`` raised before its first suspension.
+    """
+    try:
+        waited = coro.send(None)
+    except StopIteration:
+        return None
+    return asyncio.get_running_loop().create_task(_drive(coro, waited), name=name)
+
+
+async def _drive(coro: Coroutine[Any, None, None], waited: Any) -> None:
+    """Drive ``coro`` on, as its task would, from the point where it yielded ``waited``
+    (the future it waits on, or None for a bare yield: ``asyncio.sleep(0)``)."""
+    while True:
+        error: BaseException | None = None
+        if waited is None:
+            try:
+                await asyncio.sleep(0)
+            except asyncio.CancelledError as exc:
+                error = exc
+        elif asyncio.isfuture(waited):
+            waited._asyncio_future_blocking = False  # taken over, as a task does
+            try:
+                await waited
+            except asyncio.CancelledError as exc:
+                if not waited.cancelled():  # this task was cancelled, not the future
+                    error = exc
+            except Exception:  # the future's own error: the coroutine reads it from the future
+                pass
+        else:
+            error = RuntimeError(f"coroutine yielded {waited!r}, not a future")
+        try:
+            waited = coro.send(None) if error is None else coro.throw(error)
+        except StopIteration:
+            return
+
+
 class Background:
     """Fire-and-forget tasks that must not outlive their owner (a store, the lobby, the
     cluster): each is held until it is done (the loop keeps only weak references to tasks),

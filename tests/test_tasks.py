@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import asyncio
 from types import SimpleNamespace
+from typing import Any
 
 from cardhall.server.cluster import Cluster
 from cardhall.server.store import MemoryStore
-from cardhall.server.tasks import Background, cancel_until_done
+from cardhall.server.tasks import Background, cancel_until_done, start_eagerly
 
 
 async def test_a_task_that_swallows_one_cancellation_is_still_stopped() -> None:
@@ -149,3 +150,74 @@ async def test_frames_queued_just_before_shutdown_still_go_out() -> None:
     cluster.send_out("p2", "s1", b"frame")  # flushed on the loop's next round
     await cluster.background.close(grace=5)  # the server's last close (5 s at most)
     assert store.published == ["p2"]
+
+
+async def test_a_coroutine_that_never_waits_is_done_before_start_eagerly_returns() -> None:
+    seen: list[Any] = []
+
+    async def handle() -> None:
+        seen.append(asyncio.current_task())
+
+    assert start_eagerly(handle(), "t") is None
+    assert seen == [asyncio.current_task()]  # it ran in the caller, at once
+
+
+async def test_a_coroutine_that_waits_goes_on_in_a_task_from_where_it_waited() -> None:
+    loop = asyncio.get_running_loop()
+    fut: asyncio.Future[int] = loop.create_future()
+    bad: asyncio.Future[int] = loop.create_future()
+    seen: list[Any] = []
+
+    async def handle() -> int:
+        seen.append("start")
+        seen.append(await fut)
+        await asyncio.sleep(0)  # a bare yield
+        try:
+            await bad
+        except ValueError as exc:  # the future's error reaches the coroutine
+            seen.append(str(exc))
+        await asyncio.sleep(0.01)
+        seen.append("end")
+        return 5
+
+    task = start_eagerly(handle(), "t")  # type: ignore[arg-type]
+    assert task is not None and seen == ["start"] and task.get_name() == "t"
+    fut.set_result(3)
+    bad.set_exception(ValueError("no"))
+    await asyncio.wait_for(task, 5)
+    assert seen == ["start", 3, "no", "end"]
+
+
+async def test_cancelling_the_task_of_an_eager_start_cancels_the_coroutine() -> None:
+    loop = asyncio.get_running_loop()
+    seen: list[str] = []
+    done: asyncio.Future[None] = loop.create_future()
+
+    async def handle() -> None:
+        try:
+            await asyncio.sleep(10)
+        except asyncio.CancelledError:
+            seen.append("cancelled at its wait")
+            raise
+
+    task = start_eagerly(handle(), "t")
+    assert task is not None
+    await asyncio.sleep(0)
+    task.cancel()
+    await asyncio.wait({task}, timeout=5)
+    assert task.cancelled() and seen == ["cancelled at its wait"]
+
+    async def waits_on(fut: asyncio.Future[None]) -> None:
+        try:
+            await fut
+        except asyncio.CancelledError:
+            seen.append("cancelled although its future had finished")
+            raise
+
+    task = start_eagerly(waits_on(done), "t")
+    assert task is not None
+    await asyncio.sleep(0)
+    done.set_result(None)  # done, but the task has not woken up yet when it is cancelled
+    task.cancel()
+    await asyncio.wait({task}, timeout=5)
+    assert task.cancelled() and seen[-1] == "cancelled although its future had finished"
