@@ -25,17 +25,20 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .load import Child, free_port
+from .versions import export
 
 #: The servers :func:`compare` can run: Cardhall, the harness's Colyseus, the floor, the
-#: floor reading frames in websockets' protocol callback, and the floor playing real Skipper
-#: games with no room around them (``--game skipper``; :mod:`cardhall.bench.floor`).
-SERVERS = ("cardhall", "colyseus", "floor", "floor-sync", "floor-skipper")
+#: floor reading frames in websockets' protocol callback (``-sync``, as Cardhall does with
+#: the in-memory store), and the floor playing real Skipper games with no room around them
+#: (``--game skipper``; :mod:`cardhall.bench.floor`).
+SERVERS = ("cardhall", "colyseus", "floor", "floor-sync", "floor-skipper", "floor-skipper-sync")
 #: (name, unit, loadgen phase, loadgen key; None: actions per server CPU-second)
 FIGURES = (("server CPU per action, closed loop", "us", "throughput", "server_cpu_us_per_action"),
            ("actions per server CPU-second, closed loop", "1/s", "throughput", None),
@@ -53,7 +56,9 @@ class PeersConfig:
     Attributes:
         peers: The peers harness folder (``loadgen.js``, ``colyseus_server.js``).
         node_modules: The folder holding the harness's ``node_modules``.
-        servers: Server kinds by turns each round (:data:`SERVERS`), ``cardhall`` first.
+        servers: Server kinds by turns each round (:data:`SERVERS`), ``cardhall`` first;
+            ``cardhall@VERSION`` is another version of Cardhall's server (a git revision,
+            or a checkout's folder: :func:`~cardhall.bench.versions.export`).
         rounds: Rounds (each runs every server once).
         rooms: Four-seat tables of the generator.
         rate: Actions per second over all tables in the paced phase.
@@ -84,9 +89,10 @@ class PeersConfig:
             raise ValueError("node is not installed")
         if self.pin and shutil.which("taskset") is None:
             raise ValueError("taskset is missing (or do not pin)")
-        if not self.servers or self.servers[0] != "cardhall" or not set(
-                self.servers) <= set(SERVERS):
-            raise ValueError(f"servers: cardhall first, then any of {', '.join(SERVERS[1:])}")
+        if not self.servers or self.servers[0] != "cardhall" or not all(
+                k in SERVERS or k.startswith("cardhall@") for k in self.servers):
+            raise ValueError(f"servers: cardhall first, then any of {', '.join(SERVERS[1:])} "
+                             "or cardhall@VERSION")
 
 
 def server_command(kind: str, port: int, peers: Path) -> tuple[list[str], str, str]:
@@ -96,25 +102,29 @@ def server_command(kind: str, port: int, peers: Path) -> tuple[list[str], str, s
         return (["node", str(peers / "colyseus_server.js"), "--port", str(port),
                  "--patch", "immediate"], f"http://127.0.0.1:{port}", "colyseus")
     url = f"ws://127.0.0.1:{port}/"
-    if kind in ("floor", "floor-sync", "floor-skipper"):
+    if kind.startswith("floor"):
         return ([sys.executable, "-m", "cardhall.bench.floor", "--port", str(port),
-                 *(["--sync"] if kind == "floor-sync" else []),
-                 *(["--game", "skipper"] if kind == "floor-skipper" else [])], url, "cardhall")
+                 *(["--sync"] if kind.endswith("-sync") else []),
+                 *(["--game", "skipper"] if kind.startswith("floor-skipper") else [])],
+                url, "cardhall")
     return ([sys.executable, "-m", "cardhall.server.cli", "serve", "--port", str(port),
              "--msg-rate", "0", "--max-connections-per-address", "0", "--rooms-per-minute", "0",
              "--log-level", "WARNING"], url, "cardhall")
 
 
-def run_one(kind: str, cfg: PeersConfig) -> dict[str, Any]:
+def run_one(kind: str, cfg: PeersConfig, pythonpath: Path | None = None) -> dict[str, Any]:
     """One fresh server of ``kind`` under one ``loadgen.js --mode play`` run: its JSON.
+    ``pythonpath``: where the server's ``cardhall`` package is (``cardhall@VERSION``).
 
     Raises:
         RuntimeError: the generator failed, or the server did not listen (see
             :class:`~cardhall.bench.load.Child`).
     """
     port = free_port()
-    argv, url, gen_kind = server_command(kind, port, cfg.peers)
+    argv, url, gen_kind = server_command(kind.partition("@")[0], port, cfg.peers)
     env = dict(os.environ, NODE_PATH=str(cfg.node_modules / "node_modules"))
+    if pythonpath is not None:
+        env["PYTHONPATH"] = str(pythonpath)
     server = Child(kind, argv, port, None, {0} if cfg.pin else None, env)
     try:
         done = subprocess.run(
@@ -138,17 +148,22 @@ def compare(cfg: PeersConfig, progress: Callable[[str], None] | None = None
 
     Raises:
         ValueError: see :meth:`PeersConfig.check`; RuntimeError, TimeoutError: a run failed.
+        subprocess.CalledProcessError: git does not know the revision of a
+            ``cardhall@VERSION``.
     """
     cfg.check()
     runs: dict[str, list[dict[str, Any]]] = {k: [] for k in cfg.servers}
-    for r in range(cfg.rounds):
-        for kind in cfg.servers:
-            res = run_one(kind, cfg)
-            runs[kind].append(res)
-            if progress is not None:
-                progress(f"peers round {r + 1}/{cfg.rounds} {kind}: CPU/action "
-                         f"{res['throughput']['server_cpu_us_per_action']:.1f} us, "
-                         f"rtt p50 {res['latency']['rtt_p50_us']:.0f} us")
+    with tempfile.TemporaryDirectory(prefix="cardhall-peers-") as tmp:
+        paths = {k: export(k.partition("@")[2], Path(tmp) / str(i))
+                 for i, k in enumerate(cfg.servers) if k.startswith("cardhall@")}
+        for r in range(cfg.rounds):
+            for kind in cfg.servers:
+                res = run_one(kind, cfg, paths.get(kind))
+                runs[kind].append(res)
+                if progress is not None:
+                    progress(f"peers round {r + 1}/{cfg.rounds} {kind}: CPU/action "
+                             f"{res['throughput']['server_cpu_us_per_action']:.1f} us, "
+                             f"rtt p50 {res['latency']['rtt_p50_us']:.0f} us")
     return runs
 
 

@@ -23,73 +23,16 @@ action (µs). ``--json`` prints one JSON object instead.
 from __future__ import annotations
 
 import argparse
-import io
 import json
-import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from cardhall.bench import load as b
-
-ROOT = Path(__file__).resolve().parents[1]
-PARTS = ("server", "protocol", "client")
-#: Exported too when the version has it: the engines (``cardhall.games``; a version must not
-#: run the installed checkout's engines under its own server).
-OPTIONAL_PARTS = ("games",)
-
-
-def export(version: str, dest: Path) -> Path:
-    """Write ``version`` (a folder holding ``server``, ``protocol`` and ``client``, e.g. ``.``
-    or another checkout; else a git revision of this repository) as the package
-    ``dest/cardhall``, with its ``games`` when it has them; returns ``dest`` (the
-    ``PYTHONPATH`` entry that finds it).
-
-    Raises:
-        subprocess.CalledProcessError: git does not know the revision.
-    """
-    pkg = dest / "cardhall"
-    pkg.mkdir(parents=True)
-    tree = Path(version)
-    if all((tree / part).is_dir() for part in PARTS):
-        for part in (*PARTS, *OPTIONAL_PARTS):
-            if (tree / part).is_dir():
-                shutil.copytree(tree / part, pkg / part,
-                                ignore=shutil.ignore_patterns("__pycache__"))
-    else:
-        listed = subprocess.run(["git", "-C", str(ROOT), "ls-tree", "--name-only", version,
-                                 *OPTIONAL_PARTS], check=True, capture_output=True).stdout
-        tar = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", version,
-                              *PARTS, *listed.decode().split()],
-                             check=True, capture_output=True).stdout
-        with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
-            archive.extractall(pkg, filter="data")
-    # The harness that starts the server child (``python -m cardhall.bench.load serve``) is
-    # this tree's, whatever the version: only the version's server is under test.
-    shutil.copytree(ROOT / "bench", pkg / "bench", dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    (pkg / "__init__.py").write_text("")
-    return dest
-
-
-def label(version: str) -> str:
-    """``version`` with its short commit hash (a folder as it is given; ``.``: the working
-    tree).
-
-    Raises:
-        subprocess.CalledProcessError: git does not know the revision.
-    """
-    if version == ".":
-        return ". (working tree)"
-    if all((Path(version) / part).is_dir() for part in PARTS):
-        return version
-    sha = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", version],
-                         check=True, capture_output=True).stdout.decode().strip()
-    return version if version == sha else f"{version} ({sha})"
+from cardhall.bench.versions import export, label
 
 
 def summary(versions: list[str], figures: list[dict[str, Any]]) -> list[dict[str, Any]]:

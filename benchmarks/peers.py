@@ -6,6 +6,7 @@ script is its command line:
     python benchmarks/peers.py --rounds 3
     python benchmarks/peers.py --servers cardhall,floor,floor-sync --rounds 5
     python benchmarks/peers.py --servers cardhall,colyseus,floor,floor-skipper --rounds 3
+    python benchmarks/peers.py --servers cardhall,cardhall@HEAD~3,colyseus --rounds 5
 
 ``--peers`` is the harness folder (default ``../shared/peers`` beside the checkout) and
 ``--node-modules`` the folder its ``setup.sh`` installed the Node packages into (default
@@ -41,7 +42,8 @@ def main() -> None:
                         help=f"comma-separated, by turns each round: cardhall, then any of "
                         f"{', '.join(SERVERS[1:])} (floor-sync: the floor reading frames in "
                         "websockets' protocol callback; floor-skipper: the floor playing "
-                        "Skipper with the engine and no room)")
+                        "Skipper with the engine and no room), or cardhall@VERSION: another "
+                        "version of this server (a git revision or a checkout's folder)")
     args = parser.parse_args()
     cfg = PeersConfig(peers=args.peers, node_modules=args.node_modules,
                       servers=tuple(args.servers.split(",")), rounds=args.rounds,

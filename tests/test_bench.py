@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from cardhall.bench.peers import PeersConfig
+from cardhall.bench.versions import export
 from cardhall.server.cli import main
 from click.testing import CliRunner
 
@@ -69,13 +72,8 @@ def test_ab_runs_each_versions_own_engines(tmp_path: Path) -> None:
     root = Path(__file__).resolve().parents[1]
     if not (root / ".git").exists():
         pytest.skip("not a git checkout")
-    sys.path.insert(0, str(root / "benchmarks"))
-    try:
-        import ab
-    finally:
-        sys.path.remove(str(root / "benchmarks"))
     for version in ("HEAD", str(root)):
-        dest = ab.export(version, tmp_path / version.replace("/", "_"))
+        dest = export(version, tmp_path / version.replace("/", "_"))
         proc = subprocess.run(
             [sys.executable, "-c", "import cardhall.games.skipper as s; print(s.__file__)"],
             capture_output=True, text=True, timeout=60, cwd=tmp_path,
@@ -111,3 +109,19 @@ def test_room_benchmarks_run_and_print_their_figure(script: str, args: list[str]
                           text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert figure in done.stdout
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_peers_takes_other_versions_of_cardhall_and_refuses_unknown_servers(
+        tmp_path: Path) -> None:
+    (tmp_path / "loadgen.js").write_text("")
+    (tmp_path / "node_modules").mkdir()
+
+    def config(servers: str) -> PeersConfig:
+        return PeersConfig(peers=tmp_path, node_modules=tmp_path,
+                           servers=tuple(servers.split(",")), pin=False)
+
+    config("cardhall,cardhall@HEAD~1,colyseus,floor-skipper").check()
+    for bad in ("cardhall,nodejs", "cardhall@HEAD,cardhall", "colyseus,cardhall"):
+        with pytest.raises(ValueError, match="cardhall@VERSION"):
+            config(bad).check()
