@@ -408,11 +408,25 @@ class Connection(Session):
         if self.closed or (inflight is not None and not inflight.done()):
             return False
         try:
-            self._inflight = start_eagerly(self._frame(frame), f"frame-{self.session}")
-        except Exception:  # _frame answers every failure itself: this is a bug of ours
-            log.exception("bug handling a frame session=%s", self.session)
-            self._abort(1011, "internal error")
+            task = start_eagerly(self._frame(frame), f"frame-{self.session}")
+        except Exception as exc:  # _frame answers every failure itself: a bug of ours
+            self._frame_failed(exc)
+            return True
+        if task is not None:
+            task.add_done_callback(self._frame_done)
+        self._inflight = task
         return True
+
+    def _frame_done(self, task: asyncio.Task[None]) -> None:
+        """The task of a frame :meth:`_frame_now` began has ended: report a failure."""
+        if not task.cancelled() and (exc := task.exception()) is not None:
+            self._frame_failed(exc)
+
+    def _frame_failed(self, exc: BaseException) -> None:
+        """A frame's handling raised (a bug: :meth:`_frame` answers every request's failure
+        itself): log it and close with 1011, as websockets does when the reader fails."""
+        log.error("bug handling a frame session=%s", self.session, exc_info=exc)
+        self._abort(1011, "internal error")
 
     async def _frame(self, frame: bytes | str) -> None:
         if not self._admit():

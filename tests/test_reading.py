@@ -139,3 +139,37 @@ async def test_with_the_redis_store_frames_go_through_the_reader(
         conn = server.sessions[c.session]
         assert isinstance(conn, Connection) and isinstance(conn.ws, AdmittedConnection)
         assert conn.ws.frame_handler is None
+
+
+@MEMORY_ONLY
+@pytest.mark.parametrize("waits_first", [False, True])
+async def test_a_bug_while_handling_a_frame_closes_that_connection_with_1011(
+        make_server: ServerFactory, monkeypatch: pytest.MonkeyPatch, waits_first: bool,
+        caplog: pytest.LogCaptureFixture) -> None:
+    # Whether it fails in the protocol callback or in the task it went on in after a wait,
+    # as websockets closes a connection whose handler failed; other connections go on.
+    server = await make_server()
+    frame_of = Connection._frame
+
+    async def buggy(self: Connection, frame: bytes | str) -> None:
+        msg = msgpack.unpackb(frame)
+        if msg.get("id") == 666:
+            if waits_first:
+                await asyncio.sleep(0)
+            raise RuntimeError("a bug")
+        await frame_of(self, frame)
+
+    monkeypatch.setattr(Connection, "_frame", buggy)
+    ws, _ = await _hello(server.url)
+    other, _ = await _hello(server.url)
+    try:
+        await ws.send(p.encode(p.Ping(id=666)))
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            await asyncio.wait_for(ws.recv(), 5)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1011
+        assert "bug handling a frame" in caplog.text
+        await other.send(p.encode(p.Ping(id=7)))
+        assert (await _reply_to(other, 7))["t"] == "pong"
+    finally:
+        await ws.close()
+        await other.close()
