@@ -254,7 +254,7 @@ class AdmittedConnection(ServerConnection):
         reader. Everything else (control frames, text, fragments, messages that arrive while
         the reader is busy, or that the handler declines) goes through websockets' queue, so
         a connection's messages are still handled one at a time, in order."""
-        handler = self.frame_handler
+        handler = self.frame_handler  # None until the hello: no HTTP request event past it
         queue = self.recv_messages
         if (handler is not None and event.opcode is Opcode.BINARY and event.fin
                 and queue.get_in_progress and not len(queue.frames)
