@@ -198,6 +198,18 @@ def test_skipper_deltas_read_leader_first_are_those_read_at_once() -> None:
     assert steps > 100
 
 
+def _after_one_action(seed: int) -> tuple[Any, Any, Any]:
+    """A 4-seat multi game that reported its deltas at the start, one random action later:
+    (game, the generator of further actions, the deltas of that action)."""
+    game = create("skipper", {"mode": "multi", "seed": seed}, 4)
+    game.deltas(range(4))
+    turns = _random_turns(game, 4, random.Random(seed), 50)
+    next(turns)
+    deltas = game.deltas(range(4))
+    assert deltas is not None
+    return game, turns, deltas
+
+
 def test_a_seats_own_part_is_built_when_its_delta_is_read(
         monkeypatch: pytest.MonkeyPatch) -> None:
     game = create("skipper", {"mode": "multi", "seed": 4}, 4)
@@ -211,8 +223,7 @@ def test_a_seats_own_part_is_built_when_its_delta_is_read(
 
     monkeypatch.setattr(Skipper, "_hand_view", counted)
     game.deltas(range(4))
-    turns = _random_turns(game, 4, random.Random(4), 50)
-    next(turns)
+    next(_random_turns(game, 4, random.Random(4), 50))
     built.clear()
     deltas = game.deltas(range(4))
     assert deltas is not None and built == []  # the shared part only, so far
@@ -222,12 +233,7 @@ def test_a_seats_own_part_is_built_when_its_delta_is_read(
 
 
 def test_a_delta_first_read_after_the_game_moved_on_is_refused() -> None:
-    game = create("skipper", {"mode": "multi", "seed": 6}, 4)
-    game.deltas(range(4))
-    turns = _random_turns(game, 4, random.Random(6), 50)
-    next(turns)
-    deltas = game.deltas(range(4))
-    assert deltas is not None
+    _, turns, deltas = _after_one_action(6)
     first = deltas[0]
     next(turns)
     assert deltas[0] is first  # read before: kept
@@ -240,12 +246,7 @@ def test_a_delta_first_read_after_the_game_moved_on_is_refused() -> None:
 def test_a_seat_not_read_at_one_state_makes_the_next_report_unknown() -> None:
     # Its own part at that state was never built, so its next delta cannot be told; the
     # room then diffs views for that broadcast (a member sent a full view meanwhile).
-    game = create("skipper", {"mode": "multi", "seed": 2}, 4)
-    game.deltas(range(4))
-    turns = _random_turns(game, 4, random.Random(2), 50)
-    next(turns)
-    deltas = game.deltas(range(4))
-    assert deltas is not None
+    game, turns, deltas = _after_one_action(2)
     deltas[0], deltas[1], deltas[2]  # seat 3's never read
     next(turns)
     assert game.deltas([0, 1]) is not None  # seats that were read: told
