@@ -117,6 +117,7 @@ class Connection(Session):
         #: A request handled in the protocol callback that is still waiting (see
         #: :meth:`_frame_now`): later frames wait for it.
         self._inflight: asyncio.Task[None] | None = None
+        self._frame_task = f"frame-{self.session}"  # its name (built once, not per frame)
         # Abuse limits (see Settings): messages/s, refusals before 4008, rooms/minute.
         s = server.settings
         self.addr = peer_address(ws)
@@ -408,7 +409,7 @@ class Connection(Session):
         if self.closed or (inflight is not None and not inflight.done()):
             return False
         try:
-            task = start_eagerly(self._frame(frame), f"frame-{self.session}")
+            task = start_eagerly(self._frame(frame), self._frame_task)
         except Exception as exc:  # _frame answers every failure itself: a bug of ours
             self._frame_failed(exc)
             return True
