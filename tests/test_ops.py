@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import ssl
 import subprocess
 import sys
@@ -76,11 +77,27 @@ async def test_healthz_is_503_while_redis_is_down(tmp_path: Path) -> None:
         redis.stop()
 
 
+def _bindable(port: int) -> bool:
+    """True when nothing holds 127.0.0.1:``port`` now."""
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
 def test_local_cluster_script_serves_games_through_haproxy() -> None:
     if shutil.which("haproxy") is None or shutil.which("redis-server") is None:
         pytest.skip("haproxy and redis-server are needed")
-    port = free_port()
-    env = dict(os.environ, PORT=str(port), REDIS_PORT=str(free_port()))
+    # The script puts its two servers on PORT + 1 and PORT + 2: those must be free too,
+    # and Redis's port must not be one of them.
+    while True:
+        port, redis_port = free_port(), free_port()
+        if redis_port not in range(port, port + 3) and all(
+                _bindable(p) for p in (port + 1, port + 2)):
+            break
+    env = dict(os.environ, PORT=str(port), REDIS_PORT=str(redis_port))
     # The script runs `cardhall`: this interpreter's, whatever else is on PATH first.
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     proc = subprocess.run([str(ROOT / "deploy" / "local-cluster.sh"), "--check"], env=env,
