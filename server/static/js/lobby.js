@@ -10,7 +10,21 @@ function optionField(option, prefix) {
   const id = `${prefix}-${option.name}`;
   const doc = option.doc || "";
   let input;
-  if (option.kind === "bool") {
+  let kind = option.kind;
+  if (option.kind === "bool" && (option.default === null || option.default === undefined)) {
+    // No fixed default (it depends on the mode, e.g. Skipper's skip_draws): a checkbox
+    // cannot say "the game's default", so three choices, the default sending nothing.
+    kind = "tristate";
+    input = h(
+      "select",
+      { id, name: option.name },
+      [
+        ["", "game default"],
+        ["true", "on"],
+        ["false", "off"],
+      ].map(([value, text]) => h("option", { value, text })),
+    );
+  } else if (option.kind === "bool") {
     input = h("input", { type: "checkbox", id, name: option.name });
     input.checked = option.default === true;
   } else if (option.choices && option.choices.length) {
@@ -51,7 +65,7 @@ function optionField(option, prefix) {
     });
     if (option.default !== null && option.default !== undefined) input.value = option.default;
   }
-  input.dataset.kind = option.kind;
+  input.dataset.kind = kind;
   input.dataset.default = JSON.stringify(option.default ?? null);
   input.setAttribute("aria-describedby", `${id}-doc`);
   return h(
@@ -76,6 +90,7 @@ function readOptions(container) {
     let value;
     if (kind === "bool") value = input.checked;
     else if (input.value.trim() === "") continue;
+    else if (kind === "tristate") value = input.value === "true";
     else if (kind === "int") value = Number.parseInt(input.value, 10);
     else if (kind === "float") value = Number(input.value);
     else if (kind === "list")
