@@ -15,7 +15,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -100,11 +101,16 @@ async def create(page: Any, game: str, *, mode: str | None = None, seats: int = 
 
 
 async def give_up(page: Any) -> None:
-    """Give the game up (the seat's resign, close-shop or concede action), as the page's
-    own act would, and wait for the game-over panel."""
-    await page.evaluate("""verbs => { const r = window.cardhall.room;
-        const a = r.view.legal_actions.find(x => verbs.includes(x[0])); return r.act(a); }""",
-                        list(GIVE_UP))
+    """Give the game up: click its give-up button (resign, close shop, concede), say yes
+    when asked, and wait for the game-over panel."""
+    verbs = "|".join(GIVE_UP)
+    button = page.locator("#room button.action", has_text=re.compile(
+        rf"^({verbs.replace('_', ' ')})\b", re.IGNORECASE))
+    if not await button.count():
+        button = page.locator("#room button.action").filter(has_text=re.compile(
+            "give up|resign", re.IGNORECASE))
+    await button.first.click()
+    await page.click("#confirm-yes")
     await page.wait_for_selector("#game-over")
 
 
@@ -137,8 +143,25 @@ async def walk(page: Any) -> AsyncIterator[str]:
     yield "game-over"
 
 
-async def write_screenshots(out: Path) -> list[Path]:
-    """Screenshots of every screen at every viewport into ``out``: returns the files."""
+async def write_screenshots(
+        out: Path, viewports: Sequence[str] = tuple(VIEWPORTS),
+        on_screen: Callable[[str, Any], Awaitable[None]] | None = None) -> list[Path]:
+    """Screenshots of every screen (:data:`SCREENS`) at each of ``viewports`` (names of
+    :data:`VIEWPORTS`) into ``out``, as ``web-<screen>-<viewport>.png`` (the viewport's
+    size, not the whole page); a server of its own (memory store) on a free port.
+
+    Args:
+        out: The folder (made if missing).
+        viewports: Which viewports.
+        on_screen: Called with each screen's name and the page after its screenshot
+            (the tests check each screen with it). None: nothing.
+
+    Returns:
+        The files written, in order.
+
+    Raises:
+        RuntimeError: the page reported an error (a script error or a console error).
+    """
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     errors: list[str] = []
@@ -146,12 +169,14 @@ async def write_screenshots(out: Path) -> list[Path]:
             chromium() as b:
         clients = await furnish_lobby(f"ws://127.0.0.1:{server.port}/")
         try:
-            for viewport in VIEWPORTS:
+            for viewport in viewports:
                 page = await open_page(b, server.port, viewport, errors)
                 async for screen in walk(page):
                     path = out / f"web-{screen}-{viewport}.png"
                     await page.screenshot(path=str(path))
                     written.append(path)
+                    if on_screen is not None:
+                        await on_screen(screen, page)
                 await page.context.close()
         finally:
             for c in clients:

@@ -5,6 +5,21 @@ import { Leaderboards } from "./leaderboard.js";
 
 const PAGE_FIELDS = ["cursor", "more"];
 
+/** True for a room anyone may join now: public, waiting, a seat free. */
+function joinable(r) {
+  return r.status === "waiting" && !r.private && r.taken < r.seats;
+}
+
+/** Lobby order: rooms to join first, then the others waiting, then games being played, then
+ * finished ones; newest first within each (by `created`; the room id when unknown). */
+function lobbyOrder(a, b) {
+  const rank = (r) =>
+    joinable(r) ? 0 : r.status === "waiting" ? 1 : r.status === "playing" ? 2 : 3;
+  return (
+    rank(a) - rank(b) || (b.created || 0) - (a.created || 0) || (a.room < b.room ? -1 : 1)
+  );
+}
+
 /** Options of a game as form fields: a <div> per option with label, input and its doc. */
 function optionField(option, prefix) {
   const id = `${prefix}-${option.name}`;
@@ -112,27 +127,49 @@ export class Lobby {
   constructor(app) {
     this.app = app;
     this.rooms = [];
-    this.cursor = null;
+    this.cursors = {}; // listing ("open", "all") -> the cursor of its next page
     this.more = false;
-    this.filters = { game: "", status: "", free: false, text: "" };
+    this.filters = { game: "", status: "", free: false, text: "", finished: false };
     this.boards = new Leaderboards(app);
+    this.nameDraft = null; // a name typed into "Your name" and not applied yet
+    this.createPanel = null; // the New-room form, kept while the games stay the same
+    this.createKey = "";
   }
 
-  /** Fetch the first page of rooms (or, with `append`, the next one). */
+  /** Fetch the first page of rooms (or, with `append`, the next one). The server lists
+   * rooms in id order (protocol/README.md `rooms`, "Order"): so that the rooms a player
+   * can join come first in a lobby of many pages, they are asked for on their own
+   * (`waiting: true`, the "open" listing) besides every room (the "all" listing, left out
+   * with the "free seats" filter); the page orders the rooms it holds (lobbyOrder). */
   async refresh(append = false) {
-    const msg = { t: "list_rooms" };
-    if (this.filters.game) msg.game = this.filters.game;
-    // "free seats": the server's `waiting` filter (public, waiting, a seat free), so that
-    // pages hold only such rooms; the page filters what it holds too (older servers).
-    if (this.filters.free) msg.waiting = true;
-    if (append && this.cursor !== null) msg.cursor = this.cursor;
-    if (!append) this.boards.load(); // the leaderboard is fresh whenever the list is
+    const base = { t: "list_rooms" };
+    if (this.filters.game) base.game = this.filters.game;
+    const listings = this.filters.free ? ["open"] : ["open", "all"];
+    if (!append) {
+      this.boards.load(); // the leaderboard is fresh whenever the list is
+      this.cursors = Object.fromEntries(listings.map((name) => [name, ""]));
+    }
+    const asks = Object.entries(this.cursors).filter(([name]) => listings.includes(name));
     try {
-      const reply = await this.app.session.request(msg);
-      this.rooms = append ? this.rooms.concat(reply.rooms) : reply.rooms;
-      // Paging, when the server pages: `more` says another page exists, `cursor` fetches it.
-      this.more = Boolean(reply.more) && reply.cursor !== undefined && reply.cursor !== null;
-      this.cursor = this.more ? reply.cursor : null;
+      const replies = await Promise.all(
+        asks.map(([name, cursor]) =>
+          this.app.session.request({
+            ...base,
+            ...(name === "open" ? { waiting: true } : {}),
+            ...(cursor ? { cursor } : {}),
+          }),
+        ),
+      );
+      const byId = new Map(append ? this.rooms.map((r) => [r.room, r]) : []);
+      this.cursors = {};
+      asks.forEach(([name], i) => {
+        const reply = replies[i];
+        for (const r of reply.rooms) byId.set(r.room, r);
+        // Paging, when the server pages: `more` says another page exists, `cursor` gets it.
+        if (reply.more && reply.cursor) this.cursors[name] = reply.cursor;
+      });
+      this.rooms = [...byId.values()].sort(lobbyOrder);
+      this.more = Object.keys(this.cursors).length > 0;
     } catch (err) {
       this.app.notify(`Could not list rooms: ${err.message}`);
     }
@@ -144,9 +181,20 @@ export class Lobby {
     return this.rooms.filter(
       (r) =>
         (!f.status || r.status === f.status) &&
-        (!f.free || (r.status === "waiting" && r.taken < r.seats)) &&
+        (f.finished || f.status === "finished" || r.status !== "finished") &&
+        (!f.free || joinable(r)) &&
         (!f.text || `${r.name} ${r.room} ${r.game}`.toLowerCase().includes(f.text.toLowerCase())),
     );
+  }
+
+  /** Before a join or a new room: a name typed into "Your name" but not applied (no Enter,
+   * no "Use this name") is applied first, so that the seat shows it. */
+  async applyName() {
+    if (this.nameDraft !== null) {
+      const draft = this.nameDraft;
+      this.nameDraft = null;
+      await this.app.setPlayerName(draft);
+    }
   }
 
   /** Skipper (the multiplayer game) when the server has it, else the first game. */
@@ -155,139 +203,14 @@ export class Lobby {
     return (games.find((g) => g.game === "skipper") || games[0] || { game: "" }).game;
   }
 
-  render() {
+  /** The "New room" panel: built from `list_games` and kept while the games and the chosen
+   * game stay the same, so that a redraw (a reconnection with a new name, a refreshed room
+   * list) does not reset what the player chose. */
+  createForm(gameSelect) {
     const app = this.app;
     const games = app.games || [];
-    const gameSelect = (id, withAll) =>
-      h(
-        "select",
-        { id, name: "game" },
-        withAll ? h("option", { value: "", text: "all games" }) : null,
-        games.map((g) => h("option", { value: g.game, text: g.title })),
-      );
-
-    // Filters and list
-    const filterGame = gameSelect("filter-game", true);
-    filterGame.value = this.filters.game;
-    filterGame.addEventListener("change", () => {
-      this.filters.game = filterGame.value;
-      this.refresh();
-    });
-    const status = h(
-      "select",
-      { id: "filter-status" },
-      ["", "waiting", "playing", "finished"].map((s) =>
-        h("option", { value: s, text: s || "any status" }),
-      ),
-    );
-    status.value = this.filters.status;
-    status.addEventListener("change", () => {
-      this.filters.status = status.value;
-      app.render();
-    });
-    const free = h("input", { type: "checkbox", id: "filter-free" });
-    free.checked = this.filters.free;
-    free.addEventListener("change", () => {
-      this.filters.free = free.checked;
-      this.refresh();
-    });
-    const text = h("input", {
-      type: "search",
-      id: "filter-text",
-      placeholder: "name or id",
-      value: this.filters.text,
-    });
-    text.addEventListener("change", () => {
-      this.filters.text = text.value;
-      app.render();
-    });
-
-    const rows = this.visibleRooms().map((r) =>
-      h(
-        "tr",
-        { dataset: { room: r.room } },
-        h("td", {}, r.name || r.room),
-        h(
-          "td",
-          {},
-          (games.find((g) => g.game === r.game) || {}).title || r.game,
-          r.mode ? ` (${r.mode})` : "",
-        ),
-        h("td", {}, `${r.taken}/${r.seats}`),
-        h("td", {}, r.status),
-        h("td", {}, String(r.spectators)),
-        h(
-          "td",
-          {},
-          r.private
-            ? h("span", { class: "tag" }, "private")
-            : [
-                r.status === "waiting" && r.taken < r.seats
-                  ? h(
-                      "button",
-                      { type: "button", class: "join", onclick: () => app.join({ room: r.room }) },
-                      "Join",
-                    )
-                  : null,
-                h(
-                  "button",
-                  { type: "button", class: "spectate", onclick: () => app.spectate(r.room) },
-                  "Watch",
-                ),
-              ],
-        ),
-      ),
-    );
-    const table = h(
-      "table",
-      { class: "rooms", "aria-label": "rooms" },
-      h(
-        "thead",
-        {},
-        h(
-          "tr",
-          {},
-          ["Room", "Game", "Seats", "Status", "Watching", ""].map((c) =>
-            h("th", { scope: "col" }, c),
-          ),
-        ),
-      ),
-      h(
-        "tbody",
-        {},
-        rows.length
-          ? rows
-          : h("tr", {}, h("td", { colspan: 6, class: "none" }, "No rooms yet: create one.")),
-      ),
-    );
-
-    const list = h(
-      "section",
-      { class: "panel rooms-panel", "aria-labelledby": "rooms-title" },
-      h("h2", { id: "rooms-title" }, "Rooms"),
-      h(
-        "div",
-        { class: "filters" },
-        h("label", { for: "filter-game" }, "Game"),
-        filterGame,
-        h("label", { for: "filter-status" }, "Status"),
-        status,
-        h("label", { for: "filter-free" }, free, " free seats"),
-        h("label", { for: "filter-text" }, "Search"),
-        text,
-        h("button", { type: "button", id: "refresh", onclick: () => this.refresh() }, "Refresh"),
-      ),
-      table,
-      this.more
-        ? h(
-            "button",
-            { type: "button", id: "more-rooms", onclick: () => this.refresh(true) },
-            "More rooms",
-          )
-        : null,
-    );
-
-    // Create
+    const key = JSON.stringify([games, app.roomOptions, this.createGame || this.defaultGame()]);
+    if (this.createPanel && key === this.createKey) return this.createPanel;
     const createGame = gameSelect("create-game", false);
     createGame.value = this.createGame || this.defaultGame();
     const spec = games.find((g) => g.game === createGame.value);
@@ -392,6 +315,7 @@ export class Lobby {
         const mode = form.querySelector("#create-mode");
         if (mode) msg.mode = mode.value;
         if (name.value.trim()) msg.name = name.value.trim();
+        await this.applyName();
         await app.create(msg);
       } catch (err) {
         error.textContent = err.message;
@@ -403,6 +327,160 @@ export class Lobby {
       h("h2", { id: "create-title" }, "New room"),
       form,
     );
+
+    this.createPanel = create;
+    this.createKey = key;
+    return create;
+  }
+
+  render() {
+    const app = this.app;
+    const games = app.games || [];
+    const gameSelect = (id, withAll) =>
+      h(
+        "select",
+        { id, name: "game" },
+        withAll ? h("option", { value: "", text: "all games" }) : null,
+        games.map((g) => h("option", { value: g.game, text: g.title })),
+      );
+
+    // Filters and list
+    const filterGame = gameSelect("filter-game", true);
+    filterGame.value = this.filters.game;
+    filterGame.addEventListener("change", () => {
+      this.filters.game = filterGame.value;
+      this.refresh();
+    });
+    const status = h(
+      "select",
+      { id: "filter-status" },
+      ["", "waiting", "playing", "finished"].map((s) =>
+        h("option", { value: s, text: s || "any status" }),
+      ),
+    );
+    status.value = this.filters.status;
+    status.addEventListener("change", () => {
+      this.filters.status = status.value;
+      app.render();
+    });
+    const free = h("input", { type: "checkbox", id: "filter-free" });
+    free.checked = this.filters.free;
+    free.addEventListener("change", () => {
+      this.filters.free = free.checked;
+      this.refresh();
+    });
+    const finished = h("input", { type: "checkbox", id: "filter-finished" });
+    finished.checked = this.filters.finished;
+    finished.addEventListener("change", () => {
+      this.filters.finished = finished.checked;
+      app.render();
+    });
+    const text = h("input", {
+      type: "search",
+      id: "filter-text",
+      placeholder: "name or id",
+      value: this.filters.text,
+    });
+    text.addEventListener("change", () => {
+      this.filters.text = text.value;
+      app.render();
+    });
+
+    const rows = this.visibleRooms().map((r) =>
+      h(
+        "tr",
+        { dataset: { room: r.room } },
+        h("td", {}, r.name || r.room),
+        h(
+          "td",
+          {},
+          (games.find((g) => g.game === r.game) || {}).title || r.game,
+          r.mode ? ` (${r.mode})` : "",
+        ),
+        h("td", { "data-label": "seats" }, `${r.taken}/${r.seats}`),
+        h("td", {}, r.status),
+        h("td", { "data-label": "watching" }, String(r.spectators)),
+        h(
+          "td",
+          {},
+          r.private
+            ? h("span", { class: "tag" }, "private")
+            : [
+                r.status === "waiting" && r.taken < r.seats
+                  ? h(
+                      "button",
+                      {
+                        type: "button",
+                        class: "join",
+                        onclick: async () => {
+                          await this.applyName();
+                          await app.join({ room: r.room });
+                        },
+                      },
+                      "Join",
+                    )
+                  : null,
+                h(
+                  "button",
+                  { type: "button", class: "spectate", onclick: () => app.spectate(r.room) },
+                  "Watch",
+                ),
+              ],
+        ),
+      ),
+    );
+    const table = h(
+      "table",
+      { class: "rooms", "aria-label": "rooms" },
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          ["Room", "Game", "Seats", "Status", "Watching", ""].map((c) =>
+            h("th", { scope: "col" }, c),
+          ),
+        ),
+      ),
+      h(
+        "tbody",
+        {},
+        rows.length
+          ? rows
+          : h("tr", {}, h("td", { colspan: 6, class: "none" }, "No rooms yet: create one.")),
+      ),
+    );
+
+    const list = h(
+      "section",
+      { class: "panel rooms-panel", "aria-labelledby": "rooms-title" },
+      h("h2", { id: "rooms-title" }, "Rooms"),
+      h(
+        "div",
+        { class: "filters" },
+        h("label", { for: "filter-game" }, "Game"),
+        filterGame,
+        h("label", { for: "filter-status" }, "Status"),
+        status,
+        h("label", { for: "filter-free" }, free, " free seats"),
+        h("label", { for: "filter-finished" }, finished, " show finished"),
+        h("label", { for: "filter-text" }, "Search"),
+        text,
+        h("button", { type: "button", id: "refresh", onclick: () => this.refresh() }, "Refresh"),
+      ),
+      table,
+      this.more
+        ? h(
+            "button",
+            { type: "button", id: "more-rooms", onclick: () => this.refresh(true) },
+            "More rooms",
+          )
+        : null,
+    );
+
+    // Create (the form is kept across redraws: what the player chose stays)
+    const create = this.createForm(gameSelect);
 
     // Quick join and code
     const quickGame = gameSelect("quick-game", false);
@@ -419,23 +497,30 @@ export class Lobby {
       id: "player-name",
       maxlength: 32,
       placeholder: "anonymous",
-      value: app.playerName,
+      autocomplete: "nickname",
+      value: this.nameDraft ?? app.playerName,
+    });
+    playerName.addEventListener("input", () => {
+      this.nameDraft = playerName.value;
+    });
+    // A form, so that Enter in the field applies the name as the button does.
+    const nameForm = h(
+      "form",
+      { class: "filters", id: "name-form" },
+      h("label", { for: "player-name" }, "Your name"),
+      playerName,
+      h("button", { type: "submit", id: "set-name" }, "Use this name"),
+    );
+    nameForm.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.nameDraft = playerName.value;
+      this.applyName();
     });
     const quick = h(
       "section",
       { class: "panel", "aria-labelledby": "quick-title" },
       h("h2", { id: "quick-title" }, "Play now"),
-      h(
-        "div",
-        { class: "filters" },
-        h("label", { for: "player-name" }, "Your name"),
-        playerName,
-        h(
-          "button",
-          { type: "button", id: "set-name", onclick: () => app.setPlayerName(playerName.value) },
-          "Use this name",
-        ),
-      ),
+      nameForm,
       h(
         "div",
         { class: "filters" },
@@ -443,7 +528,14 @@ export class Lobby {
         quickGame,
         h(
           "button",
-          { type: "button", id: "quick-join", onclick: () => app.quickJoin(quickGame.value) },
+          {
+            type: "button",
+            id: "quick-join",
+            onclick: async () => {
+              await this.applyName();
+              await app.quickJoin(quickGame.value);
+            },
+          },
           "Quick join",
         ),
       ),
@@ -457,7 +549,11 @@ export class Lobby {
           {
             type: "button",
             id: "join-by-code",
-            onclick: () => code.value.trim() && app.join({ code: code.value.trim() }),
+            onclick: async () => {
+              if (!code.value.trim()) return;
+              await this.applyName();
+              await app.join({ code: code.value.trim() });
+            },
           },
           "Join by code",
         ),
