@@ -212,13 +212,12 @@ async def test_every_screen_fits_a_phone_and_its_screenshots_are_written(
         if screen == "lobby":  # the form's options too
             await page.eval_on_selector_all("#create-form details",
                                             "ds => ds.forEach(d => { d.open = true; })")
-        seen[screen] = await page.evaluate(TARGETS)
+        facts = seen[screen] = await page.evaluate(TARGETS)
+        assert facts["scroll"] <= facts["inner"] == 390, (screen, facts)
+        assert not facts["small"], (screen, facts["small"])
 
     written = await ws.write_screenshots(tmp_path, viewports=("phone",), on_screen=check)
     assert list(seen) == list(ws.SCREENS)
-    for screen, facts in seen.items():
-        assert facts["scroll"] <= facts["inner"] == 390, (screen, facts)
-        assert not facts["small"], (screen, facts["small"])
     assert [p.name for p in written] == [f"web-{s}-phone.png" for s in ws.SCREENS]
     for path in written:
         head = path.read_bytes()[:24]
@@ -431,14 +430,14 @@ async def test_a_stopped_server_shows_reconnecting_then_the_seat_is_resumed(
             await page.goto(f"http://127.0.0.1:{port}/")
             await page.wait_for_selector("#create-form")
             await page.click("#quick-join")
-            await page.wait_for_selector("#room[data-seat='0'][data-mine='1'] button.end")
+            await page.wait_for_selector("#room[data-seat='0'][data-mine='1'] button.resign")
             room_id = await room_attr(page, "room")
             os.kill(server.pid, signal.SIGSTOP)
             try:
                 await page.wait_for_selector("#conn-status:has-text('Reconnecting')",
                                              timeout=15_000)
                 await page.screenshot(path=shot("stopped-server"))
-                assert await page.is_disabled("button.end")
+                assert await page.is_disabled("button.resign")
                 assert await page.is_enabled("#leave")
                 statuses = await page.eval_on_selector_all(
                     ".seat-item[data-seat='0']", "els => els.map(e => e.dataset.status)")
@@ -449,7 +448,7 @@ async def test_a_stopped_server_shows_reconnecting_then_the_seat_is_resumed(
                                          timeout=30_000)
             await page.wait_for_selector(f"#room[data-room='{room_id}'][data-seat='0']")
             await page.wait_for_selector(".seat-item[data-seat='0'][data-status='connected']")
-            assert await page.is_enabled("button.end")
+            assert await page.is_enabled("button.resign")
     finally:
         server.stop()
     assert not errors, errors
