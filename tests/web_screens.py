@@ -122,7 +122,12 @@ async def back_to_lobby(page: Any) -> None:
 
 async def walk(page: Any) -> AsyncIterator[str]:
     """Take ``page`` (on the lobby of a server) through every screen of :data:`SCREENS`,
-    yielding each one's name while it is shown (a full table, the page's turn)."""
+    yielding each one's name while it is shown (a full table, the page's turn). The page's
+    player is named "Dee" first (Enter in the name field)."""
+    await page.fill("#player-name", "Dee")
+    await page.press("#player-name", "Enter")
+    await page.wait_for_function("() => window.cardhall.session.name === 'Dee'"
+                                 " && document.body.dataset.conn === 'open'")
     await page.click("#refresh")
     await page.wait_for_selector(".rooms tr[data-room]")
     yield "lobby"
