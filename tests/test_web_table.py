@@ -21,6 +21,7 @@ from cardhall import games
 from cardhall import protocol as p
 from cardhall.client.client import Client
 from cardhall.server.app import Server
+from cardhall.server.room import Room
 from cardhall.server.store import MemoryStore
 
 from . import web_screens as ws
@@ -45,6 +46,15 @@ async def site(**settings: Any) -> AsyncIterator[tuple[Server, Any, list[str]]]:
 async def page_at(b: Any, server: Server, errors: list[str], viewport: str = "desktop") -> Any:
     """A new player's page on the lobby of ``server``."""
     return await ws.open_page(b, server.port, viewport, errors)
+
+
+async def seated(b: Any, server: Server, errors: list[str], ready: str) -> tuple[Any, Room]:
+    """A new player's page seated in a Skipper solo room (seed 3) made with the form, once
+    ``ready`` (a selector) shows; and the room."""
+    page = await page_at(b, server, errors)
+    await ws.create(page, "skipper", mode="solo", seed=3)
+    await page.wait_for_selector(ready)
+    return page, server.lobby.rooms[await room_attr(page, "room")]
 
 
 # -- 1. the New-room form sends only what the player changed --------------------------------
@@ -159,10 +169,7 @@ async def test_names_enter_applies_keeps_the_form_and_shows_on_table_and_log() -
 
 async def test_resign_asks_before_it_is_sent() -> None:
     async with site() as (server, b, errors):
-        page = await page_at(b, server, errors)
-        await ws.create(page, "skipper", mode="solo", seed=3)
-        await page.wait_for_selector("#room[data-mine='1']")
-        room = server.lobby.rooms[await room_attr(page, "room")]
+        page, room = await seated(b, server, errors, "#room[data-mine='1']")
         before = room.game.state_id
         await page.click(".turn-buttons button.resign")
         await page.wait_for_selector("#confirm[role='alertdialog']")
@@ -298,10 +305,7 @@ async def test_a_kicked_player_is_told_why() -> None:
 
 async def test_auto_trash_toggle_sets_the_seat_preference() -> None:
     async with site() as (server, b, errors):
-        page = await page_at(b, server, errors)
-        await ws.create(page, "skipper", mode="solo", seed=3)
-        await page.wait_for_selector("#room[data-status='playing'] #auto-trash")
-        room = server.lobby.rooms[await room_attr(page, "room")]
+        page, room = await seated(b, server, errors, "#room[data-status='playing'] #auto-trash")
         assert await page.is_checked("#auto-trash") and room.game.view(0)["seats"][0][
             "auto_trash"] is True
         for want in (False, True):
@@ -379,10 +383,7 @@ async def test_lobby_lists_rooms_to_join_first_newest_first_and_hides_finished()
 
 async def test_stale_update_is_ignored_and_a_gap_fetches_the_view() -> None:
     async with site() as (server, b, errors):
-        page = await page_at(b, server, errors)
-        await ws.create(page, "skipper", mode="solo", seed=3)
-        await page.wait_for_selector("#room[data-mine='1'] #hand")
-        room = server.lobby.rooms[await room_attr(page, "room")]
+        page, room = await seated(b, server, errors, "#room[data-mine='1'] #hand")
         await page.evaluate("""() => { const r = window.cardhall.room;
             const a = r.view.legal_actions.find(x => x[0] === 'discard'); return r.act(a); }""")
         await page.wait_for_function("() => window.cardhall.room.view.state_id === 1")
