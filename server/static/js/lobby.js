@@ -20,6 +20,29 @@ function lobbyOrder(a, b) {
   );
 }
 
+/** What the player set in a form built for one game (`form.dataset.game`): each field's
+ * value (or checked) by id, and which of its <details> are open. */
+function formState(form) {
+  const fields = {};
+  for (const el of form.querySelectorAll("input[id], select[id]"))
+    fields[el.id] = el.type === "checkbox" ? el.checked : el.value;
+  const open = [...form.querySelectorAll("details")].map((d) => d.open);
+  return { game: form.dataset.game, fields, open };
+}
+
+/** Put a formState() back into a form built afresh for the same game. */
+function restoreForm(form, state) {
+  for (const [id, value] of Object.entries(state.fields)) {
+    const el = form.querySelector(`#${CSS.escape(id)}`);
+    if (!el) continue;
+    if (el.type === "checkbox") el.checked = value;
+    else el.value = value;
+  }
+  form.querySelectorAll("details").forEach((d, i) => {
+    d.open = Boolean(state.open[i]);
+  });
+}
+
 /** Options of a game as form fields: a <div> per option with label, input and its doc. */
 function optionField(option, prefix) {
   const id = `${prefix}-${option.name}`;
@@ -132,8 +155,7 @@ export class Lobby {
     this.filters = { game: "", status: "", free: false, text: "", finished: false };
     this.boards = new Leaderboards(app);
     this.nameDraft = null; // a name typed into "Your name" and not applied yet
-    this.createPanel = null; // the New-room form, kept while the games stay the same
-    this.createKey = "";
+    this.formState = null; // what the New-room form held when last shown (formState())
   }
 
   /** Fetch the first page of rooms (or, with `append`, the next one). The server lists
@@ -201,136 +223,6 @@ export class Lobby {
   defaultGame() {
     const games = this.app.games || [];
     return (games.find((g) => g.game === "skipper") || games[0] || { game: "" }).game;
-  }
-
-  /** The "New room" panel: built from `list_games` and kept while the games and the chosen
-   * game stay the same, so that a redraw (a reconnection with a new name, a refreshed room
-   * list) does not reset what the player chose. */
-  createForm(gameSelect) {
-    const app = this.app;
-    const games = app.games || [];
-    const key = JSON.stringify([games, app.roomOptions, this.createGame || this.defaultGame()]);
-    if (this.createPanel && key === this.createKey) return this.createPanel;
-    const createGame = gameSelect("create-game", false);
-    createGame.value = this.createGame || this.defaultGame();
-    const spec = games.find((g) => g.game === createGame.value);
-    createGame.addEventListener("change", () => {
-      this.createGame = createGame.value;
-      app.render();
-    });
-    // A mode's usual seat count: one seat in solo, else four (within the game's range).
-    const seatsFor = (mode) =>
-      !spec
-        ? 1
-        : mode === "solo"
-          ? spec.min_seats
-          : Math.min(spec.max_seats, Math.max(spec.min_seats, spec.max_seats >= 4 ? 4 : 1));
-    const seats = h("input", {
-      type: "number",
-      id: "create-seats",
-      name: "seats",
-      required: true,
-      min: spec ? spec.min_seats : 1,
-      max: spec ? spec.max_seats : 6,
-      step: 1,
-      value: seatsFor(spec && spec.modes.length ? spec.modes[0] : null),
-    });
-    const modeField =
-      spec && spec.modes.length
-        ? h(
-            "div",
-            { class: "option" },
-            h("label", { for: "create-mode" }, "mode"),
-            h(
-              "select",
-              {
-                id: "create-mode",
-                name: "mode",
-                onchange: (event) => {
-                  seats.value = seatsFor(event.target.value);
-                },
-              },
-              spec.modes.map((m) => h("option", { value: m, text: m })),
-            ),
-          )
-        : null;
-    const name = h("input", {
-      type: "text",
-      id: "create-name",
-      maxlength: 64,
-      placeholder: "chosen by the server",
-    });
-    const priv = h("input", { type: "checkbox", id: "create-private" });
-    const gameOptions = h(
-      "div",
-      { class: "options" },
-      (spec ? spec.options : []).filter((o) => o.name !== "mode").map((o) => optionField(o, "opt")),
-    );
-    const roomOptions = h(
-      "div",
-      { class: "options" },
-      (app.roomOptions || []).map((o) => optionField(o, "ropt")),
-    );
-    const error = h("p", { class: "error", role: "alert", id: "create-error" });
-    const form = h(
-      "form",
-      { id: "create-form", novalidate: true, "aria-labelledby": "create-title" },
-      h("div", { class: "option" }, h("label", { for: "create-game" }, "game"), createGame),
-      modeField,
-      h(
-        "div",
-        { class: "option" },
-        h("label", { for: "create-seats" }, "seats"),
-        seats,
-        h(
-          "small",
-          { class: "doc" },
-          spec ? `${spec.min_seats} to ${spec.max_seats}; empty seats get bots at start` : "",
-        ),
-      ),
-      h("div", { class: "option" }, h("label", { for: "create-name" }, "room name"), name),
-      h(
-        "div",
-        { class: "option" },
-        h("label", { for: "create-private" }, priv, " private (joined by code)"),
-      ),
-      h("details", {}, h("summary", {}, "Game options"), gameOptions),
-      h("details", {}, h("summary", {}, "Room options (timers, grace, bots)"), roomOptions),
-      error,
-      h("button", { type: "submit", id: "create-submit" }, "Create and sit down"),
-    );
-    form.addEventListener("submit", async (event) => {
-      event.preventDefault();
-      error.textContent = "";
-      try {
-        if (!seats.checkValidity()) throw new Error(`seats: ${seats.validationMessage}`);
-        const options = { ...readOptions(gameOptions), ...readOptions(roomOptions) };
-        const msg = {
-          t: "create_room",
-          game: createGame.value,
-          seats: Number(seats.value),
-          options,
-          private: priv.checked,
-        };
-        const mode = form.querySelector("#create-mode");
-        if (mode) msg.mode = mode.value;
-        if (name.value.trim()) msg.name = name.value.trim();
-        await this.applyName();
-        await app.create(msg);
-      } catch (err) {
-        error.textContent = err.message;
-      }
-    });
-    const create = h(
-      "section",
-      { class: "panel", "aria-labelledby": "create-title" },
-      h("h2", { id: "create-title" }, "New room"),
-      form,
-    );
-
-    this.createPanel = create;
-    this.createKey = key;
-    return create;
   }
 
   render() {
@@ -479,8 +371,130 @@ export class Lobby {
         : null,
     );
 
-    // Create (the form is kept across redraws: what the player chose stays)
-    const create = this.createForm(gameSelect);
+    // Create
+    // What the player chose in the form stays when the lobby is drawn again (a reconnection
+    // with a new name, a refreshed room list), as long as the game is the same.
+    const shown = document.getElementById("create-form");
+    if (shown) this.formState = formState(shown);
+    const createGame = gameSelect("create-game", false);
+    createGame.value = this.createGame || this.defaultGame();
+    const spec = games.find((g) => g.game === createGame.value);
+    createGame.addEventListener("change", () => {
+      this.createGame = createGame.value;
+      app.render();
+    });
+    // A mode's usual seat count: one seat in solo, else four (within the game's range).
+    const seatsFor = (mode) =>
+      !spec
+        ? 1
+        : mode === "solo"
+          ? spec.min_seats
+          : Math.min(spec.max_seats, Math.max(spec.min_seats, spec.max_seats >= 4 ? 4 : 1));
+    const seats = h("input", {
+      type: "number",
+      id: "create-seats",
+      name: "seats",
+      required: true,
+      min: spec ? spec.min_seats : 1,
+      max: spec ? spec.max_seats : 6,
+      step: 1,
+      value: seatsFor(spec && spec.modes.length ? spec.modes[0] : null),
+    });
+    const modeField =
+      spec && spec.modes.length
+        ? h(
+            "div",
+            { class: "option" },
+            h("label", { for: "create-mode" }, "mode"),
+            h(
+              "select",
+              {
+                id: "create-mode",
+                name: "mode",
+                onchange: (event) => {
+                  seats.value = seatsFor(event.target.value);
+                },
+              },
+              spec.modes.map((m) => h("option", { value: m, text: m })),
+            ),
+          )
+        : null;
+    const name = h("input", {
+      type: "text",
+      id: "create-name",
+      maxlength: 64,
+      placeholder: "chosen by the server",
+    });
+    const priv = h("input", { type: "checkbox", id: "create-private" });
+    const gameOptions = h(
+      "div",
+      { class: "options" },
+      (spec ? spec.options : []).filter((o) => o.name !== "mode").map((o) => optionField(o, "opt")),
+    );
+    const roomOptions = h(
+      "div",
+      { class: "options" },
+      (app.roomOptions || []).map((o) => optionField(o, "ropt")),
+    );
+    const error = h("p", { class: "error", role: "alert", id: "create-error" });
+    const form = h(
+      "form",
+      { id: "create-form", novalidate: true, "aria-labelledby": "create-title" },
+      h("div", { class: "option" }, h("label", { for: "create-game" }, "game"), createGame),
+      modeField,
+      h(
+        "div",
+        { class: "option" },
+        h("label", { for: "create-seats" }, "seats"),
+        seats,
+        h(
+          "small",
+          { class: "doc" },
+          spec ? `${spec.min_seats} to ${spec.max_seats}; empty seats get bots at start` : "",
+        ),
+      ),
+      h("div", { class: "option" }, h("label", { for: "create-name" }, "room name"), name),
+      h(
+        "div",
+        { class: "option" },
+        h("label", { for: "create-private" }, priv, " private (joined by code)"),
+      ),
+      h("details", {}, h("summary", {}, "Game options"), gameOptions),
+      h("details", {}, h("summary", {}, "Room options (timers, grace, bots)"), roomOptions),
+      error,
+      h("button", { type: "submit", id: "create-submit" }, "Create and sit down"),
+    );
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      error.textContent = "";
+      try {
+        if (!seats.checkValidity()) throw new Error(`seats: ${seats.validationMessage}`);
+        const options = { ...readOptions(gameOptions), ...readOptions(roomOptions) };
+        const msg = {
+          t: "create_room",
+          game: createGame.value,
+          seats: Number(seats.value),
+          options,
+          private: priv.checked,
+        };
+        const mode = form.querySelector("#create-mode");
+        if (mode) msg.mode = mode.value;
+        if (name.value.trim()) msg.name = name.value.trim();
+        await this.applyName();
+        await app.create(msg);
+      } catch (err) {
+        error.textContent = err.message;
+      }
+    });
+    form.dataset.game = createGame.value;
+    if (this.formState && this.formState.game === createGame.value)
+      restoreForm(form, this.formState);
+    const create = h(
+      "section",
+      { class: "panel", "aria-labelledby": "create-title" },
+      h("h2", { id: "create-title" }, "New room"),
+      form,
+    );
 
     // Quick join and code
     const quickGame = gameSelect("quick-game", false);
