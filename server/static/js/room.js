@@ -309,7 +309,8 @@ export class RoomView {
       h(
         "p",
         { id: "confirm-q" },
-        `${prettyCards(describe(action))}: give up this game? You lose it, and it cannot be undone.`,
+        `${prettyCards(describe(action))}: give up this game? ` +
+          "You lose it, and it cannot be undone.",
       ),
       h(
         "button",

@@ -127,7 +127,13 @@ export function render(view, ui) {
     return h(
       "div",
       { class: `slot${lit ? " lit" : ""}` },
-      target(ui, "candle", i, candle(c, `candle ${i + 1}${lit ? " (lit)" : ""}`), `candle ${i + 1}`),
+      target(
+        ui,
+        "candle",
+        i,
+        candle(c, `candle ${i + 1}${lit ? " (lit)" : ""}`),
+        `candle ${i + 1}`,
+      ),
       h(
         "small",
         { class: "height" },
