@@ -80,11 +80,12 @@ class Lobby:
         """:meth:`find` for a room that may be entered by id (private rooms need their code).
 
         Raises:
-            RoomError: ``room/not_found``.
+            RoomError: ``room/not_found``, for a private room word for word as for a room
+                that does not exist (nothing tells that a hidden room exists).
         """
         room = self.find(room_id)
         if room.private:
-            raise RoomError("room/not_found", f"room {room_id!r} is private: join it by code")
+            raise RoomError("room/not_found", f"no room {room_id!r}")
         return room
 
     async def route(self, room_id: str) -> Room | str:

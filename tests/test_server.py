@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import dataclasses
 import random
 from typing import Any
 
@@ -425,15 +426,49 @@ async def test_private_room_join_code_and_lobby_listing(server: Server) -> None:
         created = await a.create_room("skipper", mode="multi", seats=2, private=True,
                                       name="friends")
         assert created.code is not None and len(created.code) == 6
-        listing = await b.list_rooms()
-        entry = next(r for r in listing if r["room"] == created.room)
-        assert entry["private"] is True and entry["taken"] == 0 and "code" not in entry
+        assert created.room not in {r["room"] for r in await b.list_rooms()}
         with pytest.raises(ServerError) as err:
             await b.join(created.room)
         assert err.value.code == "room/not_found"
         joined = await b.join(code=created.code.lower())
         assert joined.seat == 0
         assert joined.token and joined.token not in str(await a.list_rooms())
+
+
+async def hidden_answer(client: Client, request: p.ClientMessage) -> tuple[str, str]:
+    """The ``(code, message)`` of the error ``request`` gets, the room id in the message
+    replaced by ``ROOM`` (so that answers about two rooms compare)."""
+    with pytest.raises(ServerError) as err:
+        await client.request(request)
+    room = getattr(request, "room", "") or ""
+    return err.value.code, err.value.message.replace(room, "ROOM")
+
+
+async def test_private_rooms_stay_private_after_the_end(make_server: ServerFactory) -> None:
+    """Issue #35: a private room is never listed (waiting, playing, finished), its log goes
+    to its members only, and to anyone else every request about it is answered as one
+    about a room that does not exist."""
+    server = await make_server(finished_ttl=60)
+    async with Client(server.url) as host, Client(server.url) as other:
+        created = await host.create_room("skipper", mode="solo", private=True)
+        room, unknown = created.room, "0badc0de"
+        for request in (p.GetLog(room=room), p.Join(room=room), p.Spectate(room=room),
+                        p.Start(room=room), p.GetView(room=room),
+                        p.Resume(room=room, token="x" * 32)):
+            assert (await hidden_answer(other, request)
+                    == await hidden_answer(other, dataclasses.replace(request, room=unknown)))
+        assert room not in {r["room"] for r in await other.list_rooms()}
+        joined = await host.join(code=created.code)
+        await host.act(room, ["resign"])
+        for _ in range(100):
+            if host.views[room]["room"]["status"] == "finished":
+                break
+            await asyncio.sleep(0.02)
+        assert room not in {r["room"] for r in await other.list_rooms()}
+        assert await hidden_answer(other, p.GetLog(room=room)) == await hidden_answer(
+            other, p.GetLog(room=unknown))
+        log = await host.fetch_log(room)  # the member gets it
+        assert log.room == room and log.entries == [["a", joined.seat, ["resign"]]]
 
 
 async def test_quick_join_fills_a_room_then_starts_it(server: Server) -> None:
