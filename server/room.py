@@ -86,6 +86,10 @@ RELOAD_MAX_SECONDS = 2.0
 RELOAD_JITTER_SECONDS = 0.25
 
 
+def _noop() -> None:
+    """A work item that does nothing (wakes an idle room task: :meth:`Room.close`)."""
+
+
 def split_options(raw: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """Split ``create_room.options`` into (room options, engine options).
 
@@ -259,6 +263,8 @@ class Room(RoomViews, RoomClocks):
         assert queue is not None  # the task starts with the first work item
         while not self._closing:
             item = await queue.get()
+            if self._closing:  # woken by close(): end without a cancellation (see there)
+                return
             try:
                 async with self._busy:
                     result = item()
@@ -328,6 +334,11 @@ class Room(RoomViews, RoomClocks):
             await cancel_until_done(recovery)
         task, self._task = self._task, None
         if task is not None:
+            if not self._busy.locked() and self._queue is not None:
+                # Idle: woken, it ends by itself. A task ended by a cancellation keeps
+                # frames of it (and so this room) alive in a reference cycle.
+                self._queue.put_nowait(_noop)
+                await asyncio.wait({task}, timeout=1.0)
             exc = await cancel_until_done(task)
             if exc is not None:
                 log.error("room %s task ended with %r", self.id, exc)
