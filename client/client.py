@@ -255,9 +255,14 @@ class Client:
             log.warning("could not fetch the view of room %s again: %s", room, exc)
 
     def _fail_pending(self, exc: BaseException) -> None:
+        """Fail every request waiting for its reply with ``exc``. Each future's exception
+        is marked retrieved: its caller still gets it, but a caller cancelled in the same
+        moment (a timeout, an app that stops when the connection drops) never reads it,
+        and asyncio would log "Future exception was never retrieved" for each."""
         for fut in self._pending.values():
             if not fut.done():
                 fut.set_exception(exc)
+                fut.exception()
         self._pending.clear()
 
     async def _read(self, ws: ClientConnection) -> None:

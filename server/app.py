@@ -137,7 +137,9 @@ class Server:
             self._handle, s.host, s.port,
             compression="deflate" if s.compression else None,
             max_size=s.max_frame, ping_interval=s.ping_interval, ping_timeout=s.ping_timeout,
-            open_timeout=s.hello_timeout, ssl=self._tls(), process_request=self._process_request,
+            # A shutdown (and any close websockets begins itself) waits this long for the
+            # client's close frame, as our own closes do: not websockets' default of 10 s.
+            close_timeout=s.close_grace, open_timeout=s.hello_timeout, ssl=self._tls(), process_request=self._process_request,
             origins=None if s.origins is None else [*map(Origin, s.origins), None],
             logger=ws_log, create_connection=AdmittedConnection.for_gate(self.gate), **tls,
         )

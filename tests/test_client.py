@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from cardhall.client.client import Client
+import asyncio
+import contextlib
+import gc
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import websockets
+from websockets.exceptions import ConnectionClosed
+
+from cardhall import protocol as p
+from cardhall.client.client import Client, ConnectionLost
 from cardhall.server.app import Server
 
 
@@ -26,3 +36,54 @@ async def test_a_seat_dropped_while_connected_is_resumed_on_not_seated(server: S
         assert c.seat_resumes == 1
         assert holder.conn is conn and holder.grace_until is None
         assert room.game.state_id == view["state_id"] + 1
+
+
+@contextlib.asynccontextmanager
+async def mute_server(on_request: Callable[[Any, bytes], Awaitable[None]] | None = None
+                      ) -> AsyncIterator[str]:
+    """A bare WebSocket server on 127.0.0.1 that welcomes a client and then answers nothing
+    (``on_request(ws, frame)`` is awaited for each frame after the hello); yields its URL."""
+
+    async def handler(ws: Any) -> None:
+        hello = p.decode(await ws.recv(), side="client")
+        await ws.send(p.encode(p.Welcome(v=p.PROTOCOL_VERSION, server="mute", session="s1",
+                                         max_frame=65536, re=p.reply_id(hello))))
+        with contextlib.suppress(ConnectionClosed):
+            async for frame in ws:
+                if on_request is not None:
+                    await on_request(ws, frame)
+
+    async with websockets.serve(handler, "127.0.0.1", 0, compression=None) as srv:
+        yield f"ws://127.0.0.1:{srv.sockets[0].getsockname()[1]}"
+
+
+async def test_no_future_exception_is_left_unretrieved_when_the_server_goes_away() -> None:
+    """Issue #35 defect 7: the server stops reading (its socket buffers fill up, so the
+    client's later requests wait in ``send``), then drops the connection. Every request
+    fails with ConnectionLost, and asyncio logs no "Future exception was never retrieved"
+    (the futures of the requests still in ``send`` were failed, then never awaited)."""
+
+    async def stall(ws: Any, frame: bytes) -> None:
+        ws.transport.pause_reading()
+        await asyncio.sleep(1.0)
+        ws.transport.abort()
+
+    loop = asyncio.get_running_loop()
+    reported: list[dict[str, Any]] = []
+    loop.set_exception_handler(lambda _, context: reported.append(context))
+    big = {"x": "a" * 60_000}  # 100 of them: more than the socket buffers hold
+    try:
+        async with mute_server(stall) as url:
+            client = Client(url, reconnect=False, max_frame=None)
+            await client.connect()
+            results = await asyncio.gather(
+                *(client.request(p.CreateRoom(game="skipper", seats=1, options=big))
+                  for _ in range(100)), return_exceptions=True)
+            await client.close()
+        assert all(isinstance(r, ConnectionLost) for r in results)
+        del results
+        gc.collect()
+        await asyncio.sleep(0)
+    finally:
+        loop.set_exception_handler(None)
+    assert [c.get("message") for c in reported] == []

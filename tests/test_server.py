@@ -679,3 +679,20 @@ async def test_a_host_that_resumes_its_seat_may_still_start_the_room(server: Ser
             await back.start(room)  # the host's seat, a new session: still the host
             await asyncio.sleep(0.05)
             assert back.views[room]["room"]["status"] == "playing"
+
+
+async def test_shutdown_honours_close_grace_with_a_client_that_does_not_read(
+        make_server: ServerFactory) -> None:
+    """Issue #35 defect 7: a shutdown waits ``close_grace`` seconds (here 0.5) for a client
+    to answer its close frame, not websockets' default close timeout of 10 s."""
+    server = await make_server(close_grace=0.5)
+    ws = await websockets.connect(server.url, compression=None)
+    await ws.send(p.encode(p.Hello(v=p.PROTOCOL_VERSION, client="deaf")))
+    await ws.recv()
+    ws.transport.pause_reading()  # from now on it reads nothing: no close frame back
+    loop = asyncio.get_running_loop()
+    t0 = loop.time()
+    await server.stop()
+    took = loop.time() - t0
+    ws.transport.abort()
+    assert took < 3.0, f"the shutdown took {took:.1f} s"
