@@ -39,6 +39,7 @@ from tenacity import (
     retry_if_exception_type,
     stop_after_delay,
     wait_exponential,
+    wait_exponential_jitter,
 )
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
@@ -584,10 +585,32 @@ class Client:
             ServerError: the server refused the request.
             ConnectionLost: the connection dropped meanwhile.
         """
-        reply = await self.request(p.ListRooms(game=game, mode=mode, waiting=waiting or None,
-                                               cursor=cursor, limit=limit))
+        reply = await self.request_patiently(p.ListRooms(
+            game=game, mode=mode, waiting=waiting or None, cursor=cursor, limit=limit))
         assert isinstance(reply, p.Rooms)
         return reply
+
+    async def request_patiently(self, msg: p.ClientMessage) -> p.Message:
+        """:meth:`request`, asked again while the server answers ``rate/limited``, after an
+        exponential backoff with jitter from 0.05 s up to 2 s, for at most
+        ``reconnect_timeout`` seconds: a reader of many pages (a large lobby, a long log)
+        slows down to the server's message rate instead of failing (issue #35).
+
+        Raises:
+            ServerError: the server refused the request, or still answers ``rate/limited``
+                after ``reconnect_timeout`` seconds.
+            ConnectionLost: as :meth:`request`.
+            TimeoutError: as :meth:`request`.
+        """
+        async for attempt in AsyncRetrying(
+                wait=wait_exponential_jitter(multiplier=0.05, max=2.0, jitter=0.05),
+                stop=stop_after_delay(self.reconnect_timeout),
+                retry=retry_if_exception(
+                    lambda e: isinstance(e, ServerError) and e.code == "rate/limited"),
+                reraise=True):
+            with attempt:
+                return await self.request(msg)
+        raise AssertionError("unreachable: tenacity returns or raises")  # pragma: no cover
 
     async def create_room(self, game: str, *, mode: str | None = None, seats: int = 1,
                           options: dict[str, Any] | None = None, private: bool = False,
@@ -690,7 +713,7 @@ class Client:
         """
         entries: list[Any] = []
         while True:
-            reply = await self.request(p.GetLog(room=room, first=len(entries)))
+            reply = await self.request_patiently(p.GetLog(room=room, first=len(entries)))
             assert isinstance(reply, p.Log)
             entries.extend(reply.entries)
             if not reply.more or not reply.entries:

@@ -15,6 +15,8 @@ from cardhall import protocol as p
 from cardhall.client.client import Client, ConnectionLost
 from cardhall.server.app import Server
 
+from .conftest import ServerFactory
+
 
 async def test_a_seat_dropped_while_connected_is_resumed_on_not_seated(server: Server) -> None:
     """The server takes the client's connection for gone and holds its seat for the grace
@@ -87,3 +89,18 @@ async def test_no_future_exception_is_left_unretrieved_when_the_server_goes_away
     finally:
         loop.set_exception_handler(None)
     assert [c.get("message") for c in reported] == []
+
+
+async def test_list_rooms_of_a_large_lobby_slows_down_to_the_message_rate(
+        make_server: ServerFactory) -> None:
+    """Issue #35 defect 8: listing a lobby of more pages than the server's message burst
+    allows back to back backs off on ``rate/limited`` and lists every room."""
+    server = await make_server(msg_rate=40, msg_burst=5, rooms_per_minute=None)
+    made: set[str] = set()
+    for k in range(8):
+        async with Client(server.url, name=f"maker{k}") as maker:
+            for _ in range(4):
+                made.add((await maker.create_room("skipper", mode="solo")).room)
+    async with Client(server.url) as reader:
+        listed = [r["room"] async for r in reader.iter_rooms(limit=1)]
+    assert sorted(listed) == sorted(made)
