@@ -308,6 +308,7 @@ class Serve:
             sys.executable, "-m", "cardhall.server.cli", "serve", "--port", str(self.port),
             "--redis-url", self.redis_url, "--log-level", "WARNING", "--msg-rate", "0",
             "--max-connections-per-address", "0", "--rooms-per-minute", "0",
+            "--rooms-per-minute-per-address", "0",
             "--finished-ttl", "3600"], self.port, self.log)
 
     def kill9(self) -> None:

@@ -702,7 +702,8 @@ def bench_settings(port: int) -> Any:
     want: dict[str, Any] = {"host": "127.0.0.1", "port": port, "max_frame": MAX_FRAME,
                             "ping_interval": PING_INTERVAL, "ping_timeout": PING_TIMEOUT,
                             "msg_rate": None, "max_connections_per_address": None,
-                            "rooms_per_minute": None, "finished_ttl": 1.0,
+                            "rooms_per_minute": None, "rooms_per_minute_per_address": None,
+                            "finished_ttl": 1.0,
                             "max_rooms": 100_000, "compression": False}
     names = {f.name for f in dataclasses.fields(Settings)}
     return Settings(**{k: v for k, v in want.items() if k in names})

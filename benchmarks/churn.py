@@ -8,7 +8,7 @@ store, ``--finished-ttl`` seconds, the per-connection abuse limits off: every cl
 from one address at loopback speed; any further ``cardhall serve`` options after ``--``,
 e.g. ``-- --gc-threshold 700``; ``--version REV`` runs the server of another git revision,
 exported as ``benchmarks/ab.py`` does, against this checkout's load). Each round, ``--workers`` connections between them create
-``--rooms`` rooms and finish each: a solo Skipper room (``create_room``, ``join``: it starts
+``--rooms`` rooms, at most ``--rate`` a second, and finish each: a solo Skipper room (``create_room``, ``join``: it starts
 when full, ``act resign``) and, every tenth room, a 2-seat Skipper multi room that its host
 joins and starts (a server bot takes the other seat) and resigns from (which ends it). After
 the round, it waits until the ``cardhall_rooms`` gauge of ``/metrics`` is 0 (every room
@@ -93,13 +93,19 @@ async def one_room(conn: Lean, k: int) -> None:
     await conn.ask(p.Leave(room=room))
 
 
-async def one_round(url: str, rooms: int, workers: int) -> None:
+async def one_round(url: str, rooms: int, workers: int, rate: float | None = None) -> None:
+    """Create, play and finish ``rooms`` rooms over ``workers`` connections, room ``k`` not
+    begun before ``k / rate`` seconds into the round (None: as fast as they go)."""
     counter = itertools.count()
+    loop = asyncio.get_running_loop()
+    t0 = loop.time()
 
     async def worker(w: int) -> None:
         conn = await Lean.open(url, f"churn-{w}")
         try:
             while (k := next(counter)) < rooms:
+                if rate is not None:
+                    await asyncio.sleep(t0 + k / rate - loop.time())
                 await one_room(conn, k)
         finally:
             await conn.ws.close()
@@ -121,6 +127,10 @@ async def main() -> int:
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--rooms", type=int, default=10_000, help="rooms per round")
     ap.add_argument("--workers", type=int, default=40, help="connections at once")
+    ap.add_argument("--rate", type=float, default=250.0,
+                    help="rooms begun per second at most (0: no pacing). Paced, every round "
+                         "holds about as many finished rooms at once (rate x finished-ttl), "
+                         "so RSS compares what is left behind, not each round's peak")
     ap.add_argument("--finished-ttl", type=float, default=5.0)
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds per round at most")
     ap.add_argument("--version", default=None,
@@ -136,7 +146,7 @@ async def main() -> int:
         sys.executable, "-m", "cardhall.server.cli", "serve", "--port", str(port),
         "--log-level", "WARNING", "--finished-ttl", str(args.finished_ttl),
         "--rooms-per-minute", "0", "--msg-rate", "0", "--max-connections-per-address", "0",
-        *args.serve], port, logdir / "serve.log", env=env)
+        *([] if args.version else ["--rooms-per-minute-per-address", "0"]), *args.serve], port, logdir / "serve.log", env=env)
     url = f"ws://127.0.0.1:{port}"
     rss: list[float] = []
     try:
@@ -145,7 +155,8 @@ async def main() -> int:
               f"RSS at start {rss_bytes(server.pid) / MIB:.0f} MiB")
         for r in range(1, args.rounds + 1):
             t0 = time.monotonic()
-            await asyncio.wait_for(one_round(url, args.rooms, args.workers), args.timeout)
+            await asyncio.wait_for(one_round(url, args.rooms, args.workers, args.rate or None),
+                                   args.timeout)
             played = time.monotonic() - t0
             while rooms_gauge(port) > 0:
                 if time.monotonic() - t0 > args.timeout:

@@ -21,7 +21,7 @@ from .admission import AdmittedConnection, Gate, default_max_connections, raise_
 from .cluster import Cluster
 from .config import Settings
 from .connection import Connection, peer_address
-from .limits import AddressCounter
+from .limits import AddressCounter, KeyedBuckets
 from .lobby import Lobby
 from .logs import event
 from .metrics import Metrics
@@ -100,6 +100,8 @@ class Server:
         s = self.settings
         self.gate = Gate(s, s.max_connections or default_max_connections(s.fd_reserve),
                          self.metrics.refused)
+        n = s.rooms_per_minute_per_address
+        self.creators = KeyedBuckets(n / 60.0, n) if n else None
 
     @property
     def addresses(self) -> AddressCounter:

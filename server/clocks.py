@@ -55,6 +55,8 @@ class RoomClocks:
 
         def _seat_event(self, seat: int, event: str) -> None: ...
 
+        def seats_changed(self, expired: bool = False) -> None: ...
+
     def _schedule(self) -> None:
         """Set deadlines for the seats to act and the grace windows; arm one timer."""
         if (self._timer is None and not self.deadlines and self.settings["turn_seconds"] is None
@@ -98,6 +100,7 @@ class RoomClocks:
                 if self.status == "waiting":
                     self.seats[s] = None
                     self._seat_event(s, "left")
+                    self.seats_changed(expired=True)
                 else:
                     await self._abandon(s)
         expired = [s for s, t in self.deadlines.items() if t <= now]

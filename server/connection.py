@@ -29,7 +29,7 @@ from .. import protocol as p
 from .admission import AdmittedConnection
 from .cluster import Cluster
 from .config import Settings
-from .limits import TokenBucket
+from .limits import KeyedBuckets, TokenBucket
 from .lobby import Lobby
 from .logs import event
 from .metrics import Metrics
@@ -82,6 +82,8 @@ class Hub(Protocol):
     cluster: Cluster
     sessions: dict[str, Connection]
     metrics: Metrics
+    #: New rooms per creator key (``rooms_per_minute_per_address``); None: no such limit.
+    creators: KeyedBuckets | None
 
 
 class Connection(Session):
@@ -374,20 +376,36 @@ class Connection(Session):
                   code="rate/limited")
         await asyncio.sleep(bucket.wait_time())
 
+    def creator(self) -> str:
+        """Whose allowance of new rooms a ``create_room`` or ``quick_join`` of this
+        connection spends (``rooms_per_minute_per_address``): ``"addr:IP"``, the client's
+        address (behind a trusted proxy, the one its PROXY header named). The hook for
+        accounts: once a connection is signed in, its account's key goes here instead."""
+        return f"addr:{self.addr}"
+
     def _may_create(self, msg: p.Message) -> bool:
-        """Apply ``rooms_per_minute`` to ``create_room`` and ``quick_join`` (which may create
-        a room); a request beyond it is answered with ``room/limit``.
+        """Apply ``rooms_per_minute`` (this connection's) and
+        ``rooms_per_minute_per_address`` (all connections of its :meth:`creator`'s) to
+        ``create_room`` and ``quick_join`` (which may create a room); a request beyond
+        either is answered with ``room/limit``.
 
         Returns:
             True when the request may be handled.
         """
-        bucket = self._room_bucket
-        if bucket is None or not isinstance(msg, (p.CreateRoom, p.QuickJoin)) or bucket.take():
+        if not isinstance(msg, (p.CreateRoom, p.QuickJoin)):
             return True
-        n = self.server.settings.rooms_per_minute
+        s = self.server.settings
+        bucket = self._room_bucket
+        if bucket is not None and not bucket.take():
+            why = f"at most {s.rooms_per_minute} new rooms a minute per connection"
+        elif (creators := self.server.creators) is not None and not creators.take(
+                self.creator()):
+            why = (f"at most {s.rooms_per_minute_per_address} new rooms a minute from one "
+                   "address")
+        else:
+            return True
         self.server.metrics.room_refused("rate")
-        self.send_error("room/limit", f"at most {n} new rooms a minute per connection",
-                        p.reply_id(msg))
+        self.send_error("room/limit", why, p.reply_id(msg))
         event(log, logging.INFO, "room_limited", session=self.session, addr=self.addr,
               code="room/limit", request=msg.TYPE)
         return False

@@ -64,6 +64,10 @@ class Lobby:
         self._removals: dict[str, asyncio.TimerHandle] = {}
         #: Set by a drain (:mod:`.admin`): no room is created or taken over here any more.
         self.draining = False
+        #: Waiting rooms of this process nobody sits in, by id: the loop time since when,
+        #: oldest first (removed after ``empty_room_ttl``: :meth:`_sweep_empty`).
+        self._empty: dict[str, float] = {}
+        self._sweep: asyncio.TimerHandle | None = None
 
     def find(self, room_id: str) -> Room:
         """The room ``room_id`` run by this process.
@@ -198,12 +202,13 @@ class Lobby:
             await self.store.release(room_id)
             log.error("room %s: cannot rebuild from the store: %s", room_id, exc)
             raise RoomError("server/internal", "the room's record is damaged") from None
-        room.on_finish, room.on_lost = self._finished, self._lost
+        room.on_finish, room.on_lost, room.on_seats = self._finished, self._lost, self._seats
         room.metrics = bind_game(self.metrics, room.game_name, room.options.get("mode"))
         room.lease = lease
         assert room_id not in self.rooms, "one takeover at a time (_loading)"
         self.rooms[room_id] = room
         room.start_task()
+        room.seats_changed()  # a waiting room nobody sits in expires here too
         self.cluster.reattach(room, (loaded.state or {}).get("members", []))
         room.post(room.resync)
         if room.status == "finished":
@@ -242,12 +247,20 @@ class Lobby:
             RoomError: ``lobby/unknown_game`` (no such game or mode), ``lobby/bad_options``
                 (the engine or the room refused an option or the seat count, or ``seed`` or
                 ``deck`` was given for a room of more than one seat: :data:`DEAL_OPTIONS`),
-                ``room/limit`` (too many rooms).
+                ``room/limit`` (too many rooms, every one of them with somebody seated: at the
+                cap, the waiting room nobody has sat in for the longest is removed to make
+                place, :meth:`expire`).
             StoreError: the store is unavailable.
         """
         if self.draining:
             raise RoomError("server/unavailable", "this server is draining for a restart and "
                             "creates no rooms: reconnect to another server")
+        while len(self.rooms) >= self.settings.max_rooms and self._empty:
+            # Only rooms somebody sits in count against the cap: the waiting room nobody
+            # has sat in for the longest gives its place up.
+            oldest = next(iter(self._empty))
+            self._empty.pop(oldest)
+            await self.expire(oldest, "the server is full and nobody sat in it")
         if len(self.rooms) >= self.settings.max_rooms:
             if self.metrics is not None:
                 self.metrics.room_refused("capacity")
@@ -289,7 +302,7 @@ class Lobby:
                     game_cls=cls, options=resolved, seat_count=seats, settings=settings,
                     store=self.store, private=private, code=code,
                     host=conn.session, on_finish=self._finished, on_lost=self._lost,
-                    chosen_deal=bool(chosen))
+                    on_seats=self._seats, chosen_deal=bool(chosen))
         room.metrics = bind_game(self.metrics, room.game_name, room.options.get("mode"))
         # Registered before the store write: once the store lists the room, a quick join of
         # this process may route to it, and must find this room rather than load a twin.
@@ -301,9 +314,64 @@ class Lobby:
             self.rooms.pop(room_id, None)
             raise
         room.start_task()
+        self._seats(room, False)  # nobody sits in it yet
         log.info("room created room=%s game=%s mode=%s seats=%d private=%s", room_id,
                  msg.game, mode, seats, private)
         return room
+
+    # -- waiting rooms nobody sits in ------------------------------------------------------
+
+    def _seats(self, room: Room, expired: bool) -> None:
+        """A seat of waiting ``room`` was taken or freed (``expired``: freed because its
+        grace window ended). A room nobody sits in is noted, to be removed once it has
+        stayed so for ``empty_room_ttl`` seconds (:meth:`_sweep_empty`); one whose last
+        seat's grace window ended with nobody connected to it is removed now."""
+        ttl = self.settings.empty_room_ttl
+        if ttl is None or room.taken or room.status != "waiting":
+            self._empty.pop(room.id, None)
+            return
+        if expired and not room.members:
+            self._empty.pop(room.id, None)
+            self.background.spawn(self.expire(room.id, "its players left and their seats' "
+                                              "grace windows ended"))
+            return
+        if room.id not in self._empty:
+            loop = asyncio.get_running_loop()
+            self._empty[room.id] = loop.time()
+            if self._sweep is None:
+                self._sweep = loop.call_later(ttl, self._sweep_empty)
+
+    def _sweep_empty(self) -> None:
+        """Remove the waiting rooms nobody has sat in for ``empty_room_ttl`` seconds (the
+        oldest first; a room taken, started or gone meanwhile is only forgotten); then
+        arm the next sweep for the oldest one left."""
+        self._sweep = None
+        ttl = self.settings.empty_room_ttl
+        if ttl is None:
+            return
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        for room_id, since in list(self._empty.items()):
+            if now - since < ttl:
+                self._sweep = loop.call_later(since + ttl - now, self._sweep_empty)
+                return
+            del self._empty[room_id]
+            room = self.rooms.get(room_id)
+            if room is not None and room.status == "waiting" and not room.taken:
+                self.background.spawn(self.expire(room_id, f"nobody sat in it for {ttl:g} s"))
+
+    async def expire(self, room_id: str, why: str) -> None:
+        """Remove a waiting room nobody plays in (:meth:`remove`): its members (spectators)
+        get ``error room/closed`` (the ``message`` says ``why``) and an unsolicited
+        ``left`` first. A room that was taken or started meanwhile is left alone."""
+        room = self.rooms.get(room_id)
+        if room is None or room.status != "waiting" or room.taken:
+            return
+        for conn in list(room.members):
+            conn.send_error("room/closed", f"the room was removed: {why}")
+            conn.send(p.Left(room=room_id))
+        log.info("room expired room=%s: %s", room_id, why)
+        await self.remove(room_id)
 
     async def quick_room(self, msg: p.QuickJoin, local: bool = False) -> str | None:
         """Id of a public waiting room of the requested game (and mode and size) with a free
@@ -346,6 +414,7 @@ class Lobby:
         timer = self._removals.pop(room_id, None)
         if timer is not None:
             timer.cancel()
+        self._empty.pop(room_id, None)
         room = self.rooms.pop(room_id, None)
         if room is None:
             return
@@ -367,6 +436,9 @@ class Lobby:
         for timer in self._removals.values():
             timer.cancel()
         self._removals.clear()
+        if self._sweep is not None:
+            self._sweep.cancel()
+            self._sweep = None
         await self.background.close(grace=SHUTDOWN_GRACE)
         for room in list(self.rooms.values()):
             await room.close()

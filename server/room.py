@@ -169,6 +169,9 @@ class Room(RoomViews, RoomClocks):
     deadlines: dict[int, float] = field(default_factory=dict)
     on_finish: Callable[[Room], None] | None = None
     on_lost: Callable[[Room], None] | None = None
+    #: Called after a seat of a waiting room was taken or freed, with True when the seat
+    #: was freed because its grace window ended (the lobby expires rooms nobody sits in).
+    on_seats: Callable[[Room, bool], None] | None = None
     lease: str | None = None
     chosen_deal: bool = False
     created: float = field(default_factory=time.time)
@@ -347,6 +350,19 @@ class Room(RoomViews, RoomClocks):
                 fut.set_exception(RoomError("server/unavailable", "the room is no longer run "
                                             "by this server process: retry"))
                 fut.exception()  # retrieved: no warning when its caller is gone
+
+    def _seat_event(self, seat: int, event: str) -> None:
+        """Tell every member of the seat's ``event`` (:meth:`RoomViews._seat_event`); in a
+        waiting room, tell the lobby of a seat taken or freed (``on_seats``)."""
+        RoomViews._seat_event(self, seat, event)
+        if event in ("joined", "left"):
+            self.seats_changed()
+
+    def seats_changed(self, expired: bool = False) -> None:
+        """Call ``on_seats`` when the room waits (``expired``: a seat was freed because its
+        grace window ended)."""
+        if self.on_seats is not None and self.status == "waiting":
+            self.on_seats(self, expired)
 
     # -- lobby facts ---------------------------------------------------------------------
 
