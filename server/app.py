@@ -204,6 +204,7 @@ class Server:
         # Frames the closing rooms queued for members on other processes: sent if they can
         # be within the grace, rather than cancelled.
         await self.cluster.background.close(grace=SHUTDOWN_GRACE)
+        await self.metrics.health.close()
         await self.store.close()
 
     async def __aenter__(self) -> Server:
