@@ -187,6 +187,8 @@ class RoomViews:
 
         def _game_over(self) -> p.GameOver: ...
 
+        def lease_current(self) -> bool: ...
+
     def table(self) -> dict[str, Any]:
         """Server facts added to every view under ``"room"``: id, game name, mode (nil: the
         game's default), status, players, deadlines (``[[seat, unix time in s], ...]``), the
@@ -235,8 +237,9 @@ class RoomViews:
     def resend(self, conn: Connection) -> None:
         """Send member ``conn`` what it may have missed after frames to it were lost (its
         process's inbox was unreachable): its full view and, once the game is over, the
-        ``game_over`` again (a client that missed it would wait for it for ever)."""
-        if conn not in self.members:
+        ``game_over`` again (a client that missed it would wait for it for ever). Nothing
+        while the room's lease is not confirmed current (its renewal resends it all)."""
+        if conn not in self.members or not self.lease_current():
             return
         self.full_view(conn)
         if self.status == "finished":
@@ -269,6 +272,8 @@ class RoomViews:
         diffed (:meth:`_broadcast_diffed`). A member not at the state before this one gets
         its full view.
         """
+        if not self.lease_current():
+            return  # withheld: another process may run the room now (Room.lease_current)
         members = self.members
         leader = members.get(first) if first is not None else None
         if first is not None and leader is None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import secrets
 from typing import Any, Protocol
 
@@ -179,8 +180,10 @@ class Lobby:
         fut: asyncio.Future[Room | None] = asyncio.get_running_loop().create_future()
         self._loading[room_id] = fut
         try:
+            asked = asyncio.get_running_loop().time()
             lease = await self.store.acquire(room_id)
-            room = await self._load(room_id, lease) if lease is not None else None
+            room = (await self._load(room_id, lease, self.lease_until(asked))
+                    if lease is not None else None)
         except BaseException as exc:
             fut.set_exception(exc)
             fut.exception()  # retrieved: no "never retrieved" warning when nobody waits
@@ -191,7 +194,15 @@ class Lobby:
         finally:
             self._loading.pop(room_id, None)
 
-    async def _load(self, room_id: str, lease: str) -> Room:
+    def lease_until(self, asked: float) -> float:
+        """Until when (loop time, s) a lease acquired or renewed by a request sent at
+        ``asked`` holds: a lease's length later; for ever with the embedded store, whose
+        leases never expire."""
+        if isinstance(self.store, MemoryStore):
+            return math.inf
+        return asked + self.store.lease_seconds
+
+    async def _load(self, room_id: str, lease: str, lease_until: float = math.inf) -> Room:
         loaded = await self.store.load(room_id)
         if loaded is None:
             await self.store.release(room_id)
@@ -204,7 +215,7 @@ class Lobby:
             raise RoomError("server/internal", "the room's record is damaged") from None
         room.on_finish, room.on_lost, room.on_seats = self._finished, self._lost, self._seats
         room.metrics = bind_game(self.metrics, room.game_name, room.options.get("mode"))
-        room.lease = lease
+        room.lease, room.lease_until = lease, lease_until
         assert room_id not in self.rooms, "one takeover at a time (_loading)"
         self.rooms[room_id] = room
         room.start_task()
@@ -307,9 +318,11 @@ class Lobby:
         # Registered before the store write: once the store lists the room, a quick join of
         # this process may route to it, and must find this room rather than load a twin.
         self.rooms[room_id] = room
+        asked = asyncio.get_running_loop().time()
         try:
             room.lease = await self.store.save_room(room_id, room.record(), room.state(),
                                                     room.summary())
+            room.lease_until = self.lease_until(asked)
         except BaseException:
             self.rooms.pop(room_id, None)
             raise

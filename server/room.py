@@ -34,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
+import math
 import random
 import secrets
 import time
@@ -84,6 +85,10 @@ SNAPSHOT_EVERY = 64  # log entries between engine snapshots in the store
 RELOAD_FIRST_SECONDS = 0.05
 RELOAD_MAX_SECONDS = 2.0
 RELOAD_JITTER_SECONDS = 0.25
+#: Share of a lease's length before its end at which a room stops sending frames unless
+#: the lease was renewed meanwhile (issue #35: a process woken after a pause longer than its
+#: leases sent frames of rooms another process had taken over).
+LEASE_MARGIN = 0.2
 
 
 def _noop() -> None:
@@ -173,6 +178,14 @@ class Room(RoomViews, RoomClocks):
     #: was freed because its grace window ended (the lobby expires rooms nobody sits in).
     on_seats: Callable[[Room, bool], None] | None = None
     lease: str | None = None
+    #: Loop time (s) until which :attr:`lease` is known to hold: when it was last acquired
+    #: or renewed, plus the lease's length (infinite: a lease that never expires). Past it
+    #: less :data:`LEASE_MARGIN` of a lease, another process may run the room: this copy
+    #: sends nothing (:meth:`lease_current`).
+    lease_until: float = math.inf
+    #: Frames were withheld for want of a current lease: every member gets its full view
+    #: once the lease is renewed (:meth:`confirmed`).
+    _withheld: bool = False
     chosen_deal: bool = False
     created: float = field(default_factory=time.time)
     finished_at: float | None = None
@@ -364,6 +377,32 @@ class Room(RoomViews, RoomClocks):
         if self.on_seats is not None and self.status == "waiting":
             self.on_seats(self, expired)
 
+    # -- fenced fan-out ------------------------------------------------------------------
+
+    def lease_current(self) -> bool:
+        """True when this copy may send frames: its lease is known to hold for a while yet
+        by the local clock (:attr:`lease_until` less :data:`LEASE_MARGIN` of a lease).
+        Otherwise the frames of the moment are withheld: another process may own the room
+        by now and have sent newer states; once the lease is renewed, every member gets its
+        full view (:meth:`confirmed`), and if it is not, this copy is demoted."""
+        if self.lease_until == math.inf:
+            return True
+        margin = LEASE_MARGIN * self.store.lease_seconds
+        if asyncio.get_running_loop().time() + margin < self.lease_until:
+            return True
+        if not self._withheld:
+            log.warning("room %s: lease not confirmed current: frames withheld", self.id)
+        self._withheld = True
+        return False
+
+    def confirmed(self, until: float) -> None:
+        """The store renewed the lease, valid until ``until`` (loop time, s); members whose
+        frames were withheld meanwhile get their full views (:meth:`resync`)."""
+        self.lease_until = until
+        if self._withheld:
+            self._withheld = False
+            self.post(self.resync)
+
     # -- lobby facts ---------------------------------------------------------------------
 
     @property
@@ -530,7 +569,7 @@ class Room(RoomViews, RoomClocks):
             member.sent(None)
         self._schedule()
         self._broadcast([])
-        if self.status == "finished":
+        if self.status == "finished" and self.lease_current():
             frame = self._game_over()
             for conn in self.members:
                 conn.send(frame)
@@ -985,9 +1024,10 @@ class Room(RoomViews, RoomClocks):
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        frame = self._game_over()
-        for conn in self.members:
-            conn.send(frame)
+        if self.lease_current():
+            frame = self._game_over()
+            for conn in self.members:
+                conn.send(frame)
         self._save_soon()
         self._rank()
         if self.on_finish is not None:

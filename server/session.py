@@ -223,6 +223,9 @@ class Session:
         room = self.server.lobby.find_public(msg.room)
 
         def work() -> None:
+            if not room.lease_current():  # a stale copy, maybe (issue #35)
+                raise RoomError("server/unavailable", "the room is moving to another "
+                                "server: ask again shortly")
             room.spectate(self)
             room.send_joined(self, msg.id)
 
@@ -260,10 +263,11 @@ class Session:
         room = self._member_room(msg.room)
 
         def work() -> None:
-            # A room reloading after a failed write may not know its true state yet.
-            if room.reloading:
+            # A room reloading after a failed write may not know its true state yet; one
+            # whose lease is not confirmed current may be a stale copy (issue #35).
+            if room.reloading or not room.lease_current():
                 raise RoomError("server/unavailable", "the room is reloading its game from "
-                                "the store after a failed write: ask again shortly")
+                                "the store, or moving to another server: ask again shortly")
             room.full_view(self, msg.id)
 
         await room.submit(work)
