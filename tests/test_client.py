@@ -104,3 +104,41 @@ async def test_list_rooms_of_a_large_lobby_slows_down_to_the_message_rate(
     async with Client(server.url) as reader:
         listed = [r["room"] async for r in reader.iter_rooms(limit=1)]
     assert sorted(listed) == sorted(made)
+
+
+async def test_stale_updates_are_ignored_and_a_gap_fetches_the_view() -> None:
+    """Issue #35 defect 3, the client's part: an update older than the view (a stale frame
+    of a woken owner) is ignored; one that skips states makes the client fetch the full
+    view (protocol/README.md, "Stale frames and gaps")."""
+    asked: list[int] = []
+
+    def view(sid: int, cards: list[str]) -> dict[str, Any]:
+        return {"state_id": sid, "hand": cards, "legal_actions": []}
+
+    async def serve(ws: Any, frame: bytes) -> None:
+        msg = p.decode(frame, side="client")
+        assert isinstance(msg, p.GetView)
+        asked.append(msg.id or 0)
+        if len(asked) == 1:
+            await ws.send(p.encode(p.Update(room="r", state_id=5, view=view(5, ["AS"]),
+                                            events=[], re=msg.id)))
+            await ws.send(p.encode(p.Update(room="r", state_id=4, events=[],
+                                            delta={"state_id": 4, "hand": ["KD"]})))
+            await ws.send(p.encode(p.Update(room="r", state_id=6, events=[],
+                                            delta={"state_id": 6, "hand": ["2C"]})))
+            await ws.send(p.encode(p.Update(room="r", state_id=8, events=[],
+                                            delta={"state_id": 8, "hand": ["3C"]})))
+        else:
+            await ws.send(p.encode(p.Update(room="r", state_id=8, view=view(8, ["3C", "4C"]),
+                                            events=[], re=msg.id)))
+
+    async with mute_server(serve) as url:
+        async with Client(url) as client:
+            await client.get_view("r")
+            for _ in range(100):
+                if len(asked) == 2 and client.views["r"]["state_id"] == 8:
+                    break
+                await asyncio.sleep(0.02)
+            assert client.stale_updates == 1  # the state-4 delta on a state-5 view
+            assert len(asked) == 2  # the gap (6 -> 8) fetched the view once
+            assert client.views["r"] == view(8, ["3C", "4C"])
