@@ -214,8 +214,8 @@ def recording_client() -> type:
                 self.seen[room] = max(before, sid)
             super()._dispatch(msg)
             view = self.views.get(room) if isinstance(room, str) else None
-            if isinstance(msg, (p.Update, p.Joined)) and view and "state_id" in view:
-                self.shared[(room, view["state_id"])] = shared_digest(view, PER_SEAT)
+            if isinstance(msg, (p.Update, p.Joined)) and isinstance(room, str) and view:
+                self.shared[(room, view.get("state_id", -1))] = shared_digest(view, PER_SEAT)
 
     return _Recording
 

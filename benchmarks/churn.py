@@ -7,9 +7,10 @@ Starts ``cardhall serve`` as a child process on 127.0.0.1 (a free port, the embe
 store, ``--finished-ttl`` seconds, the per-connection abuse limits off: every client comes
 from one address at loopback speed; any further ``cardhall serve`` options after ``--``,
 e.g. ``-- --gc-threshold 700``; ``--version REV`` runs the server of another git revision,
-exported as ``benchmarks/ab.py`` does, against this checkout's load). Each round, ``--workers`` connections between them create
-``--rooms`` rooms, at most ``--rate`` a second, and finish each: a solo Skipper room (``create_room``, ``join``: it starts
-when full, ``act resign``) and, every tenth room, a 2-seat Skipper multi room that its host
+exported as ``benchmarks/ab.py`` does, against this checkout's load). Each round,
+``--workers`` connections between them create ``--rooms`` rooms, at most ``--rate`` a
+second, and finish each: a solo Skipper room (``create_room``, ``join``: it starts when
+full, ``act resign``) and, every tenth room, a 2-seat Skipper multi room that its host
 joins and starts (a server bot takes the other seat) and resigns from (which ends it). After
 the round, it waits until the ``cardhall_rooms`` gauge of ``/metrics`` is 0 (every room
 removed), then reads the server's RSS.
@@ -146,7 +147,8 @@ async def main() -> int:
         sys.executable, "-m", "cardhall.server.cli", "serve", "--port", str(port),
         "--log-level", "WARNING", "--finished-ttl", str(args.finished_ttl),
         "--rooms-per-minute", "0", "--msg-rate", "0", "--max-connections-per-address", "0",
-        *([] if args.version else ["--rooms-per-minute-per-address", "0"]), *args.serve], port, logdir / "serve.log", env=env)
+        *([] if args.version else ["--rooms-per-minute-per-address", "0"]), *args.serve],
+        port, logdir / "serve.log", env=env)
     url = f"ws://127.0.0.1:{port}"
     rss: list[float] = []
     try:

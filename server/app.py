@@ -20,7 +20,7 @@ from .admin import Admin
 from .admission import AdmittedConnection, Gate, default_max_connections, raise_fd_limit
 from .cluster import Cluster
 from .config import Settings
-from .connection import Connection, peer_address
+from .connection import Connection, Lane, peer_address
 from .limits import AddressCounter, KeyedBuckets
 from .lobby import Lobby
 from .logs import event
@@ -102,6 +102,7 @@ class Server:
                          self.metrics.refused)
         n = s.rooms_per_minute_per_address
         self.creators = KeyedBuckets(n / 60.0, n) if n else None
+        self.lane = Lane()
 
     @property
     def addresses(self) -> AddressCounter:
@@ -141,7 +142,8 @@ class Server:
             max_size=s.max_frame, ping_interval=s.ping_interval, ping_timeout=s.ping_timeout,
             # A shutdown (and any close websockets begins itself) waits this long for the
             # client's close frame, as our own closes do: not websockets' default of 10 s.
-            close_timeout=s.close_grace, open_timeout=s.hello_timeout, ssl=self._tls(), process_request=self._process_request,
+            close_timeout=s.close_grace, open_timeout=s.hello_timeout, ssl=self._tls(),
+            process_request=self._process_request,
             origins=None if s.origins is None else [*map(Origin, s.origins), None],
             logger=ws_log, create_connection=AdmittedConnection.for_gate(self.gate), **tls,
         )

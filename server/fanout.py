@@ -42,12 +42,23 @@ class Peer(Protocol):
     def send_raw(self, *frames: bytes) -> None:
         """Queue encoded frames for the peer, in order, without waiting."""
 
+    def send_later(self, frame: bytes) -> None:
+        """Queue an encoded frame for the peer, in order with every other, to be written
+        within a few loop iterations rather than now (a broadcast to many spectators: the
+        players' frames and requests go first)."""
+
     def send_error(self, code: str, message: str, re: Any = None) -> None:
         """Queue an error reply (``code`` as in protocol/README.md) for the peer."""
 
 
 #: The name the room's signatures use for a member's peer.
 Connection = Peer
+
+#: Spectators of one room above which a broadcast hands their frames to
+#: :meth:`Peer.send_later` (written a batch of connections per loop iteration) instead of
+#: writing them all before the room's next work item (issue #35: with 1,000 spectators a
+#: broadcast held the loop ~25 ms, and the players' actions waited behind it).
+LATER_SPECTATORS = 32
 
 
 @dataclass
@@ -324,6 +335,8 @@ class RoomViews:
             else:
                 first.send_raw(*ahead, frame)
         outgoing: list[tuple[Connection, bytes]] = []
+        later: list[tuple[Connection, bytes]] = []
+        crowd = len(members) - len(self.seats) > LATER_SPECTATORS
         for conn, member in members.items():
             if conn is first:
                 continue
@@ -331,7 +344,7 @@ class RoomViews:
             if frame is None:
                 full.append((conn, member))
             else:
-                outgoing.append((conn, frame))
+                (later if crowd and member.seat is None else outgoing).append((conn, frame))
         if full:
             views = self.views_for({m.seat for _, m in full}, table)
             for conn, member in full:
@@ -344,6 +357,8 @@ class RoomViews:
                     outgoing.append((conn, frame))
         for conn, frame in outgoing:
             conn.send_raw(frame)
+        for conn, frame in later:  # the spectators' (one frame packed for all): after
+            conn.send_later(frame)
 
     def _broadcast_diffed(self, parts: tuple[bytes, bytes], table: dict[str, Any],
                           first: Connection | None, leader: _Member | None,

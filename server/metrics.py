@@ -31,8 +31,8 @@ Limits (abuse and capacity):
     cardhall_connections_closed_total     connections the server closed, by close ``code``
                                           (4008: rate limit; 4009: slow reader; ...)
     cardhall_rooms_refused_total          ``room/limit`` refusals, by ``reason``: ``rate``
-                                          (rooms per minute of a connection) or ``capacity``
-                                          (the process's ``max_rooms``)
+                                          (rooms per minute of a connection or an address)
+                                          or ``capacity`` (the process's ``max_rooms``)
 
 A room binds its labelled children once (:meth:`Metrics.game`), so an accepted action costs
 one counter increment and one histogram observation, as before the labels.

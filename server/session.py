@@ -86,6 +86,11 @@ class Session:
         """Queue encoded frames for the peer, in order, without waiting."""
         raise NotImplementedError
 
+    def send_later(self, frame: bytes) -> None:
+        """Queue an encoded frame, in order with every other, to be written soon rather
+        than now (see :meth:`~cardhall.server.fanout.Peer.send_later`); here, now."""
+        self.send_raw(frame)
+
     def send_error(self, code: str, message: str, re: Any = None) -> None:
         """Queue an ``error`` reply. Always buildable: a message longer than the protocol
         allows is cut (:func:`cardhall.protocol.clip_message`), and a reply that still
