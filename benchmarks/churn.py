@@ -30,12 +30,11 @@ import os
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 import websockets
 from cardhall import protocol as p
-from cardhall.bench.load import Child, free_port, rss_bytes
+from cardhall.bench.load import Child, free_port, rooms_gauge, rss_bytes
 from cardhall.bench.versions import export
 
 MIB = 1024 * 1024
@@ -112,15 +111,6 @@ async def one_round(url: str, rooms: int, workers: int, rate: float | None = Non
             await conn.ws.close()
 
     await asyncio.gather(*(worker(w) for w in range(workers)))
-
-
-def rooms_gauge(port: int) -> float:
-    """The server's ``cardhall_rooms`` gauge (from ``/metrics``)."""
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
-        for line in r.read().decode().splitlines():
-            if line.startswith("cardhall_rooms "):
-                return float(line.split()[1])
-    raise RuntimeError("no cardhall_rooms gauge in /metrics")
 
 
 async def main() -> int:

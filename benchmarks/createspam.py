@@ -34,13 +34,12 @@ import os
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 import websockets
 from cardhall import protocol as p
-from cardhall.bench.load import Child, free_port
+from cardhall.bench.load import Child, free_port, rooms_gauge
 from cardhall.bench.versions import export
 from cardhall.client.bots import play_games
 
@@ -94,15 +93,6 @@ async def spam_address(url: str, address: str, tally: Tally, deadline: float,
                 await asyncio.sleep(0.05)
 
     await asyncio.gather(*(lane() for _ in range(parallel)))
-
-
-def rooms_gauge(port: int) -> float:
-    """The server's ``cardhall_rooms`` gauge (from ``/metrics``)."""
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
-        for line in r.read().decode().splitlines():
-            if line.startswith("cardhall_rooms "):
-                return float(line.split()[1])
-    raise RuntimeError("no cardhall_rooms gauge in /metrics")
 
 
 async def bots_game(url: str) -> dict[str, Any]:
