@@ -20,6 +20,7 @@ from cardhall.server.app import Server
 from cardhall.games import cards as C
 from cardhall.games import get
 from cardhall.games.bots import strategy
+from cardhall.server.fanout import LATER_SPECTATORS
 from cardhall.server.room import rebuild
 
 from .conftest import ServerFactory
@@ -696,3 +697,42 @@ async def test_shutdown_honours_close_grace_with_a_client_that_does_not_read(
     took = loop.time() - t0
     ws.transport.abort()
     assert took < 3.0, f"the shutdown took {took:.1f} s"
+
+
+async def test_forty_spectators_get_every_update_in_order_then_game_over(
+        make_server: ServerFactory) -> None:
+    """Issue #35 defect 9: past ``LATER_SPECTATORS`` spectators, a broadcast's spectator
+    frames are written a batch of connections per loop iteration; each spectator still gets
+    every update once and in order (no gap, nothing stale), the ``game_over`` after the last,
+    and ends with the room's public view."""
+    server = await make_server()
+    watchers = [Client(server.url, name=f"w{i}") for i in range(LATER_SPECTATORS + 8)]
+    seen: dict[int, list[int]] = {i: [] for i in range(len(watchers))}
+    async with Client(server.url, name="player") as player:
+        room = (await player.create_room("skipper", options={"seed": 11})).room
+        for i, w in enumerate(watchers):
+            await w.connect()
+            await w.spectate(room)
+        await player.join(room)  # full: it starts
+
+        async def watch(i: int, w: Client) -> None:
+            async for msg in w.updates():
+                if isinstance(msg, p.Update):
+                    seen[i].append(msg.state_id)
+                elif isinstance(msg, p.GameOver):
+                    seen[i].append(-1)
+                    return
+
+        watching = [asyncio.create_task(watch(i, w)) for i, w in enumerate(watchers)]
+        result = await play_seat(player, room, 0, GREEDY, random.Random(2))
+        await asyncio.wait_for(asyncio.gather(*watching), 30)
+        final = server.lobby.rooms[room].view_for(None)
+        for i, w in enumerate(watchers):
+            states = seen[i]
+            assert states[-1] == -1 and states[-2] == result.state_id, states[-3:]
+            steps = [b - a for a, b in zip(states[:-1], states[1:-1])]
+            assert set(steps) <= {0, 1}, states  # in order, none missing
+            assert w.stale_updates == 0
+            assert {k: v for k, v in w.views[room].items() if k != "room"} == {
+                k: v for k, v in final.items() if k != "room"}
+            await w.close()
