@@ -373,7 +373,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
         (``[[seat, unix time s]]``), start and finish times (unix time s, or None), the
         last chat lines and the muted seats (:mod:`.chat`)."""
         return {"status": self.status, "finished_at": self.finished_at,
-                "chat": self.chat, "muted": sorted(self.muted),
+                "chat": list(self.chat), "muted": sorted(self.muted),
                 "started_at": self.started_at,
                 "seats": [None if h is None else h.stored() for h in self.seats],
                 "members": [[c.process, c.session, m.seat] for c, m in self.members.items()],

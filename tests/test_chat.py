@@ -260,3 +260,51 @@ async def test_a_turn_timeout_is_told_as_a_seat_event(server: Server) -> None:
         assert event.seat == 0 and event.room == room
         sid = a.views[room]["state_id"]
         await until(lambda: a.views[room]["state_id"] > sid)
+
+
+def test_json_schemas_of_the_chat_and_replay_messages() -> None:
+    """docs/schemas/protocol/*.json describe ``chat``, ``chat_lines``, ``get_replay`` and
+    ``replay`` as the protocol module builds them, and refuse what the protocol refuses."""
+    import json
+
+    import jsonschema
+    import msgpack
+
+    from .conftest import ROOT
+
+    def schema(name: str) -> Any:
+        return json.loads((ROOT / "docs" / "schemas" / "protocol" / f"{name}.json").read_text())
+
+    def wire(msg: p.Message) -> Any:
+        return msgpack.unpackb(p.encode(msg))
+
+    line = {"n": 3, "seat": None, "name": "Kib", "at": 1700000000.25, "text": "go"}
+    good = [
+        ("chat", wire(p.Chat(room="r1", text="x" * p.MAX_CHAT_LEN, id=3))),
+        ("chat", wire(p.Chat(room="r1", emote="good_game"))),
+        ("chat_lines", wire(p.ChatLines(room="r1", lines=[line], history=True))),
+        ("chat_lines", wire(p.ChatLines(room="r1", lines=[
+            {"n": 1, "seat": 2, "name": "A", "at": 1, "emote": "oops"}]))),
+        ("get_replay", wire(p.GetReplay(room="r1", state_id=7, seat=0, id="x"))),
+        ("replay", wire(p.Replay(room="r1", state_id=7, final=9, seat=None,
+                                 view={"state_id": 7}, events=[{"type": "end"}], re=1))),
+    ]
+    for name, sample in good:
+        jsonschema.validate(sample, schema(name))
+    bad = [
+        ("chat", {"t": "chat", "room": "r1"}),
+        ("chat", {"t": "chat", "room": "r1", "text": "a", "emote": "oops"}),
+        ("chat", {"t": "chat", "room": "r1", "text": "x" * (p.MAX_CHAT_LEN + 1)}),
+        ("chat", {"t": "chat", "room": "r1", "emote": "boo"}),
+        ("chat_lines", {"t": "chat_lines", "room": "r1", "lines": [{**line, "emote": "oops"}]}),
+        ("chat_lines", {"t": "chat_lines", "room": "r1", "lines": [{**line, "html": 1}]}),
+        ("get_replay", {"t": "get_replay", "room": "r1"}),
+        ("replay", {"t": "replay", "room": "r1", "state_id": 1, "final": 1, "view": {},
+                    "events": []}),
+    ]
+    for name, sample in bad:
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(sample, schema(name))
+        with pytest.raises(p.ProtocolError):
+            p.decode(msgpack.packb(sample), side="client" if name in ("chat", "get_replay")
+                     else "server")
