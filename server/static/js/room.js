@@ -9,6 +9,10 @@ import * as shah from "./games/shah.js";
 import * as thirtysix from "./games/thirtysix.js";
 import * as shufflejack from "./games/shufflejack.js";
 import * as generic from "./games/generic.js";
+import { chatFor } from "./chat.js";
+import { copyLinkButton, spectatorsPanel } from "./links.js";
+import { auctionHelp, explainEnd, helpButton } from "./help.js";
+import { openReplay, recordGame } from "./replay.js";
 
 const RENDERERS = { skipper, shop, shah, thirtysix, shufflejack };
 const LOG_LINES = 200;
@@ -46,6 +50,8 @@ export class RoomView {
     this.error = "";
     this.pending = false;
     this.game = this.view.game || this.guessGame();
+    this.outEvents = []; // the events that put seats out (their reasons: help.js)
+    this.gameOver = null; // the game_over message, once it came
     this.addLog(
       this.seat === null ? "You are watching this room." : `You sit at seat ${this.seat}.`,
     );
@@ -139,6 +145,10 @@ export class RoomView {
           this.marks = [];
         }
         for (const ev of msg.events || []) this.addLog(this.describeEvent(ev));
+        this.outEvents.push(...(msg.events || []).filter((e) => e && e.type === "unwinnable"));
+        break;
+      case "chat_lines":
+        chatFor(this.app, this.roomId).receive(msg);
         break;
       case "seat_event": {
         const words = {
@@ -148,6 +158,7 @@ export class RoomView {
           resumed: "is back",
           bot: "is now played by a bot",
           forfeit: "forfeited",
+          timeout: "ran out of time: the server played the default move for them",
         };
         this.addLog(`${this.seatName(msg.seat)} ${words[msg.event] || msg.event}.`);
         this.patchPlayer(msg.seat, msg.event);
@@ -159,6 +170,8 @@ export class RoomView {
         break;
       case "game_over":
         this.addLog(`Game over: ${this.outcomeText(msg.outcome)}`);
+        this.gameOver = msg;
+        recordGame(this, msg); // "My games" (replay.js)
         break;
       default:
         break;
@@ -385,6 +398,8 @@ export class RoomView {
         { type: "button", id: "leave", class: "secondary", onclick: () => this.app.leave() },
         this.seat === null ? "Stop watching" : "Leave",
       ),
+      copyLinkButton(this),
+      helpButton(this.game, this.title().split(" \u2014 ")[0]),
     );
 
     const over = v.over
@@ -393,6 +408,13 @@ export class RoomView {
           { class: "panel game-over", id: "game-over", role: "status" },
           h("h2", {}, "Game over"),
           h("p", { id: "outcome" }, this.outcomeText(v.outcome)),
+          h("p", { id: "outcome-why", class: "outcome-why" },
+            explainEnd(this.game, v.outcome, this.seat, this.outEvents, (s) => this.seatName(s))),
+          this.gameOver
+            ? h("button", { type: "button", id: "replay-open", class: "secondary",
+                onclick: async () => openReplay(this.app, await recordGame(this, this.gameOver)) },
+              "Replay")
+            : null,
           h(
             "button",
             { type: "button", id: "play-again", onclick: () => this.app.playAgain() },
@@ -440,10 +462,11 @@ export class RoomView {
           ? h("p", { class: "error", role: "alert", id: "act-error" }, prettyCards(this.error))
           : null,
         over,
+        v.auction && this.seat !== null && !v.over ? auctionHelp() : null,
         h("section", { class: "table", "aria-label": "table" }, table),
         others,
       ),
-      h("aside", {}, this.renderSeats(), log),
+      h("aside", {}, this.renderSeats(), spectatorsPanel(v), chatFor(this.app, this.roomId).element, log),
     );
     queueMicrotask(() => {
       tick();
