@@ -243,7 +243,9 @@ export class ReplayView {
       }
     }
     const describe = drawer.describeEvent || generic.describeEvent;
-    const said = this.events.map((ev) => describe(ev, who) ?? generic.describeEvent(ev, who));
+    const said = this.events
+      .map((ev) => describe(ev, who) ?? generic.describeEvent(ev, who))
+      .filter((text) => text);
     const step = h("input", {
       type: "range",
       id: "replay-step",
@@ -264,11 +266,11 @@ export class ReplayView {
     const controls = h(
       "div",
       { class: "replay-controls", role: "group", "aria-label": "replay controls" },
-      go("replay-first", "to the deal", "\u23EE", () => 0),
+      go("replay-first", "to the deal", "\u00AB", () => 0),
       go("replay-back", "one step back", "\u25C0", () => sid - 1),
       step,
       go("replay-forward", "one step forward", "\u25B6", () => sid + 1),
-      go("replay-last", "to the end", "\u23ED", () => this.final),
+      go("replay-last", "to the end", "\u00BB", () => this.final),
     );
     return h(
       "main",

@@ -79,6 +79,6 @@ export function soundToggle(app) {
         app.render();
       },
     },
-    on ? "\u{1F50A} Sounds on" : "\u{1F507} Sounds off",
+    on ? "\u266A Sounds on" : "\u266A Sounds off",
   );
 }
