@@ -122,7 +122,7 @@ def rules_html(markdown: str) -> str:
     Returns:
         The HTML of the page's body (no ``<html>`` or ``<head>``).
     """
-    return MarkdownIt("js-default").render(markdown)
+    return str(MarkdownIt("js-default").render(markdown))
 
 
 @functools.lru_cache(maxsize=16)

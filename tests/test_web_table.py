@@ -50,14 +50,20 @@ async def set_name(page: Any, name: str) -> None:
 
 
 async def create_room(page: Any, game: str = "skipper", mode: str | None = "multi",
-                      seats: int = 3, private: bool = False) -> str:
-    """Create a room from the New-room form and sit down; returns its id."""
+                      seats: int | None = 3, private: bool = False,
+                      options: dict[str, str] | None = None) -> str:
+    """Create a room from the New-room form and sit down; returns its id. ``options``: form
+    field id (``opt-turn_limit``, ``ropt-turn_seconds``) -> value typed in."""
     await page.select_option("#create-game", game)
     if mode is not None:
         await page.select_option("#create-mode", mode)
-    await page.fill("#create-seats", str(seats))
+    if seats is not None:
+        await page.fill("#create-seats", str(seats))
     if private:
         await page.check("#create-private")
+    for field, value in (options or {}).items():
+        await page.click(f"details:has(#{field}) summary")
+        await page.fill(f"#{field}", value)
     await page.click("#create-submit")
     await page.wait_for_selector("#room")
     return str(await room_attr(page, "room"))
@@ -247,13 +253,9 @@ async def test_replay_viewer_steps_to_the_end_and_back(viewport: dict[str, int])
     async with serving(MemoryStore, msg_rate=None) as make, browser() as b:
         server = await make()
         page = await page_at(b, server.port, errors, viewport)
-        await page.select_option("#create-game", "skipper")
-        await page.select_option("#create-mode", "solo")
-        await page.click("details:has(#opt-turn_limit) summary")
-        await page.fill("#opt-turn_limit", "3")
-        await page.click("#create-submit")
+        room_id = await create_room(page, mode="solo", seats=None,
+                                    options={"opt-turn_limit": "3"})
         await page.wait_for_selector("#room[data-status='playing']")
-        room_id = str(await room_attr(page, "room"))
         await play_to_the_end(page, server, room_id)
         room = server.lobby.rooms[room_id]
         final = room.game.state_id
@@ -349,14 +351,7 @@ async def test_how_to_play_auction_help_and_reasons() -> None:
         await a.wait_for_selector("dialog#rules[open] h1:has-text('Shah')")
         await a.keyboard.press("Escape")
         await a.wait_for_selector("dialog#rules", state="detached")
-        await a.select_option("#create-game", "skipper")
-        await a.select_option("#create-mode", "multi")
-        await a.fill("#create-seats", "2")
-        await a.click("details:has(#ropt-turn_seconds) summary")
-        await a.fill("#ropt-turn_seconds", "20")
-        await a.click("#create-submit")
-        await a.wait_for_selector("#room")
-        room_id = str(await room_attr(a, "room"))
+        room_id = await create_room(a, seats=2, options={"ropt-turn_seconds": "20"})
         await a.click("#how-to-play")
         await a.wait_for_selector("dialog#rules[open] h2:has-text('Multiplayer')")
         assert "In an auction" in await a.inner_text("dialog#rules")
@@ -417,11 +412,8 @@ async def test_sounds_are_off_by_default_and_cards_move_unless_reduced_motion() 
         await page.goto(f"http://127.0.0.1:{server.port}/")
         await page.wait_for_selector("#create-form")
         assert await page.get_attribute("#sound-toggle", "aria-checked") == "false"
-        await page.select_option("#create-game", "skipper")
-        await page.select_option("#create-mode", "solo")
-        await page.click("details:has(#opt-turn_limit) summary")
-        await page.fill("#opt-turn_limit", "2")
-        await page.click("#create-submit")
+        room_id = await create_room(page, mode="solo", seats=None,
+                                    options={"opt-turn_limit": "2"})
         await page.wait_for_selector("#room[data-mine='1']")
         old = await room_attr(page, "stateId")
         await page.evaluate("() => window.cardhall.room.act(['end'])")
@@ -434,7 +426,6 @@ async def test_sounds_are_off_by_default_and_cards_move_unless_reduced_motion() 
         assert await page.evaluate("() => localStorage.getItem('cardhall.sound')") == "on"
         tones = await page.evaluate("() => window.__tones")
         assert tones >= 1  # the toggle plays a taste
-        room_id = str(await room_attr(page, "room"))
         await play_to_the_end(page, server, room_id)
         await page.wait_for_function("t => window.__tones > t", arg=tones)  # game over
 

@@ -3,8 +3,9 @@
 //   /r/ROOM      a room (the server serves the app there; #/r/ROOM works too)
 //   /join/CODE   a private room, by its join code (#/join/CODE too)
 // Opening a link joins the room, or watches it when no seat can be taken (full or started);
-// a page that holds the room's seat token resumes the seat instead (app.js), and a page that
-// was watching it (sessionStorage) watches again.
+// a page that holds the room's seat token resumes the seat instead (app.js), as does any
+// reload of a page that holds a seat; a page that was watching the room (sessionStorage)
+// watches again.
 import { h } from "./cards.js";
 
 const WATCH_KEY = "cardhall.watching"; // sessionStorage: the room this tab watches
@@ -61,6 +62,9 @@ export async function openLink(app, saved) {
   if (!want) return false;
   if (saved && ((want.room && saved.room === want.room) || (want.code && saved.code === want.code)))
     return false; // our seat: app.js resumes it
+  const nav = performance.getEntriesByType("navigation")[0];
+  if (saved && saved.room && saved.token && nav && nav.type === "reload")
+    return false; // a reload takes the page's seat back first (app.js), wherever it was
   if (want.room && watching() === want.room) {
     await app.spectate(want.room);
     return true;

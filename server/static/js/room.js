@@ -408,12 +408,23 @@ export class RoomView {
           { class: "panel game-over", id: "game-over", role: "status" },
           h("h2", {}, "Game over"),
           h("p", { id: "outcome" }, this.outcomeText(v.outcome)),
-          h("p", { id: "outcome-why", class: "outcome-why" },
-            explainEnd(this.game, v.outcome, this.seat, this.outEvents, (s) => this.seatName(s))),
+          h(
+            "p",
+            { id: "outcome-why", class: "outcome-why" },
+            explainEnd(this.game, v.outcome, this.seat, this.outEvents, (s) => this.seatName(s)),
+          ),
           this.gameOver
-            ? h("button", { type: "button", id: "replay-open", class: "secondary",
-                onclick: async () => openReplay(this.app, await recordGame(this, this.gameOver)) },
-              "Replay")
+            ? h(
+                "button",
+                {
+                  type: "button",
+                  id: "replay-open",
+                  class: "secondary",
+                  onclick: async () =>
+                    openReplay(this.app, await recordGame(this, this.gameOver)),
+                },
+                "Replay",
+              )
             : null,
           h(
             "button",
@@ -466,7 +477,14 @@ export class RoomView {
         h("section", { class: "table", "aria-label": "table" }, table),
         others,
       ),
-      h("aside", {}, this.renderSeats(), spectatorsPanel(v), chatFor(this.app, this.roomId).element, log),
+      h(
+        "aside",
+        {},
+        this.renderSeats(),
+        spectatorsPanel(v),
+        chatFor(this.app, this.roomId).element,
+        log,
+      ),
     );
     queueMicrotask(() => {
       tick();
