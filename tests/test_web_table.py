@@ -221,6 +221,20 @@ async def test_room_links_join_watch_and_reload() -> None:
 
 # -- rules, reasons, replay -------------------------------------------------------------------
 
+async def one_move(page: Any) -> None:
+    """One legal move of the page's seat with the app's own act (end the turn, pass, or
+    discard when it must), and wait for the state it makes."""
+    old = await room_attr(page, "stateId")
+    await page.evaluate("""() => { const r = window.cardhall.room;
+        const legal = r.view.legal_actions;
+        const pick = legal.find(a => a[0] === 'end') || legal.find(a => a[0] === 'pass')
+          || legal.find(a => a[0] === 'discard') || legal.find(a => a[0] !== 'resign');
+        if (pick) r.act(pick); }""")
+    await page.wait_for_function(
+        "old => { const r = document.querySelector('#room');"
+        " return r.dataset.stateId !== old || r.dataset.over === '1'; }", arg=old)
+
+
 async def play_to_the_end(page: Any, server: Server, room_id: str, limit: float = 120) -> None:
     """Play the page's seat until the game is over, with the app's own act (the moves are
     not what is tested here): ends turns, discarding when it must."""
@@ -228,15 +242,7 @@ async def play_to_the_end(page: Any, server: Server, room_id: str, limit: float 
     while await room_attr(page, "over") != "1":
         assert time.monotonic() < deadline, "the game did not end in time"
         if await room_attr(page, "mine") == "1":
-            old = await room_attr(page, "stateId")
-            await page.evaluate("""() => { const r = window.cardhall.room;
-                const legal = r.view.legal_actions;
-                const pick = legal.find(a => a[0] === 'end') || legal.find(a => a[0] === 'pass')
-                  || legal.find(a => a[0] === 'discard') || legal.find(a => a[0] !== 'resign');
-                if (pick) r.act(pick); }""")
-            await page.wait_for_function(
-                "old => { const r = document.querySelector('#room');"
-                " return r.dataset.stateId !== old || r.dataset.over === '1'; }", arg=old)
+            await one_move(page)
         else:
             await asyncio.sleep(0.05)
 
@@ -415,10 +421,7 @@ async def test_sounds_are_off_by_default_and_cards_move_unless_reduced_motion() 
         room_id = await create_room(page, mode="solo", seats=None,
                                     options={"opt-turn_limit": "2"})
         await page.wait_for_selector("#room[data-mine='1']")
-        old = await room_attr(page, "stateId")
-        await page.evaluate("() => window.cardhall.room.act(['end'])")
-        await page.wait_for_function("o => document.querySelector('#room').dataset.stateId"
-                                     " !== o", arg=old)
+        await one_move(page)
         await asyncio.sleep(0.3)
         assert await page.evaluate("() => window.__tones") == 0  # off by default
         await page.click("#sound-toggle")
