@@ -51,9 +51,15 @@ REFUSAL_LOG_INTERVAL = 1.0
 _PROXY = ProxyProtocolDetect()
 
 
-def raise_fd_limit() -> tuple[int, int]:
+def raise_fd_limit(*, announce: bool = True) -> tuple[int, int]:
     """Raise this process's soft limit of open file descriptors (``RLIMIT_NOFILE``) to its
     hard limit, and log both.
+
+    Args:
+        announce: Log the limits at INFO now (``event=fd_limit``). False leaves that line to
+            the caller (``cardhall serve`` logs it once it listens: :func:`log_fd_limit`,
+            so that a port in use is its only line); a refusal is logged at WARNING either
+            way.
 
     Returns:
         ``(soft, hard)`` after the change (the soft limit is unchanged when the system
@@ -67,10 +73,20 @@ def raise_fd_limit() -> tuple[int, int]:
             event(log, logging.WARNING, "fd_limit", soft=soft, hard=hard,
                   reason=f"cannot raise the soft limit: {exc}")
             return soft, hard
-        event(log, logging.INFO, "fd_limit", soft=hard, hard=hard, was=soft)
+        if announce:
+            log_fd_limit(hard, hard, was=soft)
         return hard, hard
-    event(log, logging.INFO, "fd_limit", soft=soft, hard=hard)
+    if announce:
+        log_fd_limit(soft, hard)
     return soft, hard
+
+
+def log_fd_limit(soft: int, hard: int, was: int | None = None) -> None:
+    """Log the descriptor limits at INFO (``event=fd_limit soft= hard=``, and ``was=``, the
+    soft limit before :func:`raise_fd_limit` raised it, when it did)."""
+    facts = {"soft": soft, "hard": hard} if was is None else {"soft": soft, "hard": hard,
+                                                               "was": was}
+    event(log, logging.INFO, "fd_limit", **facts)
 
 
 def default_max_connections(reserve: int) -> int:
