@@ -37,7 +37,8 @@ from .logs import event
 if TYPE_CHECKING:
     from .config import Settings
 
-__all__ = ["AdmittedConnection", "Gate", "default_max_connections", "raise_fd_limit"]
+__all__ = ["AdmittedConnection", "Gate", "default_max_connections", "log_fd_limit",
+           "proxy_header_ahead", "raise_fd_limit"]
 
 log = logging.getLogger("cardhall.admission")
 
@@ -49,6 +50,27 @@ MAX_PROXY_HEADER = 1024
 REFUSAL_LOG_INTERVAL = 1.0
 
 _PROXY = ProxyProtocolDetect()
+#: How a PROXY header begins: v2's 12-byte signature (haproxy's ``send-proxy-v2``) and v1's
+#: ``PROXY `` (``send-proxy``). No HTTP request begins with either.
+PROXY_SIGNATURES = (b"\r\n\r\n\x00\r\nQUIT\n", b"PROXY ")
+
+
+def proxy_header_ahead(data: bytes) -> bool | None:
+    """Whether a stream that begins with ``data`` begins with a PROXY header.
+
+    Args:
+        data: The first bytes received on a connection (any number, none included).
+
+    Returns:
+        True when ``data`` begins with a signature of :data:`PROXY_SIGNATURES`, False when it
+        cannot (e.g. ``b"GET / HTTP/1.1..."``), None while it is too short to tell (a prefix
+        of a signature, or empty).
+    """
+    for signature in PROXY_SIGNATURES:
+        n = min(len(data), len(signature))
+        if data[:n] == signature[:n]:
+            return True if n == len(signature) else None
+    return False
 
 
 def raise_fd_limit(*, announce: bool = True) -> tuple[int, int]:
@@ -168,10 +190,14 @@ class AdmittedConnection(ServerConnection):
       (a TCP reset; no HTTP is read). Otherwise a timer of ``header_timeout`` seconds starts:
       a connection whose HTTP request (and PROXY header) has not fully arrived by then is
       aborted.
-    * From a trusted proxy (``trusted_proxies``), the stream must begin with a PROXY
-      protocol v1 or v2 header; the client address it names is counted against the
-      per-address cap and is this connection's :attr:`remote_address`. A missing or
-      malformed header aborts the connection.
+    * From a trusted proxy (``trusted_proxies``), a stream that begins with a PROXY
+      protocol v1 or v2 signature (:func:`proxy_header_ahead`) is read as a PROXY header;
+      the client address it names is counted against the per-address cap and is this
+      connection's :attr:`remote_address`. A malformed header aborts the connection. A
+      stream that begins otherwise (an operator's ``curl .../metrics`` or ``cardhall
+      admin`` on the proxy's host) is a direct connection of that host, counted under its
+      own address. Only trusted hosts are read this way: a proxy in front of players
+      always sends the header, so no player can choose to skip it.
     * ``connection_lost``: the counts are given back.
 
     With TLS (``certfile``), asyncio calls ``connection_made`` after the TLS handshake, which
@@ -286,6 +312,13 @@ class AdmittedConnection(ServerConnection):
         buffer += data
         header = self._proxy_header
         assert header is not None
+        if not header:
+            ahead = proxy_header_ahead(bytes(buffer[:len(PROXY_SIGNATURES[0])]))
+            if ahead is None:
+                return b""  # a signature's first bytes so far: wait for the rest
+            if not ahead:  # the trusted host itself, without a proxy in between
+                self._proxy_buffer = self._proxy_header = None
+                return bytes(buffer) if self._count(self._peer()) else b""
         while True:
             try:
                 result = _PROXY.unpack(bytes(header))
