@@ -10,6 +10,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from cardhall import protocol as p
+from cardhall.client.client import Client, ServerError
+from cardhall.server.app import Server
+from cardhall.server.config import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = {"skipper": "K", "shop": "S", "shah": "H", "thirtysix": "T", "shufflejack": "J"}
@@ -100,3 +104,17 @@ def test_ci_runs_the_quick_starts_test_command_verbatim() -> None:
     found = subprocess.run(["bash", "-c", f"echo {extract}"], cwd=ROOT, capture_output=True,
                            text=True, check=True, timeout=30).stdout.strip()
     assert found == quick_start()[1]
+
+
+async def test_the_protocol_spec_says_a_full_room_starts_itself_and_it_does() -> None:
+    spec = (ROOT / "protocol" / "README.md").read_text(encoding="utf-8")
+    assert "**A room starts itself when its last seat fills.**" in spec
+    async with Server(Settings(host="127.0.0.1", port=0)) as server, \
+            Client(server.url, name="host") as host, Client(server.url, name="bot") as bot:
+        created = await host.create_room("skipper", mode="multi", seats=2)
+        await host.join(created.room)
+        await bot.join(created.room)  # the last seat: the game begins without a start
+        started = await anext(m async for m in bot.updates() if isinstance(m, p.Started))
+        assert started.room == created.room and started.re is None
+        with pytest.raises(ServerError, match="room/already_started"):
+            await host.start(created.room)
