@@ -114,25 +114,37 @@ class Person:
 
     def expect(self, pattern: str | list[Any] | type[pexpect.EOF]) -> int:
         """Wait for ``pattern`` (a regex; :class:`pexpect.EOF`: the program's end; a list:
-        the first of them to appear) after the last match; returns its index."""
+        the first of them to appear) after the last match; returns its index.
+
+        A pattern is looked for in :attr:`text`, then on the screen's last line: the prompt
+        that prompt_toolkit draws there is written in full once, then redrawn by its changes
+        only (a new question over the old one writes only the characters that differ), so
+        the text does not always hold it. A match on the screen takes all the text so far.
+        """
         patterns = pattern if isinstance(pattern, list) else [pattern]
-        found: list[tuple[int, int, re.Match[str] | None]] = []
+        # (where in the text, pattern index, match, where the next expect starts)
+        found: list[tuple[int, int, re.Match[str] | None, int]] = []
 
         def ready() -> bool:
             found.clear()
+            end = len(self.text)
+            bottom = (self.lines() or [""])[-1]
             for i, pat in enumerate(patterns):
                 if pat is pexpect.EOF:
                     if self.eof:
-                        found.append((len(self.text), i, None))
+                        found.append((end, i, None, end))
                     continue
                 m = re.compile(pat).search(self.text, self.pos)
                 if m is not None:
-                    found.append((m.start(), i, m))
+                    found.append((m.start(), i, m, m.end()))
+                    continue
+                m = re.compile(pat).search(bottom)
+                if m is not None:
+                    found.append((end, i, m, end))
             return bool(found)
 
         self.wait(ready, repr(pattern))
-        _, index, self.match = min(found, key=lambda f: (f[0], f[1]))
-        self.pos = self.match.end() if self.match is not None else len(self.text)
+        _, index, self.match, self.pos = min(found, key=lambda f: (f[0], f[1]))
         return index
 
     @property
@@ -146,6 +158,14 @@ class Person:
         while shown and not shown[-1]:
             shown.pop()
         return shown
+
+    def settled_lines(self) -> list[str]:
+        """The screen once a prompt is drawn at its bottom (not in the middle of printing
+        text above it): :meth:`lines`."""
+        prompt = re.compile(r"(\]>|\]:)$")
+        self.wait(lambda: bool(self.lines()) and prompt.search(self.lines()[-1]) is not None,
+                  "a prompt at the bottom of the screen")
+        return self.lines()
 
     # -- typing -------------------------------------------------------------------------------
 
@@ -188,29 +208,41 @@ class Person:
             return True
         return False
 
+    def drawn_state(self) -> int | None:
+        """The ``state_id`` of the last table drawing printed (its header's ``state N``)."""
+        last = self.text.rfind(SEPARATOR)
+        m = re.search(r"  state (\d+)  ", self.text[last:]) if last >= 0 else None
+        return int(m.group(1)) if m else None
+
     def play_until_over(self, pick: Callable[[dict[str, str]], str],
                         max_moves: int = 150) -> int:
-        """Choose ``pick(menu)`` at each new drawing whose menu is offered, until
-        ``GAME OVER`` (then wait for the lobby).
+        """Choose ``pick(menu)`` once per state of the game whose menu is offered (again
+        after a refusal redrew it), until ``GAME OVER`` (then wait for the lobby).
 
         Returns:
             The number of choices made.
         """
         moves = 0
-        while True:
-            def ready() -> bool:
-                if "GAME OVER" in self.text[self.pos:]:
-                    return True
-                last = self.text.rfind(SEPARATOR)
-                return (self.text.count(SEPARATOR) > self.drawings_used
-                        and re.search(MOVE, self.text[last:]) is not None
-                        and self._menu_block() is not None)
+        picked: int | None = None  # the state last chosen in
+        since = len(self.text)  # where the text was at that choice
 
+        def ready() -> bool:
+            if "GAME OVER" in self.text[self.pos:]:
+                return True
+            state = self.drawn_state()
+            tail = self.text[since:]  # a refusal is drawn again, in the same state
+            refused = 0 <= tail.find("error: [") < tail.rfind(SEPARATOR)
+            # the menu at the bottom of the screen was drawn after the last drawing read
+            return (state is not None and (state != picked or refused)
+                    and self._menu_block() is not None)
+
+        while True:
             self.wait(ready, "a move prompt after a new drawing, or GAME OVER")
             if "GAME OVER" in self.text[self.pos:]:
                 self.expect("GAME OVER")
                 self.expect(LOBBY)
                 return moves
+            picked, since = self.drawn_state(), len(self.text)
             self.new_drawing()
             self.say(pick(self.menu()))
             moves += 1

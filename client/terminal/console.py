@@ -95,7 +95,7 @@ class PromptConsole:
 
     def __init__(self, *, ascii: bool = False) -> None:
         self._fit = to_ascii if ascii else _identity
-        self._area = PromptArea("> ")
+        self._area = PromptArea("")  # until the first question: an empty line
         self._session: PromptSession[str] | None = None
         self._patch = contextlib.ExitStack()
         self._task: asyncio.Task[None] | None = None
