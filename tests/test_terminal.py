@@ -6,6 +6,7 @@ pexpect blocks, so each session runs in a worker thread while the event loop ser
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import os
 import random
@@ -22,6 +23,7 @@ from cardhall.client.bots import play_seat
 from cardhall.client.client import Client, ServerError
 from cardhall.client.renderers import event_describer
 from cardhall.client.terminal import LineReader, event_text, menu_lines, parse_options
+from cardhall.client.terminal.console import PlainConsole, PromptArea
 from cardhall.games.bots import strategy
 from cardhall.server.app import Server
 from cardhall.server.config import Settings
@@ -375,6 +377,32 @@ async def test_line_reader_reads_a_pipe() -> None:
             await done.wait()
         reader.stop()
     assert lines == ["1", "q\u2663", "part", None]
+
+
+async def test_a_plain_console_writes_its_prompt_once_per_line_awaited() -> None:
+    read_fd, write_fd = os.pipe()
+    out = io.StringIO()
+    got: list[tuple[str, str | None]] = []
+    with os.fdopen(read_fd, "r") as stream:
+        console = PlainConsole(stream, out)
+        console.start(lambda kind, text: got.append((kind, text)))
+        area = PromptArea("your move [1-2, v l q ?]> ", ("your actions:", " 1. pass"),
+                          lambda: "clocks: seat 0 you 9 s left")
+        console.show(area)
+        console.say(". seat 1: drew 3 cards")  # a bot's event: the prompt is not written again
+        console.show(area)
+        os.write(write_fd, b"1\n")
+        async with asyncio.timeout(5):
+            while not got:
+                await asyncio.sleep(0.01)
+        console.show(area)  # a line was read: the next one is asked for
+        await console.stop()
+        os.close(write_fd)
+    assert got == [("line", "1")]
+    assert out.getvalue() == ("your actions:\n 1. pass\nyour move [1-2, v l q ?]> \n"
+                              ". seat 1: drew 3 cards\n"
+                              "your actions:\n 1. pass\nyour move [1-2, v l q ?]> ")
+    assert "clocks" not in out.getvalue()  # a live line is for a console that redraws it
 
 
 # -- issue #21: the renderer of a room joined by id, k GAME or w ID ---------------------------

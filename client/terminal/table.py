@@ -99,6 +99,16 @@ class Table:
             term.forget_seat(self.room)
             await self._leave()
             return False
+        try:
+            return await self._loop()
+        finally:
+            term.console.show(PromptArea(""))  # no menu of this room below the next words
+
+    async def _loop(self) -> bool:
+        """The room's event loop (see :meth:`run`): the table is drawn at once, then again
+        whenever no event is pending (a burst of events makes one drawing)."""
+        term = self.term
+        self._refresh_screen()  # before any line typed ahead is read
         while True:
             if term.events.empty():
                 self._refresh_screen()
