@@ -45,7 +45,12 @@ class Table:
     Attributes:
         seat: The player's seat, or None when watching.
         menu: Actions of the current menu, numbered from 1 (empty: nothing to choose).
+        menu_block: The menu's lines as the prompt area shows them (``your actions:``,
+            then the numbered phrases in columns).
         menu_state: ``state_id`` of the view the menu was drawn from.
+        warned: Deadlines (unix seconds) already warned about.
+        last_state: ``state_id`` of the last update handled (to notice missed ones).
+        last_drawing: The lines of the last drawing (an identical one is not printed).
         confirm: A give-up action and its ``state_id``, waiting for the player's ``y``.
         dirty: The table changed since it was last drawn.
     """
