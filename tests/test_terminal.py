@@ -293,6 +293,26 @@ async def test_lobby_commands(server: Server) -> None:
         await in_thread(_lobby_session, server.url, created.room)
 
 
+def _guest_session(url: str, room: str) -> str:
+    with Person(url, "gus") as person:
+        person.expect(LOBBY)
+        person.say(f"j {room}")
+        person.expect(r"joined room \w+ \(skipper\) in seat 1")
+        person.expect(r"waiting for players \(2/3 seats\); the host starts the game")
+        person.expect(IDLE)  # s start is the host's, not offered to a guest
+        assert "s start" not in person.settled_lines()[-1]
+        return person.quit()
+
+
+@pytest.mark.timeout(60)
+async def test_a_guest_in_a_waiting_room_is_not_offered_the_start(server: Server) -> None:
+    async with Client(server.url, name="hostess") as host:
+        created = await host.create_room("skipper", mode="multi", seats=3)
+        await host.join(created.room)
+        out = await in_thread(_guest_session, server.url, created.room)
+    assert re.search(r"players: 0 hostess \[host\], 1 gus \(you\), 2 \(empty\)", out)
+
+
 def _eof_session(url: str) -> int:
     with Person(url) as person:
         person.expect(LOBBY)
