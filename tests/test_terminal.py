@@ -313,6 +313,53 @@ async def test_a_guest_in_a_waiting_room_is_not_offered_the_start(server: Server
     assert re.search(r"players: 0 hostess \[host\], 1 gus \(you\), 2 \(empty\)", out)
 
 
+def _chat_session(url: str, room: str) -> str:
+    with Person(url, "gus") as person:
+        person.expect(LOBBY)
+        person.say(f"j {room}")
+        person.expect(r"recent chat:")
+        person.expect(r"\[chat\] hostess: welcome, whoever comes")
+        person.expect(IDLE)
+        person.say("c good luck all")
+        person.expect(r"\[chat\] gus: good luck all")  # every member gets it, the sayer too
+        person.expect(r"\[chat\] hostess: thanks gus")  # said live, after gus's line
+        person.say("e well played")
+        person.expect(r"\[chat\] gus: \*well played\*")
+        return person.quit()
+
+
+@pytest.mark.timeout(60)
+async def test_the_terminal_shows_the_rooms_chat_and_says_lines(server: Server) -> None:
+    """A player at the terminal sees the chat said before joining (history), says a line
+    and an emote that other members get, and sees a line said live."""
+    async with Client(server.url, name="hostess") as host:
+        created = await host.create_room("skipper", mode="multi", seats=3)
+        await host.join(created.room)
+        await host.say(created.room, "welcome, whoever comes")
+        session = asyncio.ensure_future(in_thread(_chat_session, server.url, created.room))
+        for _ in range(400):  # 40 s at most: until gus's line reaches the host
+            if any(line.get("text") == "good luck all" for line in host.chat_lines(
+                    created.room)):
+                break
+            await asyncio.sleep(0.1)
+        await host.say(created.room, "thanks gus")
+        await session
+        said = [(line["name"], line.get("text"), line.get("emote"))
+                for line in host.chat_lines(created.room)]
+    assert ("gus", "good luck all", None) in said
+    assert ("gus", None, "well_played") in said
+
+
+def test_chat_lines_are_shown_as_plain_text() -> None:
+    from cardhall.client.terminal.text import chat_line_text
+    assert chat_line_text({"n": 1, "seat": 0, "name": "Bob", "text": "gg"}) == "[chat] Bob: gg"
+    assert chat_line_text({"n": 2, "seat": None, "name": "Cy", "emote": "good_luck"}) == \
+        "[watching] Cy: *good luck*"
+    # whatever the server sent, no terminal escape reaches the screen
+    assert chat_line_text({"n": 3, "seat": 1, "name": "X\x1b[2J", "text": "a\x07b"}) == \
+        "[chat] X?[2J: a?b"
+
+
 def _eof_session(url: str) -> int:
     with Person(url) as person:
         person.expect(LOBBY)

@@ -21,7 +21,8 @@ from ..client import ConnectionLost, ServerError
 from ..renderers import event_describer, renderer
 from .console import PromptArea
 from .core import Terminal
-from .text import RENDER_ERRORS, ROOM_HELP, event_text, menu_lines, seat_event_text
+from .text import (RENDER_ERRORS, ROOM_HELP, chat_line_text, event_text, menu_lines,
+                   seat_event_text)
 
 #: Seconds before a turn clock runs out at which the player is warned.
 WARN_SECONDS = 10.0
@@ -32,6 +33,8 @@ _REDRAW_KEYS = frozenset({"legal_actions", "to_act", "turn", "hand", "auction", 
 GIVE_UP_VERBS = frozenset({"close_shop", "resign"})
 #: Unsolicited errors that say why the server removed the player from a room.
 _REMOVALS = frozenset({"room/kicked", "room/closed"})
+#: Lines of a room's chat history shown on joining (the server sends up to 50).
+CHAT_HISTORY_SHOWN = 10
 
 
 class Table:
@@ -319,6 +322,8 @@ class Table:
                 await self.term.request(self.client.get_view(self.room))  # fresh names
             self.term.say(seat_event_text(self.seat_label(msg.seat), msg.event))
             self.dirty = True
+        elif isinstance(msg, p.ChatLines):
+            self._on_chat(msg)
         elif isinstance(msg, p.Started):
             note = f" (deal commitment {msg.commitment})" if msg.commitment else ""
             self.term.say(f"* the game has started{note}")
@@ -339,6 +344,17 @@ class Table:
                               "over from another connection)")
             return False
         return None
+
+    def _on_chat(self, msg: p.ChatLines) -> None:
+        """Print chat lines, but not those of names muted with ``mute`` (the history after
+        joining: its last :data:`CHAT_HISTORY_SHOWN` lines)."""
+        lines = [line for line in msg.lines if line.get("name") not in self.client.muted]
+        if msg.history:
+            lines = lines[-CHAT_HISTORY_SHOWN:]
+            if lines:
+                self.term.say("* recent chat:")
+        for line in lines:
+            self.term.say(chat_line_text(line))
 
     async def _on_update(self, msg: p.Update) -> None:
         """Print the update's events; mark the table for drawing when it matters to the
@@ -415,10 +431,44 @@ class Table:
             return word == "q"
         elif word in ("?", "h"):
             self.term.say(ROOM_HELP)
+        elif word.split(maxsplit=1)[0] in ("c", "e", "mute", "unmute"):
+            await self._chat_command(line)
         elif word:
-            self.term.error(f"unknown command {line!r}: type an action number, v, s, t, l, "
-                            "q or ?")
+            self.term.error(f"unknown command {line!r}: type an action number, v, s, t, "
+                            "c TEXT, e, l, q or ?")
         return None
+
+    async def _chat_command(self, line: str) -> None:
+        """``c TEXT`` says TEXT, ``e WORD`` sends an emote (``e`` alone lists them), ``mute
+        NAME`` / ``unmute NAME`` hide or show NAME's lines for this player only. A refusal
+        (muted by an operator, too many lines, too long) is shown, not raised."""
+        word, _, rest = line.strip().partition(" ")
+        word, rest = word.lower(), rest.strip()
+        if word in ("mute", "unmute"):
+            if not rest:
+                self.term.error(f"{word} whom? e.g. {word} Bob")
+            elif word == "mute":
+                self.client.muted.add(rest)
+                self.term.say(f"* {rest}'s chat lines are hidden from you (unmute {rest})")
+            else:
+                self.client.muted.discard(rest)
+                self.term.say(f"* {rest}'s chat lines are shown again")
+            return
+        if word == "e" and rest.replace(" ", "_") not in p.EMOTES:
+            self.term.say("emotes: " + ", ".join(p.EMOTES))
+            return
+        if not rest:
+            self.term.error("say what? c TEXT, e.g. c good luck")
+            return
+        try:
+            if word == "e":
+                await self.client.emote(self.room, rest.replace(" ", "_"))
+            else:
+                await self.client.say(self.room, rest)
+        except p.BadValue as exc:
+            self.term.error(f"not sent: {exc}")
+        except (ServerError, ConnectionLost, TimeoutError) as exc:
+            self.term.server_error(exc)
 
     async def _start(self) -> None:
         """``s``: ask the server to start the room (only while it waits)."""

@@ -19,7 +19,8 @@ _KINDS: dict[str, type] = {"bool": bool, "int": int, "float": float, "str": str,
 #: ``seat_event`` values (protocol/README.md) as what they say about the seat's player.
 SEAT_EVENTS = {"joined": "joined", "left": "left", "dropped": "lost the connection",
                "resumed": "is back", "bot": "is played by a bot now",
-               "forfeit": "forfeited", "host": "is the host now"}
+               "forfeit": "forfeited", "host": "is the host now",
+               "timeout": "ran out of time: the server played for them"}
 
 LOBBY_HELP = """\
 lobby commands:
@@ -40,6 +41,9 @@ room commands:
   v        redraw the table
   s        start the game (host, while the room waits; empty seats get bots)
   t        Skipper: toggle auto-trash (trash dead cards when drawn, or keep them)
+  c TEXT   say TEXT in the room's chat (players and spectators see it)
+  e [WORD] send a quick emote (e alone lists them: hello, good_luck, ...)
+  mute NAME / unmute NAME   hide (or show again) NAME's chat lines, for you only
   l        leave the room and go back to the lobby
   q        leave the room and quit"""
 
@@ -203,3 +207,18 @@ def menu_lines(entries: Sequence[str], width: int) -> list[str]:
         row = [cells[c * rows + r] for c in range(columns) if c * rows + r < len(cells)]
         lines.append("".join(cell.ljust(cell_width) for cell in row).rstrip())
     return lines
+
+
+def chat_line_text(line: dict[str, Any]) -> str:
+    """One chat line of a ``chat_lines`` push as a terminal line: ``"[chat] Bob: gg"``, a
+    spectator's as ``"[watching] Cy: nice"``, an emote as ``"[chat] Bob: *well played*"``.
+
+    Whatever the server sent, the text is shown as text: characters that are not printable
+    (terminal escapes, controls) become ``?``, so a line cannot move the cursor or recolour
+    the screen.
+    """
+    where = "watching" if line.get("seat") is None else "chat"
+    emote = line.get("emote")
+    said = f"*{str(emote).replace('_', ' ')}*" if emote is not None else str(line.get("text"))
+    name = str(line.get("name"))
+    return "".join(c if c.isprintable() else "?" for c in f"[{where}] {name}: {said}")
