@@ -187,7 +187,7 @@ class Lobby:
             self._loading.pop(room_id, None)
 
     async def _load(self, room_id: str, lease: str) -> Room:
-        loaded = await self.store.load(room_id)
+        loaded = await self.store.load(room_id, lease=lease)
         if loaded is None:
             await self.store.release(room_id)
             raise RoomError("room/not_found", f"no room {room_id!r}")
