@@ -90,6 +90,9 @@ class ChaosConfig:
             failed).
         seed: Seed of the bots' choices and of the fault schedule (the servers draw every deal:
             several-seat rooms refuse a seed, protocol 'Fair deals').
+        down_after_ms: Replicated-Redis drills (:mod:`.ha_chaos`): Sentinel's
+            ``down-after-milliseconds`` and the Cluster's ``cluster-node-timeout``.
+        load_seconds: ``cluster-load``: seconds of play on each topology.
     """
 
     kinds: tuple[str, ...] = KINDS
@@ -102,6 +105,8 @@ class ChaosConfig:
     finish_timeout: float = 90.0
     seconds: float = 900.0
     seed: int = 1
+    down_after_ms: int = 2000
+    load_seconds: float = 20.0
 
 
 @dataclass
@@ -116,6 +121,7 @@ class Attempt:
         result: ``"ok"`` (acknowledged), ``"error:CODE"`` (refused), ``"lost"`` (the
             connection dropped before the reply) or ``"timeout"`` (no reply in time).
         sent: ``time.monotonic()`` when it was sent, in seconds.
+        answered: ``time.monotonic()`` when its result came (None: pending), in seconds.
     """
 
     room: str
@@ -124,6 +130,7 @@ class Attempt:
     action: list[Any]
     result: str = "pending"
     sent: float = field(default_factory=time.monotonic)
+    answered: float | None = None
 
 
 def recording_client() -> type:
@@ -170,6 +177,8 @@ def recording_client() -> type:
             except (TimeoutError, asyncio.CancelledError):
                 rec.result = "timeout"  # play_seat's act_timeout cancels the request
                 raise
+            finally:
+                rec.answered = time.monotonic()
             rec.result = "ok"
 
         async def _request(self, msg: p.ClientMessage) -> p.Message:
@@ -276,12 +285,13 @@ class Serve:
     rooms kept an hour (their logs are checked after the drill).
 
     Args:
-        redis_url: The shared Redis.
+        redis: The shared Redis: its URL, or the ``cardhall serve`` options that name it
+            (``["--redis-sentinel", "HOST:PORT", ...]``).
         log: File its output is appended to (across restarts).
     """
 
-    def __init__(self, redis_url: str, log: Path) -> None:
-        self.redis_url = redis_url
+    def __init__(self, redis: str | list[str], log: Path) -> None:
+        self.redis_args = ["--redis-url", redis] if isinstance(redis, str) else list(redis)
         self.port = free_port()
         self.log = log
         self.child: Child | None = None
@@ -306,7 +316,7 @@ class Serve:
         """
         self.child = Child("cardhall serve", [
             sys.executable, "-m", "cardhall.server.cli", "serve", "--port", str(self.port),
-            "--redis-url", self.redis_url, "--log-level", "WARNING", "--msg-rate", "0",
+            *self.redis_args, "--log-level", "WARNING", "--msg-rate", "0",
             "--max-connections-per-address", "0", "--rooms-per-minute", "0",
             "--finished-ttl", "3600"], self.port, self.log)
 
@@ -346,9 +356,12 @@ class Drill:
         say: Progress messages (None: quiet).
     """
 
+    #: The fault kinds this class drills: (what, outage seconds, faults in a full drill).
+    fault_table: dict[str, tuple[str, float, int]] = FAULTS
+
     def __init__(self, kind: str, cfg: ChaosConfig, deadline: float, workdir: Path,
                  say: Progress | None) -> None:
-        if kind not in FAULTS:
+        if kind not in self.fault_table:
             raise ValueError(f"unknown fault kind {kind!r}; one of {', '.join(KINDS)}")
         self.kind = kind
         self.cfg = cfg
@@ -369,14 +382,14 @@ class Drill:
 
     def schedule(self) -> list[float]:
         """Seconds after the start of play at which each fault begins."""
-        _, outage, count = FAULTS[self.kind]
+        _, outage, count = self.fault_table[self.kind]
         count = self.cfg.faults if self.cfg.faults is not None else count
         return [SETTLE_SECONDS + k * (outage + SETTLE_SECONDS) for k in range(count)]
 
     def play_seconds(self) -> float:
         """Seconds during which tables start new games: until the last fault is over plus
         a settle time."""
-        _, outage, _ = FAULTS[self.kind]
+        _, outage, _ = self.fault_table[self.kind]
         times = self.schedule()
         return (times[-1] + outage if times else 0.0) + SETTLE_SECONDS
 
@@ -486,26 +499,40 @@ class Drill:
             The drill's figures (see :func:`render`).
         """
         t_start = time.monotonic()
-        procs: list[Any] = [self.redis]
+        procs: list[Any] = []
         with _cleanup(procs):
-            await asyncio.to_thread(self.redis.start)
+            redis_args = await self._start_redis(procs)
             for k in range(self.cfg.servers):
-                srv = Serve(self.redis.url, self.workdir / f"serve-{k}.log")
+                srv = Serve(redis_args, self.workdir / f"serve-{k}.log")
                 procs.append(srv)
                 self.servers.append(srv)
                 await asyncio.to_thread(srv.start)
-            import redis.asyncio as aioredis
-
-            self._admin = aioredis.Redis.from_url(self.redis.url, socket_timeout=2,
-                                                  socket_connect_timeout=2)
             try:
                 return await self._play_and_check(t_start)
             finally:
                 for c in self.clients:
                     with contextlib.suppress(Exception):
                         await c.close()
-                with contextlib.suppress(Exception):
-                    await self._admin.aclose()
+                if self._admin is not None:
+                    with contextlib.suppress(Exception):
+                        await self._admin.aclose()
+
+    async def _start_redis(self, procs: list[Any]) -> list[str]:
+        """Start the drill's Redis (appended to ``procs``, stopped at the end); returns the
+        ``cardhall serve`` options that name it."""
+        import redis.asyncio as aioredis
+
+        procs.append(self.redis)
+        await asyncio.to_thread(self.redis.start)
+        self._admin = aioredis.Redis.from_url(self.redis.url, socket_timeout=2,
+                                              socket_connect_timeout=2)
+        return ["--redis-url", self.redis.url]
+
+    def _store(self) -> Any:
+        """A :class:`~cardhall.server.redis_store.RedisStore` reading the drill's Redis."""
+        from ..server.redis_store import RedisStore
+
+        return RedisStore(self.redis.url)
 
     async def _play_and_check(self, t_start: float) -> dict[str, Any]:
         client_cls = recording_client()
@@ -543,7 +570,6 @@ class Drill:
 
     async def _check(self) -> dict[str, Any]:
         from ..games import get
-        from ..server.redis_store import RedisStore
         from ..server.room import rebuild
 
         attempts: dict[str, list[Attempt]] = {}
@@ -564,7 +590,7 @@ class Drill:
             "seats_dropped": len({(r, s) for r, s, _ in dropped_events}) + not_seated + left,
             "seats_cut_off": 0, "faults": self.faults_injected,
             "setups_failed": self.setups_failed, "details": []}
-        store = RedisStore(self.redis.url)
+        store = self._store()
         try:
             for g in self.games:
                 mine = attempts.get(g.room, [])
@@ -721,9 +747,7 @@ async def run_async(cfg: ChaosConfig, say: Progress | None = None,
     Raises:
         ValueError: an unknown kind.
     """
-    for kind in cfg.kinds:
-        if kind not in FAULTS:
-            raise ValueError(f"unknown fault kind {kind!r}; one of {', '.join(KINDS)}")
+    classes = {kind: drill_class(kind) for kind in cfg.kinds}
     deadline = time.monotonic() + cfg.seconds
     drills: list[dict[str, Any]] = []
     base = logdir or Path(tempfile.mkdtemp(prefix="cardhall-chaos-"))
@@ -736,13 +760,29 @@ async def run_async(cfg: ChaosConfig, say: Progress | None = None,
             if workdir.exists():
                 shutil.rmtree(workdir)
             workdir.mkdir(parents=True)
-            drills.append(await Drill(kind, cfg, deadline, workdir, say).run())
+            drills.append(await classes[kind](kind, cfg, deadline, workdir, say).run())
             if say:
                 say(f"{kind}: {'PASS' if drills[-1]['ok'] else 'FAIL'}")
     finally:
         if logdir is None:
             shutil.rmtree(base, ignore_errors=True)
     return {"config": asdict(cfg), "drills": drills, "ok": all(d["ok"] for d in drills)}
+
+
+def drill_class(kind: str) -> type[Drill]:
+    """The drill class of fault kind ``kind``: :class:`Drill` for :data:`KINDS`, the
+    replicated-Redis drills (:mod:`.ha_chaos`) for theirs.
+
+    Raises:
+        ValueError: an unknown kind.
+    """
+    if kind in FAULTS:
+        return Drill
+    from .ha_chaos import HA_FAULTS, HA_KINDS, HaDrill
+
+    if kind in HA_FAULTS:
+        return HaDrill
+    raise ValueError(f"unknown fault kind {kind!r}; one of {', '.join(KINDS + HA_KINDS)}")
 
 
 def run(cfg: ChaosConfig, say: Progress | None = None,
@@ -772,6 +812,8 @@ def render(result: dict[str, Any]) -> str:
     lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w)
                        for i, (c, w) in enumerate(zip(r, widths))) for r in rows]
     for d in result["drills"]:
+        for line in d.get("notes", []):
+            lines.append(f"  {d['kind']}: {line}")
         for line in d.get("details", [])[:30]:
             lines.append(f"  {d['kind']}: {line}")
     lines.append("targets: 0 lost, 0 doubled, 100% finished, 0 seats dropped, 0 views "

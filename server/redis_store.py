@@ -28,6 +28,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from redis.asyncio.cluster import ClusterNode, RedisCluster
+from redis.asyncio.sentinel import SentinelConnectionPool
 from redis.commands.core import AsyncScript
 from redis.crc import key_slot
 from redis.exceptions import NoScriptError, RedisError, ResponseError
@@ -183,6 +184,7 @@ class RedisStore(Store):
             if waits:
                 for wait, res in zip(waits.values(), results[-len(waits):]):
                     if (err := self._confirmed(wait, res)) is not None:
+                        await self._rediscover()
                         raise err
                 results = results[:-len(waits)]
             return list(results)
@@ -236,6 +238,17 @@ class RedisStore(Store):
                                          target_nodes=node)
             waits[name].slots.add(key_slot(k.encode()))
         return waits
+
+    async def _rediscover(self) -> None:
+        """Too few replicas confirmed a write. With Sentinel, the master written to may be
+        an old one back from a partition that the Sentinels have not demoted yet (they wait
+        seconds before they do): ask them for the master again, which drops the idle
+        connections to the old one when it changed (redis-py's
+        ``SentinelConnectionPool.get_master_address``). Errors are left to the next call."""
+        pool = getattr(self.redis, "connection_pool", None)
+        if isinstance(pool, SentinelConnectionPool):
+            with contextlib.suppress(RedisError, OSError):
+                await pool.get_master_address()  # type: ignore[no-untyped-call]
 
     def _confirmed(self, wait: _Wait, result: Any) -> StoreError | None:
         """None when ``WAIT`` answered ``result`` >= ``min_replicas`` on the master that
@@ -356,6 +369,8 @@ class RedisStore(Store):
         self.health.answered(asked_at)
         confirmed = {name: self._confirmed(w, r)
                      for (name, w), r in zip(waits.items(), results[len(batch):])}
+        if any(err is not None for err in confirmed.values()):
+            await self._rediscover()
         retry = []
         for item, node, res in zip(batch, nodes, results):
             if item.fut.done():

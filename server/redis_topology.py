@@ -27,9 +27,10 @@ import redis.asyncio as aioredis
 from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.asyncio.connection import BlockingConnectionPool
 from redis.asyncio.retry import Retry
-from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
+from redis.asyncio.sentinel import MasterNotFoundError, Sentinel, SentinelConnectionPool
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisClusterException
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 #: The Sentinel master name when none is given.
@@ -226,5 +227,10 @@ class RedisTarget:
         try:
             async with asyncio.timeout(timeout * 2):
                 await client.ping()
+        except MasterNotFoundError:  # its text holds redis-py's long client reprs
+            raise RedisConnectionError(
+                f"no Sentinel answered with a master named {self.service!r}") from None
+        except RedisClusterException as exc:  # not a RedisError
+            raise RedisConnectionError(str(exc)) from None
         finally:
             await close()
