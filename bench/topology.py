@@ -48,6 +48,14 @@ def until(check: Any, seconds: float, what: str, poll: float = 0.1) -> Any:
         time.sleep(poll)
 
 
+def online_replicas(port: int) -> int:
+    """How many replicas of the node on ``port`` are in sync with it (``state=online``)."""
+    with _client(port) as c:
+        info = c.info("replication")
+    return sum(1 for k, v in info.items() if k.startswith("slave") and isinstance(v, dict)
+               and v.get("state") == "online")
+
+
 class Node:
     """One ``redis-server`` (or ``redis-sentinel``) process on a fixed port, restartable on
     it with the same folder.
@@ -162,7 +170,7 @@ class SentinelSet:
         master.start()
         for node in self.nodes[1:]:
             node.start("--replicaof", "127.0.0.1", str(master.port))
-        until(lambda: self._replicas_online(master.port) >= len(self.nodes) - 1, 30,
+        until(lambda: online_replicas(master.port) >= len(self.nodes) - 1, 30,
               "replicas in sync")
         for s in self.sentinels:
             (s.workdir / "sentinel.conf").write_text(
@@ -172,12 +180,6 @@ class SentinelSet:
                 f"sentinel parallel-syncs {SERVICE} {len(self.nodes)}\n")
             s.start()
         until(self._settled, 30, "Sentinels see every replica and each other")
-
-    def _replicas_online(self, port: int) -> int:
-        with _client(port) as c:
-            info = c.info("replication")
-        return sum(1 for k, v in info.items() if k.startswith("slave") and isinstance(v, dict)
-                   and v.get("state") == "online")
 
     def _settled(self) -> bool:
         for s in self.sentinels:
@@ -300,15 +302,9 @@ class ClusterSet:
                         return False
             ports = self.master_ports()
             return len(ports) == self.masters and all(
-                self._online_replicas(p) >= self.replicas for p in ports)
+                online_replicas(p) >= self.replicas for p in ports)
 
         until(healthy, seconds, "the cluster to be ok with every replica online", 0.2)
-
-    def _online_replicas(self, port: int) -> int:
-        with _client(port) as c:
-            info = c.info("replication")
-        return sum(1 for k, v in info.items() if k.startswith("slave") and isinstance(v, dict)
-                   and v.get("state") == "online")
 
     def slots(self) -> dict[int, list[tuple[int, int]]]:
         """Slot ranges per master port, as a running node sees them (``CLUSTER SLOTS``)."""
