@@ -27,7 +27,13 @@ import redis.asyncio as aioredis
 from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.asyncio.connection import BlockingConnectionPool
 from redis.asyncio.retry import Retry
-from redis.asyncio.sentinel import MasterNotFoundError, Sentinel, SentinelConnectionPool
+from redis.asyncio.connection import SSLConnection
+from redis.asyncio.sentinel import (
+    MasterNotFoundError,
+    Sentinel,
+    SentinelConnectionPool,
+    SentinelManagedConnection,
+)
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisClusterException
@@ -51,6 +57,33 @@ def parse_node(text: str) -> Node:
     if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise ValueError(f"{text!r} is not HOST:PORT")
     return host, int(port)
+
+
+class FollowingSentinelConnection(SentinelManagedConnection):
+    """redis-py's Sentinel-managed connection, which asks the Sentinels for the master's
+    address whenever it connects, also when redis-py reconnects it inside a command's retry:
+    redis-py 8.1 reconnects a dropped connection there at its old address (``Connection.
+    connect_check_health``, not the Sentinel-aware ``connect``), so every retry of a command
+    whose master was failed over went to the old master until the retries ran out."""
+
+    _resolved = False  # connect_to just asked the Sentinels
+
+    async def connect_to(self, address: tuple[str, int]) -> None:
+        """Connect to ``address`` (the Sentinels' answer of a moment ago)."""
+        self._resolved = True
+        try:
+            await super().connect_to(address)  # type: ignore[no-untyped-call]
+        finally:
+            self._resolved = False
+
+    async def _connect(self) -> None:
+        if not self._resolved and self.connection_pool.is_master:
+            self.host, self.port = await self.connection_pool.get_master_address()
+        await super()._connect()
+
+
+class FollowingSentinelSSLConnection(FollowingSentinelConnection, SSLConnection):
+    """:class:`FollowingSentinelConnection` over TLS."""
 
 
 class BlockingSentinelPool(SentinelConnectionPool, BlockingConnectionPool):
@@ -199,6 +232,8 @@ class RedisTarget:
                 list(self.sentinels), sentinel_kwargs=sentinel_kwargs)
             client: aioredis.Redis = sentinel.master_for(
                 self.service, connection_pool_class=BlockingSentinelPool, db=self.db,
+                connection_class=FollowingSentinelSSLConnection if self.tls
+                else FollowingSentinelConnection,
                 max_connections=max_connections, timeout=timeout,
                 retry_on_error=[RedisConnectionError, RedisTimeoutError],
                 health_check_interval=5, **common, **self._tls())

@@ -179,6 +179,29 @@ async def test_a_lease_granted_on_a_dead_master_fences_nothing_wrongly_after_pro
         await b.close()
 
 
+async def test_a_command_cut_off_by_a_failover_follows_the_sentinels(
+        sentinel_set: SentinelSet) -> None:
+    """A write sent to a master that stops answering is retried by redis-py; once the
+    Sentinels promote the replica, the retry reaches it (redis-py 8.1 alone reconnected to
+    the old master on every retry, and the write failed)."""
+    store = RedisStore(RedisTarget(sentinels=tuple(sentinel_set.addresses), service=SERVICE),
+                       min_replicas=0)
+    old = sentinel_set.node(sentinel_set.master_port())
+    try:
+        await store.heartbeat()  # a pooled connection to the master
+        old.signal(signal.SIGSTOP)
+        try:
+            await store.heartbeat()
+            new_port = sentinel_set.master_port()
+            assert new_port != old.port
+            with redis.Redis(port=new_port) as r:
+                assert r.exists(f"cardhall:proc:{store.process_id}")
+        finally:
+            old.signal(signal.SIGCONT)
+    finally:
+        await store.close()
+
+
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ClusterSet]:
     """A Redis Cluster of 3 masters with one replica each (for the module)."""
