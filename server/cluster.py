@@ -152,6 +152,9 @@ class Cluster:
         self.peers: dict[tuple[str, str], RemotePeer] = {}
         self._out: dict[str, list[list[Any]]] = defaultdict(list)
         self._flush_scheduled = False
+        # One tick's frames go out after the ticks' before: a publish that redis-py retries
+        # (a Redis failover) must not let a later tick's frames overtake it.
+        self._flush_lock = asyncio.Lock()
         self._tasks: list[asyncio.Task[None]] = []
         #: One-off tasks (frame flushes, resends, drop notices), stopped with the cluster.
         self.background = Background()
@@ -227,6 +230,10 @@ class Cluster:
 
     async def _flush(self) -> None:
         out, self._out, self._flush_scheduled = self._out, defaultdict(list), False
+        async with self._flush_lock:  # FIFO: the earlier ticks' flushes first
+            await self._publish_out(out)
+
+    async def _publish_out(self, out: dict[str, list[list[Any]]]) -> None:
         for process, items in out.items():
             payload = msgpack.packb({"k": "out", "from": self.me, "items": items})
             try:

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
+import msgpack
 import pytest
 import redis
 from redis.crc import key_slot
@@ -200,6 +201,37 @@ async def test_a_command_cut_off_by_a_failover_follows_the_sentinels(
             old.signal(signal.SIGCONT)
     finally:
         await store.close()
+
+
+async def test_frames_of_a_later_tick_never_overtake_a_retried_publish(
+        pair: tuple[Node, Node]) -> None:
+    """A publish that redis-py retries (its master failed over: here, the first one is
+    held back) is not overtaken by the frames of the next loop tick: a client would see a
+    state and then an older one."""
+    master, _ = pair
+    url = f"redis://127.0.0.1:{master.port}/0"
+    async with serving(lambda: RedisStore(url), msg_rate=None) as make:
+        server = await make()
+        delivered: list[bytes] = []
+        publish = server.store.publish
+        held = asyncio.Event()
+
+        async def slow_publish(process_id: str, payload: bytes) -> int:
+            if not delivered and not held.is_set():
+                held.set()
+                await asyncio.sleep(0.3)  # retried: the first publish lands late
+            delivered.append(payload)
+            return await publish(process_id, payload)
+
+        server.store.publish = slow_publish  # type: ignore[method-assign]
+        server.cluster.send_out("elsewhere", "s1", b"state 229")
+        await asyncio.sleep(0.05)  # the next loop ticks
+        server.cluster.send_out("elsewhere", "s1", b"state 230")
+        deadline = time.monotonic() + 5
+        while len(delivered) < 2 and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        frames = [msgpack.unpackb(d)["items"][0][1] for d in delivered[:2]]
+        assert frames == [b"state 229", b"state 230"]
 
 
 @pytest.fixture(scope="module")
