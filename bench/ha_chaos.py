@@ -298,6 +298,13 @@ class HaDrill(Drill):
                     f"running rooms it hit; {len(first)} of them accepted one within "
                     f"{max(first.values()):.1f} s (median "
                     f"{statistics.median(first.values()):.1f} s)")
+                slowest = max(first, key=lambda r: first[r])
+                acts = sorted((a for c in self.clients for a in c.attempts
+                               if a.room == slowest and a.sent >= t), key=lambda a: a.sent)
+                self.notes.append(f"fault {n}: the slowest room {slowest}'s acts after it "
+                                  "(sent +s, result, answered +s): " + ", ".join(
+                                      f"{a.sent - t:.1f} {a.result} {(a.answered or t) - t:.1f}"
+                                      for a in acts[:6]))
             else:
                 recovery.append(None)
                 self.notes.append(f"fault {n}: no room it hit accepted an action afterwards")
