@@ -31,6 +31,7 @@ from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.asyncio.sentinel import SentinelConnectionPool
 from redis.commands.core import AsyncScript
 from redis.crc import key_slot
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, RedisError, ResponseError
 from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential
 
@@ -74,6 +75,8 @@ log = logging.getLogger("cardhall.redis")
 
 #: Seconds ``WAIT`` waits for the replicas by default.
 WAIT_SECONDS = 0.5
+#: Seconds between two checks that a Sentinel store's inbox listens on the master.
+INBOX_CHECK_SECONDS = 1.0
 
 
 class RedisStore(Store):
@@ -715,6 +718,7 @@ class RedisStore(Store):
     async def _listen_once(self, handler: InboxHandler) -> None:
         pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
         channel = inbox(self.process_id)
+        checked = asyncio.get_running_loop().time()
         try:
             if self.cluster:
                 await pubsub.ssubscribe(channel)
@@ -731,9 +735,34 @@ class RedisStore(Store):
                         await handler(msg["data"])
                     except Exception:  # one bad message must not stop the inbox
                         log.exception("inbox handler failed")
+                now = asyncio.get_running_loop().time()
+                if now - checked >= INBOX_CHECK_SECONDS:
+                    checked = now
+                    await self._inbox_on_master(pubsub)
         finally:
             with contextlib.suppress(Exception):
                 await pubsub.aclose()  # type: ignore[no-untyped-call]  # unannotated in redis-py
+
+    async def _inbox_on_master(self, pubsub: Any) -> None:
+        """With Sentinel: the inbox must listen on the master the Sentinels name, where the
+        other processes publish. A master back from a partition answers its old subscribers
+        for seconds before the Sentinels demote it; every :data:`INBOX_CHECK_SECONDS` the
+        Sentinels are asked, and a subscription elsewhere is made again.
+
+        Raises:
+            redis.exceptions.ConnectionError: the subscription is not on the master.
+        """
+        pool = getattr(self.redis, "connection_pool", None)
+        conn = getattr(pubsub, "connection", None)
+        if not isinstance(pool, SentinelConnectionPool) or conn is None:
+            return
+        try:
+            master = await pool.get_master_address()  # type: ignore[no-untyped-call]
+        except (RedisError, OSError):
+            return  # no Sentinel answers now: keep listening
+        if (conn.host, int(conn.port)) != (master[0], int(master[1])):
+            raise RedisConnectionError(f"the inbox listens on {conn.host}:{conn.port}, the "
+                                       f"master is {master[0]}:{master[1]}: subscribing again")
 
     async def healthy(self) -> bool:
         """PING answers (on a Cluster: some master answers; the rooms of a master being

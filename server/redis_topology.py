@@ -90,7 +90,21 @@ class BlockingSentinelPool(SentinelConnectionPool, BlockingConnectionPool):
     """redis-py's Sentinel pool (the master's address asked of the Sentinels at every new
     connection) that, like :class:`~redis.asyncio.BlockingConnectionPool`, makes a burst of
     requests wait up to ``timeout`` seconds for one of its ``max_connections`` sockets
-    instead of failing with "Too many connections"."""
+    instead of failing with "Too many connections".
+
+    A connection given back while connected to another address than the master the
+    Sentinels named last is closed (``SentinelConnectionPool.owns_connection`` says so, but
+    redis-py 8.1's asyncio pool never asks it): after a failover, a connection to the old
+    master must not be used again, least of all once that master is back from a partition
+    and still takes writes until the Sentinels demote it."""
+
+    async def release(self, connection: Any) -> None:
+        """Give ``connection`` back, closed first when it is not on the master."""
+        master = self.master_address
+        if (self.is_master and master is not None and connection.is_connected
+                and (connection.host, int(connection.port)) != (master[0], int(master[1]))):
+            await connection.disconnect()
+        await super().release(connection)
 
 
 @dataclass(frozen=True)

@@ -234,6 +234,53 @@ async def test_frames_of_a_later_tick_never_overtake_a_retried_publish(
         assert frames == [b"state 229", b"state 230"]
 
 
+async def test_the_inbox_follows_the_master_a_partition_moved(
+        sentinel_set: SentinelSet) -> None:
+    """The master is stopped long enough to be failed over, then continued: it answers its
+    old subscribers for seconds before the Sentinels demote it, while the other processes
+    publish on the new master. The inbox, and the store's pooled connections with it, move to
+    the new master within seconds (the store publishes to its own inbox here)."""
+    target = RedisTarget(sentinels=tuple(sentinel_set.addresses), service=SERVICE)
+    listener = sender = RedisStore(target, min_replicas=0)
+    got: list[bytes] = []
+
+    async def handler(payload: bytes) -> None:
+        got.append(payload)
+
+    task = asyncio.get_running_loop().create_task(listener.listen(handler))
+    old = sentinel_set.node(sentinel_set.master_port())
+    try:
+        deadline = time.monotonic() + 10
+        while not await sender.publish(listener.process_id, b"before"):
+            assert time.monotonic() < deadline, "the inbox never subscribed"
+            await asyncio.sleep(0.1)
+        old.signal(signal.SIGSTOP)
+        try:
+            new_port = await asyncio.to_thread(sentinel_set.wait_promoted, old.port, 30)
+        finally:
+            old.signal(signal.SIGCONT)  # back, and still a master in its own eyes
+        # The Sentinels demote it only about 8 s after it is back: well after this.
+        channel = f"cardhall:inbox:{listener.process_id}"
+
+        def subscribed_on_new_master() -> bool:
+            with redis.Redis(port=new_port) as r:
+                return bool(dict(r.pubsub_numsub(channel)).get(channel.encode()))
+
+        await asyncio.to_thread(until, subscribed_on_new_master, 6,
+                                "the inbox subscribed on the new master")
+        assert old.role() == "master"  # not demoted yet: the inbox moved by itself
+        deadline = time.monotonic() + 6
+        while not await sender.publish(listener.process_id, b"after"):
+            assert time.monotonic() < deadline, "nobody received it"
+            await asyncio.sleep(0.1)
+        while b"after" not in got and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        assert b"after" in got
+    finally:
+        task.cancel()
+        await listener.close()
+
+
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ClusterSet]:
     """A Redis Cluster of 3 masters with one replica each (for the module)."""
