@@ -229,7 +229,7 @@ class HaDrill(Drill):
         Redis, their figures side by side (the Cluster's are the drill's)."""
         if self.kind != "cluster-load" or self.backend is not None:
             return await super().run()
-        cfg = dataclasses.replace(self.cfg, think=0.0)
+        cfg = dataclasses.replace(self.cfg, think=0.0, servers=2)
         sides = {}
         for backend in ("cluster", "lone"):
             side = HaDrill(self.kind, cfg, self.deadline, self.workdir / backend, self.say,
@@ -248,17 +248,26 @@ class HaDrill(Drill):
         return fig
 
     async def _play_and_check(self, t_start: float) -> dict[str, Any]:
+        from .load import cpu_seconds
+
         assert self.topology is not None
-        cpu0 = self.topology.cpu_seconds()
+
+        def servers_cpu() -> float:
+            return sum(cpu_seconds(s.pid) for s in self.servers if s.pid is not None)
+
+        cpu0, serve0 = self.topology.cpu_seconds(), servers_cpu()
         t0 = time.monotonic()
         fig = await super()._play_and_check(t_start)
         if self.kind == "cluster-load":
-            fig["load"] = self._load(self.topology.cpu_seconds() - cpu0, t0)
-            load = fig["load"]
+            load = fig["load"] = self._load(self.topology.cpu_seconds() - cpu0, t0)
+            if load["acked"]:
+                load["servers_cpu_us_per_action"] = round(
+                    1e6 * (servers_cpu() - serve0) / load["acked"], 1)
             self.notes.append(
                 f"{self._kind_backend}: {load['actions_per_s']:.0f} accepted actions/s, act "
                 f"round trip p50 {load['rtt_p50_ms']:.1f} ms p99 {load['rtt_p99_ms']:.1f} ms, "
-                f"Redis CPU {load['redis_cpu_us_per_action']:.0f} us/action "
+                f"Redis CPU {load['redis_cpu_us_per_action']:.0f} us/action, servers' CPU "
+                f"{load.get('servers_cpu_us_per_action', 0):.0f} us/action "
                 f"({load['acked']} actions, {load['seconds']:.1f} s)")
             fig["ok"] = passed({**fig, "faults": 1})  # no fault is the point
         fig["notes"] = self.notes

@@ -79,7 +79,7 @@ class FollowingSentinelConnection(SentinelManagedConnection):
     async def _connect(self) -> None:
         if not self._resolved and self.connection_pool.is_master:
             self.host, self.port = await self.connection_pool.get_master_address()
-        await super()._connect()
+        await super()._connect()  # type: ignore[no-untyped-call]  # unannotated in redis-py
 
 
 class FollowingSentinelSSLConnection(FollowingSentinelConnection, SSLConnection):
