@@ -56,6 +56,7 @@ from redis.exceptions import RedisError
 
 from .. import protocol as p
 from .load import Child, free_port
+from .topology import Node
 
 #: Fault kinds, in the order ``--kind all`` runs them.
 KINDS = ("owner-kill", "redis-kill-3s", "redis-kill-12s", "redis-stop-10s")
@@ -233,9 +234,10 @@ class GameRecord:
 # -- processes ----------------------------------------------------------------------------
 
 
-class Redis:
+class Redis(Node):
     """A redis-server on a fixed port with append-only persistence, ``appendfsync always``
-    (a ``kill -9`` loses no write Redis answered), restartable on the same port and folder.
+    (a ``kill -9`` loses no write Redis answered), restartable on the same port and folder
+    (:class:`~.topology.Node`).
 
     Args:
         workdir: Folder of its AOF files (kept across restarts).
@@ -243,40 +245,14 @@ class Redis:
     """
 
     def __init__(self, workdir: Path, log: Path) -> None:
-        self.workdir = workdir
-        self.port = free_port()
+        super().__init__(workdir, ["--appendonly", "yes", "--appendfsync", "always",
+                                   "--save", ""])
         self.log = log
-        self.child: Child | None = None
 
     @property
     def url(self) -> str:
         """``redis://127.0.0.1:PORT/0``."""
         return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        """Start (or restart) it and wait until it listens (at most 30 s).
-
-        Raises:
-            RuntimeError: it exited or did not listen in time.
-        """
-        self.child = Child("redis-server", [
-            "redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
-            "--appendonly", "yes", "--appendfsync", "always", "--save", "",
-            "--dir", str(self.workdir), "--protected-mode", "no"], self.port, self.log)
-
-    def signal(self, sig: int) -> None:
-        """Send ``sig`` (SIGKILL waits for the process to be gone)."""
-        if self.child is not None and self.child.proc.poll() is None:
-            self.child.proc.send_signal(sig)
-            if sig == signal.SIGKILL:
-                self.child.proc.wait(timeout=10)
-
-    def stop(self) -> None:
-        """Stop it (SIGCONT first, in case it was stopped)."""
-        if self.child is not None:
-            with contextlib.suppress(ProcessLookupError):
-                self.signal(signal.SIGCONT)
-            self.child.stop()
 
 
 class Serve:

@@ -148,35 +148,39 @@ class HaDrill(Drill):
             except (OSError, RuntimeError, ValueError) as exc:
                 self.fault_errors.append(f"{type(exc).__name__}: {exc}")
 
+    async def _sentinel_master(self) -> tuple[SentinelSet, Node]:
+        """The Sentinel set and its master now."""
+        sentinel = self.topology
+        assert isinstance(sentinel, SentinelSet)
+        return sentinel, sentinel.node(await asyncio.to_thread(sentinel.master_port))
+
+    def _hit(self, sig: int, node: Node, rooms: set[str]) -> float:
+        """Send ``sig`` to ``node`` and note the fault and the running ``rooms`` it hits;
+        when it began (monotonic s)."""
+        t = time.monotonic()
+        node.signal(sig)
+        self.hits.append((t, rooms))
+        self.faults_injected += 1
+        return t
+
     async def _kill_master(self) -> None:
         """``kill -9`` the Sentinels' master; once a replica is promoted, restart the old
         master as a replica of the new one."""
-        sentinel = self.topology
-        assert isinstance(sentinel, SentinelSet)
-        port = await asyncio.to_thread(sentinel.master_port)
-        node = sentinel.node(port)
-        self.say(f"{self.kind}: kill -9 the master :{port}")
-        t = time.monotonic()
-        await asyncio.to_thread(node.signal, signal.SIGKILL)
-        self.hits.append((t, self._running()))
-        self.faults_injected += 1
-        new = await asyncio.to_thread(sentinel.wait_promoted, port, 30)
-        self.notes.append(f"fault {len(self.hits)}: master :{port} killed; the Sentinels "
-                          f"promoted :{new} {time.monotonic() - t:.1f} s later")
+        sentinel, node = await self._sentinel_master()
+        self.say(f"{self.kind}: kill -9 the master :{node.port}")
+        t = self._hit(signal.SIGKILL, node, self._running())
+        new = await asyncio.to_thread(sentinel.wait_promoted, node.port, 30)
+        self.notes.append(f"fault {len(self.hits)}: master :{node.port} killed; the "
+                          f"Sentinels promoted :{new} {time.monotonic() - t:.1f} s later")
         await asyncio.to_thread(sentinel.restart_as_replica, node)
 
     async def _stop_master(self, outage: float) -> None:
         """``SIGSTOP`` the master for ``outage`` seconds (a replica is promoted meanwhile),
         ``SIGCONT``; it must answer as a replica within 30 s."""
-        sentinel = self.topology
-        assert isinstance(sentinel, SentinelSet)
-        port = await asyncio.to_thread(sentinel.master_port)
-        node = sentinel.node(port)
+        sentinel, node = await self._sentinel_master()
+        port = node.port
         self.say(f"{self.kind}: SIGSTOP the master :{port} for {outage:g} s")
-        t = time.monotonic()
-        node.signal(signal.SIGSTOP)
-        self.hits.append((t, self._running()))
-        self.faults_injected += 1
+        t = self._hit(signal.SIGSTOP, node, self._running())
         try:
             new = await asyncio.to_thread(sentinel.wait_promoted, port, outage)
             self.notes.append(f"fault {len(self.hits)}: master :{port} stopped; the "
@@ -212,10 +216,7 @@ class HaDrill(Drill):
         node = cluster.node(port)
         self.say(f"{self.kind}: kill -9 master :{port} ({counts[port]} of {len(running)} "
                  "running rooms)")
-        t = time.monotonic()
-        await asyncio.to_thread(node.signal, signal.SIGKILL)
-        self.hits.append((t, {r for r, p in where.items() if p == port}))
-        self.faults_injected += 1
+        t = self._hit(signal.SIGKILL, node, {r for r, p in where.items() if p == port})
         from .topology import until
 
         await asyncio.to_thread(until, lambda: port not in cluster.slots(), 30,
