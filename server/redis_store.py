@@ -388,7 +388,7 @@ class RedisStore(Store):
             elif isinstance(res, Exception):
                 self.errors += 1
                 item.fut.set_exception(StoreError(f"redis: {res}"))
-            elif (err := confirmed.get(node)) is not None:
+            elif waits and (err := confirmed.get(node, _uncovered())) is not None:
                 item.fut.set_exception(err)
             else:
                 item.fut.set_result(res)
@@ -784,6 +784,12 @@ class RedisStore(Store):
         await self._background.close()
         with contextlib.suppress(Exception):
             await self._close_client()
+
+
+def _uncovered() -> NotReplicated:
+    """The error of an append whose master no ``WAIT`` of its flush covered (cannot happen
+    while the slot map holds still between queueing the appends and their waits)."""
+    return NotReplicated("no WAIT reached the room's master")
 
 
 class _NoScript(StoreError):
