@@ -32,7 +32,7 @@ from redis.asyncio.sentinel import SentinelConnectionPool
 from redis.commands.core import AsyncScript
 from redis.crc import key_slot
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError, RedisError, ResponseError
+from redis.exceptions import NoScriptError, RedisClusterException, RedisError, ResponseError
 from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential
 
 from .redis_keys import (
@@ -77,6 +77,10 @@ log = logging.getLogger("cardhall.redis")
 WAIT_SECONDS = 0.5
 #: Seconds between two checks that a Sentinel store's inbox listens on the master.
 INBOX_CHECK_SECONDS = 1.0
+#: What redis-py raises when Redis cannot answer: its errors, the Cluster client's own
+#: exceptions (``RedisClusterException`` is no ``RedisError``: "cannot be connected", a slot
+#: no node serves while the Cluster fails over) and socket errors.
+FAILURES: tuple[type[Exception], ...] = (RedisError, RedisClusterException, OSError)
 
 
 class RedisStore(Store):
@@ -157,12 +161,16 @@ class RedisStore(Store):
                 raise refused from None
             self.errors += 1
             raise StoreError(f"redis: {exc}") from None
-        except (RedisError, OSError) as exc:
-            self.health.failed()
-            self.errors += 1
-            raise StoreError(f"redis unavailable: {exc}") from None
+        except FAILURES as exc:
+            raise self._unavailable(exc) from None
         self.health.answered(asked_at)
         return result
+
+    def _unavailable(self, exc: Exception) -> StoreError:
+        """Count a failure to reach Redis and return the error to raise."""
+        self.health.failed()
+        self.errors += 1
+        return StoreError(f"redis unavailable: {exc}")
 
     async def _pipe(self, build: Callable[[Any], Awaitable[None]],
                     wait_for: Iterable[str] = ()) -> list[Any]:
@@ -174,16 +182,18 @@ class RedisStore(Store):
         lacks the scripts: a promoted replica, a restarted master) loads the scripts on every
         master and runs the pipeline once more."""
         for again in (False, True):
-            async with self.redis.pipeline(transaction=False) as pipe:  # see _flush
-                await build(pipe)
-                waits = self._queue_waits(pipe, wait_for)
-                try:
+            try:
+                async with self.redis.pipeline(transaction=False) as pipe:  # see _flush
+                    await build(pipe)
+                    waits = self._queue_waits(pipe, wait_for)
                     results = await self._call(pipe.execute())
-                except _NoScript:
-                    if again:
-                        raise
-                    await self._load_scripts()
-                    continue
+            except _NoScript:
+                if again:
+                    raise
+                await self._load_scripts()
+                continue
+            except FAILURES as exc:  # a Cluster pipeline connects as it is entered
+                raise self._unavailable(exc) from None
             if waits:
                 for wait, res in zip(waits.values(), results[-len(waits):]):
                     if (err := self._confirmed(wait, res)) is not None:
@@ -250,7 +260,7 @@ class RedisStore(Store):
         ``SentinelConnectionPool.get_master_address``). Errors are left to the next call."""
         pool = getattr(self.redis, "connection_pool", None)
         if isinstance(pool, SentinelConnectionPool):
-            with contextlib.suppress(RedisError, OSError):
+            with contextlib.suppress(*FAILURES):
                 await pool.get_master_address()  # type: ignore[no-untyped-call]
 
     def _confirmed(self, wait: _Wait, result: Any) -> StoreError | None:
@@ -359,11 +369,10 @@ class RedisStore(Store):
                     await self._queue_script(pipe, self._append, item.keys, item.args)  # queued
                 waits = self._queue_waits(pipe, (item.keys[2] for item in batch))
                 results = await pipe.execute(raise_on_error=False)
-        except (RedisError, OSError) as exc:
-            self.health.failed()
-            self.errors += 1
+        except FAILURES as exc:
+            error = self._unavailable(exc)
             for item in batch:
-                _fail(item.fut, StoreError(f"redis unavailable: {exc}"))
+                _fail(item.fut, StoreError(str(error)))
             return
         except asyncio.CancelledError:  # the store is closing: nothing may be assumed written
             for item in batch:
@@ -665,10 +674,13 @@ class RedisStore(Store):
         """``ZADD LT CH`` (only a lower value replaces the name's entry; a new name is
         added), then ``ZREMRANGEBYRANK size -1`` (drop all but the best ``size``), in one
         MULTI (one key: one slot on a Cluster)."""
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.zadd(BOARD_PREFIX + board, {name: value}, lt=True, ch=True)
-            pipe.zremrangebyrank(BOARD_PREFIX + board, size, -1)
-            changed, _ = await self._call(pipe.execute())
+        try:
+            async with self.redis.pipeline(transaction=True) as pipe:
+                pipe.zadd(BOARD_PREFIX + board, {name: value}, lt=True, ch=True)
+                pipe.zremrangebyrank(BOARD_PREFIX + board, size, -1)
+                changed, _ = await self._call(pipe.execute())
+        except FAILURES as exc:  # a Cluster pipeline connects as it is entered
+            raise self._unavailable(exc) from None
         return bool(changed)
 
     async def board_page(self, board: str, start: int, count: int
@@ -708,7 +720,7 @@ class RedisStore(Store):
             try:
                 async for attempt in AsyncRetrying(
                         wait=wait_exponential(multiplier=0.05, max=1.0),
-                        retry=retry_if_exception_type((RedisError, OSError))):
+                        retry=retry_if_exception_type(FAILURES)):
                     with attempt:
                         await self._listen_once(handler)
                 return
@@ -758,7 +770,7 @@ class RedisStore(Store):
             return
         try:
             master = await pool.get_master_address()  # type: ignore[no-untyped-call]
-        except (RedisError, OSError):
+        except FAILURES:
             return  # no Sentinel answers now: keep listening
         if (conn.host, int(conn.port)) != (master[0], int(master[1])):
             raise RedisConnectionError(f"the inbox listens on {conn.host}:{conn.port}, the "
@@ -770,12 +782,12 @@ class RedisStore(Store):
         try:
             if isinstance(self.redis, RedisCluster):
                 for node in self.redis.get_primaries():
-                    with contextlib.suppress(RedisError, OSError):
+                    with contextlib.suppress(*FAILURES):
                         if await self.redis.ping(target_nodes=node):
                             return True
                 return False
             return bool(await self.redis.ping())
-        except (RedisError, OSError):
+        except FAILURES:
             return False
 
     async def close(self) -> None:

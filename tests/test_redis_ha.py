@@ -375,6 +375,35 @@ async def test_every_store_call_works_on_a_cluster_and_spreads_over_the_masters(
     assert min(shards.values()) >= 4, shards
 
 
+async def test_a_cluster_that_cannot_answer_is_a_store_error_not_a_crash() -> None:
+    """redis-py's Cluster client raises its own ``RedisClusterException`` (no
+    ``RedisError``) when no node answers or a slot is served by none: the store reports it
+    as unavailable like any Redis failure, and the inbox keeps trying instead of dying (a
+    room's reload or the lease renewal must never end on it)."""
+    from cardhall.server.store import StoreError
+    from cardhall.bench.load import free_port
+
+    store = RedisStore(RedisTarget(cluster=(("127.0.0.1", free_port()),)), timeout=0.5,
+                       wait_seconds=0.1)
+    try:
+        with pytest.raises(StoreError):
+            await store.heartbeat()
+        with pytest.raises(StoreError):
+            await store.load("r1", lease="p#1")
+        assert not await store.healthy()
+
+        async def handler(payload: bytes) -> None:
+            raise AssertionError(payload)
+
+        listener = asyncio.get_running_loop().create_task(store.listen(handler))
+        await asyncio.sleep(1.5)
+        assert not listener.done()  # still trying
+        listener.cancel()
+        await asyncio.gather(listener, return_exceptions=True)
+    finally:
+        await store.close()
+
+
 def test_lobby_shards_lie_in_equal_parts_of_the_slot_space() -> None:
     keys = LobbyKeys(CLUSTER_LOBBY_SHARDS)
     parts = [key_slot(keys.lobby(s).encode()) * CLUSTER_LOBBY_SHARDS // 16384
