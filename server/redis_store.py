@@ -10,9 +10,11 @@ room, or by the orphan scan once the record has expired.
 Durability: ``append`` returns only after Redis has the entries. Appends of many rooms made in
 one event-loop tick are sent in one pipeline (one round trip), each still fenced by its own
 script. With ``appendonly yes`` a Redis restart keeps every acknowledged action. With
-``min_replicas`` > 0 (Sentinel, Cluster) the pipeline ends with ``WAIT min_replicas
-timeout`` (on a Cluster, one per master written to): an append is acknowledged only once that
-many replicas hold it, so a failover that promotes a replica keeps it; when fewer confirm in
+``min_replicas`` > 0 (Sentinel, Cluster) the pipeline ends with ``WAIT N timeout`` (on a
+Cluster, one per master written to), N being every replica in sync with that master at the
+last look (counted with each heartbeat) and at least ``min_replicas``: an append is
+acknowledged only once they all hold it, so a failover keeps it whichever replica it
+promotes (Sentinel picks by replication offsets it saw seconds ago); when fewer confirm in
 time it fails with :class:`~.store.NotReplicated` (its fate is unknown: the room reloads).
 A room's reload or takeover (``load`` with a lease) likewise renews the lease and waits for
 the replicas before the room shows anyone what it read.
@@ -75,6 +77,9 @@ log = logging.getLogger("cardhall.redis")
 
 #: Seconds ``WAIT`` waits for the replicas by default.
 WAIT_SECONDS = 0.5
+#: A replica that acknowledged the replication stream longer ago than this (s) is not
+#: counted as in sync (replicas acknowledge every second).
+IN_SYNC_LAG = 2
 #: Seconds between two checks that a Sentinel store's inbox listens on the master.
 INBOX_CHECK_SECONDS = 1.0
 #: What redis-py raises when Redis cannot answer: its errors, the Cluster client's own
@@ -95,8 +100,9 @@ class RedisStore(Store):
             before it fails.
         max_connections: Sockets to each Redis node at most (requests beyond wait for one).
         min_replicas: Replicas that must confirm an action (``WAIT``) before it is
-            acknowledged; None: the target's default (1 with Sentinel or Cluster, 0 for a
-            lone Redis).
+            acknowledged, at least: with it, every replica in sync with the master must
+            (:attr:`in_sync`). None: the target's default (1 with Sentinel or Cluster, 0
+            for a lone Redis).
         wait_seconds: Seconds ``WAIT`` waits for them (below ``timeout``).
 
     Connection errors are retried by redis-py (exponential backoff, 3 tries; with Sentinel
@@ -143,6 +149,9 @@ class RedisStore(Store):
         self.errors = 0
         #: The lease this process took last for each room (writes given no lease use it).
         self.leases: dict[str, str] = {}
+        #: Replicas in sync with each master at the last look (by master name: ``""`` for
+        #: the only one; see :meth:`_count_replicas`): ``WAIT`` asks for all of them.
+        self.in_sync: dict[str, int] = {}
 
     @property
     def _ms(self) -> int:
@@ -233,9 +242,11 @@ class RedisStore(Store):
         return node.name if node is not None else ""
 
     def _queue_waits(self, pipe: Any, keys: Iterable[str]) -> dict[str, _Wait]:
-        """Queue ``WAIT min_replicas ms`` on ``pipe`` (after the writes queued so far): once,
-        or on a Cluster once per master holding one of ``keys`` (by master name: see
-        :meth:`_node_name`). Nothing without ``min_replicas``."""
+        """Queue ``WAIT N ms`` on ``pipe`` (after the writes queued so far): once, or on a
+        Cluster once per master holding one of ``keys`` (by master name: see
+        :meth:`_node_name`). N is ``min_replicas``, or more: every replica that master had
+        in sync at the last look (:attr:`in_sync`), since a failover may promote any of
+        them. Nothing without ``min_replicas``."""
         if not self.min_replicas:
             return {}
         waits: dict[str, _Wait] = {}
@@ -243,11 +254,12 @@ class RedisStore(Store):
             node = self._node(k)
             name = node.name if node is not None else ""
             if name not in waits:
-                waits[name] = _Wait(node)
+                wait = waits[name] = _Wait(node, max(self.min_replicas,
+                                                     self.in_sync.get(name, 0)))
                 if node is None:
-                    pipe.execute_command("WAIT", self.min_replicas, self.wait_ms)
+                    pipe.execute_command("WAIT", wait.replicas, self.wait_ms)
                 else:
-                    pipe.execute_command("WAIT", self.min_replicas, self.wait_ms,
+                    pipe.execute_command("WAIT", wait.replicas, self.wait_ms,
                                          target_nodes=node)
             waits[name].slots.add(key_slot(k.encode()))
         return waits
@@ -264,13 +276,13 @@ class RedisStore(Store):
                 await pool.get_master_address()  # type: ignore[no-untyped-call]
 
     def _confirmed(self, wait: _Wait, result: Any) -> StoreError | None:
-        """None when ``WAIT`` answered ``result`` >= ``min_replicas`` on the master that
+        """None when ``WAIT`` answered ``result`` >= the replicas it asked for on the master that
         still holds every slot it was for; else the error to report."""
         if isinstance(result, Exception):
             return NotReplicated(f"WAIT failed: {result}")
-        if int(result) < self.min_replicas:
+        if int(result) < wait.replicas:
             return NotReplicated(
-                f"{result} of {self.min_replicas} replica(s) confirmed the write within "
+                f"{result} of {wait.replicas} replica(s) confirmed the write within "
                 f"{self.wait_ms} ms; it may be lost on a failover, so it is not acknowledged")
         if wait.node is not None:
             assert isinstance(self.redis, RedisCluster)
@@ -660,9 +672,34 @@ class RedisStore(Store):
     # -- processes -------------------------------------------------------------------------
 
     async def heartbeat(self) -> None:
-        """SET cardhall:proc:PROC with an expiry of two leases."""
+        """SET cardhall:proc:PROC with an expiry of two leases; then, with
+        ``min_replicas``, count the replicas in sync with each master (:attr:`in_sync`)."""
         await self._call(self.redis.set(f"cardhall:proc:{self.process_id}", b"1",
                                         px=2 * self._ms))
+        if self.min_replicas:
+            with contextlib.suppress(StoreError):  # counted again next time
+                await self._count_replicas()
+
+    async def _count_replicas(self) -> None:
+        """``INFO replication`` of each master: its replicas that are ``online`` and
+        acknowledged within :data:`IN_SYNC_LAG` seconds (a frozen or cut-off replica drops
+        out within seconds, long before the master's ``repl-timeout``).
+
+        Raises:
+            StoreError: a master did not answer.
+        """
+        if isinstance(self.redis, RedisCluster):
+            infos = await self._call(self.redis.info(
+                "replication", target_nodes=RedisCluster.PRIMARIES))
+            if "role" in infos:  # one master: redis-py gives its answer alone
+                infos = {self.redis.get_primaries()[0].name: infos}
+        else:
+            infos = {"": await self._call(self.redis.info("replication"))}
+        self.in_sync = {name: sum(1 for k, v in info.items()
+                                  if k.startswith("slave") and isinstance(v, dict)
+                                  and v.get("state") == "online"
+                                  and int(v.get("lag", 0)) <= IN_SYNC_LAG)
+                        for name, info in infos.items()}
 
     async def alive(self, process_id: str) -> bool:
         """EXISTS cardhall:proc:PROC."""
@@ -823,12 +860,14 @@ class _Append:
 
 class _Wait:
     """A ``WAIT`` queued on a pipeline: the Cluster master it went to (None: the only
-    master) and the slots it was for (to see whether one moved meanwhile)."""
+    master), the replicas it asked for, and the slots it was for (to see whether one moved
+    meanwhile)."""
 
-    __slots__ = ("node", "slots")
+    __slots__ = ("node", "replicas", "slots")
 
-    def __init__(self, node: ClusterNode | None) -> None:
+    def __init__(self, node: ClusterNode | None, replicas: int) -> None:
         self.node = node
+        self.replicas = replicas
         self.slots: set[int] = set()
 
 

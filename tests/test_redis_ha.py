@@ -111,6 +111,45 @@ async def test_an_action_no_replica_confirms_is_refused_and_the_room_stays_consi
                 assert r.llen(key(created.room, "log")) == len(log)
 
 
+async def test_an_action_waits_for_every_replica_in_sync(tmp_path: Path) -> None:
+    """With two replicas in sync, an action waits for both (a failover may promote either:
+    Sentinel ranks them by offsets it saw seconds ago); a replica that stops acknowledging
+    drops out of the count within seconds and the actions go on with the other."""
+    master = Node(tmp_path / "master", list(_DATA))
+    replicas = [Node(tmp_path / f"replica-{i}", list(_DATA)) for i in range(2)]
+    store = None
+    try:
+        master.start()
+        for replica in replicas:
+            replica.start("--replicaof", "127.0.0.1", str(master.port))
+        until(lambda: online_replicas(master.port) == 2, 20, "both replicas in sync")
+        store = RedisStore(f"redis://127.0.0.1:{master.port}/0", min_replicas=1,
+                           wait_seconds=0.3)
+        await store.heartbeat()
+        assert store.in_sync == {"": 2}
+        lease = await store.save_room("w1", {"game": "skipper"}, {"s": 0}, SUMMARY)
+        await store.append("w1", [["a", 0, [0]]], 0, None, lease=lease)
+        replicas[1].signal(signal.SIGSTOP)
+        try:
+            with pytest.raises(NotReplicated, match="1 of 2"):
+                await store.append("w1", [["a", 0, [1]]], 1, None, lease=lease)
+            deadline = time.monotonic() + 15
+            while store.in_sync != {"": 1}:  # its lag grows: it drops out
+                assert time.monotonic() < deadline, store.in_sync
+                await asyncio.sleep(0.5)
+                await store.heartbeat()
+            loaded = await store.load("w1", lease=lease)  # confirmed by the other one
+            assert loaded is not None and len(loaded.entries) == 2
+            await store.append("w1", [["a", 0, [2]]], 2, None, lease=lease)
+        finally:
+            replicas[1].signal(signal.SIGCONT)
+    finally:
+        if store is not None:
+            await store.close()
+        for node in [*replicas, master]:
+            node.stop()
+
+
 @pytest.fixture
 def sentinel_set(tmp_path: Path) -> Iterator[SentinelSet]:
     """A master, one replica and one Sentinel (quorum 1, down after 1 s)."""
@@ -343,6 +382,7 @@ async def test_every_store_call_works_on_a_cluster_and_spreads_over_the_masters(
     assert await store.room_by_code("C010") is None and await store.load(rooms[10]) is None
     await store.heartbeat()
     assert await store.alive(store.process_id)
+    assert sorted(store.in_sync.values()) == [1, 1, 1]  # every master's replica counted
     assert await store.record_score("skipper:solo", "ann", 30, 10)
     assert await store.board_page("skipper:solo", 0, 5) == ([("ann", 30)], 1)
     assert await store.board_rank("skipper:solo", "ann") == (0, 30)
