@@ -153,7 +153,8 @@ def redis_options(command: Callable[..., Any]) -> Callable[..., Any]:
                                         "certificates (default: the system's)."),
         click.option("--redis-min-replicas", type=click.IntRange(0), default=None,
                      help="Replicas that must confirm an action (WAIT) before it is "
-                          "acknowledged. Default: 1 with Sentinel or Cluster, 0 with a URL."),
+                          "acknowledged, at least (every replica in sync with the master "
+                          "must). Default: 1 with Sentinel or Cluster, 0 with a URL."),
         click.option("--redis-wait-timeout", type=click.FloatRange(0.001, 1.5),
                      default=0.5, show_default=True,
                      help="Seconds WAIT waits for the replicas; fewer in time: the action is "
