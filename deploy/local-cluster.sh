@@ -31,7 +31,14 @@ done
 work=$(mktemp -d)
 pids=()
 cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  # Newest first (haproxy, the servers, then Redis), each given 10 s before SIGKILL, so that
+  # the servers stop while Redis still answers and nothing can keep the script waiting.
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+    pid=${pids[$i]}
+    kill "$pid" 2>/dev/null || continue
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+  done
   wait 2>/dev/null || true
   rm -rf "$work"
 }
@@ -124,7 +131,7 @@ echo "cluster up: wss://localhost:$PORT (CA file $work/certs/cardhall.crt; serve
 
 if [ "${1:-}" = "--check" ]; then
   sleep 1.5  # haproxy's first health checks
-  SSL_CERT_FILE="$work/certs/cardhall.crt" \
+  SSL_CERT_FILE="$work/certs/cardhall.crt" timeout 120 \
     cardhall bots --url "wss://localhost:$PORT" --game skipper --mode multi --players 4 \
     --games 2 --json
   exit $?
