@@ -61,6 +61,7 @@ from redis.exceptions import RedisError
 
 from .. import protocol as p
 from .load import Child, free_port
+from .topology import Node
 from .views import split_states
 
 #: Fault kinds, in the order ``--kind all`` runs them.
@@ -97,6 +98,9 @@ class ChaosConfig:
             failed).
         seed: Seed of the bots' choices and of the fault schedule (the servers draw every deal:
             several-seat rooms refuse a seed, protocol 'Fair deals').
+        down_after_ms: Replicated-Redis drills (:mod:`.ha_chaos`): Sentinel's
+            ``down-after-milliseconds`` and the Cluster's ``cluster-node-timeout``.
+        load_seconds: ``cluster-load``: seconds of play on each topology.
     """
 
     kinds: tuple[str, ...] = KINDS
@@ -109,6 +113,8 @@ class ChaosConfig:
     finish_timeout: float = 90.0
     seconds: float = 900.0
     seed: int = 1
+    down_after_ms: int = 2000
+    load_seconds: float = 20.0
 
 
 @dataclass
@@ -123,6 +129,7 @@ class Attempt:
         result: ``"ok"`` (acknowledged), ``"error:CODE"`` (refused), ``"lost"`` (the
             connection dropped before the reply) or ``"timeout"`` (no reply in time).
         sent: ``time.monotonic()`` when it was sent, in seconds.
+        answered: ``time.monotonic()`` when its result came (None: pending), in seconds.
     """
 
     room: str
@@ -131,6 +138,7 @@ class Attempt:
     action: list[Any]
     result: str = "pending"
     sent: float = field(default_factory=time.monotonic)
+    answered: float | None = None
 
 
 def recording_client() -> type:
@@ -183,6 +191,8 @@ def recording_client() -> type:
             except (TimeoutError, asyncio.CancelledError):
                 rec.result = "timeout"  # play_seat's act_timeout cancels the request
                 raise
+            finally:
+                rec.answered = time.monotonic()
             rec.result = "ok"
 
         async def _request(self, msg: p.ClientMessage) -> p.Message:
@@ -240,9 +250,10 @@ class GameRecord:
 # -- processes ----------------------------------------------------------------------------
 
 
-class Redis:
+class Redis(Node):
     """A redis-server on a fixed port with append-only persistence, ``appendfsync always``
-    (a ``kill -9`` loses no write Redis answered), restartable on the same port and folder.
+    (a ``kill -9`` loses no write Redis answered), restartable on the same port and folder
+    (:class:`~.topology.Node`).
 
     Args:
         workdir: Folder of its AOF files (kept across restarts).
@@ -250,40 +261,14 @@ class Redis:
     """
 
     def __init__(self, workdir: Path, log: Path) -> None:
-        self.workdir = workdir
-        self.port = free_port()
+        super().__init__(workdir, ["--appendonly", "yes", "--appendfsync", "always",
+                                   "--save", ""])
         self.log = log
-        self.child: Child | None = None
 
     @property
     def url(self) -> str:
         """``redis://127.0.0.1:PORT/0``."""
         return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        """Start (or restart) it and wait until it listens (at most 30 s).
-
-        Raises:
-            RuntimeError: it exited or did not listen in time.
-        """
-        self.child = Child("redis-server", [
-            "redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
-            "--appendonly", "yes", "--appendfsync", "always", "--save", "",
-            "--dir", str(self.workdir), "--protected-mode", "no"], self.port, self.log)
-
-    def signal(self, sig: int) -> None:
-        """Send ``sig`` (SIGKILL waits for the process to be gone)."""
-        if self.child is not None and self.child.proc.poll() is None:
-            self.child.proc.send_signal(sig)
-            if sig == signal.SIGKILL:
-                self.child.proc.wait(timeout=10)
-
-    def stop(self) -> None:
-        """Stop it (SIGCONT first, in case it was stopped)."""
-        if self.child is not None:
-            with contextlib.suppress(ProcessLookupError):
-                self.signal(signal.SIGCONT)
-            self.child.stop()
 
 
 class Serve:
@@ -292,12 +277,13 @@ class Serve:
     rooms kept an hour (their logs are checked after the drill).
 
     Args:
-        redis_url: The shared Redis.
+        redis: The shared Redis: its URL, or the ``cardhall serve`` options that name it
+            (``["--redis-sentinel", "HOST:PORT", ...]``).
         log: File its output is appended to (across restarts).
     """
 
-    def __init__(self, redis_url: str, log: Path) -> None:
-        self.redis_url = redis_url
+    def __init__(self, redis: str | list[str], log: Path) -> None:
+        self.redis_args = ["--redis-url", redis] if isinstance(redis, str) else list(redis)
         self.port = free_port()
         self.log = log
         self.child: Child | None = None
@@ -322,7 +308,7 @@ class Serve:
         """
         self.child = Child("cardhall serve", [
             sys.executable, "-m", "cardhall.server.cli", "serve", "--port", str(self.port),
-            "--redis-url", self.redis_url, "--log-level", "WARNING", "--msg-rate", "0",
+            *self.redis_args, "--log-level", "WARNING", "--msg-rate", "0",
             "--max-connections-per-address", "0", "--rooms-per-minute", "0",
             "--rooms-per-minute-per-address", "0",
             "--finished-ttl", "3600"], self.port, self.log)
@@ -363,9 +349,12 @@ class Drill:
         say: Progress messages (None: quiet).
     """
 
+    #: The fault kinds this class drills: (what, outage seconds, faults in a full drill).
+    fault_table: dict[str, tuple[str, float, int]] = FAULTS
+
     def __init__(self, kind: str, cfg: ChaosConfig, deadline: float, workdir: Path,
                  say: Progress | None) -> None:
-        if kind not in FAULTS:
+        if kind not in self.fault_table:
             raise ValueError(f"unknown fault kind {kind!r}; one of {', '.join(KINDS)}")
         self.kind = kind
         self.cfg = cfg
@@ -386,14 +375,14 @@ class Drill:
 
     def schedule(self) -> list[float]:
         """Seconds after the start of play at which each fault begins."""
-        _, outage, count = FAULTS[self.kind]
+        _, outage, count = self.fault_table[self.kind]
         count = self.cfg.faults if self.cfg.faults is not None else count
         return [SETTLE_SECONDS + k * (outage + SETTLE_SECONDS) for k in range(count)]
 
     def play_seconds(self) -> float:
         """Seconds during which tables start new games: until the last fault is over plus
         a settle time."""
-        _, outage, _ = FAULTS[self.kind]
+        _, outage, _ = self.fault_table[self.kind]
         times = self.schedule()
         return (times[-1] + outage if times else 0.0) + SETTLE_SECONDS
 
@@ -511,26 +500,40 @@ class Drill:
             The drill's figures (see :func:`render`).
         """
         t_start = time.monotonic()
-        procs: list[Any] = [self.redis]
+        procs: list[Any] = []
         with _cleanup(procs):
-            await asyncio.to_thread(self.redis.start)
+            redis_args = await self._start_redis(procs)
             for k in range(self.cfg.servers):
-                srv = Serve(self.redis.url, self.workdir / f"serve-{k}.log")
+                srv = Serve(redis_args, self.workdir / f"serve-{k}.log")
                 procs.append(srv)
                 self.servers.append(srv)
                 await asyncio.to_thread(srv.start)
-            import redis.asyncio as aioredis
-
-            self._admin = aioredis.Redis.from_url(self.redis.url, socket_timeout=2,
-                                                  socket_connect_timeout=2)
             try:
                 return await self._play_and_check(t_start)
             finally:
                 for c in self.clients:
                     with contextlib.suppress(Exception):
                         await c.close()
-                with contextlib.suppress(Exception):
-                    await self._admin.aclose()
+                if self._admin is not None:
+                    with contextlib.suppress(Exception):
+                        await self._admin.aclose()
+
+    async def _start_redis(self, procs: list[Any]) -> list[str]:
+        """Start the drill's Redis (appended to ``procs``, stopped at the end); returns the
+        ``cardhall serve`` options that name it."""
+        import redis.asyncio as aioredis
+
+        procs.append(self.redis)
+        await asyncio.to_thread(self.redis.start)
+        self._admin = aioredis.Redis.from_url(self.redis.url, socket_timeout=2,
+                                              socket_connect_timeout=2)
+        return ["--redis-url", self.redis.url]
+
+    def _store(self) -> Any:
+        """A :class:`~cardhall.server.redis_store.RedisStore` reading the drill's Redis."""
+        from ..server.redis_store import RedisStore
+
+        return RedisStore(self.redis.url)
 
     async def _play_and_check(self, t_start: float) -> dict[str, Any]:
         client_cls = recording_client()
@@ -568,7 +571,6 @@ class Drill:
 
     async def _check(self) -> dict[str, Any]:
         from ..games import get
-        from ..server.redis_store import RedisStore
         from ..server.room import rebuild
 
         attempts: dict[str, list[Attempt]] = {}
@@ -590,7 +592,7 @@ class Drill:
             "seats_dropped": len({(r, s) for r, s, _ in dropped_events}) + not_seated + left,
             "seats_cut_off": 0, "faults": self.faults_injected,
             "setups_failed": self.setups_failed, "details": []}
-        store = RedisStore(self.redis.url)
+        store = self._store()
         try:
             for g in self.games:
                 mine = attempts.get(g.room, [])
@@ -751,9 +753,7 @@ async def run_async(cfg: ChaosConfig, say: Progress | None = None,
     Raises:
         ValueError: an unknown kind.
     """
-    for kind in cfg.kinds:
-        if kind not in FAULTS:
-            raise ValueError(f"unknown fault kind {kind!r}; one of {', '.join(KINDS)}")
+    classes = {kind: drill_class(kind) for kind in cfg.kinds}
     deadline = time.monotonic() + cfg.seconds
     drills: list[dict[str, Any]] = []
     base = logdir or Path(tempfile.mkdtemp(prefix="cardhall-chaos-"))
@@ -766,13 +766,29 @@ async def run_async(cfg: ChaosConfig, say: Progress | None = None,
             if workdir.exists():
                 shutil.rmtree(workdir)
             workdir.mkdir(parents=True)
-            drills.append(await Drill(kind, cfg, deadline, workdir, say).run())
+            drills.append(await classes[kind](kind, cfg, deadline, workdir, say).run())
             if say:
                 say(f"{kind}: {'PASS' if drills[-1]['ok'] else 'FAIL'}")
     finally:
         if logdir is None:
             shutil.rmtree(base, ignore_errors=True)
     return {"config": asdict(cfg), "drills": drills, "ok": all(d["ok"] for d in drills)}
+
+
+def drill_class(kind: str) -> type[Drill]:
+    """The drill class of fault kind ``kind``: :class:`Drill` for :data:`KINDS`, the
+    replicated-Redis drills (:mod:`.ha_chaos`) for theirs.
+
+    Raises:
+        ValueError: an unknown kind.
+    """
+    if kind in FAULTS:
+        return Drill
+    from .ha_chaos import HA_FAULTS, HA_KINDS, HaDrill
+
+    if kind in HA_FAULTS:
+        return HaDrill
+    raise ValueError(f"unknown fault kind {kind!r}; one of {', '.join(KINDS + HA_KINDS)}")
 
 
 def run(cfg: ChaosConfig, say: Progress | None = None,
@@ -803,6 +819,8 @@ def render(result: dict[str, Any]) -> str:
     lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w)
                        for i, (c, w) in enumerate(zip(r, widths))) for r in rows]
     for d in result["drills"]:
+        for line in d.get("notes", []):
+            lines.append(f"  {d['kind']}: {line}")
         for line in d.get("details", [])[:30]:
             lines.append(f"  {d['kind']}: {line}")
     lines.append("targets: 0 lost, 0 doubled, 100% finished, 0 seats dropped, 0 views "

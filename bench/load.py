@@ -964,13 +964,16 @@ async def _median_update(load: Load, warmup: float) -> int:
     return int(_pct(sorted(load.take().update_sizes), 0.5) or 200)
 
 
-async def bench_versions(paths: list[Path], cfg: BenchConfig) -> list[dict[str, Any]]:
+async def bench_versions(paths: list[Path], cfg: BenchConfig,
+                         redis_dir: Path | None = None) -> list[dict[str, Any]]:
     """Cardhall servers of other versions of the package against each other and the echo
     baseline (``benchmarks/ab.py``): one server per entry of ``paths`` (a ``PYTHONPATH``
     entry holding a ``cardhall`` package) and the echo, all on the server CPU, the latency
     phase run over them in turns (:func:`phase`; ``cfg.rounds`` windows each). Returns the
     phase's figures per server, in order, then the echo's (its frames the size of the first
-    server's median update)."""
+    server's median update). With ``redis_dir``, each server keeps its rooms in a
+    redis-server of its own (:func:`start_redis`, its folder under ``redis_dir``, left
+    unpinned), whose CPU per action is counted too."""
     plan = cpu_plan(cfg.pin)
     server_cpus = plan[0] if plan else None
     own_cpus = os.sched_getaffinity(0) if plan else None
@@ -979,16 +982,27 @@ async def bench_versions(paths: list[Path], cfg: BenchConfig) -> list[dict[str, 
     loads: list[Load] = []
     try:
         with _children() as kids:
-            for path in paths:
+            servers, redis_pids = [], []
+            for i, path in enumerate(paths):
                 env = {**os.environ, "PYTHONPATH": os.pathsep.join(
                     [str(path), *filter(None, [os.environ.get("PYTHONPATH")])])}
-                kids.append(start_cardhall(None, None, server_cpus, env))
-            kids.append(start_echo(None, server_cpus))
-            for kid in kids[:-1]:
+                url = None
+                if redis_dir is not None:
+                    (redis_dir / str(i)).mkdir(parents=True, exist_ok=True)
+                    redis = start_redis(redis_dir / str(i), own_cpus)
+                    kids.append(redis)
+                    url = f"redis://127.0.0.1:{redis.port}/0"
+                redis_pids.append(kids[-1].pid if url else None)
+                servers.append(start_cardhall(url, None, server_cpus, env))
+                kids.append(servers[-1])
+            servers.append(start_echo(None, server_cpus))
+            kids.append(servers[-1])
+            for kid in servers[:-1]:
                 loads.append((await open_cardhall(kid.url, kid.pid, cfg))[0])
             size = await _median_update(loads[0], cfg.warmup)
-            loads.append((await open_echo(kids[-1].url, kids[-1].pid, cfg, size))[0])
-            targets = [Target(load, kid.pid) for load, kid in zip(loads, kids)]
+            loads.append((await open_echo(servers[-1].url, servers[-1].pid, cfg, size))[0])
+            targets = [Target(load, kid.pid, rpid)
+                       for load, kid, rpid in zip(loads, servers, [*redis_pids, None])]
             try:
                 return await phase(targets, cfg.warmup, cfg.latency_seconds, cfg.rate,
                                    cfg.rounds)
@@ -1358,9 +1372,10 @@ def run(cfg: BenchConfig, progress: Callable[[str], None] | None = None,
     return _runner()(run_bench(cfg, progress, logdir))  # type: ignore[no-any-return]
 
 
-def run_versions(paths: list[Path], cfg: BenchConfig) -> list[dict[str, Any]]:
+def run_versions(paths: list[Path], cfg: BenchConfig,
+                 redis_dir: Path | None = None) -> list[dict[str, Any]]:
     """:func:`bench_versions` in a new event loop (uvloop when installed)."""
-    return _runner()(bench_versions(paths, cfg))  # type: ignore[no-any-return]
+    return _runner()(bench_versions(paths, cfg, redis_dir))  # type: ignore[no-any-return]
 
 
 def to_json(result: dict[str, Any]) -> str:

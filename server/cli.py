@@ -131,6 +131,114 @@ def _redis_url(ctx: click.Context, param: click.Parameter, value: str | None) ->
     return value
 
 
+def _redis_nodes(ctx: click.Context, param: click.Parameter,
+                 value: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
+    """Click callback: each value is ``HOST:PORT``.
+
+    Raises:
+        click.BadParameter: a value is not.
+    """
+    from .redis_topology import parse_node
+
+    try:
+        return tuple(parse_node(v) for v in value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def redis_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The Redis connection options of ``serve`` (gathered by :func:`_redis_target`)."""
+    options = [
+        click.option("--redis-url", envvar="CARDHALL_REDIS_URL", default=None, metavar="URL",
+                     callback=_redis_url,
+                     help="redis://HOST:PORT/DB (rediss:// for TLS): keep rooms in this lone "
+                          "Redis, shared with every server using it (env CARDHALL_REDIS_URL). "
+                          "Default: embedded store."),
+        click.option("--redis-sentinel", multiple=True, metavar="HOST:PORT",
+                     callback=_redis_nodes, envvar="CARDHALL_REDIS_SENTINEL",
+                     help="A Sentinel watching the master (repeat for each): rooms live in "
+                          "the master it names, found again after a failover."),
+        click.option("--redis-service", default="cardhall", show_default=True,
+                     metavar="NAME", help="With --redis-sentinel: the master's name."),
+        click.option("--redis-db", type=click.IntRange(0), default=0, show_default=True,
+                     help="With --redis-sentinel: the database number."),
+        click.option("--redis-cluster", multiple=True, metavar="HOST:PORT",
+                     callback=_redis_nodes, envvar="CARDHALL_REDIS_CLUSTER",
+                     help="A Redis Cluster node (repeat for more seeds): rooms spread over "
+                          "its masters."),
+        click.option("--redis-username", default=None, metavar="NAME",
+                     help="Redis ACL user (default: the URL's, else 'default')."),
+        click.option("--redis-password-file", type=click.File("r"), default=None,
+                     help="Read the Redis password from this file (first line); a URL's own "
+                          "password wins."),
+        click.option("--redis-sentinel-password-file", type=click.File("r"), default=None,
+                     help="Read the Sentinels' own password from this file (first line)."),
+        click.option("--redis-tls", is_flag=True,
+                     help="TLS to the Sentinel or Cluster nodes (a URL: use rediss://)."),
+        click.option("--redis-tls-ca-file", type=click.Path(exists=True, dir_okay=False),
+                     default=None, help="PEM file of the CAs that sign the Redis nodes' "
+                                        "certificates (default: the system's)."),
+        click.option("--redis-min-replicas", type=click.IntRange(0), default=None,
+                     help="Replicas that must confirm an action (WAIT) before it is "
+                          "acknowledged, at least (every replica in sync with the master "
+                          "must). Default: 1 with Sentinel or Cluster, 0 with a URL."),
+        click.option("--redis-wait-timeout", type=click.FloatRange(0.001, 1.5),
+                     default=0.5, show_default=True,
+                     help="Seconds WAIT waits for the replicas; fewer in time: the action is "
+                          "refused with server/unavailable."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _first_line(handle: Any, hint: str) -> str:
+    """The first line of an open file, stripped.
+
+    Raises:
+        click.BadParameter: it is empty.
+    """
+    line = (handle.readline() or "").strip()
+    if not line:
+        raise click.BadParameter("the file holds no password", param_hint=hint)
+    return line
+
+
+def _redis_target(opts: dict[str, Any]) -> Any:
+    """Pop the :func:`redis_options` out of ``opts``: a
+    :class:`~cardhall.server.redis_topology.RedisTarget`, or None for the embedded store.
+
+    Raises:
+        click.UsageError: more than one form, or options that do not fit the form.
+    """
+    from .redis_topology import RedisTarget
+
+    url, sentinels = opts.pop("redis_url"), opts.pop("redis_sentinel")
+    cluster, service, db = opts.pop("redis_cluster"), opts.pop("redis_service"), opts.pop(
+        "redis_db")
+    password_file = opts.pop("redis_password_file")
+    sentinel_file = opts.pop("redis_sentinel_password_file")
+    tls, ca_file = opts.pop("redis_tls"), opts.pop("redis_tls_ca_file")
+    username = opts.pop("redis_username")
+    if not (url or sentinels or cluster):
+        return None
+    if db and not sentinels:
+        raise click.UsageError("--redis-db goes with --redis-sentinel (a URL names its "
+                               "database: redis://HOST:PORT/DB; a Cluster has only 0)")
+    try:
+        return RedisTarget(
+            url=url or None, sentinels=sentinels, service=service, cluster=cluster, db=db,
+            username=username,
+            password=_first_line(password_file, "--redis-password-file")
+            if password_file else None,
+            sentinel_password=_first_line(sentinel_file, "--redis-sentinel-password-file")
+            if sentinel_file else None,
+            tls=tls, tls_ca_file=ca_file)
+    except ValueError as exc:
+        raise click.UsageError(f"{exc} (--redis-url, --redis-sentinel, --redis-cluster)"
+                               ) from None
+
+
 def _http_url_parts(value: str) -> SplitResult | None:
     """``value`` split by :func:`urllib.parse.urlsplit` when it is an ``http://`` or
     ``https://`` URL with a host and a valid port (if any); None otherwise. What may follow
@@ -189,12 +297,9 @@ def main() -> None:
               help="Largest frame accepted from a client, in bytes.")
 @click.option("--log-level", default="INFO", show_default=True,
               type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"]))
-@click.option("--redis-url", envvar="CARDHALL_REDIS_URL", default=None, metavar="URL",
-              callback=_redis_url,
-              help="redis://HOST:PORT/DB: keep rooms in Redis, shared with every server "
-                   "using the same URL (env CARDHALL_REDIS_URL). Default: embedded store.")
+@redis_options
 @click.option("--lease-seconds", type=click.FloatRange(0.1), default=3.0, show_default=True,
-              help="With --redis-url: room lease length; a dead server's rooms are taken "
+              help="With Redis: room lease length; a dead server's rooms are taken "
                    "over this long (plus a scan) after its death. Same on every server.")
 @click.option("--log-format", type=click.Choice(["kv", "json"]), default="kv",
               show_default=True, help="One line per event: key=value pairs or JSON objects.")
@@ -246,10 +351,13 @@ def main() -> None:
                    "arguments show in ps.")
 @click.option("--admin-token-file", type=click.File("r"), default=None,
               help="Read the admin token from this file (first line).")
-def serve(host: str, port: int, max_frame: int, log_level: str, redis_url: str | None,
+def serve(host: str, port: int, max_frame: int, log_level: str,
           lease_seconds: float, admin_token: str | None, admin_token_file: Any,
+          redis_min_replicas: int | None, redis_wait_timeout: float,
           **limits: Any) -> None:
-    """Run a Cardhall server until SIGINT/SIGTERM (embedded store unless --redis-url)."""
+    """Run a Cardhall server until SIGINT/SIGTERM (embedded store unless --redis-url,
+    --redis-sentinel or --redis-cluster)."""
+    import asyncio
     import ssl
 
     from .app import run, tls_context
@@ -270,21 +378,22 @@ def serve(host: str, port: int, max_frame: int, log_level: str, redis_url: str |
             raise click.BadParameter(
                 f"not a PEM certificate chain with its private key ({exc.reason or exc})",
                 param_hint="--certfile/--keyfile") from None
-    if redis_url:  # before listening: an unreachable Redis is one error line, not a crash
+    target = _redis_target(limits)
+    if target is not None:  # before listening: an unreachable Redis is one error line
         import redis
 
         try:
-            with redis.Redis.from_url(redis_url, socket_connect_timeout=5,
-                                      socket_timeout=5) as probe:
-                probe.ping()
-        except redis.RedisError as exc:
-            raise click.ClickException(f"cannot reach Redis at {redis_url}: {exc}") from None
+            asyncio.run(target.probe())
+        except (redis.RedisError, OSError, TimeoutError) as exc:
+            raise click.ClickException(
+                f"cannot reach Redis at {target.describe()}: {str(exc) or 'no answer'}") from None
     configure(log_level, limits.pop("log_format"))
     store = None
-    if redis_url:
+    if target is not None:
         from .redis_store import RedisStore
 
-        store = RedisStore(redis_url, lease_seconds=lease_seconds)
+        store = RedisStore(target, lease_seconds=lease_seconds,
+                           min_replicas=redis_min_replicas, wait_seconds=redis_wait_timeout)
     try:
         settings = Settings(host=host, port=port, max_frame=max_frame,
                             admin_token=admin_token or None, **_limits(limits))
@@ -295,7 +404,7 @@ def serve(host: str, port: int, max_frame: int, log_level: str, redis_url: str |
             f"Cardhall is running: open {_browser_url(host, server.port, settings.certfile)} "
             "in a web browser (Ctrl-C stops the server)"))
     except StoreError as exc:
-        raise click.ClickException(f"cannot start: {exc} (--redis-url {redis_url})") from None
+        raise click.ClickException(f"cannot start: {exc} ({target.describe()})") from None
     except OSError as exc:
         raise click.ClickException(
             f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
@@ -917,8 +1026,10 @@ def bench(rooms: int, rate: float, seconds: float, warmup: float, rounds: int, i
 @main.command()
 @click.option("--kind", "kinds", multiple=True, default=("all",), show_default=True,
               type=click.Choice(["all", "owner-kill", "redis-kill-3s", "redis-kill-12s",
-                                 "redis-stop-10s"]),
-              help="Fault kind to drill (repeat; all: every kind in turn).")
+                                 "redis-stop-10s", "ha", "sentinel-kill",
+                                 "sentinel-partition", "cluster-kill", "cluster-load"]),
+              help="Fault kind to drill (repeat; ha: the replicated-Redis kinds; all: every "
+                   "kind in turn).")
 @click.option("--rooms", type=click.IntRange(1), default=12, show_default=True,
               help="Tables of bots playing Skipper multi games back to back.")
 @click.option("--seats", type=click.IntRange(2, 6), default=4, show_default=True,
@@ -936,27 +1047,38 @@ def bench(rooms: int, rate: float, seconds: float, warmup: float, rounds: int, i
 @click.option("--seconds", type=click.FloatRange(10), default=900.0, show_default=True,
               help="Cap on the whole run, in seconds.")
 @click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--down-after-ms", type=click.IntRange(100), default=2000, show_default=True,
+              help="Replicated kinds: Sentinel down-after-milliseconds and Cluster "
+                   "node timeout.")
+@click.option("--load-seconds", type=click.FloatRange(1), default=20.0, show_default=True,
+              help="cluster-load: seconds of play on each topology.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object, no table.")
 @click.option("--logdir", type=click.Path(file_okay=False), default=None,
               help="Keep Redis' AOF and the servers' logs in this folder.")
 def chaos(kinds: tuple[str, ...], rooms: int, seats: int, servers: int, faults: int | None,
           turn_limit: int, think: float, finish_timeout: float, seconds: float, seed: int,
-          as_json: bool, logdir: str | None) -> None:
-    """Fault drills: bots on several servers and a real redis-server while owners are killed
-    and Redis is killed or paused; every acknowledged action is checked against the Redis
-    log. Exits 1 when a target (0 lost, 0 doubled, 100% finished, no seat dropped, no view
-    backwards) is missed. See docs/operations.md, "Chaos drills"."""
+          down_after_ms: int, load_seconds: float, as_json: bool, logdir: str | None) -> None:
+    """Fault drills: bots on several servers and a real redis-server (or a Sentinel-watched
+    master with replicas, or a Redis Cluster) while owners are killed and Redis nodes are
+    killed or paused; every acknowledged action is checked against the Redis log. Exits 1
+    when a target (0 lost, 0 doubled, 100% finished, no seat dropped, no view backwards) is
+    missed. See docs/operations.md, "Chaos drills"."""
     import shutil
     from pathlib import Path
 
     from ..bench.chaos import KINDS, ChaosConfig, render, run
+    from ..bench.ha_chaos import HA_KINDS
 
-    if shutil.which("redis-server") is None:
-        raise click.ClickException("redis-server is not on PATH")
-    picked = KINDS if "all" in kinds else tuple(dict.fromkeys(kinds))
+    groups = {"all": KINDS + HA_KINDS, "ha": HA_KINDS}
+    picked = tuple(dict.fromkeys(k for kind in kinds for k in groups.get(kind, (kind,))))
+    for tool in ("redis-server", "redis-cli", "redis-sentinel"):
+        if shutil.which(tool) is None and (tool == "redis-server"
+                                           or set(picked) & set(HA_KINDS)):
+            raise click.ClickException(f"{tool} is not on PATH")
     cfg = ChaosConfig(kinds=picked, rooms=rooms, seats=seats, servers=servers, faults=faults,
                       turn_limit=turn_limit, think=think, finish_timeout=finish_timeout,
-                      seconds=seconds, seed=seed)
+                      seconds=seconds, seed=seed, down_after_ms=down_after_ms,
+                      load_seconds=load_seconds)
     if logdir is not None:
         Path(logdir).mkdir(parents=True, exist_ok=True)
     try:

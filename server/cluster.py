@@ -157,6 +157,9 @@ class Cluster:
         self._out: dict[str, list[list[Any]]] = defaultdict(list)
         self._flush_scheduled = False
         self._queued_at = 0.0  # loop time the first frame of the pending flush was queued
+        # One tick's frames go out after the ticks' before: a publish that redis-py retries
+        # (a Redis failover) must not let a later tick's frames overtake it.
+        self._flush_lock = asyncio.Lock()
         self._tasks: list[asyncio.Task[None]] = []
         #: One-off tasks (frame flushes, resends, drop notices), stopped with the cluster.
         self.background = Background()
@@ -236,6 +239,10 @@ class Cluster:
         if asyncio.get_running_loop().time() - self._queued_at > STALL_SECONDS:
             self._stalled(out)
             return
+        async with self._flush_lock:  # FIFO: the earlier ticks' flushes first
+            await self._publish_out(out)
+
+    async def _publish_out(self, out: dict[str, list[list[Any]]]) -> None:
         for process, items in out.items():
             payload = msgpack.packb({"k": "out", "from": self.me, "items": items})
             try:

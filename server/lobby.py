@@ -203,7 +203,7 @@ class Lobby:
         return asked + self.store.lease_seconds
 
     async def _load(self, room_id: str, lease: str, lease_until: float = math.inf) -> Room:
-        loaded = await self.store.load(room_id)
+        loaded = await self.store.load(room_id, lease=lease)
         if loaded is None:
             await self.store.release(room_id)
             raise RoomError("room/not_found", f"no room {room_id!r}")

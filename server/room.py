@@ -1074,7 +1074,12 @@ class Room(RoomViews, RoomClocks, RoomChat):
         """
         if not self._broken or self._closing:
             return True
-        loaded = await self.store.load(self.id)
+        try:
+            loaded = await self.store.load(self.id, lease=self.lease)
+        except OwnershipLost:  # taken over meanwhile (a failover, say): it runs elsewhere
+            log.error("room %s: lease lost while reloading; given up", self.id)
+            self._lost()
+            return False
         if loaded is None:  # deleted or expired meanwhile: nothing to run here any more
             log.error("room %s: gone from the store; given up", self.id)
             self._lost()

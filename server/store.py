@@ -28,7 +28,8 @@ Exception tree::
 
     StoreError          the store cannot be reached or refused a write ("server/unavailable")
     ├── OwnershipLost   a fenced write found that this process no longer owns the room
-    └── LogConflict     an append found the log longer than expected, under this copy's lease
+    ├── LogConflict     an append found the log longer than expected, under this copy's lease
+    └── NotReplicated   a write reached the master, but too few replicas confirmed it in time
 """
 
 from __future__ import annotations
@@ -68,6 +69,12 @@ class LogConflict(StoreError):
     its own landed though its answer was lost (redis-py resends a request whose connection
     failed). Nothing was written; the copy must reload from the store, not give the room up.
     """
+
+
+class NotReplicated(StoreError):
+    """A write reached the store's master, but fewer replicas than required confirmed it in
+    time (Redis ``WAIT``): a failover may promote a replica without it, so it is not
+    acknowledged. Its fate is unknown, as for any :class:`StoreError` of a write."""
 
 
 @dataclass
@@ -291,10 +298,18 @@ class Store(ABC):
         """
 
     @abstractmethod
-    async def load(self, room_id: str) -> Loaded | None:
+    async def load(self, room_id: str, *, lease: str | None = None) -> Loaded | None:
         """The room as stored, or None for an unknown (or expired) room.
 
+        Args:
+            lease: The lease of the copy about to run the room on what it reads (a takeover,
+                a reload), or None (a plain read). With a lease, a replicated store first
+                makes sure that its replicas hold everything read, so that the room never
+                shows anyone a state a failover could undo.
+
         Raises:
+            OwnershipLost: with ``lease``: the lease does not hold the room any more.
+            NotReplicated: with ``lease``: too few replicas confirmed what was read.
             StoreError: the store is unavailable.
         """
 
@@ -613,8 +628,8 @@ class MemoryStore(Store):
         """Keep the latest snapshot."""
         self.snapshots[room_id] = (state_id, snapshot)
 
-    async def load(self, room_id: str) -> Loaded | None:
-        """Record, state, latest snapshot and the log after it."""
+    async def load(self, room_id: str, *, lease: str | None = None) -> Loaded | None:
+        """Record, state, latest snapshot and the log after it (nothing to confirm here)."""
         record = self.records.get(room_id)
         if record is None:
             return None

@@ -65,10 +65,10 @@ class Outage:
         self.failed += 1
         raise StoreError("store down (test)")
 
-    async def _load(self, room_id: str) -> Any:
+    async def _load(self, room_id: str, *, lease: str | None = None) -> Any:
         if self.down:
             raise StoreError("store down (test)")
-        return await self.load(room_id)
+        return await self.load(room_id, lease=lease)
 
 
 async def until(check: Any, seconds: float, what: str) -> Any:
@@ -300,10 +300,10 @@ class FlakyStore(MemoryStore):
             raise StoreError("store down (test)")
         await super().append(room_id, entries, expect, state, lease=lease)
 
-    async def load(self, room_id: str) -> Loaded | None:
+    async def load(self, room_id: str, *, lease: str | None = None) -> Loaded | None:
         if self.down:
             raise StoreError("store down (test)")
-        return await super().load(room_id)
+        return await super().load(room_id, lease=lease)
 
 
 async def _greedy_act(room: Room, seats: list[Recorder], rid: int) -> int:
@@ -374,8 +374,8 @@ async def test_a_room_broken_again_as_its_reload_ends_reloads_again() -> None:
     load = store.load
     flaps = []
 
-    async def flapping_load(room_id: str) -> Loaded | None:
-        loaded = await load(room_id)
+    async def flapping_load(room_id: str, *, lease: str | None = None) -> Loaded | None:
+        loaded = await load(room_id, lease=lease)
         if not flaps and not store.down:
             game = room.game
             seat = game.to_act()[0]
