@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -18,6 +19,9 @@ from ..games.options import parse_kv
 
 if TYPE_CHECKING:
     from urllib.parse import SplitResult
+
+    from .sqlite_store import SQLiteStore
+    from .store import Store
 
 
 def _options(mode: str | None, pairs: tuple[str, ...], game: str) -> dict[str, Any]:
@@ -136,6 +140,24 @@ def _origins(ctx: click.Context, param: click.Parameter,
     return value
 
 
+def _sqlite_store(data: Path | None, fsync: str) -> SQLiteStore:
+    """The SQLite store on ``data`` (None: the default path), opened (locked, checked,
+    migrated) before anything listens.
+
+    Raises:
+        click.ClickException: the file is held by another process, unreadable, damaged, or
+            of a newer schema (one ``Error:`` line saying what to do).
+    """
+    from .sqlite_file import default_path
+    from .sqlite_store import SQLiteStore
+    from .store import StoreError
+
+    try:
+        return SQLiteStore(data or default_path(), fsync=fsync)
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
 def _limits(opts: dict[str, Any]) -> dict[str, Any]:
     """Settings from the limit/TLS options of ``serve`` (0 means "no limit")."""
     out = dict(opts)
@@ -166,6 +188,19 @@ def main() -> None:
               callback=_redis_url,
               help="redis://HOST:PORT/DB: keep rooms in Redis, shared with every server "
                    "using the same URL (env CARDHALL_REDIS_URL). Default: embedded store.")
+@click.option("--store", "store_kind", type=click.Choice(["sqlite", "memory"]), default=None,
+              help="Without --redis-url: sqlite (the default) keeps rooms, logs and "
+                   "leaderboards in the --data file, so a restart loses nothing; memory "
+                   "keeps them in this process only (tests, benchmarks).")
+@click.option("--data", type=click.Path(dir_okay=False, path_type=Path), envvar="CARDHALL_DATA",
+              default=None, metavar="PATH",
+              help="The SQLite data file (env CARDHALL_DATA; default: "
+                   "$XDG_DATA_HOME/cardhall/cardhall.db, else "
+                   "~/.local/share/cardhall/cardhall.db; made 0600). One process at a time.")
+@click.option("--fsync", type=click.Choice(["normal", "always"]), default="normal",
+              show_default=True,
+              help="SQLite store: normal: an answered action survives a crash of the process "
+                   "(kill -9); always: a power loss too (every commit waits for the disk).")
 @click.option("--lease-seconds", type=click.FloatRange(0.1), default=3.0, show_default=True,
               help="With --redis-url: room lease length; a dead server's rooms are taken "
                    "over this long (plus a scan) after its death. Same on every server.")
@@ -214,9 +249,11 @@ def main() -> None:
 @click.option("--admin-token-file", type=click.File("r"), default=None,
               help="Read the admin token from this file (first line).")
 def serve(host: str, port: int, max_frame: int, log_level: str, redis_url: str | None,
+          store_kind: str | None, data: Path | None, fsync: str,
           lease_seconds: float, admin_token: str | None, admin_token_file: Any,
           **limits: Any) -> None:
-    """Run a Cardhall server until SIGINT/SIGTERM (embedded store unless --redis-url)."""
+    """Run a Cardhall server until SIGINT/SIGTERM (the SQLite data file unless --redis-url
+    or --store memory)."""
     import ssl
 
     from .app import run, tls_context
@@ -246,24 +283,128 @@ def serve(host: str, port: int, max_frame: int, log_level: str, redis_url: str |
                 probe.ping()
         except redis.RedisError as exc:
             raise click.ClickException(f"cannot reach Redis at {redis_url}: {exc}") from None
+    if redis_url and store_kind is not None:
+        raise click.UsageError("--store is for a server without --redis-url")
     configure(log_level, limits.pop("log_format"))
-    store = None
-    if redis_url:
-        from .redis_store import RedisStore
-
-        store = RedisStore(redis_url, lease_seconds=lease_seconds)
     try:
         settings = Settings(host=host, port=port, max_frame=max_frame,
                             admin_token=admin_token or None, **_limits(limits))
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
+    store: Store | None = None
+    if redis_url:
+        from .redis_store import RedisStore
+
+        store = RedisStore(redis_url, lease_seconds=lease_seconds)
+    elif store_kind != "memory":
+        store = _sqlite_store(data, fsync)
     try:
         run(settings, store)
     except StoreError as exc:
-        raise click.ClickException(f"cannot start: {exc} (--redis-url {redis_url})") from None
+        where = f"--redis-url {redis_url}" if redis_url else f"--data {getattr(store, 'path', '')}"
+        raise click.ClickException(f"cannot start: {exc} ({where})") from None
     except OSError as exc:
         raise click.ClickException(
             f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
+@main.command()
+@click.argument("dest", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--data", type=click.Path(dir_okay=False, path_type=Path), envvar="CARDHALL_DATA",
+              default=None, metavar="PATH",
+              help="The data file to copy (env CARDHALL_DATA; default: cardhall serve's).")
+def backup(dest: Path, data: Path | None) -> None:
+    """Copy the SQLite data file to DEST (made 0600; replaced if it exists) with SQLite's
+    online backup API: safe while a server runs on the file (the copy is one consistent
+    moment of it; the server goes on). Restore: stop the server, put the copy in place of
+    the data file (its -wal and -shm files removed), start the server."""
+    from .sqlite_file import backup as copy_file
+    from .sqlite_file import default_path
+    from .store import StoreError
+
+    source = data or default_path()
+    try:
+        size = copy_file(source, dest)
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"backed up {source} to {dest} ({size} bytes)")
+
+
+def _open_store(spec: str, *, source: bool) -> Store:
+    """The store of ``migrate``'s ``--from``/``--to``: ``redis://...`` (also ``rediss://``,
+    ``unix://``) or the path of a SQLite data file (a source must exist).
+
+    Raises:
+        click.ClickException: Redis does not answer; the file is missing (a source), held
+            by a server, damaged or of a newer schema.
+    """
+    from .store import StoreError
+
+    if spec.startswith(("redis://", "rediss://", "unix://")):
+        import redis
+
+        from .redis_store import RedisStore
+
+        try:
+            with redis.Redis.from_url(spec, socket_connect_timeout=5,
+                                      socket_timeout=5) as probe:
+                probe.ping()
+        except (redis.RedisError, ValueError) as exc:
+            raise click.ClickException(f"cannot reach Redis at {spec}: {exc}") from None
+        return RedisStore(spec)
+    path = Path(spec)
+    if source and not path.is_file():
+        raise click.ClickException(f"no data file at {path}")
+    from .sqlite_store import SQLiteStore
+
+    try:
+        return SQLiteStore(path)
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+@main.command()
+@click.option("--from", "source", required=True, metavar="PATH|URL",
+              help="The store to copy from: a SQLite data file, or redis://HOST:PORT/DB.")
+@click.option("--to", "target", required=True, metavar="PATH|URL",
+              help="The store to copy to: a SQLite data file (made if missing), or "
+                   "redis://HOST:PORT/DB.")
+@click.option("--finished-ttl", type=click.FloatRange(0), default=300.0, show_default=True,
+              help="The target servers' --finished-ttl: finished rooms keep what is left "
+                   "of it.")
+def migrate(source: str, target: str, finished_ttl: float) -> None:
+    """Copy a lobby from one store to another: every room (in play, waiting, finished) with
+    its record, state, seat tokens, log and snapshot, and every leaderboard. A SQLite file
+    onto Redis to grow past one process, or back. Stop the servers of the source first (a
+    SQLite file is locked while it is read; rooms a live server runs on Redis are refused);
+    rooms the target holds already are skipped. Players resume their seats on the target's
+    servers with the tokens they have."""
+    import asyncio
+
+    from .store import StoreError
+    from .transfer import copy_store
+
+    async def go() -> dict[str, Any]:
+        src = _open_store(source, source=True)
+        try:
+            dst = _open_store(target, source=False)
+            try:
+                return await copy_store(src, dst, finished_ttl,
+                                        lambda line: click.echo(line, err=True))
+            finally:
+                await dst.close()
+        finally:
+            await src.close()
+
+    try:
+        done = asyncio.run(go())
+    except StoreError as exc:
+        raise click.ClickException(f"not migrated: {exc}") from None
+    click.echo(f"copied {done['rooms']} rooms ({done['playing']} in play, {done['waiting']} "
+               f"waiting, {done['finished']} finished; {done['entries']} log entries) and "
+               f"{done['board_entries']} leaderboard entries from {source} to {target}"
+               + (f"; {done['skipped']} rooms skipped (in the target already)"
+                  if done["skipped"] else ""))
 
 
 @main.command()
@@ -856,16 +997,18 @@ def bench(rooms: int, rate: float, seconds: float, warmup: float, rounds: int, i
 @main.command()
 @click.option("--kind", "kinds", multiple=True, default=("all",), show_default=True,
               type=click.Choice(["all", "owner-kill", "redis-kill-3s", "redis-kill-12s",
-                                 "redis-stop-10s"]),
+                                 "redis-stop-10s", "sqlite-kill"]),
               help="Fault kind to drill (repeat; all: every kind in turn).")
 @click.option("--rooms", type=click.IntRange(1), default=12, show_default=True,
               help="Tables of bots playing Skipper multi games back to back.")
 @click.option("--seats", type=click.IntRange(2, 6), default=4, show_default=True,
               help="Bots per table.")
 @click.option("--servers", type=click.IntRange(2, 6), default=3, show_default=True,
-              help="cardhall serve processes sharing the Redis.")
+              help="cardhall serve processes sharing the Redis (sqlite-kill: one, on the "
+                   "default store).")
 @click.option("--faults", type=click.IntRange(1), default=None,
-              help="Faults per kind (default: owner-kill 3, redis-kill-3s 2, others 1).")
+              help="Faults per kind (default: owner-kill and sqlite-kill 3, redis-kill-3s 2, "
+                   "others 1).")
 @click.option("--turn-limit", type=click.IntRange(1), default=30, show_default=True,
               help="Skipper turn_limit (turns per seat) of every game.")
 @click.option("--think", type=click.FloatRange(0), default=0.02, show_default=True,
@@ -882,17 +1025,18 @@ def chaos(kinds: tuple[str, ...], rooms: int, seats: int, servers: int, faults: 
           turn_limit: int, think: float, finish_timeout: float, seconds: float, seed: int,
           as_json: bool, logdir: str | None) -> None:
     """Fault drills: bots on several servers and a real redis-server while owners are killed
-    and Redis is killed or paused; every acknowledged action is checked against the Redis
-    log. Exits 1 when a target (0 lost, 0 doubled, 100% finished, no seat dropped, no view
-    backwards) is missed. See docs/operations.md, "Chaos drills"."""
+    and Redis is killed or paused, and bots on one server with the default SQLite store
+    while it is killed with -9 and restarted on its file; every acknowledged action is
+    checked against the stored log. Exits 1 when a target (0 lost, 0 doubled, 100%
+    finished, no seat dropped, no view backwards) is missed. See docs/operations.md,
+    "Chaos drills"."""
     import shutil
-    from pathlib import Path
 
-    from ..bench.chaos import KINDS, ChaosConfig, render, run
+    from ..bench.chaos import KINDS, LONE, ChaosConfig, render, run
 
-    if shutil.which("redis-server") is None:
-        raise click.ClickException("redis-server is not on PATH")
     picked = KINDS if "all" in kinds else tuple(dict.fromkeys(kinds))
+    if shutil.which("redis-server") is None and set(picked) - LONE:
+        raise click.ClickException("redis-server is not on PATH")
     cfg = ChaosConfig(kinds=picked, rooms=rooms, seats=seats, servers=servers, faults=faults,
                       turn_limit=turn_limit, think=think, finish_timeout=finish_timeout,
                       seconds=seconds, seed=seed)

@@ -19,7 +19,7 @@ from .metrics import bind_game
 from ..games import GameError, OptionError
 from .room import Peer as Session
 from .room import Room, RoomError, split_options
-from .store import MemoryStore, OwnershipLost, Store, StoreError
+from .store import OwnershipLost, Store, StoreError
 from .tasks import SHUTDOWN_GRACE, Background
 
 
@@ -114,7 +114,7 @@ class Lobby:
                 return room
             if owner is not None and owner != self.store.process_id:
                 return owner
-            if self.draining and not isinstance(self.store, MemoryStore):
+            if self.draining and self.store.shared:
                 # Draining: another process takes the room over; wait for it.
                 return await self._new_owner(room_id)
             health = self.store.health

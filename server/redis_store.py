@@ -230,6 +230,9 @@ class RedisStore(Store):
     failure is reported to :attr:`health` (a :class:`~.store.StoreHealth`).
     """
 
+    shared = True
+    durable = True  # with appendonly yes (docs/operations.md)
+
     def __init__(self, url: str, *, lease_seconds: float = 3.0, timeout: float = 2.0,
                  max_connections: int = 32) -> None:
         self.url = url

@@ -1,8 +1,10 @@
-"""The short CI version of ``cardhall chaos`` (issue #18): bots on two ``cardhall serve``
-processes and a real redis-server (AOF, ``appendfsync always``) while faults are injected;
-every acknowledged action must be in the Redis log once, at its state, and every game must
-finish. The long kinds (12 s Redis outage, 10 s SIGSTOP, repeated owner kills, 12 rooms on
-3 processes) run only from the command line: ``cardhall chaos`` (docs/operations.md).
+"""The short CI version of ``cardhall chaos`` (issues #18, #30): bots on two ``cardhall
+serve`` processes and a real redis-server (AOF, ``appendfsync always``) while faults are
+injected, and bots on one ``cardhall serve`` with its default store (SQLite) killed with -9
+and restarted on its file; every acknowledged action must be in the stored log once, at its
+state, and every game must finish. The long kinds (12 s Redis outage, 10 s SIGSTOP, repeated
+owner kills, 12 rooms on 3 processes) run only from the command line: ``cardhall chaos``
+(docs/operations.md).
 """
 
 from __future__ import annotations
@@ -46,19 +48,20 @@ def test_audit_finds_lost_doubled_and_unacked_actions() -> None:
     assert audit("r", [*entries, ["f", 1, None]], attempts)["doubled"] == 0
 
 
-async def drill(kind: str, tmp_path: Path) -> dict[str, Any]:
-    """One short drill of ``kind``: 4 tables of 4 bots on 2 servers, one fault."""
-    cfg = ChaosConfig(kinds=(kind,), rooms=4, seats=4, servers=2, faults=1, turn_limit=20,
-                      finish_timeout=60.0, seconds=150.0, seed=7)
+async def drill(kind: str, tmp_path: Path, faults: int = 1) -> dict[str, Any]:
+    """One short drill of ``kind``: 4 tables of 4 bots on 2 servers (one for sqlite-kill),
+    ``faults`` faults."""
+    cfg = ChaosConfig(kinds=(kind,), rooms=4, seats=4, servers=2, faults=faults,
+                      turn_limit=20, finish_timeout=60.0, seconds=150.0, seed=7)
     result = await run_async(cfg, None, tmp_path)
     (fig,) = result["drills"]
     print(render(result))  # shown by pytest when the test fails
     return fig
 
 
-def check(fig: dict[str, Any]) -> None:
+def check(fig: dict[str, Any], faults: int = 1) -> None:
     """The issue's targets, one assertion each so a failure names the figure missed."""
-    assert fig["faults"] == 1, fig["details"]
+    assert fig["faults"] == faults, fig["details"]
     assert fig["games"] >= 4 and fig["acked"] > 100, fig
     assert fig["lost"] == 0, fig["details"]
     assert fig["doubled"] == 0, fig["details"]
@@ -78,3 +81,8 @@ async def test_owner_kill_9_loses_nothing(tmp_path: Path) -> None:
 @pytest.mark.slow
 async def test_redis_kill_9_for_3_seconds_loses_nothing(tmp_path: Path) -> None:
     check(await drill("redis-kill-3s", tmp_path))
+
+
+@pytest.mark.slow
+async def test_sqlite_kill_9_twice_loses_nothing(tmp_path: Path) -> None:
+    check(await drill("sqlite-kill", tmp_path, faults=2), faults=2)
