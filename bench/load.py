@@ -743,17 +743,19 @@ def _serve_main(args: argparse.Namespace) -> None:
 
     from ..server.app import run
 
-    logging.basicConfig(level=logging.INFO if args.data else logging.WARNING,
+    logging.basicConfig(level=logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    logging.getLogger("websockets").setLevel(logging.WARNING)
     store: Any = None
     if args.redis_url:
         from ..server.redis_store import RedisStore
 
         store = RedisStore(args.redis_url)
     elif args.data:
+        from ..server.logs import configure
         from ..server.sqlite_store import SQLiteStore
 
+        configure("WARNING")  # key=value lines: bench/durable.py reads ``rooms_restored``
+        logging.getLogger("cardhall.cluster").setLevel(logging.INFO)
         store = SQLiteStore(args.data, fsync=args.fsync, group_commit=args.commit == "tick")
     settings = bench_settings(args.port)
     if args.finished_ttl is not None:
@@ -870,7 +872,7 @@ async def phase(targets: list[Target], warmup: float, seconds: float, rate: floa
     return out
 
 
-async def _close(load: Load) -> None:
+async def close_load(load: Load) -> None:
     """Stop the generator and close every table of ``load``."""
     load.running = False
     load.go.set()
@@ -899,7 +901,7 @@ async def _open_tables(url: str, pid: int | None, cfg: BenchConfig,
     try:
         await asyncio.gather(*(t.start() for t in tables))
     except BaseException:
-        await _close(load)
+        await close_load(load)
         raise
     return load
 
@@ -963,7 +965,7 @@ async def bench_cardhall(url: str, pid: int | None, cfg: BenchConfig,
         (out["throughput"],) = await phase(target, cfg.warmup, cfg.throughput_seconds, 0)
         _finish(out, load, pid)
     finally:
-        await _close(load)
+        await close_load(load)
     return out
 
 
@@ -1006,7 +1008,7 @@ async def bench_versions(paths: list[Path], cfg: BenchConfig) -> list[dict[str, 
                                    cfg.rounds)
             finally:
                 for load in loads:
-                    await _close(load)
+                    await close_load(load)
     finally:
         if own_cpus is not None:
             os.sched_setaffinity(0, own_cpus)
@@ -1049,7 +1051,7 @@ async def bench_variants(variants: list[tuple[str, tuple[str, ...]]], cfg: Bench
             return out
     finally:
         for load in loads:
-            await _close(load)
+            await close_load(load)
         if own_cpus is not None:
             os.sched_setaffinity(0, own_cpus)
 
@@ -1086,7 +1088,7 @@ async def bench_against_echo(url: str, pid: int | None, echo: Child, cfg: BenchC
             _finish(o, t.load, t.pid)
     finally:
         for each in loads:
-            await _close(each)
+            await close_load(each)
     return out, echo_out, (outs[2] if more is not None else None)
 
 
@@ -1213,6 +1215,18 @@ async def run_bench(cfg: BenchConfig, progress: Callable[[str], None] | None = N
                 if pid:
                     say(f"cardhall: {cfg.idle} idle connections")
                     result["idle"] = await bench_idle(url, pid, cfg.idle, hello)
+                if not cfg.url:
+                    kids.pop().stop()
+
+            # 5. The SQLite store's file growth and restart time.
+            if result.get("sqlite") is not None:
+                if cfg.restart_rooms:
+                    from .durable import bench_restart
+
+                    result["sqlite"]["restart"] = await bench_restart(cfg, tmp, server_cpus,
+                                                                      say)
+                else:
+                    result["sqlite"]["restart"] = {"skipped": "--restart-rooms 0"}
     finally:
         if own_cpus is not None:
             os.sched_setaffinity(0, own_cpus)

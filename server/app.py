@@ -79,7 +79,8 @@ class Server:
 
     Args:
         settings: Listening address and limits (see :class:`Settings`).
-        store: Room persistence; the embedded :class:`MemoryStore` when None.
+        store: Room persistence; a :class:`MemoryStore` when None (``cardhall serve``
+            passes its SQLite store unless told otherwise).
 
     Use ``await server.start()`` then ``await server.stop()``, or ``async with server``;
     ``cardhall serve`` runs :meth:`serve_forever`.

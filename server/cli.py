@@ -187,7 +187,7 @@ def main() -> None:
 @click.option("--redis-url", envvar="CARDHALL_REDIS_URL", default=None, metavar="URL",
               callback=_redis_url,
               help="redis://HOST:PORT/DB: keep rooms in Redis, shared with every server "
-                   "using the same URL (env CARDHALL_REDIS_URL). Default: embedded store.")
+                   "using the same URL (env CARDHALL_REDIS_URL). Default: the --data file.")
 @click.option("--store", "store_kind", type=click.Choice(["sqlite", "memory"]), default=None,
               help="Without --redis-url: sqlite (the default) keeps rooms, logs and "
                    "leaderboards in the --data file, so a restart loses nothing; memory "
@@ -786,7 +786,7 @@ def admin_kick(url: str, token: str | None, token_file: Any, room: str, seat: in
 @_admin_options
 @click.option("--timeout", type=click.FloatRange(0, 3600), default=60.0, show_default=True,
               help="Seconds the server waits for its rooms to be taken over (Redis) or to "
-                   "finish (embedded store) before it closes its connections all the same.")
+                   "finish (--store memory) before it closes its connections all the same.")
 @click.option("--wait/--no-wait", default=True, show_default=True,
               help="Wait until the server reports it is drained.")
 def admin_drain(url: str, token: str | None, token_file: Any, timeout: float,
@@ -922,6 +922,18 @@ def _fetch_record(url: str, room: str, commitment: str | None) -> dict[str, Any]
               help="auto: start a redis-server (append-only) when one is on PATH.")
 @click.option("--redis-url", default=None, metavar="URL",
               help="Use this running Redis for the Redis mode instead of starting one.")
+@click.option("--sqlite/--no-sqlite", default=True, show_default=True,
+              help="Also bench the SQLite store (cardhall serve's default) in turns with the "
+                   "memory store, and its file growth and restart time.")
+@click.option("--sqlite-commit", type=click.Choice(["tick", "each"]), default="tick",
+              show_default=True,
+              help="SQLite store: tick: the appends of one loop tick share one transaction; "
+                   "each: every append commits at once.")
+@click.option("--sqlite-fsync", type=click.Choice(["normal", "always"]), default="normal",
+              show_default=True, help="SQLite store: cardhall serve --fsync.")
+@click.option("--restart-rooms", type=click.IntRange(0), default=1000, show_default=True,
+              help="Rooms in play when the SQLite server is killed with -9 and restarted "
+                   "(0: skip the restart figure).")
 @click.option("--url", default=None, metavar="URL",
               help="Bench a running Cardhall server (its limits must allow the load).")
 @click.option("--server-pid", type=int, default=None,
@@ -943,15 +955,17 @@ def _fetch_record(url: str, room: str, commitment: str | None) -> dict[str, Any]
 @click.option("--logdir", type=click.Path(file_okay=False), default=None,
               help="Keep the servers' logs in this folder.")
 def bench(rooms: int, rate: float, seconds: float, warmup: float, rounds: int, idle: int,
-          redis_mode: str,
-          redis_url: str | None, url: str | None, server_pid: int | None, seed: int,
+          redis_mode: str, redis_url: str | None, sqlite: bool, sqlite_commit: str,
+          sqlite_fsync: str, restart_rooms: int, url: str | None, server_pid: int | None,
+          seed: int,
           pin: bool, peers_dir: str | None, node_modules: str | None, peer_rounds: int,
           as_json: bool, logdir: str | None) -> None:
     """Latency, throughput and memory of a live server, against a raw websockets echo server
     (and with --peers, against Colyseus and Cardhall's protocol floor).
 
-    Starts the servers in their own processes on 127.0.0.1 (in-memory store, Redis store,
-    echo baseline) and drives them from this process; see benchmarks/README.md.
+    Starts the servers in their own processes on 127.0.0.1 (memory store, SQLite store,
+    Redis store, echo baseline) and drives them from this process; see
+    benchmarks/README.md.
     """
     import os
     from pathlib import Path
@@ -974,7 +988,9 @@ def bench(rooms: int, rate: float, seconds: float, warmup: float, rounds: int, i
 
     cfg = BenchConfig(rooms=rooms, rate=rate, warmup=warmup, latency_seconds=seconds,
                       throughput_seconds=seconds, idle=idle, redis=redis_url or redis_mode,
-                      url=url, server_pid=server_pid, seed=seed, rounds=rounds, pin=pin)
+                      url=url, server_pid=server_pid, seed=seed, rounds=rounds, pin=pin,
+                      sqlite=sqlite, sqlite_commit=sqlite_commit, sqlite_fsync=sqlite_fsync,
+                      restart_rooms=restart_rooms)
     if logdir is not None:
         Path(logdir).mkdir(parents=True, exist_ok=True)
     say = None if as_json else lambda m: click.echo(f".. {m}", err=True)

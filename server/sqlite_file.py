@@ -253,6 +253,7 @@ class DataFile:
         errors: Writes and reads the file refused (disk full, I/O errors) so far.
         failing: True from a refused write until a write succeeds (``/healthz`` says 503).
         commits: Transactions committed (the group commit's batches count once).
+        writes: Writes committed (``writes / commits``: writes per transaction).
     """
 
     def __init__(self, path: Path, db: sqlite3.Connection, lock: FileLock | None,
@@ -265,6 +266,7 @@ class DataFile:
         self.errors = 0
         self.failing = False
         self.commits = 0
+        self.writes = 0
         self._pending: list[tuple[Work, asyncio.Future[Any]]] = []
         self._flush_due = False
 
@@ -362,6 +364,7 @@ class DataFile:
             self.failing = True
             raise StoreError(f"the data file refused the write: {_say(exc)}") from None
         self.commits += 1
+        self.writes += len(works)
         if self.failing:
             log.warning("the data file %s takes writes again", self.path)
             self.failing = False
@@ -417,6 +420,8 @@ class DataFile:
         """Commit what waits, checkpoint the write-ahead log into the file, close, and
         release the lock."""
         self.flush()
+        log.info("data file %s closed: %d writes in %d transactions", self.path, self.writes,
+                 self.commits)
         if self.checkpointer is not None:
             self.checkpointer.stop()
             self.checkpointer = None

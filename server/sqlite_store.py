@@ -48,6 +48,8 @@ class SQLiteRooms:
     """
 
     file: DataFile
+    #: Each room's log length as committed, once read (this process alone writes the file).
+    lengths: dict[str, int]
 
     if TYPE_CHECKING:  # LocalLeases' (the leases port), beside this part in SQLiteStore
         def _fence(self, room_id: str, lease: str | None) -> None: ...
@@ -105,19 +107,27 @@ class SQLiteRooms:
         """
         rows = [(room_id, expect + i, pack(e)) for i, e in enumerate(entries)]
         packed = None if state is None else pack(state)
+        lengths = self.lengths
 
         def work(db: sqlite3.Connection) -> None:
             self._fence(room_id, lease)
-            (last,) = db.execute("SELECT max(seq) FROM log WHERE room = ?",
-                                 (room_id,)).fetchone()
-            length = 0 if last is None else last + 1
+            length = lengths.get(room_id)
+            if length is None:  # not read yet by this process (a restart, a takeover)
+                (last,) = db.execute("SELECT max(seq) FROM log WHERE room = ?",
+                                     (room_id,)).fetchone()
+                length = 0 if last is None else last + 1
             if length != expect:
                 raise LogConflict(f"log of {room_id} is {length} long, not {expect}")
             db.executemany("INSERT INTO log (room, seq, entry) VALUES (?, ?, ?)", rows)
             if packed is not None:
                 db.execute("UPDATE rooms SET state = ? WHERE room = ?", (packed, room_id))
+            lengths[room_id] = expect + len(rows)  # undone below if the commit fails
 
-        await self.file.write(work)
+        try:
+            await self.file.write(work)
+        except BaseException:  # refused, or the transaction failed: read it again next time
+            lengths.pop(room_id, None)
+            raise
 
     async def save_snapshot(self, room_id: str, state_id: int, snapshot: dict[str, Any]) -> None:
         """Keep the latest snapshot (the log stays whole: ``get_log`` and replays need it).
@@ -188,6 +198,7 @@ class SQLiteRooms:
         """
         await self.file.write(lambda db: _delete(db, [room_id]))
         self._forget_lease(room_id)
+        self.lengths.pop(room_id, None)
         self.file.vacuum()
 
     def prune(self, now: float | None = None) -> int:
@@ -369,6 +380,7 @@ class SQLiteStore(SQLiteRooms, SQLiteLobby, SQLiteBoards, LocalLeases, Store):
     def __init__(self, path: str | Path, *, fsync: str = "normal",
                  group_commit: bool = True) -> None:
         LocalLeases.__init__(self)
+        self.lengths = {}
         self.process_id = new_process_id()
         self.health = StoreHealth(self.lease_seconds)  # no lease expires: never "down"
         self.path = Path(path)
