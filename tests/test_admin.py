@@ -538,8 +538,8 @@ def test_cli_admin_commands(tmp_path: Path) -> None:
                                  "--token", TOKEN), "cannot reach")
         drained = run_cli("admin", "drain", "--url", url, "--token", TOKEN, "--timeout", "1")
         assert drained.returncode == 0, drained.stderr
-        report = json.loads(drained.stdout)
-        assert report["state"] == "drained" and report["store"] == "memory"
+        report = json.loads(drained.stdout)  # cardhall serve's default store: the data file
+        assert report["state"] == "drained" and report["store"] == "durable"
     finally:
         server.stop()
         off.stop()
