@@ -95,8 +95,9 @@ class BenchConfig:
         sqlite: Also bench Cardhall on the SQLite store (``cardhall serve``'s default),
             its windows in turn with the memory store's and the echo's, and its restart
             (:mod:`.durable`).
-        sqlite_commit: ``"tick"`` (group commit: the appends of one loop tick share one
-            transaction, the store's default) or ``"each"`` (every append commits at once).
+        sqlite_commit: ``"auto"`` (the store's default: ``tick`` with ``fsync always``,
+            else ``each``), ``"tick"`` (group commit: the appends of one loop tick share one
+            transaction) or ``"each"`` (every append commits at once).
         sqlite_fsync: ``"normal"`` or ``"always"`` (``cardhall serve --fsync``).
         restart_rooms: Rooms in play when the SQLite server is killed and restarted for the
             restart figure (0: skip it).
@@ -115,7 +116,7 @@ class BenchConfig:
     rounds: int = 8
     pin: bool = True
     sqlite: bool = True
-    sqlite_commit: str = "tick"
+    sqlite_commit: str = "auto"
     sqlite_fsync: str = "normal"
     restart_rooms: int = 1000
 
@@ -756,7 +757,8 @@ def _serve_main(args: argparse.Namespace) -> None:
 
         configure("WARNING")  # key=value lines: bench/durable.py reads ``rooms_restored``
         logging.getLogger("cardhall.cluster").setLevel(logging.INFO)
-        store = SQLiteStore(args.data, fsync=args.fsync, group_commit=args.commit == "tick")
+        group = None if args.commit == "auto" else args.commit == "tick"
+        store = SQLiteStore(args.data, fsync=args.fsync, group_commit=group)
     settings = bench_settings(args.port)
     if args.finished_ttl is not None:
         settings = dataclasses.replace(settings, finished_ttl=args.finished_ttl)
@@ -1478,7 +1480,7 @@ def main(argv: list[str] | None = None) -> None:
     s.add_argument("--port", type=int, required=True)
     s.add_argument("--redis-url", default=None)
     s.add_argument("--data", default=None, help="the SQLite store on this file")
-    s.add_argument("--commit", choices=("tick", "each"), default="tick")
+    s.add_argument("--commit", choices=("auto", "tick", "each"), default="auto")
     s.add_argument("--fsync", choices=("normal", "always"), default="normal")
     s.add_argument("--finished-ttl", type=float, default=None)
     e = sub.add_parser("echo", help="the raw websockets echo baseline")

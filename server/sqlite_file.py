@@ -15,11 +15,13 @@ One SQLite file (``cardhall serve --data PATH``) holds what
    user_version``) and runs the :data:`MIGRATIONS` it lacks, in order, each in one
    transaction with the version it reaches.
 
-Writes (:meth:`DataFile.write`) are functions of the connection. With ``group_commit`` (the
-default) the writes made in one event-loop tick share one transaction, committed by a
-callback the loop runs next (a plain callback, no task), and each caller waits for that
-commit: nobody is told of an action before its entry is on the file (as the Redis store
-sends one pipeline per tick). Without it, each write commits at once and nothing waits.
+Writes (:meth:`DataFile.write`) are functions of the connection, and nobody is told of an
+action before its entry is committed. With ``group_commit`` the writes made in one
+event-loop tick share one transaction, committed by a callback the loop runs next (a plain
+callback, no task), and each caller waits for that commit (as the Redis store sends one
+pipeline per tick): what ``--fsync always`` needs, one disk sync per tick. Without it, each
+write commits at once and nothing waits: cheaper with ``--fsync normal``, where a commit
+syncs nothing (benchmarks/RESULTS.md, "SQLite store").
 
 Schema (version 2)::
 
@@ -503,7 +505,7 @@ def take_lock(path: Path) -> FileLock:
     return lock
 
 
-def open_file(path: Path, *, fsync: str = "normal", group_commit: bool = True) -> DataFile:
+def open_file(path: Path, *, fsync: str = "normal", group_commit: bool = False) -> DataFile:
     """Open (or create) the data file ``path`` for this process: lock, settings, checks and
     migrations (see the module docstring).
 

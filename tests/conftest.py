@@ -210,7 +210,10 @@ async def make_server(store_kind: str,
 
     With the Redis store, every server of the test shares one (flushed) Redis database.
     With the SQLite store, every server gets a data file of its own in the test's
-    temporary folder (as with the memory store, servers of a test share nothing).
+    temporary folder (as with the memory store, servers of a test share nothing), with
+    group commit (every write waits for its tick's transaction: the store's way with
+    ``--fsync always``; ``cardhall serve``'s default, a commit per write that never waits,
+    runs in the tests that start ``cardhall serve``).
     Bots play at loopback speed, far above a public server's message rate, so the rate
     limit is off unless a test sets ``msg_rate`` (the limit has its own tests in
     test_hardening.py).
@@ -223,7 +226,8 @@ async def make_server(store_kind: str,
     elif store_kind == "sqlite":
         folder = request.getfixturevalue("tmp_path")
         files = iter(folder / f"data-{k}.db" for k in range(1000))
-        async with serving(lambda: SQLiteStore(next(files)), msg_rate=None) as make:
+        async with serving(lambda: SQLiteStore(next(files), group_commit=True),
+                           msg_rate=None) as make:
             yield make
     else:
         async with serving(MemoryStore, msg_rate=None) as make:

@@ -79,9 +79,18 @@ async def until(check: Any, seconds: float, what: str) -> Any:
 # -- commits ------------------------------------------------------------------------------
 
 
+def test_group_commit_is_the_default_only_when_every_commit_syncs_the_disk(
+        tmp_path: Path) -> None:
+    for fsync, group in (("normal", False), ("always", True)):
+        store = SQLiteStore(tmp_path / f"{fsync}.db", fsync=fsync)
+        assert store.file.group_commit is group
+        assert rows(tmp_path / f"{fsync}.db", "PRAGMA journal_mode") == [("wal",)]
+        store.file.close()
+
+
 async def test_the_appends_of_one_tick_commit_once_and_answer_only_then(tmp_path: Path) -> None:
     path = tmp_path / "data.db"
-    store = SQLiteStore(path)
+    store = SQLiteStore(path, group_commit=True)
     try:
         leases = [await add_room(store, f"r{k}", "playing") for k in range(10)]
         commits = store.file.commits
@@ -114,7 +123,7 @@ async def test_without_group_commit_each_append_commits_before_it_returns(
 
 
 async def test_a_refused_append_of_a_tick_leaves_the_others_written(tmp_path: Path) -> None:
-    store = SQLiteStore(tmp_path / "data.db")
+    store = SQLiteStore(tmp_path / "data.db", group_commit=True)
     try:
         good = await add_room(store, "good", "playing")
         await add_room(store, "long", "playing")
