@@ -127,15 +127,15 @@ class Server:
     async def start(self) -> None:
         """Bind and start accepting connections.
 
-        With a durable store of this process alone (SQLite), the rooms it holds are loaded
-        first (:meth:`Cluster.restore`): a restart takes every room in play over.
+        With a durable store of this process alone (SQLite), the rooms it holds are then
+        loaded in the background (:meth:`Cluster.restore`; :attr:`Cluster.restored` is set
+        once they all are): a restart takes every room in play over.
 
         Raises:
             OSError: the address is in use or not available, or the TLS certificate or key
                 cannot be read (:class:`ssl.SSLError` is an OSError).
         """
         s = self.settings
-        await self.cluster.restore()  # a durable store of this process alone: rooms in play
         # With TLS, the handshake before any HTTP is bounded by the header timeout too.
         tls: dict[str, Any] = {"ssl_handshake_timeout": s.header_timeout} if s.certfile else {}
         self._ws = await serve(
@@ -222,7 +222,7 @@ class Server:
             loop.add_signal_handler(sig, stop.set)
         try:
             await self.start()
-        except BaseException:  # rooms restored, store opened: closed before the error
+        except BaseException:  # the store is open (a data file locked): close it, then fail
             await self.stop()
             raise
         try:

@@ -25,6 +25,7 @@ import pytest
 from cardhall.client.bots import play_seat
 from cardhall.client.client import Client, ServerError
 from cardhall.games.bots import strategy
+from cardhall.server.cluster import Cluster
 from cardhall.server.redis_store import RedisStore
 from cardhall.server.sqlite_file import (
     FREE_PAGES_KEPT,
@@ -328,7 +329,8 @@ async def test_a_restart_holds_seats_from_now_and_goes_on_with_clocks_and_bots(
         await first.stop()
         restarted = time.time()
         second = await make()
-        again = second.lobby.rooms[room]  # loaded before the server listened
+        await asyncio.wait_for(second.cluster.restored.wait(), 30)  # loaded in the background
+        again = second.lobby.rooms[room]
         assert again.state_id == state_id
         holder = again.seats[0]
         assert holder is not None and holder.conn is None
@@ -345,6 +347,32 @@ async def test_a_restart_holds_seats_from_now_and_goes_on_with_clocks_and_bots(
                                    and c2.views[room], 30, "seat 0's turn")
                 await c2.act(room, GREEDY(view, random.Random(1)))
             await until(lambda: c2.views[room]["state_id"] > state_id + 3, 30, "bots move")
+
+
+async def test_a_request_loads_a_room_the_restart_has_not_reached_yet(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "data.db"
+    async with serving(lambda: SQLiteStore(path), msg_rate=None) as make:
+        first = await make()
+        async with Client(first.url, reconnect=False) as c:
+            room = (await c.create_room("skipper", mode="multi", seats=3)).room
+            joined = await c.join(room)
+            await c.start(room)  # seats 1 and 2: server bots (they play until seat 0's turn)
+            await until(lambda: 0 in c.views[room].get("to_act", []), 30, "seat 0's turn")
+            state_id = c.views[room]["state_id"]
+        await first.stop()
+
+        async def not_yet(self: Any) -> int:
+            self.restored.set()
+            return 0
+
+        monkeypatch.setattr(Cluster, "restore", not_yet)  # the background loading lags
+        second = await make()
+        assert room not in second.lobby.rooms
+        async with Client(second.url) as c2:
+            back = await c2.resume(room, joined.token)  # loaded for this request
+            assert back.view["state_id"] == state_id
+            assert room in second.lobby.rooms
 
 
 async def test_kill_9_and_restart_on_the_same_file_loses_nothing(tmp_path: Path) -> None:
