@@ -431,7 +431,7 @@ class Cluster:
                     with contextlib.suppress(RoomError, StoreError):
                         await self.server.lobby.route(room_id)
 
-    async def restore(self) -> int:
+    async def restore(self) -> None:
         """Load every room of a durable store that nobody runs, when this process alone
         uses the store (:attr:`~.store.Store.durable`, not :attr:`~.store.Store.shared`):
         after a restart on the same file, the rooms that were in play, their turn clocks
@@ -439,20 +439,17 @@ class Cluster:
         holds the seats). :meth:`start` runs it in the background once the server listens,
         letting requests in between two rooms (a request for a room not loaded yet loads
         it then). Logs ``rooms_restored`` (INFO: ``rooms``, ``failed``, ``seconds``); sets
-        :attr:`restored` at the end.
-
-        Returns:
-            The rooms loaded (0 with any other store).
+        :attr:`restored` at the end (at once with any other store).
         """
         try:
             if self.shared or not self.store.durable:
-                return 0
+                return
             started = time.monotonic()
             try:
                 orphans = await self.store.orphans()
             except StoreError as exc:
                 log.error("rooms not restored: %s", exc)
-                return 0
+                return
             failed = 0
             for room_id in orphans:
                 try:
@@ -463,7 +460,6 @@ class Cluster:
                 await asyncio.sleep(0)  # requests that came meanwhile go first
             event(log, logging.INFO, "rooms_restored", rooms=len(orphans) - failed,
                   failed=failed, seconds=round(time.monotonic() - started, 3))
-            return len(orphans) - failed
         finally:
             self.restored.set()
 

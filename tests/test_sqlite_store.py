@@ -362,9 +362,8 @@ async def test_a_request_loads_a_room_the_restart_has_not_reached_yet(
             state_id = c.views[room]["state_id"]
         await first.stop()
 
-        async def not_yet(self: Any) -> int:
+        async def not_yet(self: Any) -> None:
             self.restored.set()
-            return 0
 
         monkeypatch.setattr(Cluster, "restore", not_yet)  # the background loading lags
         second = await make()
