@@ -435,6 +435,10 @@ class Drill:
         running = sum(g.state_id < 0 for g in self.games)
         self.say(f"{self.kind}: kill -9 the lone server pid {server.pid} ({running} running "
                  f"rooms), back in {down:g} s")
+        await self._kill_and_restart(server, down)
+
+    async def _kill_and_restart(self, server: Serve, down: float) -> None:
+        """``kill -9`` ``server``, and start it again on its port ``down`` seconds later."""
         await asyncio.to_thread(server.kill9)
         self.faults_injected += 1
         await asyncio.sleep(down)
@@ -458,10 +462,7 @@ class Drill:
         victim = pids[pid]
         self.say(f"{self.kind}: kill -9 server pid {pid} (owner of {counts[pid]} of "
                  f"{len(running)} running rooms), back in {down:g} s")
-        await asyncio.to_thread(victim.kill9)
-        self.faults_injected += 1
-        await asyncio.sleep(down)
-        await asyncio.to_thread(victim.start)
+        await self._kill_and_restart(victim, down)
 
     # Bots ----------------------------------------------------------------------------------
 

@@ -626,6 +626,21 @@ def cpu_plan(pin: bool) -> tuple[set[int], set[int]] | None:
     return {cpus[0]}, set(cpus[1:2])
 
 
+@contextlib.contextmanager
+def pinned(pin: bool) -> Iterator[set[int] | None]:
+    """With ``pin`` and a :func:`cpu_plan`, this process (the load generator) runs on its
+    CPU until the block ends; yields the servers' CPUs (None: no pinning)."""
+    plan = cpu_plan(pin)
+    own_cpus = os.sched_getaffinity(0) if plan else None
+    if plan:
+        os.sched_setaffinity(0, plan[1])
+    try:
+        yield plan[0] if plan else None
+    finally:
+        if own_cpus is not None:
+            os.sched_setaffinity(0, own_cpus)
+
+
 class Child:
     """A server child process on 127.0.0.1 (Cardhall, echo or redis-server).
 
@@ -987,33 +1002,24 @@ async def bench_versions(paths: list[Path], cfg: BenchConfig) -> list[dict[str, 
     phase run over them in turns (:func:`phase`; ``cfg.rounds`` windows each). Returns the
     phase's figures per server, in order, then the echo's (its frames the size of the first
     server's median update)."""
-    plan = cpu_plan(cfg.pin)
-    server_cpus = plan[0] if plan else None
-    own_cpus = os.sched_getaffinity(0) if plan else None
-    if plan:
-        os.sched_setaffinity(0, plan[1])
     loads: list[Load] = []
-    try:
-        with _children() as kids:
-            for path in paths:
-                env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-                    [str(path), *filter(None, [os.environ.get("PYTHONPATH")])])}
-                kids.append(start_cardhall(None, None, server_cpus, env))
-            kids.append(start_echo(None, server_cpus))
+    with pinned(cfg.pin) as server_cpus, _children() as kids:
+        for path in paths:
+            env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+                [str(path), *filter(None, [os.environ.get("PYTHONPATH")])])}
+            kids.append(start_cardhall(None, None, server_cpus, env))
+        kids.append(start_echo(None, server_cpus))
+        try:
             for kid in kids[:-1]:
                 loads.append((await open_cardhall(kid.url, kid.pid, cfg))[0])
             size = await _median_update(loads[0], cfg.warmup)
             loads.append((await open_echo(kids[-1].url, kids[-1].pid, cfg, size))[0])
             targets = [Target(load, kid.pid) for load, kid in zip(loads, kids)]
-            try:
-                return await phase(targets, cfg.warmup, cfg.latency_seconds, cfg.rate,
-                                   cfg.rounds)
-            finally:
-                for load in loads:
-                    await close_load(load)
-    finally:
-        if own_cpus is not None:
-            os.sched_setaffinity(0, own_cpus)
+            return await phase(targets, cfg.warmup, cfg.latency_seconds, cfg.rate,
+                               cfg.rounds)
+        finally:
+            for load in loads:
+                await close_load(load)
 
 
 async def bench_variants(variants: list[tuple[str, tuple[str, ...]]], cfg: BenchConfig,
@@ -1030,17 +1036,12 @@ async def bench_variants(variants: list[tuple[str, tuple[str, ...]]], cfg: Bench
     Returns:
         Per name: ``{"latency": figures, "throughput": figures}``.
     """
-    plan = cpu_plan(cfg.pin)
-    server_cpus = plan[0] if plan else None
-    own_cpus = os.sched_getaffinity(0) if plan else None
-    if plan:
-        os.sched_setaffinity(0, plan[1])
     loads: list[Load] = []
-    try:
-        with _children() as kids:
-            for name, options in variants:
-                kids.append(start_cardhall(None, logdir / f"{name}.log", server_cpus,
-                                           options=options))
+    with pinned(cfg.pin) as server_cpus, _children() as kids:
+        for name, options in variants:
+            kids.append(start_cardhall(None, logdir / f"{name}.log", server_cpus,
+                                       options=options))
+        try:
             for kid in kids:
                 loads.append((await open_cardhall(kid.url, kid.pid, cfg))[0])
             targets = [Target(load, kid.pid) for load, kid in zip(loads, kids)]
@@ -1051,11 +1052,9 @@ async def bench_variants(variants: list[tuple[str, tuple[str, ...]]], cfg: Bench
                 for (name, _), f in zip(variants, figures):
                     out[name][what] = f
             return out
-    finally:
-        for load in loads:
-            await close_load(load)
-        if own_cpus is not None:
-            os.sched_setaffinity(0, own_cpus)
+        finally:
+            for load in loads:
+                await close_load(load)
 
 
 async def bench_against_echo(url: str, pid: int | None, echo: Child, cfg: BenchConfig,

@@ -38,6 +38,7 @@ from cardhall.server.sqlite_store import SQLiteStore
 from cardhall.server.store import LogConflict, OwnershipLost, StoreError, pack
 
 from .conftest import RedisProcess, ServeProcess, assert_one_error, run_cli, serving
+from .test_room_store import until, view_when_back
 
 GREEDY = strategy("skipper", "greedy")
 
@@ -62,19 +63,6 @@ def rows(path: Path, sql: str) -> list[Any]:
         return db.execute(sql).fetchall()
     finally:
         db.close()
-
-
-async def until(check: Any, seconds: float, what: str) -> Any:
-    """Poll ``check()`` (sync or async) every 20 ms until it is truthy; its value."""
-    deadline = time.monotonic() + seconds
-    while True:
-        value = check()
-        if asyncio.iscoroutine(value):
-            value = await value
-        if value:
-            return value
-        assert time.monotonic() < deadline, f"not within {seconds} s: {what}"
-        await asyncio.sleep(0.02)
 
 
 # -- commits ------------------------------------------------------------------------------
@@ -434,21 +422,13 @@ async def test_a_full_disk_answers_unavailable_then_the_game_goes_on(tmp_path: P
             assert not await store.healthy()
             store.file.db.execute("PRAGMA max_page_count = 1000000")  # room again
             if room in acked:  # an act was refused: the room reloads, the game goes on
-                view = await until(lambda: _view_or_none(c, room), 20, "the room reloads")
+                view = await view_when_back(c, room)
                 assert view["state_id"] == acked[room]  # the refused act is not in it
                 await c.act(room, GREEDY(view, random.Random(4)))
                 acked[room] += 1
             assert await store.healthy()
             for r, count in acked.items():  # nothing acknowledged was lost, nothing more
                 assert len(await store.log(r)) == count
-
-
-async def _view_or_none(c: Client, room: str) -> dict[str, Any] | None:
-    try:
-        return await c.get_view(room)
-    except ServerError as exc:
-        assert exc.code == "server/unavailable"
-        return None
 
 
 # -- the command line ---------------------------------------------------------------------
