@@ -15,6 +15,8 @@ most seats reach their room through a process that does not own it). Fault kinds
 * ``redis-kill-3s`` / ``redis-kill-12s``: ``kill -9`` redis-server, restart it on the same
   port and AOF folder 3 s / 12 s later.
 * ``redis-stop-10s``: ``SIGSTOP`` redis-server for 10 s, then ``SIGCONT``.
+* ``owner-pause``: ``SIGSTOP`` the server process that owns the most running rooms for 15 s
+  (five leases: the others take its rooms over), then ``SIGCONT`` (issue #35).
 * ``sqlite-kill``: ``kill -9`` the lone server (no Redis: the default SQLite store), restart
   it on the same port and data file a second later; repeated. Every room in play must come
   back from the file, and every bot resume its seat.
@@ -36,7 +38,9 @@ Checks, after the games, against each room's log in the store (Redis'
   room without a word: ``seats_cut_off``).
 * views backwards: a bot received a ``state_id`` (``update``, ``joined``, ``game_over``)
   lower than one it had already seen in that room (a state shown and later undone, or a
-  stale copy of the room talking).
+  stale copy of the room talking): no frame older than a seat's view is ever delivered.
+* views split: two bots of one room applied views whose shared parts differ at one
+  ``state_id`` (:mod:`.views`).
 
 Nothing here starts anything on import; :func:`run` runs drills and :func:`render` prints
 the table. Every wait is bounded; child processes are always stopped (``finally``).
@@ -63,15 +67,18 @@ from redis.exceptions import RedisError
 from .. import protocol as p
 from ..server.store import Store
 from .load import Child, free_port
+from .views import split_states
 
 #: Fault kinds, in the order ``--kind all`` runs them.
-KINDS = ("owner-kill", "redis-kill-3s", "redis-kill-12s", "redis-stop-10s", "sqlite-kill")
+KINDS = ("owner-kill", "redis-kill-3s", "redis-kill-12s", "redis-stop-10s", "owner-pause",
+         "sqlite-kill")
 #: Per kind: (what is done, seconds until the process is back, faults in a full drill).
 FAULTS: dict[str, tuple[str, float, int]] = {
     "owner-kill": ("kill-owner", 1.0, 3),
     "redis-kill-3s": ("kill-redis", 3.0, 2),
     "redis-kill-12s": ("kill-redis", 12.0, 1),
     "redis-stop-10s": ("stop-redis", 10.0, 1),
+    "owner-pause": ("pause-owner", 15.0, 1),
     "sqlite-kill": ("kill-lone", 1.0, 3),
 }
 #: Kinds drilled without Redis: one server on the default store (SQLite).
@@ -146,6 +153,10 @@ def recording_client() -> type:
         The class; its constructor takes the client's arguments.
     """
     from ..client.client import Client, ConnectionLost, ServerError
+    from ..games import get
+    from .views import shared_digest
+
+    PER_SEAT = get("skipper").PER_SEAT_VIEW_KEYS  # the drill's tables play Skipper
 
     class _Recording(Client):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -155,6 +166,8 @@ def recording_client() -> type:
             self.backwards: list[tuple[str, int, int, str]] = []
             self.unsolicited_left: list[str] = []
             self.seen: dict[str, int] = {}
+            #: (room, state_id) -> digest of the shared part of the view applied there.
+            self.shared: dict[tuple[str, int], str] = {}
             self.think = 0.0
             self.resume_failures: list[tuple[str, str]] = []
 
@@ -210,6 +223,9 @@ def recording_client() -> type:
                     self.backwards.append((room, before, sid, what))
                 self.seen[room] = max(before, sid)
             super()._dispatch(msg)
+            view = self.views.get(room) if isinstance(room, str) else None
+            if isinstance(msg, (p.Update, p.Joined)) and isinstance(room, str) and view:
+                self.shared[(room, view.get("state_id", -1))] = shared_digest(view, PER_SEAT)
 
     return _Recording
 
@@ -326,6 +342,7 @@ class Serve:
             sys.executable, "-m", "cardhall.server.cli", "serve", "--port", str(self.port),
             *store, "--log-level", "WARNING", "--msg-rate", "0",
             "--max-connections-per-address", "0", "--rooms-per-minute", "0",
+            "--rooms-per-minute-per-address", "0",
             "--finished-ttl", "3600"], self.port, self.log, env=env)
 
     def kill9(self) -> None:
@@ -405,8 +422,8 @@ class Drill:
             if time.monotonic() > self.deadline:
                 return
             try:
-                if what == "kill-owner":
-                    await self._kill_owner(outage)
+                if what in ("kill-owner", "pause-owner"):
+                    await self._kill_owner(outage, pause=what == "pause-owner")
                 elif what == "kill-lone":
                     await self._kill_lone(outage)
                 elif what == "kill-redis":
@@ -444,7 +461,7 @@ class Drill:
         await asyncio.sleep(down)
         await asyncio.to_thread(server.start)
 
-    async def _kill_owner(self, down: float) -> None:
+    async def _kill_owner(self, down: float, pause: bool = False) -> None:
         from ..server.redis_store import key
 
         pids = {s.pid: s for s in self.servers if s.pid is not None}
@@ -460,8 +477,16 @@ class Drill:
             raise RuntimeError("no server process is running")
         pid = max(counts, key=lambda k: counts[k])
         victim = pids[pid]
-        self.say(f"{self.kind}: kill -9 server pid {pid} (owner of {counts[pid]} of "
-                 f"{len(running)} running rooms), back in {down:g} s")
+        self.say(f"{self.kind}: {'SIGSTOP' if pause else 'kill -9'} server pid {pid} (owner "
+                 f"of {counts[pid]} of {len(running)} running rooms), back in {down:g} s")
+        if pause:  # the others take its rooms over; woken, it must send nothing stale
+            os.kill(pid, signal.SIGSTOP)
+            self.faults_injected += 1
+            try:
+                await asyncio.sleep(down)
+            finally:
+                os.kill(pid, signal.SIGCONT)
+            return
         await self._kill_and_restart(victim, down)
 
     # Bots ----------------------------------------------------------------------------------
@@ -597,10 +622,11 @@ class Drill:
                          for a in c.attempts)
         left = sum(len(c.unsolicited_left) for c in self.clients)
         backwards = [b for c in self.clients for b in c.backwards]
+        split = split_states(c.shared for c in self.clients)
         out: dict[str, Any] = {
             "kind": self.kind, "games": len(self.games), "finished": 0, "acked": 0,
             "applied_unacked": 0, "lost": 0, "doubled": 0, "bot_moves": 0,
-            "views_backwards": len(backwards),
+            "views_backwards": len(backwards), "views_split": len(split),
             "seats_dropped": len({(r, s) for r, s, _ in dropped_events}) + not_seated + left,
             "seats_cut_off": 0, "faults": self.faults_injected,
             "setups_failed": self.setups_failed, "details": []}
@@ -652,6 +678,8 @@ class Drill:
             before, sid, what = seen[0]
             out["details"].append(f"room {r}: {len(seen)} view(s) went backwards, e.g. a bot "
                                   f"saw state {before}, then {what} {sid}")
+        for r, sid in split[:20]:
+            out["details"].append(f"room {r}: bots saw different views at state {sid}")
         for r, s, e in dropped_events[:20]:
             out["details"].append(f"room {r}: seat_event {e} for seat {s}")
         if not_seated:
@@ -762,10 +790,12 @@ def _key(action: Any) -> str:
 
 def passed(fig: dict[str, Any]) -> bool:
     """The issue's targets for one drill: games were played, 0 lost, 0 doubled, 100% of
-    games finished, no seat dropped, no view backwards, and every planned fault injected."""
+    games finished, no seat dropped, no view backwards, no views split, and every planned
+    fault injected."""
     return bool(fig["games"] and fig["lost"] == 0 and fig["doubled"] == 0
                 and fig["finished"] == fig["games"] and fig["seats_dropped"] == 0
-                and fig["views_backwards"] == 0 and fig["faults"] >= 1)
+                and fig["views_backwards"] == 0 and fig.get("views_split", 0) == 0
+                and fig["faults"] >= 1)
 
 
 async def run_async(cfg: ChaosConfig, say: Progress | None = None,
@@ -819,7 +849,8 @@ def run(cfg: ChaosConfig, say: Progress | None = None,
 
 COLUMNS = (("kind", "fault kind"), ("games", "games"), ("finished_pct", "finished %"),
            ("acked", "acked"), ("lost", "lost"), ("doubled", "doubled"),
-           ("views_backwards", "views back"), ("seats_dropped", "seats dropped"),
+           ("views_backwards", "views back"), ("views_split", "views split"),
+           ("seats_dropped", "seats dropped"),
            ("faults", "faults"), ("wall_s", "wall s"))
 
 
@@ -838,5 +869,5 @@ def render(result: dict[str, Any]) -> str:
         for line in d.get("details", [])[:30]:
             lines.append(f"  {d['kind']}: {line}")
     lines.append("targets: 0 lost, 0 doubled, 100% finished, 0 seats dropped, 0 views "
-                 f"backwards: {'met' if result['ok'] else 'MISSED'}")
+                 f"backwards or split: {'met' if result['ok'] else 'MISSED'}")
     return "\n".join(lines)

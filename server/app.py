@@ -20,8 +20,8 @@ from .admin import Admin
 from .admission import AdmittedConnection, Gate, default_max_connections, raise_fd_limit
 from .cluster import Cluster
 from .config import Settings
-from .connection import Connection, peer_address
-from .limits import AddressCounter
+from .connection import Connection, Lane, peer_address
+from .limits import AddressCounter, KeyedBuckets
 from .lobby import Lobby
 from .logs import event
 from .metrics import Metrics
@@ -101,6 +101,9 @@ class Server:
         s = self.settings
         self.gate = Gate(s, s.max_connections or default_max_connections(s.fd_reserve),
                          self.metrics.refused)
+        n = s.rooms_per_minute_per_address
+        self.creators = KeyedBuckets(n / 60.0, n) if n else None
+        self.lane = Lane()
 
     @property
     def addresses(self) -> AddressCounter:
@@ -142,7 +145,10 @@ class Server:
             self._handle, s.host, s.port,
             compression="deflate" if s.compression else None,
             max_size=s.max_frame, ping_interval=s.ping_interval, ping_timeout=s.ping_timeout,
-            open_timeout=s.hello_timeout, ssl=self._tls(), process_request=self._process_request,
+            # A shutdown (and any close websockets begins itself) waits this long for the
+            # client's close frame, as our own closes do: not websockets' default of 10 s.
+            close_timeout=s.close_grace, open_timeout=s.hello_timeout, ssl=self._tls(),
+            process_request=self._process_request,
             origins=None if s.origins is None else [*map(Origin, s.origins), None],
             logger=ws_log, create_connection=AdmittedConnection.for_gate(self.gate), **tls,
         )
@@ -205,6 +211,7 @@ class Server:
         # Frames the closing rooms queued for members on other processes: sent if they can
         # be within the grace, rather than cancelled.
         await self.cluster.background.close(grace=SHUTDOWN_GRACE)
+        await self.metrics.health.close()
         await self.store.close()
 
     async def __aenter__(self) -> Server:

@@ -34,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
+import math
 import random
 import secrets
 import time
@@ -84,6 +85,14 @@ SNAPSHOT_EVERY = 64  # log entries between engine snapshots in the store
 RELOAD_FIRST_SECONDS = 0.05
 RELOAD_MAX_SECONDS = 2.0
 RELOAD_JITTER_SECONDS = 0.25
+#: Share of a lease's length before its end at which a room stops sending frames unless
+#: the lease was renewed meanwhile (issue #35: a process woken after a pause longer than its
+#: leases sent frames of rooms another process had taken over).
+LEASE_MARGIN = 0.2
+
+
+def _noop() -> None:
+    """A work item that does nothing (wakes an idle room task: :meth:`Room.close`)."""
 
 
 def split_options(raw: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -122,7 +131,9 @@ class RoomError(Exception):
         self.message = message
 
 
-@dataclass(slots=True)  # slots: ~1.2 KiB less per room than an instance dict of 36 keys
+# slots: ~1.2 KiB less per room than an instance dict of 36 keys; a weak reference slot:
+# tests see a finished room freed by reference counting (issue #35)
+@dataclass(slots=True, weakref_slot=True)
 class Room(RoomViews, RoomClocks):
     """One room and its game. Create with :meth:`Lobby.create_room`, never directly.
 
@@ -140,7 +151,9 @@ class Room(RoomViews, RoomClocks):
         settings: Room options (see the module docstring).
         private: Private rooms are joined only by ``code``.
         code: Join code of a private room, else None.
-        host: Session id of the creating connection.
+        host: Session id of the connection that holds the host role: the creating
+            connection, or the player the role was handed to (``""``: none connected, e.g.
+            the new host is dropped; it starts the room from its seat once it resumes).
         status: ``"waiting"``, ``"playing"`` or ``"finished"``.
         salt: The salt of the deal commitment (32 hex digits; see :attr:`commitment`),
             drawn at creation and kept in the record; ``""`` for a room stored without one.
@@ -165,7 +178,18 @@ class Room(RoomViews, RoomClocks):
     deadlines: dict[int, float] = field(default_factory=dict)
     on_finish: Callable[[Room], None] | None = None
     on_lost: Callable[[Room], None] | None = None
+    #: Called after a seat of a waiting room was taken or freed, with True when the seat
+    #: was freed because its grace window ended (the lobby expires rooms nobody sits in).
+    on_seats: Callable[[Room, bool], None] | None = None
     lease: str | None = None
+    #: Loop time (s) until which :attr:`lease` is known to hold: when it was last acquired
+    #: or renewed, plus the lease's length (infinite: a lease that never expires). Past it
+    #: less :data:`LEASE_MARGIN` of a lease, another process may run the room: this copy
+    #: sends nothing (:meth:`lease_current`).
+    lease_until: float = math.inf
+    #: Frames were withheld for want of a current lease: every member gets its full view
+    #: once the lease is renewed (:meth:`confirmed`).
+    _withheld: bool = False
     chosen_deal: bool = False
     created: float = field(default_factory=time.time)
     finished_at: float | None = None
@@ -259,6 +283,8 @@ class Room(RoomViews, RoomClocks):
         assert queue is not None  # the task starts with the first work item
         while not self._closing:
             item = await queue.get()
+            if self._closing:  # woken by close(): end without a cancellation (see there)
+                return
             try:
                 async with self._busy:
                     result = item()
@@ -320,10 +346,20 @@ class Room(RoomViews, RoomClocks):
         for timer in (self._timer, self._bot_timer):
             if timer is not None:
                 timer.cancel()
-        if self._recovery is not None:
-            await cancel_until_done(self._recovery)
-        if self._task is not None:
-            exc = await cancel_until_done(self._task)
+        # The ended tasks are dropped: a cancelled task keeps its CancelledError, whose
+        # traceback holds the task's frames and so this room (a reference cycle that only the
+        # cycle collector would free: issue #35).
+        recovery, self._recovery = self._recovery, None
+        if recovery is not None:
+            await cancel_until_done(recovery)
+        task, self._task = self._task, None
+        if task is not None:
+            if not self._busy.locked() and self._queue is not None:
+                # Idle: woken, it ends by itself. A task ended by a cancellation keeps
+                # frames of it (and so this room) alive in a reference cycle.
+                self._queue.put_nowait(_noop)
+                await asyncio.wait({task}, timeout=1.0)
+            exc = await cancel_until_done(task)
             if exc is not None:
                 log.error("room %s task ended with %r", self.id, exc)
         for fut in list(self._waiting):
@@ -331,6 +367,45 @@ class Room(RoomViews, RoomClocks):
                 fut.set_exception(RoomError("server/unavailable", "the room is no longer run "
                                             "by this server process: retry"))
                 fut.exception()  # retrieved: no warning when its caller is gone
+
+    def _seat_event(self, seat: int, event: str) -> None:
+        """Tell every member of the seat's ``event`` (:meth:`RoomViews._seat_event`); in a
+        waiting room, tell the lobby of a seat taken or freed (``on_seats``)."""
+        RoomViews._seat_event(self, seat, event)
+        if event in ("joined", "left"):
+            self.seats_changed()
+
+    def seats_changed(self, expired: bool = False) -> None:
+        """Call ``on_seats`` when the room waits (``expired``: a seat was freed because its
+        grace window ended)."""
+        if self.on_seats is not None and self.status == "waiting":
+            self.on_seats(self, expired)
+
+    # -- fenced fan-out ------------------------------------------------------------------
+
+    def lease_current(self) -> bool:
+        """True when this copy may send frames: its lease is known to hold for a while yet
+        by the local clock (:attr:`lease_until` less :data:`LEASE_MARGIN` of a lease).
+        Otherwise the frames of the moment are withheld: another process may own the room
+        by now and have sent newer states; once the lease is renewed, every member gets its
+        full view (:meth:`confirmed`), and if it is not, this copy is demoted."""
+        if self.lease_until == math.inf:
+            return True
+        margin = LEASE_MARGIN * self.store.lease_seconds
+        if asyncio.get_running_loop().time() + margin < self.lease_until:
+            return True
+        if not self._withheld:
+            log.warning("room %s: lease not confirmed current: frames withheld", self.id)
+        self._withheld = True
+        return False
+
+    def confirmed(self, until: float) -> None:
+        """The store renewed the lease, valid until ``until`` (loop time, s); members whose
+        frames were withheld meanwhile get their full views (:meth:`resync`)."""
+        self.lease_until = until
+        if self._withheld:
+            self._withheld = False
+            self.post(self.resync)
 
     # -- lobby facts ---------------------------------------------------------------------
 
@@ -351,7 +426,8 @@ class Room(RoomViews, RoomClocks):
         return {"room": self.id, "name": self.name, "game": self.game_name,
                 "mode": self.options.get("mode"), "seats": self.seat_count,
                 "taken": self.taken, "status": self.status, "private": self.private,
-                "spectators": sum(m.seat is None for m in self.members.values())}
+                "spectators": sum(m.seat is None for m in self.members.values()),
+                "created": int(self.created)}
 
     def record(self) -> dict[str, Any]:
         """The store record: what never changes (engine options with seed, room options)."""
@@ -364,8 +440,9 @@ class Room(RoomViews, RoomClocks):
     def state(self) -> dict[str, Any]:
         """The server-side state the store keeps beside the log: status, seats (with
         tokens), where each member is connected (``[process, session, seat]``), deadlines
-        (``[[seat, unix time s]]``), start and finish times (unix time s, or None)."""
-        return {"status": self.status, "finished_at": self.finished_at,
+        (``[[seat, unix time s]]``), start and finish times (unix time s, or None), and the
+        host's session (it changes when the host role is handed on)."""
+        return {"status": self.status, "finished_at": self.finished_at, "host": self.host,
                 "started_at": self.started_at,
                 "seats": [None if h is None else h.stored() for h in self.seats],
                 "members": [[c.process, c.session, m.seat] for c, m in self.members.items()],
@@ -391,7 +468,7 @@ class Room(RoomViews, RoomClocks):
                    game=cast(Game, game),
                    game_cls=game_cls, options=dict(rec["options"]), seat_count=rec["seats"],
                    settings=dict(rec["settings"]), store=store, private=rec["private"],
-                   code=rec.get("code"), host=rec.get("host", ""),
+                   code=rec.get("code"), host=st.get("host", rec.get("host", "")),
                    status=status, created=rec.get("created", 0.0),
                    salt=rec.get("salt", ""),
                    chosen_deal=rec.get("chosen_deal", True))  # unknown: never ranked
@@ -402,7 +479,7 @@ class Room(RoomViews, RoomClocks):
                 room.seats[s] = Seat(token=data["token"], conn=None, name=data["name"],
                                      bot=data["bot"], grace_until=data["grace_until"],
                                      assisted=data.get("assisted", data["bot"]),
-                                     host=data.get("host", False))
+                                     host=data.get("host", False), since=data.get("since", 0.0))
         room.deadlines = {int(s): float(t) for s, t in st.get("deadlines", [])}
         room._seat_version = [room.state_id] * room.seat_count
         room._saved_snapshot, room._saved_entries = loaded.snapshot, list(loaded.entries)
@@ -448,6 +525,11 @@ class Room(RoomViews, RoomClocks):
     def join(self, conn: Connection, seat: int | None) -> tuple[int, str]:
         """Seat ``conn`` at ``seat`` (or the first free seat). Returns ``(seat, token)``.
 
+        The seat is the host's when ``conn`` holds the host role (the room's creator, its
+        role not handed on), or when no seat is the host's (the creator has not sat down,
+        or everyone left): then every member gets ``seat_event host`` for it (and again
+        should the creator sit down later and take the role back).
+
         Raises:
             RoomError: ``room/already_started``, ``room/full``.
         """
@@ -466,21 +548,71 @@ class Room(RoomViews, RoomClocks):
         elif self.seats[seat] is not None:
             raise RoomError("room/full", f"seat {seat} is taken")
         token = secrets.token_urlsafe(24)  # 192 bits
-        self.seats[seat] = Seat(token=token, conn=conn, name=conn.name,
-                                host=conn.session == self.host)
+        hosted = any(h is not None and h.host for h in self.seats)
+        holder = self.seats[seat] = Seat(token=token, conn=conn, name=conn.name,
+                                         since=time.time())
         self.members[conn] = _Member(seat)
         conn.rooms[self.id] = self
         self._seat_event(seat, "joined")
+        if conn.session == self.host and hosted:
+            self._make_host(seat)  # the creator takes the role back from an early joiner
+        elif conn.session == self.host:
+            holder.host = True
+        elif not hosted:
+            self._make_host(seat, claim=not self.host)
         return seat, token
+
+    def _make_host(self, seat: int, *, claim: bool = True) -> None:
+        """Give the host role to the player of ``seat`` and tell every member
+        (``seat_event host``). With ``claim``, its session becomes :attr:`host` (the one
+        before loses the role); without, the creator's session keeps its claim (it may
+        still start the room, and takes the role back when it sits down)."""
+        for holder in self.seats:
+            if holder is not None:
+                holder.host = False
+        holder = self.seats[seat]
+        assert holder is not None
+        holder.host = True
+        if claim:
+            self.host = holder.conn.session if holder.conn is not None else ""
+        self._seat_event(seat, "host")
+
+    def _free_seat(self, seat: int) -> None:
+        """Free ``seat`` of a waiting room (its player left, was kicked, or was dropped
+        past its grace window) and tell every member (``seat_event left``). When it was the
+        host's, the host role goes to the longest-seated player still connected (or, if
+        none is, still held for its dropped player), who is told with everyone else
+        (``seat_event host``); with nobody seated, the next player to sit down gets it.
+        """
+        holder = self.seats[seat]
+        self.seats[seat] = None
+        self._seat_event(seat, "left")
+        self._save_soon()
+        if holder is None or not holder.host:
+            return
+        seated = [(h.conn is None, h.since, s) for s, h in enumerate(self.seats)
+                  if h is not None and not h.bot]
+        if seated:
+            self._make_host(min(seated)[2])
+        else:
+            self.host = ""
+
+    @property
+    def startable(self) -> bool:
+        """True for a waiting room someone can start now, or whose next player becomes its
+        host: a seat holds the host role and its player is connected, or no seat holds it
+        (quick join sends nobody into a room whose host is away: :meth:`Lobby.quick_room`).
+        """
+        hosts = [h for h in self.seats if h is not None and h.host]
+        return not hosts or any(h.conn is not None for h in hosts)
 
     def unjoin(self, conn: Connection, seat: int) -> None:
         """Undo :meth:`join` (its state could not be saved)."""
         holder = self.seats[seat]
         if holder is not None and holder.conn is conn:
-            self.seats[seat] = None
             self.members.pop(conn, None)
             conn.rooms.pop(self.id, None)
-            self._seat_event(seat, "left")
+            self._free_seat(seat)
 
     def reattach(self, conn: Connection, seat: int | None) -> None:
         """Put a member recorded in the stored state back (after a takeover)."""
@@ -512,7 +644,7 @@ class Room(RoomViews, RoomClocks):
             member.sent(None)
         self._schedule()
         self._broadcast([])
-        if self.status == "finished":
+        if self.status == "finished" and self.lease_current():
             frame = self._game_over()
             for conn in self.members:
                 conn.send(frame)
@@ -568,8 +700,7 @@ class Room(RoomViews, RoomClocks):
             return
         holder.conn = None
         if self.status == "waiting":
-            self.seats[member.seat] = None
-            self._seat_event(member.seat, "left")
+            self._free_seat(member.seat)
         elif self.status == "playing":
             self._seat_event(member.seat, "left")
             await self._abandon(member.seat)
@@ -599,8 +730,7 @@ class Room(RoomViews, RoomClocks):
             conn.send_error("room/kicked", f"an operator removed you from seat {seat}")
             conn.send(p.Left(room=self.id))
         if self.status == "waiting":
-            self.seats[seat] = None
-            self._seat_event(seat, "left")
+            self._free_seat(seat)
             self._save_soon()
             return "freed"
         if self.status == "finished":
@@ -967,9 +1097,10 @@ class Room(RoomViews, RoomClocks):
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        frame = self._game_over()
-        for conn in self.members:
-            conn.send(frame)
+        if self.lease_current():
+            frame = self._game_over()
+            for conn in self.members:
+                conn.send(frame)
         self._save_soon()
         self._rank()
         if self.on_finish is not None:
