@@ -72,7 +72,7 @@ async def bench_restart(cfg: b.BenchConfig, folder: Path, cpus: set[int] | None,
 
     Returns:
         ``rooms`` (tables), ``actions`` (log entries added in the second half of the closed
-        loop), ``bytes_per_1000_actions`` (file growth meanwhile, per 1,000 of them),
+        loop), ``entries_per_room`` (log entries in the file per table, at the kill), ``bytes_per_1000_actions`` (file growth meanwhile, per 1,000 of them),
         ``entry_bytes_per_1000_actions`` (the entries' own bytes),
         ``rooms_restored``, ``to_listening_s`` (spawn of the restarted server to its port
         answering), ``restore_s`` (its loading of every room in the background, from its
@@ -101,6 +101,9 @@ async def bench_restart(cfg: b.BenchConfig, folder: Path, cpus: set[int] | None,
         load.pause()
         first.proc.kill()  # kill -9, mid-game
         first.proc.wait()
+        load.running = False
+        await b.close_load(load)  # its 4,000 dead sockets closed before the clock starts
+        load = None
         say("sqlite restart: killed with -9; restarting on the same file")
         started = time.perf_counter()
         restarted = b.start_cardhall(None, folder / "restart-2.log", cpus, options=options,
@@ -116,6 +119,7 @@ async def bench_restart(cfg: b.BenchConfig, folder: Path, cpus: set[int] | None,
             restarted.stop()  # SIGTERM: the log is checkpointed into the file
     played = after[1] - before[1]
     return {"rooms": cfg.restart_rooms, "actions": played,
+            "entries_per_room": round(after[1] / cfg.restart_rooms, 1),
             "bytes_per_1000_actions": 1000 * (after[0] - before[0]) / played
             if played > 0 else None,
             "entry_bytes_per_1000_actions": 1000 * (after[2] - before[2]) / played
