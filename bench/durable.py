@@ -72,11 +72,12 @@ async def bench_restart(cfg: b.BenchConfig, folder: Path, cpus: set[int] | None,
 
     Returns:
         ``rooms`` (tables), ``actions`` (log entries added in the second half of the closed
-        loop), ``entries_per_room`` (log entries in the file per table, at the kill), ``bytes_per_1000_actions`` (file growth meanwhile, per 1,000 of them),
-        ``entry_bytes_per_1000_actions`` (the entries' own bytes),
-        ``rooms_restored``, ``to_listening_s`` (spawn of the restarted server to its port
-        answering), ``restore_s`` (its loading of every room in the background, from its
-        log; None when it did not end in :data:`RESTORE_TIMEOUT`).
+        loop), ``entries_per_room`` (log entries in the file per table, at the kill),
+        ``bytes_per_1000_actions`` (file growth meanwhile, per 1,000 of them),
+        ``entry_bytes_per_1000_actions`` (the entries' own bytes), ``rooms_restored``,
+        ``to_listening_s`` (spawn of the restarted server to its port answering),
+        ``restore_s`` (its loading of every room in the background, from its log; None when
+        it did not end in :data:`RESTORE_TIMEOUT`).
 
     Raises:
         RuntimeError: a server did not start; TimeoutError, OSError: the load failed.

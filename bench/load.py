@@ -97,8 +97,9 @@ class BenchConfig:
             its windows in turn with the memory store's and the echo's, and its restart
             (:mod:`.durable`).
         sqlite_commit: ``"auto"`` (the store's default: ``tick`` with ``fsync always``,
-            else ``each``), ``"tick"`` (group commit: the appends of one loop tick share one
-            transaction) or ``"each"`` (every append commits at once).
+            else ``adaptive``), ``"tick"`` (group commit: the appends of one loop tick share
+            one transaction), ``"each"`` (every append commits at once) or ``"adaptive"``
+            (the first append of a tick commits at once, the others share one commit).
         sqlite_fsync: ``"normal"`` or ``"always"`` (``cardhall serve --fsync``).
         restart_rooms: Rooms in play when the SQLite server is killed and restarted for the
             restart figure (0: skip it).
@@ -788,8 +789,8 @@ def _serve_main(args: argparse.Namespace) -> None:
 
         configure("WARNING")  # key=value lines: bench/durable.py reads ``rooms_restored``
         logging.getLogger("cardhall.cluster").setLevel(logging.INFO)
-        group = None if args.commit == "auto" else args.commit == "tick"
-        store = SQLiteStore(args.data, fsync=args.fsync, group_commit=group)
+        store = SQLiteStore(args.data, fsync=args.fsync,
+                            commit=None if args.commit == "auto" else args.commit)
     settings = bench_settings(args.port)
     if args.finished_ttl is not None:
         settings = dataclasses.replace(settings, finished_ttl=args.finished_ttl)
@@ -1497,7 +1498,7 @@ def main(argv: list[str] | None = None) -> None:
     s.add_argument("--port", type=int, required=True)
     s.add_argument("--redis-url", default=None)
     s.add_argument("--data", default=None, help="the SQLite store on this file")
-    s.add_argument("--commit", choices=("auto", "tick", "each"), default="auto")
+    s.add_argument("--commit", choices=("auto", "tick", "each", "adaptive"), default="auto")
     s.add_argument("--fsync", choices=("normal", "always"), default="normal")
     s.add_argument("--finished-ttl", type=float, default=None)
     e = sub.add_parser("echo", help="the raw websockets echo baseline")

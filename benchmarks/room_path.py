@@ -20,8 +20,10 @@ almost no memory). That shows what a cold CPU costs, and what makes it cold:
     python benchmarks/room_path.py --actions 3000 --rooms 100 --store sqlite-each
 
 ``--store`` picks the store the rooms append to: ``memory`` (the default), or the SQLite
-store on a temporary file, each append committed at once (``sqlite-each``) or the appends of
-one loop tick in one transaction (``sqlite-tick``: here one per tick, as rooms play in turn).
+store on a temporary file, each append committed at once (``sqlite-each``), the appends of
+one loop tick in one transaction (``sqlite-tick``: here one per tick, as rooms play in turn)
+or the first append of a tick at once and the others together (``sqlite-adaptive``: here
+every append at once).
 The CPU time per action (this process's, threads included) is printed too.
 
 Under ``valgrind --tool=callgrind`` (run twice with different ``--actions`` and divide the
@@ -102,11 +104,11 @@ def _gap(seconds: float, spin: bool) -> None:
 
 
 def make_store(kind: str, folder: Path) -> Store:
-    """The store of ``--store``: ``memory``, ``sqlite-each`` or ``sqlite-tick`` (a data file
-    in ``folder``)."""
+    """The store of ``--store``: ``memory``, or ``sqlite-each``, ``sqlite-tick`` or
+    ``sqlite-adaptive`` (a data file in ``folder``, that commit policy)."""
     if kind == "memory":
         return MemoryStore()
-    return SQLiteStore(folder / "room_path.db", group_commit=kind == "sqlite-tick")
+    return SQLiteStore(folder / "room_path.db", commit=kind.removeprefix("sqlite-"))
 
 
 async def run(actions: int, pause: float, seed: int, rooms: int = 1,
@@ -180,7 +182,8 @@ def main() -> None:
                         help="busy-wait through the pause instead of sleeping")
     parser.add_argument("--rooms", type=int, default=1, help="rooms taking turns")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--store", choices=("memory", "sqlite-each", "sqlite-tick"),
+    parser.add_argument("--store", choices=("memory", "sqlite-each", "sqlite-tick",
+                                            "sqlite-adaptive"),
                         default="memory", help="the rooms' store (memory)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="cardhall-room-path-") as tmp:

@@ -3,19 +3,22 @@
 ``cardhall serve`` keeps its rooms in a SQLite file and answers an action only once its log
 entry is committed. Two ways to commit (``server/sqlite_file.py``):
 
-* ``tick`` (group commit, the default): the appends of one event-loop tick share one
-  transaction, committed by a callback on the loop's next round; each action waits for it
-  (its frame is then finished in a task);
+* ``tick`` (group commit; the default with ``--fsync always``): the appends of one
+  event-loop tick share one transaction, committed by a callback on the loop's next round;
+  each action waits for it (its frame is then finished in a task);
 * ``each``: every append commits at once, synchronously, and nothing waits (the frame is
-  handled whole in the protocol callback that parsed it).
+  handled whole in the protocol callback that parsed it);
+* ``adaptive``: the first append of a tick commits at once, the others of that tick share
+  one commit at its end (an action alone in its tick does not wait; under load the commit's
+  system calls are shared).
 
 This script starts one bench server (``python -m cardhall.bench.load serve``) per variant,
 all on the server CPU, and runs the bench's latency phase, then its throughput phase, over
 all of them in turns (``cardhall bench``'s :func:`~cardhall.bench.load.phase`: memory,
-tick, each, memory, tick, each, ...), so that every variant meets the same drift of the
+tick, each, adaptive, memory, ...), so that every variant meets the same drift of the
 machine's speed:
 
-    python benchmarks/sqlite_commit.py                    # memory, tick, each (fsync normal)
+    python benchmarks/sqlite_commit.py                    # memory and the three (fsync normal)
     python benchmarks/sqlite_commit.py --fsync always     # the same with synchronous=FULL
     python benchmarks/sqlite_commit.py --rounds 16 --seconds 16
 
@@ -35,6 +38,9 @@ from typing import Any
 
 from cardhall.bench import load as b
 
+#: The SQLite store's commit policies, each run beside the memory store.
+COMMITS = ("tick", "each", "adaptive")
+
 
 def table(out: dict[str, dict[str, Any]]) -> str:
     """The figures as a Markdown table, ratios to the memory store."""
@@ -44,11 +50,12 @@ def table(out: dict[str, dict[str, Any]]) -> str:
             ("accepted actions / s, closed loop", "throughput", "actions_per_s", 1.0),
             ("round trip p50, closed loop (us)", "throughput", "rtt_p50_us", 1.0),
             ("server CPU per action (us)", "throughput", "server_cpu_s_per_action", 1e6)]
-    lines = ["| figure | memory | tick | ratio | each | ratio |", "|---|---:|---:|---:|---:|---:|"]
+    lines = ["| figure | memory | " + " | ".join(f"{c} | ratio" for c in COMMITS) + " |",
+             "|---|---:|" + "---:|---:|" * len(COMMITS)]
     for label, phase, key, scale in rows:
         base = (mem[phase].get(key) or 0) * scale
         cells = [label, f"{base:.0f}"]
-        for name in ("tick", "each"):
+        for name in COMMITS:
             v = (out[name][phase].get(key) or 0) * scale
             cells += [f"{v:.0f}", f"{v / base:.2f}x" if base else "-"]
         lines.append("| " + " | ".join(cells) + " |")
@@ -76,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         folder = Path(tmp)
         variants = [("memory", ())] + [
             (commit, ("--data", str(folder / f"{commit}.db"), "--commit", commit,
-                      "--fsync", args.fsync)) for commit in ("tick", "each")]
+                      "--fsync", args.fsync)) for commit in COMMITS]
         out = b.run_variants(variants, cfg, folder)
     if args.json:
         print(json.dumps(out, sort_keys=True, default=float))

@@ -931,11 +931,12 @@ def _fetch_record(url: str, room: str, commitment: str | None) -> dict[str, Any]
 @click.option("--sqlite/--no-sqlite", default=True, show_default=True,
               help="Also bench the SQLite store (cardhall serve's default) in turns with the "
                    "memory store, and its file growth and restart time.")
-@click.option("--sqlite-commit", type=click.Choice(["auto", "tick", "each"]), default="auto",
-              show_default=True,
+@click.option("--sqlite-commit", type=click.Choice(["auto", "tick", "each", "adaptive"]),
+              default="auto", show_default=True,
               help="SQLite store: tick: the appends of one loop tick share one transaction; "
-                   "each: every append commits at once; auto: the store's choice (tick with "
-                   "--sqlite-fsync always, else each).")
+                   "each: every append commits at once; adaptive: the first of a tick at once, "
+                   "the others together; auto: the store's choice (tick with --sqlite-fsync "
+                   "always, else adaptive).")
 @click.option("--sqlite-fsync", type=click.Choice(["normal", "always"]), default="normal",
               show_default=True, help="SQLite store: cardhall serve --fsync.")
 @click.option("--restart-rooms", type=click.IntRange(0), default=1000, show_default=True,

@@ -16,12 +16,18 @@ One SQLite file (``cardhall serve --data PATH``) holds what
    transaction with the version it reaches.
 
 Writes (:meth:`DataFile.write`) are functions of the connection, and nobody is told of an
-action before its entry is committed. With ``group_commit`` the writes made in one
-event-loop tick share one transaction, committed by a callback the loop runs next (a plain
-callback, no task), and each caller waits for that commit (as the Redis store sends one
-pipeline per tick): what ``--fsync always`` needs, one disk sync per tick. Without it, each
-write commits at once and nothing waits: cheaper with ``--fsync normal``, where a commit
-syncs nothing (benchmarks/RESULTS.md, "SQLite store").
+action before its entry is committed. How they commit (:data:`COMMITS`):
+
+* ``"tick"``: the writes made in one event-loop tick share one transaction, committed by a
+  callback the loop runs next (a plain callback, no task), and each caller waits for that
+  commit (as the Redis store sends one pipeline per tick): one disk sync per tick, what
+  ``--fsync always`` needs;
+* ``"each"``: every write commits at once, and nothing waits;
+* ``"adaptive"``: the first write of a tick commits at once (it has nothing to share its
+  commit with yet, and an action alone in its tick is answered without waiting), and the
+  writes that follow it in the same tick share one commit at the tick's end (under load,
+  the system calls of a commit are paid once for many actions). The default with
+  ``--fsync normal`` (benchmarks/RESULTS.md, "SQLite store").
 
 Schema (version 2)::
 
@@ -61,6 +67,8 @@ T = TypeVar("T")
 #: A write: a function of the connection, run inside a transaction (see DataFile.write).
 Work = Callable[[sqlite3.Connection], Any]
 
+#: How writes commit (see the module docstring).
+COMMITS = ("tick", "each", "adaptive")
 #: ``--fsync`` choices -> ``PRAGMA synchronous``.
 SYNCHRONOUS = {"normal": "NORMAL", "always": "FULL"}
 #: Bytes the write-ahead log is cut back to after a checkpoint (it only grows past this
@@ -248,8 +256,7 @@ class DataFile:
         db: Its connection (autocommit mode, WAL, migrated).
         lock: The held lock on ``PATH.lock`` (released by :meth:`close`).
         checkpointer: The thread that checkpoints the log (stopped by :meth:`close`).
-        group_commit: Writes of one loop tick share one transaction (see the module
-            docstring); False: every write commits at once.
+        commit: How writes commit, one of :data:`COMMITS` (see the module docstring).
 
     Attributes:
         errors: Writes and reads the file refused (disk full, I/O errors) so far.
@@ -259,11 +266,11 @@ class DataFile:
     """
 
     def __init__(self, path: Path, db: sqlite3.Connection, lock: FileLock | None,
-                 group_commit: bool, checkpointer: Checkpointer | None = None) -> None:
+                 commit: str, checkpointer: Checkpointer | None = None) -> None:
         self.path = path
         self.db = db
         self.lock = lock
-        self.group_commit = group_commit
+        self.commit = commit
         self.checkpointer = checkpointer
         self.errors = 0
         self.failing = False
@@ -271,6 +278,7 @@ class DataFile:
         self.writes = 0
         self._pending: list[tuple[Work, asyncio.Future[Any]]] = []
         self._flush_due = False
+        self._tick_wrote = False  # "adaptive": a write of this tick committed already
 
     @contextlib.contextmanager
     def reading(self) -> Iterator[sqlite3.Connection]:
@@ -288,23 +296,32 @@ class DataFile:
     async def write(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``work(connection)`` in a committed transaction and return its result.
 
-        With group commit, ``work`` joins the transaction of this loop tick's writes and
-        the call returns once that transaction is committed; without, it commits at once
-        and the call never waits. Should ``work`` raise (a fencing refusal: nothing may be
-        written then), only its own writes are undone.
+        It commits at once (the call never waits), or joins the transaction of this loop
+        tick's writes and returns once that is committed, as :attr:`commit` says (see the
+        module docstring). Should ``work`` raise (a fencing refusal: nothing may be written
+        then), only its own writes are undone.
 
         Raises:
             StoreError: the file refused the transaction (disk full, I/O error): nothing of
                 it was written. Whatever ``work`` raised, for its own write.
         """
-        if not self.group_commit:
+        if self.commit == "each":
             return self.write_now(work)
-        fut: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        if self.commit == "adaptive" and not self._tick_wrote:
+            self._tick_wrote = True
+            loop.call_soon(self._next_tick)
+            return self.write_now(work)
+        fut: asyncio.Future[T] = loop.create_future()
         self._pending.append((work, fut))
         if not self._flush_due:
             self._flush_due = True
-            asyncio.get_running_loop().call_soon(self.flush)
+            loop.call_soon(self.flush)
         return await fut
+
+    def _next_tick(self) -> None:
+        """A loop callback: the tick of the last write that committed at once is over."""
+        self._tick_wrote = False
 
     def write_now(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``work(connection)`` in a transaction of its own, committed before this
@@ -505,23 +522,25 @@ def take_lock(path: Path) -> FileLock:
     return lock
 
 
-def open_file(path: Path, *, fsync: str = "normal", group_commit: bool = False) -> DataFile:
+def open_file(path: Path, *, fsync: str = "normal", commit: str = "each") -> DataFile:
     """Open (or create) the data file ``path`` for this process: lock, settings, checks and
     migrations (see the module docstring).
 
     Args:
         path: The file.
         fsync: ``"normal"`` (``synchronous=NORMAL``) or ``"always"`` (``FULL``).
-        group_commit: See :class:`DataFile`.
+        commit: One of :data:`COMMITS` (see :class:`DataFile`).
 
     Raises:
         DataFileLocked: another process holds the file.
         DataFileError: it cannot be opened or created, is not a Cardhall data file, is
             damaged or of a newer schema, or a migration failed.
-        ValueError: an unknown ``fsync``.
+        ValueError: an unknown ``fsync`` or ``commit``.
     """
     if fsync not in SYNCHRONOUS:
         raise ValueError(f"fsync must be one of {', '.join(SYNCHRONOUS)}, not {fsync!r}")
+    if commit not in COMMITS:
+        raise ValueError(f"commit must be one of {', '.join(COMMITS)}, not {commit!r}")
     lock = take_lock(path)
     db: sqlite3.Connection | None = None
     try:
@@ -543,7 +562,7 @@ def open_file(path: Path, *, fsync: str = "normal", group_commit: bool = False) 
             db.close()
         lock.release()
         raise
-    return DataFile(path, db, lock, group_commit,
+    return DataFile(path, db, lock, commit,
                     Checkpointer(path, SYNCHRONOUS[fsync]))
 
 

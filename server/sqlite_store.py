@@ -15,9 +15,9 @@ The store is made of parts, one per concern, so that each can become a port of i
 :class:`SQLiteLobby` (lobby entries, their indexes, join codes), :class:`SQLiteBoards`
 (leaderboards); leases come from :class:`~.store.LocalLeases`; there is no inbox (no other
 process). Every method is synchronous underneath: reads never wait, and writes wait only
-for the group commit of their loop tick (:meth:`~.sqlite_file.DataFile.write`; by default
-only with ``--fsync always``: with ``normal`` each write commits at once), so the server may
-still handle a frame in the protocol callback that parsed it
+for the group commit of their loop tick (:meth:`~.sqlite_file.DataFile.write`: every write
+with ``--fsync always``; with ``normal``, a write alone in its tick commits at once), so the
+server may still handle a frame in the protocol callback that parsed it
 (:attr:`~.store.Store.answers_at_once`).
 """
 
@@ -365,12 +365,13 @@ class SQLiteStore(SQLiteRooms, SQLiteLobby, SQLiteBoards, LocalLeases, Store):
         path: The data file (made ``0600``, its folder ``0700``, when missing).
         fsync: ``"normal"``: a commit is in the operating system when an action is answered
             (survives a ``kill -9``, not always a power loss); ``"always"``: on the disk.
-        group_commit: True: the writes of one loop tick share one transaction, and each
-            waits for its commit; False: each commits at once, and nothing waits (see
-            :class:`~.sqlite_file.DataFile`). None (the default): True with ``fsync
-            "always"`` (each commit syncs the disk: one sync per tick instead of one per
-            action), False with ``"normal"`` (a commit costs a few system calls, less than
-            the wait: benchmarks/RESULTS.md, "SQLite store").
+        commit: How writes commit (:data:`~.sqlite_file.COMMITS`): ``"tick"`` (the writes
+            of one loop tick share one transaction, each waits for its commit), ``"each"``
+            (each commits at once, nothing waits) or ``"adaptive"`` (the first write of a
+            tick commits at once, the others of the tick share one commit). None (the
+            default): ``"tick"`` with ``fsync "always"`` (one disk sync per tick, not per
+            action), ``"adaptive"`` with ``"normal"`` (benchmarks/RESULTS.md, "SQLite
+            store").
 
     Raises:
         DataFileLocked: another process holds the file.
@@ -383,15 +384,15 @@ class SQLiteStore(SQLiteRooms, SQLiteLobby, SQLiteBoards, LocalLeases, Store):
     durable = True
 
     def __init__(self, path: str | Path, *, fsync: str = "normal",
-                 group_commit: bool | None = None) -> None:
+                 commit: str | None = None) -> None:
         LocalLeases.__init__(self)
         self.lengths = {}
         self.process_id = new_process_id()
         self.health = StoreHealth(self.lease_seconds)  # no lease expires: never "down"
         self.path = Path(path)
-        if group_commit is None:
-            group_commit = fsync == "always"
-        self.file = open_file(self.path, fsync=fsync, group_commit=group_commit)
+        if commit is None:
+            commit = "tick" if fsync == "always" else "adaptive"
+        self.file = open_file(self.path, fsync=fsync, commit=commit)
         try:
             pruned = self.prune()
         except BaseException:

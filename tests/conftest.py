@@ -228,7 +228,7 @@ async def make_server(store_kind: str,
     elif store_kind == "sqlite":
         folder = request.getfixturevalue("tmp_path")
         files = iter(folder / f"data-{k}.db" for k in range(1000))
-        async with serving(lambda: SQLiteStore(next(files), group_commit=True),
+        async with serving(lambda: SQLiteStore(next(files), commit="tick"),
                            msg_rate=None) as make:
             yield make
     else:

@@ -68,18 +68,18 @@ def rows(path: Path, sql: str) -> list[Any]:
 # -- commits ------------------------------------------------------------------------------
 
 
-def test_group_commit_is_the_default_only_when_every_commit_syncs_the_disk(
+def test_every_write_waits_for_its_tick_only_when_every_commit_syncs_the_disk(
         tmp_path: Path) -> None:
-    for fsync, group in (("normal", False), ("always", True)):
+    for fsync, commit in (("normal", "adaptive"), ("always", "tick")):
         store = SQLiteStore(tmp_path / f"{fsync}.db", fsync=fsync)
-        assert store.file.group_commit is group
+        assert store.file.commit == commit
         assert rows(tmp_path / f"{fsync}.db", "PRAGMA journal_mode") == [("wal",)]
         store.file.close()
 
 
 async def test_the_appends_of_one_tick_commit_once_and_answer_only_then(tmp_path: Path) -> None:
     path = tmp_path / "data.db"
-    store = SQLiteStore(path, group_commit=True)
+    store = SQLiteStore(path, commit="tick")
     try:
         leases = [await add_room(store, f"r{k}", "playing") for k in range(10)]
         commits = store.file.commits
@@ -98,7 +98,7 @@ async def test_the_appends_of_one_tick_commit_once_and_answer_only_then(tmp_path
 async def test_without_group_commit_each_append_commits_before_it_returns(
         tmp_path: Path) -> None:
     path = tmp_path / "data.db"
-    store = SQLiteStore(path, group_commit=False)
+    store = SQLiteStore(path, commit="each")
     try:
         lease = await add_room(store, "r", "playing")
         commits = store.file.commits
@@ -111,8 +111,30 @@ async def test_without_group_commit_each_append_commits_before_it_returns(
         await store.close()
 
 
+async def test_adaptive_commits_a_lone_write_at_once_and_those_after_it_together(
+        tmp_path: Path) -> None:
+    path = tmp_path / "data.db"
+    store = SQLiteStore(path, commit="adaptive")
+    try:
+        leases = [await add_room(store, f"r{k}", "playing") for k in range(10)]
+        await asyncio.sleep(0)  # a new tick
+        commits = store.file.commits
+        # Ten rooms act in one tick: the first commits at once, the nine after it share one.
+        await asyncio.gather(*(store.append(f"r{k}", [["a", 0, ["draw"]]], 0, None,
+                                            lease=leases[k]) for k in range(10)))
+        assert store.file.commits == commits + 2
+        assert rows(path, "SELECT count(*) FROM log") == [(10,)]
+        await asyncio.sleep(0)  # a tick of its own: committed before the call returns
+        lone = store.append("r0", [["a", 0, ["end"]]], 1, None, lease=leases[0])
+        with pytest.raises(StopIteration):
+            lone.send(None)
+        assert rows(path, "SELECT count(*) FROM log") == [(11,)]
+    finally:
+        await store.close()
+
+
 async def test_a_refused_append_of_a_tick_leaves_the_others_written(tmp_path: Path) -> None:
-    store = SQLiteStore(tmp_path / "data.db", group_commit=True)
+    store = SQLiteStore(tmp_path / "data.db", commit="tick")
     try:
         good = await add_room(store, "good", "playing")
         await add_room(store, "long", "playing")
