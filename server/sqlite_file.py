@@ -244,7 +244,9 @@ def migrate(db: sqlite3.Connection, path: Path, found: int | None = None) -> int
                 db.execute("ROLLBACK")
             raise DataFileError(f"the data file {path} could not be migrated from schema "
                                 f"{version} to {version + 1}: {_say(exc)}") from None
-        log.info("data file %s migrated to schema %d", path, version + 1)
+        # A new file is news to nobody; an older file brought up to date is, to an operator.
+        log.log(logging.INFO if found else logging.DEBUG, "data file %s migrated to schema %d",
+                path, version + 1)
     return found
 
 
@@ -439,8 +441,8 @@ class DataFile:
         """Commit what waits, checkpoint the write-ahead log into the file, close, and
         release the lock."""
         self.flush()
-        log.info("data file %s closed: %d writes in %d transactions", self.path, self.writes,
-                 self.commits)
+        log.debug("data file %s closed: %d writes in %d transactions", self.path, self.writes,
+                  self.commits)
         if self.checkpointer is not None:
             self.checkpointer.stop()
             self.checkpointer = None
