@@ -1,13 +1,14 @@
 """``cardhall chaos``: bots play on several server processes while faults are injected; then
-every acknowledged action is checked against the Redis log (issue #18).
+every acknowledged action is checked against the stored log (issues #18, #30).
 
 One *drill* per fault kind, each on a fresh ``redis-server`` (append-only, ``appendfsync
 always``, so a ``kill -9`` loses nothing Redis acknowledged) and fresh ``cardhall serve``
-child processes on 127.0.0.1 and free ports. This process drives bot clients
-(:func:`recording_client`, playing with :func:`cardhall.client.bots.play_seat`): ``rooms``
-tables of ``seats`` bots each play Skipper ``multi`` games back to back, every bot of a table
-connected to another server first (so most seats reach their room through a process that
-does not own it). Fault kinds (:data:`KINDS`):
+child processes on 127.0.0.1 and free ports; or, for ``sqlite-kill``, on one ``cardhall
+serve`` with its default store (SQLite, its data file in the drill's folder). This process
+drives bot clients (:func:`recording_client`, playing with
+:func:`cardhall.client.bots.play_seat`): ``rooms`` tables of ``seats`` bots each play Skipper
+``multi`` games back to back, every bot of a table connected to another server first (so
+most seats reach their room through a process that does not own it). Fault kinds (:data:`KINDS`):
 
 * ``owner-kill``: ``kill -9`` the server process that owns the most running rooms, restart
   it on the same port a second later; repeated.
@@ -16,8 +17,12 @@ does not own it). Fault kinds (:data:`KINDS`):
 * ``redis-stop-10s``: ``SIGSTOP`` redis-server for 10 s, then ``SIGCONT``.
 * ``owner-pause``: ``SIGSTOP`` the server process that owns the most running rooms for 15 s
   (five leases: the others take its rooms over), then ``SIGCONT`` (issue #35).
+* ``sqlite-kill``: ``kill -9`` the lone server (no Redis: the default SQLite store), restart
+  it on the same port and data file a second later; repeated. Every room in play must come
+  back from the file, and every bot resume its seat.
 
-Checks, after the games, against each room's log in Redis (``cardhall:{room:ID}:log``):
+Checks, after the games, against each room's log in the store (Redis'
+``cardhall:{room:ID}:log``; the SQLite file's ``log`` table, read once the server stopped):
 
 * lost: an action a bot got ``ok`` for (chosen against ``state_id`` S) is not entry S of the
   log (Skipper multi is turn-based: an accepted action is applied at the state it was
@@ -60,12 +65,14 @@ from typing import Any
 from redis.exceptions import RedisError
 
 from .. import protocol as p
+from ..server.store import Store
 from .load import Child, free_port
 from .topology import Node
 from .views import split_states
 
 #: Fault kinds, in the order ``--kind all`` runs them.
-KINDS = ("owner-kill", "redis-kill-3s", "redis-kill-12s", "redis-stop-10s", "owner-pause")
+KINDS = ("owner-kill", "redis-kill-3s", "redis-kill-12s", "redis-stop-10s", "owner-pause",
+         "sqlite-kill")
 #: Per kind: (what is done, seconds until the process is back, faults in a full drill).
 FAULTS: dict[str, tuple[str, float, int]] = {
     "owner-kill": ("kill-owner", 1.0, 3),
@@ -73,7 +80,10 @@ FAULTS: dict[str, tuple[str, float, int]] = {
     "redis-kill-12s": ("kill-redis", 12.0, 1),
     "redis-stop-10s": ("stop-redis", 10.0, 1),
     "owner-pause": ("pause-owner", 15.0, 1),
+    "sqlite-kill": ("kill-lone", 1.0, 3),
 }
+#: Kinds drilled without Redis: one server on the default store (SQLite).
+LONE = frozenset({"sqlite-kill"})
 #: Seconds of play before the first fault and between the end of one fault and the next.
 SETTLE_SECONDS = 4.0
 #: Receives progress messages.
@@ -89,7 +99,7 @@ class ChaosConfig:
         rooms: Tables of bots playing at once; each plays games back to back.
         seats: Bots per table (Skipper multi, 2..6).
         servers: ``cardhall serve`` processes (2..3 is the point: bots reach rooms owned
-            by another process).
+            by another process); a kind of :data:`LONE` runs one.
         faults: Faults per kind (None: the kind's full-drill count in :data:`FAULTS`).
         turn_limit: Skipper ``turn_limit`` (turns per seat) of every game, to bound its length.
         think: Seconds each bot waits before acting (paces the games).
@@ -272,20 +282,26 @@ class Redis(Node):
 
 
 class Serve:
-    """A ``cardhall serve --redis-url`` child process on a fixed port, restartable on it
-    (so that the bots' URL lists stay valid), with every per-client limit off and finished
-    rooms kept an hour (their logs are checked after the drill).
+    """A ``cardhall serve`` child process on a fixed port, restartable on it (so that the
+    bots' URL lists stay valid), with every per-client limit off and finished rooms kept an
+    hour (their logs are checked after the drill).
 
     Args:
         redis: The shared Redis: its URL, or the ``cardhall serve`` options that name it
-            (``["--redis-sentinel", "HOST:PORT", ...]``).
+            (``["--redis-sentinel", "HOST:PORT", ...]``); None: the default store (SQLite),
+            its data file in ``data_home`` (the server's ``XDG_DATA_HOME``), kept across
+            restarts.
         log: File its output is appended to (across restarts).
+        data_home: See ``redis``.
     """
 
-    def __init__(self, redis: str | list[str], log: Path) -> None:
-        self.redis_args = ["--redis-url", redis] if isinstance(redis, str) else list(redis)
+    def __init__(self, redis: str | list[str] | None, log: Path,
+                 data_home: Path | None = None) -> None:
+        self.redis_args = ([] if redis is None else ["--redis-url", redis]
+                           if isinstance(redis, str) else list(redis))
         self.port = free_port()
         self.log = log
+        self.data_home = data_home
         self.child: Child | None = None
 
     @property
@@ -306,12 +322,16 @@ class Serve:
         Raises:
             RuntimeError: it exited or did not listen in time.
         """
+        env = None
+        if self.data_home is not None:
+            env = {**os.environ, "XDG_DATA_HOME": str(self.data_home)}
+            env.pop("CARDHALL_DATA", None)
         self.child = Child("cardhall serve", [
             sys.executable, "-m", "cardhall.server.cli", "serve", "--port", str(self.port),
             *self.redis_args, "--log-level", "WARNING", "--msg-rate", "0",
             "--max-connections-per-address", "0", "--rooms-per-minute", "0",
             "--rooms-per-minute-per-address", "0",
-            "--finished-ttl", "3600"], self.port, self.log)
+            "--finished-ttl", "3600"], self.port, self.log, env=env)
 
     def kill9(self) -> None:
         """SIGKILL, and wait until it is gone."""
@@ -395,6 +415,8 @@ class Drill:
             try:
                 if what in ("kill-owner", "pause-owner"):
                     await self._kill_owner(outage, pause=what == "pause-owner")
+                elif what == "kill-lone":
+                    await self._kill_lone(outage)
                 elif what == "kill-redis":
                     self.say(f"{self.kind}: kill -9 redis-server, {outage:g} s down")
                     await asyncio.to_thread(self.redis.signal, signal.SIGKILL)
@@ -413,6 +435,22 @@ class Drill:
                         self.redis.signal(signal.SIGCONT)
             except (OSError, RuntimeError, ValueError, RedisError) as exc:
                 self.fault_errors.append(f"{type(exc).__name__}: {exc}")
+
+    async def _kill_lone(self, down: float) -> None:
+        """``kill -9`` the only server (mid-game: every running room is its), restart it on
+        the same port and data file ``down`` seconds later."""
+        (server,) = self.servers
+        running = sum(g.state_id < 0 for g in self.games)
+        self.say(f"{self.kind}: kill -9 the lone server pid {server.pid} ({running} running "
+                 f"rooms), back in {down:g} s")
+        await self._kill_and_restart(server, down)
+
+    async def _kill_and_restart(self, server: Serve, down: float) -> None:
+        """``kill -9`` ``server``, and start it again on its port ``down`` seconds later."""
+        await asyncio.to_thread(server.kill9)
+        self.faults_injected += 1
+        await asyncio.sleep(down)
+        await asyncio.to_thread(server.start)
 
     async def _kill_owner(self, down: float, pause: bool = False) -> None:
         from ..server.redis_store import key
@@ -440,10 +478,7 @@ class Drill:
             finally:
                 os.kill(pid, signal.SIGCONT)
             return
-        await asyncio.to_thread(victim.kill9)
-        self.faults_injected += 1
-        await asyncio.sleep(down)
-        await asyncio.to_thread(victim.start)
+        await self._kill_and_restart(victim, down)
 
     # Bots ----------------------------------------------------------------------------------
 
@@ -500,14 +535,21 @@ class Drill:
             The drill's figures (see :func:`render`).
         """
         t_start = time.monotonic()
+        lone = self.kind in LONE
         procs: list[Any] = []
         with _cleanup(procs):
-            redis_args = await self._start_redis(procs)
-            for k in range(self.cfg.servers):
-                srv = Serve(redis_args, self.workdir / f"serve-{k}.log")
+            if lone:
+                srv = Serve(None, self.workdir / "serve-0.log", self.workdir)
                 procs.append(srv)
                 self.servers.append(srv)
                 await asyncio.to_thread(srv.start)
+            else:
+                redis_args = await self._start_redis(procs)
+                for k in range(self.cfg.servers):
+                    srv = Serve(redis_args, self.workdir / f"serve-{k}.log")
+                    procs.append(srv)
+                    self.servers.append(srv)
+                    await asyncio.to_thread(srv.start)
             try:
                 return await self._play_and_check(t_start)
             finally:
@@ -592,7 +634,7 @@ class Drill:
             "seats_dropped": len({(r, s) for r, s, _ in dropped_events}) + not_seated + left,
             "seats_cut_off": 0, "faults": self.faults_injected,
             "setups_failed": self.setups_failed, "details": []}
-        store = self._store()
+        store = await self._log_store()
         try:
             for g in self.games:
                 mine = attempts.get(g.room, [])
@@ -653,6 +695,27 @@ class Drill:
             if out["games"] else 0.0
         out["ok"] = passed(out)
         return out
+
+    async def _log_store(self) -> Store:
+        """The store whose logs are checked: the drill's Redis, or (a :data:`LONE` kind)
+        the server's SQLite data file, once the server has stopped (it holds the file)."""
+        if self.kind not in LONE:
+            return self._store()  # type: ignore[no-any-return]
+        from ..server.sqlite_file import default_path
+        from ..server.sqlite_store import SQLiteStore
+
+        for server in self.servers:
+            await asyncio.to_thread(server.stop)
+        old = os.environ.get("XDG_DATA_HOME")
+        os.environ["XDG_DATA_HOME"] = str(self.workdir)
+        try:
+            path = default_path()
+        finally:
+            if old is None:
+                os.environ.pop("XDG_DATA_HOME")
+            else:
+                os.environ["XDG_DATA_HOME"] = old
+        return SQLiteStore(path)
 
     def _last_words(self, g: GameRecord, mine: list[Attempt]) -> str:
         """What the bots of an unfinished game last saw and sent (for the details)."""

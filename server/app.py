@@ -86,7 +86,8 @@ class Server:
 
     Args:
         settings: Listening address and limits (see :class:`Settings`).
-        store: Room persistence; the embedded :class:`MemoryStore` when None.
+        store: Room persistence; a :class:`MemoryStore` when None (``cardhall serve``
+            passes its SQLite store unless told otherwise).
 
     Use ``await server.start()`` then ``await server.stop()``, or ``async with server``;
     ``cardhall serve`` runs :meth:`serve_forever`.
@@ -135,6 +136,10 @@ class Server:
 
     async def start(self) -> None:
         """Bind and start accepting connections.
+
+        With a durable store of this process alone (SQLite), the rooms it holds are then
+        loaded in the background (:meth:`Cluster.restore`; :attr:`Cluster.restored` is set
+        once they all are): a restart takes every room in play over.
 
         Raises:
             OSError: the address is in use or not available, or the TLS certificate or key
@@ -237,7 +242,11 @@ class Server:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):  # before listening: no signal is missed
             loop.add_signal_handler(sig, stop.set)
-        await self.start()
+        try:
+            await self.start()
+        except BaseException:  # the store is open (a data file locked): close it, then fail
+            await self.stop()
+            raise
         if on_listening is not None:
             on_listening(self)
         try:

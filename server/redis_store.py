@@ -117,6 +117,9 @@ class RedisStore(Store):
         ValueError: ``min_replicas`` below 0, or ``wait_seconds`` not below ``timeout``.
     """
 
+    shared = True
+    durable = True  # with appendonly yes (docs/operations.md)
+
     def __init__(self, target: RedisTarget | str, *, lease_seconds: float = 3.0,
                  timeout: float = 2.0, max_connections: int = 32,
                  min_replicas: int | None = None, wait_seconds: float = WAIT_SECONDS) -> None:

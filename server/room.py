@@ -633,6 +633,20 @@ class Room(RoomViews, RoomClocks, RoomChat):
             assert holder is not None
             holder.conn, holder.grace_until = conn, None
 
+    def hold_seats(self, since: float) -> None:
+        """After a restart (the room loaded from a durable store that no other process
+        shares): every seat of a player with no connection now (the previous run's are
+        gone) is held for the room's ``grace_seconds`` from ``since`` (the restart, unix
+        time s), whatever was left of an earlier window, so that its client can ``resume``
+        it; the timer is armed by :meth:`resync`. Server bots' seats and forfeited ones are
+        left as they are; so is a finished room."""
+        if self.status == "finished":
+            return
+        until = since + self.settings["grace_seconds"]
+        for holder in self.seats:
+            if holder is not None and holder.conn is None and not holder.bot and holder.token:
+                holder.grace_until = until
+
     def resync(self) -> None:
         """After a takeover: every member gets its full view (and, in a finished room, the
         ``game_over`` the dead owner may not have sent); timers and bots go on."""

@@ -1,9 +1,10 @@
-"""The short CI version of ``cardhall chaos`` (issues #18, #32): bots on two ``cardhall
+"""The short CI version of ``cardhall chaos`` (issues #18, #30, #32): bots on two ``cardhall
 serve`` processes and a real redis-server (AOF, ``appendfsync always``), a Sentinel-watched
-master with two replicas, or a 3+3 Redis Cluster, while faults are injected; every
-acknowledged action must be in the Redis log once, at its state, and every game must
-finish. The long kinds (12 s Redis outage, 10 s SIGSTOP, repeated owner kills and master
-kills, 12 rooms on 3 processes) run only from the command line: ``cardhall chaos``
+master with two replicas, or a 3+3 Redis Cluster, while faults are injected, and bots on
+one ``cardhall serve`` with its default store (SQLite) killed with -9 and restarted on its
+file; every acknowledged action must be in the stored log once, at its state, and every
+game must finish. The long kinds (12 s Redis outage, 10 s SIGSTOP, repeated owner kills and
+master kills, 12 rooms on 3 processes) run only from the command line: ``cardhall chaos``
 (docs/operations.md).
 """
 
@@ -51,21 +52,22 @@ def test_audit_finds_lost_doubled_and_unacked_actions() -> None:
     assert audit("r", [*entries, ["f", 1, None]], attempts)["doubled"] == 0
 
 
-async def drill(kind: str, tmp_path: Path, **extra: Any) -> dict[str, Any]:
-    """One short drill of ``kind``: 4 tables of 4 bots on 2 servers, one fault (Sentinel
-    down after 1.5 s, Cluster node timeout 1.5 s); ``extra``: more ChaosConfig fields."""
-    cfg = ChaosConfig(kinds=(kind,), rooms=4, seats=4, servers=2, faults=1, turn_limit=20,
-                      finish_timeout=60.0, seconds=200.0, seed=7, down_after_ms=1500,
-                      **extra)
+async def drill(kind: str, tmp_path: Path, faults: int = 1, **extra: Any) -> dict[str, Any]:
+    """One short drill of ``kind``: 4 tables of 4 bots on 2 servers (one for sqlite-kill),
+    ``faults`` faults (Sentinel down after 1.5 s, Cluster node timeout 1.5 s); ``extra``:
+    more ChaosConfig fields."""
+    cfg = ChaosConfig(kinds=(kind,), rooms=4, seats=4, servers=2, faults=faults,
+                      turn_limit=20, finish_timeout=60.0, seconds=200.0, seed=7,
+                      down_after_ms=1500, **extra)
     result = await run_async(cfg, None, tmp_path)
     (fig,) = result["drills"]
     print(render(result))  # shown by pytest when the test fails
     return fig
 
 
-def check(fig: dict[str, Any]) -> None:
+def check(fig: dict[str, Any], faults: int = 1) -> None:
     """The issue's targets, one assertion each so a failure names the figure missed."""
-    assert fig["faults"] == 1, fig["details"]
+    assert fig["faults"] == faults, fig["details"]
     assert fig["games"] >= 4 and fig["acked"] > 100, fig
     assert fig["lost"] == 0, fig["details"]
     assert fig["doubled"] == 0, fig["details"]
@@ -136,3 +138,8 @@ async def test_load_on_a_cluster_and_on_a_lone_redis(tmp_path: Path) -> None:
         load = fig["load"][side]
         assert load["acked"] > 50 and load["actions_per_s"] > 0, load
         assert load["redis_cpu_us_per_action"] > 0 and load["rtt_p99_ms"] > 0, load
+
+
+@pytest.mark.slow
+async def test_sqlite_kill_9_twice_loses_nothing(tmp_path: Path) -> None:
+    check(await drill("sqlite-kill", tmp_path, faults=2), faults=2)

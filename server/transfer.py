@@ -1,0 +1,118 @@
+"""Moving a lobby from one store to another (``cardhall migrate --from SOURCE --to TARGET``).
+
+Everything goes through the :class:`~.store.Store` contract, so any store may be the source
+or the target (a SQLite data file onto Redis to grow past one process, or back): every room
+with its record, state (seats and their tokens, deadlines), lobby entry, join code, whole
+log and latest snapshot, finished rooms with the rest of their time to live, and every
+leaderboard of :data:`~.leaderboard.BOARDS`.
+
+Rooms in play arrive without a lease: the first server on the target takes them over (the
+orphan scan of a shared store, the restore of a SQLite file) and holds their seats for the
+grace window, so that players ``resume`` with the seat tokens they had. The source must not
+be in use: a SQLite file is locked while it is read; a room of a Redis source that a live
+server still runs is refused (:class:`TransferError`). A room the target already holds is
+skipped, never overwritten.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from .leaderboard import BOARD_SIZE, BOARDS
+from .store import Store, StoreError
+
+#: Leaderboard entries read per page of the source.
+BOARD_PAGE = 500
+
+
+class TransferError(StoreError):
+    """The source is in use (a server runs some of its rooms): nothing was copied."""
+
+
+async def copy_rooms(source: Store, target: Store, finished_ttl: float,
+                     say: Callable[[str], None] | None = None) -> dict[str, int]:
+    """Copy every room of ``source`` that ``target`` does not hold yet.
+
+    Args:
+        finished_ttl: Seconds a finished room stays listed after its end (the target's
+            ``--finished-ttl``): a finished room keeps what is left of it (at least 1 s).
+        say: Receives one line per room skipped.
+
+    Returns:
+        ``rooms``, ``waiting``, ``playing``, ``finished`` (copied), ``skipped`` (in the
+        target already) and ``entries`` (log entries copied).
+
+    Raises:
+        TransferError: a live server runs rooms of the source; nothing was copied.
+        StoreError: a store is unavailable (what was copied so far stays).
+    """
+    summaries = await source.list_rooms()
+    ids = [s["room"] for s in summaries]
+    owners = await source.owners(ids)
+    running = [r for r, o in zip(ids, owners) if o is not None and o != source.process_id]
+    if running:
+        raise TransferError(f"{len(running)} rooms of the source are run by a server (e.g. "
+                            f"{running[0]}): stop the servers using it first")
+    out = dict.fromkeys(("rooms", "waiting", "playing", "finished", "skipped", "entries"), 0)
+    for summary in summaries:
+        room_id = summary["room"]
+        loaded = await source.load(room_id)
+        if loaded is None:  # expired meanwhile
+            continue
+        if await target.load(room_id) is not None:
+            out["skipped"] += 1
+            if say is not None:
+                say(f"room {room_id} is in the target already: skipped")
+            continue
+        entries = await source.log(room_id)
+        state = loaded.state or {}
+        lease = await target.save_room(room_id, loaded.record, state, summary)
+        if entries:
+            await target.append(room_id, entries, 0, None, lease=lease)
+        if loaded.snapshot is not None:
+            await target.save_snapshot(room_id, loaded.snapshot_state_id, loaded.snapshot)
+        if summary["status"] == "finished":
+            ended = state.get("finished_at") or time.time()
+            await target.finish_room(room_id, max(1.0, ended + finished_ttl - time.time()))
+        await target.release(room_id)
+        out["rooms"] += 1
+        out[summary["status"]] = out.get(summary["status"], 0) + 1
+        out["entries"] += len(entries)
+    return out
+
+
+async def copy_boards(source: Store, target: Store) -> int:
+    """Copy every entry of every leaderboard (:data:`~.leaderboard.BOARDS`); an entry the
+    target holds already keeps the better value. Returns the entries copied.
+
+    Raises:
+        StoreError: a store is unavailable.
+    """
+    copied = 0
+    for board in BOARDS.values():
+        start = 0
+        while True:
+            rows, total = await source.board_page(board.id, start, BOARD_PAGE)
+            for name, value in rows:
+                await target.record_score(board.id, name, value, BOARD_SIZE)
+            copied += len(rows)
+            start += len(rows)
+            if not rows or start >= total:
+                break
+    return copied
+
+
+async def copy_store(source: Store, target: Store, finished_ttl: float,
+                     say: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """:func:`copy_rooms`, then :func:`copy_boards`; returns the rooms' figures and
+    ``board_entries``.
+
+    Raises:
+        TransferError: a live server runs rooms of the source; nothing was copied.
+        StoreError: a store is unavailable.
+    """
+    out: dict[str, Any] = await copy_rooms(source, target, finished_ttl, say)
+    out["board_entries"] = await copy_boards(source, target)
+    return out
