@@ -544,7 +544,7 @@ class Drill:
     async def _check(self) -> dict[str, Any]:
         from ..games import get
         from ..server.redis_store import RedisStore
-        from ..server.room import rebuild
+        from ..games import replay
 
         attempts: dict[str, list[Attempt]] = {}
         for c in self.clients:
@@ -583,8 +583,8 @@ class Drill:
                 over, to_act = False, None
                 if loaded is not None:
                     try:
-                        game = rebuild(get(loaded.record["game"]), loaded.record["options"],
-                                       loaded.record["seats"], None, entries)
+                        game = replay(get(loaded.record["game"]), loaded.record["options"],
+                                      loaded.record["seats"], entries)
                         over = game.over and game.state_id == len(entries) == g.state_id
                         to_act = game.to_act()
                     except Exception as exc:

@@ -45,9 +45,10 @@ from typing import Any
 
 from sortedcontainers import SortedList  # type: ignore[import-untyped]
 
+from ..games import LogEntry as LogEntry  # the log's entries (stored as [kind, seat, action])
+
 log = logging.getLogger("cardhall.store")
 
-LogEntry = list[Any]
 InboxHandler = Callable[[bytes], Awaitable[None]]
 
 
@@ -78,8 +79,10 @@ class Loaded:
         record: The room's record.
         state: Its latest server-side state, or None if none was saved yet.
         snapshot: The latest engine snapshot, or None.
-        snapshot_state_id: State id of ``snapshot`` (0 without one).
-        entries: Log entries after the snapshot, oldest first.
+        snapshot_state_id: The log entries ``snapshot`` was taken after (0 without one): the
+            engine's ``log_length`` then (its ``state_id`` plus the settings before it).
+        entries: Log entries after the snapshot, oldest first (as stored: ``[kind, seat,
+            action]`` arrays, which :func:`cardhall.games.replay` reads).
     """
 
     record: dict[str, Any]
