@@ -188,7 +188,7 @@ class LogEntry(NamedTuple):
     @classmethod
     def act(cls, seat: int, action: Sequence[Any]) -> LogEntry:
         """The entry of ``seat`` playing ``action``."""
-        return cls(ACT, seat, list(action))
+        return tuple.__new__(cls, (ACT, seat, list(action)))  # (no Python __new__: hot)
 
     @classmethod
     def forfeit(cls, seat: int) -> LogEntry:
@@ -473,9 +473,10 @@ class Game(ABC):
     def apply_entry(self, entry: LogEntry | Sequence[Any]) -> list[Event]:
         """Apply one log entry (:class:`LogEntry`: an action, a forfeit or a setting): how a
         room applies what it logs, and how :func:`replay` rebuilds a game. Each entry adds
-        one to :attr:`log_length`. An action entry whose verb names a setting (as rooms
-        logged settings before ``"s"`` entries) is applied as a setting and, as then, counts
-        as a move of ``state_id``.
+        one to :attr:`log_length`. An entry read back as stored (a ``[kind, seat, action]``
+        array, not a LogEntry) is checked first (:meth:`LogEntry.of`); if it is an action
+        whose verb names a setting (as rooms logged settings before ``"s"`` entries), it is
+        applied as a setting and, as then, counts as a move of ``state_id``.
 
         Returns:
             The events.
@@ -484,20 +485,18 @@ class Game(ABC):
             GameError: the entry is malformed (:class:`UnknownAction`) or does not apply
                 (nothing changed then).
         """
-        e = LogEntry.of(entry)
-        if e.kind == FORFEIT:
-            events = self.forfeit(e.seat)
-        elif e.kind == SETTING:
-            assert e.action is not None
-            events = self.apply_setting(e.seat, e.action)
-        else:
-            assert e.action is not None
-            if self.TYPE.is_setting(e.action):  # a log written before "s" entries
-                events = self._set(e.seat, e.action)
+        if type(entry) is not LogEntry:
+            entry = LogEntry.of(entry)
+            if entry.kind == ACT and self.TYPE.is_setting(entry.action or ()):
+                events = self._set(entry.seat, entry.action or ())  # a log of before "s"
                 self.state_id += 1
-            else:
-                events = self.apply(e.seat, e.action)
-        return events
+                return events
+        kind = entry.kind
+        if kind == ACT:
+            return self.apply(entry.seat, entry.action or ())
+        if kind == FORFEIT:
+            return self.forfeit(entry.seat)
+        return self.apply_setting(entry.seat, entry.action or ())
 
     # -- views for rooms and bots ---------------------------------------------------------
 

@@ -34,29 +34,27 @@ class Skipper(SkipperRules):
     #: The game's view caches, made on first use (a copy or a restored game starts without).
     _observer: Observer | None = None
 
-    def _views(self) -> Observer:
-        obs = self._observer
-        if obs is None:
-            obs = self._observer = Observer()
+    def _new_observer(self) -> Observer:
+        obs = self._observer = Observer()
         return obs
 
     def view(self, seat: int | None) -> dict[str, Any]:
         """What ``seat`` may see (K8): :meth:`.observer.Observer.view`."""
-        return self._views().view(self, seat)
+        return (self._observer or self._new_observer()).view(self, seat)
 
     def views(self, seats: Iterable[int | None]) -> dict[int | None, dict[str, Any]]:
         """:meth:`view` of several seats, the public part built once per state and shared
         (:meth:`.observer.Observer.views`)."""
-        return self._views().views(self, seats)
+        return (self._observer or self._new_observer()).views(self, seats)
 
     def deltas(self, seats: Iterable[int | None]) -> Mapping[int | None, dict[str, Any]] | None:
         """What changed in each of ``seats``' views since the state before this one
         (:meth:`.observer.Observer.deltas`)."""
-        return self._views().deltas(self, seats)
+        return (self._observer or self._new_observer()).deltas(self, seats)
 
     def bot_view(self, seat: int) -> Mapping[str, Any]:
         """:meth:`view` computed lazily, key by key (for offline bots)."""
-        return self._views().bot_view(self, seat)
+        return (self._observer or self._new_observer()).bot_view(self, seat)
 
     def _apply_setting(self, seat: int, name: str, value: str) -> list[Event]:
         """The rules' setting (:meth:`.rules.SkipperRules._apply_setting`); the views built

@@ -314,7 +314,8 @@ class Observer:
         before = self.mark
         if before is not None and before[0] == g.state_id:
             return None  # this state was reported already
-        shared_now = tuple(VIEW_PARTS[key](g, self, None) for key in CHANGING_SHARED)
+        parts = VIEW_PARTS
+        shared_now = tuple(parts[key](g, self, None) for key in CHANGING_SHARED)
         seats_now = self.public_seats(g)
         own_now: list[tuple[list[str], list[Any]] | None] = [None] * g.seats
         self.mark = (g.state_id, shared_now, seats_now, own_now)
@@ -329,8 +330,20 @@ class Observer:
         for key, value, old in zip(CHANGING_SHARED, shared_now, shared_before):
             if value is not old and value != old:
                 shared[key] = value
-        if seats_now is not seats_before:
-            _seat_changes(shared, seats_now, seats_before)
+        if seats_now is not seats_before:  # a changed field as a pointer, a stack whole
+            for j, (now, was) in enumerate(zip(seats_now, seats_before)):
+                if now is was:
+                    continue
+                for field, value in now.items():
+                    old = was[field]
+                    if value is old or value == old:
+                        continue
+                    if field == "stacks":
+                        for k in range(4):
+                            if value[k] is not old[k] and value[k] != old[k]:
+                                shared[f"/seats/{j}/stacks/{k}"] = value[k]
+                    else:
+                        shared[f"/seats/{j}/{field}"] = value
         return SeatDeltas(g, self, wanted, shared_now[0], shared, own_now, own_before)
 
     def own_part(self, g: SkipperRules, seat: int, acting: Sequence[int]
@@ -345,21 +358,3 @@ class Observer:
         """:meth:`view` computed lazily, key by key (for offline bots)."""
         return LazyView(g, self, seat)
 
-
-def _seat_changes(delta: dict[str, Any], now: list[dict[str, Any]],
-                  was: list[dict[str, Any]]) -> None:
-    """Add to ``delta`` the changes from the public seats ``was`` to ``now``: a changed
-    field as a pointer (``"/seats/2/hand"``), a changed stack whole."""
-    for j, (seat_now, seat_was) in enumerate(zip(now, was)):
-        if seat_now is seat_was:
-            continue
-        for field, value in seat_now.items():
-            old = seat_was[field]
-            if value is old or value == old:
-                continue
-            if field == "stacks":
-                for k in range(4):
-                    if value[k] is not old[k] and value[k] != old[k]:
-                        delta[f"/seats/{j}/stacks/{k}"] = value[k]
-            else:
-                delta[f"/seats/{j}/{field}"] = value
