@@ -125,7 +125,7 @@ MAX_STATE_ID = 2**53 - 1
 """Largest ``state_id`` (the largest integer a JavaScript number holds exactly)."""
 ROOM_STATUSES = ("waiting", "playing", "finished")
 """Values of a room summary's ``status``."""
-SEAT_EVENTS = ("joined", "left", "dropped", "resumed", "bot", "forfeit")
+SEAT_EVENTS = ("joined", "left", "dropped", "resumed", "bot", "forfeit", "host")
 """Values of ``seat_event.event``."""
 
 MAX_ID_LEN = 64
@@ -782,6 +782,8 @@ class RoomSummary(_Record):
         status: ``"waiting"`` (seats open, not started), ``"playing"`` or ``"finished"``.
         private: True if the room is joined by code only.
         spectators: Number of spectators, 0..2**31-1.
+        created: When the room was created, in whole seconds since the Unix epoch, or None
+            (absent: a server that does not say; lobbies order rooms by it, newest first).
 
     Raises:
         BadValue: ``taken`` is greater than ``seats``.
@@ -796,6 +798,7 @@ class RoomSummary(_Record):
     status: str = _f(_word(ROOM_STATUSES))
     private: bool = _f(_bool, default=False)
     spectators: int = _f(_int(0, MAX_ID), default=0)
+    created: int | None = _f(_int(0, MAX_STATE_ID), default=None)
 
     def _validate(self) -> None:
         if self.taken > self.seats:
@@ -1006,8 +1009,9 @@ class SeatEvent(_Record):
         event: ``"joined"`` (taken), ``"left"`` (given up), ``"dropped"`` (connection lost;
             held for the grace window; for the receiver's own seat: the server took this
             connection for lost, and the client should ``resume`` the seat), ``"resumed"``
-            (back after a drop), ``"bot"`` (a bot took over) or ``"forfeit"`` (the seat lost
-            by leaving or timing out).
+            (back after a drop), ``"bot"`` (a bot took over), ``"forfeit"`` (the seat lost
+            by leaving or timing out) or ``"host"`` (the seat's player is the room's host
+            now: its host left a waiting room, or the room had none).
     """
 
     TYPE: ClassVar[str]

@@ -56,6 +56,8 @@ class RoomClocks:
 
         def _seat_event(self, seat: int, event: str) -> None: ...
 
+        def _free_seat(self, seat: int) -> None: ...
+
     def _schedule(self) -> None:
         """Set deadlines for the seats to act and the grace windows; arm one timer."""
         if (self._timer is None and not self.deadlines and self.settings["turn_seconds"] is None
@@ -97,8 +99,7 @@ class RoomClocks:
         for s, holder in enumerate(self.seats):
             if holder is not None and holder.grace_until is not None and holder.grace_until <= now:
                 if self.status == "waiting":
-                    self.seats[s] = None
-                    self._seat_event(s, "left")
+                    self._free_seat(s)  # the host role may move on
                 else:
                     await self._abandon(s)
         expired = [s for s, t in self.deadlines.items() if t <= now]

@@ -62,8 +62,12 @@ class Seat:
         assisted: True once a server-side bot has played the seat, even if its player took
             it back (such a seat's game is not ranked: :mod:`.leaderboard`); bot seats too.
         grace_until: ``time.time()`` deadline of a dropped seat's grace window, or None.
-        host: True for the seat the room's host took: whoever holds it (the host after a
-            reconnection, which gives it a new session) may start the room.
+        host: True for the seat of the room's host: whoever holds it (the host after a
+            reconnection, which gives it a new session) may start the room. The seat the
+            creator took, or the one the host role was handed to (:meth:`Room.join`,
+            :meth:`Room._free_seat`).
+        since: ``time.time()`` when the seat was taken (the longest-seated person becomes
+            the host of a waiting room whose host left); 0.0 when not known.
     """
 
     token: str
@@ -73,6 +77,7 @@ class Seat:
     grace_until: float | None = None
     assisted: bool = False
     host: bool = False
+    since: float = 0.0
 
     def __post_init__(self) -> None:
         self.assisted = self.assisted or self.bot
@@ -80,12 +85,13 @@ class Seat:
     def public(self, seat: int) -> dict[str, Any]:
         """What everyone may know of the seat."""
         return {"seat": seat, "name": self.name, "connected": self.conn is not None,
-                "bot": self.bot}
+                "bot": self.bot, "host": self.host}
 
     def stored(self) -> dict[str, Any]:
         """The seat as the store keeps it (token included: the store is trusted)."""
         return {"token": self.token, "name": self.name, "bot": self.bot,
-                "grace_until": self.grace_until, "assisted": self.assisted, "host": self.host}
+                "grace_until": self.grace_until, "assisted": self.assisted, "host": self.host,
+                "since": self.since}
 
 
 @dataclass

@@ -309,7 +309,9 @@ class Lobby:
         seat, on any process, or None. Read through the store's index of waiting rooms per
         game, page by page (at most ``QUICK_PAGES`` pages): among the fits of the first page
         that has any, this process's rooms come first, then the lowest id. With ``local``,
-        only this process's rooms count.
+        only this process's rooms count. A room of this process whose host is away (dropped,
+        within its grace window) does not fit: nobody could start it (:attr:`Room.startable`);
+        a room of another process is checked by its owner (quick join is forwarded there).
 
         Raises:
             StoreError: the store is unavailable.
@@ -320,7 +322,9 @@ class Lobby:
                 game=msg.game, mode=msg.mode, waiting=True, cursor=cursor, limit=QUICK_PAGE)
             fits: list[str] = [s["room"] for s in page
                                if (msg.seats is None or s["seats"] == msg.seats)
-                               and (not local or s["room"] in self.rooms)]
+                               and (not local or s["room"] in self.rooms)
+                               and ((room := self.rooms.get(s["room"])) is None
+                                    or room.startable)]
             if fits:
                 return min(fits, key=lambda r: (r not in self.rooms, r))
             if cursor is None:

@@ -125,7 +125,9 @@ class Room(RoomViews, RoomClocks):
         settings: Room options (see the module docstring).
         private: Private rooms are joined only by ``code``.
         code: Join code of a private room, else None.
-        host: Session id of the creating connection.
+        host: Session id of the connection that holds the host role: the creating
+            connection, or the player the role was handed to (``""``: none connected, e.g.
+            the new host is dropped; it starts the room from its seat once it resumes).
         status: ``"waiting"``, ``"playing"`` or ``"finished"``.
         salt: The salt of the deal commitment (32 hex digits; see :attr:`commitment`),
             drawn at creation and kept in the record; ``""`` for a room stored without one.
@@ -336,7 +338,8 @@ class Room(RoomViews, RoomClocks):
         return {"room": self.id, "name": self.name, "game": self.game_name,
                 "mode": self.options.get("mode"), "seats": self.seat_count,
                 "taken": self.taken, "status": self.status, "private": self.private,
-                "spectators": sum(m.seat is None for m in self.members.values())}
+                "spectators": sum(m.seat is None for m in self.members.values()),
+                "created": int(self.created)}
 
     def record(self) -> dict[str, Any]:
         """The store record: what never changes (engine options with seed, room options)."""
@@ -349,8 +352,9 @@ class Room(RoomViews, RoomClocks):
     def state(self) -> dict[str, Any]:
         """The server-side state the store keeps beside the log: status, seats (with
         tokens), where each member is connected (``[process, session, seat]``), deadlines
-        (``[[seat, unix time s]]``), start and finish times (unix time s, or None)."""
-        return {"status": self.status, "finished_at": self.finished_at,
+        (``[[seat, unix time s]]``), start and finish times (unix time s, or None), and the
+        host's session (it changes when the host role is handed on)."""
+        return {"status": self.status, "finished_at": self.finished_at, "host": self.host,
                 "started_at": self.started_at,
                 "seats": [None if h is None else h.stored() for h in self.seats],
                 "members": [[c.process, c.session, m.seat] for c, m in self.members.items()],
@@ -376,7 +380,7 @@ class Room(RoomViews, RoomClocks):
                    game=cast(Game, game),
                    game_cls=game_cls, options=dict(rec["options"]), seat_count=rec["seats"],
                    settings=dict(rec["settings"]), store=store, private=rec["private"],
-                   code=rec.get("code"), host=rec.get("host", ""),
+                   code=rec.get("code"), host=st.get("host", rec.get("host", "")),
                    status=status, created=rec.get("created", 0.0),
                    salt=rec.get("salt", ""),
                    chosen_deal=rec.get("chosen_deal", True))  # unknown: never ranked
@@ -387,7 +391,7 @@ class Room(RoomViews, RoomClocks):
                 room.seats[s] = Seat(token=data["token"], conn=None, name=data["name"],
                                      bot=data["bot"], grace_until=data["grace_until"],
                                      assisted=data.get("assisted", data["bot"]),
-                                     host=data.get("host", False))
+                                     host=data.get("host", False), since=data.get("since", 0.0))
         room.deadlines = {int(s): float(t) for s, t in st.get("deadlines", [])}
         room._seat_version = [room.state_id] * room.seat_count
         room._saved_snapshot, room._saved_entries = loaded.snapshot, list(loaded.entries)
@@ -433,6 +437,11 @@ class Room(RoomViews, RoomClocks):
     def join(self, conn: Connection, seat: int | None) -> tuple[int, str]:
         """Seat ``conn`` at ``seat`` (or the first free seat). Returns ``(seat, token)``.
 
+        The seat is the host's when ``conn`` holds the host role (the room's creator, its
+        role not handed on), or when no seat is the host's (the creator has not sat down,
+        or everyone left): then every member gets ``seat_event host`` for it (and again
+        should the creator sit down later and take the role back).
+
         Raises:
             RoomError: ``room/already_started``, ``room/full``.
         """
@@ -451,21 +460,71 @@ class Room(RoomViews, RoomClocks):
         elif self.seats[seat] is not None:
             raise RoomError("room/full", f"seat {seat} is taken")
         token = secrets.token_urlsafe(24)  # 192 bits
-        self.seats[seat] = Seat(token=token, conn=conn, name=conn.name,
-                                host=conn.session == self.host)
+        hosted = any(h is not None and h.host for h in self.seats)
+        holder = self.seats[seat] = Seat(token=token, conn=conn, name=conn.name,
+                                         since=time.time())
         self.members[conn] = _Member(seat)
         conn.rooms[self.id] = self
         self._seat_event(seat, "joined")
+        if conn.session == self.host and hosted:
+            self._make_host(seat)  # the creator takes the role back from an early joiner
+        elif conn.session == self.host:
+            holder.host = True
+        elif not hosted:
+            self._make_host(seat, claim=not self.host)
         return seat, token
+
+    def _make_host(self, seat: int, *, claim: bool = True) -> None:
+        """Give the host role to the player of ``seat`` and tell every member
+        (``seat_event host``). With ``claim``, its session becomes :attr:`host` (the one
+        before loses the role); without, the creator's session keeps its claim (it may
+        still start the room, and takes the role back when it sits down)."""
+        for holder in self.seats:
+            if holder is not None:
+                holder.host = False
+        holder = self.seats[seat]
+        assert holder is not None
+        holder.host = True
+        if claim:
+            self.host = holder.conn.session if holder.conn is not None else ""
+        self._seat_event(seat, "host")
+
+    def _free_seat(self, seat: int) -> None:
+        """Free ``seat`` of a waiting room (its player left, was kicked, or was dropped
+        past its grace window) and tell every member (``seat_event left``). When it was the
+        host's, the host role goes to the longest-seated player still connected (or, if
+        none is, still held for its dropped player), who is told with everyone else
+        (``seat_event host``); with nobody seated, the next player to sit down gets it.
+        """
+        holder = self.seats[seat]
+        self.seats[seat] = None
+        self._seat_event(seat, "left")
+        self._save_soon()
+        if holder is None or not holder.host:
+            return
+        seated = [(h.conn is None, h.since, s) for s, h in enumerate(self.seats)
+                  if h is not None and not h.bot]
+        if seated:
+            self._make_host(min(seated)[2])
+        else:
+            self.host = ""
+
+    @property
+    def startable(self) -> bool:
+        """True for a waiting room someone can start now, or whose next player becomes its
+        host: a seat holds the host role and its player is connected, or no seat holds it
+        (quick join sends nobody into a room whose host is away: :meth:`Lobby.quick_room`).
+        """
+        hosts = [h for h in self.seats if h is not None and h.host]
+        return not hosts or any(h.conn is not None for h in hosts)
 
     def unjoin(self, conn: Connection, seat: int) -> None:
         """Undo :meth:`join` (its state could not be saved)."""
         holder = self.seats[seat]
         if holder is not None and holder.conn is conn:
-            self.seats[seat] = None
             self.members.pop(conn, None)
             conn.rooms.pop(self.id, None)
-            self._seat_event(seat, "left")
+            self._free_seat(seat)
 
     def reattach(self, conn: Connection, seat: int | None) -> None:
         """Put a member recorded in the stored state back (after a takeover)."""
@@ -539,8 +598,7 @@ class Room(RoomViews, RoomClocks):
             return
         holder.conn = None
         if self.status == "waiting":
-            self.seats[member.seat] = None
-            self._seat_event(member.seat, "left")
+            self._free_seat(member.seat)
         elif self.status == "playing":
             self._seat_event(member.seat, "left")
             await self._abandon(member.seat)
@@ -570,8 +628,7 @@ class Room(RoomViews, RoomClocks):
             conn.send_error("room/kicked", f"an operator removed you from seat {seat}")
             conn.send(p.Left(room=self.id))
         if self.status == "waiting":
-            self.seats[seat] = None
-            self._seat_event(seat, "left")
+            self._free_seat(seat)
             self._save_soon()
             return "freed"
         if self.status == "finished":

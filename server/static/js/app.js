@@ -34,15 +34,18 @@ class App {
     this.playerName = (localStorage.getItem(NAME_KEY) || "").trim().slice(0, 32);
   }
 
-  /** Keep `name` as the player's name and reconnect with it (the lobby only: the server
-   * learns a connection's name from its hello). */
-  setPlayerName(name) {
+  /** Keep `name` as the player's name and reconnect with it at once (the lobby only: the
+   * server learns a connection's name from its hello). Resolves once connected again. */
+  async setPlayerName(name) {
     const clean = name.trim().replace(/\s+/g, " ").slice(0, 32);
     if (clean === this.playerName) return;
     this.playerName = clean;
     if (clean) localStorage.setItem(NAME_KEY, clean);
     else localStorage.removeItem(NAME_KEY);
-    if (this.session) this.session.close(); // onClose reconnects, with the new name
+    const old = this.session;
+    this.session = null; // its close is not a lost connection
+    if (old) old.close();
+    await this.connect();
   }
 
   // --- connection --------------------------------------------------------------------------
@@ -56,14 +59,14 @@ class App {
     this.session = session;
     try {
       await session.connect();
+      this.backoff = 500;
+      this.connState = "open";
+      const games = await session.request({ t: "list_games" });
+      this.games = games.games;
+      this.roomOptions = games.room_options;
     } catch {
-      return; // onClose schedules the next try
+      return; // lost again: onClose schedules the next try
     }
-    this.backoff = 500;
-    this.connState = "open";
-    const games = await session.request({ t: "list_games" });
-    this.games = games.games;
-    this.roomOptions = games.room_options;
     const saved = loadJson(SEAT_KEY, null);
     if (this.room && this.room.seat === null) {
       await this.spectate(this.room.roomId);
@@ -221,12 +224,23 @@ class App {
 
   onMessage(msg) {
     const room = this.room;
+    if (msg.t === "error") {
+      // Unasked errors tell why a `left` follows (protocol/README.md "Reconnection" 8).
+      this.removal = msg.code;
+      return;
+    }
     if (!room || msg.room !== room.roomId) return;
     if (msg.t === "left") {
       localStorage.removeItem(SEAT_KEY);
+      const why = {
+        "room/kicked": "An operator removed you from your seat; it cannot be taken back.",
+        "room/closed": "An operator closed the room.",
+      };
       this.toLobby(
-        "You are no longer in that room (it closed, or your seat was taken back elsewhere).",
+        why[this.removal] ||
+          "You are no longer in that room (it closed, or your seat was taken back elsewhere).",
       );
+      this.removal = null;
       return;
     }
     room.onMessage(msg);

@@ -5,12 +5,64 @@ import { Leaderboards } from "./leaderboard.js";
 
 const PAGE_FIELDS = ["cursor", "more"];
 
+/** True for a room anyone may join now: public, waiting, a seat free. */
+function joinable(r) {
+  return r.status === "waiting" && !r.private && r.taken < r.seats;
+}
+
+/** Lobby order: rooms to join first, then the others waiting, then games being played, then
+ * finished ones; newest first within each (by `created`; the room id when unknown). */
+function lobbyOrder(a, b) {
+  const rank = (r) =>
+    joinable(r) ? 0 : r.status === "waiting" ? 1 : r.status === "playing" ? 2 : 3;
+  return (
+    rank(a) - rank(b) || (b.created || 0) - (a.created || 0) || (a.room < b.room ? -1 : 1)
+  );
+}
+
+/** What the player set in a form built for one game (`form.dataset.game`): each field's
+ * value (or checked) by id, and which of its <details> are open. */
+function formState(form) {
+  const fields = {};
+  for (const el of form.querySelectorAll("input[id], select[id]"))
+    fields[el.id] = el.type === "checkbox" ? el.checked : el.value;
+  const open = [...form.querySelectorAll("details")].map((d) => d.open);
+  return { game: form.dataset.game, fields, open };
+}
+
+/** Put a formState() back into a form built afresh for the same game. */
+function restoreForm(form, state) {
+  for (const [id, value] of Object.entries(state.fields)) {
+    const el = form.querySelector(`#${CSS.escape(id)}`);
+    if (!el) continue;
+    if (el.type === "checkbox") el.checked = value;
+    else el.value = value;
+  }
+  form.querySelectorAll("details").forEach((d, i) => {
+    d.open = Boolean(state.open[i]);
+  });
+}
+
 /** Options of a game as form fields: a <div> per option with label, input and its doc. */
 function optionField(option, prefix) {
   const id = `${prefix}-${option.name}`;
   const doc = option.doc || "";
   let input;
-  if (option.kind === "bool") {
+  let kind = option.kind;
+  if (option.kind === "bool" && (option.default === null || option.default === undefined)) {
+    // No fixed default (it depends on the mode, e.g. Skipper's skip_draws): a checkbox
+    // cannot say "the game's default", so three choices, the default sending nothing.
+    kind = "tristate";
+    input = h(
+      "select",
+      { id, name: option.name },
+      [
+        ["", "game default"],
+        ["true", "on"],
+        ["false", "off"],
+      ].map(([value, text]) => h("option", { value, text })),
+    );
+  } else if (option.kind === "bool") {
     input = h("input", { type: "checkbox", id, name: option.name });
     input.checked = option.default === true;
   } else if (option.choices && option.choices.length) {
@@ -51,7 +103,7 @@ function optionField(option, prefix) {
     });
     if (option.default !== null && option.default !== undefined) input.value = option.default;
   }
-  input.dataset.kind = option.kind;
+  input.dataset.kind = kind;
   input.dataset.default = JSON.stringify(option.default ?? null);
   input.setAttribute("aria-describedby", `${id}-doc`);
   return h(
@@ -76,6 +128,7 @@ function readOptions(container) {
     let value;
     if (kind === "bool") value = input.checked;
     else if (input.value.trim() === "") continue;
+    else if (kind === "tristate") value = input.value === "true";
     else if (kind === "int") value = Number.parseInt(input.value, 10);
     else if (kind === "float") value = Number(input.value);
     else if (kind === "list")
@@ -97,27 +150,48 @@ export class Lobby {
   constructor(app) {
     this.app = app;
     this.rooms = [];
-    this.cursor = null;
+    this.cursors = {}; // listing ("open", "all") -> the cursor of its next page
     this.more = false;
-    this.filters = { game: "", status: "", free: false, text: "" };
+    this.filters = { game: "", status: "", free: false, text: "", finished: false };
     this.boards = new Leaderboards(app);
+    this.nameDraft = null; // a name typed into "Your name" and not applied yet
+    this.formState = null; // what the New-room form held when last shown (formState())
   }
 
-  /** Fetch the first page of rooms (or, with `append`, the next one). */
+  /** Fetch the first page of rooms (or, with `append`, the next one). The server lists
+   * rooms in id order (protocol/README.md `rooms`, "Order"): so that the rooms a player
+   * can join come first in a lobby of many pages, they are asked for on their own
+   * (`waiting: true`, the "open" listing) besides every room (the "all" listing, left out
+   * with the "free seats" filter); the page orders the rooms it holds (lobbyOrder). */
   async refresh(append = false) {
-    const msg = { t: "list_rooms" };
-    if (this.filters.game) msg.game = this.filters.game;
-    // "free seats": the server's `waiting` filter (public, waiting, a seat free), so that
-    // pages hold only such rooms; the page filters what it holds too (older servers).
-    if (this.filters.free) msg.waiting = true;
-    if (append && this.cursor !== null) msg.cursor = this.cursor;
-    if (!append) this.boards.load(); // the leaderboard is fresh whenever the list is
+    const base = { t: "list_rooms" };
+    if (this.filters.game) base.game = this.filters.game;
+    const listings = this.filters.free ? ["open"] : ["open", "all"];
+    if (!append) {
+      this.boards.load(); // the leaderboard is fresh whenever the list is
+      this.cursors = Object.fromEntries(listings.map((name) => [name, ""]));
+    }
+    const asks = Object.entries(this.cursors).filter(([name]) => listings.includes(name));
     try {
-      const reply = await this.app.session.request(msg);
-      this.rooms = append ? this.rooms.concat(reply.rooms) : reply.rooms;
-      // Paging, when the server pages: `more` says another page exists, `cursor` fetches it.
-      this.more = Boolean(reply.more) && reply.cursor !== undefined && reply.cursor !== null;
-      this.cursor = this.more ? reply.cursor : null;
+      const replies = await Promise.all(
+        asks.map(([name, cursor]) =>
+          this.app.session.request({
+            ...base,
+            ...(name === "open" ? { waiting: true } : {}),
+            ...(cursor ? { cursor } : {}),
+          }),
+        ),
+      );
+      const byId = new Map(append ? this.rooms.map((r) => [r.room, r]) : []);
+      this.cursors = {};
+      asks.forEach(([name], i) => {
+        const reply = replies[i];
+        for (const r of reply.rooms) byId.set(r.room, r);
+        // Paging, when the server pages: `more` says another page exists, `cursor` gets it.
+        if (reply.more && reply.cursor) this.cursors[name] = reply.cursor;
+      });
+      this.rooms = [...byId.values()].sort(lobbyOrder);
+      this.more = Object.keys(this.cursors).length > 0;
     } catch (err) {
       this.app.notify(`Could not list rooms: ${err.message}`);
     }
@@ -129,9 +203,20 @@ export class Lobby {
     return this.rooms.filter(
       (r) =>
         (!f.status || r.status === f.status) &&
-        (!f.free || (r.status === "waiting" && r.taken < r.seats)) &&
+        (f.finished || f.status === "finished" || r.status !== "finished") &&
+        (!f.free || joinable(r)) &&
         (!f.text || `${r.name} ${r.room} ${r.game}`.toLowerCase().includes(f.text.toLowerCase())),
     );
+  }
+
+  /** Before a join or a new room: a name typed into "Your name" but not applied (no Enter,
+   * no "Use this name") is applied first, so that the seat shows it. */
+  async applyName() {
+    if (this.nameDraft !== null) {
+      const draft = this.nameDraft;
+      this.nameDraft = null;
+      await this.app.setPlayerName(draft);
+    }
   }
 
   /** Skipper (the multiplayer game) when the server has it, else the first game. */
@@ -176,6 +261,12 @@ export class Lobby {
       this.filters.free = free.checked;
       this.refresh();
     });
+    const finished = h("input", { type: "checkbox", id: "filter-finished" });
+    finished.checked = this.filters.finished;
+    finished.addEventListener("change", () => {
+      this.filters.finished = finished.checked;
+      app.render();
+    });
     const text = h("input", {
       type: "search",
       id: "filter-text",
@@ -198,9 +289,9 @@ export class Lobby {
           (games.find((g) => g.game === r.game) || {}).title || r.game,
           r.mode ? ` (${r.mode})` : "",
         ),
-        h("td", {}, `${r.taken}/${r.seats}`),
+        h("td", { "data-label": "seats" }, `${r.taken}/${r.seats}`),
         h("td", {}, r.status),
-        h("td", {}, String(r.spectators)),
+        h("td", { "data-label": "watching" }, String(r.spectators)),
         h(
           "td",
           {},
@@ -210,7 +301,14 @@ export class Lobby {
                 r.status === "waiting" && r.taken < r.seats
                   ? h(
                       "button",
-                      { type: "button", class: "join", onclick: () => app.join({ room: r.room }) },
+                      {
+                        type: "button",
+                        class: "join",
+                        onclick: async () => {
+                          await this.applyName();
+                          await app.join({ room: r.room });
+                        },
+                      },
                       "Join",
                     )
                   : null,
@@ -258,6 +356,7 @@ export class Lobby {
         h("label", { for: "filter-status" }, "Status"),
         status,
         h("label", { for: "filter-free" }, free, " free seats"),
+        h("label", { for: "filter-finished" }, finished, " show finished"),
         h("label", { for: "filter-text" }, "Search"),
         text,
         h("button", { type: "button", id: "refresh", onclick: () => this.refresh() }, "Refresh"),
@@ -273,6 +372,10 @@ export class Lobby {
     );
 
     // Create
+    // What the player chose in the form stays when the lobby is drawn again (a reconnection
+    // with a new name, a refreshed room list), as long as the game is the same.
+    const shown = document.getElementById("create-form");
+    if (shown) this.formState = formState(shown);
     const createGame = gameSelect("create-game", false);
     createGame.value = this.createGame || this.defaultGame();
     const spec = games.find((g) => g.game === createGame.value);
@@ -377,11 +480,15 @@ export class Lobby {
         const mode = form.querySelector("#create-mode");
         if (mode) msg.mode = mode.value;
         if (name.value.trim()) msg.name = name.value.trim();
+        await this.applyName();
         await app.create(msg);
       } catch (err) {
         error.textContent = err.message;
       }
     });
+    form.dataset.game = createGame.value;
+    if (this.formState && this.formState.game === createGame.value)
+      restoreForm(form, this.formState);
     const create = h(
       "section",
       { class: "panel", "aria-labelledby": "create-title" },
@@ -404,23 +511,30 @@ export class Lobby {
       id: "player-name",
       maxlength: 32,
       placeholder: "anonymous",
-      value: app.playerName,
+      autocomplete: "nickname",
+      value: this.nameDraft ?? app.playerName,
+    });
+    playerName.addEventListener("input", () => {
+      this.nameDraft = playerName.value;
+    });
+    // A form, so that Enter in the field applies the name as the button does.
+    const nameForm = h(
+      "form",
+      { class: "filters", id: "name-form" },
+      h("label", { for: "player-name" }, "Your name"),
+      playerName,
+      h("button", { type: "submit", id: "set-name" }, "Use this name"),
+    );
+    nameForm.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.nameDraft = playerName.value;
+      this.applyName();
     });
     const quick = h(
       "section",
       { class: "panel", "aria-labelledby": "quick-title" },
       h("h2", { id: "quick-title" }, "Play now"),
-      h(
-        "div",
-        { class: "filters" },
-        h("label", { for: "player-name" }, "Your name"),
-        playerName,
-        h(
-          "button",
-          { type: "button", id: "set-name", onclick: () => app.setPlayerName(playerName.value) },
-          "Use this name",
-        ),
-      ),
+      nameForm,
       h(
         "div",
         { class: "filters" },
@@ -428,7 +542,14 @@ export class Lobby {
         quickGame,
         h(
           "button",
-          { type: "button", id: "quick-join", onclick: () => app.quickJoin(quickGame.value) },
+          {
+            type: "button",
+            id: "quick-join",
+            onclick: async () => {
+              await this.applyName();
+              await app.quickJoin(quickGame.value);
+            },
+          },
           "Quick join",
         ),
       ),
@@ -442,7 +563,11 @@ export class Lobby {
           {
             type: "button",
             id: "join-by-code",
-            onclick: () => code.value.trim() && app.join({ code: code.value.trim() }),
+            onclick: async () => {
+              if (!code.value.trim()) return;
+              await this.applyName();
+              await app.join({ code: code.value.trim() });
+            },
           },
           "Join by code",
         ),

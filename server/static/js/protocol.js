@@ -5,6 +5,12 @@ import { encode, decode } from "../vendor/msgpack/index.mjs";
 
 export const PROTOCOL_VERSION = 1;
 export const CLIENT_NAME = "cardhall-web/0.1";
+/** Liveness (protocol `ping`): a session that hears nothing from the server for
+ * `timeoutMs` is taken for lost (a stopped server keeps its socket open); while it hears
+ * nothing for `everyMs` it sends a `ping`. `connectMs`: the most a connection and its
+ * hello/welcome may take. */
+export const LIVENESS = { everyMs: 3000, timeoutMs: 7000, connectMs: 5000 };
+const TICK_MS = 1000;
 
 /** A refused request: `code` is the namespaced error code (e.g. "room/full"). */
 export class RequestError extends Error {
@@ -72,47 +78,97 @@ export function defaultUrl(loc = window.location) {
  * messages (update, seat_event, game_over, started, left) go to `onMessage`.
  */
 export class Session {
-  constructor(url, { name = "", onMessage = () => {}, onClose = () => {} } = {}) {
+  constructor(
+    url,
+    { name = "", onMessage = () => {}, onClose = () => {}, liveness = LIVENESS } = {},
+  ) {
     this.url = url;
     this.name = name || CLIENT_NAME; // the hello name: what seats and leaderboards show
     this.onMessage = onMessage;
     this.onClose = onClose;
+    this.liveness = liveness;
     this.nextId = 1;
     this.pending = new Map();
     this.ws = null;
     this.welcome = null;
+    this.ended = false; // lost or closed: onClose was called (once)
+    this.timer = null;
   }
 
-  /** Open the socket and do the hello/welcome handshake; resolves with `welcome`. */
+  /** Open the socket and do the hello/welcome handshake; resolves with `welcome`. A
+   * handshake not done within `liveness.connectMs` fails (a stopped server accepts the TCP
+   * connection and answers nothing). Then the session checks liveness (see LIVENESS). */
   connect() {
     return new Promise((resolve, reject) => {
       const ws = new WebSocket(this.url);
       ws.binaryType = "arraybuffer";
       this.ws = ws;
-      let opened = false;
+      this.heard = performance.now();
+      const slow = setTimeout(() => this._lost(), this.liveness.connectMs);
       ws.onopen = () => {
-        opened = true;
         // act_reply "update": an accepted act is answered by our update carrying its id.
         const hello = { t: "hello", v: PROTOCOL_VERSION, client: this.name, act_reply: "update" };
         this.request(hello).then((welcome) => {
+          clearTimeout(slow);
           this.welcome = welcome;
+          this._watch();
           resolve(welcome);
         }, reject);
       };
-      ws.onmessage = (event) => this._receive(event.data);
-      ws.onclose = (event) => {
-        const lost = new ConnectionLost();
-        for (const { reject: fail } of this.pending.values()) fail(lost);
-        this.pending.clear();
-        if (!opened) reject(lost);
-        this.onClose(event);
+      ws.onmessage = (event) => {
+        this.heard = performance.now();
+        this._receive(event.data);
       };
+      ws.onclose = () => this._lost();
       ws.onerror = () => {};
+      this._failConnect = (lost) => {
+        clearTimeout(slow);
+        reject(lost);
+      };
     });
   }
 
+  /** Check liveness every second: ping when the server has been quiet for `everyMs`,
+   * give the session up when it has been quiet for `timeoutMs`. A tick that comes late
+   * (timers of a background tab are throttled) judges nothing: it pings and waits. */
+  _watch() {
+    let last = performance.now();
+    let pinged = 0;
+    this.timer = setInterval(() => {
+      const now = performance.now();
+      if (now - last > 3 * TICK_MS) this.heard = Math.max(this.heard, now - TICK_MS);
+      last = now;
+      const quiet = now - this.heard;
+      if (quiet > this.liveness.timeoutMs) {
+        this._lost();
+      } else if (quiet >= this.liveness.everyMs && now - pinged >= this.liveness.everyMs) {
+        pinged = now;
+        this.request({ t: "ping" }).catch(() => {});
+      }
+    }, TICK_MS);
+  }
+
+  /** The connection is lost (closed, or the server stopped answering): fail every pending
+   * request, stop listening to the socket (a server that wakes up later must not reach
+   * this page through it), and tell `onClose` once. */
+  _lost() {
+    if (this.ended) return;
+    this.ended = true;
+    clearInterval(this.timer);
+    const ws = this.ws;
+    if (ws) {
+      ws.onmessage = ws.onclose = ws.onopen = null;
+      if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) ws.close();
+    }
+    const lost = new ConnectionLost();
+    for (const { reject: fail } of this.pending.values()) fail(lost);
+    this.pending.clear();
+    if (this._failConnect) this._failConnect(lost);
+    this.onClose();
+  }
+
   get open() {
-    return this.ws !== null && this.ws.readyState === WebSocket.OPEN;
+    return !this.ended && this.ws !== null && this.ws.readyState === WebSocket.OPEN;
   }
 
   close() {
@@ -123,7 +179,7 @@ export class Session {
   request(msg) {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      if (!this.ws || this.ws.readyState !== WebSocket.OPEN) {
+      if (!this.open) {
         reject(new ConnectionLost());
         return;
       }

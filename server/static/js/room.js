@@ -12,6 +12,10 @@ import * as generic from "./games/generic.js";
 
 const RENDERERS = { skipper, shop, shah, thirtysix, shufflejack };
 const LOG_LINES = 200;
+/** Verbs that give the game up: asked for again before they are sent. */
+const GIVE_UP = new Set(["resign", "close_shop", "concede"]);
+/** A hello name that names client software, not a person ("cardhall-web/0.1"). */
+const SOFTWARE_NAME = /^[\w.-]+\/[\w.-]+$/;
 
 /** A stable key for an action (for "already drawn" bookkeeping and focus). */
 export function actionKey(action) {
@@ -45,6 +49,7 @@ export class RoomView {
     this.marks = []; // several cards or positions picked at once (Thirty-Six, ShuffleJack)
     this.error = "";
     this.pending = false;
+    this.confirming = null; // a give-up action waiting for "yes"
     this.game = this.view.game || this.guessGame();
     this.addLog(
       this.seat === null ? "You are watching this room." : `You sit at seat ${this.seat}.`,
@@ -87,13 +92,40 @@ export class RoomView {
     return msg;
   }
 
+  /** The player's name of seat `i` ("Bob"), or "seat i" when it has none of its own (a
+   * client software name, a server bot's); another seat's namesake gets its seat number. */
+  playerName(i) {
+    const players = (this.view.room && this.view.room.players) || [];
+    const p = players[i];
+    const own = (q) => q && q.name && !SOFTWARE_NAME.test(q.name) && !/^bot-\d+$/.test(q.name);
+    if (!own(p)) return `seat ${i}`;
+    const twins = players.filter((q) => own(q) && q.name === p.name).length;
+    return twins > 1 ? `${p.name} (seat ${i})` : p.name;
+  }
+
+  /** "Bob", "Bob (you)", "seat 2 (bot)": who sits at seat `i`, for the table and the log. */
   seatName(i) {
     const players = (this.view.room && this.view.room.players) || [];
     const p = players[i];
-    let name = `seat ${i}`;
+    let name = this.playerName(i);
     if (i === this.seat) name += " (you)";
     else if (p && p.bot) name += " (bot)";
     return name;
+  }
+
+  /** True when this page's player is the room's host (may start it): its seat holds the
+   * role (`room.players[i].host`); before servers said so, the room was created here. */
+  isHost() {
+    const players = (this.view.room && this.view.room.players) || [];
+    if (!players.some((p) => p && "host" in p)) return this.app.isHost(this.roomId);
+    const me = this.seat === null ? null : players[this.seat];
+    return Boolean(me && me.host);
+  }
+
+  /** True while the connection is lost: the page shows the last view it had, and nothing
+   * can be sent. */
+  get offline() {
+    return this.app.connState !== "open";
   }
 
   /** The event log of a room kept in sessionStorage (so a reload keeps it). */
@@ -124,9 +156,18 @@ export class RoomView {
 
   onMessage(msg) {
     switch (msg.t) {
-      case "update":
+      case "update": {
+        // Updates of one room come in order, each a state_id at most one past the last
+        // (protocol/README.md "Views and deltas"). An older one is stale (say, from a server
+        // process that lost the room): ignored. A delta past a gap would apply to a view it
+        // was not made for: the full view is asked for instead.
+        const have = this.view.state_id;
+        if (typeof have === "number" && msg.state_id < have) return;
         if (msg.view) this.view = msg.view;
-        else {
+        else if (typeof have === "number" && msg.state_id > have + 1) {
+          this.refetch();
+          return;
+        } else {
           try {
             applyDelta(this.view, msg.delta);
           } catch {
@@ -140,6 +181,7 @@ export class RoomView {
         }
         for (const ev of msg.events || []) this.addLog(this.describeEvent(ev));
         break;
+      }
       case "seat_event": {
         const words = {
           joined: "sat down",
@@ -148,6 +190,7 @@ export class RoomView {
           resumed: "is back",
           bot: "is now played by a bot",
           forfeit: "forfeited",
+          host: "is now the host (and may start the game)",
         };
         this.addLog(`${this.seatName(msg.seat)} ${words[msg.event] || msg.event}.`);
         this.patchPlayer(msg.seat, msg.event);
@@ -176,6 +219,7 @@ export class RoomView {
         Object.assign(p, { connected: true, bot: false });
       if (event === "dropped") p.connected = false;
       if (event === "bot") p.bot = true;
+      if (event === "host") players.forEach((q) => q && (q.host = q === p));
       players[seat] = p;
     }
   }
@@ -201,6 +245,14 @@ export class RoomView {
   }
 
   async act(action) {
+    if (GIVE_UP.has(action[0]) && this.confirming !== action) {
+      this.confirming = action; // asked first: see confirmBar()
+      this.app.render();
+      const no = document.getElementById("confirm-no");
+      if (no) no.focus();
+      return;
+    }
+    this.confirming = null;
     if (this.pending) return;
     this.pending = true;
     this.error = "";
@@ -246,11 +298,50 @@ export class RoomView {
     return hit ? hit[1] : null;
   }
 
+  /** "Resign? yes / no": the bar that asks before a give-up action is sent. */
+  confirmBar() {
+    const action = this.confirming;
+    if (!action) return null;
+    const describe = this.renderer.describeAction || generic.describeAction;
+    return h(
+      "div",
+      { class: "confirm", id: "confirm", role: "alertdialog", "aria-labelledby": "confirm-q" },
+      h(
+        "p",
+        { id: "confirm-q" },
+        `${prettyCards(describe(action))}: give up this game? ` +
+          "You lose it, and it cannot be undone.",
+      ),
+      h(
+        "button",
+        { type: "button", id: "confirm-yes", class: "danger", onclick: () => this.act(action) },
+        "Yes, give up",
+      ),
+      h(
+        "button",
+        {
+          type: "button",
+          id: "confirm-no",
+          class: "secondary",
+          "data-key": "confirm-no",
+          onclick: () => {
+            this.confirming = null;
+            this.app.render();
+          },
+        },
+        "No, play on",
+      ),
+    );
+  }
+
   renderSeats() {
     const players = (this.view.room && this.view.room.players) || [];
-    const toAct = this.view.to_act || [];
+    const playing = this.view.room && this.view.room.status === "playing";
+    const toAct = playing ? this.view.to_act || [] : [];
+    const offline = this.offline;
     const items = players.map((p, i) => {
-      const status = p === null ? "free" : p.bot ? "bot" : p.connected ? "connected" : "away";
+      let status = p === null ? "free" : p.bot ? "bot" : p.connected ? "connected" : "away";
+      if (offline && p !== null) status = "unknown"; // nothing is known while we are cut off
       const deadline = this.deadlineOf(i);
       return h(
         "li",
@@ -267,8 +358,14 @@ export class RoomView {
         },
         h("span", { class: "dot", "aria-hidden": "true" }),
         h("span", { class: "seat-name" }, p === null ? `seat ${i}: free` : this.seatName(i)),
-        p && p.name ? h("small", { class: "client" }, p.name) : null,
-        h("span", { class: "seat-status" }, status === "free" ? "" : status),
+        p && p.host && this.view.room.status === "waiting"
+          ? h("small", { class: "host" }, "host")
+          : null,
+        h(
+          "span",
+          { class: "seat-status" },
+          status === "free" ? "" : status === "unknown" ? "?" : status,
+        ),
         toAct.includes(i) && !this.view.over ? h("span", { class: "to-act" }, "to act") : null,
         deadline
           ? h("span", {
@@ -283,6 +380,7 @@ export class RoomView {
       "section",
       { class: "panel seats", "aria-labelledby": "seats-title" },
       h("h2", { id: "seats-title" }, "Seats"),
+      offline ? h("p", { class: "note" }, "Connection lost: reconnecting\u2026") : null,
       h("ul", {}, items),
     );
   }
@@ -373,7 +471,7 @@ export class RoomView {
       this.code
         ? h("span", { class: "code" }, "Join code: ", h("code", { id: "room-code" }, this.code))
         : null,
-      status === "waiting" && this.app.isHost(this.roomId)
+      status === "waiting" && this.isHost()
         ? h(
             "button",
             { type: "button", id: "start", onclick: () => this.start() },
@@ -439,12 +537,19 @@ export class RoomView {
         this.error
           ? h("p", { class: "error", role: "alert", id: "act-error" }, prettyCards(this.error))
           : null,
+        this.confirmBar(),
         over,
         h("section", { class: "table", "aria-label": "table" }, table),
         others,
       ),
       h("aside", {}, this.renderSeats(), log),
     );
+    if (this.offline) {
+      // Nothing can be sent while the connection is lost: every control but Leave waits.
+      for (const el of main.querySelectorAll("button, input, select")) {
+        if (el.id !== "leave") el.disabled = true;
+      }
+    }
     queueMicrotask(() => {
       tick();
       logList.scrollTop = logList.scrollHeight;

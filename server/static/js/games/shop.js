@@ -104,21 +104,43 @@ function pile(cards, where) {
     : h("span", { class: "card empty small", role: "img", "aria-label": `${where}: empty` });
 }
 
+/** A candle: every card of it, overlapping upwards (its height shows: the shortest candle
+ * and the five-card limit depend on it), the top card whole. */
+function candle(cards, where) {
+  if (!cards || !cards.length) return pile(cards, where);
+  return h(
+    "span",
+    { class: "candle", role: "img", "aria-label": `${where}: ${cards.length} high` },
+    cards.map((c, k) =>
+      cardElement(c, {
+        small: true,
+        where: k === cards.length - 1 ? `${where}, top card` : `${where}, card ${k + 1}`,
+      }),
+    ),
+  );
+}
+
 export function render(view, ui) {
-  const candles = (view.candles || []).map((c, i) =>
-    h(
+  const candles = (view.candles || []).map((c, i) => {
+    const lit = view.lit && view.lit[i];
+    const height = (c || []).length;
+    return h(
       "div",
-      { class: `slot${view.lit && view.lit[i] ? " lit" : ""}` },
+      { class: `slot${lit ? " lit" : ""}` },
       target(
         ui,
         "candle",
         i,
-        pile(c, `candle ${i + 1}${view.lit && view.lit[i] ? " (lit)" : ""}`),
+        candle(c, `candle ${i + 1}${lit ? " (lit)" : ""}`),
         `candle ${i + 1}`,
       ),
-      h("small", {}, `${i + 1}${view.lit && view.lit[i] ? " lit" : ""}`),
-    ),
-  );
+      h(
+        "small",
+        { class: "height" },
+        `${i + 1}${lit ? " lit" : ""} \u00b7 ${height ? `${height} high` : "empty"}`,
+      ),
+    );
+  });
   const trays = (view.trays || []).map((t, i) =>
     h(
       "div",
@@ -128,7 +150,11 @@ export function render(view, ui) {
     ),
   );
   const sides = (view.sides || []).map((s, i) =>
-    h("span", {}, `side ${i + 1}: ${s ? suitName(s) : "empty"} (${(view.weights || [])[i] ?? 0})`),
+    h(
+      "span",
+      { class: "side" },
+      `side ${i + 1}: ${s ? suitName(s) : "empty"}, weight ${(view.weights || [])[i] ?? 0}`,
+    ),
   );
   const shelves = (view.shelves || []).map((s, k) => {
     const play = ui.legal.find((a) => a[0] === "play_shelf" && a[1] === k);
@@ -224,7 +250,7 @@ export function render(view, ui) {
       "div",
       { class: "row" },
       h("span", { class: "row-label" }, "Scales"),
-      h("div", { class: "facts" }, sides, view.balanced ? " \u2696 balanced" : ""),
+      h("div", { class: "facts sides" }, sides, view.balanced ? " \u2696 balanced" : ""),
     ),
     h(
       "div",

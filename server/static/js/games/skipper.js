@@ -5,6 +5,27 @@ import { h, cardElement, cardName, suitName, suitSymbol } from "../cards.js";
 import { describeAction as genericAction, describeOutcome as genericOutcome } from "./generic.js";
 
 const STATUS = { active: "", won: "won", out: "out of the game" };
+/** A turn's phase in words (shown for the seat to act). */
+const PHASE = {
+  start: "starting the turn",
+  played: "has played",
+  discarded: "has discarded",
+  auctioned: "auctioned a card",
+};
+
+/** The `act` that sets this seat's auto-trash preference (RULINGS K6m): kept in this one
+ * function, so that the wire form of the setting can change in one place. */
+export function autoTrashAction(on) {
+  return ["auto_trash", on ? "on" : "off"];
+}
+
+/** The seat's line under its name: "turns 3 · has played", "turns 0 · out of the game". */
+function seatFacts(seat, acting) {
+  const parts = [`turns ${seat.turns}`];
+  if (seat.status !== "active") parts.push(STATUS[seat.status] ?? seat.status);
+  else if (acting) parts.push(PHASE[seat.phase] ?? String(seat.phase).replace(/_/g, " "));
+  return parts.join(" \u00b7 ");
+}
 
 export function describeAction(action) {
   const [verb, card, stack] = action;
@@ -49,6 +70,8 @@ export function describeEvent(ev, who) {
       return `${w} turned the discard pile over into the stock.`;
     case "trash":
       return `${w} trashed a card.`;
+    case "auto_trash":
+      return `${w} turned auto-trash ${ev.on ? "on" : "off"}.`;
     case "resigned":
       return `${w} resigned.`;
     case "forfeit":
@@ -133,7 +156,8 @@ function stackElement(stack, seatIndex, ui, mine) {
 
 function seatElement(view, seat, i, ui) {
   const mine = i === ui.seat;
-  const acting = (view.to_act || []).includes(i) && !view.over;
+  const playing = view.room ? view.room.status === "playing" : !view.over;
+  const acting = playing && (view.to_act || []).includes(i) && !view.over;
   const discardPlays =
     mine && seat.discard_top
       ? ui.legal.some((a) => a[0] === "play" && a[1] === seat.discard_top)
@@ -174,14 +198,9 @@ function seatElement(view, seat, i, ui) {
     h(
       "h3",
       {},
-      ui.seatName(i),
+      h("span", { class: "seat-title" }, ui.seatName(i)),
       acting ? h("span", { class: "to-act" }, " \u25c0 to act") : null,
-      h(
-        "small",
-        {},
-        ` turns ${seat.turns} \u00b7 ${String(seat.phase).replace(/_/g, " ")} ` +
-          (STATUS[seat.status] ?? seat.status),
-      ),
+      h("small", {}, ` ${seatFacts(seat, acting)}`),
     ),
     h(
       "div",
@@ -311,6 +330,24 @@ export function render(view, ui) {
   legal.filter((a) => ["play", "discard", "auction"].includes(a[0])).forEach((a) => ui.handled(a));
   const end = legal.find((a) => a[0] === "end");
   const resign = legal.find((a) => a[0] === "resign");
+  const me = ui.seat === null ? null : (view.seats || [])[ui.seat];
+  const playing = !view.room || view.room.status === "playing";
+  // Auto-trash (RULINGS K6m): a preference of the seat, settable at any time in the game.
+  const autoTrash =
+    me && typeof me.auto_trash === "boolean" && me.status === "active" && playing
+      ? h(
+          "label",
+          { class: "toggle", for: "auto-trash" },
+          h("input", {
+            type: "checkbox",
+            id: "auto-trash",
+            "data-key": "auto-trash",
+            checked: me.auto_trash,
+            onchange: (event) => ui.act(autoTrashAction(event.target.checked)),
+          }),
+          " Trash dead cards I draw (auto-trash)",
+        )
+      : null;
   const hand =
     view.hand === null || view.hand === undefined
       ? h("p", { class: "note" }, "Spectating: hands are hidden.")
@@ -330,6 +367,7 @@ export function render(view, ui) {
             end ? ui.actionButton(end, "End turn", { class: "end" }) : null,
             resign ? ui.actionButton(resign, "Resign", { class: "secondary resign" }) : null,
           ),
+          autoTrash,
         );
   return h(
     "div",
