@@ -190,6 +190,8 @@ ERROR_CODES: dict[str, str] = {
     "room/closed": "an operator closed the room (sent unasked, then left)",
     "room/kicked": "an operator removed you from your seat; its token no longer resumes it "
                    "(sent unasked, then left)",
+    # Chat.
+    "chat/muted": "an operator muted your seat in this room: your chat lines are refused",
     # Actions: the engine refused an act (codes of cardhall.games.errors).
     "action/illegal": "the rules forbid this action now (the message says why)",
     "action/unknown": "not an action of this game (wrong verb, shape or card code)",

@@ -7,6 +7,7 @@ import gc
 import logging
 import signal
 import ssl
+from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any
 
@@ -17,11 +18,17 @@ from websockets.typing import Origin
 
 from . import web
 from .admin import Admin
-from .admission import AdmittedConnection, Gate, default_max_connections, raise_fd_limit
+from .admission import (
+    AdmittedConnection,
+    Gate,
+    default_max_connections,
+    log_fd_limit,
+    raise_fd_limit,
+)
 from .cluster import Cluster
 from .config import Settings
-from .connection import Connection, peer_address
-from .limits import AddressCounter
+from .connection import Connection, Lane, peer_address
+from .limits import AddressCounter, KeyedBuckets
 from .lobby import Lobby
 from .logs import event
 from .metrics import Metrics
@@ -100,6 +107,9 @@ class Server:
         s = self.settings
         self.gate = Gate(s, s.max_connections or default_max_connections(s.fd_reserve),
                          self.metrics.refused)
+        n = s.rooms_per_minute_per_address
+        self.creators = KeyedBuckets(n / 60.0, n) if n else None
+        self.lane = Lane()
 
     @property
     def addresses(self) -> AddressCounter:
@@ -137,7 +147,10 @@ class Server:
             self._handle, s.host, s.port,
             compression="deflate" if s.compression else None,
             max_size=s.max_frame, ping_interval=s.ping_interval, ping_timeout=s.ping_timeout,
-            open_timeout=s.hello_timeout, ssl=self._tls(), process_request=self._process_request,
+            # A shutdown (and any close websockets begins itself) waits this long for the
+            # client's close frame, as our own closes do: not websockets' default of 10 s.
+            close_timeout=s.close_grace, open_timeout=s.hello_timeout, ssl=self._tls(),
+            process_request=self._process_request,
             origins=None if s.origins is None else [*map(Origin, s.origins), None],
             logger=ws_log, create_connection=AdmittedConnection.for_gate(self.gate), **tls,
         )
@@ -200,6 +213,7 @@ class Server:
         # Frames the closing rooms queued for members on other processes: sent if they can
         # be within the grace, rather than cancelled.
         await self.cluster.background.close(grace=SHUTDOWN_GRACE)
+        await self.metrics.health.close()
         await self.store.close()
 
     async def __aenter__(self) -> Server:
@@ -209,13 +223,23 @@ class Server:
     async def __aexit__(self, *exc: Any) -> None:
         await self.stop()
 
-    async def serve_forever(self) -> None:
-        """Run until SIGINT or SIGTERM, then shut down cleanly."""
+    async def serve_forever(self, on_listening: Callable[[Server], None] | None = None) -> None:
+        """Run until SIGINT or SIGTERM, then shut down cleanly.
+
+        Args:
+            on_listening: Called once the server listens (not when it cannot), e.g. to print
+                its address; None: nothing is called.
+
+        Raises:
+            OSError: as :meth:`start`.
+        """
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):  # before listening: no signal is missed
             loop.add_signal_handler(sig, stop.set)
         await self.start()
+        if on_listening is not None:
+            on_listening(self)
         try:
             await stop.wait()
         finally:
@@ -253,17 +277,33 @@ def tune_gc(threshold: int | None) -> None:
     gc.set_threshold(threshold, older, oldest)
 
 
-def run(settings: Settings, store: Store | None = None) -> None:
+def run(settings: Settings, store: Store | None = None,
+        on_listening: Callable[[Server], None] | None = None) -> None:
     """Run a server in a new event loop (uvloop when it is installed) until a signal, with
     the soft descriptor limit raised to the hard one (:func:`raise_fd_limit`) and the
-    collector tuned by ``settings.gc_threshold`` (:func:`tune_gc`)."""
+    collector tuned by ``settings.gc_threshold`` (:func:`tune_gc`).
+
+    Nothing is logged before the server listens: a port in use (an OSError) is the caller's
+    one line to print. Then the descriptor limits are logged and ``on_listening(server)``
+    is called (None: nothing is).
+
+    Raises:
+        OSError: the address is in use or not available (as :meth:`Server.start`).
+    """
     try:
         import uvloop
     except ImportError:
         runner = asyncio.run
     else:
         runner = uvloop.run
-    raise_fd_limit()  # before the Server: its connection cap is derived from the limit
+    # before the Server: its connection cap is derived from the limit
+    limits = raise_fd_limit(announce=False)
     server = Server(settings, store)
     tune_gc(settings.gc_threshold)
-    runner(server.serve_forever())
+
+    def listening(started: Server) -> None:
+        log_fd_limit(*limits)
+        if on_listening is not None:
+            on_listening(started)
+
+    runner(server.serve_forever(listening))

@@ -6,9 +6,10 @@ Built on click. Client commands (``bots``, ``play``, ``rooms``) live in
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -58,6 +59,32 @@ class WsUrl(click.ParamType[str]):
 
 
 WS_URL = WsUrl()
+
+
+@contextlib.contextmanager
+def _reaching(url: str) -> Iterator[None]:
+    """Run a client command's connection and requests: the one place where a server that
+    refuses, or cannot be reached, becomes one ``Error:`` line (exit 1), never a traceback.
+
+    Args:
+        url: The server URL the command uses (the first, when it has several).
+
+    Raises:
+        click.ClickException: the server refused a request (``server refused: CODE:
+            MESSAGE``), the connection could not be opened (``cannot reach URL: WHY``,
+            :func:`cardhall.client.reach.explain`) or was lost for good.
+    """
+    from ..client.client import ConnectionLost, ServerError
+    from ..client.reach import CONNECT_ERRORS, explain
+
+    try:
+        yield
+    except ServerError as exc:
+        raise click.ClickException(f"server refused: {exc}") from None
+    except ConnectionLost as exc:
+        raise click.ClickException(f"lost the connection to {url}: {exc}") from None
+    except CONNECT_ERRORS as exc:
+        raise click.ClickException(f"cannot reach {url}: {explain(exc, url)}") from None
 
 
 def _game(ctx: click.Context, param: click.Parameter, value: str) -> str:
@@ -140,7 +167,7 @@ def _limits(opts: dict[str, Any]) -> dict[str, Any]:
     """Settings from the limit/TLS options of ``serve`` (0 means "no limit")."""
     out = dict(opts)
     for key in ("msg_rate", "max_connections_per_address", "rooms_per_minute", "gc_threshold",
-                "max_connections"):
+                "max_connections", "rooms_per_minute_per_address", "empty_room_ttl"):
         if not out[key]:
             out[key] = None
     out["origins"] = tuple(out["origins"]) or None
@@ -196,6 +223,12 @@ def main() -> None:
                    "PROXY protocol v1/v2 header naming the client (repeat; default: none).")
 @click.option("--rooms-per-minute", type=click.IntRange(0), default=10, show_default=True,
               help="Rooms one connection may create per minute (0: no limit).")
+@click.option("--rooms-per-minute-per-address", type=click.IntRange(0), default=30,
+              show_default=True, help="Rooms all connections from one client address may "
+              "create per minute together (0: no limit).")
+@click.option("--empty-room-ttl", type=click.FloatRange(0), default=60.0, show_default=True,
+              help="Seconds a waiting room may stay with nobody seated before it is removed "
+                   "(0: never).")
 @click.option("--max-rooms", type=click.IntRange(1), default=100_000, show_default=True,
               help="Rooms this process hosts at most.")
 @click.option("--max-pending-bytes", type=click.IntRange(1024), default=1024 * 1024,
@@ -258,12 +291,24 @@ def serve(host: str, port: int, max_frame: int, log_level: str, redis_url: str |
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     try:
-        run(settings, store)
+        run(settings, store, lambda server: click.echo(
+            f"Cardhall is running: open {_browser_url(host, server.port, settings.certfile)} "
+            "in a web browser (Ctrl-C stops the server)"))
     except StoreError as exc:
         raise click.ClickException(f"cannot start: {exc} (--redis-url {redis_url})") from None
     except OSError as exc:
         raise click.ClickException(
             f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
+def _browser_url(host: str, port: int, certfile: str | None) -> str:
+    """The web client's address for a browser on this machine: ``http://HOST:PORT/``
+    (``https`` with ``certfile``); a wildcard ``host`` (``0.0.0.0``, ``::``, empty) is
+    given as the loopback address, an IPv6 one in brackets."""
+    shown = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(host, host)
+    if ":" in shown and not shown.startswith("["):
+        shown = f"[{shown}]"
+    return f"{'https' if certfile else 'http'}://{shown}:{port}/"
 
 
 @main.command()
@@ -287,26 +332,45 @@ def serve(host: str, port: int, max_frame: int, log_level: str, redis_url: str |
               help="One JSON object per game, then the summary object as the last line.")
 def simulate(game: str, mode: str | None, players: int | None, n_games: int, bot: str,
              seed: int, pairs: tuple[str, ...], as_json: bool) -> None:
-    """Play GAMES games offline between bots and print a summary."""
+    """Play GAMES games offline between bots and print a summary (on a terminal, with a
+    progress bar: games, and the actions of the game being played)."""
+    import time
+
     from tqdm import tqdm
 
     from ..games import simulate as sim
 
     opts = _options(mode, pairs, game)
     seats = players or (1 if opts.get("mode", "solo") == "solo" else 4)
-    for name in set(sim.lineup(bot, seats)):
+    try:
+        names = sim.lineup(bot, seats)
+    except OptionError as exc:
+        raise click.BadParameter(exc.message, param_hint="--strategy") from None
+    for name in set(names):
         _strategy(game, name)
     try:
         get(game)({**opts, "seed": seed}, seats)  # validate before the progress bar
     except OptionError as exc:
         raise click.UsageError(exc.message) from None
     records = []
-    bar = tqdm(sim.run(game, opts, seats, bot, n_games, seed), total=n_games, unit="game",
-               file=sys.stderr, disable=None, desc=f"{game} {bot}")
-    for rec in bar:
+    bar = tqdm(total=n_games, unit="game", file=sys.stderr, disable=None,
+               desc=f"{game} {bot}")
+    shown = [0.0]  # when the postfix was last drawn (time.monotonic())
+
+    def step(k: int, actions: int) -> None:
+        """Within a game (an expert one takes seconds to minutes): its actions so far,
+        drawn at most twice a second."""
+        now = time.monotonic()
+        if now - shown[0] >= 0.5:
+            shown[0] = now
+            bar.set_postfix_str(f"game {k + 1}: {actions} actions")
+
+    for rec in sim.run(game, opts, seats, bot, n_games, seed, on_step=step):
+        bar.update()
         records.append(rec)
         if as_json:
             click.echo(json.dumps({"game": game, **rec}, sort_keys=True))
+    bar.close()
     summary = sim.summarize(records)
     if as_json:
         click.echo(json.dumps({"summary": True, **summary}, sort_keys=True))
@@ -315,7 +379,7 @@ def simulate(game: str, mode: str | None, players: int | None, n_games: int, bot
                f"seeds={seed}..{seed + n_games - 1}")
     for key in ("games", "wins", "win_rate", "mean_turns", "mean_score", "wins_by_seat",
                 "outcomes", "reasons", "sales_per_game", "wins_by_strategy", "seats_by_strategy"):
-        if key in summary:
+        if summary.get(key) is not None:  # a figure a game does not have is left out
             value = summary[key]
             if isinstance(value, float):
                 value = f"{value:.3f}"
@@ -350,7 +414,7 @@ def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_gam
     import asyncio
 
     from ..client.bots import play_games
-    from ..client.client import Client, ServerError
+    from ..client.client import Client
 
     if room is not None:
         if n_games != 1:
@@ -361,12 +425,8 @@ def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_gam
                 listing = await c.list_rooms()
             return next((r["game"] for r in listing if r["room"] == room), game)
 
-        try:
+        with _reaching(urls[0]):
             game = asyncio.run(lookup())
-        except ServerError as exc:
-            raise click.ClickException(f"server refused: {exc}") from None
-        except (OSError, TimeoutError) as exc:
-            raise click.ClickException(f"cannot reach {urls[0]}: {exc}") from None
 
     try:
         opts = dict(parse_kv(pairs))
@@ -395,16 +455,12 @@ def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_gam
                            f"outcome={rec['outcome']} turns={rec['turns']}{counters} "
                            f"state_id={rec['state_id']} {rec['duration_s']}s")
 
-    try:
+    with _reaching(urls[0]):
         asyncio.run(go())
-    except ServerError as exc:
-        raise click.ClickException(f"server refused: {exc}") from None
-    except (OSError, TimeoutError) as exc:
-        raise click.ClickException(f"{type(exc).__name__}: {exc}") from None
 
 
 @main.command()
-@click.option("--url", required=True, help="Server URL, ws://HOST:PORT.")
+@click.option("--url", required=True, type=WS_URL, help="Server URL, ws://HOST:PORT.")
 @click.option("--name", default=None, help="Your name at the table (default: your login).")
 @click.option("--color/--no-color", default=None,
               help="ANSI colours (default: on when the output is a terminal and NO_COLOR is "
@@ -423,9 +479,6 @@ def play(url: str, name: str | None, color: bool | None, record_dir: str | None,
     import getpass
     import os
 
-    from websockets.exceptions import WebSocketException
-
-    from ..client.client import ServerError
     from ..client.terminal import play as run_terminal
 
     if name is None:
@@ -440,14 +493,11 @@ def play(url: str, name: str | None, color: bool | None, record_dir: str | None,
     if record_dir is not None:
         os.makedirs(record_dir, exist_ok=True)
     try:
-        status = asyncio.run(run_terminal(url, name=name, color=color, record_dir=record_dir,
-                                          ascii=ascii_cards))
+        with _reaching(url):
+            status = asyncio.run(run_terminal(url, name=name, color=color,
+                                              record_dir=record_dir, ascii=ascii_cards))
     except KeyboardInterrupt:
         raise SystemExit(130) from None
-    except ServerError as exc:
-        raise click.ClickException(f"server refused: {exc}") from None
-    except (OSError, TimeoutError, WebSocketException) as exc:
-        raise click.ClickException(f"cannot reach {url}: {exc}") from None
     raise SystemExit(status)
 
 
@@ -472,10 +522,8 @@ def rooms(url: str, game: str | None, waiting: bool, as_json: bool) -> None:
                                                f"{', '.join(known)}")
             return await c.list_rooms(game, waiting=waiting)
 
-    try:
+    with _reaching(url):
         listing = asyncio.run(go())
-    except OSError as exc:
-        raise click.ClickException(f"cannot reach {url}: {exc}") from None
 
     def row(r: dict[str, Any]) -> str:
         access = "private" if r["private"] else "public"
@@ -586,7 +634,7 @@ def _admin_call(url: str, token: str, method: str, path: str) -> dict[str, Any]:
 @main.group()
 def admin() -> None:
     """Operate a running server through its admin HTTP API (the server runs with
-    --admin-token): list and close rooms, kick a seat, drain for a rolling restart."""
+    --admin-token): list and close rooms, kick or mute a seat, drain for a rolling restart."""
 
 
 @admin.command("rooms")
@@ -639,6 +687,23 @@ def admin_kick(url: str, token: str | None, token_file: Any, room: str, seat: in
     answer = _admin_call(url, _admin_token(token, token_file), "POST",
                          f"/admin/rooms/{quote(room, safe='')}/seats/{seat}/kick")
     click.echo(f"seat {seat} of room {room} kicked: {answer.get('seat_now')}")
+
+
+@admin.command("mute")
+@_admin_options
+@click.argument("room")
+@click.argument("seat", type=click.IntRange(0, 99))
+@click.option("--off", is_flag=True, help="Unmute the seat instead.")
+def admin_mute(url: str, token: str | None, token_file: Any, room: str, seat: int,
+               off: bool) -> None:
+    """Mute the player of SEAT in ROOM's chat (its lines are refused with chat/muted), or
+    with --off let it chat again. The mute stays with the seat for the room's life."""
+    from urllib.parse import quote
+
+    op = "unmute" if off else "mute"
+    _admin_call(url, _admin_token(token, token_file), "POST",
+                f"/admin/rooms/{quote(room, safe='')}/seats/{seat}/{op}")
+    click.echo(f"seat {seat} of room {room} {op}d")
 
 
 @admin.command("drain")
@@ -740,7 +805,7 @@ def _fetch_record(url: str, room: str, commitment: str | None) -> dict[str, Any]
     cards are compared; the commitment is ``commitment`` or the server's)."""
     import asyncio
 
-    from ..client.client import Client, ServerError
+    from ..client.client import Client
 
     async def go() -> dict[str, Any]:
         async with Client(url, name="cardhall-verify", reconnect=False) as c:
@@ -752,12 +817,8 @@ def _fetch_record(url: str, room: str, commitment: str | None) -> dict[str, Any]
                 "outcome": dict(log.outcome), "options": dict(log.options),
                 "log": list(log.entries), "seen": []}
 
-    try:
+    with _reaching(url):
         return asyncio.run(go())
-    except ServerError as exc:
-        raise click.ClickException(f"server refused: {exc}") from None
-    except (OSError, TimeoutError) as exc:
-        raise click.ClickException(f"cannot reach {url}: {exc}") from None
 
 
 @main.command()

@@ -58,6 +58,8 @@ class RoomClocks:
 
         def _free_seat(self, seat: int) -> None: ...
 
+        def seats_changed(self, expired: bool = False) -> None: ...
+
     def _schedule(self) -> None:
         """Set deadlines for the seats to act and the grace windows; arm one timer."""
         if (self._timer is None and not self.deadlines and self.settings["turn_seconds"] is None
@@ -100,6 +102,7 @@ class RoomClocks:
             if holder is not None and holder.grace_until is not None and holder.grace_until <= now:
                 if self.status == "waiting":
                     self._free_seat(s)  # the host role may move on
+                    self.seats_changed(expired=True)
                 else:
                     await self._abandon(s)
         expired = [s for s, t in self.deadlines.items() if t <= now]
@@ -109,7 +112,8 @@ class RoomClocks:
             self._schedule()
 
     async def _play_defaults(self, seats: list[int]) -> None:
-        """Turn timer expired: play the game's default for each seat until its turn ends:
+        """Turn timer expired: tell the room (``seat_event timeout``), then play the game's
+        default for each seat until its turn ends:
         an action whose verb is in the game's ``TYPE.turn_end_verbs`` (``None``: every action
         ends a turn, so one default action), at most 16 actions. Should the store fail
         meanwhile, the seat keeps its expired deadline: the timer fires again once the room
@@ -117,6 +121,8 @@ class RoomClocks:
         ends = self.game.TYPE.turn_end_verbs
         for seat in seats:
             due = self.deadlines.pop(seat, None)
+            if not self.game.over and seat in self.game.to_act():
+                self._seat_event(seat, "timeout")  # why the seat plays what follows
             for _ in range(16):
                 if self.game.over or seat not in self.game.to_act():
                     break

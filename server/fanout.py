@@ -16,6 +16,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .. import protocol as p
 from ..games import Game
 
+#: Spectators named in the room facts (``room.spectators.names``); the count says the rest.
+SPECTATOR_NAMES = 20
+
 
 class Peer(Protocol):
     """What a room needs of a member: a local connection or a client forwarded from another
@@ -42,12 +45,23 @@ class Peer(Protocol):
     def send_raw(self, *frames: bytes) -> None:
         """Queue encoded frames for the peer, in order, without waiting."""
 
+    def send_later(self, frame: bytes) -> None:
+        """Queue an encoded frame for the peer, in order with every other, to be written
+        within a few loop iterations rather than now (a broadcast to many spectators: the
+        players' frames and requests go first)."""
+
     def send_error(self, code: str, message: str, re: Any = None) -> None:
         """Queue an error reply (``code`` as in protocol/README.md) for the peer."""
 
 
 #: The name the room's signatures use for a member's peer.
 Connection = Peer
+
+#: Spectators of one room above which a broadcast hands their frames to
+#: :meth:`Peer.send_later` (written a batch of connections per loop iteration) instead of
+#: writing them all before the room's next work item (issue #35: with 1,000 spectators a
+#: broadcast held the loop ~25 ms, and the players' actions waited behind it).
+LATER_SPECTATORS = 32
 
 
 @dataclass
@@ -193,18 +207,24 @@ class RoomViews:
 
         def _game_over(self) -> p.GameOver: ...
 
+        def lease_current(self) -> bool: ...
+        def send_chat_history(self, conn: Connection) -> None: ...
+
     def table(self) -> dict[str, Any]:
         """Server facts added to every view under ``"room"``: id, game name, mode (nil: the
         game's default), status, players, deadlines (``[[seat, unix time in s], ...]``), the
-        deal ``commitment`` (nil until the game starts). While they do not change, the same
-        dict object as last time (the delta diff then skips it by identity; do not mutate
-        it)."""
+        deal ``commitment`` (nil until the game starts), ``spectators`` (``{count, names}``:
+        the first :data:`SPECTATOR_NAMES` names). While they do not change, the same dict
+        object as last time (the delta diff then skips it by identity; do not mutate it)."""
+        watching = [c.name for c, m in self.members.items() if m.seat is None]
         table = {"id": self.id, "game": self.game_name, "mode": self.options.get("mode"),
                  "status": self.status,
                  "players": [None if h is None else h.public(s)
                              for s, h in enumerate(self.seats)],
                  "deadlines": [[s, t] for s, t in sorted(self.deadlines.items())],
-                 "commitment": None if self.status == "waiting" else self.commitment}
+                 "commitment": None if self.status == "waiting" else self.commitment,
+                 "spectators": {"count": len(watching),
+                                "names": [n[:64] for n in watching[:SPECTATOR_NAMES]]}}
         if table == self._table:
             return self._table
         self._table = table  # type: ignore[misc]  # mypy#21794
@@ -241,8 +261,9 @@ class RoomViews:
     def resend(self, conn: Connection) -> None:
         """Send member ``conn`` what it may have missed after frames to it were lost (its
         process's inbox was unreachable): its full view and, once the game is over, the
-        ``game_over`` again (a client that missed it would wait for it for ever)."""
-        if conn not in self.members:
+        ``game_over`` again (a client that missed it would wait for it for ever). Nothing
+        while the room's lease is not confirmed current (its renewal resends it all)."""
+        if conn not in self.members or not self.lease_current():
             return
         self.full_view(conn)
         if self.status == "finished":
@@ -253,13 +274,14 @@ class RoomViews:
         view, for deltas): after a join, resume or spectate; in a finished room, the
         ``game_over`` after it (a player who resumes after the end, say its server was
         killed meanwhile, would otherwise wait for it for ever). ``token`` goes only to the
-        seat's own player."""
+        seat's own player. Then the room's recent chat lines (:mod:`.chat`)."""
         member = self.members[conn]
         view = self.view_for(member.seat)
         member.sent(view)
         conn.send(p.Joined(room=self.id, seat=member.seat, token=token, view=view, re=re))
         if self.status == "finished":
             conn.send(self._game_over())
+        self.send_chat_history(conn)
 
     def _broadcast(self, events: list[dict[str, Any]], first: Connection | None = None,
                    lead: bytes | None = None, re: Any = None) -> None:
@@ -275,6 +297,8 @@ class RoomViews:
         diffed (:meth:`_broadcast_diffed`). A member not at the state before this one gets
         its full view.
         """
+        if not self.lease_current():
+            return  # withheld: another process may run the room now (Room.lease_current)
         members = self.members
         leader = members.get(first) if first is not None else None
         if first is not None and leader is None:
@@ -325,6 +349,8 @@ class RoomViews:
             else:
                 first.send_raw(*ahead, frame)
         outgoing: list[tuple[Connection, bytes]] = []
+        later: list[tuple[Connection, bytes]] = []
+        crowd = len(members) - len(self.seats) > LATER_SPECTATORS
         for conn, member in members.items():
             if conn is first:
                 continue
@@ -332,7 +358,7 @@ class RoomViews:
             if frame is None:
                 full.append((conn, member))
             else:
-                outgoing.append((conn, frame))
+                (later if crowd and member.seat is None else outgoing).append((conn, frame))
         if full:
             views = self.views_for({m.seat for _, m in full}, table)
             for conn, member in full:
@@ -345,6 +371,8 @@ class RoomViews:
                     outgoing.append((conn, frame))
         for conn, frame in outgoing:
             conn.send_raw(frame)
+        for conn, frame in later:  # the spectators' (one frame packed for all): after
+            conn.send_later(frame)
 
     def _broadcast_diffed(self, parts: tuple[bytes, bytes], table: dict[str, Any],
                           first: Connection | None, leader: _Member | None,
@@ -370,6 +398,23 @@ class RoomViews:
         for conn, member in members.items():
             if conn is not first:
                 conn.send_raw(fan.frame(member, views))
+
+    def facts_changed(self) -> None:
+        """Send the room facts (:meth:`table`) to every member that holds the current state
+        but older facts, as an ``update`` keeping the ``state_id`` with the delta
+        ``{"room": facts}`` (one frame for all): after a change no action brings, such as a
+        spectator coming or going. Members without a current view get it with their next
+        full view or update anyway."""
+        table = self.table()
+        sid = self.state_id
+        frame = None
+        for conn, member in self.members.items():
+            if member.sid != sid or member.table is table:
+                continue
+            if frame is None:
+                frame = p.update_frame(p.update_parts(self.id, sid, []), delta={"room": table})
+            member.table = table
+            conn.send_raw(frame)
 
     def _seat_event(self, seat: int, event: str) -> None:
         frame = p.SeatEvent(room=self.id, seat=seat, event=event)

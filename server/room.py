@@ -34,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
+import math
 import random
 import secrets
 import time
@@ -56,6 +57,7 @@ from .metrics import GameMetrics, observe_action
 from .store import Loaded, OwnershipLost, Store, StoreError
 from .clocks import REAL_TIME_BOT_SECONDS as REAL_TIME_BOT_SECONDS  # re-exported
 from .clocks import RoomClocks
+from .chat import RoomChat
 from .fanout import Connection, RoomViews, Seat, _Member
 from .fanout import Peer as Peer  # re-exported: what a room needs of a member
 from .tasks import cancel_until_done
@@ -85,6 +87,14 @@ SNAPSHOT_EVERY = 64  # log entries between engine snapshots in the store
 RELOAD_FIRST_SECONDS = 0.05
 RELOAD_MAX_SECONDS = 2.0
 RELOAD_JITTER_SECONDS = 0.25
+#: Share of a lease's length before its end at which a room stops sending frames unless
+#: the lease was renewed meanwhile (issue #35: a process woken after a pause longer than its
+#: leases sent frames of rooms another process had taken over).
+LEASE_MARGIN = 0.2
+
+
+def _noop() -> None:
+    """A work item that does nothing (wakes an idle room task: :meth:`Room.close`)."""
 
 
 def split_options(raw: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -107,8 +117,10 @@ class RoomError(Exception):
         self.message = message
 
 
-@dataclass(slots=True)  # slots: ~1.2 KiB less per room than an instance dict of 36 keys
-class Room(RoomViews, RoomClocks):
+# slots: ~1.2 KiB less per room than an instance dict of 36 keys; a weak reference slot:
+# tests see a finished room freed by reference counting (issue #35)
+@dataclass(slots=True, weakref_slot=True)
+class Room(RoomViews, RoomClocks, RoomChat):
     """One room and its game. Create with :meth:`Lobby.create_room`, never directly.
 
     Attributes:
@@ -133,6 +145,8 @@ class Room(RoomViews, RoomClocks):
             drawn at creation and kept in the record; ``""`` for a room stored without one.
         chosen_deal: True when its creator set the deal (``seed`` or ``deck``, allowed in
             solo rooms only): such a game is never ranked on a leaderboard.
+        chat: The room's last chat lines, oldest first (:mod:`.chat`; kept in the state).
+        muted: Seats an operator muted in the chat (kept in the state).
         lease: The store lease this copy of the room runs under (``"PROCESS#EPOCH"``), passed
             to its fenced writes: once the room is acquired again, this copy writes nothing.
             None: unfenced (a bare room in tests).
@@ -152,7 +166,20 @@ class Room(RoomViews, RoomClocks):
     deadlines: dict[int, float] = field(default_factory=dict)
     on_finish: Callable[[Room], None] | None = None
     on_lost: Callable[[Room], None] | None = None
+    #: Called after a seat of a waiting room was taken or freed, with True when the seat
+    #: was freed because its grace window ended (the lobby expires rooms nobody sits in).
+    on_seats: Callable[[Room, bool], None] | None = None
     lease: str | None = None
+    #: Loop time (s) until which :attr:`lease` is known to hold: when it was last acquired
+    #: or renewed, plus the lease's length (infinite: a lease that never expires). Past it
+    #: less :data:`LEASE_MARGIN` of a lease, another process may run the room: this copy
+    #: sends nothing (:meth:`lease_current`).
+    lease_until: float = math.inf
+    #: Frames were withheld for want of a current lease: every member gets its full view
+    #: once the lease is renewed (:meth:`confirmed`).
+    _withheld: bool = False
+    chat: tuple[dict[str, Any], ...] = ()
+    muted: frozenset[int] = frozenset()
     chosen_deal: bool = False
     created: float = field(default_factory=time.time)
     finished_at: float | None = None
@@ -180,6 +207,7 @@ class Room(RoomViews, RoomClocks):
     #: bare tests).
     metrics: GameMetrics | None = None
     _save_posted: bool = False
+    _facts_posted: bool = False  # a facts_changed() is queued (see _facts_soon)
     #: The :meth:`state` this copy last wrote and the store confirmed, or None when the
     #: store's copy is not known to equal anything (nothing written yet, or a write failed):
     #: an append whose state equals it writes only its entry (:meth:`_persist`).
@@ -246,6 +274,8 @@ class Room(RoomViews, RoomClocks):
         assert queue is not None  # the task starts with the first work item
         while not self._closing:
             item = await queue.get()
+            if self._closing:  # woken by close(): end without a cancellation (see there)
+                return
             try:
                 async with self._busy:
                     result = item()
@@ -307,10 +337,20 @@ class Room(RoomViews, RoomClocks):
         for timer in (self._timer, self._bot_timer):
             if timer is not None:
                 timer.cancel()
-        if self._recovery is not None:
-            await cancel_until_done(self._recovery)
-        if self._task is not None:
-            exc = await cancel_until_done(self._task)
+        # The ended tasks are dropped: a cancelled task keeps its CancelledError, whose
+        # traceback holds the task's frames and so this room (a reference cycle that only the
+        # cycle collector would free: issue #35).
+        recovery, self._recovery = self._recovery, None
+        if recovery is not None:
+            await cancel_until_done(recovery)
+        task, self._task = self._task, None
+        if task is not None:
+            if not self._busy.locked() and self._queue is not None:
+                # Idle: woken, it ends by itself. A task ended by a cancellation keeps
+                # frames of it (and so this room) alive in a reference cycle.
+                self._queue.put_nowait(_noop)
+                await asyncio.wait({task}, timeout=1.0)
+            exc = await cancel_until_done(task)
             if exc is not None:
                 log.error("room %s task ended with %r", self.id, exc)
         for fut in list(self._waiting):
@@ -318,6 +358,45 @@ class Room(RoomViews, RoomClocks):
                 fut.set_exception(RoomError("server/unavailable", "the room is no longer run "
                                             "by this server process: retry"))
                 fut.exception()  # retrieved: no warning when its caller is gone
+
+    def _seat_event(self, seat: int, event: str) -> None:
+        """Tell every member of the seat's ``event`` (:meth:`RoomViews._seat_event`); in a
+        waiting room, tell the lobby of a seat taken or freed (``on_seats``)."""
+        RoomViews._seat_event(self, seat, event)
+        if event in ("joined", "left"):
+            self.seats_changed()
+
+    def seats_changed(self, expired: bool = False) -> None:
+        """Call ``on_seats`` when the room waits (``expired``: a seat was freed because its
+        grace window ended)."""
+        if self.on_seats is not None and self.status == "waiting":
+            self.on_seats(self, expired)
+
+    # -- fenced fan-out ------------------------------------------------------------------
+
+    def lease_current(self) -> bool:
+        """True when this copy may send frames: its lease is known to hold for a while yet
+        by the local clock (:attr:`lease_until` less :data:`LEASE_MARGIN` of a lease).
+        Otherwise the frames of the moment are withheld: another process may own the room
+        by now and have sent newer states; once the lease is renewed, every member gets its
+        full view (:meth:`confirmed`), and if it is not, this copy is demoted."""
+        if self.lease_until == math.inf:
+            return True
+        margin = LEASE_MARGIN * self.store.lease_seconds
+        if asyncio.get_running_loop().time() + margin < self.lease_until:
+            return True
+        if not self._withheld:
+            log.warning("room %s: lease not confirmed current: frames withheld", self.id)
+        self._withheld = True
+        return False
+
+    def confirmed(self, until: float) -> None:
+        """The store renewed the lease, valid until ``until`` (loop time, s); members whose
+        frames were withheld meanwhile get their full views (:meth:`resync`)."""
+        self.lease_until = until
+        if self._withheld:
+            self._withheld = False
+            self.post(self.resync)
 
     # -- lobby facts ---------------------------------------------------------------------
 
@@ -352,9 +431,11 @@ class Room(RoomViews, RoomClocks):
     def state(self) -> dict[str, Any]:
         """The server-side state the store keeps beside the log: status, seats (with
         tokens), where each member is connected (``[process, session, seat]``), deadlines
-        (``[[seat, unix time s]]``), start and finish times (unix time s, or None), and the
-        host's session (it changes when the host role is handed on)."""
+        (``[[seat, unix time s]]``), start and finish times (unix time s, or None), the
+        host's session (it changes when the host role is handed on), the last chat lines and
+        the muted seats (:mod:`.chat`)."""
         return {"status": self.status, "finished_at": self.finished_at, "host": self.host,
+                "chat": list(self.chat), "muted": sorted(self.muted),
                 "started_at": self.started_at,
                 "seats": [None if h is None else h.stored() for h in self.seats],
                 "members": [[c.process, c.session, m.seat] for c, m in self.members.items()],
@@ -386,6 +467,8 @@ class Room(RoomViews, RoomClocks):
                    chosen_deal=rec.get("chosen_deal", True))  # unknown: never ranked
         room.finished_at = st.get("finished_at")
         room.started_at = st.get("started_at")
+        room.chat = tuple(st.get("chat", ()))
+        room.muted = frozenset(st.get("muted", ()))
         for s, data in enumerate(st.get("seats", [])):
             if data is not None:
                 room.seats[s] = Seat(token=data["token"], conn=None, name=data["name"],
@@ -542,7 +625,7 @@ class Room(RoomViews, RoomClocks):
             member.sent(None)
         self._schedule()
         self._broadcast([])
-        if self.status == "finished":
+        if self.status == "finished" and self.lease_current():
             frame = self._game_over()
             for conn in self.members:
                 conn.send(frame)
@@ -553,7 +636,21 @@ class Room(RoomViews, RoomClocks):
         if conn not in self.members:
             self.members[conn] = _Member(None)
             self._save_soon()
+            self._facts_soon()
         conn.rooms[self.id] = self
+
+    def _facts_soon(self) -> None:
+        """The spectators changed: send the members the room facts after the current work
+        item (:meth:`facts_changed`; coalesced, so a crowd coming costs one frame each)."""
+        if self._facts_posted:
+            return
+        self._facts_posted = True
+
+        def send() -> None:
+            self._facts_posted = False
+            self.facts_changed()
+
+        self.post(send)
 
     def find_token(self, token: str) -> int | None:
         """The seat whose token equals ``token`` (compared in constant time), or None."""
@@ -592,6 +689,8 @@ class Room(RoomViews, RoomClocks):
         member = self.members.pop(conn, None)
         conn.rooms.pop(self.id, None)
         if member is None or member.seat is None:
+            if member is not None:
+                self._facts_soon()
             return
         holder = self.seats[member.seat]
         if holder is None or holder.conn is not conn:
@@ -646,6 +745,7 @@ class Room(RoomViews, RoomClocks):
         if member is None or member.seat is None:
             if member is not None:
                 self._save_soon()
+                self._facts_soon()
             return
         holder = self.seats[member.seat]
         if holder is None or holder.conn is not conn:
@@ -1017,9 +1117,10 @@ class Room(RoomViews, RoomClocks):
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        frame = self._game_over()
-        for conn in self.members:
-            conn.send(frame)
+        if self.lease_current():
+            frame = self._game_over()
+            for conn in self.members:
+                conn.send(frame)
         self._save_soon()
         self._rank()
         if self.on_finish is not None:

@@ -17,14 +17,17 @@ import msgpack
 from .. import protocol as p
 from .. import games
 from . import leaderboard
+from .chat import ChatRefused
 from .lobby import Lobby
+from .replay import replay_view
 from .room import ROOM_OPTIONS, Room, RoomError
 from .store import Store, StoreError
 
 log = logging.getLogger("cardhall.session")
 
 #: Requests addressed to one room: handled by the room's owner process.
-_ROOM_REQUESTS = (p.Spectate, p.Leave, p.Start, p.Resume, p.Act, p.GetView, p.GetLog)
+_ROOM_REQUESTS = (p.Spectate, p.Leave, p.Start, p.Resume, p.Act, p.GetView, p.GetLog,
+                  p.Chat, p.GetReplay)
 #: Most entries in one ``log`` page; their packed size is capped too (``LOG_PAGE_BYTES``).
 LOG_PAGE_ENTRIES = 1000
 #: Packed bytes of log entries in one ``log`` page at most, far below the protocol's
@@ -85,6 +88,11 @@ class Session:
     def send_raw(self, *frames: bytes) -> None:
         """Queue encoded frames for the peer, in order, without waiting."""
         raise NotImplementedError
+
+    def send_later(self, frame: bytes) -> None:
+        """Queue an encoded frame, in order with every other, to be written soon rather
+        than now (see :meth:`~cardhall.server.fanout.Peer.send_later`); here, now."""
+        self.send_raw(frame)
 
     def send_error(self, code: str, message: str, re: Any = None) -> None:
         """Queue an ``error`` reply. Always buildable: a message longer than the protocol
@@ -158,10 +166,11 @@ class Session:
 
     async def _list_rooms(self, msg: p.ListRooms) -> None:
         """One page of the lobby (:meth:`Store.list_page`): any number of rooms is listed
-        page by page, each page read through an index, never the whole lobby at once."""
+        page by page, each page read through an index, never the whole lobby at once.
+        Private rooms are never listed (issue #35)."""
         page, cursor = await self.server.store.list_page(
             game=msg.game, mode=msg.mode, waiting=bool(msg.waiting), cursor=msg.cursor,
-            limit=msg.limit or p.LIST_LIMIT)
+            limit=msg.limit or p.LIST_LIMIT, public=True)
         self.send(p.Rooms(rooms=[p.RoomSummary(**s) for s in page],
                           more=True if cursor is not None else None, cursor=cursor,
                           re=msg.id))
@@ -222,6 +231,9 @@ class Session:
         room = self.server.lobby.find_public(msg.room)
 
         def work() -> None:
+            if not room.lease_current():  # a stale copy, maybe (issue #35)
+                raise RoomError("server/unavailable", "the room is moving to another "
+                                "server: ask again shortly")
             room.spectate(self)
             room.send_joined(self, msg.id)
 
@@ -233,14 +245,19 @@ class Session:
         self.send(p.Left(room=room.id, re=msg.id))
 
     async def _start(self, msg: p.Start) -> None:
-        room = self.server.lobby.find(msg.room)
+        room = self._visible_room(msg.room)
         await room.submit(lambda: room.start(self, msg.id))
 
     async def _resume(self, msg: p.Resume) -> None:
         room = self.server.lobby.find(msg.room)
 
         async def work() -> None:
-            room.resume(self, msg.token)
+            try:
+                room.resume(self, msg.token)
+            except RoomError as exc:
+                if room.private and exc.code == "room/bad_token":
+                    self.server.lobby.find_public(msg.room)  # answered as an unknown room
+                raise
             await room.save_state()
             room.send_joined(self, msg.id, msg.token)
 
@@ -254,23 +271,27 @@ class Session:
         room = self._member_room(msg.room)
 
         def work() -> None:
-            # A room reloading after a failed write may not know its true state yet.
-            if room.reloading:
+            # A room reloading after a failed write may not know its true state yet; one
+            # whose lease is not confirmed current may be a stale copy (issue #35).
+            if room.reloading or not room.lease_current():
                 raise RoomError("server/unavailable", "the room is reloading its game from "
-                                "the store after a failed write: ask again shortly")
+                                "the store, or moving to another server: ask again shortly")
             room.full_view(self, msg.id)
 
         await room.submit(work)
 
     async def _get_log(self, msg: p.GetLog) -> None:
         """Answer ``get_log``: a page of a finished room's log with what replays it (any
-        connection may ask; the game is over, its deal revealed).
+        connection may ask of a public room, the game being over and its deal revealed; of a
+        private room only its members: to anyone else it answers as an unknown room does,
+        before the end and after).
 
         Raises:
-            RoomError: ``room/not_found``, ``room/not_finished`` (the game is not over).
+            RoomError: ``room/not_found`` (no such room, or a private room this session is
+                not in), ``room/not_finished`` (the game is not over).
             StoreError: the store is unavailable.
         """
-        room = self.server.lobby.find(msg.room)
+        room = self._visible_room(msg.room)
         if room.status != "finished":
             raise RoomError("room/not_finished", "the log and the deal seed of a room are "
                             "revealed when its game is over")
@@ -324,14 +345,66 @@ class Session:
         self.send(p.Leaderboard(game=board.game, mode=board.mode, order=board.order,
                                 entries=entries, total=total, you=you, re=msg.id))
 
+    async def _chat(self, msg: p.Chat) -> None:
+        """Answer ``chat``: the room says the line to its members (:meth:`Room.say`).
+
+        Raises:
+            RoomError: ``room/not_found``, ``room/not_seated`` (not in the room),
+                ``chat/muted``, ``protocol/bad_value`` (nothing printable in the text).
+        """
+        room = self._member_room(msg.room)
+
+        def work() -> None:
+            try:
+                room.say(self, msg)
+            except ChatRefused as exc:
+                raise RoomError(exc.code, exc.message) from None
+
+        await room.submit(work)
+
+    async def _get_replay(self, msg: p.GetReplay) -> None:
+        """Answer ``get_replay``: the view of a finished room at ``msg.state_id``, replayed
+        by the engine (:mod:`.replay`): the public view, or the asker's own seat's.
+
+        Raises:
+            RoomError: ``room/not_found``, ``room/not_finished``, ``room/not_seated`` (a
+                seat's view asked by a connection that does not hold that seat),
+                ``protocol/bad_value`` (``state_id`` past the end).
+            StoreError: the store is unavailable.
+        """
+        room = self.server.lobby.find(msg.room)
+        if msg.seat is not None:
+            member = room.members.get(self)
+            if member is None or member.seat != msg.seat:
+                raise RoomError("room/not_seated", f"only the player of seat {msg.seat} may "
+                                "see its replay; ask without seat for the public view")
+        view, events, final = await replay_view(room, msg.state_id, msg.seat)
+        self.send(p.Replay(room=room.id, state_id=msg.state_id, final=final, seat=msg.seat,
+                           view=view, events=events, re=msg.id))
+
     async def _ping(self, msg: p.Ping) -> None:
         self.send(p.Pong(re=msg.id))
 
     def _member_room(self, room_id: str) -> Room:
         room = self.rooms.get(room_id)
         if room is None:
-            self.server.lobby.find(room_id)  # room/not_found if it does not exist at all
+            # room/not_found if it does not exist at all, or is private (hidden)
+            self._visible_room(room_id)
             raise RoomError("room/not_seated", f"you are not in room {room_id!r}")
+        return room
+
+    def _visible_room(self, room_id: str) -> Room:
+        """The room ``room_id`` of this process, when this session may know it exists: a
+        public room, or a private one it is in or created (issue #35: a hidden room answers
+        as an unknown one does).
+
+        Raises:
+            RoomError: ``room/not_found``.
+        """
+        lobby = self.server.lobby
+        room = lobby.find(room_id)
+        if room.private and room_id not in self.rooms and room.host != self.session:
+            lobby.find_public(room_id)
         return room
 
 
@@ -350,4 +423,6 @@ HANDLERS: dict[type, Any] = {
     p.GetLog: Session._get_log,
     p.GetLeaderboard: Session._get_leaderboard,
     p.Ping: Session._ping,
+    p.Chat: Session._chat,
+    p.GetReplay: Session._get_replay,
 }

@@ -15,9 +15,10 @@ Shapes:
     summary:  the lobby entry of a room (a ``rooms`` entry of the protocol).
     index:    a lobby index: the ids of some rooms in id order, for paging (``list_page``)
               and quick join without reading every entry (see :func:`room_indexes`).
-    entry:    one log entry ``[kind, seat, action]``: ``kind`` ``"a"`` for an action,
-              ``"f"`` for a forfeit (``action`` is then ``None``). Entry ``i`` (0-based)
-              produced state id ``i + 1``.
+    entry:    one log entry ``[kind, seat, action]`` (:class:`cardhall.games.LogEntry`):
+              ``kind`` ``"a"`` for an action, ``"f"`` for a forfeit (``action`` is then
+              ``None``), ``"s"`` for a seat's setting (``[name, value]``; it moves no state
+              id). Snapshots and appends count entries (the engine's ``log_length``).
     lease:    ``"PROCESS#EPOCH"``: the owner's process id and the room's takeover count when
               it took the lease (one more at every acquisition). Each live copy of a room
               holds the exact lease it was loaded under and passes it to fenced writes, so a
@@ -116,11 +117,12 @@ def room_indexes(summary: dict[str, Any]) -> list[str]:
 
 
 def entry_fits(summary: dict[str, Any], game: str | None, mode: str | None,
-               waiting: bool) -> bool:
+               waiting: bool, public: bool = False) -> bool:
     """Whether ``summary`` passes the filters of :meth:`Store.list_page`."""
     return ((game is None or summary["game"] == game)
             and (mode is None or summary["mode"] == mode)
-            and (not waiting or waiting_entry(summary)))
+            and (not waiting or waiting_entry(summary))
+            and (not public or not summary["private"]))
 
 
 class StoreHealth:
@@ -267,8 +269,9 @@ class Store(ABC):
         """Append log entries and store ``state`` in one atomic, fenced step.
 
         Args:
-            expect: The log's length before this append (the state id the entries start
-                from); a different length means another owner wrote meanwhile.
+            expect: The log's length before this append (the engine's ``log_length`` the
+                entries start from); a different length means another owner wrote
+                meanwhile.
             state: The room's server-side state, or None when the store already holds it
                 unchanged (the owner wrote that very state last and the write was
                 confirmed): only the entries are written then. Most actions leave seats,
@@ -338,7 +341,8 @@ class Store(ABC):
 
     async def list_page(self, *, game: str | None = None, mode: str | None = None,
                         waiting: bool = False, cursor: str | None = None,
-                        limit: int = 100) -> tuple[list[dict[str, Any]], str | None]:
+                        limit: int = 100, public: bool = False
+                        ) -> tuple[list[dict[str, Any]], str | None]:
         """One page of the lobby, in room id order, read through an index (one or two
         store round trips whatever the number of rooms).
 
@@ -346,6 +350,9 @@ class Store(ABC):
             game: Only rooms of this game (None: all).
             mode: Only rooms of this mode (None: all).
             waiting: Only :func:`waiting_entry` rooms (public, waiting, a free seat).
+            public: Only public rooms (what a client's ``list_rooms`` sees: a private room
+                is never listed, waiting, playing or finished; an operator's listing shows
+                every room).
             cursor: The cursor of the previous page, or None for the first page.
             limit: Most entries on the page (>= 1).
 
@@ -368,7 +375,7 @@ class Store(ABC):
         found = await self.entries(ids) if ids else []
         page: list[dict[str, Any]] = []
         for i, entry in enumerate(found):
-            if entry is not None and entry_fits(entry, game, mode, waiting):
+            if entry is not None and entry_fits(entry, game, mode, waiting, public):
                 page.append(entry)
                 if len(page) == limit:
                     more = i < len(ids) - 1 or len(ids) == scan

@@ -26,6 +26,7 @@ import yaml
 from cardhall.client.bots import play_games
 from cardhall.server.app import Server, tune_gc
 from cardhall.server.config import Settings
+from cardhall.server.metrics import HEALTH_FRESH_SECONDS
 from cardhall.server.redis_store import RedisStore
 from cardhall.server.store import MemoryStore
 
@@ -69,8 +70,10 @@ async def test_healthz_is_503_while_redis_is_down(tmp_path: Path) -> None:
         http = f"http://127.0.0.1:{server.port}/healthz"
         assert (await asyncio.to_thread(get, http))[0] == 200
         redis.stop()
+        await asyncio.sleep(HEALTH_FRESH_SECONDS)  # an answer is reused this long
         assert (await asyncio.to_thread(get, http))[0] == 503
         redis.start()
+        await asyncio.sleep(HEALTH_FRESH_SECONDS)
         assert (await asyncio.to_thread(get, http))[0] == 200
     finally:
         await server.stop()
@@ -105,6 +108,14 @@ def test_local_cluster_script_serves_games_through_haproxy() -> None:
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     games = [line for line in proc.stdout.splitlines() if line.startswith("{")]
     assert len(games) == 2
+    # issue #33: behind haproxy (--trusted-proxy 127.0.0.1/32), the operator on the host
+    # scrapes each server and calls its admin API directly, without a PROXY header.
+    for server_port in (port + 1, port + 2):
+        said = re.search(rf"metrics of :{server_port}: (\d+) cardhall_ samples", proc.stdout)
+        assert said and int(said.group(1)) > 10, proc.stdout[-2000:]
+    rooms = {json.loads(line)["room"] for line in games}
+    listing = proc.stdout[proc.stdout.index("owner"):]
+    assert all(room in listing for room in rooms), listing
 
 
 def test_tune_gc_freezes_startup_objects_and_sets_the_young_threshold() -> None:

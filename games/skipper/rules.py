@@ -233,9 +233,9 @@ class SkipperRules(Game):
         self.gone[pool][C.face(card)] += 1
         self._dirty.add(pool)
 
-    def _unwinnable(self, i: int) -> bool:
-        """K7: can seat ``i`` provably never finish some incomplete stack
-        (:meth:`Rules.unwinnable`)?"""
+    def _unwinnable(self, i: int) -> dict[str, Any] | None:
+        """K7: why seat ``i`` can provably never finish some incomplete stack
+        (:meth:`Rules.unwinnable`), or None."""
         multi = self.mode == "multi"
         return self.rules.unwinnable(self.players[i], self.gone[0 if multi else i],
                                      self.seats if multi else 1)
@@ -563,10 +563,11 @@ class SkipperRules(Game):
 
     # -- turn and game flow -------------------------------------------------------------
 
-    def _retire(self, seat: int, why: str, ev: list[Event]) -> None:
+    def _retire(self, seat: int, why: str, ev: list[Event],
+                detail: dict[str, Any] | None = None) -> None:
         p = self.players[seat]
         p.status = OUT
-        ev.append({"type": why, "seat": seat})
+        ev.append({"type": why, "seat": seat, **(detail or {})})
         a = self.auction
         if a is not None:
             if a["seller"] == seat:  # the auction is called off; bids go back
@@ -614,7 +615,7 @@ class SkipperRules(Game):
             self._finish(None, "turn_limit", ev)
         elif 0 in self._dirty:
             self._dirty.discard(0)
-            if not any(self.players[j].status == ACTIVE and not self._unwinnable(j)
+            if not any(self.players[j].status == ACTIVE and self._unwinnable(j) is None
                        for j in range(self.seats)):
                 self._finish(None, "unwinnable", ev)  # K7 applied to every seat at once
 
@@ -642,9 +643,10 @@ class SkipperRules(Game):
         if seat not in self._dirty:
             return False
         self._dirty.discard(seat)
-        if self.players[seat].status != ACTIVE or not self._unwinnable(seat):
+        lost = self._unwinnable(seat) if self.players[seat].status == ACTIVE else None
+        if lost is None:
             return False
-        self._retire(seat, "unwinnable", ev)
+        self._retire(seat, "unwinnable", ev, lost)
         return True
 
     def _finish(self, winner: int | None, reason: str, ev: list[Event]) -> None:

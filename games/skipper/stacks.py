@@ -304,8 +304,12 @@ class Rules:
                 out.append((card, SUIT[card]))
         return out
 
-    def unwinnable(self, p: Seat, left: list[int], copies: int) -> bool:
-        """K7: can ``p`` provably never finish some incomplete stack?
+    def unwinnable(self, p: Seat, left: list[int], copies: int) -> dict[str, Any] | None:
+        """K7: can ``p`` provably never finish some incomplete stack? If so, why: the keys
+        the seat's ``unwinnable`` event carries besides ``seat``: ``{"why", "stack"}``, where
+        ``why`` is ``"cards"`` (too few cards left for the plays the incomplete stacks need;
+        ``stack``: the first of them), ``"gone"`` (every finishing card of ``stack``'s suit
+        is gone) or ``"unreachable"`` (none can be reached any more); else None.
 
         Sound, never hasty: it assumes the best case for everything still in play (every
         available skipper usable on this stack, as often as one is left). The seat is lost
@@ -330,16 +334,20 @@ class Rules:
             need = sum(max(1, -(-(self.finish_value - p.values[s].bit_length() + 1) // big))
                        for s in range(4) if not p.complete[s])
             if need > len(p.hand) + len(p.stock) + len(p.discard):
-                return True
+                first = next(s for s in range(4) if not p.complete[s])
+                return {"why": "cards", "stack": SUIT_LETTERS[first]}
         for s in range(4):
-            if not p.complete[s] and self._stack_lost(p, s, left, copies, any_skipper,
-                                                      big, small):
-                return True
-        return False
+            if p.complete[s]:
+                continue
+            lost = self._stack_lost(p, s, left, copies, any_skipper, big, small)
+            if lost is not None:
+                return {"why": lost, "stack": SUIT_LETTERS[s]}
+        return None
 
     def _stack_lost(self, p: Seat, s: int, left: list[int], copies: int, any_skipper: bool,
-                    big: int, small: int) -> bool:
-        """Whether no finishing card can ever reach stack ``s`` (see :meth:`unwinnable`)."""
+                    big: int, small: int) -> str | None:
+        """Why no finishing card can ever reach stack ``s`` (``"gone"``: every one is gone;
+        ``"unreachable"``), or None when one still can (see :meth:`unwinnable`)."""
         skips = self.skips
         base = s * 13 - 1  # face of rank r in suit s is base + r
         reach = p.values[s]
@@ -350,16 +358,18 @@ class Rules:
                 if any_skipper and v and v + small <= 12:
                     for k in range(1, big + 1):
                         reach |= 1 << (v + k)
+        gone = True
         for r in self.finishing:
             if left[base + r] >= copies:
                 continue  # every copy is gone
+            gone = False
             if reach >> (r - 1) & 1:
-                return False  # reachable as a natural
+                return None  # reachable as a natural
             if r in skips and not self.recycle and any(
                     reach >> v & 1 and v + self.min_skip[r] <= 12
                     and v + max(skips[r]) >= self.finish_value for v in range(1, 13)):
-                return False  # reachable as its own skipper
-        return True
+                return None  # reachable as its own skipper
+        return "gone" if gone else "unreachable"
 
 
 def fresh_stock(deck: int, rules: Rules) -> list[int]:
