@@ -957,7 +957,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
             self._break()  # the entry may or may not have landed: reload first
             raise
         except OwnershipLost as exc:
-            log.error("room %s: append refused at state %d: %s", self.id, sid, exc)
+            log.error("room %s: append refused at log entry %d: %s", self.id, sid, exc)
             self._roll_back()
             self._broken = True  # nothing more is written here: the room moves elsewhere
             if conn is not None:
@@ -966,7 +966,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
             self._lost()
             return False
         except StoreError as exc:
-            log.error("room %s: append failed at state %d: %s", self.id, sid, exc)
+            log.error("room %s: append failed at log entry %d: %s", self.id, sid, exc)
             self._break()
             if conn is not None:
                 conn.send_error("server/unavailable", "the room's store did not confirm the "
