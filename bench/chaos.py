@@ -164,7 +164,7 @@ def recording_client() -> type:
     from ..games import get
     from .views import shared_digest
 
-    PER_SEAT = get("skipper").PER_SEAT_VIEW_KEYS  # the drill's tables play Skipper
+    PER_SEAT = get("skipper").TYPE.per_seat_view_keys  # the drill's tables play Skipper
 
     class _Recording(Client):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -613,7 +613,7 @@ class Drill:
 
     async def _check(self) -> dict[str, Any]:
         from ..games import get
-        from ..server.room import rebuild
+        from ..games import replay
 
         attempts: dict[str, list[Attempt]] = {}
         for c in self.clients:
@@ -653,8 +653,8 @@ class Drill:
                 over, to_act = False, None
                 if loaded is not None:
                     try:
-                        game = rebuild(get(loaded.record["game"]), loaded.record["options"],
-                                       loaded.record["seats"], None, entries)
+                        game = replay(get(loaded.record["game"]), loaded.record["options"],
+                                      loaded.record["seats"], entries)
                         over = game.over and game.state_id == len(entries) == g.state_id
                         to_act = game.to_act()
                     except Exception as exc:

@@ -17,9 +17,10 @@ Shapes:
     summary:  the lobby entry of a room (a ``rooms`` entry of the protocol).
     index:    a lobby index: the ids of some rooms in id order, for paging (``list_page``)
               and quick join without reading every entry (see :func:`room_indexes`).
-    entry:    one log entry ``[kind, seat, action]``: ``kind`` ``"a"`` for an action,
-              ``"f"`` for a forfeit (``action`` is then ``None``). Entry ``i`` (0-based)
-              produced state id ``i + 1``.
+    entry:    one log entry ``[kind, seat, action]`` (:class:`cardhall.games.LogEntry`):
+              ``kind`` ``"a"`` for an action, ``"f"`` for a forfeit (``action`` is then
+              ``None``), ``"s"`` for a seat's setting (``[name, value]``; it moves no state
+              id). Snapshots and appends count entries (the engine's ``log_length``).
     lease:    ``"PROCESS#EPOCH"``: the owner's process id and the room's takeover count when
               it took the lease (one more at every acquisition). Each live copy of a room
               holds the exact lease it was loaded under and passes it to fenced writes, so a
@@ -49,9 +50,10 @@ from typing import Any
 import msgpack
 from sortedcontainers import SortedList  # type: ignore[import-untyped]
 
+from ..games import LogEntry as LogEntry  # the log's entries (stored as [kind, seat, action])
+
 log = logging.getLogger("cardhall.store")
 
-LogEntry = list[Any]
 InboxHandler = Callable[[bytes], Awaitable[None]]
 
 
@@ -88,8 +90,10 @@ class Loaded:
         record: The room's record.
         state: Its latest server-side state, or None if none was saved yet.
         snapshot: The latest engine snapshot, or None.
-        snapshot_state_id: State id of ``snapshot`` (0 without one).
-        entries: Log entries after the snapshot, oldest first.
+        snapshot_state_id: The log entries ``snapshot`` was taken after (0 without one): the
+            engine's ``log_length`` then (its ``state_id`` plus the settings before it).
+        entries: Log entries after the snapshot, oldest first (as stored: ``[kind, seat,
+            action]`` arrays, which :func:`cardhall.games.replay` reads).
     """
 
     record: dict[str, Any]
@@ -294,8 +298,9 @@ class Store(ABC):
         """Append log entries and store ``state`` in one atomic, fenced step.
 
         Args:
-            expect: The log's length before this append (the state id the entries start
-                from); a different length means another owner wrote meanwhile.
+            expect: The log's length before this append (the engine's ``log_length`` the
+                entries start from); a different length means another owner wrote
+                meanwhile.
             state: The room's server-side state, or None when the store already holds it
                 unchanged (the owner wrote that very state last and the write was
                 confirmed): only the entries are written then. Most actions leave seats,

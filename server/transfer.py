@@ -4,7 +4,7 @@ Everything goes through the :class:`~.store.Store` contract, so any store may be
 or the target (a SQLite data file onto Redis to grow past one process, or back): every room
 with its record, state (seats and their tokens, deadlines), lobby entry, join code, whole
 log and latest snapshot, finished rooms with the rest of their time to live, and every
-leaderboard of :data:`~.leaderboard.BOARDS`.
+leaderboard of :func:`~.leaderboard.boards`.
 
 Rooms in play arrive without a lease: the first server on the target takes them over (the
 orphan scan of a shared store, the restore of a SQLite file) and holds their seats for the
@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .leaderboard import BOARD_SIZE, BOARDS
+from .leaderboard import BOARD_SIZE, boards
 from .store import Store, StoreError
 
 #: Leaderboard entries read per page of the source.
@@ -84,14 +84,14 @@ async def copy_rooms(source: Store, target: Store, finished_ttl: float,
 
 
 async def copy_boards(source: Store, target: Store) -> int:
-    """Copy every entry of every leaderboard (:data:`~.leaderboard.BOARDS`); an entry the
+    """Copy every entry of every leaderboard (:func:`~.leaderboard.boards`); an entry the
     target holds already keeps the better value. Returns the entries copied.
 
     Raises:
         StoreError: a store is unavailable.
     """
     copied = 0
-    for board in BOARDS.values():
+    for board in boards().values():
         start = 0
         while True:
             rows, total = await source.board_page(board.id, start, BOARD_PAGE)

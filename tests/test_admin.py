@@ -477,9 +477,9 @@ async def test_drain_hands_a_game_in_progress_to_another_process(tmp_path: Path)
         # handover was applied unanswered; the log replays to the game's end.
         assert accepted <= len(entries) <= accepted + len(results)
         from cardhall.games import get
-        from cardhall.server.room import rebuild
-        game = rebuild(get("skipper"), loaded.record["options"], loaded.record["seats"], None,
-                       entries)
+        from cardhall.games import replay
+        game = replay(get("skipper"), loaded.record["options"], loaded.record["seats"],
+                      entries)
         assert game.over and game.state_id == results[0].state_id
         assert "Traceback" not in a.stderr(20000) and "Traceback" not in b.stderr(20000)
     finally:
