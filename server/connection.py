@@ -26,7 +26,9 @@ from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
 
 from .. import protocol as p
+from .account_store import AccountStore
 from .admission import AdmittedConnection
+from .auth import Auth, anonymous_name
 from .cluster import Cluster
 from .config import Settings
 from .limits import TokenBucket
@@ -82,6 +84,8 @@ class Hub(Protocol):
     cluster: Cluster
     sessions: dict[str, Connection]
     metrics: Metrics
+    auth: Auth
+    accounts: AccountStore
 
 
 class Connection(Session):
@@ -94,7 +98,11 @@ class Connection(Session):
     Attributes:
         session: Random session id (16 hex characters), also the host identity of rooms it
             creates.
-        name: The client's name from its hello.
+        account: The id of the account it is signed in to (``""``: none, an anonymous
+            guest): see :mod:`.auth`.
+        name: That account's display name, or the anonymous guest's (``Guest-`` and six
+            characters of the session id).
+        software: The client software its hello named (``hello.client``).
         rooms: Rooms this connection is seated in or watching, by id.
     """
 
@@ -106,7 +114,9 @@ class Connection(Session):
         self.session = secrets.token_hex(8)
         self.process = server.store.process_id
         self.remote_rooms: set[str] = set()
-        self.name = "anonymous"
+        self.account = self.login = ""
+        self.name = anonymous_name(self.session)
+        self.software = ""
         self.rooms: dict[str, Room] = {}
         self.bad_frames = 0
         self.closed = False
@@ -282,6 +292,7 @@ class Connection(Session):
                     await asyncio.wait({inflight})
             self.closed = True
             self.server.sessions.pop(self.session, None)
+            self.server.auth.unbind(self)
             for room in list(self.rooms.values()):
                 room.post(functools.partial(room.dropped, self))
             self.rooms.clear()
@@ -317,7 +328,7 @@ class Connection(Session):
                         continue
                     if welcome is not None:
                         assert isinstance(msg, p.Hello)
-                        self.name = msg.client
+                        self.software = msg.client
                         self.act_reply = msg.act_reply or "ok"
                         self.send(welcome)
         except TimeoutError:

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from .. import protocol as p
 from .. import games
+from .account_store import SeatLedger
 from .config import Settings
 from .metrics import bind_game
 from ..games import GameError, OptionError
@@ -58,6 +59,8 @@ class Lobby:
         self.cluster = cluster
         self.rooms: dict[str, Room] = {}
         self.metrics: Any = None  # set by the server
+        #: Told of every account's seats and finished games ("My games"; set by the server).
+        self.ledger: SeatLedger | None = None
         self._loading: dict[str, asyncio.Future[Room | None]] = {}
         #: Demotions, expiries and removals of finished rooms, stopped by :meth:`close`.
         self.background = Background()
@@ -199,7 +202,7 @@ class Lobby:
             raise RoomError("server/internal", "the room's record is damaged") from None
         room.on_finish, room.on_lost = self._finished, self._lost
         room.metrics = bind_game(self.metrics, room.game_name, room.options.get("mode"))
-        room.lease = lease
+        room.lease, room.ledger = lease, self.ledger
         assert room_id not in self.rooms, "one takeover at a time (_loading)"
         self.rooms[room_id] = room
         room.start_task()
@@ -288,7 +291,7 @@ class Lobby:
                     game_cls=cls, options=resolved, seat_count=seats, settings=settings,
                     store=self.store, private=private, code=code,
                     host=conn.session, on_finish=self._finished, on_lost=self._lost,
-                    chosen_deal=bool(chosen))
+                    chosen_deal=bool(chosen), ledger=self.ledger)
         room.metrics = bind_game(self.metrics, room.game_name, room.options.get("mode"))
         # Registered before the store write: once the store lists the room, a quick join of
         # this process may route to it, and must find this room rather than load a twin.
