@@ -1380,7 +1380,7 @@ def needs_ascii(out: TextIO) -> bool:
 
 async def play(url: str, *, name: str, color: bool, stream: TextIO | None = None,
                record_dir: str | None = None, ascii: bool | None = None,
-               store: SeatStore | None = None) -> int:
+               store: SeatStore | None = None, **client_options: Any) -> int:
     """Connect to ``url`` and run the terminal client until the player quits.
 
     Args:
@@ -1392,6 +1392,8 @@ async def play(url: str, *, name: str, color: bool, stream: TextIO | None = None
         ascii: Draw suits as letters, ASCII only (None: when the output cannot print the
             suit symbols, :func:`needs_ascii`).
         store: Where seat tokens are kept (None: :class:`SeatStore` at its default path).
+        client_options: How the client signs in (:class:`~cardhall.client.client.Client`'s
+            ``guest``, ``token``, ``refresh``, ``on_account``; none: an anonymous guest).
 
     Returns:
         Exit status: 0 after quitting, 1 when the connection was lost for good.
@@ -1407,7 +1409,8 @@ async def play(url: str, *, name: str, color: bool, stream: TextIO | None = None
     client_log.propagate = False
     if stream is None and hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="replace")  # never a crash on an odd character
-    async with Client(url, name=name, keep_records=record_dir is not None) as client:
+    async with Client(url, name=name, keep_records=record_dir is not None,
+                      **client_options) as client:
         term = Terminal(client, color=color, record_dir=record_dir,
                         ascii=needs_ascii(sys.stdout) if ascii is None else ascii, store=store)
         return await term.run(LineReader(stream or sys.stdin))

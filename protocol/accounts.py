@@ -191,7 +191,8 @@ class Logout(Record):
 
 @message("set_name", "client")
 class SetName(Record):
-    """``set_name``: change the signed-in account's display name; answered by ``account``.
+    """``set_name``: change the signed-in account's display name (a connection signed in to
+    none: its own name, for as long as it lives); answered by ``account``.
 
     Attributes:
         name: The display name (1..64 characters; the server normalises it, keeps at most 32
@@ -229,10 +230,13 @@ class Account(Record):
     ``login``, ``restore``, ``refresh`` and ``set_name``).
 
     Attributes:
-        account: The account's id (1..64 characters, opaque; never changes).
-        username: Its username (1..64 characters; a guest's is ``guest-...``).
+        account: The account's id (1..64 characters, opaque; never changes), or ``""``: the
+            connection is signed in to no account (an anonymous guest's ``set_name``).
+        username: Its username (1..64 characters; a guest's is ``guest-...``; ``""`` with
+            no account).
         name: Its display name (1..64 characters): what tables, logs and boards show.
-        guest: True for a guest account (no password yet: ``register`` upgrades it).
+        guest: True for a guest account (no password yet: ``register`` upgrades it), and for
+            an anonymous connection.
         token: A new session token (1..512 characters; keep it secret), or None when the
             tokens did not change (``restore``, ``set_name``).
         refresh: A new refresh token (1..512 characters), present with ``token``.
@@ -242,8 +246,8 @@ class Account(Record):
     """
 
     TYPE: ClassVar[str]
-    account: str = wire_field(str_check(1, 64))
-    username: str = wire_field(_NAME)
+    account: str = wire_field(str_check(0, 64))
+    username: str = wire_field(str_check(0, 64))
     name: str = wire_field(_NAME)
     guest: bool = wire_field(bool_check, default=False)
     token: str | None = wire_field(_TOKEN, default=None)

@@ -12,6 +12,8 @@ are ``{"error": MESSAGE}``.
     POST /admin/rooms/ID/seats/N/kick                      remove the player of seat N
     POST /admin/drain?timeout=SECONDS                      start draining this process (202)
     GET  /admin/drain                                      the drain's progress
+    ...  /admin/accounts...                                accounts: list, find, ban, unban,
+                                                           rename, revoke (:mod:`.admin_accounts`)
 
 Why the WebSocket port and not a listener of its own: websockets hands any method (``POST``
 included) with an empty body to ``process_request``, which already serves ``/healthz`` and
@@ -48,6 +50,8 @@ from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
 from .. import protocol as p
+from .admin_accounts import AccountsAdmin
+from .auth import Auth
 from .cluster import Cluster
 from .config import Settings
 from .connection import Connection, peer_address
@@ -84,6 +88,7 @@ class Hub(Protocol):
     lobby: Lobby
     cluster: Cluster
     connections: set[Connection]
+    auth: Auth
 
 
 class Admin:
@@ -105,6 +110,7 @@ class Admin:
         self.drain_state = "serving"
         self._drain: dict[str, Any] = {}
         self._drain_task: asyncio.Task[None] | None = None
+        self.accounts = AccountsAdmin(server.auth)
 
     @property
     def draining(self) -> bool:
@@ -150,6 +156,10 @@ class Admin:
                                                                   self._token)
 
     async def _route(self, method: str, path: str, query: dict[str, str]) -> Result:
+        if path.startswith("/admin/accounts"):
+            found = await self.accounts.route(method, path, query)
+            if found is not None:
+                return found
         if path == "/admin/rooms":
             return await self.rooms(query) if method == "GET" else _not_allowed("GET")
         if path == "/admin/drain":

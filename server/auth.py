@@ -285,6 +285,11 @@ class Auth:
             member.send(p.SignedOut(re=msg.id))
             return
         if isinstance(msg, p.SetName):
+            if not member.account:
+                await self.name_anonymous(member, msg.name)
+                member.send(p.Account(account="", username="", name=member.name, guest=True,
+                                      re=msg.id))
+                return
             account = await self.set_name(member, msg.name)
             member.send(Grant(account, member.login).reply(msg.id))
             return
@@ -651,6 +656,30 @@ class Auth:
             raise AuthError("auth/required", "sign in (a guest will do) to choose a name")
         account = self._active(await self.accounts.get(member.account))
         return await self._rename(account, name)
+
+    async def name_anonymous(self, member: Member, name: str) -> None:
+        """Name a connection signed in to no account (for its life; nothing is kept): a name
+        that looks like no name an account holds.
+
+        Raises:
+            AuthError: ``auth/required`` (the server requires accounts), ``auth/bad_name``,
+                ``auth/name_taken``.
+            StoreError: the store is unavailable.
+        """
+        if self.required:
+            raise AuthError("auth/required", "this server requires an account: sign in "
+                            "first")
+        try:
+            display = names.display_name(name)
+        except names.BadName as exc:
+            raise AuthError("auth/bad_name", str(exc)) from None
+        if names.is_reserved(display):
+            raise AuthError("auth/bad_name", "names beginning with 'Guest-' are the guests'")
+        for key in sorted(names.name_keys(display)):
+            if await self.accounts.lookup("name", key) is not None:
+                raise AuthError("auth/name_taken", "that name is held by an account, or "
+                                "looks like one")
+        member.name = display
 
     # -- operators -------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ import click
 
 from ..games import OptionError, get
 from ..games.options import parse_kv
+from .cli_accounts import add_account_commands, auth_options, check_auth_options
 
 if TYPE_CHECKING:
     from urllib.parse import SplitResult
@@ -213,6 +214,7 @@ def main() -> None:
                    "arguments show in ps.")
 @click.option("--admin-token-file", type=click.File("r"), default=None,
               help="Read the admin token from this file (first line).")
+@auth_options
 def serve(host: str, port: int, max_frame: int, log_level: str, redis_url: str | None,
           lease_seconds: float, admin_token: str | None, admin_token_file: Any,
           **limits: Any) -> None:
@@ -237,6 +239,7 @@ def serve(host: str, port: int, max_frame: int, log_level: str, redis_url: str |
             raise click.BadParameter(
                 f"not a PEM certificate chain with its private key ({exc.reason or exc})",
                 param_hint="--certfile/--keyfile") from None
+    check_auth_options(limits)
     if redis_url:  # before listening: an unreachable Redis is one error line, not a crash
         import redis
 
@@ -405,7 +408,16 @@ def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_gam
 
 @main.command()
 @click.option("--url", required=True, help="Server URL, ws://HOST:PORT.")
-@click.option("--name", default=None, help="Your name at the table (default: your login).")
+@click.option("--name", default=None, help="Your name at the table (default: your account's; "
+              "else your login).")
+@click.option("--login", "login", default=None, metavar="USERNAME",
+              help="Log in to USERNAME (the password is asked for, or read from "
+                   "CARDHALL_PASSWORD); the session is kept for the next time.")
+@click.option("--register", default=None, metavar="USERNAME",
+              help="Register USERNAME (a guest account you play as is upgraded: it keeps its "
+                   "games); the password is asked for twice, or read from CARDHALL_PASSWORD.")
+@click.option("--logout", is_flag=True, help="End the kept session (the guest account of "
+              "this computer is used next).")
 @click.option("--color/--no-color", default=None,
               help="ANSI colours (default: on when the output is a terminal and NO_COLOR is "
                    "not set).")
@@ -416,32 +428,50 @@ def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_gam
               help="Suits as letters (10D) and ASCII only (default: on when the terminal "
                    "cannot print the suit symbols).")
 def play(url: str, name: str | None, color: bool | None, record_dir: str | None,
-         ascii_cards: bool | None) -> None:
-    """Play in a terminal: lobby, create/join rooms, numbered actions, turn clocks; seat
-    tokens kept in the user's state folder (lobby command m: my games / resume)."""
+         ascii_cards: bool | None, login: str | None, register: str | None,
+         logout: bool) -> None:
+    """Play in a terminal: lobby, create/join rooms, numbered actions, turn clocks; signed in
+    as this computer's guest account, or --login / --register; the session and seat tokens
+    kept in the user's state folder (lobby command m: my games / resume)."""
     import asyncio
     import getpass
     import os
 
     from websockets.exceptions import WebSocketException
 
+    from ..client.account_file import sign_in_options
     from ..client.client import ServerError
     from ..client.terminal import play as run_terminal
 
-    if name is None:
+    if (login is not None) + (register is not None) + logout > 1:
+        raise click.UsageError("give at most one of --login, --register and --logout")
+    password = None
+    if login is not None or register is not None:
+        password = os.environ.get("CARDHALL_PASSWORD") or click.prompt(
+            "Password", hide_input=True, confirmation_prompt=register is not None)
+    if name is None and login is None and register is None:
         try:
             name = getpass.getuser() or "player"
         except (OSError, KeyError):
             name = "player"
-    if not 1 <= len(name) <= 64:
+    if name is not None and not 1 <= len(name) <= 64:
         raise click.BadParameter("1 to 64 characters", param_hint="--name")
     if color is None:
         color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
     if record_dir is not None:
         os.makedirs(record_dir, exist_ok=True)
+
+    async def go() -> int:
+        options = await sign_in_options(url, login=login, register=register,
+                                        password=password, logout=logout)
+        if logout:
+            click.echo("signed out")
+            return 0
+        return await run_terminal(url, name=name or "", color=color, record_dir=record_dir,
+                                  ascii=ascii_cards, **options)
+
     try:
-        status = asyncio.run(run_terminal(url, name=name, color=color, record_dir=record_dir,
-                                          ascii=ascii_cards))
+        status = asyncio.run(go())
     except KeyboardInterrupt:
         raise SystemExit(130) from None
     except ServerError as exc:
@@ -586,7 +616,8 @@ def _admin_call(url: str, token: str, method: str, path: str) -> dict[str, Any]:
 @main.group()
 def admin() -> None:
     """Operate a running server through its admin HTTP API (the server runs with
-    --admin-token): list and close rooms, kick a seat, drain for a rolling restart."""
+    --admin-token): list and close rooms, kick a seat, drain for a rolling restart; list,
+    find, ban, unban, rename accounts and revoke their sessions."""
 
 
 @admin.command("rooms")
@@ -639,6 +670,9 @@ def admin_kick(url: str, token: str | None, token_file: Any, room: str, seat: in
     answer = _admin_call(url, _admin_token(token, token_file), "POST",
                          f"/admin/rooms/{quote(room, safe='')}/seats/{seat}/kick")
     click.echo(f"seat {seat} of room {room} kicked: {answer.get('seat_now')}")
+
+
+add_account_commands(admin, _admin_options, _admin_token, _admin_call)
 
 
 @admin.command("drain")

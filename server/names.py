@@ -34,7 +34,7 @@ from pathlib import Path
 
 __all__ = ["GUEST_PREFIX", "NAME_MAX", "USERNAME_MAX", "USERNAME_MIN", "BadName",
            "display_name", "guest_names", "is_reserved", "name_keys", "skeleton", "username",
-           "write_table"]
+           "username_prefix", "write_table"]
 
 USERNAME_MIN, USERNAME_MAX = 3, 32
 """Code points of a username, after normalisation."""
@@ -136,6 +136,12 @@ def username(text: str) -> str:
     if is_reserved(name):
         raise BadName(f"usernames beginning with {GUEST_PREFIX!r} are the guests'")
     return name
+
+
+def username_prefix(text: str) -> str:
+    """``text`` normalised as a username is (NFKC, ignorables dropped, case-folded), not
+    checked: what a search among usernames compares."""
+    return _visible(text).casefold().strip()
 
 
 def display_name(text: str) -> str:
