@@ -161,7 +161,7 @@ class Client:
         if (username is None) != (password is None):
             raise ValueError("give username and password together")
         self.wanted_name = name
-        self.name = name or ""
+        self.name = ""
         self.software = software
         self.guest_secret = guest
         self.token, self.refresh_token = token, refresh
@@ -253,6 +253,7 @@ class Client:
             await ws.close()
             raise ConnectionLost("client closed")
         self._ws, self.url, self.session = ws, url, reply.session
+        self.name = "Guest-" + reply.session[:6].upper()  # the spec's anonymous name
         self._reader = asyncio.get_running_loop().create_task(self._read(ws))
 
     async def _sign_in(self) -> None:
@@ -879,6 +880,17 @@ class Client:
             ServerError: ``auth/bad_credentials``, ``auth/rate_limited``, ``auth/banned``.
         """
         self._signed_in(await self.request(p.Login(username=username, password=password)))
+        assert self.account is not None
+        return self.account
+
+    async def login_jwt(self, jwt: str) -> p.Account:
+        """Sign in with a JWT of the server operator's identity provider.
+
+        Raises:
+            ServerError: ``auth/bad_credentials``, ``auth/expired``, ``auth/banned``,
+                ``auth/rate_limited``.
+        """
+        self._signed_in(await self.request(p.Login(jwt=jwt)))
         assert self.account is not None
         return self.account
 

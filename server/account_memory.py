@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from limits.aio.storage import MemoryStorage, Storage
 from sortedcontainers import SortedList  # type: ignore[import-untyped]
 
 from .account_store import KeyTaken
@@ -32,7 +33,6 @@ class MemoryAccounts:
     """
 
     shared = False
-    limits_uri = "async+memory://"
 
     def __init__(self, clock: Callable[[], float] = time.time) -> None:
         self._clock = clock
@@ -44,6 +44,10 @@ class MemoryAccounts:
         self.table_seats: dict[str, dict[str, dict[str, Any]]] = {}
         self.history: dict[str, collections.deque[dict[str, Any]]] = {}
         self._writes = 0
+
+    def limits_storage(self) -> Storage:
+        """A ``limits`` memory storage (one process counts alone)."""
+        return MemoryStorage()
 
     # -- accounts ------------------------------------------------------------------------
 

@@ -33,6 +33,7 @@ from collections.abc import Awaitable, Sequence
 from typing import Any
 
 import msgpack
+from limits.aio.storage import MemoryStorage, RedisStorage, Storage
 from redis.exceptions import RedisError
 
 from .account_store import KeyTaken
@@ -78,20 +79,26 @@ class RedisAccounts:
         client: The room store's ``redis.asyncio`` client (a ``Redis`` or a
             ``RedisCluster``).
         health: The room store's health, told of every answer and failure.
-        url: The Redis URL, for the sign-in rate limits (``limits``' Redis storage counts
-            there for every process); None: each process counts its own.
 
     Every method raises :class:`~.store.StoreError` when Redis cannot be reached.
     """
 
     shared = True
 
-    def __init__(self, client: Any, health: StoreHealth, url: str | None = None) -> None:
+    def __init__(self, client: Any, health: StoreHealth) -> None:
         self.redis = client
         self.health = health
-        self.limits_uri = ("async+" + url if url and url.startswith(("redis://", "rediss://"))
-                           else "async+memory://")
         self._release = client.register_script(_RELEASE)
+
+    def limits_storage(self) -> Storage:
+        """``limits``' Redis storage on the room store's connection pool (every process
+        counts together); on a Redis Cluster client (no single pool), a memory storage: each
+        process counts alone."""
+        pool = getattr(self.redis, "connection_pool", None)
+        if pool is None:
+            return MemoryStorage()
+        return RedisStorage("async+redis://", implementation="redispy",
+                            key_prefix="cardhall:limits", connection_pool=pool)
 
     async def _call(self, coro: Awaitable[Any]) -> Any:
         asked_at = self.health.now()

@@ -23,7 +23,8 @@ Shapes:
 
 Capabilities, not types, tell the callers how a store behaves: :attr:`AccountBook.shared`
 (other processes see the same accounts: a ban must be told to them) and
-:attr:`AccountBook.limits_uri` (where the login rate limits count, a ``limits`` storage URI).
+:meth:`AccountBook.limits_storage` (where the sign-in rate limits count: a ``limits``
+storage in this process, or on the shared backend).
 
 Exception tree::
 
@@ -35,6 +36,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any, Protocol
+
+from limits.aio.storage import Storage
 
 from .identity import Account
 
@@ -60,12 +63,13 @@ class AccountBook(Protocol):
 
     Attributes:
         shared: True when other server processes use the same accounts (a Redis store).
-        limits_uri: The ``limits`` storage URI where sign-in attempts are counted
-            (``async+memory://`` for one process; the shared store's otherwise).
     """
 
     shared: bool
-    limits_uri: str
+
+    def limits_storage(self) -> Storage:
+        """Where sign-in attempts are counted: a ``limits`` storage this process's (memory)
+        or every process's (the shared backend) whose keys begin ``cardhall:limits``."""
 
     async def create(self, account: Account) -> None:
         """Keep a new account and claim every key of ``account.keys`` for it.

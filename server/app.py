@@ -84,7 +84,7 @@ def accounts_for(store: Store) -> AccountStore:
     Redis when it has a Redis client (its ``redis`` attribute), else in this process."""
     client = getattr(store, "redis", None)
     if client is not None:
-        return RedisAccounts(client, store.health, getattr(store, "url", None))
+        return RedisAccounts(client, store.health)
     return MemoryAccounts()
 
 

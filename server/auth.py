@@ -39,8 +39,8 @@ import msgpack
 from argon2 import PasswordHasher, Type
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 from limits import RateLimitItem, parse
+from limits.aio.storage import Storage
 from limits.aio.strategies import MovingWindowRateLimiter
-from limits.storage import storage_from_string
 
 from .. import protocol as p
 from . import names
@@ -122,15 +122,14 @@ class Attempts:
     of the lobby shares when the account store is shared.
 
     Args:
-        uri: The ``limits`` storage URI (:attr:`AccountBook.limits_uri`).
+        storage: The ``limits`` storage (:meth:`AccountBook.limits_storage`).
         per_account: Failed password logins per account (``"10/5 minutes"``).
         per_address: Password and JWT sign-ins per client address.
         guests: New guest accounts per client address.
     """
 
-    def __init__(self, uri: str, per_account: str, per_address: str, guests: str) -> None:
-        storage = storage_from_string(uri, implementation="redispy",
-                                      key_prefix="cardhall:limits")
+    def __init__(self, storage: Storage, per_account: str, per_address: str,
+                 guests: str) -> None:
         self.limiter = MovingWindowRateLimiter(storage)
         self.per_account: RateLimitItem = parse(per_account)
         self.per_address: RateLimitItem = parse(per_address)
@@ -228,7 +227,7 @@ class Auth:
         self._pool = ThreadPoolExecutor(max_workers=settings.auth_hash_threads,
                                         thread_name_prefix="argon2")
         self._dummy: str | None = None  # a hash to verify against for unknown usernames
-        self.attempts = Attempts(accounts.limits_uri, settings.auth_login_limit,
+        self.attempts = Attempts(accounts.limits_storage(), settings.auth_login_limit,
                                  settings.auth_address_limit, settings.auth_guest_limit)
         self.jwt = None
         if settings.auth_jwt_key or settings.auth_jwks:
