@@ -276,8 +276,8 @@ class Client:
         if self.wanted_name and self.wanted_name != self.name:
             try:
                 self._signed_in(await self._request(p.SetName(name=self.wanted_name)))
-            except ServerError as exc:
-                log.warning("name %r refused: %s", self.wanted_name, exc)
+            except ServerError as exc:  # another account holds it: keep the server's name
+                log.info("name %r refused: %s", self.wanted_name, exc)
                 self.wanted_name = None  # not asked again on reconnections
 
     async def _sign_in_afresh(self) -> p.Message | None:

@@ -346,10 +346,15 @@ def simulate(game: str, mode: str | None, players: int | None, n_games: int, bot
 @click.option("--join", "room", default=None, metavar="ROOM",
               help="Take PLAYERS free seats in this existing room (its game is looked up in "
                    "the lobby; --game for a private room) instead of creating rooms.")
+@click.option("--token", envvar="CARDHALL_TOKEN", default=None, metavar="TOKEN",
+              help="Sign every bot in with this session token (env CARDHALL_TOKEN; one "
+                   "account holds one seat of a room unless it allows more). Default: a "
+                   "guest account per bot.")
 def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_games: int,
          bot: str, pairs: tuple[str, ...], seed: int | None, timeout: float,
-         as_json: bool, record_dir: str | None, room: str | None) -> None:
-    """Play GAMES games with PLAYERS bot clients against live servers; exit 0 when all end."""
+         as_json: bool, record_dir: str | None, room: str | None, token: str | None) -> None:
+    """Play GAMES games with PLAYERS bot clients (each signed in to a guest account of its
+    own, or --token) against live servers; exit 0 when all end."""
     import asyncio
 
     from ..client.bots import play_games
@@ -360,7 +365,7 @@ def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_gam
             raise click.BadParameter("--join plays exactly one game", param_hint="--games")
 
         async def lookup() -> str:
-            async with Client(list(urls), name="cardhall-bots", reconnect=False) as c:
+            async with Client(list(urls), software="cardhall-bots", reconnect=False) as c:
                 listing = await c.list_rooms()
             return next((r["game"] for r in listing if r["room"] == room), game)
 
@@ -382,10 +387,14 @@ def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_gam
         os.makedirs(record_dir, exist_ok=True)
 
     async def go() -> None:
+        from ..client.client import new_device_secret
+
+        guests = [new_device_secret() for _ in range(players)]  # a guest per bot, this run
         for k in range(n_games):
             records = await play_games(list(urls), game, mode, players, 1, bot, opts,
                                        None if seed is None else seed + k, timeout,
-                                       record_dir=record_dir, room=room)
+                                       record_dir=record_dir, room=room, token=token,
+                                       guests=guests)
             rec = {key: v for key, v in records[0].items() if key != "results"}
             if as_json:
                 click.echo(json.dumps(rec, sort_keys=True))
@@ -494,7 +503,7 @@ def rooms(url: str, game: str | None, waiting: bool, as_json: bool) -> None:
     from ..client.client import Client
 
     async def go() -> list[dict[str, Any]]:
-        async with Client(url, name="cardhall-rooms", reconnect=False) as c:
+        async with Client(url, software="cardhall-rooms", reconnect=False) as c:
             if game is not None:
                 known = [g["game"] for g in (await c.list_games())[0]]
                 if game not in known:
@@ -777,7 +786,7 @@ def _fetch_record(url: str, room: str, commitment: str | None) -> dict[str, Any]
     from ..client.client import Client, ServerError
 
     async def go() -> dict[str, Any]:
-        async with Client(url, name="cardhall-verify", reconnect=False) as c:
+        async with Client(url, software="cardhall-verify", reconnect=False) as c:
             log = await c.fetch_log(room)
         return {"format": "cardhall-game-record/1", "url": url, "room": room,
                 "game": log.game, "seats": log.seats, "seat": None,

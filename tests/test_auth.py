@@ -454,3 +454,27 @@ async def _login(server: Server, username: str, password: str) -> p.Message:
     async with Client(server.url) as c:
         return await c.request(p.Login(username=username, password=password))
 
+
+
+# -- bots --------------------------------------------------------------------------------------
+
+
+async def test_bots_sign_in_as_a_guest_each_or_with_a_token(make_server: ServerFactory
+                                                            ) -> None:
+    from cardhall.client.bots import play_games
+
+    server = await make_server()
+    await play_games([server.url], "skipper", "multi", 3, 2, "greedy", seed=1, timeout=120)
+    await server.ledger.flush()
+    guests = [a for a in await server.accounts.page("", 100) if a.guest]
+    assert len(guests) == 3  # one per bot, the same for both games
+    for guest in guests:
+        assert (await server.accounts.games(guest.id, 0, 10))[1] == 2
+    async with Client(server.url, username="owner", password=PASSWORD, register=True) as c:
+        token, owner = c.token, c.account
+    assert owner is not None
+    await play_games([server.url], "skipper", "multi", 2, 1, "greedy", seed=2, timeout=120,
+                     token=token, options={"multi_seat": True})
+    await server.ledger.flush()
+    games, total = await server.accounts.games(owner.account, 0, 10)
+    assert total == 2 and sorted(g["seat"] for g in games) == [0, 1]
