@@ -16,8 +16,8 @@ an operator's JWT; with none it plays as an anonymous guest. ``name`` is the dis
 asks for (:meth:`Client.set_name`). It keeps each room's current view (applying deltas),
 remembers seat tokens, and, when the connection drops, reconnects (to the next URL when given
 several) with exponential backoff, signs in again (with its session token, refreshed when it
-expired) and resumes every held seat and spectated room. A seat the server took for disconnected while
-the connection is up (a ``seat_event dropped`` for the client's own seat, or a request refused
+expired) and resumes every held seat and spectated room. A seat the server took for
+disconnected while the connection is up (a ``seat_event dropped`` for the client's own seat, or a request refused
 with ``room/not_seated`` in a room it holds a token for) is resumed too, and the refused
 request sent again once.
 """

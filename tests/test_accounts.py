@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -210,3 +211,46 @@ async def test_history_keeps_the_newest_games_and_the_seats(accounts: AccountSto
                         "result": "won", "score": 9}
     assert await accounts.seats("a1") == {}  # r1 finished: the seat is gone
     assert (await accounts.games("a1", 2, 5)) == (games[2:], 3)
+
+
+# -- JSON Schemas of the account messages ----------------------------------------------------
+
+ACCOUNT_TYPES = ("guest", "register", "login", "restore", "refresh", "logout", "set_name",
+                 "get_my_games", "resume", "account", "signed_out", "my_games")
+
+
+def test_json_schemas_describe_the_account_messages() -> None:
+    """docs/schemas/protocol/TYPE.json accepts every sample message of its type (as sent on
+    the wire) and refuses what the protocol refuses."""
+    import json
+
+    import jsonschema
+    import msgpack
+
+    from cardhall import protocol as p
+
+    from .test_protocol import SAMPLES
+
+    folder = Path(__file__).resolve().parent.parent / "docs" / "schemas" / "protocol"
+    schemas = {t: json.loads((folder / f"{t}.json").read_text(encoding="utf-8"))
+               for t in ACCOUNT_TYPES}
+    seen = set()
+    for msg in SAMPLES:
+        if msg.TYPE in schemas:
+            jsonschema.validate(msgpack.unpackb(p.encode(msg)), schemas[msg.TYPE])
+            seen.add(msg.TYPE)
+    assert seen == set(ACCOUNT_TYPES)
+    for tag, bad in (("login", {"t": "login", "jwt": "x", "username": "a", "password": "b"}),
+                     ("login", {"t": "login", "username": "a"}),
+                     ("guest", {"t": "guest", "secret": "short"}),
+                     ("account", {"t": "account", "account": "a", "username": "u",
+                                  "name": "U", "guest": False, "token": "x"}),
+                     ("my_games", {"t": "my_games", "running": [{"room": "r"}],
+                                   "finished": [], "total": 0}),
+                     ("register", {"t": "register", "username": "a", "password": "b",
+                                   "extra": 1})):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(bad, schemas[tag])
+        with pytest.raises(p.ProtocolError):
+            p.decode(msgpack.packb(bad), side="client" if tag in p.CLIENT_MESSAGES
+                     else "server")
