@@ -287,7 +287,9 @@ class Lobby:
         while room_id in self.rooms:
             room_id = secrets.token_hex(4)
         code = "".join(secrets.choice(_CODE_ALPHABET) for _ in range(6)) if private else None
-        room = Room(id=room_id, name=name or f"{cls.title} {room_id}", game_name=msg.game,
+        host_name = getattr(conn, "name", "")  # the creator's display name (the room list)
+        default = f"{host_name}'s {cls.title}"[:64] if host_name else f"{cls.title} {room_id}"
+        room = Room(id=room_id, name=name or default, game_name=msg.game,
                     game_cls=cls, options=resolved, seat_count=seats, settings=settings,
                     store=self.store, private=private, code=code,
                     host=conn.session, on_finish=self._finished, on_lost=self._lost,

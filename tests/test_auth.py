@@ -478,3 +478,44 @@ async def test_bots_sign_in_as_a_guest_each_or_with_a_token(make_server: ServerF
     await server.ledger.flush()
     games, total = await server.accounts.games(owner.account, 0, 10)
     assert total == 2 and sorted(g["seat"] for g in games) == [0, 1]
+
+
+# -- cardhall play -----------------------------------------------------------------------------
+
+
+def _play_sessions(url: str, state: str) -> None:
+    """``cardhall play --register zoe`` then a plain ``cardhall play`` with the same state
+    folder (a person in a pty each time)."""
+    from .test_terminal import LOBBY, Person
+
+    with Person(url, "Zoe", "--register", "zoe", state_dir=state,
+                env={"CARDHALL_PASSWORD": PASSWORD}) as person:
+        person.expect(LOBBY)
+    with Person(url, "Zoe", state_dir=state) as person:
+        person.expect(LOBBY)
+        person.say("q")
+
+
+async def test_cardhall_play_registers_and_keeps_its_session_0600(
+        make_server: ServerFactory, tmp_path: Any) -> None:
+    """``cardhall play --register`` upgrades the computer's guest to ``zoe`` and keeps the
+    session in ``account.json`` (mode 0600) beside the seat tokens; the next ``cardhall
+    play`` signs in with it (no password), as zoe."""
+    import json
+    import stat
+
+    server = await make_server()
+    await asyncio.to_thread(_play_sessions, server.url, str(tmp_path))
+    kept = tmp_path / "cardhall" / "account.json"
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600
+    entry = json.loads(kept.read_text())["servers"][server.url]
+    assert entry["username"] == "zoe" and entry["token"].startswith("chs1.")
+    assert PASSWORD not in kept.read_text()
+    found = await server.accounts.lookup("user", "zoe")
+    assert found == entry["account"]
+    account = await server.accounts.get(found)
+    assert account is not None and account.name == "Zoe" and not account.guest
+    assert [a.username for a in await server.accounts.page("", 10)] == ["zoe"]  # no guest
+    metrics = server.metrics.render().decode()
+    assert 'cardhall_sign_ins_total{result="ok",way="guest"} 1.0' in metrics  # once only
+    assert 'cardhall_sign_ins_total{result="ok",way="restore"} 2.0' in metrics  # each play
