@@ -17,14 +17,12 @@ a file. The password is never kept.
 
 from __future__ import annotations
 
-import json
 import os
 import secrets
-import tempfile
 from pathlib import Path
 from typing import Any
 
-import platformdirs
+from .state_file import load_entries, save_entries, state_path
 
 __all__ = ["FORMAT", "AccountFile", "default_path"]
 
@@ -34,7 +32,7 @@ _FIELDS = ("guest", "token", "refresh", "account", "username")
 
 def default_path() -> Path:
     """``account.json`` in the user's state folder for Cardhall (the folder may not exist)."""
-    return platformdirs.user_state_path("cardhall") / "account.json"
+    return state_path("account.json")
 
 
 class AccountFile:
@@ -49,17 +47,8 @@ class AccountFile:
 
     def _load(self) -> dict[str, dict[str, str]]:
         """Every server's entry; ``{}`` when the file is missing, unreadable or not ours."""
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            return {}
-        servers = data.get("servers")
-        if not isinstance(servers, dict):
-            return {}
         return {url: {k: v for k, v in entry.items() if k in _FIELDS and isinstance(v, str)}
-                for url, entry in servers.items() if isinstance(entry, dict)}
+                for url, entry in load_entries(self.path, FORMAT, "servers").items()}
 
     def _save(self, servers: dict[str, dict[str, str]]) -> None:
         """Write ``servers`` (mode 0600, folder 0700) atomically.
@@ -67,19 +56,7 @@ class AccountFile:
         Raises:
             OSError: the folder or the file cannot be written.
         """
-        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        text = json.dumps({"format": FORMAT, "servers": servers}, indent=1, sort_keys=True)
-        fd, tmp = tempfile.mkstemp(prefix=".account-", dir=self.path.parent)  # mode 0600
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.replace(tmp, self.path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        save_entries(self.path, FORMAT, "servers", servers)
 
     def get(self, url: str) -> dict[str, str]:
         """What is kept for the server at ``url`` (``{}``: nothing): ``guest``, ``token``,

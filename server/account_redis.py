@@ -8,7 +8,8 @@ anywhere)::
     cardhall:{acct:ID}:a          string  msgpack account record (identity.Account.record)
     cardhall:{acct:ID}:t:DIGEST   string  msgpack token record; expires (PX) with the token
     cardhall:{acct:ID}:tokens     set     digests of the account's tokens (revoke all); its
-                                          members may outlive their records
+                                          members may outlive their records, the set expires
+                                          with the longest-lived token
     cardhall:{acct:ID}:procs      set     server processes the account signed in on
                                           (30 days after the last sign-in)
     cardhall:{acct:ID}:seats      hash    room id -> msgpack seat entry (running seats)
@@ -198,9 +199,13 @@ class RedisAccounts:
                           ttl: float) -> None:
         """SET the record with PX, add it to the account's set."""
         ms = max(1, int(ttl * 1000))
-        await self._pipe(("set", (_acct(account_id, f"t:{digest}"), _pack(record))),
-                         ("pexpire", (_acct(account_id, f"t:{digest}"), ms)),
-                         ("sadd", (_acct(account_id, "tokens"), digest)))
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.set(_acct(account_id, f"t:{digest}"), _pack(record), px=ms)
+            pipe.sadd(_acct(account_id, "tokens"), digest)
+            # The set lives as long as its longest-lived token: no dead digests pile up.
+            pipe.pexpire(_acct(account_id, "tokens"), ms, gt=True)
+            pipe.pexpire(_acct(account_id, "tokens"), ms, nx=True)
+            await self._call(pipe.execute())
 
     async def get_session(self, account_id: str, digest: str) -> dict[str, Any] | None:
         """GET the record (Redis expired it with its token)."""

@@ -50,7 +50,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
 from .. import protocol as p
-from .admin_accounts import AccountsAdmin
+from .admin_accounts import AccountsAdmin, page_limit
 from .auth import Auth
 from .cluster import Cluster
 from .config import Settings
@@ -198,11 +198,8 @@ class Admin:
             200 with ``{"rooms": [...], "cursor": CURSOR_OR_NULL}``; 400 for a bad limit;
             503 when the store is unavailable.
         """
-        try:
-            limit = int(query.get("limit", 100))
-        except ValueError:
-            limit = 0
-        if not 1 <= limit <= MAX_PAGE:
+        limit = page_limit(query, MAX_PAGE)
+        if limit is None:
             return 400, {"error": f"limit: 1 to {MAX_PAGE}"}
         store = self.server.store
         try:

@@ -27,7 +27,7 @@ from .auth import Auth
 from .identity import Account, AuthError
 from .store import StoreError
 
-__all__ = ["AccountsAdmin", "MAX_PAGE"]
+__all__ = ["AccountsAdmin", "MAX_PAGE", "page_limit"]
 
 #: Most accounts on one page of ``GET /admin/accounts``.
 MAX_PAGE = 500
@@ -35,6 +35,16 @@ _ONE = re.compile(r"/admin/accounts/(?P<who>[^/]{1,96})(?:/(?P<op>ban|unban|revo
 
 Result = tuple[int, dict[str, Any]]
 """An HTTP status and the JSON object answered."""
+
+
+def page_limit(query: dict[str, str], most: int) -> int | None:
+    """The ``limit`` of a page request's ``query`` (100 when absent), or None when it is not
+    an integer from 1 to ``most``."""
+    try:
+        limit = int(query.get("limit", 100))
+    except ValueError:
+        return None
+    return limit if 1 <= limit <= most else None
 
 
 class AccountsAdmin:
@@ -100,11 +110,8 @@ class AccountsAdmin:
         Raises:
             StoreError: the store is unavailable.
         """
-        try:
-            limit = int(query.get("limit", 100))
-        except ValueError:
-            limit = 0
-        if not 1 <= limit <= MAX_PAGE:
+        limit = page_limit(query, MAX_PAGE)
+        if limit is None:
             return 400, {"error": f"limit: 1 to {MAX_PAGE}"}
         prefix = names.username_prefix(query.get("find", ""))
         found = await self.auth.accounts.page(query.get("after", ""), limit, prefix)

@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from .. import protocol as p
+from ..games import outcome_kind
 from .account_store import GameHistory
 from .store import Store, StoreError
 from .tasks import cancel_until_done
@@ -33,20 +34,13 @@ KEEP = 200
 
 def seat_result(outcome: dict[str, Any] | None, seat: int) -> str:
     """What a finished game was for ``seat``: ``"won"`` (the winner), ``"lost"`` (another
-    seat won, or nobody did and the game was lost), ``"limit"`` (a turn or move limit ended
-    it) or ``"abandoned"`` (resigned, forfeited, every seat out); see
-    :func:`~cardhall.games.outcome_kind`."""
-    if outcome is None:
-        return "abandoned"
-    winner = outcome.get("winner")
+    seat won), else the game's kind (:func:`~cardhall.games.outcome_kind`: ``"limit"``, a
+    turn or move limit ended it; ``"abandoned"``, resigned, forfeited, every seat out;
+    ``"lost"``)."""
+    winner = None if outcome is None else outcome.get("winner")
     if winner is not None:
         return "won" if winner == seat else "lost"
-    reason = str(outcome.get("reason") or "")
-    if "limit" in reason:
-        return "limit"
-    if reason.startswith(("resign", "forfeit")) or reason == "all_out":
-        return "abandoned"
-    return "lost"
+    return outcome_kind(outcome)
 
 
 class Ledger:
