@@ -14,6 +14,8 @@ does not own it). Fault kinds (:data:`KINDS`):
 * ``redis-kill-3s`` / ``redis-kill-12s``: ``kill -9`` redis-server, restart it on the same
   port and AOF folder 3 s / 12 s later.
 * ``redis-stop-10s``: ``SIGSTOP`` redis-server for 10 s, then ``SIGCONT``.
+* ``owner-pause``: ``SIGSTOP`` the server process that owns the most running rooms for 15 s
+  (five leases: the others take its rooms over), then ``SIGCONT`` (issue #35).
 
 Checks, after the games, against each room's log in Redis (``cardhall:{room:ID}:log``):
 
@@ -31,7 +33,9 @@ Checks, after the games, against each room's log in Redis (``cardhall:{room:ID}:
   room without a word: ``seats_cut_off``).
 * views backwards: a bot received a ``state_id`` (``update``, ``joined``, ``game_over``)
   lower than one it had already seen in that room (a state shown and later undone, or a
-  stale copy of the room talking).
+  stale copy of the room talking): no frame older than a seat's view is ever delivered.
+* views split: two bots of one room applied views whose shared parts differ at one
+  ``state_id`` (:mod:`.views`).
 
 Nothing here starts anything on import; :func:`run` runs drills and :func:`render` prints
 the table. Every wait is bounded; child processes are always stopped (``finally``).
@@ -41,6 +45,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import random
 import shutil
 import signal
@@ -56,15 +61,17 @@ from redis.exceptions import RedisError
 
 from .. import protocol as p
 from .load import Child, free_port
+from .views import split_states
 
 #: Fault kinds, in the order ``--kind all`` runs them.
-KINDS = ("owner-kill", "redis-kill-3s", "redis-kill-12s", "redis-stop-10s")
+KINDS = ("owner-kill", "redis-kill-3s", "redis-kill-12s", "redis-stop-10s", "owner-pause")
 #: Per kind: (what is done, seconds until the process is back, faults in a full drill).
 FAULTS: dict[str, tuple[str, float, int]] = {
     "owner-kill": ("kill-owner", 1.0, 3),
     "redis-kill-3s": ("kill-redis", 3.0, 2),
     "redis-kill-12s": ("kill-redis", 12.0, 1),
     "redis-stop-10s": ("stop-redis", 10.0, 1),
+    "owner-pause": ("pause-owner", 15.0, 1),
 }
 #: Seconds of play before the first fault and between the end of one fault and the next.
 SETTLE_SECONDS = 4.0
@@ -136,6 +143,10 @@ def recording_client() -> type:
         The class; its constructor takes the client's arguments.
     """
     from ..client.client import Client, ConnectionLost, ServerError
+    from ..games import get
+    from .views import shared_digest
+
+    PER_SEAT = get("skipper").PER_SEAT_VIEW_KEYS  # the drill's tables play Skipper
 
     class _Recording(Client):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -145,6 +156,8 @@ def recording_client() -> type:
             self.backwards: list[tuple[str, int, int, str]] = []
             self.unsolicited_left: list[str] = []
             self.seen: dict[str, int] = {}
+            #: (room, state_id) -> digest of the shared part of the view applied there.
+            self.shared: dict[tuple[str, int], str] = {}
             self.think = 0.0
             self.resume_failures: list[tuple[str, str]] = []
 
@@ -200,6 +213,9 @@ def recording_client() -> type:
                     self.backwards.append((room, before, sid, what))
                 self.seen[room] = max(before, sid)
             super()._dispatch(msg)
+            view = self.views.get(room) if isinstance(room, str) else None
+            if isinstance(msg, (p.Update, p.Joined)) and isinstance(room, str) and view:
+                self.shared[(room, view.get("state_id", -1))] = shared_digest(view, PER_SEAT)
 
     return _Recording
 
@@ -308,6 +324,7 @@ class Serve:
             sys.executable, "-m", "cardhall.server.cli", "serve", "--port", str(self.port),
             "--redis-url", self.redis_url, "--log-level", "WARNING", "--msg-rate", "0",
             "--max-connections-per-address", "0", "--rooms-per-minute", "0",
+            "--rooms-per-minute-per-address", "0",
             "--finished-ttl", "3600"], self.port, self.log)
 
     def kill9(self) -> None:
@@ -387,8 +404,8 @@ class Drill:
             if time.monotonic() > self.deadline:
                 return
             try:
-                if what == "kill-owner":
-                    await self._kill_owner(outage)
+                if what in ("kill-owner", "pause-owner"):
+                    await self._kill_owner(outage, pause=what == "pause-owner")
                 elif what == "kill-redis":
                     self.say(f"{self.kind}: kill -9 redis-server, {outage:g} s down")
                     await asyncio.to_thread(self.redis.signal, signal.SIGKILL)
@@ -408,7 +425,7 @@ class Drill:
             except (OSError, RuntimeError, ValueError, RedisError) as exc:
                 self.fault_errors.append(f"{type(exc).__name__}: {exc}")
 
-    async def _kill_owner(self, down: float) -> None:
+    async def _kill_owner(self, down: float, pause: bool = False) -> None:
         from ..server.redis_store import key
 
         pids = {s.pid: s for s in self.servers if s.pid is not None}
@@ -424,8 +441,16 @@ class Drill:
             raise RuntimeError("no server process is running")
         pid = max(counts, key=lambda k: counts[k])
         victim = pids[pid]
-        self.say(f"{self.kind}: kill -9 server pid {pid} (owner of {counts[pid]} of "
-                 f"{len(running)} running rooms), back in {down:g} s")
+        self.say(f"{self.kind}: {'SIGSTOP' if pause else 'kill -9'} server pid {pid} (owner "
+                 f"of {counts[pid]} of {len(running)} running rooms), back in {down:g} s")
+        if pause:  # the others take its rooms over; woken, it must send nothing stale
+            os.kill(pid, signal.SIGSTOP)
+            self.faults_injected += 1
+            try:
+                await asyncio.sleep(down)
+            finally:
+                os.kill(pid, signal.SIGCONT)
+            return
         await asyncio.to_thread(victim.kill9)
         self.faults_injected += 1
         await asyncio.sleep(down)
@@ -557,10 +582,11 @@ class Drill:
                          for a in c.attempts)
         left = sum(len(c.unsolicited_left) for c in self.clients)
         backwards = [b for c in self.clients for b in c.backwards]
+        split = split_states(c.shared for c in self.clients)
         out: dict[str, Any] = {
             "kind": self.kind, "games": len(self.games), "finished": 0, "acked": 0,
             "applied_unacked": 0, "lost": 0, "doubled": 0, "bot_moves": 0,
-            "views_backwards": len(backwards),
+            "views_backwards": len(backwards), "views_split": len(split),
             "seats_dropped": len({(r, s) for r, s, _ in dropped_events}) + not_seated + left,
             "seats_cut_off": 0, "faults": self.faults_injected,
             "setups_failed": self.setups_failed, "details": []}
@@ -612,6 +638,8 @@ class Drill:
             before, sid, what = seen[0]
             out["details"].append(f"room {r}: {len(seen)} view(s) went backwards, e.g. a bot "
                                   f"saw state {before}, then {what} {sid}")
+        for r, sid in split[:20]:
+            out["details"].append(f"room {r}: bots saw different views at state {sid}")
         for r, s, e in dropped_events[:20]:
             out["details"].append(f"room {r}: seat_event {e} for seat {s}")
         if not_seated:
@@ -699,10 +727,12 @@ def _key(action: Any) -> str:
 
 def passed(fig: dict[str, Any]) -> bool:
     """The issue's targets for one drill: games were played, 0 lost, 0 doubled, 100% of
-    games finished, no seat dropped, no view backwards, and every planned fault injected."""
+    games finished, no seat dropped, no view backwards, no views split, and every planned
+    fault injected."""
     return bool(fig["games"] and fig["lost"] == 0 and fig["doubled"] == 0
                 and fig["finished"] == fig["games"] and fig["seats_dropped"] == 0
-                and fig["views_backwards"] == 0 and fig["faults"] >= 1)
+                and fig["views_backwards"] == 0 and fig.get("views_split", 0) == 0
+                and fig["faults"] >= 1)
 
 
 async def run_async(cfg: ChaosConfig, say: Progress | None = None,
@@ -756,7 +786,8 @@ def run(cfg: ChaosConfig, say: Progress | None = None,
 
 COLUMNS = (("kind", "fault kind"), ("games", "games"), ("finished_pct", "finished %"),
            ("acked", "acked"), ("lost", "lost"), ("doubled", "doubled"),
-           ("views_backwards", "views back"), ("seats_dropped", "seats dropped"),
+           ("views_backwards", "views back"), ("views_split", "views split"),
+           ("seats_dropped", "seats dropped"),
            ("faults", "faults"), ("wall_s", "wall s"))
 
 
@@ -775,5 +806,5 @@ def render(result: dict[str, Any]) -> str:
         for line in d.get("details", [])[:30]:
             lines.append(f"  {d['kind']}: {line}")
     lines.append("targets: 0 lost, 0 doubled, 100% finished, 0 seats dropped, 0 views "
-                 f"backwards: {'met' if result['ok'] else 'MISSED'}")
+                 f"backwards or split: {'met' if result['ok'] else 'MISSED'}")
     return "\n".join(lines)

@@ -45,6 +45,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections.abc import AsyncIterable, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any, cast
@@ -179,6 +180,20 @@ def cpu_seconds(pid: int) -> float:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     t = psutil.Process(pid).cpu_times()
     return float(t.user + t.system)
+
+
+def rooms_gauge(port: int) -> float:
+    """The ``cardhall_rooms`` gauge of the server on 127.0.0.1:``port`` (its ``/metrics``).
+
+    Raises:
+        RuntimeError: the page holds no such gauge.
+        OSError: the server does not answer (``urllib.error.URLError`` is one).
+    """
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
+        for line in r.read().decode().splitlines():
+            if line.startswith("cardhall_rooms "):
+                return float(line.split()[1])
+    raise RuntimeError("no cardhall_rooms gauge in /metrics")
 
 
 def rss_bytes(pid: int) -> int:
@@ -702,7 +717,8 @@ def bench_settings(port: int) -> Any:
     want: dict[str, Any] = {"host": "127.0.0.1", "port": port, "max_frame": MAX_FRAME,
                             "ping_interval": PING_INTERVAL, "ping_timeout": PING_TIMEOUT,
                             "msg_rate": None, "max_connections_per_address": None,
-                            "rooms_per_minute": None, "finished_ttl": 1.0,
+                            "rooms_per_minute": None, "rooms_per_minute_per_address": None,
+                            "finished_ttl": 1.0,
                             "max_rooms": 100_000, "compression": False}
     names = {f.name for f in dataclasses.fields(Settings)}
     return Settings(**{k: v for k, v in want.items() if k in names})

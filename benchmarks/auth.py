@@ -60,6 +60,7 @@ class Member:
     def __init__(self, n: int) -> None:
         self.session, self.addr = f"bench{n:010d}", "127.0.0.1"
         self.account = self.name = self.login = ""
+        self.guest = True
 
     def send(self, msg: Any) -> None:
         """Dropped."""

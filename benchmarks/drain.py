@@ -47,7 +47,8 @@ def serve(redis_url: str, log: Path) -> Child:
     return Child("cardhall serve", [
         sys.executable, "-m", "cardhall.server.cli", "serve", "--port", str(port),
         "--redis-url", redis_url, "--admin-token", TOKEN, "--msg-rate", "0",
-        "--rooms-per-minute", "0", "--log-level", "INFO"], port, log)
+        "--rooms-per-minute", "0", "--rooms-per-minute-per-address", "0",
+        "--log-level", "INFO"], port, log)
 
 
 async def admin(port: int, method: str, path: str) -> dict[str, Any]:

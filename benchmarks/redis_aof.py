@@ -35,7 +35,8 @@ async def run(games: int, turn_seconds: float | None) -> tuple[int, int]:
         redis_server.start()
         try:
             store = RedisStore(redis_server.url)
-            server = Server(Settings(port=0, msg_rate=None, rooms_per_minute=None), store)
+            server = Server(Settings(port=0, msg_rate=None, rooms_per_minute=None,
+                                     rooms_per_minute_per_address=None), store)
             await server.start()
             try:
                 options = {} if turn_seconds is None else {"turn_seconds": turn_seconds}

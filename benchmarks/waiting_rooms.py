@@ -57,7 +57,8 @@ async def run(args: argparse.Namespace) -> None:
         await store.redis.flushdb()  # type: ignore[attr-defined]
     else:
         store = MemoryStore()
-    settings = Settings(max_rooms=args.rooms + args.warmup + 1)
+    # Rooms nobody sits in would expire after a minute (issue #35): kept for the count.
+    settings = Settings(max_rooms=args.rooms + args.warmup + 1, empty_room_ttl=None)
     lobby = Lobby(store, settings, cluster=None)  # type: ignore[arg-type]  # never routes
     msg = p.CreateRoom(game=args.game, mode=args.mode, seats=args.seats)
     host: Any = Host()

@@ -44,6 +44,7 @@ from tenacity import (
     retry_if_exception_type,
     stop_after_delay,
     wait_exponential,
+    wait_exponential_jitter,
 )
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
@@ -54,12 +55,16 @@ log = logging.getLogger("cardhall.client")
 
 #: ``hello.client`` of this client library.
 SOFTWARE = "cardhall-python/0.1"
+#: Seconds a closing handshake may take before the socket is dropped (a stuck server never
+#: answers it; websockets' default is 10 s).
+CLOSE_TIMEOUT = 2.0
 
 
 def new_device_secret() -> str:
     """A new guest device secret: 32 random bytes, URL-safe base64 (43 characters). Keep it:
     the same secret signs in to the same guest account."""
     return secrets.token_urlsafe(32)
+
 
 #: Server pushes that ``updates()`` yields.
 Push = p.Update | p.SeatEvent | p.GameOver | p.Left | p.Started
@@ -127,6 +132,16 @@ class Client:
             answered by this seat's update carrying the act's id, one frame instead of an
             ``ok`` and the update; ``"ok"`` asks for the ``ok``. :meth:`act` works with both
             (with ``"update"`` the view is already updated when it returns).
+        ping_interval: Seconds between the liveness pings (WebSocket pings) the client sends
+            (2). A server that does not answer one within ``ping_timeout`` seconds (4) is
+            taken for stuck (a paused or wedged process keeps the socket open): the
+            connection is dropped, and with ``reconnect`` on, the client reconnects (to the
+            next URL, or through the proxy) and resumes its seats, within seconds rather
+            than whenever the process wakes. None: no pings.
+        ping_timeout: See ``ping_interval`` (None: wait for a pong for ever).
+        open_timeout: Seconds a connection attempt (TCP, WebSocket handshake and hello) may
+            take before the next URL is tried (5): a paused server accepts TCP connections
+            and never answers them.
 
     Attributes:
         account: The last ``account`` reply (who the client is signed in as), or None.
@@ -153,7 +168,8 @@ class Client:
                  request_timeout: float = 30.0, max_frame: int | None = 1 << 20,
                  keep_records: bool = False,
                  on_connection: Callable[[str, dict[str, Any]], None] | None = None,
-                 act_reply: str = "update") -> None:
+                 act_reply: str = "update", ping_interval: float | None = 2.0,
+                 ping_timeout: float | None = 4.0, open_timeout: float = 5.0) -> None:
         self.on_connection = on_connection
         self.urls = [urls] if isinstance(urls, str) else list(urls)
         if not self.urls:
@@ -174,6 +190,8 @@ class Client:
         self.request_timeout = request_timeout
         self.max_frame = max_frame
         self.act_reply = act_reply
+        self.ping_interval, self.ping_timeout = ping_interval, ping_timeout
+        self.open_timeout = open_timeout
         self.views: dict[str, dict[str, Any]] = {}
         self.seats: dict[str, tuple[int, str]] = {}
         self.spectating: set[str] = set()
@@ -206,6 +224,8 @@ class Client:
         #: Resumes of seats the server dropped while connected (one per room at a time).
         self._resuming: dict[str, asyncio.Task[bool]] = {}
         self.seat_resumes = 0
+        #: Updates ignored as older than the view held (see :meth:`_stale`).
+        self.stale_updates = 0
 
     # -- connection ----------------------------------------------------------------------
 
@@ -237,11 +257,14 @@ class Client:
         raise last
 
     async def _open(self, url: str) -> None:
-        ws = await websockets.connect(url, compression=None, max_size=self.max_frame,
-                                      open_timeout=self.request_timeout)
+        ws = await websockets.connect(
+            url, compression=None, max_size=self.max_frame, open_timeout=self.open_timeout,
+            ping_interval=self.ping_interval, ping_timeout=self.ping_timeout,
+            # A stuck server answers no close frame either: give it up after CLOSE_TIMEOUT.
+            close_timeout=CLOSE_TIMEOUT)
         await ws.send(p.encode(p.Hello(v=p.PROTOCOL_VERSION, client=self.software, id=0,
                                        act_reply=self.act_reply)))
-        async with asyncio.timeout(self.request_timeout):
+        async with asyncio.timeout(self.open_timeout):
             reply = p.decode(await ws.recv(), side="server", max_size=self.max_frame)
         if isinstance(reply, p.Error):
             await ws.close()
@@ -377,9 +400,14 @@ class Client:
             log.warning("could not fetch the view of room %s again: %s", room, exc)
 
     def _fail_pending(self, exc: BaseException) -> None:
+        """Fail every request waiting for its reply with ``exc``. Each future's exception
+        is marked retrieved: its caller still gets it, but a caller cancelled in the same
+        moment (a timeout, an app that stops when the connection drops) never reads it,
+        and asyncio would log "Future exception was never retrieved" for each."""
         for fut in self._pending.values():
             if not fut.done():
                 fut.set_exception(exc)
+                fut.exception()
         self._pending.clear()
 
     async def _read(self, ws: ClientConnection) -> None:
@@ -503,6 +531,12 @@ class Client:
             self._joined_as[msg.room] = msg.seat
             self._saw(msg.room, msg.view.get("state_id"), "view", msg.view)
         elif isinstance(msg, p.Update):
+            if self._stale(msg):
+                self.stale_updates += 1
+                log.warning("room %s: ignored an update of state %d older than the view's",
+                            msg.room, msg.state_id)
+                self._resolve(msg)  # an act's reply all the same: the act was answered
+                return
             if msg.view is not None:
                 self.views[msg.room] = copy.deepcopy(msg.view)
                 self._desynced.discard(msg.room)
@@ -527,12 +561,27 @@ class Client:
         elif isinstance(msg, p.Error) and msg.re is None:
             log.warning("server: %s: %s", msg.code, msg.message)
             self.notices.append(msg)
+        self._resolve(msg)
+        if isinstance(msg, (p.Update, p.SeatEvent, p.GameOver, p.Left, p.Started)):
+            self._pushes.put_nowait(msg)
+
+    def _resolve(self, msg: p.Message) -> None:
+        """Hand ``msg`` to the request it answers (its ``re``), if one waits for it."""
         re = getattr(msg, "re", None)
         fut = self._pending.pop(re, None) if isinstance(re, int) else None
         if fut is not None and not fut.done():
             fut.set_result(msg)
-        if isinstance(msg, (p.Update, p.SeatEvent, p.GameOver, p.Left, p.Started)):
-            self._pushes.put_nowait(msg)
+
+    def _stale(self, msg: p.Update) -> bool:
+        """True when ``msg`` is older than the view held of its room (protocol/README.md,
+        "Updates and stale frames"): a delta or an unrequested full view whose
+        ``state_id`` is below the view's. A delta at the view's own ``state_id`` (room
+        facts: seats, deadlines) applies; a full view that answers a request is taken."""
+        view = self.views.get(msg.room)
+        held = None if view is None else view.get("state_id")
+        if not isinstance(held, int) or msg.state_id >= held:
+            return False
+        return msg.view is None or not (isinstance(msg.re, int) and msg.re in self._pending)
 
     def _saw(self, room: str, state_id: Any, kind: str, data: dict[str, Any]) -> None:
         """Note the deal commitment of a view, and with ``keep_records`` keep what was
@@ -704,10 +753,32 @@ class Client:
             ServerError: the server refused the request.
             ConnectionLost: the connection dropped meanwhile.
         """
-        reply = await self.request(p.ListRooms(game=game, mode=mode, waiting=waiting or None,
-                                               cursor=cursor, limit=limit))
+        reply = await self.request_patiently(p.ListRooms(
+            game=game, mode=mode, waiting=waiting or None, cursor=cursor, limit=limit))
         assert isinstance(reply, p.Rooms)
         return reply
+
+    async def request_patiently(self, msg: p.ClientMessage) -> p.Message:
+        """:meth:`request`, asked again while the server answers ``rate/limited``, after an
+        exponential backoff with jitter from 0.05 s up to 2 s, for at most
+        ``reconnect_timeout`` seconds: a reader of many pages (a large lobby, a long log)
+        slows down to the server's message rate instead of failing (issue #35).
+
+        Raises:
+            ServerError: the server refused the request, or still answers ``rate/limited``
+                after ``reconnect_timeout`` seconds.
+            ConnectionLost: as :meth:`request`.
+            TimeoutError: as :meth:`request`.
+        """
+        async for attempt in AsyncRetrying(
+                wait=wait_exponential_jitter(multiplier=0.05, max=2.0, jitter=0.05),
+                stop=stop_after_delay(self.reconnect_timeout),
+                retry=retry_if_exception(
+                    lambda e: isinstance(e, ServerError) and e.code == "rate/limited"),
+                reraise=True):
+            with attempt:
+                return await self.request(msg)
+        raise AssertionError("unreachable: tenacity returns or raises")  # pragma: no cover
 
     async def create_room(self, game: str, *, mode: str | None = None, seats: int = 1,
                           options: dict[str, Any] | None = None, private: bool = False,
@@ -811,7 +882,7 @@ class Client:
         """
         entries: list[Any] = []
         while True:
-            reply = await self.request(p.GetLog(room=room, first=len(entries)))
+            reply = await self.request_patiently(p.GetLog(room=room, first=len(entries)))
             assert isinstance(reply, p.Log)
             entries.extend(reply.entries)
             if not reply.more or not reply.entries:

@@ -24,9 +24,9 @@ from .admission import AdmittedConnection, Gate, default_max_connections, raise_
 from .auth import Auth
 from .cluster import Cluster
 from .config import Settings
-from .connection import Connection, peer_address
+from .connection import Connection, Lane, peer_address
 from .history import Ledger
-from .limits import AddressCounter
+from .limits import AddressCounter, KeyedBuckets
 from .lobby import Lobby
 from .logs import event
 from .metrics import Metrics
@@ -124,6 +124,9 @@ class Server:
         s = self.settings
         self.gate = Gate(s, s.max_connections or default_max_connections(s.fd_reserve),
                          self.metrics.refused)
+        n = s.rooms_per_minute_per_address
+        self.creators = KeyedBuckets(n / 60.0, n) if n else None
+        self.lane = Lane()
 
     @property
     def addresses(self) -> AddressCounter:
@@ -161,7 +164,10 @@ class Server:
             self._handle, s.host, s.port,
             compression="deflate" if s.compression else None,
             max_size=s.max_frame, ping_interval=s.ping_interval, ping_timeout=s.ping_timeout,
-            open_timeout=s.hello_timeout, ssl=self._tls(), process_request=self._process_request,
+            # A shutdown (and any close websockets begins itself) waits this long for the
+            # client's close frame, as our own closes do: not websockets' default of 10 s.
+            close_timeout=s.close_grace, open_timeout=s.hello_timeout, ssl=self._tls(),
+            process_request=self._process_request,
             origins=None if s.origins is None else [*map(Origin, s.origins), None],
             logger=ws_log, create_connection=AdmittedConnection.for_gate(self.gate), **tls,
         )
@@ -224,6 +230,7 @@ class Server:
         # Frames the closing rooms queued for members on other processes: sent if they can
         # be within the grace, rather than cancelled.
         await self.cluster.background.close(grace=SHUTDOWN_GRACE)
+        await self.metrics.health.close()
         await self.ledger.close()
         await self.auth.close()
         await self.store.close()

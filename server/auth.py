@@ -68,13 +68,15 @@ class Member(Protocol):
     """What the auth service needs of a local connection (a
     :class:`~cardhall.server.connection.Connection`): its ``session`` id, client ``addr``,
     and the identity it carries (``account``: an id or ``""``; ``name``: the display name;
-    ``login``: the digest of the session token it signed in with, ``""`` for none)."""
+    ``login``: the digest of the session token it signed in with, ``""`` for none;
+    ``guest``: False for a registered account)."""
 
     session: str
     addr: str
     account: str
     name: str
     login: str
+    guest: bool
 
     def send(self, msg: p.Message) -> None:
         """Queue ``msg`` for the client."""
@@ -581,6 +583,7 @@ class Auth:
         self.unbind(member)
         account = grant.account
         member.account, member.name, member.login = account.id, account.name, grant.login
+        member.guest = account.guest
         self.online.setdefault(account.id, set()).add(member)
         if self.accounts.shared and account.id not in self._noted:
             await self.accounts.note_process(account.id, self.process_id)
@@ -593,7 +596,7 @@ class Auth:
             held.discard(member)
             if not held:
                 del self.online[member.account]
-        member.account, member.login = "", ""
+        member.account, member.login, member.guest = "", "", True
         member.name = anonymous_name(member.session)
 
     async def logout(self, member: Member, everywhere: bool) -> None:
@@ -734,7 +737,7 @@ class Auth:
         held = list(self.online.pop(account_id, ()))
         for member in held:
             member.send_error(code, reason)
-            member.account, member.login = "", ""
+            member.account, member.login, member.guest = "", "", True
             member.close_with(CLOSE_SIGNED_OUT, "signed out")
         return len(held)
 

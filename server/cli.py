@@ -141,7 +141,7 @@ def _limits(opts: dict[str, Any]) -> dict[str, Any]:
     """Settings from the limit/TLS options of ``serve`` (0 means "no limit")."""
     out = dict(opts)
     for key in ("msg_rate", "max_connections_per_address", "rooms_per_minute", "gc_threshold",
-                "max_connections"):
+                "max_connections", "rooms_per_minute_per_address", "empty_room_ttl"):
         if not out[key]:
             out[key] = None
     out["origins"] = tuple(out["origins"]) or None
@@ -197,6 +197,12 @@ def main() -> None:
                    "PROXY protocol v1/v2 header naming the client (repeat; default: none).")
 @click.option("--rooms-per-minute", type=click.IntRange(0), default=10, show_default=True,
               help="Rooms one connection may create per minute (0: no limit).")
+@click.option("--rooms-per-minute-per-address", type=click.IntRange(0), default=30,
+              show_default=True, help="Rooms all connections from one client address may "
+              "create per minute together (0: no limit).")
+@click.option("--empty-room-ttl", type=click.FloatRange(0), default=60.0, show_default=True,
+              help="Seconds a waiting room may stay with nobody seated before it is removed "
+                   "(0: never).")
 @click.option("--max-rooms", type=click.IntRange(1), default=100_000, show_default=True,
               help="Rooms this process hosts at most.")
 @click.option("--max-pending-bytes", type=click.IntRange(1024), default=1024 * 1024,

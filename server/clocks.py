@@ -57,6 +57,8 @@ class RoomClocks:
 
         def _free_seat(self, seat: int) -> None: ...
 
+        def seats_changed(self, expired: bool = False) -> None: ...
+
     def _schedule(self) -> None:
         """Set deadlines for the seats to act and the grace windows; arm one timer."""
         if (self._timer is None and not self.deadlines and self.settings["turn_seconds"] is None
@@ -99,6 +101,7 @@ class RoomClocks:
             if holder is not None and holder.grace_until is not None and holder.grace_until <= now:
                 if self.status == "waiting":
                     self._free_seat(s)  # the host role may move on
+                    self.seats_changed(expired=True)
                 else:
                     await self._abandon(s)
         expired = [s for s, t in self.deadlines.items() if t <= now]

@@ -62,6 +62,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("cardhall.cluster")
 
 ORPHAN_SCAN_SECONDS = 1.0
+#: Seconds frames for other processes may wait for their flush (normally the next loop
+#: tick): older ones are dropped and their clients sent full views (:meth:`Cluster._stalled`).
+STALL_SECONDS = 0.5
 
 
 #: Seconds the frames lost for a process that is not (yet) known gone are chased at least:
@@ -160,6 +163,7 @@ class Cluster:
         self.peers: dict[tuple[str, str], RemotePeer] = {}
         self._out: dict[str, list[list[Any]]] = defaultdict(list)
         self._flush_scheduled = False
+        self._queued_at = 0.0  # loop time the first frame of the pending flush was queued
         self._tasks: list[asyncio.Task[None]] = []
         #: One-off tasks (frame flushes, resends, drop notices), stopped with the cluster.
         self.background = Background()
@@ -232,10 +236,14 @@ class Cluster:
         self._out[process].append([session, frame])
         if not self._flush_scheduled:
             self._flush_scheduled = True
+            self._queued_at = asyncio.get_running_loop().time()
             self.background.spawn_soon(self._flush)
 
     async def _flush(self) -> None:
         out, self._out, self._flush_scheduled = self._out, defaultdict(list), False
+        if asyncio.get_running_loop().time() - self._queued_at > STALL_SECONDS:
+            self._stalled(out)
+            return
         for process, items in out.items():
             payload = msgpack.packb({"k": "out", "from": self.me, "items": items})
             try:
@@ -245,6 +253,23 @@ class Cluster:
                 received = 0
             if not received:
                 await self._undelivered(process)
+
+    def _stalled(self, out: Mapping[str, list[list[Any]]]) -> None:
+        """The process stalled (it was paused, say) between queueing frames and sending
+        them: by now they may be older than what another process, which took the rooms
+        over meanwhile, has sent. They are dropped, and each of their clients' rooms here
+        sends it its full view again (:meth:`Room.resend`: only while the room's lease is
+        confirmed current)."""
+        log.warning("frames for %d client(s) dropped: queued %.1f s ago (a stalled "
+                    "process); their views are sent again",
+                    sum(len(items) for items in out.values()),
+                    asyncio.get_running_loop().time() - self._queued_at)
+        for process, items in out.items():
+            for session in {sess for sess, _ in items}:
+                peer = self.peers.get((process, session))
+                if peer is not None:
+                    for room in peer.rooms.values():
+                        room.post(functools.partial(room.resend, peer))
 
     async def _undelivered(self, process: str) -> None:
         """Frames reached nobody at ``process`` (or the store was down). Pub/sub delivers
@@ -393,10 +418,12 @@ class Cluster:
     # -- leases and takeover ---------------------------------------------------------------
 
     async def _renew_loop(self) -> None:
+        loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(self.store.lease_seconds / 3)
             lobby = self.server.lobby
             copies = dict(lobby.rooms)  # the copies whose leases are renewed
+            asked = loop.time()
             try:
                 await self.store.heartbeat()
                 lost = await self.store.renew({r: room.lease for r, room in copies.items()
@@ -404,6 +431,10 @@ class Cluster:
             except StoreError as exc:
                 log.warning("lease renewal failed: %s", exc)
                 continue
+            until = lobby.lease_until(asked)
+            for room_id, room in copies.items():
+                if room_id not in lost and room.lease is not None:
+                    room.confirmed(until)  # its fan-out goes on (Room.lease_current)
             for room_id in lost:
                 await lobby.demote(copies[room_id])  # that copy only, if still registered
 

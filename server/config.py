@@ -65,6 +65,16 @@ class Settings:
         rooms_per_minute: Rooms one connection may create per minute (10; ``create_room`` and
             a ``quick_join`` that finds no room both count), as a token bucket with a burst
             of the same size; beyond it ``room/limit``. None: no limit.
+        rooms_per_minute_per_address: Rooms all connections from one client address (the
+            creator key: :meth:`~.connection.Connection.creator`) may create per minute
+            together (30), as a token bucket with a burst of the same size; beyond it
+            ``room/limit``. A spammer that reconnects gets no fresh allowance. None: no
+            limit.
+        empty_room_ttl: Seconds a waiting room may stay with nobody seated in it (from its
+            creation, or from the moment its last seat was freed) before it is removed (60):
+            created rooms nobody plays do not pile up. A waiting room whose seated players
+            all dropped is removed as soon as their grace windows end and nobody is
+            connected to it. None: never.
         certfile: PEM certificate chain for TLS (``wss://``); None: plain ``ws://``.
         keyfile: PEM private key of ``certfile`` (None: the key is in ``certfile``).
         origins: Browser origins allowed to connect (``Origin`` header, e.g.
@@ -125,6 +135,8 @@ class Settings:
     close_grace: float = 2.0
     trusted_proxies: tuple[str, ...] = ()
     rooms_per_minute: int | None = 10
+    rooms_per_minute_per_address: int | None = 30
+    empty_room_ttl: float | None = 60.0
     certfile: str | None = None
     keyfile: str | None = None
     origins: tuple[str, ...] | None = None

@@ -31,7 +31,7 @@ from .admission import AdmittedConnection
 from .auth import Auth, anonymous_name
 from .cluster import Cluster
 from .config import Settings
-from .limits import TokenBucket
+from .limits import KeyedBuckets, TokenBucket
 from .lobby import Lobby
 from .logs import event
 from .metrics import Metrics
@@ -72,6 +72,38 @@ def peer_address(ws: ServerConnection) -> str:
         return "?"
 
 
+class Lane:
+    """Frames for many connections, written a batch of connections per loop iteration
+    (:meth:`Connection.send_later`): a broadcast to 1,000 spectators is 1,000 socket
+    writes, and between two batches the loop reads and answers other requests (a player's
+    next action) instead of waiting for all of them (issue #35).
+
+    Args:
+        batch: Connections written per loop iteration.
+    """
+
+    def __init__(self, batch: int = 64) -> None:
+        self.batch = batch
+        self._conns: collections.deque[Connection] = collections.deque()
+        self._scheduled = False
+
+    def add(self, conn: Connection) -> None:
+        """Have ``conn``'s queued frames written within a few loop iterations."""
+        self._conns.append(conn)
+        if not self._scheduled:
+            self._scheduled = True
+            asyncio.get_running_loop().call_soon(self._drain)
+
+    def _drain(self) -> None:
+        self._scheduled = False
+        conns = self._conns
+        for _ in range(min(self.batch, len(conns))):
+            conns.popleft().flush_later()
+        if conns:
+            self._scheduled = True
+            asyncio.get_running_loop().call_soon(self._drain)
+
+
 class Hub(Protocol):
     """What a connection needs of its server (:class:`~cardhall.server.app.Server`),
     declared here so that connections do not import the app: its ``settings`` (limits),
@@ -84,6 +116,10 @@ class Hub(Protocol):
     cluster: Cluster
     sessions: dict[str, Connection]
     metrics: Metrics
+    #: New rooms per creator key (``rooms_per_minute_per_address``); None: no such limit.
+    creators: KeyedBuckets | None
+    #: Writes frames queued by :meth:`Connection.send_later`.
+    lane: Lane
     auth: Auth
     accounts: AccountStore
 
@@ -123,6 +159,7 @@ class Connection(Session):
         self._out: collections.deque[bytes] = collections.deque()
         self._pending = 0
         self._writer: asyncio.Task[None] | None = None  # runs only while there is output
+        self._laned = False  # frames queued by send_later wait for the server's Lane
         self._close_with: tuple[int, str] | None = None
         #: A request handled in the protocol callback that is still waiting (see
         #: :meth:`_frame_now`): later frames wait for it.
@@ -164,7 +201,39 @@ class Connection(Session):
             self._abort(CLOSE_SLOW_READER, "slow reader: too many bytes pending", flush=False)
             return
         self._out.extend(frames)
-        self._start_writer()
+        if not self._laned:  # the lane writes what is queued (in order) without a task
+            self._start_writer()
+
+    def send_later(self, frame: bytes) -> None:
+        """Queue ``frame`` behind any frame queued already, to be written by the server's
+        :class:`Lane` within a few loop iterations (one of a broadcast to many spectators);
+        frames sent meanwhile queue behind it. Counted against ``max_pending_bytes`` as a
+        queued frame is."""
+        if self.closed:
+            return
+        self._pending += len(frame)
+        if self._pending > self.server.settings.max_pending_bytes:
+            log.warning("slow reader dropped session=%s pending=%d", self.session, self._pending)
+            self._abort(CLOSE_SLOW_READER, "slow reader: too many bytes pending", flush=False)
+            return
+        self._out.append(frame)
+        if not self._laned and (self._writer is None or self._writer.done()):
+            self._laned = True
+            self.server.lane.add(self)
+
+    def flush_later(self) -> None:
+        """Write what :meth:`send_later` queued (the :class:`Lane` calls it): at once when
+        the socket takes it, else through the writer task."""
+        self._laned = False
+        if self.closed or not self._out or (self._writer is not None
+                                             and not self._writer.done()):
+            return
+        frames = tuple(self._out)
+        if self._write_now(frames):
+            self._out.clear()
+            self._pending -= sum(map(len, frames))
+        else:
+            self._start_writer()
 
     def _write_now(self, frames: tuple[bytes, ...]) -> bool:
         """Write ``frames`` to the socket now when ``ws.send`` would not wait: no writer
@@ -385,20 +454,40 @@ class Connection(Session):
                   code="rate/limited")
         await asyncio.sleep(bucket.wait_time())
 
+    def creator(self) -> str:
+        """Whose allowance of new rooms a ``create_room`` or ``quick_join`` of this
+        connection spends (``rooms_per_minute_per_address``): ``"acct:ID"``, the registered
+        account it is signed in to (players behind one address each have theirs), else
+        ``"addr:IP"``, the client's address (behind a trusted proxy, the one its PROXY header
+        named): a guest account spends its address's (guests are made on demand: one each
+        must not be a fresh allowance)."""
+        if self.account and not self.guest:
+            return f"acct:{self.account}"
+        return f"addr:{self.addr}"
+
     def _may_create(self, msg: p.Message) -> bool:
-        """Apply ``rooms_per_minute`` to ``create_room`` and ``quick_join`` (which may create
-        a room); a request beyond it is answered with ``room/limit``.
+        """Apply ``rooms_per_minute`` (this connection's) and
+        ``rooms_per_minute_per_address`` (all connections of its :meth:`creator`'s) to
+        ``create_room`` and ``quick_join`` (which may create a room); a request beyond
+        either is answered with ``room/limit``.
 
         Returns:
             True when the request may be handled.
         """
-        bucket = self._room_bucket
-        if bucket is None or not isinstance(msg, (p.CreateRoom, p.QuickJoin)) or bucket.take():
+        if not isinstance(msg, (p.CreateRoom, p.QuickJoin)):
             return True
-        n = self.server.settings.rooms_per_minute
+        s = self.server.settings
+        bucket = self._room_bucket
+        if bucket is not None and not bucket.take():
+            why = f"at most {s.rooms_per_minute} new rooms a minute per connection"
+        elif (creators := self.server.creators) is not None and not creators.take(
+                self.creator()):
+            why = (f"at most {s.rooms_per_minute_per_address} new rooms a minute from one "
+                   "address")
+        else:
+            return True
         self.server.metrics.room_refused("rate")
-        self.send_error("room/limit", f"at most {n} new rooms a minute per connection",
-                        p.reply_id(msg))
+        self.send_error("room/limit", why, p.reply_id(msg))
         event(log, logging.INFO, "room_limited", session=self.session, addr=self.addr,
               code="room/limit", request=msg.TYPE)
         return False

@@ -44,12 +44,23 @@ class Peer(Protocol):
     def send_raw(self, *frames: bytes) -> None:
         """Queue encoded frames for the peer, in order, without waiting."""
 
+    def send_later(self, frame: bytes) -> None:
+        """Queue an encoded frame for the peer, in order with every other, to be written
+        within a few loop iterations rather than now (a broadcast to many spectators: the
+        players' frames and requests go first)."""
+
     def send_error(self, code: str, message: str, re: Any = None) -> None:
         """Queue an error reply (``code`` as in protocol/README.md) for the peer."""
 
 
 #: The name the room's signatures use for a member's peer.
 Connection = Peer
+
+#: Spectators of one room above which a broadcast hands their frames to
+#: :meth:`Peer.send_later` (written a batch of connections per loop iteration) instead of
+#: writing them all before the room's next work item (issue #35: with 1,000 spectators a
+#: broadcast held the loop ~25 ms, and the players' actions waited behind it).
+LATER_SPECTATORS = 32
 
 
 @dataclass
@@ -199,6 +210,8 @@ class RoomViews:
 
         def _game_over(self) -> p.GameOver: ...
 
+        def lease_current(self) -> bool: ...
+
     def table(self) -> dict[str, Any]:
         """Server facts added to every view under ``"room"``: id, game name, mode (nil: the
         game's default), status, players, deadlines (``[[seat, unix time in s], ...]``), the
@@ -247,8 +260,9 @@ class RoomViews:
     def resend(self, conn: Connection) -> None:
         """Send member ``conn`` what it may have missed after frames to it were lost (its
         process's inbox was unreachable): its full view and, once the game is over, the
-        ``game_over`` again (a client that missed it would wait for it for ever)."""
-        if conn not in self.members:
+        ``game_over`` again (a client that missed it would wait for it for ever). Nothing
+        while the room's lease is not confirmed current (its renewal resends it all)."""
+        if conn not in self.members or not self.lease_current():
             return
         self.full_view(conn)
         if self.status == "finished":
@@ -281,6 +295,8 @@ class RoomViews:
         diffed (:meth:`_broadcast_diffed`). A member not at the state before this one gets
         its full view.
         """
+        if not self.lease_current():
+            return  # withheld: another process may run the room now (Room.lease_current)
         members = self.members
         leader = members.get(first) if first is not None else None
         if first is not None and leader is None:
@@ -331,6 +347,8 @@ class RoomViews:
             else:
                 first.send_raw(*ahead, frame)
         outgoing: list[tuple[Connection, bytes]] = []
+        later: list[tuple[Connection, bytes]] = []
+        crowd = len(members) - len(self.seats) > LATER_SPECTATORS
         for conn, member in members.items():
             if conn is first:
                 continue
@@ -338,7 +356,7 @@ class RoomViews:
             if frame is None:
                 full.append((conn, member))
             else:
-                outgoing.append((conn, frame))
+                (later if crowd and member.seat is None else outgoing).append((conn, frame))
         if full:
             views = self.views_for({m.seat for _, m in full}, table)
             for conn, member in full:
@@ -351,6 +369,8 @@ class RoomViews:
                     outgoing.append((conn, frame))
         for conn, frame in outgoing:
             conn.send_raw(frame)
+        for conn, frame in later:  # the spectators' (one frame packed for all): after
+            conn.send_later(frame)
 
     def _broadcast_diffed(self, parts: tuple[bytes, bytes], table: dict[str, Any],
                           first: Connection | None, leader: _Member | None,

@@ -1,5 +1,5 @@
-"""Abuse limits: a token bucket (messages per second, rooms per minute) and a per-address
-connection counter.
+"""Abuse limits: a token bucket (messages per second, rooms per minute), token buckets by key
+(rooms per minute per client address) and a per-address connection counter.
 
 Both are plain synchronous objects for the event-loop thread: checking a limit never awaits
 and never blocks, it answers yes or no (the caller refuses the message, or the connection).
@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-__all__ = ["AddressCounter", "TokenBucket"]
+__all__ = ["AddressCounter", "KeyedBuckets", "TokenBucket"]
 
 
 class TokenBucket:
@@ -72,6 +72,52 @@ class TokenBucket:
     def tokens(self) -> float:
         """Tokens in the bucket now."""
         return self._refill()
+
+
+class KeyedBuckets:
+    """One :class:`TokenBucket` per key (a client address, later an account), made full on
+    a key's first use.
+
+    A bucket that has refilled to full holds nothing a fresh one would not, so such buckets
+    are dropped once more than ``max_keys`` keys are held (a sweep of all of them, at most
+    once per ``max_keys`` new keys): memory stays bounded by the keys active within about
+    ``capacity / rate`` seconds.
+
+    Args:
+        rate: Tokens added per second to each bucket. Must be > 0.
+        capacity: Most tokens a bucket holds (the burst). Must be >= 1.
+        max_keys: Keys held before full buckets are swept out.
+        clock: Monotonic clock in seconds (tests pass a fake one).
+
+    Raises:
+        ValueError: ``rate`` <= 0 or ``capacity`` < 1.
+    """
+
+    def __init__(self, rate: float, capacity: float, max_keys: int = 10_000,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        TokenBucket(rate, capacity, clock)  # checks the arguments
+        self.rate, self.capacity, self.max_keys = rate, capacity, max_keys
+        self._clock = clock
+        self._buckets: dict[str, TokenBucket] = {}
+        self._sweep_at = max_keys
+
+    def take(self, key: str, n: float = 1.0) -> bool:
+        """Take ``n`` tokens from ``key``'s bucket if it holds that many. Returns False (and
+        takes none) if not."""
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            if len(self._buckets) >= self._sweep_at:
+                self._sweep()
+            bucket = self._buckets[key] = TokenBucket(self.rate, self.capacity, self._clock)
+        return bucket.take(n)
+
+    def _sweep(self) -> None:
+        self._buckets = {k: b for k, b in self._buckets.items() if b.tokens < b.capacity}
+        self._sweep_at = len(self._buckets) + self.max_keys
+
+    def __len__(self) -> int:
+        """Number of keys held."""
+        return len(self._buckets)
 
 
 class AddressCounter:

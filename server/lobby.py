@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import secrets
 from typing import Any, Protocol
 
@@ -67,6 +68,10 @@ class Lobby:
         self._removals: dict[str, asyncio.TimerHandle] = {}
         #: Set by a drain (:mod:`.admin`): no room is created or taken over here any more.
         self.draining = False
+        #: Waiting rooms of this process nobody sits in, by id: the loop time since when,
+        #: oldest first (removed after ``empty_room_ttl``: :meth:`_sweep_empty`).
+        self._empty: dict[str, float] = {}
+        self._sweep: asyncio.TimerHandle | None = None
 
     def find(self, room_id: str) -> Room:
         """The room ``room_id`` run by this process.
@@ -83,11 +88,12 @@ class Lobby:
         """:meth:`find` for a room that may be entered by id (private rooms need their code).
 
         Raises:
-            RoomError: ``room/not_found``.
+            RoomError: ``room/not_found``, for a private room word for word as for a room
+                that does not exist (nothing tells that a hidden room exists).
         """
         room = self.find(room_id)
         if room.private:
-            raise RoomError("room/not_found", f"room {room_id!r} is private: join it by code")
+            raise RoomError("room/not_found", f"no room {room_id!r}")
         return room
 
     async def route(self, room_id: str) -> Room | str:
@@ -177,8 +183,10 @@ class Lobby:
         fut: asyncio.Future[Room | None] = asyncio.get_running_loop().create_future()
         self._loading[room_id] = fut
         try:
+            asked = asyncio.get_running_loop().time()
             lease = await self.store.acquire(room_id)
-            room = await self._load(room_id, lease) if lease is not None else None
+            room = (await self._load(room_id, lease, self.lease_until(asked))
+                    if lease is not None else None)
         except BaseException as exc:
             fut.set_exception(exc)
             fut.exception()  # retrieved: no "never retrieved" warning when nobody waits
@@ -189,7 +197,15 @@ class Lobby:
         finally:
             self._loading.pop(room_id, None)
 
-    async def _load(self, room_id: str, lease: str) -> Room:
+    def lease_until(self, asked: float) -> float:
+        """Until when (loop time, s) a lease acquired or renewed by a request sent at
+        ``asked`` holds: a lease's length later; for ever with the embedded store, whose
+        leases never expire."""
+        if isinstance(self.store, MemoryStore):
+            return math.inf
+        return asked + self.store.lease_seconds
+
+    async def _load(self, room_id: str, lease: str, lease_until: float = math.inf) -> Room:
         loaded = await self.store.load(room_id)
         if loaded is None:
             await self.store.release(room_id)
@@ -200,12 +216,14 @@ class Lobby:
             await self.store.release(room_id)
             log.error("room %s: cannot rebuild from the store: %s", room_id, exc)
             raise RoomError("server/internal", "the room's record is damaged") from None
-        room.on_finish, room.on_lost = self._finished, self._lost
+        room.on_finish, room.on_lost, room.on_seats = self._finished, self._lost, self._seats
         room.metrics = bind_game(self.metrics, room.game_name, room.options.get("mode"))
-        room.lease, room.ledger = lease, self.ledger
+        room.lease, room.lease_until = lease, lease_until
+        room.ledger = self.ledger
         assert room_id not in self.rooms, "one takeover at a time (_loading)"
         self.rooms[room_id] = room
         room.start_task()
+        room.seats_changed()  # a waiting room nobody sits in expires here too
         self.cluster.reattach(room, (loaded.state or {}).get("members", []))
         room.post(room.resync)
         if room.status == "finished":
@@ -244,12 +262,20 @@ class Lobby:
             RoomError: ``lobby/unknown_game`` (no such game or mode), ``lobby/bad_options``
                 (the engine or the room refused an option or the seat count, or ``seed`` or
                 ``deck`` was given for a room of more than one seat: :data:`DEAL_OPTIONS`),
-                ``room/limit`` (too many rooms).
+                ``room/limit`` (too many rooms, every one of them with somebody seated: at the
+                cap, the waiting room nobody has sat in for the longest is removed to make
+                place, :meth:`expire`).
             StoreError: the store is unavailable.
         """
         if self.draining:
             raise RoomError("server/unavailable", "this server is draining for a restart and "
                             "creates no rooms: reconnect to another server")
+        while len(self.rooms) >= self.settings.max_rooms and self._empty:
+            # Only rooms somebody sits in count against the cap: the waiting room nobody
+            # has sat in for the longest gives its place up.
+            oldest = next(iter(self._empty))
+            self._empty.pop(oldest)
+            await self.expire(oldest, "the server is full and nobody sat in it")
         if len(self.rooms) >= self.settings.max_rooms:
             if self.metrics is not None:
                 self.metrics.room_refused("capacity")
@@ -293,21 +319,78 @@ class Lobby:
                     game_cls=cls, options=resolved, seat_count=seats, settings=settings,
                     store=self.store, private=private, code=code,
                     host=conn.session, on_finish=self._finished, on_lost=self._lost,
-                    chosen_deal=bool(chosen), ledger=self.ledger)
+                    on_seats=self._seats, chosen_deal=bool(chosen), ledger=self.ledger)
         room.metrics = bind_game(self.metrics, room.game_name, room.options.get("mode"))
         # Registered before the store write: once the store lists the room, a quick join of
         # this process may route to it, and must find this room rather than load a twin.
         self.rooms[room_id] = room
+        asked = asyncio.get_running_loop().time()
         try:
             room.lease = await self.store.save_room(room_id, room.record(), room.state(),
                                                     room.summary())
+            room.lease_until = self.lease_until(asked)
         except BaseException:
             self.rooms.pop(room_id, None)
             raise
         room.start_task()
+        self._seats(room, False)  # nobody sits in it yet
         log.info("room created room=%s game=%s mode=%s seats=%d private=%s", room_id,
                  msg.game, mode, seats, private)
         return room
+
+    # -- waiting rooms nobody sits in ------------------------------------------------------
+
+    def _seats(self, room: Room, expired: bool) -> None:
+        """A seat of waiting ``room`` was taken or freed (``expired``: freed because its
+        grace window ended). A room nobody sits in is noted, to be removed once it has
+        stayed so for ``empty_room_ttl`` seconds (:meth:`_sweep_empty`); one whose last
+        seat's grace window ended with nobody connected to it is removed now."""
+        ttl = self.settings.empty_room_ttl
+        if ttl is None or room.taken or room.status != "waiting":
+            self._empty.pop(room.id, None)
+            return
+        if expired and not room.members:
+            self._empty.pop(room.id, None)
+            self.background.spawn(self.expire(room.id, "its players left and their seats' "
+                                              "grace windows ended"))
+            return
+        if room.id not in self._empty:
+            loop = asyncio.get_running_loop()
+            self._empty[room.id] = loop.time()
+            if self._sweep is None:
+                self._sweep = loop.call_later(ttl, self._sweep_empty)
+
+    def _sweep_empty(self) -> None:
+        """Remove the waiting rooms nobody has sat in for ``empty_room_ttl`` seconds (the
+        oldest first; a room taken, started or gone meanwhile is only forgotten); then
+        arm the next sweep for the oldest one left."""
+        self._sweep = None
+        ttl = self.settings.empty_room_ttl
+        if ttl is None:
+            return
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        for room_id, since in list(self._empty.items()):
+            if now - since < ttl:
+                self._sweep = loop.call_later(since + ttl - now, self._sweep_empty)
+                return
+            del self._empty[room_id]
+            room = self.rooms.get(room_id)
+            if room is not None and room.status == "waiting" and not room.taken:
+                self.background.spawn(self.expire(room_id, f"nobody sat in it for {ttl:g} s"))
+
+    async def expire(self, room_id: str, why: str) -> None:
+        """Remove a waiting room nobody plays in (:meth:`remove`): its members (spectators)
+        get ``error room/closed`` (the ``message`` says ``why``) and an unsolicited
+        ``left`` first. A room that was taken or started meanwhile is left alone."""
+        room = self.rooms.get(room_id)
+        if room is None or room.status != "waiting" or room.taken:
+            return
+        for conn in list(room.members):
+            conn.send_error("room/closed", f"the room was removed: {why}")
+            conn.send(p.Left(room=room_id))
+        log.info("room expired room=%s: %s", room_id, why)
+        await self.remove(room_id)
 
     async def quick_room(self, msg: p.QuickJoin, local: bool = False) -> str | None:
         """Id of a public waiting room of the requested game (and mode and size) with a free
@@ -354,6 +437,7 @@ class Lobby:
         timer = self._removals.pop(room_id, None)
         if timer is not None:
             timer.cancel()
+        self._empty.pop(room_id, None)
         room = self.rooms.pop(room_id, None)
         if room is None:
             return
@@ -375,6 +459,9 @@ class Lobby:
         for timer in self._removals.values():
             timer.cancel()
         self._removals.clear()
+        if self._sweep is not None:
+            self._sweep.cancel()
+            self._sweep = None
         await self.background.close(grace=SHUTDOWN_GRACE)
         for room in list(self.rooms.values()):
             await room.close()

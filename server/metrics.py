@@ -1,6 +1,7 @@
 """Health and Prometheus metrics, served over HTTP on the WebSocket port.
 
-``GET /healthz``: 200 ``ok`` when the process and its store answer, else 503.
+``GET /healthz``: 200 ``ok`` when the process and its store answer, else 503; answered within
+``HEALTH_PROBE_SECONDS`` (0.5 s) whatever the store does (:class:`Health`).
 ``GET /metrics``: Prometheus text format (``prometheus_client``), one registry per server:
 
     cardhall_rooms                      rooms run by this process (gauge)
@@ -30,8 +31,8 @@ Limits (abuse and capacity):
     cardhall_connections_closed_total     connections the server closed, by close ``code``
                                           (4008: rate limit; 4009: slow reader; ...)
     cardhall_rooms_refused_total          ``room/limit`` refusals, by ``reason``: ``rate``
-                                          (rooms per minute of a connection) or ``capacity``
-                                          (the process's ``max_rooms``)
+                                          (rooms per minute of a connection or an address)
+                                          or ``capacity`` (the process's ``max_rooms``)
 
 A room binds its labelled children once (:meth:`Metrics.game`), so an accepted action costs
 one counter increment and one histogram observation, as before the labels.
@@ -39,7 +40,10 @@ one counter increment and one histogram observation, as before the labels.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import http
+import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -67,6 +71,62 @@ CLOSE_CODES = (4000, 4001, 4008, 4009)
 ROOM_REFUSALS = ("rate", "capacity")
 #: The ``mode`` label of a game without modes.
 NO_MODE = "-"
+
+
+#: Seconds a ``/healthz`` answer is reused before the store is probed again.
+HEALTH_FRESH_SECONDS = 0.5
+#: Seconds a ``/healthz`` request waits for the store's probe at most: a store that has not
+#: answered by then (Redis paused, say) is unhealthy.
+HEALTH_PROBE_SECONDS = 0.5
+
+
+class Health:
+    """The store's health as ``/healthz`` tells it, from a cached probe (issue #35: a
+    paused Redis held ``/healthz`` for seconds, answering 200 or nothing).
+
+    A request within ``HEALTH_FRESH_SECONDS`` of the last answer gets it again; otherwise
+    it starts a probe (:meth:`Store.healthy`), or joins the one already running (never more
+    than one at a time, however many requests come), and waits for it
+    ``HEALTH_PROBE_SECONDS`` at most: no answer by then is unhealthy, and is the answer
+    until the probe ends (it runs on, bounded by the store's own timeouts).
+
+    Args:
+        store: The store to probe.
+    """
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._ok = True
+        self._at = -math.inf  # loop time of the last answer
+        self._probe: asyncio.Task[None] | None = None
+
+    async def check(self) -> bool:
+        """Whether the store answers (see the class docstring): True or False within
+        ``HEALTH_PROBE_SECONDS``."""
+        loop = asyncio.get_running_loop()
+        if loop.time() - self._at < HEALTH_FRESH_SECONDS:
+            return self._ok
+        if self._probe is None or self._probe.done():
+            self._probe = loop.create_task(self._run(), name="healthz-probe")
+        await asyncio.wait({self._probe}, timeout=HEALTH_PROBE_SECONDS)
+        if not self._probe.done():
+            self._ok, self._at = False, loop.time()
+        return self._ok
+
+    async def _run(self) -> None:
+        try:
+            ok = await self.store.healthy()
+        except Exception:  # healthy() answers False for store errors: anything else too
+            ok = False
+        self._ok, self._at = ok, asyncio.get_running_loop().time()
+
+    async def close(self) -> None:
+        """Stop a probe still running (the server stops)."""
+        probe, self._probe = self._probe, None
+        if probe is not None and not probe.done():
+            probe.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await probe
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +189,8 @@ class Metrics:
     def __init__(self, store: Store, rooms: Callable[[], int],
                  connections: Callable[[], int]) -> None:
         self.store = store
+        #: ``/healthz``'s view of the store (:class:`Health`).
+        self.health = Health(store)
         self.registry = CollectorRegistry()
         Gauge("cardhall_rooms", "Rooms run by this process",
               registry=self.registry).set_function(rooms)
@@ -220,7 +282,7 @@ class Metrics:
         """Answer ``/healthz`` and ``/metrics``; None for anything else (a WebSocket
         handshake goes on)."""
         if request.path == "/healthz":
-            ok = await self.store.healthy()
+            ok = await self.health.check()
             status = http.HTTPStatus.OK if ok else http.HTTPStatus.SERVICE_UNAVAILABLE
             return connection.respond(status, "ok\n" if ok else "store unavailable\n")
         if request.path == "/metrics":

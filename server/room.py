@@ -36,6 +36,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
+import math
 import random
 import secrets
 import time
@@ -89,6 +90,14 @@ SNAPSHOT_EVERY = 64  # log entries between engine snapshots in the store
 RELOAD_FIRST_SECONDS = 0.05
 RELOAD_MAX_SECONDS = 2.0
 RELOAD_JITTER_SECONDS = 0.25
+#: Share of a lease's length before its end at which a room stops sending frames unless
+#: the lease was renewed meanwhile (issue #35: a process woken after a pause longer than its
+#: leases sent frames of rooms another process had taken over).
+LEASE_MARGIN = 0.2
+
+
+def _noop() -> None:
+    """A work item that does nothing (wakes an idle room task: :meth:`Room.close`)."""
 
 
 def split_options(raw: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -127,7 +136,9 @@ class RoomError(Exception):
         self.message = message
 
 
-@dataclass(slots=True)  # slots: ~1.2 KiB less per room than an instance dict of 36 keys
+# slots: ~1.2 KiB less per room than an instance dict of 36 keys; a weak reference slot:
+# tests see a finished room freed by reference counting (issue #35)
+@dataclass(slots=True, weakref_slot=True)
 class Room(RoomViews, RoomClocks):
     """One room and its game. Create with :meth:`Lobby.create_room`, never directly.
 
@@ -174,8 +185,19 @@ class Room(RoomViews, RoomClocks):
     deadlines: dict[int, float] = field(default_factory=dict)
     on_finish: Callable[[Room], None] | None = None
     on_lost: Callable[[Room], None] | None = None
+    #: Called after a seat of a waiting room was taken or freed, with True when the seat
+    #: was freed because its grace window ended (the lobby expires rooms nobody sits in).
+    on_seats: Callable[[Room, bool], None] | None = None
     ledger: SeatLedger | None = None
     lease: str | None = None
+    #: Loop time (s) until which :attr:`lease` is known to hold: when it was last acquired
+    #: or renewed, plus the lease's length (infinite: a lease that never expires). Past it
+    #: less :data:`LEASE_MARGIN` of a lease, another process may run the room: this copy
+    #: sends nothing (:meth:`lease_current`).
+    lease_until: float = math.inf
+    #: Frames were withheld for want of a current lease: every member gets its full view
+    #: once the lease is renewed (:meth:`confirmed`).
+    _withheld: bool = False
     chosen_deal: bool = False
     created: float = field(default_factory=time.time)
     finished_at: float | None = None
@@ -269,6 +291,8 @@ class Room(RoomViews, RoomClocks):
         assert queue is not None  # the task starts with the first work item
         while not self._closing:
             item = await queue.get()
+            if self._closing:  # woken by close(): end without a cancellation (see there)
+                return
             try:
                 async with self._busy:
                     result = item()
@@ -330,10 +354,20 @@ class Room(RoomViews, RoomClocks):
         for timer in (self._timer, self._bot_timer):
             if timer is not None:
                 timer.cancel()
-        if self._recovery is not None:
-            await cancel_until_done(self._recovery)
-        if self._task is not None:
-            exc = await cancel_until_done(self._task)
+        # The ended tasks are dropped: a cancelled task keeps its CancelledError, whose
+        # traceback holds the task's frames and so this room (a reference cycle that only the
+        # cycle collector would free: issue #35).
+        recovery, self._recovery = self._recovery, None
+        if recovery is not None:
+            await cancel_until_done(recovery)
+        task, self._task = self._task, None
+        if task is not None:
+            if not self._busy.locked() and self._queue is not None:
+                # Idle: woken, it ends by itself. A task ended by a cancellation keeps
+                # frames of it (and so this room) alive in a reference cycle.
+                self._queue.put_nowait(_noop)
+                await asyncio.wait({task}, timeout=1.0)
+            exc = await cancel_until_done(task)
             if exc is not None:
                 log.error("room %s task ended with %r", self.id, exc)
         for fut in list(self._waiting):
@@ -341,6 +375,45 @@ class Room(RoomViews, RoomClocks):
                 fut.set_exception(RoomError("server/unavailable", "the room is no longer run "
                                             "by this server process: retry"))
                 fut.exception()  # retrieved: no warning when its caller is gone
+
+    def _seat_event(self, seat: int, event: str) -> None:
+        """Tell every member of the seat's ``event`` (:meth:`RoomViews._seat_event`); in a
+        waiting room, tell the lobby of a seat taken or freed (``on_seats``)."""
+        RoomViews._seat_event(self, seat, event)
+        if event in ("joined", "left"):
+            self.seats_changed()
+
+    def seats_changed(self, expired: bool = False) -> None:
+        """Call ``on_seats`` when the room waits (``expired``: a seat was freed because its
+        grace window ended)."""
+        if self.on_seats is not None and self.status == "waiting":
+            self.on_seats(self, expired)
+
+    # -- fenced fan-out ------------------------------------------------------------------
+
+    def lease_current(self) -> bool:
+        """True when this copy may send frames: its lease is known to hold for a while yet
+        by the local clock (:attr:`lease_until` less :data:`LEASE_MARGIN` of a lease).
+        Otherwise the frames of the moment are withheld: another process may own the room
+        by now and have sent newer states; once the lease is renewed, every member gets its
+        full view (:meth:`confirmed`), and if it is not, this copy is demoted."""
+        if self.lease_until == math.inf:
+            return True
+        margin = LEASE_MARGIN * self.store.lease_seconds
+        if asyncio.get_running_loop().time() + margin < self.lease_until:
+            return True
+        if not self._withheld:
+            log.warning("room %s: lease not confirmed current: frames withheld", self.id)
+        self._withheld = True
+        return False
+
+    def confirmed(self, until: float) -> None:
+        """The store renewed the lease, valid until ``until`` (loop time, s); members whose
+        frames were withheld meanwhile get their full views (:meth:`resync`)."""
+        self.lease_until = until
+        if self._withheld:
+            self._withheld = False
+            self.post(self.resync)
 
     # -- lobby facts ---------------------------------------------------------------------
 
@@ -583,7 +656,7 @@ class Room(RoomViews, RoomClocks):
             member.sent(None)
         self._schedule()
         self._broadcast([])
-        if self.status == "finished":
+        if self.status == "finished" and self.lease_current():
             frame = self._game_over()
             for conn in self.members:
                 conn.send(frame)
@@ -1057,9 +1130,10 @@ class Room(RoomViews, RoomClocks):
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        frame = self._game_over()
-        for conn in self.members:
-            conn.send(frame)
+        if self.lease_current():
+            frame = self._game_over()
+            for conn in self.members:
+                conn.send(frame)
         self._save_soon()
         if self.ledger is not None:
             self.ledger.finished(self.id, self.name, self.game_name, self.options.get("mode"),

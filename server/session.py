@@ -73,8 +73,9 @@ class Session:
     Subclasses provide :meth:`send`. Attributes every session has: ``server``, ``session``
     (random id, also the host identity of rooms it creates), ``process`` (id of the server
     process the client is connected to), ``account`` (the id of the account it is signed in
-    to, ``""`` for none: :mod:`.auth`), ``name`` (that account's display name, or an
-    anonymous guest's name), ``login`` (digest of its session token, ``""``), ``addr``
+    to, ``""`` for none: :mod:`.auth`), ``guest`` (False once signed in to a registered
+    account), ``name`` (that account's display name, or an anonymous guest's name),
+    ``login`` (digest of its session token, ``""``), ``addr``
     (client address), ``rooms`` (rooms of this process it is seated in or watching, by id),
     ``remote_rooms`` (ids of rooms owned by other processes it was forwarded to), ``closed``
     and ``act_reply``.
@@ -92,6 +93,7 @@ class Session:
     act_reply: str = "ok"
     account: str = ""
     login: str = ""
+    guest: bool = True  # signed in to a guest account, or to none
     addr: str = "?"
 
     def send(self, msg: p.Message) -> None:
@@ -105,6 +107,11 @@ class Session:
     def close_with(self, code: int, reason: str) -> None:
         """Close the client's connection with ``code`` (a local connection does; a peer
         forwarded from another process is closed by its own process)."""
+
+    def send_later(self, frame: bytes) -> None:
+        """Queue an encoded frame, in order with every other, to be written soon rather
+        than now (see :meth:`~cardhall.server.fanout.Peer.send_later`); here, now."""
+        self.send_raw(frame)
 
     def send_error(self, code: str, message: str, re: Any = None) -> None:
         """Queue an ``error`` reply. Always buildable: a message longer than the protocol
@@ -181,10 +188,11 @@ class Session:
 
     async def _list_rooms(self, msg: p.ListRooms) -> None:
         """One page of the lobby (:meth:`Store.list_page`): any number of rooms is listed
-        page by page, each page read through an index, never the whole lobby at once."""
+        page by page, each page read through an index, never the whole lobby at once.
+        Private rooms are never listed (issue #35)."""
         page, cursor = await self.server.store.list_page(
             game=msg.game, mode=msg.mode, waiting=bool(msg.waiting), cursor=msg.cursor,
-            limit=msg.limit or p.LIST_LIMIT)
+            limit=msg.limit or p.LIST_LIMIT, public=True)
         self.send(p.Rooms(rooms=[p.RoomSummary(**s) for s in page],
                           more=True if cursor is not None else None, cursor=cursor,
                           re=msg.id))
@@ -245,6 +253,9 @@ class Session:
         room = self.server.lobby.find_public(msg.room)
 
         def work() -> None:
+            if not room.lease_current():  # a stale copy, maybe (issue #35)
+                raise RoomError("server/unavailable", "the room is moving to another "
+                                "server: ask again shortly")
             room.spectate(self)
             room.send_joined(self, msg.id)
 
@@ -256,17 +267,22 @@ class Session:
         self.send(p.Left(room=room.id, re=msg.id))
 
     async def _start(self, msg: p.Start) -> None:
-        room = self.server.lobby.find(msg.room)
+        room = self._visible_room(msg.room)
         await room.submit(lambda: room.start(self, msg.id))
 
     async def _resume(self, msg: p.Resume) -> None:
         room = self.server.lobby.find(msg.room)
 
         async def work() -> None:
-            if msg.token is not None:
-                room.resume(self, msg.token)
-            else:
-                room.resume_account(self)
+            try:
+                if msg.token is not None:
+                    room.resume(self, msg.token)
+                else:
+                    room.resume_account(self)
+            except RoomError as exc:
+                if room.private and exc.code in ("room/bad_token", "room/not_seated"):
+                    self.server.lobby.find_public(msg.room)  # answered as an unknown room
+                raise
             await room.save_state()
             room.send_joined(self, msg.id, msg.token)
 
@@ -280,23 +296,27 @@ class Session:
         room = self._member_room(msg.room)
 
         def work() -> None:
-            # A room reloading after a failed write may not know its true state yet.
-            if room.reloading:
+            # A room reloading after a failed write may not know its true state yet; one
+            # whose lease is not confirmed current may be a stale copy (issue #35).
+            if room.reloading or not room.lease_current():
                 raise RoomError("server/unavailable", "the room is reloading its game from "
-                                "the store after a failed write: ask again shortly")
+                                "the store, or moving to another server: ask again shortly")
             room.full_view(self, msg.id)
 
         await room.submit(work)
 
     async def _get_log(self, msg: p.GetLog) -> None:
         """Answer ``get_log``: a page of a finished room's log with what replays it (any
-        connection may ask; the game is over, its deal revealed).
+        connection may ask of a public room, the game being over and its deal revealed; of a
+        private room only its members: to anyone else it answers as an unknown room does,
+        before the end and after).
 
         Raises:
-            RoomError: ``room/not_found``, ``room/not_finished`` (the game is not over).
+            RoomError: ``room/not_found`` (no such room, or a private room this session is
+                not in), ``room/not_finished`` (the game is not over).
             StoreError: the store is unavailable.
         """
-        room = self.server.lobby.find(msg.room)
+        room = self._visible_room(msg.room)
         if room.status != "finished":
             raise RoomError("room/not_finished", "the log and the deal seed of a room are "
                             "revealed when its game is over")
@@ -392,8 +412,23 @@ class Session:
     def _member_room(self, room_id: str) -> Room:
         room = self.rooms.get(room_id)
         if room is None:
-            self.server.lobby.find(room_id)  # room/not_found if it does not exist at all
+            # room/not_found if it does not exist at all, or is private (hidden)
+            self._visible_room(room_id)
             raise RoomError("room/not_seated", f"you are not in room {room_id!r}")
+        return room
+
+    def _visible_room(self, room_id: str) -> Room:
+        """The room ``room_id`` of this process, when this session may know it exists: a
+        public room, or a private one it is in or created (issue #35: a hidden room answers
+        as an unknown one does).
+
+        Raises:
+            RoomError: ``room/not_found``.
+        """
+        lobby = self.server.lobby
+        room = lobby.find(room_id)
+        if room.private and room_id not in self.rooms and room.host != self.session:
+            lobby.find_public(room_id)
         return room
 
 

@@ -113,11 +113,12 @@ def room_indexes(summary: dict[str, Any]) -> list[str]:
 
 
 def entry_fits(summary: dict[str, Any], game: str | None, mode: str | None,
-               waiting: bool) -> bool:
+               waiting: bool, public: bool = False) -> bool:
     """Whether ``summary`` passes the filters of :meth:`Store.list_page`."""
     return ((game is None or summary["game"] == game)
             and (mode is None or summary["mode"] == mode)
-            and (not waiting or waiting_entry(summary)))
+            and (not waiting or waiting_entry(summary))
+            and (not public or not summary["private"]))
 
 
 class StoreHealth:
@@ -335,7 +336,8 @@ class Store(ABC):
 
     async def list_page(self, *, game: str | None = None, mode: str | None = None,
                         waiting: bool = False, cursor: str | None = None,
-                        limit: int = 100) -> tuple[list[dict[str, Any]], str | None]:
+                        limit: int = 100, public: bool = False
+                        ) -> tuple[list[dict[str, Any]], str | None]:
         """One page of the lobby, in room id order, read through an index (one or two
         store round trips whatever the number of rooms).
 
@@ -343,6 +345,9 @@ class Store(ABC):
             game: Only rooms of this game (None: all).
             mode: Only rooms of this mode (None: all).
             waiting: Only :func:`waiting_entry` rooms (public, waiting, a free seat).
+            public: Only public rooms (what a client's ``list_rooms`` sees: a private room
+                is never listed, waiting, playing or finished; an operator's listing shows
+                every room).
             cursor: The cursor of the previous page, or None for the first page.
             limit: Most entries on the page (>= 1).
 
@@ -365,7 +370,7 @@ class Store(ABC):
         found = await self.entries(ids) if ids else []
         page: list[dict[str, Any]] = []
         for i, entry in enumerate(found):
-            if entry is not None and entry_fits(entry, game, mode, waiting):
+            if entry is not None and entry_fits(entry, game, mode, waiting, public):
                 page.append(entry)
                 if len(page) == limit:
                     more = i < len(ids) - 1 or len(ids) == scan

@@ -91,7 +91,7 @@ class Background:
 
     def __init__(self) -> None:
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._soon: dict[asyncio.Handle, Callable[[], Coroutine[Any, Any, Any]]] = {}
+        self._soon: dict[object, tuple[asyncio.Handle, Callable[[], Coroutine[Any, Any, Any]]]] = {}
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """Run ``coro`` as a task of this owner's (must be called inside a running loop)."""
@@ -106,12 +106,13 @@ class Background:
         same: :meth:`close` spawns it at once, so the work is neither lost nor started
         after the owner closed (a flush started after its store closed reopens a
         connection that nobody closes)."""
+        key = object()  # not the handle: a callback that names its own handle is a cycle
+
         def run() -> None:
-            self._soon.pop(handle, None)
+            self._soon.pop(key, None)
             self.spawn(make())
 
-        handle = asyncio.get_running_loop().call_soon(run)
-        self._soon[handle] = make
+        self._soon[key] = (asyncio.get_running_loop().call_soon(run), make)
 
     async def close(self, grace: float = 0.0) -> None:
         """Give the running tasks up to ``grace`` seconds to end by themselves (tasks they
@@ -130,7 +131,7 @@ class Background:
 
     def _spawn_due(self) -> bool:
         """Spawn what :meth:`spawn_soon` holds now; True while any task is running."""
-        for handle, make in list(self._soon.items()):
+        for handle, make in list(self._soon.values()):
             handle.cancel()
             self.spawn(make())
         self._soon.clear()

@@ -169,8 +169,10 @@ async def serving(store: Callable[[], Any],
                   **defaults: Any) -> AsyncIterator[ServerFactory]:
     """A factory of servers on 127.0.0.1, port 0 (a free port), each with a new store from
     ``store()`` and ``Settings`` from ``defaults`` updated by the factory's keywords; every
-    server it started is stopped on exit."""
+    server it started is stopped on exit. Every test client comes from 127.0.0.1: the limit
+    of new rooms per address is off unless a test sets it."""
     servers: list[Server] = []
+    defaults = {"rooms_per_minute_per_address": None, **defaults}
 
     async def make(**settings: Any) -> Server:
         server = Server(Settings(host="127.0.0.1", port=0, **{**defaults, **settings}),

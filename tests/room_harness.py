@@ -34,6 +34,10 @@ class Recorder:
         """Record one write of ``frames``."""
         self._log.append((self.name, [msgpack.unpackb(f)["t"] for f in frames]))
 
+    def send_later(self, frame: bytes) -> None:
+        """Record the write of ``frame`` (at once)."""
+        self.send_raw(frame)
+
     def send_error(self, code: str, message: str, re: Any = None) -> None:
         """Record an ``error`` reply."""
         self.send(p.Error(code=code, message=message, re=re))

@@ -519,3 +519,21 @@ async def test_cardhall_play_registers_and_keeps_its_session_0600(
     metrics = server.metrics.render().decode()
     assert 'cardhall_sign_ins_total{result="ok",way="guest"} 1.0' in metrics  # once only
     assert 'cardhall_sign_ins_total{result="ok",way="restore"} 2.0' in metrics  # each play
+
+
+async def test_registered_accounts_have_room_allowances_of_their_own(
+        make_server: ServerFactory) -> None:
+    """``rooms_per_minute_per_address`` counts per registered account (players behind one
+    address, a school's say, each have theirs); guests and anonymous players spend their
+    address's."""
+    server = await make_server(rooms_per_minute_per_address=2, rooms_per_minute=None)
+    for name in ("uma", "vic"):
+        async with Client(server.url, username=name, password=PASSWORD, register=True) as c:
+            for _ in range(2):
+                await c.create_room("shop")
+            await expect_error("room/limit", c.create_room("shop"))
+    async with Client(server.url, guest=secrets.token_urlsafe(16)) as g, \
+            Client(server.url) as anonymous:
+        await g.create_room("shop")
+        await anonymous.create_room("shop")
+        await expect_error("room/limit", g.create_room("shop"))

@@ -10,6 +10,7 @@ import asyncio
 import json
 import os
 import random
+import signal
 import socket
 import subprocess
 import sys
@@ -23,7 +24,7 @@ import websockets
 
 from cardhall import protocol as p
 from cardhall.client.bots import play_games
-from cardhall.client.client import Client, ServerError
+from cardhall.client.client import Client, ConnectionLost, ServerError
 from cardhall.server.fairness import verify_record
 from cardhall.games import get
 from cardhall.server.redis_store import RedisStore
@@ -530,3 +531,42 @@ async def test_a_forwarded_act_is_answered_as_the_hello_asked(
                 assert update.state_id == view["state_id"] + 1  # type: ignore[attr-defined]
         finally:
             await ws.close()
+
+
+async def test_a_client_of_a_paused_server_moves_on_within_seconds(
+        servers: list[ServeProcess]) -> None:
+    """Issue #35 defect 4: the server process a client is connected to (and that owns its
+    room) is stopped (SIGSTOP) for good; its socket stays open. The client's liveness pings
+    go unanswered, it drops the connection, reconnects to the next URL and resumes its
+    seat there (that process takes the room over once the lease runs out), and plays on:
+    seconds, not the pause. Before, its requests waited out their timeout on the dead
+    socket and it never moved."""
+    paused, other = servers
+    async with Client([paused.url, other.url], request_timeout=20) as c:
+        room = (await c.create_room("skipper", options={"seed": 3})).room
+        await c.join(room)
+        for _ in range(200):  # it starts when full: the update of the start follows
+            if c.views[room]["legal_actions"]:
+                break
+            await asyncio.sleep(0.02)
+        sid = c.views[room]["state_id"]
+        action = c.views[room]["legal_actions"][0]
+        paused.proc.send_signal(signal.SIGSTOP)
+        try:
+            t0 = time.monotonic()
+            async with asyncio.timeout(16):
+                while True:
+                    try:
+                        await c.act(room, action, sid)
+                        break
+                    except ConnectionLost:  # the stuck connection was dropped: again
+                        await asyncio.sleep(0.2)
+                    except ServerError as exc:
+                        assert exc.code == "server/unavailable", exc  # taking it over
+                        await asyncio.sleep(0.2)
+            took = time.monotonic() - t0
+            assert c.url == other.url and c.reconnects == 1
+            print(f"moved on after {took:.1f} s")
+            assert c.views[room]["state_id"] == sid + 1 and took < 16
+        finally:
+            paused.proc.send_signal(signal.SIGCONT)

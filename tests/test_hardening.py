@@ -324,16 +324,16 @@ async def test_keepalive_drops_a_peer_that_never_answers_pings(hserver: Factory)
 async def test_rooms_per_connection_per_minute_and_per_process(hserver: Factory) -> None:
     server = await hserver(rooms_per_minute=3, max_rooms=5)
     async with Client(server.url) as a, Client(server.url) as b:
-        for _ in range(3):
-            await a.create_room("skipper")
+        for _ in range(3):  # joined: only rooms somebody sits in count against the cap
+            await a.join((await a.create_room("skipper", mode="multi", seats=2)).room)
         with pytest.raises(ServerError) as err:
             await a.create_room("skipper")
         assert err.value.code == "room/limit"
         with pytest.raises(ServerError) as err:
             await a.quick_join("skipper")
         assert err.value.code == "room/limit"
-        await b.create_room("skipper")
-        await b.create_room("skipper")
+        await b.join((await b.create_room("skipper", mode="multi", seats=2)).room)
+        await b.join((await b.create_room("skipper", mode="multi", seats=2)).room)
         with pytest.raises(ServerError) as err:
             await b.create_room("skipper")  # 5 rooms: the process is full
         assert err.value.code == "room/limit" and "at most 5" in err.value.message

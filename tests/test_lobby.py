@@ -141,16 +141,18 @@ async def test_paging_lists_5000_rooms_exactly_once_and_filters_select(
     srv: Any = await make_server()
     entries = await _fill(srv, 5000)
     assert len(entries) == 5000
+    # A client's listing never shows a private room (issue #35).
+    public = {rid: e for rid, e in entries.items() if not e["private"]}
     async with Client(srv.url, reconnect=False) as c:
         # An old client (no filters, no cursor) gets the first page and a cursor: before
         # paging, a listing of more than 4,096 rooms failed with server/internal.
         first = await c.request(p.ListRooms(id=1))
         assert isinstance(first, p.Rooms) and first.more and first.cursor
-        assert [r.room for r in first.rooms] == sorted(entries)[:100]
+        assert [r.room for r in first.rooms] == sorted(public)[:100]
         pages = await _pages(c, limit=200)
         listed = [r.room for page in pages for r in page.rooms]
-        assert listed == sorted(entries)  # every room once, in id order
-        assert len(pages) == 25
+        assert listed == sorted(public)  # every public room once, in id order
+        assert len(pages) <= 25
         for filters, fits in [
             ({"game": "shop"}, lambda e: e["game"] == "shop"),
             ({"game": "skipper", "mode": "race"},
@@ -164,12 +166,12 @@ async def test_paging_lists_5000_rooms_exactly_once_and_filters_select(
             ({"game": "nosuchgame"}, lambda e: False),
         ]:
             got = [r["room"] async for r in c.iter_rooms(**filters)]
-            want = sorted(rid for rid, e in entries.items() if fits(e))
+            want = sorted(rid for rid, e in public.items() if fits(e))
             assert got == want, filters
         # 3,750 public rooms, of which 500 started (every tenth room, of kinds 0 and 2).
         assert len([r async for r in c.iter_rooms(waiting=True)]) == 3250
         assert await c.list_rooms("shop") == [
-            entries[r] for r in sorted(entries) if entries[r]["game"] == "shop"]
+            public[r] for r in sorted(public) if public[r]["game"] == "shop"]
 
 
 async def test_quick_join_reads_the_waiting_index_not_every_room(
@@ -237,14 +239,15 @@ async def test_cli_rooms_prints_an_aligned_table(server: object) -> None:
     async with Client(srv.url, name="host") as host:
         duo = (await host.create_room("skipper", mode="multi", seats=2, name="Friday")).room
         await host.join(duo)
-        shop = (await host.create_room("shop", private=True, name="Quiet")).room
+        shop = (await host.create_room("shop", name="Quiet")).room
+        await host.create_room("shop", private=True, name="Hidden")  # never listed
     result = await asyncio.to_thread(runner.invoke, main, ["rooms", "--url", srv.url])
     assert result.exit_code == 0, result.output
     header, *rows = result.output.splitlines()
     assert header == "room       game         mode     seats status    access  name"
     assert sorted(rows) == sorted([
         f"{duo:<10} skipper      multi      1/2 waiting   public  Friday",
-        f"{shop:<10} shop         -          0/1 waiting   private Quiet"])
+        f"{shop:<10} shop         -          0/1 waiting   public  Quiet"])
 
 
 async def test_store_pages_list_stable_rooms_once_while_rooms_come_and_go(

@@ -1,5 +1,5 @@
-"""Observability: game start/finish log lines, per-game and rate-limit metrics, and the
-access log of ``/healthz`` (DEBUG, not INFO)."""
+"""Observability: game start/finish log lines, per-game and rate-limit metrics, the
+access log of ``/healthz`` (DEBUG, not INFO), and ``/healthz`` with a paused Redis."""
 
 from __future__ import annotations
 
@@ -7,9 +7,14 @@ import asyncio
 import io
 import logging
 import re
+import shutil
+import signal
+import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 import websockets
@@ -18,9 +23,11 @@ from cardhall.client.bots import play_games
 from cardhall.client.client import Client, ServerError
 from cardhall.server.app import Server
 from cardhall.server.logs import formatter
+from cardhall.server.metrics import HEALTH_FRESH_SECONDS
+from cardhall.server.redis_store import RedisStore
 from cardhall.games import OUTCOMES, outcome_kind
 
-from .conftest import ServerFactory
+from .conftest import RedisProcess, ServerFactory, serving
 
 
 def scrape(port: int) -> dict[str, float]:
@@ -185,11 +192,11 @@ async def test_rate_limit_metrics_count_refused_messages_closes_and_rooms(
             await asyncio.sleep(0.05)
     ws.transport.abort()
     async with Client(server.url) as a, Client(server.url) as b:
-        await a.create_room("skipper")
-        await a.create_room("skipper")
-        with pytest.raises(ServerError, match="a minute"):
-            await a.create_room("skipper")  # a's rooms per minute
-        await b.create_room("skipper")
+        for c in (a, a, b):  # joined: only rooms somebody sits in count against the cap
+            await c.join((await c.create_room("skipper", mode="multi", seats=2)).room)
+            if c is a and len(server.lobby.rooms) == 2:
+                with pytest.raises(ServerError, match="a minute"):
+                    await a.create_room("skipper")  # a's rooms per minute
         with pytest.raises(ServerError, match="at most 3"):
             await b.create_room("skipper")  # the process's max_rooms
     m = await ascrape(server)
@@ -267,3 +274,47 @@ async def test_websockets_lines_name_the_address_not_the_connection_object(
     assert "event=\"keepalive ping failed\"" in line and "level=error" in line
     assert "websocket=" not in line and " object at 0x" not in line
     assert re.search(r" addr=127\.0\.0\.1( |$)", line)
+
+
+async def test_healthz_answers_503_within_a_second_while_redis_is_paused(
+        tmp_path: Path) -> None:
+    """Issue #35 defect 6: while the server's Redis is stopped (SIGSTOP), ``/healthz``
+    answers within a second, and 503 from the first answer after the pause on; 200 again
+    once Redis runs (SIGCONT). Before, it answered 200, or nothing for seconds."""
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server is not installed")
+    redis_proc = RedisProcess(tmp_path)
+    redis_proc.start()
+    assert redis_proc.proc is not None
+    url = ""
+
+    def get() -> tuple[int, float]:
+        t0 = time.monotonic()
+        try:
+            with urllib.request.urlopen(url + "/healthz", timeout=5) as resp:
+                status = int(resp.status)
+        except urllib.error.HTTPError as exc:
+            status = exc.code
+        return status, time.monotonic() - t0
+
+    try:
+        async with serving(lambda: RedisStore(redis_proc.url)) as make:
+            server = await make()
+            url = f"http://127.0.0.1:{server.port}"
+            assert (await asyncio.to_thread(get))[0] == 200
+            redis_proc.proc.send_signal(signal.SIGSTOP)
+            try:
+                await asyncio.sleep(HEALTH_FRESH_SECONDS)  # the last answer is stale
+                answers = [await asyncio.to_thread(get) for _ in range(4)]
+            finally:
+                redis_proc.proc.send_signal(signal.SIGCONT)
+            assert [status for status, _ in answers] == [503] * 4
+            assert max(took for _, took in answers) < 1.0, answers
+            for _ in range(100):  # the probe under way when Redis woke may answer first
+                if (await asyncio.to_thread(get))[0] == 200:
+                    break
+                await asyncio.sleep(0.1)
+            else:
+                raise AssertionError("/healthz did not answer 200 again")
+    finally:
+        redis_proc.stop()

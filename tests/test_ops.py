@@ -26,6 +26,7 @@ import yaml
 from cardhall.client.bots import play_games
 from cardhall.server.app import Server, tune_gc
 from cardhall.server.config import Settings
+from cardhall.server.metrics import HEALTH_FRESH_SECONDS
 from cardhall.server.redis_store import RedisStore
 from cardhall.server.store import MemoryStore
 
@@ -69,8 +70,10 @@ async def test_healthz_is_503_while_redis_is_down(tmp_path: Path) -> None:
         http = f"http://127.0.0.1:{server.port}/healthz"
         assert (await asyncio.to_thread(get, http))[0] == 200
         redis.stop()
+        await asyncio.sleep(HEALTH_FRESH_SECONDS)  # an answer is reused this long
         assert (await asyncio.to_thread(get, http))[0] == 503
         redis.start()
+        await asyncio.sleep(HEALTH_FRESH_SECONDS)
         assert (await asyncio.to_thread(get, http))[0] == 200
     finally:
         await server.stop()

@@ -100,8 +100,9 @@ async def test_host_dropped_past_grace_hands_over_and_within_grace_keeps_it() ->
 
 async def test_quick_join_skips_a_room_whose_host_is_away() -> None:
     """A room whose host dropped (within its grace) is not offered by quick join: the
-    joiner gets a fresh room it hosts. Once the grace is over, the room is offered again,
-    and the player quick join seats there is its host."""
+    joiner gets a fresh room it hosts. Once the grace is over with nobody connected, the
+    room is gone (issue #35: a waiting room whose players all dropped expires with their
+    grace), and quick join seats the next player in a room that player hosts."""
     async with serving(MemoryStore, msg_rate=None) as make:
         server = await make()
         url = f"ws://127.0.0.1:{server.port}/"
@@ -114,12 +115,13 @@ async def test_quick_join_skips_a_room_whose_host_is_away() -> None:
             joined = await bob.quick_join("skipper", mode="multi")
             assert joined.room != room
             await bob.start(joined.room)  # Bob's own room: he hosts it
-            await asyncio.sleep(1.2)  # Ann's grace is over: her seat is free
+            await asyncio.sleep(1.2)  # Ann's grace is over: nobody holds a seat
+            assert room not in server.lobby.rooms
             joined = await cy.quick_join("skipper", mode="multi")
-            assert joined.room == room and joined.seat == 0
-            assert hosts(cy, room) == [0]
-            await cy.start(room)
-            assert server.lobby.rooms[room].status == "playing"
+            assert joined.room != room and joined.seat == 0
+            assert hosts(cy, joined.room) == [0]
+            await cy.start(joined.room)
+            assert server.lobby.rooms[joined.room].status == "playing"
 
 
 async def test_the_first_to_sit_hosts_a_room_whose_creator_never_sat() -> None:

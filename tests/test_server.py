@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import dataclasses
 import random
 from typing import Any
 
@@ -19,6 +20,7 @@ from cardhall.server.app import Server
 from cardhall.games import cards as C
 from cardhall.games import get
 from cardhall.games.bots import strategy
+from cardhall.server.fanout import LATER_SPECTATORS
 from cardhall.server.room import rebuild
 
 from .conftest import ServerFactory
@@ -425,15 +427,49 @@ async def test_private_room_join_code_and_lobby_listing(server: Server) -> None:
         created = await a.create_room("skipper", mode="multi", seats=2, private=True,
                                       name="friends")
         assert created.code is not None and len(created.code) == 6
-        listing = await b.list_rooms()
-        entry = next(r for r in listing if r["room"] == created.room)
-        assert entry["private"] is True and entry["taken"] == 0 and "code" not in entry
+        assert created.room not in {r["room"] for r in await b.list_rooms()}
         with pytest.raises(ServerError) as err:
             await b.join(created.room)
         assert err.value.code == "room/not_found"
         joined = await b.join(code=created.code.lower())
         assert joined.seat == 0
         assert joined.token and joined.token not in str(await a.list_rooms())
+
+
+async def hidden_answer(client: Client, request: p.ClientMessage) -> tuple[str, str]:
+    """The ``(code, message)`` of the error ``request`` gets, the room id in the message
+    replaced by ``ROOM`` (so that answers about two rooms compare)."""
+    with pytest.raises(ServerError) as err:
+        await client.request(request)
+    room = getattr(request, "room", "") or ""
+    return err.value.code, err.value.message.replace(room, "ROOM")
+
+
+async def test_private_rooms_stay_private_after_the_end(make_server: ServerFactory) -> None:
+    """Issue #35: a private room is never listed (waiting, playing, finished), its log goes
+    to its members only, and to anyone else every request about it is answered as one
+    about a room that does not exist."""
+    server = await make_server(finished_ttl=60)
+    async with Client(server.url) as host, Client(server.url) as other:
+        created = await host.create_room("skipper", mode="solo", private=True)
+        room, unknown = created.room, "0badc0de"
+        for request in (p.GetLog(room=room), p.Join(room=room), p.Spectate(room=room),
+                        p.Start(room=room), p.GetView(room=room),
+                        p.Resume(room=room, token="x" * 32)):
+            assert (await hidden_answer(other, request)
+                    == await hidden_answer(other, dataclasses.replace(request, room=unknown)))
+        assert room not in {r["room"] for r in await other.list_rooms()}
+        joined = await host.join(code=created.code)
+        await host.act(room, ["resign"])
+        for _ in range(100):
+            if host.views[room]["room"]["status"] == "finished":
+                break
+            await asyncio.sleep(0.02)
+        assert room not in {r["room"] for r in await other.list_rooms()}
+        assert await hidden_answer(other, p.GetLog(room=room)) == await hidden_answer(
+            other, p.GetLog(room=unknown))
+        log = await host.fetch_log(room)  # the member gets it
+        assert log.room == room and log.entries == [["a", joined.seat, ["resign"]]]
 
 
 async def test_quick_join_fills_a_room_then_starts_it(server: Server) -> None:
@@ -644,3 +680,59 @@ async def test_a_host_that_resumes_its_seat_may_still_start_the_room(server: Ser
             await back.start(room)  # the host's seat, a new session: still the host
             await asyncio.sleep(0.05)
             assert back.views[room]["room"]["status"] == "playing"
+
+
+async def test_shutdown_honours_close_grace_with_a_client_that_does_not_read(
+        make_server: ServerFactory) -> None:
+    """Issue #35 defect 7: a shutdown waits ``close_grace`` seconds (here 0.5) for a client
+    to answer its close frame, not websockets' default close timeout of 10 s."""
+    server = await make_server(close_grace=0.5)
+    ws = await websockets.connect(server.url, compression=None)
+    await ws.send(p.encode(p.Hello(v=p.PROTOCOL_VERSION, client="deaf")))
+    await ws.recv()
+    ws.transport.pause_reading()  # from now on it reads nothing: no close frame back
+    loop = asyncio.get_running_loop()
+    t0 = loop.time()
+    await server.stop()
+    took = loop.time() - t0
+    ws.transport.abort()
+    assert took < 3.0, f"the shutdown took {took:.1f} s"
+
+
+async def test_forty_spectators_get_every_update_in_order_then_game_over(
+        make_server: ServerFactory) -> None:
+    """Issue #35 defect 9: past ``LATER_SPECTATORS`` spectators, a broadcast's spectator
+    frames are written a batch of connections per loop iteration; each spectator still gets
+    every update once and in order (no gap, nothing stale), the ``game_over`` after the last,
+    and ends with the room's public view."""
+    server = await make_server()
+    watchers = [Client(server.url, name=f"w{i}") for i in range(LATER_SPECTATORS + 8)]
+    seen: dict[int, list[int]] = {i: [] for i in range(len(watchers))}
+    async with Client(server.url, name="player") as player:
+        room = (await player.create_room("skipper", options={"seed": 11})).room
+        for i, w in enumerate(watchers):
+            await w.connect()
+            await w.spectate(room)
+        await player.join(room)  # full: it starts
+
+        async def watch(i: int, w: Client) -> None:
+            async for msg in w.updates():
+                if isinstance(msg, p.Update):
+                    seen[i].append(msg.state_id)
+                elif isinstance(msg, p.GameOver):
+                    seen[i].append(-1)
+                    return
+
+        watching = [asyncio.create_task(watch(i, w)) for i, w in enumerate(watchers)]
+        result = await play_seat(player, room, 0, GREEDY, random.Random(2))
+        await asyncio.wait_for(asyncio.gather(*watching), 30)
+        final = server.lobby.rooms[room].view_for(None)
+        for i, w in enumerate(watchers):
+            states = seen[i]
+            assert states[-1] == -1 and states[-2] == result.state_id, states[-3:]
+            steps = [b - a for a, b in zip(states[:-1], states[1:-1])]
+            assert set(steps) <= {0, 1}, states  # in order, none missing
+            assert w.stale_updates == 0
+            assert {k: v for k, v in w.views[room].items() if k != "room"} == {
+                k: v for k, v in final.items() if k != "room"}
+            await w.close()

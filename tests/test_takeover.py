@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from cardhall import protocol as p
+from cardhall.client.client import Client
 from cardhall.server.app import Server
 from cardhall.server.config import Settings
 from cardhall.server.redis_store import RedisStore
@@ -227,3 +228,96 @@ async def test_an_append_that_landed_unanswered_makes_the_room_reload_not_move(
         for room in list(server.lobby.rooms.values()):
             await room.close()
         await store.close()
+
+
+class StallingStore(RedisStore):
+    """A Redis store that can stall as a paused process does: once ``stall`` is set, its
+    lease renewals and the reply of its next append wait until ``wake`` is set (the append
+    itself lands in Redis at once)."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url, lease_seconds=1.0)
+        self.stall = False
+        self.wake = asyncio.Event()
+        self.appended = asyncio.Event()
+
+    async def renew(self, leases: Any) -> list[str]:
+        if self.stall:
+            await self.wake.wait()
+        return await super().renew(leases)
+
+    async def append(self, *args: Any, **kwargs: Any) -> None:
+        await super().append(*args, **kwargs)
+        if self.stall:
+            self.appended.set()
+            await self.wake.wait()
+
+
+class Watching(Client):
+    """A client that notes every update it was sent older than the view it held."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.older: list[tuple[int, int]] = []
+
+    def _dispatch(self, msg: p.Message) -> None:
+        if isinstance(msg, p.Update) and msg.room in self.views:
+            held = self.views[msg.room].get("state_id", -1)
+            if msg.state_id < held:
+                self.older.append((held, msg.state_id))
+        super()._dispatch(msg)
+
+
+async def test_a_woken_owner_sends_no_stale_frame(redis_server: RedisProcess) -> None:
+    """Issue #35 defect 3: the owner of a room stalls (its lease renewals and the reply of
+    an append it made wait, as in a paused process) past its lease; the other process
+    takes the room over and the game goes on there. When the stalled owner wakes, its
+    append's reply comes in: it must not send that old state to anyone (before, every
+    member got an update older than its view)."""
+    redis_server.flush()
+    owner_store = StallingStore(redis_server.url)
+    owner = Server(Settings(host="127.0.0.1", port=0, msg_rate=None), owner_store)
+    other = Server(Settings(host="127.0.0.1", port=0, msg_rate=None),
+                   RedisStore(redis_server.url, lease_seconds=1.0))
+    await owner.start()
+    await other.start()
+    try:
+        async with Client(owner.url) as host, Watching(other.url) as a, \
+                Watching(other.url) as b:  # the seats reach the room through the other
+            room = (await host.create_room("skipper", mode="multi", seats=2)).room
+            await a.join(room)
+            await b.join(room)  # full: it starts
+            for _ in range(200):
+                if any(c.views[room]["legal_actions"] for c in (a, b)):
+                    break
+                await asyncio.sleep(0.02)
+            mover = a if a.views[room]["legal_actions"] else b
+            owner_store.stall = True
+            sid = mover.views[room]["state_id"]
+            act = asyncio.create_task(mover.act(room, mover.views[room]["legal_actions"][0]))
+            await asyncio.wait_for(owner_store.appended.wait(), 10)
+            for _ in range(200):  # the other process takes the room over
+                if room in other.lobby.rooms:
+                    break
+                await asyncio.sleep(0.05)
+            assert room in other.lobby.rooms
+            for _ in range(100):  # its full views reach both seats: the append landed
+                if all(c.views[room]["state_id"] == sid + 1 for c in (a, b)):
+                    break
+                await asyncio.sleep(0.05)
+            nxt = a if a.views[room]["legal_actions"] else b
+            await nxt.act(room, nxt.views[room]["legal_actions"][0])  # the game goes on
+            for _ in range(100):
+                if all(c.views[room]["state_id"] == sid + 2 for c in (a, b)):
+                    break
+                await asyncio.sleep(0.05)
+            views = [c.views[room]["state_id"] for c in (a, b)]
+            owner_store.wake.set()  # the owner wakes: the append's reply comes in
+            await asyncio.sleep(1.0)
+            act.cancel()
+            assert views == [sid + 2, sid + 2]
+            assert (a.older, b.older) == ([], [])
+    finally:
+        owner_store.wake.set()
+        await owner.stop()
+        await other.stop()
