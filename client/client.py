@@ -67,7 +67,9 @@ def new_device_secret() -> str:
 
 
 #: Server pushes that ``updates()`` yields.
-Push = p.Update | p.SeatEvent | p.GameOver | p.Left | p.Started
+Push = p.Update | p.SeatEvent | p.GameOver | p.Left | p.Started | p.ChatLines
+#: Chat lines a client keeps per room (:attr:`Client.chat`).
+CHAT_KEPT = 200
 
 
 class ServerError(Exception):
@@ -156,6 +158,12 @@ class Client:
             by room id.
         seat_resumes: Seats taken back that the server had dropped while this client was
             connected (see the module docstring).
+        chat: The chat lines of each room (maps as in ``chat_lines``: ``n``, ``seat``,
+            ``name``, ``at`` and ``text`` or ``emote``), oldest first, the last
+            :data:`CHAT_KEPT`, without repeats (a resume's history is merged by ``n``).
+        muted: Names whose chat lines this client hides (a mute for oneself only: the
+            lines still arrive, :attr:`chat` keeps them, :meth:`chat_lines` leaves them
+            out).
     """
 
     def __init__(self, urls: str | Sequence[str], *, name: str | None = None,
@@ -197,6 +205,8 @@ class Client:
         self.spectating: set[str] = set()
         self.commitments: dict[str, str] = {}
         self.reveals: dict[str, p.GameOver] = {}
+        self.chat: dict[str, collections.deque[dict[str, Any]]] = {}
+        self.muted: set[str] = set()
         self.keep_records = keep_records
         #: Per room: ``[state_id, "view" or "delta", map]`` for every view or delta applied.
         self._seen: dict[str, list[list[Any]]] = {}
@@ -555,6 +565,10 @@ class Client:
                 self.commitments.setdefault(msg.room, msg.commitment)
         elif isinstance(msg, p.GameOver):
             self.reveals[msg.room] = msg
+        elif isinstance(msg, p.ChatLines):
+            kept = self.chat.setdefault(msg.room, collections.deque(maxlen=CHAT_KEPT))
+            last = kept[-1]["n"] if kept else 0
+            kept.extend(line for line in msg.lines if line["n"] > last)
         elif isinstance(msg, p.Left):
             self.seats.pop(msg.room, None)
             self.spectating.discard(msg.room)
@@ -562,7 +576,8 @@ class Client:
             log.warning("server: %s: %s", msg.code, msg.message)
             self.notices.append(msg)
         self._resolve(msg)
-        if isinstance(msg, (p.Update, p.SeatEvent, p.GameOver, p.Left, p.Started)):
+        if isinstance(msg, (p.Update, p.SeatEvent, p.GameOver, p.Left, p.Started,
+                            p.ChatLines)):
             self._pushes.put_nowait(msg)
 
     def _resolve(self, msg: p.Message) -> None:
@@ -867,6 +882,45 @@ class Client:
         """
         await self.act(room, ["auto_trash", "on" if on else "off"])
 
+    async def say(self, room: str, text: str) -> None:
+        """Say ``text`` in ``room``'s chat (seated or watching); every member, this client
+        too, receives it in ``chat_lines`` (see :attr:`chat`).
+
+        Raises:
+            BadValue: ``text`` is empty or longer than :data:`~cardhall.protocol.MAX_CHAT_LEN`
+                code points (nothing is sent).
+            ServerError: ``chat/muted`` (an operator muted this seat), ``rate/limited``
+                (too many lines: wait), ``room/not_seated`` (not in the room),
+                ``protocol/bad_value`` (nothing printable in the text).
+        """
+        await self.request(p.Chat(room=room, text=text))
+
+    async def emote(self, room: str, emote: str) -> None:
+        """Send a quick emote (one of :data:`~cardhall.protocol.EMOTES`) to ``room``'s chat.
+
+        Raises:
+            BadValue: not an emote of the protocol (nothing is sent).
+            ServerError: as :meth:`say`.
+        """
+        await self.request(p.Chat(room=room, emote=emote))
+
+    def chat_lines(self, room: str) -> list[dict[str, Any]]:
+        """The chat lines of ``room`` this client keeps, oldest first, without those of
+        :attr:`muted` names."""
+        return [line for line in self.chat.get(room, ()) if line["name"] not in self.muted]
+
+    async def replay(self, room: str, state_id: int, seat: int | None = None) -> p.Replay:
+        """The view of finished ``room`` at ``state_id`` (``get_replay``): the public view,
+        or with ``seat`` this client's own seat's view.
+
+        Raises:
+            ServerError: ``room/not_found``, ``room/not_finished``, ``room/not_seated``
+                (``seat`` is not this client's), ``protocol/bad_value`` (past the end).
+        """
+        reply = await self.request(p.GetReplay(room=room, state_id=state_id, seat=seat))
+        assert isinstance(reply, p.Replay)
+        return reply
+
     async def get_view(self, room: str) -> dict[str, Any]:
         """Ask for the full view of ``room`` again (it also replaces :attr:`views`)."""
         await self.request(p.GetView(room=room))
@@ -1027,8 +1081,9 @@ class Client:
 
     async def updates(self) -> AsyncIterator[Push]:
         """Server pushes in arrival order: ``update`` (views already applied to
-        :attr:`views`), ``seat_event``, ``game_over``, ``left``, ``started``. Ends when the
-        client is closed or cannot reconnect."""
+        :attr:`views`), ``seat_event``, ``game_over``, ``left``, ``started``, ``chat_lines``
+        (already kept in :attr:`chat`). Ends when the client is closed or cannot
+        reconnect."""
         while True:
             msg = await self._pushes.get()
             if msg is None:

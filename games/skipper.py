@@ -504,8 +504,12 @@ class Skipper(Game):
         self.gone[pool][C.face(card)] += 1
         self._dirty.add(pool)
 
-    def _unwinnable(self, i: int) -> bool:
-        """K7: can seat ``i`` provably never finish some incomplete stack?
+    def _unwinnable(self, i: int) -> dict[str, Any] | None:
+        """K7: can seat ``i`` provably never finish some incomplete stack? If so, why: the
+        keys its ``unwinnable`` event carries besides ``seat``: ``{"why", "stack"}``, where
+        ``why`` is ``"cards"`` (too few cards left for the plays the incomplete stacks need;
+        ``stack``: the first of them), ``"gone"`` (every finishing card of ``stack``'s suit
+        is gone) or ``"unreachable"`` (none can be reached any more); else None.
 
         Sound, never hasty: it assumes the best case for everything still in play (every
         available skipper usable on this stack, as often as one is left). The seat is lost
@@ -530,7 +534,8 @@ class Skipper(Game):
             need = sum(max(1, -(-(rules.finish_value - p.values[s].bit_length() + 1) // big))
                        for s in range(4) if not p.complete[s])
             if need > len(p.hand) + len(p.stock) + len(p.discard):
-                return True
+                first = next(s for s in range(4) if not p.complete[s])
+                return {"why": "cards", "stack": SUIT_LETTERS[first]}
         for s in range(4):
             if p.complete[s]:
                 continue
@@ -543,9 +548,11 @@ class Skipper(Game):
                     if any_skipper and v and v + small <= 12:
                         for k in range(1, big + 1):
                             reach |= 1 << (v + k)
+            gone = True
             for r in rules.finishing:
                 if left[base + r] >= copies:
                     continue  # every copy is gone
+                gone = False
                 if reach >> (r - 1) & 1:
                     break  # reachable as a natural
                 if r in skips and not rules.recycle and any(
@@ -553,8 +560,8 @@ class Skipper(Game):
                         and v + max(skips[r]) >= rules.finish_value for v in range(1, 13)):
                     break  # reachable as its own skipper
             else:
-                return True
-        return False
+                return {"why": "gone" if gone else "unreachable", "stack": SUIT_LETTERS[s]}
+        return None
 
     # -- rules: drawing (K6, K11) -------------------------------------------------------
 
@@ -899,10 +906,11 @@ class Skipper(Game):
 
     # -- turn and game flow -------------------------------------------------------------
 
-    def _retire(self, seat: int, why: str, ev: list[Event]) -> None:
+    def _retire(self, seat: int, why: str, ev: list[Event],
+                detail: dict[str, Any] | None = None) -> None:
         p = self.players[seat]
         p.status = OUT
-        ev.append({"type": why, "seat": seat})
+        ev.append({"type": why, "seat": seat, **(detail or {})})
         a = self.auction
         if a is not None:
             if a["seller"] == seat:  # the auction is called off; bids go back
@@ -948,7 +956,7 @@ class Skipper(Game):
             self._finish(None, "turn_limit", ev)
         elif 0 in self._dirty:
             self._dirty.discard(0)
-            if not any(self.players[j].status == ACTIVE and not self._unwinnable(j)
+            if not any(self.players[j].status == ACTIVE and self._unwinnable(j) is None
                        for j in range(self.seats)):
                 self._finish(None, "unwinnable", ev)  # K7 applied to every seat at once
 
@@ -966,9 +974,10 @@ class Skipper(Game):
         if seat not in self._dirty:
             return False
         self._dirty.discard(seat)
-        if self.players[seat].status != ACTIVE or not self._unwinnable(seat):
+        lost = self._unwinnable(seat) if self.players[seat].status == ACTIVE else None
+        if lost is None:
             return False
-        self._retire(seat, "unwinnable", ev)
+        self._retire(seat, "unwinnable", ev, lost)
         return True
 
     def _finish(self, winner: int | None, reason: str, ev: list[Event]) -> None:

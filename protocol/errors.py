@@ -207,6 +207,8 @@ ERROR_CODES: dict[str, str] = {
     "auth/banned": "an operator banned this account: it cannot sign in",
     "auth/rate_limited": "too many sign-in attempts from this address or for this account; "
                          "wait and try again",
+    # Chat.
+    "chat/muted": "an operator muted your seat in this room: your chat lines are refused",
     # Actions: the engine refused an act (codes of cardhall.games.errors).
     "action/illegal": "the rules forbid this action now (the message says why)",
     "action/unknown": "not an action of this game (wrong verb, shape or card code)",

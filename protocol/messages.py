@@ -8,12 +8,13 @@ always valid: the server cannot build a frame a conforming client would reject, 
 Messages sent by clients (``ClientMessage``): :class:`Hello`, :class:`ListGames`,
 :class:`ListRooms`, :class:`CreateRoom`, :class:`Join`, :class:`QuickJoin`,
 :class:`Spectate`, :class:`Leave`, :class:`Start`, :class:`Resume`, :class:`Act`,
-:class:`GetView`, :class:`GetLog`, :class:`GetLeaderboard`, :class:`Ping`.
+:class:`GetView`, :class:`GetLog`, :class:`GetLeaderboard`, :class:`Ping`, :class:`Chat`,
+:class:`GetReplay`.
 
 Messages sent by the server (``ServerMessage``): :class:`Welcome`, :class:`Games`,
 :class:`Rooms`, :class:`RoomCreated`, :class:`Joined`, :class:`Left`, :class:`Started`,
 :class:`Update`, :class:`SeatEvent`, :class:`GameOver`, :class:`Log`, :class:`Leaderboard`,
-:class:`Ok`, :class:`Pong`, :class:`Error`.
+:class:`Ok`, :class:`Pong`, :class:`Error`, :class:`ChatLines`, :class:`Replay`.
 
 Field conventions:
 
@@ -44,11 +45,13 @@ _T = TypeVar("_T")
 __all__ = [
     "BOARD_ORDERS",
     "CLIENT_MESSAGES",
+    "EMOTES",
     "LEADERBOARD_LIMIT",
     "LEADERBOARD_LIMIT_MAX",
     "LIST_LIMIT",
     "LIST_LIMIT_MAX",
     "MAX_ARRAY_LEN",
+    "MAX_CHAT_LEN",
     "MAX_DEPTH",
     "MAX_FRAME",
     "MAX_ID",
@@ -61,6 +64,8 @@ __all__ = [
     "SEAT_EVENTS",
     "SERVER_MESSAGES",
     "Act",
+    "Chat",
+    "ChatLines",
     "ClientMessage",
     "CreateRoom",
     "Error",
@@ -68,6 +73,7 @@ __all__ = [
     "Games",
     "GetLeaderboard",
     "GetLog",
+    "GetReplay",
     "GetView",
     "Hello",
     "Join",
@@ -83,6 +89,7 @@ __all__ = [
     "Ping",
     "Pong",
     "QuickJoin",
+    "Replay",
     "Resume",
     "RoomCreated",
     "RoomSummary",
@@ -125,8 +132,12 @@ MAX_STATE_ID = 2**53 - 1
 """Largest ``state_id`` (the largest integer a JavaScript number holds exactly)."""
 ROOM_STATUSES = ("waiting", "playing", "finished")
 """Values of a room summary's ``status``."""
-SEAT_EVENTS = ("joined", "left", "dropped", "resumed", "bot", "forfeit", "host")
+SEAT_EVENTS = ("joined", "left", "dropped", "resumed", "bot", "forfeit", "host", "timeout")
 """Values of ``seat_event.event``."""
+MAX_CHAT_LEN = 300
+"""Most code points in one chat line (``chat.text``)."""
+EMOTES = ("hello", "good_luck", "well_played", "thanks", "oops", "hurry", "good_game")
+"""The quick emotes a ``chat`` may send instead of text (each client draws them its way)."""
 
 MAX_ID_LEN = 64
 MAX_MESSAGE_LEN = 1024
@@ -771,6 +782,55 @@ class Ping(_Record):
     id: RequestId | None = _f(_ID, default=None)
 
 
+@_message("chat", "client")
+class Chat(_Record):
+    """``chat``: say a line (or a quick emote) to everyone in a room you are in; answered by
+    ``ok``, then every member (the sender too) receives it in ``chat_lines``.
+
+    Exactly one of ``text`` and ``emote`` must be given.
+
+    Attributes:
+        room: Room id (1..64 characters).
+        text: The line, 1..:data:`MAX_CHAT_LEN` code points (the server drops control
+            characters; a line with nothing else left is refused), or None.
+        emote: One of :data:`EMOTES`, or None.
+        id: Request id, or None.
+
+    Raises:
+        BadValue: neither or both of ``text`` and ``emote`` given.
+    """
+
+    TYPE: ClassVar[str]
+    room: str = _f(_ROOM)
+    text: str | None = _f(_str(1, MAX_CHAT_LEN), default=None)
+    emote: str | None = _f(_word(EMOTES), default=None)
+    id: RequestId | None = _f(_ID, default=None)
+
+    def _validate(self) -> None:
+        if (self.text is None) == (self.emote is None):
+            raise BadValue("give exactly one of text and emote")
+
+
+@_message("get_replay", "client")
+class GetReplay(_Record):
+    """``get_replay``: ask for the view of a finished room at one of its states (the engine
+    replays the room's log up to ``state_id``); answered by ``replay``.
+
+    Attributes:
+        room: Room id (1..64 characters).
+        state_id: The state wanted, 0 (the deal) .. the room's final state_id.
+        seat: The seat whose view is wanted (only the member holding that seat may ask), or
+            None for the public (spectator's) view.
+        id: Request id, or None.
+    """
+
+    TYPE: ClassVar[str]
+    room: str = _f(_ROOM)
+    state_id: int = _f(_STATE_ID)
+    seat: int | None = _f(_SEAT, default=None)
+    id: RequestId | None = _f(_ID, default=None)
+
+
 # --------------------------------------------------------------------------------------------
 # Server -> client
 
@@ -1105,6 +1165,80 @@ class Log(_Record):
     re: RequestId | None = _f(_ID, default=None)
 
 
+def _chat_line(item: Any, name: str) -> None:
+    """Check one chat line: a map of ``n`` (int >= 1), ``seat`` (seat or nil), ``name`` (str
+    1..64), ``at`` (unix time s: int or float) and exactly one of ``text`` (str
+    1..MAX_CHAT_LEN) and ``emote`` (one of EMOTES)."""
+    if type(item) is not dict:
+        raise BadType(f"{name}: expected map, got {_tname(item)}")
+    keys = set(item)
+    if keys not in ({"n", "seat", "name", "at", "text"}, {"n", "seat", "name", "at", "emote"}):
+        raise BadValue(f"{name}: expected the keys n, seat, name, at and one of text, emote")
+    _int(1, MAX_STATE_ID)(item["n"], f"{name}.n")
+    if item["seat"] is not None:
+        _SEAT(item["seat"], f"{name}.seat")
+    _str(1, 64)(item["name"], f"{name}.name")
+    at = item["at"]
+    if type(at) is not float and not _is_int(at):
+        raise BadType(f"{name}.at: expected a number, got {_tname(at)}")
+    if "text" in keys:
+        _str(1, MAX_CHAT_LEN)(item["text"], f"{name}.text")
+    else:
+        _word(EMOTES)(item["emote"], f"{name}.emote")
+
+
+def _chat_lines(v: Any, name: str) -> None:
+    _array(False)(v, name)
+    for i, item in enumerate(v):
+        _chat_line(item, f"{name}[{i}]")
+
+
+@_message("chat_lines", "server")
+class ChatLines(_Record):
+    """``chat_lines``: lines said in a room you are in: one new line as it is said, or after
+    ``joined`` the room's recent lines (``history``), oldest first.
+
+    Attributes:
+        room: Room id (1..64 characters).
+        lines: Line maps ``{n, seat, name, at, text}`` or ``{n, seat, name, at, emote}``:
+            ``n`` numbers the room's lines from 1 (a client seeing a line again after a
+            resume skips it by ``n``); ``seat`` is the speaker's seat, nil for a spectator;
+            ``name`` the speaker's hello name; ``at`` unix time in seconds.
+        history: True when the lines are the room's recent history (sent after ``joined``),
+            None for a line just said.
+    """
+
+    TYPE: ClassVar[str]
+    room: str = _f(_ROOM)
+    lines: Sequence[dict[str, Any]] = _f(_chat_lines, factory=list)
+    history: bool | None = _f(_bool, default=None)
+
+
+@_message("replay", "server")
+class Replay(_Record):
+    """``replay``: the view of a finished room at one state (reply to ``get_replay``).
+
+    Attributes:
+        room: Room id (1..64 characters).
+        state_id: The state shown, 0..``final``.
+        final: The room's final state_id (the last state ``get_replay`` takes).
+        seat: The seat whose view this is, or None (the public view).
+        view: The view at ``state_id`` (a map, as in ``update``; ``legal_actions`` empty;
+            ``room`` holds the finished room's facts).
+        events: The events of the log entry that led to ``state_id`` (empty at 0).
+        re: ``get_replay.id``, or None.
+    """
+
+    TYPE: ClassVar[str]
+    room: str = _f(_ROOM)
+    state_id: int = _f(_STATE_ID)
+    final: int = _f(_STATE_ID)
+    seat: int | None = _f(_SEAT, nullable=True, default=None)
+    view: dict[Any, Any] = _f(_map(True), factory=dict)
+    events: Sequence[Any] = _f(_array(True), factory=list)
+    re: RequestId | None = _f(_ID, default=None)
+
+
 def _board_entry(item: Any, name: str) -> None:
     """Check one leaderboard entry: a map of exactly ``rank`` (int >= 1), ``name`` (str
     1..64) and ``score`` (int)."""
@@ -1202,13 +1336,13 @@ class Error(_Record):
 
 ClientMessage: TypeAlias = (
     Hello | ListGames | ListRooms | CreateRoom | Join | QuickJoin | Spectate | Leave | Start
-    | Resume | Act | GetView | GetLog | GetLeaderboard | Ping
+    | Resume | Act | GetView | GetLog | GetLeaderboard | Ping | Chat | GetReplay
 )
 """Any message a client sends."""
 
 ServerMessage: TypeAlias = (
     Welcome | Games | Rooms | RoomCreated | Joined | Left | Started | Update | SeatEvent
-    | GameOver | Log | Leaderboard | Ok | Pong | Error
+    | GameOver | Log | Leaderboard | Ok | Pong | Error | ChatLines | Replay
 )
 """Any message the server sends."""
 

@@ -10,6 +10,8 @@ are ``{"error": MESSAGE}``.
                                                            (as ``list_rooms``) with owners
     POST /admin/rooms/ID/close                             close a room on any process
     POST /admin/rooms/ID/seats/N/kick                      remove the player of seat N
+    POST /admin/rooms/ID/seats/N/mute                      mute seat N in the room's chat
+    POST /admin/rooms/ID/seats/N/unmute                    let seat N chat again
     POST /admin/drain?timeout=SECONDS                      start draining this process (202)
     GET  /admin/drain                                      the drain's progress
     ...  /admin/accounts...                                accounts: list, find, ban, unban,
@@ -52,6 +54,7 @@ from websockets.http11 import Request, Response
 from .. import protocol as p
 from .admin_accounts import AccountsAdmin, page_limit
 from .auth import Auth
+from .chat import ChatRefused
 from .cluster import Cluster
 from .config import Settings
 from .connection import Connection, peer_address
@@ -75,6 +78,7 @@ MAX_PAGE = 500
 _ROOM = r"(?P<room>[A-Za-z0-9_-]{1,64})"
 _CLOSE = re.compile(rf"/admin/rooms/{_ROOM}/close")
 _KICK = re.compile(rf"/admin/rooms/{_ROOM}/seats/(?P<seat>[0-9]{{1,2}})/kick")
+_MUTE = re.compile(rf"/admin/rooms/{_ROOM}/seats/(?P<seat>[0-9]{{1,2}})/(?P<op>mute|unmute)")
 
 Result = tuple[int, dict[str, Any]]
 """An HTTP status and the JSON object answered."""
@@ -174,13 +178,13 @@ class Admin:
             if not 0 <= timeout <= 3600:
                 return 400, {"error": "timeout: seconds from 0 to 3600"}
             return await self.drain(timeout)
-        for pattern, op in ((_CLOSE, "close"), (_KICK, "kick")):
+        for pattern, op in ((_CLOSE, "close"), (_KICK, "kick"), (_MUTE, "")):
             match = pattern.fullmatch(path)
             if match is not None:
                 if method != "POST":
                     return _not_allowed("POST")
-                seat = int(match["seat"]) if op == "kick" else None
-                return await self.run(op, match["room"], seat)
+                seat = int(match["seat"]) if op != "close" else None
+                return await self.run(op or match["op"], match["room"], seat)
         return 404, {"error": f"no admin endpoint {path}"}
 
     # -- rooms ---------------------------------------------------------------------------
@@ -215,13 +219,14 @@ class Admin:
 
     async def run(self, op: str, room_id: str, seat: int | None, *,
                   forwarded: bool = False) -> Result:
-        """Close room ``room_id`` (``op`` ``"close"``) or kick the player of ``seat`` from
-        it (``"kick"``), here when this process owns the room, else at its owner.
+        """Close room ``room_id`` (``op`` ``"close"``), kick the player of ``seat`` from
+        it (``"kick"``), or mute (``"mute"``) or unmute (``"unmute"``) that seat in its chat,
+        here when this process owns the room, else at its owner.
 
         Args:
-            op: ``"close"`` or ``"kick"``.
+            op: ``"close"``, ``"kick"``, ``"mute"`` or ``"unmute"``.
             room_id: The room.
-            seat: The seat (``kick`` only).
+            seat: The seat (all but ``close``).
             forwarded: The request came from another process: it is not sent on again.
 
         Returns:
@@ -244,8 +249,14 @@ class Admin:
             if op == "close":
                 return 200, await self._close(where)
             assert seat is not None
+            if op in ("mute", "unmute"):
+                muted = await asyncio.wait_for(
+                    where.submit(lambda: where.mute(seat, op == "mute")), FORWARD_TIMEOUT)
+                return 200, {"room": room_id, **muted, "owner": self.server.store.process_id}
             result = await asyncio.wait_for(where.submit(lambda: where.kick(seat)),
                                             FORWARD_TIMEOUT)
+        except ChatRefused as exc:
+            return 404, {"error": exc.message}
         except RoomError as exc:
             return (404 if exc.code in ("room/not_seated", "room/not_found") else 503), {
                 "error": exc.message}

@@ -631,8 +631,8 @@ def _admin_call(url: str, token: str, method: str, path: str) -> dict[str, Any]:
 @main.group()
 def admin() -> None:
     """Operate a running server through its admin HTTP API (the server runs with
-    --admin-token): list and close rooms, kick a seat, drain for a rolling restart; list,
-    find, ban, unban, rename accounts and revoke their sessions."""
+    --admin-token): list and close rooms, kick or mute a seat, drain for a rolling restart;
+    list, find, ban, unban, rename accounts and revoke their sessions."""
 
 
 @admin.command("rooms")
@@ -685,6 +685,23 @@ def admin_kick(url: str, token: str | None, token_file: Any, room: str, seat: in
     answer = _admin_call(url, _admin_token(token, token_file), "POST",
                          f"/admin/rooms/{quote(room, safe='')}/seats/{seat}/kick")
     click.echo(f"seat {seat} of room {room} kicked: {answer.get('seat_now')}")
+
+
+@admin.command("mute")
+@_admin_options
+@click.argument("room")
+@click.argument("seat", type=click.IntRange(0, 99))
+@click.option("--off", is_flag=True, help="Unmute the seat instead.")
+def admin_mute(url: str, token: str | None, token_file: Any, room: str, seat: int,
+               off: bool) -> None:
+    """Mute the player of SEAT in ROOM's chat (its lines are refused with chat/muted), or
+    with --off let it chat again. The mute stays with the seat for the room's life."""
+    from urllib.parse import quote
+
+    op = "unmute" if off else "mute"
+    _admin_call(url, _admin_token(token, token_file), "POST",
+                f"/admin/rooms/{quote(room, safe='')}/seats/{seat}/{op}")
+    click.echo(f"seat {seat} of room {room} {op}d")
 
 
 add_account_commands(admin, _admin_options, _admin_token, _admin_call)

@@ -111,7 +111,8 @@ class RoomClocks:
             self._schedule()
 
     async def _play_defaults(self, seats: list[int]) -> None:
-        """Turn timer expired: play the game's default for each seat until its turn ends:
+        """Turn timer expired: tell the room (``seat_event timeout``), then play the game's
+        default for each seat until its turn ends:
         an action whose verb is in the game's ``TURN_END_VERBS`` (``None``: every action
         ends a turn, so one default action), at most 16 actions. Should the store fail
         meanwhile, the seat keeps its expired deadline: the timer fires again once the room
@@ -119,6 +120,8 @@ class RoomClocks:
         ends = self.game.TURN_END_VERBS
         for seat in seats:
             due = self.deadlines.pop(seat, None)
+            if not self.game.over and seat in self.game.to_act():
+                self._seat_event(seat, "timeout")  # why the seat plays what follows
             for _ in range(16):
                 if self.game.over or seat not in self.game.to_act():
                     break

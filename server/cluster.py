@@ -17,7 +17,8 @@ client may be connected to any process:
   owner took that client for disconnected (its process looked gone) and holds its seats for
   the grace window; the client's process tells the client (a ``seat_event dropped`` for its
   own seat), which resumes them with its seat tokens.
-* ``{"k": "admin", "from": PROC, "id": N, "op": "close"|"kick", "room": ID, "seat": SEAT}``:
+* ``{"k": "admin", "from": PROC, "id": N, "op": "close"|"kick"|"mute"|"unmute", "room": ID,
+  "seat": SEAT}``:
   an operator's request (:mod:`.admin`) for a room this process owns; answered with
   ``{"k": "admin_re", "id": N, "status": HTTP_STATUS, "body": {...}}`` to ``PROC``.
 * ``{"k": "account", "from": PROC, "acct": ACCOUNT, "op": "close"|"name", ...}``: an

@@ -75,6 +75,11 @@ class Settings:
             created rooms nobody plays do not pile up. A waiting room whose seated players
             all dropped is removed as soon as their grace windows end and nobody is
             connected to it. None: never.
+        chat_rate: Chat lines (``chat``, emotes included) one connection may send per
+            second, sustained: the refill rate of its chat bucket (1 line/s), checked before
+            the message bucket's limit matters; beyond it ``rate/limited`` (no strike
+            towards the 4008 close). None: no chat limit.
+        chat_burst: Capacity of that bucket, in lines (5): how many may come at once.
         certfile: PEM certificate chain for TLS (``wss://``); None: plain ``ws://``.
         keyfile: PEM private key of ``certfile`` (None: the key is in ``certfile``).
         origins: Browser origins allowed to connect (``Origin`` header, e.g.
@@ -137,6 +142,8 @@ class Settings:
     rooms_per_minute: int | None = 10
     rooms_per_minute_per_address: int | None = 30
     empty_room_ttl: float | None = 60.0
+    chat_rate: float | None = 1.0
+    chat_burst: int = 5
     certfile: str | None = None
     keyfile: str | None = None
     origins: tuple[str, ...] | None = None

@@ -174,6 +174,7 @@ class Connection(Session):
                                     s.max_rate_strikes)
         self._room_bucket = (TokenBucket(s.rooms_per_minute / 60.0, s.rooms_per_minute)
                              if s.rooms_per_minute else None)
+        self._chat_bucket = TokenBucket(s.chat_rate, s.chat_burst) if s.chat_rate else None
 
     # -- sending ---------------------------------------------------------------------------
 
@@ -492,6 +493,21 @@ class Connection(Session):
               code="room/limit", request=msg.TYPE)
         return False
 
+    def _may_chat(self, msg: p.Message) -> bool:
+        """Apply ``chat_rate`` to ``chat`` (lines and emotes); a line beyond it is answered
+        with ``rate/limited`` (not a strike: the connection is not closed for chatting).
+
+        Returns:
+            True when the request may be handled.
+        """
+        bucket = self._chat_bucket
+        if bucket is None or type(msg) is not p.Chat or bucket.take():
+            return True
+        s = self.server.settings
+        self.send_error("rate/limited", f"at most {s.chat_rate:g} chat lines a second (burst "
+                        f"{s.chat_burst}): wait {bucket.wait_time():.1f} s", p.reply_id(msg))
+        return False
+
     def _frame_now(self, frame: bytes) -> bool:
         """Handle ``frame`` (a whole binary message) at once, in websockets' protocol
         callback that parsed it, while this connection's reader waits for the next message
@@ -538,6 +554,6 @@ class Connection(Session):
         except p.ProtocolError as exc:
             self._bad(exc)
             return
-        if not self._may_create(msg):
+        if not self._may_create(msg) or not self._may_chat(msg):
             return
         await self.handle(msg)

@@ -16,6 +16,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .. import protocol as p
 from ..games import Game
 
+#: Spectators named in the room facts (``room.spectators.names``); the count says the rest.
+SPECTATOR_NAMES = 20
+
 
 class Peer(Protocol):
     """What a room needs of a member: a local connection or a client forwarded from another
@@ -211,19 +214,23 @@ class RoomViews:
         def _game_over(self) -> p.GameOver: ...
 
         def lease_current(self) -> bool: ...
+        def send_chat_history(self, conn: Connection) -> None: ...
 
     def table(self) -> dict[str, Any]:
         """Server facts added to every view under ``"room"``: id, game name, mode (nil: the
         game's default), status, players, deadlines (``[[seat, unix time in s], ...]``), the
-        deal ``commitment`` (nil until the game starts). While they do not change, the same
-        dict object as last time (the delta diff then skips it by identity; do not mutate
-        it)."""
+        deal ``commitment`` (nil until the game starts), ``spectators`` (``{count, names}``:
+        the first :data:`SPECTATOR_NAMES` names). While they do not change, the same dict
+        object as last time (the delta diff then skips it by identity; do not mutate it)."""
+        watching = [c.name for c, m in self.members.items() if m.seat is None]
         table = {"id": self.id, "game": self.game_name, "mode": self.options.get("mode"),
                  "status": self.status,
                  "players": [None if h is None else h.public(s)
                              for s, h in enumerate(self.seats)],
                  "deadlines": [[s, t] for s, t in sorted(self.deadlines.items())],
-                 "commitment": None if self.status == "waiting" else self.commitment}
+                 "commitment": None if self.status == "waiting" else self.commitment,
+                 "spectators": {"count": len(watching),
+                                "names": [n[:64] for n in watching[:SPECTATOR_NAMES]]}}
         if table == self._table:
             return self._table
         self._table = table  # type: ignore[misc]  # mypy#21794
@@ -273,13 +280,14 @@ class RoomViews:
         view, for deltas): after a join, resume or spectate; in a finished room, the
         ``game_over`` after it (a player who resumes after the end, say its server was
         killed meanwhile, would otherwise wait for it for ever). ``token`` goes only to the
-        seat's own player."""
+        seat's own player. Then the room's recent chat lines (:mod:`.chat`)."""
         member = self.members[conn]
         view = self.view_for(member.seat)
         member.sent(view)
         conn.send(p.Joined(room=self.id, seat=member.seat, token=token, view=view, re=re))
         if self.status == "finished":
             conn.send(self._game_over())
+        self.send_chat_history(conn)
 
     def _broadcast(self, events: list[dict[str, Any]], first: Connection | None = None,
                    lead: bytes | None = None, re: Any = None) -> None:
@@ -395,6 +403,23 @@ class RoomViews:
         for conn, member in members.items():
             if conn is not first:
                 conn.send_raw(fan.frame(member, views))
+
+    def facts_changed(self) -> None:
+        """Send the room facts (:meth:`table`) to every member that holds the current state
+        but older facts, as an ``update`` keeping the ``state_id`` with the delta
+        ``{"room": facts}`` (one frame for all): after a change no action brings, such as a
+        spectator coming or going. Members without a current view get it with their next
+        full view or update anyway."""
+        table = self.table()
+        sid = self.state_id
+        frame = None
+        for conn, member in self.members.items():
+            if member.sid != sid or member.table is table:
+                continue
+            if frame is None:
+                frame = p.update_frame(p.update_parts(self.id, sid, []), delta={"room": table})
+            member.table = table
+            conn.send_raw(frame)
 
     def _seat_event(self, seat: int, event: str) -> None:
         frame = p.SeatEvent(room=self.id, seat=seat, event=event)

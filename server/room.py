@@ -59,6 +59,7 @@ from .metrics import GameMetrics, observe_action
 from .store import Loaded, LogEntry, OwnershipLost, Store, StoreError
 from .clocks import REAL_TIME_BOT_SECONDS as REAL_TIME_BOT_SECONDS  # re-exported
 from .clocks import RoomClocks
+from .chat import RoomChat
 from .fanout import Connection, RoomViews, Seat, _Member
 from .fanout import Peer as Peer  # re-exported: what a room needs of a member
 from .tasks import cancel_until_done
@@ -139,7 +140,7 @@ class RoomError(Exception):
 # slots: ~1.2 KiB less per room than an instance dict of 36 keys; a weak reference slot:
 # tests see a finished room freed by reference counting (issue #35)
 @dataclass(slots=True, weakref_slot=True)
-class Room(RoomViews, RoomClocks):
+class Room(RoomViews, RoomClocks, RoomChat):
     """One room and its game. Create with :meth:`Lobby.create_room`, never directly.
 
     Attributes:
@@ -164,6 +165,8 @@ class Room(RoomViews, RoomClocks):
             drawn at creation and kept in the record; ``""`` for a room stored without one.
         chosen_deal: True when its creator set the deal (``seed`` or ``deck``, allowed in
             solo rooms only): such a game is never ranked on a leaderboard.
+        chat: The room's last chat lines, oldest first (:mod:`.chat`; kept in the state).
+        muted: Seats an operator muted in the chat (kept in the state).
         lease: The store lease this copy of the room runs under (``"PROCESS#EPOCH"``), passed
             to its fenced writes: once the room is acquired again, this copy writes nothing.
             None: unfenced (a bare room in tests).
@@ -198,6 +201,8 @@ class Room(RoomViews, RoomClocks):
     #: Frames were withheld for want of a current lease: every member gets its full view
     #: once the lease is renewed (:meth:`confirmed`).
     _withheld: bool = False
+    chat: tuple[dict[str, Any], ...] = ()
+    muted: frozenset[int] = frozenset()
     chosen_deal: bool = False
     created: float = field(default_factory=time.time)
     finished_at: float | None = None
@@ -225,6 +230,7 @@ class Room(RoomViews, RoomClocks):
     #: bare tests).
     metrics: GameMetrics | None = None
     _save_posted: bool = False
+    _facts_posted: bool = False  # a facts_changed() is queued (see _facts_soon)
     #: The :meth:`state` this copy last wrote and the store confirmed, or None when the
     #: store's copy is not known to equal anything (nothing written yet, or a write failed):
     #: an append whose state equals it writes only its entry (:meth:`_persist`).
@@ -448,9 +454,11 @@ class Room(RoomViews, RoomClocks):
     def state(self) -> dict[str, Any]:
         """The server-side state the store keeps beside the log: status, seats (with
         tokens), where each member is connected (``[process, session, seat]``), deadlines
-        (``[[seat, unix time s]]``), start and finish times (unix time s, or None), and the
-        host's session (it changes when the host role is handed on)."""
+        (``[[seat, unix time s]]``), start and finish times (unix time s, or None), the
+        host's session (it changes when the host role is handed on), the last chat lines and
+        the muted seats (:mod:`.chat`)."""
         return {"status": self.status, "finished_at": self.finished_at, "host": self.host,
+                "chat": list(self.chat), "muted": sorted(self.muted),
                 "started_at": self.started_at,
                 "seats": [None if h is None else h.stored() for h in self.seats],
                 "members": [[c.process, c.session, m.seat] for c, m in self.members.items()],
@@ -482,6 +490,8 @@ class Room(RoomViews, RoomClocks):
                    chosen_deal=rec.get("chosen_deal", True))  # unknown: never ranked
         room.finished_at = st.get("finished_at")
         room.started_at = st.get("started_at")
+        room.chat = tuple(st.get("chat", ()))
+        room.muted = frozenset(st.get("muted", ()))
         for s, data in enumerate(st.get("seats", [])):
             if data is not None:
                 room.seats[s] = Seat(token=data["token"], conn=None, name=data["name"],
@@ -667,7 +677,21 @@ class Room(RoomViews, RoomClocks):
         if conn not in self.members:
             self.members[conn] = _Member(None)
             self._save_soon()
+            self._facts_soon()
         conn.rooms[self.id] = self
+
+    def _facts_soon(self) -> None:
+        """The spectators changed: send the members the room facts after the current work
+        item (:meth:`facts_changed`; coalesced, so a crowd coming costs one frame each)."""
+        if self._facts_posted:
+            return
+        self._facts_posted = True
+
+        def send() -> None:
+            self._facts_posted = False
+            self.facts_changed()
+
+        self.post(send)
 
     def find_token(self, token: str) -> int | None:
         """The seat whose token equals ``token`` (compared in constant time), or None."""
@@ -725,6 +749,8 @@ class Room(RoomViews, RoomClocks):
         member = self.members.pop(conn, None)
         conn.rooms.pop(self.id, None)
         if member is None or member.seat is None:
+            if member is not None:
+                self._facts_soon()
             return
         holder = self.seats[member.seat]
         if holder is None or holder.conn is not conn:
@@ -780,6 +806,7 @@ class Room(RoomViews, RoomClocks):
         if member is None or member.seat is None:
             if member is not None:
                 self._save_soon()
+                self._facts_soon()
             return
         holder = self.seats[member.seat]
         if holder is None or holder.conn is not conn:

@@ -19,16 +19,19 @@ from .. import games
 from . import leaderboard, names
 from .account_store import AccountStore
 from .auth import Auth
+from .chat import ChatRefused
 from .history import my_games
 from .identity import AuthError
 from .lobby import Lobby
+from .replay import replay_view
 from .room import ROOM_OPTIONS, Room, RoomError
 from .store import Store, StoreError
 
 log = logging.getLogger("cardhall.session")
 
 #: Requests addressed to one room: handled by the room's owner process.
-_ROOM_REQUESTS = (p.Spectate, p.Leave, p.Start, p.Resume, p.Act, p.GetView, p.GetLog)
+_ROOM_REQUESTS = (p.Spectate, p.Leave, p.Start, p.Resume, p.Act, p.GetView, p.GetLog,
+                  p.Chat, p.GetReplay)
 #: Requests a connection signed in to no account may make on a server that requires
 #: accounts (``--auth required``): the lobby's listings, leaderboards, ping, the ways in.
 _OPEN_REQUESTS = frozenset({p.ListGames, p.ListRooms, p.GetLeaderboard, p.Ping, p.Guest,
@@ -373,6 +376,43 @@ class Session:
         self.send(p.Leaderboard(game=board.game, mode=board.mode, order=board.order,
                                 entries=entries, total=total, you=you, re=msg.id))
 
+    async def _chat(self, msg: p.Chat) -> None:
+        """Answer ``chat``: the room says the line to its members (:meth:`Room.say`).
+
+        Raises:
+            RoomError: ``room/not_found``, ``room/not_seated`` (not in the room),
+                ``chat/muted``, ``protocol/bad_value`` (nothing printable in the text).
+        """
+        room = self._member_room(msg.room)
+
+        def work() -> None:
+            try:
+                room.say(self, msg)
+            except ChatRefused as exc:
+                raise RoomError(exc.code, exc.message) from None
+
+        await room.submit(work)
+
+    async def _get_replay(self, msg: p.GetReplay) -> None:
+        """Answer ``get_replay``: the view of a finished room at ``msg.state_id``, replayed
+        by the engine (:mod:`.replay`): the public view, or the asker's own seat's.
+
+        Raises:
+            RoomError: ``room/not_found``, ``room/not_finished``, ``room/not_seated`` (a
+                seat's view asked by a connection that does not hold that seat),
+                ``protocol/bad_value`` (``state_id`` past the end).
+            StoreError: the store is unavailable.
+        """
+        room = self.server.lobby.find(msg.room)
+        if msg.seat is not None:
+            member = room.members.get(self)
+            if member is None or member.seat != msg.seat:
+                raise RoomError("room/not_seated", f"only the player of seat {msg.seat} may "
+                                "see its replay; ask without seat for the public view")
+        view, events, final = await replay_view(room, msg.state_id, msg.seat)
+        self.send(p.Replay(room=room.id, state_id=msg.state_id, final=final, seat=msg.seat,
+                           view=view, events=events, re=msg.id))
+
     async def _account_named(self, name: str) -> str | None:
         """The id of the account whose username is ``name``, or whose names look like it
         (:func:`.names.name_keys`), or None.
@@ -447,6 +487,8 @@ HANDLERS: dict[type, Any] = {
     p.GetLog: Session._get_log,
     p.GetLeaderboard: Session._get_leaderboard,
     p.Ping: Session._ping,
+    p.Chat: Session._chat,
+    p.GetReplay: Session._get_replay,
     **{cls: Session._account for cls in (p.Guest, p.Register, p.Login, p.Restore, p.Refresh,
                                          p.Logout, p.SetName)},
     p.GetMyGames: Session._my_games,

@@ -1,7 +1,13 @@
 """The browser client's files, served over HTTP on the WebSocket port.
 
 ``GET /`` answers the web app's ``index.html``; ``GET /<path>`` answers a file of the
-package folder ``server/static/`` (ES modules, CSS, the vendored MessagePack library). A
+package folder ``server/static/`` (ES modules, CSS, the vendored MessagePack library).
+Room links answer ``index.html`` too: ``/r/ROOM`` (a room) and ``/join/CODE`` (a private
+room's join code), which the app reads from its address (``js/links.js``). ``GET
+/rules/GAME.html`` answers the game's rules page, ``docs/rules/GAME.md`` (shipped in the
+package as ``server/rules/``, a link to that folder: one text for readers of the repository
+and for players), rendered to HTML by markdown-it-py with raw HTML off, for the web app's
+"How to play" panel. A
 request that asks for a WebSocket upgrade is never answered here: it goes on to the
 handshake. Only files of an allow-list of extensions are served, and only from inside the
 static folder (no ``..``, no hidden files, no symlinks out of it), so nothing else of the
@@ -18,8 +24,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import http
+import re
 from importlib import resources
 from pathlib import Path
+
+from markdown_it import MarkdownIt
 
 from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
@@ -27,6 +36,14 @@ from websockets.http11 import Request, Response
 
 #: The package folder the web app ships in.
 STATIC = Path(str(resources.files(__package__ or "cardhall.server") / "static"))
+
+#: The rules pages of the games (``docs/rules/*.md``; ``server/rules`` links there).
+RULES = Path(str(resources.files(__package__ or "cardhall.server") / "rules"))
+
+#: Paths that name a room (``/r/ROOM``) or a private room's join code (``/join/CODE``):
+#: the web app's page, which opens that room.
+ROOM_LINK = re.compile(r"/(?:r|join)/[A-Za-z0-9_-]{1,64}/?")
+_RULES_PAGE = re.compile(r"/rules/(?P<game>[a-z0-9_]{1,32})\.html")
 
 #: Extensions served, with their ``Content-Type``. Anything else is 404.
 CONTENT_TYPES = {
@@ -95,6 +112,40 @@ def _load(path: Path, mtime_ns: int) -> tuple[bytes, str]:
     return body, '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
 
 
+def rules_html(markdown: str) -> str:
+    """A rules page in Markdown as an HTML fragment: CommonMark with tables, raw HTML off
+    (written out as text), links kept.
+
+    Args:
+        markdown: The page's text (``docs/rules/GAME.md``).
+
+    Returns:
+        The HTML of the page's body (no ``<html>`` or ``<head>``).
+    """
+    return str(MarkdownIt("js-default").render(markdown))
+
+
+@functools.lru_cache(maxsize=16)
+def _rules(path: Path, mtime_ns: int) -> tuple[bytes, str]:
+    """The rendered rules page of ``path`` and its ETag (cached per modification time)."""
+    body = rules_html(path.read_text(encoding="utf-8")).encode()
+    return body, '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+
+
+def _target(path: str) -> tuple[Path, bool] | None:
+    """What a request path names: ``(file, rendered)``, where ``rendered`` says the file is
+    a rules page to render; None when nothing is served there."""
+    path = path.split("?", 1)[0].split("#", 1)[0]
+    if ROOM_LINK.fullmatch(path):
+        path = "/"  # the app's index.html
+    match = _RULES_PAGE.fullmatch(path)
+    if match is not None:
+        page = RULES / f"{match['game']}.md"
+        return (page, True) if page.is_file() else None
+    file = resolve(path)
+    return None if file is None else (file, False)
+
+
 def respond(connection: ServerConnection, request: Request) -> Response | None:
     """Answer a plain HTTP ``GET`` for a web-app file; None for a WebSocket upgrade.
 
@@ -104,22 +155,24 @@ def respond(connection: ServerConnection, request: Request) -> Response | None:
 
     Returns:
         None when the request asks for a WebSocket upgrade (the handshake goes on);
-        otherwise ``200`` with the file, ``304`` when ``If-None-Match`` holds its ETag, or
-        ``404`` when :func:`resolve` finds no file to serve.
+        otherwise ``200`` with the file (``index.html`` for a room link, the rendered page
+        for ``/rules/GAME.html``), ``304`` when ``If-None-Match`` holds its ETag, or ``404``
+        when there is no such file (:func:`resolve`) or game page.
     """
     if is_upgrade(request):
         return None
-    file = resolve(request.path)
-    if file is None:
+    target = _target(request.path)
+    if target is None:
         return connection.respond(http.HTTPStatus.NOT_FOUND, "Not found.\n")
-    body, etag = _load(file, file.stat().st_mtime_ns)
-    vendor = file.relative_to(STATIC.resolve()).parts[:1] == ("vendor",)
+    file, rendered = target
+    body, etag = (_rules if rendered else _load)(file, file.stat().st_mtime_ns)
+    vendor = not rendered and file.relative_to(STATIC.resolve()).parts[:1] == ("vendor",)
     headers = Headers(_SAFE_HEADERS)
     headers["Cache-Control"] = VENDOR_CACHE if vendor else NO_CACHE
     headers["ETag"] = etag
     if etag in [t.strip() for v in request.headers.get_all("If-None-Match")
                 for t in v.split(",")]:
         return Response(304, "Not Modified", headers, b"")
-    headers["Content-Type"] = CONTENT_TYPES[file.suffix]
+    headers["Content-Type"] = CONTENT_TYPES[".html" if rendered else file.suffix]
     headers["Content-Length"] = str(len(body))
     return Response(200, "OK", headers, body)

@@ -1,9 +1,12 @@
 // Accounts in the browser (protocol/README.md "Accounts"): the page signs in on every
 // connection, with its session token (refreshed when it expired), else as this browser's
 // guest (a device secret made once and kept in localStorage). The account menu signs in,
-// registers (a guest keeps its games), signs out, and shows My games.
+// registers (a guest keeps its games), signs out, and shows the account's games from every
+// device (`get_my_games`): Resume takes a running seat back here; a finished game this
+// browser kept (replay.js, the lobby's "My games") opens in the replay viewer.
 import { h } from "./cards.js";
 import { RequestError } from "./protocol.js";
+import { myGames, openReplay } from "./replay.js";
 
 const DEVICE_KEY = "cardhall.device"; // the guest device secret: 32 random bytes, base64url
 const SESSION_KEY = "cardhall.session"; // {token, refresh, expires}: the session tokens
@@ -192,17 +195,32 @@ export class AccountMenu {
         ),
       ),
     );
+    const kept = new Map(myGames().map((record) => [record.room, record]));
     const finished = games.finished.map((g) =>
       h(
         "li",
         { dataset: { room: g.room } },
         `${when(g.finished)}: ${g.name} (${g.game}) \u2014 ${g.result}` +
           (g.score === null ? "" : `, ${g.score}`),
+        kept.has(g.room)
+          ? h(
+              "button",
+              {
+                type: "button",
+                class: "secondary replay-open",
+                onclick: () => {
+                  this.panel = null;
+                  openReplay(this.app, kept.get(g.room));
+                },
+              },
+              "Replay",
+            )
+          : null,
       ),
     );
     return h(
       "div",
-      { id: "my-games" },
+      { id: "account-history" },
       h("h3", {}, "Playing now"),
       running.length ? h("ul", { id: "my-running" }, running) : h("p", { class: "none" }, "No seat."),
       h("h3", {}, `Finished (${games.total})`),

@@ -6,6 +6,9 @@ import { Session, RequestError, applyDelta, defaultUrl } from "./protocol.js";
 import { h } from "./cards.js";
 import { Lobby } from "./lobby.js";
 import { RoomView } from "./room.js";
+import { openLink, syncAddress } from "./links.js";
+import { measure, animate } from "./motion.js";
+import { afterMessage, soundToggle } from "./sound.js";
 
 const SEAT_KEY = "cardhall.seat";
 const HOST_KEY = "cardhall.hosted";
@@ -66,6 +69,7 @@ class App {
       return; // lost again: onClose schedules the next try
     }
     const saved = loadJson(SEAT_KEY, null);
+    if (await openLink(this, saved)) return; // the address named a room (links.js)
     if (this.room && this.room.seat === null) {
       await this.spectate(this.room.roomId);
     } else if (saved && saved.room && (saved.token || saved.account)) {
@@ -252,6 +256,7 @@ class App {
     }
     room.onMessage(msg);
     this.render();
+    afterMessage(room, msg);
   }
 
   // --- drawing -----------------------------------------------------------------------------
@@ -285,7 +290,8 @@ class App {
         )
       : null;
     let body;
-    if (this.room) body = this.room.render();
+    if (this.replay) body = this.replay.render();
+    else if (this.room) body = this.room.render();
     else if (this.games) body = this.lobby.render();
     else body = h("main", { class: "lobby" }, h("p", {}, "Connecting to the server\u2026"));
     const header = h(
@@ -307,9 +313,13 @@ class App {
         ),
       ),
       h("span", { class: "sub" }, this.room ? this.room.title() : "Lobby"),
+      soundToggle(this),
       this.account.render(),
     );
+    const before = measure(this.root);
     this.root.replaceChildren(header, banner || "", notice || "", body);
+    animate(this.root, before);
+    syncAddress(this);
     document.body.dataset.conn = this.connState;
     if (focusKey !== undefined) {
       const again = this.root.querySelector(`[data-key="${CSS.escape(focusKey)}"]`);

@@ -2,6 +2,8 @@
 // from `list_games` (descriptions, defaults, validation), join by code, quick-join, spectate.
 import { h } from "./cards.js";
 import { Leaderboards } from "./leaderboard.js";
+import { myGamesPanel } from "./replay.js";
+import { rulesPanel } from "./help.js";
 
 const PAGE_FIELDS = ["cursor", "more"];
 
@@ -577,7 +579,8 @@ export class Lobby {
     return h(
       "main",
       { id: "lobby", class: "lobby" },
-      h("div", { class: "lobby-side" }, quick, create, this.boards.render()),
+      h("div", { class: "lobby-side" }, quick, create, this.boards.render(), myGamesPanel(app),
+        rulesPanel(games)),
       list,
     );
   }

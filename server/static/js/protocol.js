@@ -66,6 +66,26 @@ export function applyDelta(view, delta) {
   return view;
 }
 
+/**
+ * Integers the decoder read from 64-bit MessagePack formats come as BigInt (useBigInt64):
+ * back to numbers where a number holds them exactly; larger ones (a deal seed of 63 bits,
+ * in game_over and log) stay BigInt, so that their decimal digits are exact (the deal check
+ * hashes them: protocol/README.md "Fair deals").
+ */
+export function exactInts(value) {
+  if (typeof value === "bigint") {
+    return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
+      ? Number(value)
+      : value;
+  }
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = exactInts(value[i]);
+  } else if (value !== null && typeof value === "object" && !(value instanceof Uint8Array)) {
+    for (const key of Object.keys(value)) value[key] = exactInts(value[key]);
+  }
+  return value;
+}
+
 /** The WebSocket URL of the server that served this page (wss:// under https://). */
 export function defaultUrl(loc = window.location) {
   const scheme = loc.protocol === "https:" ? "wss:" : "ws:";
@@ -192,7 +212,7 @@ export class Session {
   _receive(data) {
     let msg;
     try {
-      msg = decode(new Uint8Array(data));
+      msg = exactInts(decode(new Uint8Array(data), { useBigInt64: true }));
     } catch (err) {
       console.error("undecodable frame", err);
       return;

@@ -9,6 +9,10 @@ import * as shah from "./games/shah.js";
 import * as thirtysix from "./games/thirtysix.js";
 import * as shufflejack from "./games/shufflejack.js";
 import * as generic from "./games/generic.js";
+import { chatFor } from "./chat.js";
+import { copyLinkButton, spectatorsPanel } from "./links.js";
+import { auctionHelp, explainEnd, helpButton } from "./help.js";
+import { openReplay, recordGame } from "./replay.js";
 
 const RENDERERS = { skipper, shop, shah, thirtysix, shufflejack };
 const LOG_LINES = 200;
@@ -51,6 +55,8 @@ export class RoomView {
     this.pending = false;
     this.confirming = null; // a give-up action waiting for "yes"
     this.game = this.view.game || this.guessGame();
+    this.outEvents = []; // the events that put seats out (their reasons: help.js)
+    this.gameOver = null; // the game_over message, once it came
     this.addLog(
       this.seat === null ? "You are watching this room." : `You sit at seat ${this.seat}.`,
     );
@@ -180,8 +186,12 @@ export class RoomView {
           this.marks = [];
         }
         for (const ev of msg.events || []) this.addLog(this.describeEvent(ev));
+        this.outEvents.push(...(msg.events || []).filter((e) => e && e.type === "unwinnable"));
         break;
       }
+      case "chat_lines":
+        chatFor(this.app, this.roomId).receive(msg);
+        break;
       case "seat_event": {
         const words = {
           joined: "sat down",
@@ -191,6 +201,7 @@ export class RoomView {
           bot: "is now played by a bot",
           forfeit: "forfeited",
           host: "is now the host (and may start the game)",
+          timeout: "ran out of time: the server played the default move for them",
         };
         this.addLog(`${this.seatName(msg.seat)} ${words[msg.event] || msg.event}.`);
         this.patchPlayer(msg.seat, msg.event);
@@ -202,6 +213,8 @@ export class RoomView {
         break;
       case "game_over":
         this.addLog(`Game over: ${this.outcomeText(msg.outcome)}`);
+        this.gameOver = msg;
+        recordGame(this, msg); // "My games" (replay.js)
         break;
       default:
         break;
@@ -483,6 +496,8 @@ export class RoomView {
         { type: "button", id: "leave", class: "secondary", onclick: () => this.app.leave() },
         this.seat === null ? "Stop watching" : "Leave",
       ),
+      copyLinkButton(this),
+      helpButton(this.game, this.title().split(" \u2014 ")[0]),
     );
 
     const over = v.over
@@ -491,6 +506,24 @@ export class RoomView {
           { class: "panel game-over", id: "game-over", role: "status" },
           h("h2", {}, "Game over"),
           h("p", { id: "outcome" }, this.outcomeText(v.outcome)),
+          h(
+            "p",
+            { id: "outcome-why", class: "outcome-why" },
+            explainEnd(this.game, v.outcome, this.seat, this.outEvents, (s) => this.seatName(s)),
+          ),
+          this.gameOver
+            ? h(
+                "button",
+                {
+                  type: "button",
+                  id: "replay-open",
+                  class: "secondary",
+                  onclick: async () =>
+                    openReplay(this.app, await recordGame(this, this.gameOver)),
+                },
+                "Replay",
+              )
+            : null,
           h(
             "button",
             { type: "button", id: "play-again", onclick: () => this.app.playAgain() },
@@ -539,10 +572,18 @@ export class RoomView {
           : null,
         this.confirmBar(),
         over,
+        v.auction && this.seat !== null && !v.over ? auctionHelp() : null,
         h("section", { class: "table", "aria-label": "table" }, table),
         others,
       ),
-      h("aside", {}, this.renderSeats(), log),
+      h(
+        "aside",
+        {},
+        this.renderSeats(),
+        spectatorsPanel(v),
+        chatFor(this.app, this.roomId).element,
+        log,
+      ),
     );
     if (this.offline) {
       // Nothing can be sent while the connection is lost: every control but Leave waits.

@@ -1,0 +1,143 @@
+// Rules and help: the "How to play" panel of each game (the server's /rules/GAME.html, which
+// is docs/rules/GAME.md rendered: one text for the repository and the players), the auction
+// explained where you bid (its paragraph of the same page), and every end of a game said in
+// words with its reason, from the engine's outcome and events (docs/rules, RULINGS ids).
+import { h, suitName } from "./cards.js";
+
+const pages = new Map(); // game -> Promise of the rules page's HTML ("" when it has none)
+
+/** The rules page of `game` as HTML (fetched once per page). */
+export function rulesOf(game) {
+  if (!pages.has(game)) {
+    const page = fetch(`/rules/${encodeURIComponent(game)}.html`)
+      .then((r) => (r.ok ? r.text() : ""))
+      .catch(() => "");
+    pages.set(game, page);
+  }
+  return pages.get(game);
+}
+
+/** The rules page as a detached element (the server renders it with raw HTML off). */
+async function rulesElement(game) {
+  const html = await rulesOf(game);
+  const doc = new DOMParser().parseFromString(`<div>${html}</div>`, "text/html");
+  return doc.body.firstElementChild;
+}
+
+/** A "How to play" button that opens the game's rules in a dialog. */
+export function helpButton(game, title) {
+  return h(
+    "button",
+    {
+      type: "button",
+      class: "secondary help",
+      id: "how-to-play",
+      "data-key": "how-to-play",
+      onclick: () => openRules(game, title),
+    },
+    "How to play",
+  );
+}
+
+/** Show the rules of `game` in a modal dialog (Escape or "Close" shut it). */
+export async function openRules(game, title) {
+  const body = (await rulesElement(game)) || h("p", {}, "No rules page for this game.");
+  const close = h("button", { type: "button", id: "rules-close", autofocus: true }, "Close");
+  const dialog = h(
+    "dialog",
+    { class: "rules", id: "rules", "aria-labelledby": "rules-title" },
+    h("div", { class: "rules-head" }, h("h2", { id: "rules-title" }, `How to play ${title}`), close),
+    h("div", { class: "rules-body" }, body),
+  );
+  close.addEventListener("click", () => dialog.close());
+  dialog.addEventListener("close", () => dialog.remove());
+  document.body.append(dialog);
+  dialog.showModal();
+}
+
+/** The lobby's "How to play" panel: a button per game. */
+export function rulesPanel(games) {
+  return h(
+    "section",
+    { class: "panel rules-panel", id: "rules-panel", "aria-labelledby": "rules-panel-title" },
+    h("h2", { id: "rules-panel-title" }, "How to play"),
+    h("div", { class: "filters" }, games.map((g) =>
+      h("button", { type: "button", class: "secondary", dataset: { game: g.game },
+        onclick: () => openRules(g.game, g.title) }, g.title))),
+  );
+}
+
+let auction = null; // the one auction help (kept, so that it stays open across redraws)
+
+/** The auction explained (the rules page's paragraph that begins "In an auction"), for the
+ * place where a player bids. An element, filled in once the page has come. */
+export function auctionHelp() {
+  if (auction) return auction;
+  const el = h("details", { class: "auction-help", id: "auction-help" },
+    h("summary", {}, "How does an auction work?"));
+  auction = el;
+  rulesElement("skipper").then((page) => {
+    const item = page && [...page.querySelectorAll("li")].find((li) =>
+      li.textContent.trim().startsWith("In an auction"));
+    el.append(item ? h("p", { text: item.textContent.replace(/\s+/g, " ").trim() }) : "");
+  });
+  return el;
+}
+
+const SKIPPER_WHY = {
+  gone: (stack) =>
+    `every card that could finish ${suitName(stack)} is gone, so ${suitName(stack)} can never finish`,
+  unreachable: (stack) =>
+    `no card that could finish ${suitName(stack)} can be reached any more, so ${suitName(stack)} can never finish`,
+  cards: () => "too few cards are left to finish every stack",
+};
+
+/** Why a Skipper seat went out, from its `unwinnable` event (K7, K14). */
+export function unwinnableText(event) {
+  const why = SKIPPER_WHY[event.why];
+  return why ? why(event.stack) : "the position can no longer be won";
+}
+
+/**
+ * The end of the game said for the page's seat, with its reason: "You lost: every card
+ * that could finish hearts is gone, so hearts can never finish". `events` are the room's
+ * last events (the ones that ended it); `outcome` the engine's outcome.
+ */
+export function explainEnd(game, outcome, seat, events = [], name = (s) => `seat ${s}`) {
+  if (!outcome) return "";
+  const reason = String(outcome.reason ?? "");
+  const you = seat !== null && seat !== undefined;
+  const won = outcome.winner !== null && outcome.winner !== undefined;
+  const mine = won && you && outcome.winner === seat;
+  const solo = (outcome.scores || []).length === 1;
+  const verdict = won
+    ? mine
+      ? "You won"
+      : you
+        ? `You lost, ${name(outcome.winner)} won`
+        : `${name(outcome.winner)} won`
+    : you && solo
+      ? "You lost"
+      : "Nobody won";
+  const out = events.filter((e) => e && e.type === "unwinnable");
+  const ownOut = out.find((e) => e.seat === seat) || (seat === null ? out[0] : undefined);
+  let why;
+  if (game === "skipper") {
+    why = {
+      won: "all four stacks are complete",
+      completed: mine ? "you completed all four stacks first" : `${name(outcome.winner)} completed all four stacks first`,
+      last_standing: mine ? "everyone else is out of the game" : `${name(outcome.winner)} is the last player in the game`,
+      turn_limit: "the turn limit was reached (K7)",
+      all_out: "every player is out of the game",
+      resigned: you ? "you resigned" : "the game was resigned",
+      unwinnable: ownOut ? `${unwinnableText(ownOut)} (K7)` : "no seat can finish any more (K7)",
+    }[reason];
+  }
+  if (why === undefined) why = reason.replace(/_/g, " ");
+  return why ? `${verdict}: ${why}.` : `${verdict}.`;
+}
+
+/** Words for a seat event, the timeout's reason included (a timer ran out). */
+export function timeoutText(name) {
+  return `${name} ran out of time: the server played the default move for them.`;
+}

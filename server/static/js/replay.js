@@ -1,0 +1,311 @@
+// Game history and replay: "My games" (the games this browser finished, kept in
+// localStorage), a replay viewer that steps through a finished room forwards and backwards
+// with the server's `get_replay` (the engine replays the log: the page needs no rules of its
+// own), and the deal check of `cardhall verify` in the browser: SHA-256 of the revealed seed
+// and salt (WebCrypto) against the commitment the page saw at the start (docs/fair-deals.md).
+import { h, prettyCards } from "./cards.js";
+import { explainEnd } from "./help.js";
+import * as skipper from "./games/skipper.js";
+import * as shop from "./games/shop.js";
+import * as shah from "./games/shah.js";
+import * as thirtysix from "./games/thirtysix.js";
+import * as shufflejack from "./games/shufflejack.js";
+import * as generic from "./games/generic.js";
+
+const GAMES_KEY = "cardhall.games";
+const KEEP_GAMES = 50;
+const DRAWERS = { skipper, shop, shah, thirtysix, shufflejack };
+
+/** The finished games kept in this browser, newest first. */
+export function myGames() {
+  try {
+    const games = JSON.parse(localStorage.getItem(GAMES_KEY));
+    return Array.isArray(games) ? games : [];
+  } catch {
+    return [];
+  }
+}
+
+/** A view as canonical JSON (keys sorted; the room facts and legal actions left out): the
+ * same game state gives the same text however the view was built (deltas or afresh). */
+export function canonicalView(view) {
+  const sort = (v) =>
+    Array.isArray(v)
+      ? v.map(sort)
+      : v !== null && typeof v === "object"
+        ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sort(v[k])]))
+        : v;
+  const { room, legal_actions: _legal, ...rest } = view;
+  return JSON.stringify(sort(rest));
+}
+
+/** SHA-256 of a text as lowercase hex (WebCrypto; null where the page is not a secure
+ * context and crypto.subtle is missing, e.g. plain http to another machine). */
+export async function sha256Hex(text) {
+  if (!globalThis.crypto || !crypto.subtle) return null;
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The deal check: does SHA-256 of "cardhall-deal/1:SEED:SALT" equal the commitment?
+ * Returns {ok, computed} (ok null: cannot be checked here). */
+export async function checkDeal(commitment, seed, salt) {
+  if (!commitment || seed === undefined || seed === null || !salt) return { ok: null };
+  const computed = await sha256Hex(`cardhall-deal/1:${String(seed)}:${salt}`);
+  return { ok: computed === null ? null : computed === commitment, computed };
+}
+
+/** Keep a finished game of the room view `room` (its game_over `msg`) in "My games". */
+export async function recordGame(room, msg) {
+  const view = room.view;
+  const players = (view.room && view.room.players) || [];
+  const record = {
+    room: room.roomId,
+    game: room.game,
+    mode: view.room ? view.room.mode : null,
+    seat: room.seat,
+    title: room.title(),
+    at: Date.now(),
+    players: players.map((p, i) => (p ? p.name : `seat ${i}`)),
+    outcome: explainEnd(room.game, msg.outcome, room.seat, room.outEvents || [], (s) =>
+      room.seatName(s),
+    ),
+    state_id: msg.state_id,
+    commitment: room.commitment || (view.room && view.room.commitment) || null,
+    seed: msg.seed === undefined ? null : String(msg.seed),
+    salt: msg.salt || null,
+    final: await sha256Hex(canonicalView(view)),
+  };
+  const games = myGames().filter((g) => g.room !== record.room);
+  games.unshift(record);
+  try {
+    localStorage.setItem(GAMES_KEY, JSON.stringify(games.slice(0, KEEP_GAMES)));
+  } catch {
+    /* storage full or off */
+  }
+  return record;
+}
+
+/** The "My games" panel of the lobby: each finished game with Replay. */
+export function myGamesPanel(app) {
+  const games = myGames();
+  return h(
+    "section",
+    { class: "panel my-games", id: "my-games", "aria-labelledby": "my-games-title" },
+    h("h2", { id: "my-games-title" }, "My games"),
+    games.length
+      ? h(
+          "ul",
+          {},
+          games.slice(0, 10).map((g) =>
+            h(
+              "li",
+              { dataset: { room: g.room } },
+              h("span", { class: "when" }, new Date(g.at).toLocaleString()),
+              " ",
+              h("strong", { text: g.title }),
+              h("span", { class: "outcome", text: ` ${g.outcome}` }),
+              h(
+                "button",
+                {
+                  type: "button",
+                  class: "secondary replay-open",
+                  onclick: () => openReplay(app, g),
+                },
+                "Replay",
+              ),
+            ),
+          ),
+        )
+      : h("p", { class: "none" }, "Games you finish in this browser are listed here."),
+  );
+}
+
+/** Show the replay viewer of `record` (a "My games" entry, or one made at game over). */
+export function openReplay(app, record) {
+  app.replay = new ReplayView(app, record);
+  app.render();
+  app.replay.load(record.state_id ?? 0);
+  app.replay.verify();
+}
+
+export class ReplayView {
+  constructor(app, record) {
+    this.app = app;
+    this.record = record;
+    this.stateId = null; // shown
+    this.final = record.state_id ?? 0;
+    this.view = null;
+    this.events = [];
+    this.error = "";
+    this.deal = "Checking the deal\u2026";
+    this.match = "";
+    this.want = null; // the state asked for while a request runs
+    this.busy = false;
+  }
+
+  /** Ask the server for the view at `stateId` (the latest ask wins). */
+  async load(stateId) {
+    this.want = Math.max(0, Math.min(stateId, this.final));
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      while (this.want !== null && this.want !== this.stateId) {
+        const sid = this.want;
+        const reply = await this.ask(sid);
+        this.final = reply.final;
+        this.view = reply.view;
+        this.events = reply.events || [];
+        this.stateId = reply.state_id;
+        this.error = "";
+        if (sid === this.final) await this.compareFinal(reply.seat);
+      }
+    } catch (err) {
+      this.error =
+        err.code === "room/not_found"
+          ? "The server no longer keeps this room (finished rooms are kept a few minutes)."
+          : `Could not replay: ${err.message}`;
+    } finally {
+      this.busy = false;
+      this.want = null;
+      if (this.app.replay === this) this.app.render();
+    }
+  }
+
+  async ask(stateId) {
+    const rec = this.record;
+    const room = this.app.room;
+    const mine = rec.seat !== null && room && room.roomId === rec.room && room.seat === rec.seat;
+    const msg = { t: "get_replay", room: rec.room, state_id: stateId };
+    if (mine) msg.seat = rec.seat;
+    return this.app.session.request(msg);
+  }
+
+  /** At the last state: is the replayed view the one the page was shown at the end? (Said
+   * only when the replay shows the same seat's view the record kept.) */
+  async compareFinal(seat) {
+    if (!this.record.final || (seat ?? null) !== (this.record.seat ?? null)) {
+      this.match = "";
+      return;
+    }
+    const same = (await sha256Hex(canonicalView(this.view))) === this.record.final;
+    this.match = same
+      ? "The replay ends at the view you saw."
+      : "The replay does NOT end at the view you saw.";
+  }
+
+  async verify() {
+    const rec = this.record;
+    const { ok, computed } = await checkDeal(rec.commitment, rec.seed, rec.salt);
+    this.deal =
+      ok === null
+        ? rec.commitment
+          ? "The deal cannot be checked here (no seed revealed, or no WebCrypto: use https)."
+          : "This room published no commitment."
+        : ok
+          ? `Deal verified: SHA-256 of the seed and salt is the commitment shown at the start (${rec.commitment.slice(0, 16)}\u2026).`
+          : `Deal check FAILED: SHA-256 of the seed and salt is ${computed.slice(0, 16)}\u2026, not the commitment ${rec.commitment.slice(0, 16)}\u2026.`;
+    this.dealOk = ok;
+    if (this.app.replay === this) this.app.render();
+  }
+
+  close() {
+    this.app.replay = null;
+    this.app.render();
+    if (!this.app.room && this.app.session && this.app.session.open) this.app.lobby.refresh();
+  }
+
+  render() {
+    const rec = this.record;
+    const drawer = DRAWERS[rec.game] || generic;
+    const names = rec.players || [];
+    const who = (s) => (s === rec.seat ? `${names[s] || `seat ${s}`} (you)` : names[s] || `seat ${s}`);
+    let table = h("p", {}, "Loading\u2026");
+    if (this.view) {
+      const ui = {
+        seat: this.view.seat ?? null,
+        view: this.view,
+        selected: null,
+        select: () => {},
+        marks: [],
+        toggle: () => {},
+        act: () => {},
+        seatName: who,
+        handled: () => {},
+        legal: [],
+        actionButton: (action, label) => h("span", { class: "action" }, label),
+      };
+      try {
+        table = drawer.render(this.view, ui);
+      } catch (err) {
+        console.error(err);
+        table = generic.render(this.view, ui);
+      }
+    }
+    const describe = drawer.describeEvent || generic.describeEvent;
+    const said = this.events
+      .map((ev) => describe(ev, who) ?? generic.describeEvent(ev, who))
+      .filter((text) => text);
+    const step = h("input", {
+      type: "range",
+      id: "replay-step",
+      min: 0,
+      max: this.final,
+      value: this.stateId ?? this.final,
+      "aria-label": "state of the game",
+      "data-key": "replay-step",
+    });
+    step.addEventListener("change", () => this.load(Number(step.value)));
+    const go = (id, label, text, target) =>
+      h(
+        "button",
+        { type: "button", id, "aria-label": label, "data-key": id, onclick: () => this.load(target()) },
+        text,
+      );
+    const sid = this.stateId ?? 0;
+    const controls = h(
+      "div",
+      { class: "replay-controls", role: "group", "aria-label": "replay controls" },
+      go("replay-first", "to the deal", "\u00AB", () => 0),
+      go("replay-back", "one step back", "\u25C0", () => sid - 1),
+      step,
+      go("replay-forward", "one step forward", "\u25B6", () => sid + 1),
+      go("replay-last", "to the end", "\u00BB", () => this.final),
+    );
+    return h(
+      "main",
+      {
+        id: "replay",
+        class: "replay",
+        dataset: { room: rec.room, stateId: this.stateId ?? "", final: this.final },
+      },
+      h(
+        "div",
+        { class: "turn-line" },
+        h("strong", {}, `Replay of ${rec.title}`),
+        h("span", { id: "replay-position", "aria-live": "polite" }, `state ${sid} of ${this.final}`),
+        h(
+          "button",
+          { type: "button", id: "replay-close", class: "secondary", onclick: () => this.close() },
+          "Close replay",
+        ),
+      ),
+      controls,
+      this.error ? h("p", { class: "error", role: "alert", id: "replay-error" }, this.error) : null,
+      h(
+        "p",
+        { class: "replay-events", id: "replay-events" },
+        said.length ? prettyCards(said.join(" \u00b7 ")) : sid === 0 ? "The deal." : "",
+      ),
+      h("section", { class: "table", "aria-label": "table at this state" }, table),
+      h(
+        "section",
+        { class: "panel deal-check", id: "deal-check", "aria-labelledby": "deal-title" },
+        h("h2", { id: "deal-title" }, "Fair deal"),
+        h("p", { id: "deal-result", dataset: { ok: String(this.dealOk ?? "") } }, this.deal),
+        this.match ? h("p", { id: "final-match" }, this.match) : null,
+        rec.outcome ? h("p", { class: "outcome", text: rec.outcome }) : null,
+      ),
+    );
+  }
+}
