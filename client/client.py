@@ -17,9 +17,9 @@ asks for (:meth:`Client.set_name`). It keeps each room's current view (applying 
 remembers seat tokens, and, when the connection drops, reconnects (to the next URL when given
 several) with exponential backoff, signs in again (with its session token, refreshed when it
 expired) and resumes every held seat and spectated room. A seat the server took for
-disconnected while the connection is up (a ``seat_event dropped`` for the client's own seat, or a request refused
-with ``room/not_seated`` in a room it holds a token for) is resumed too, and the refused
-request sent again once.
+disconnected while the connection is up (a ``seat_event dropped`` for the client's own
+seat, or a request refused with ``room/not_seated`` in a room it holds a token for) is
+resumed too, and the refused request sent again once.
 """
 
 from __future__ import annotations
