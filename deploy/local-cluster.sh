@@ -5,14 +5,15 @@
 #
 #   deploy/local-cluster.sh                 run until Ctrl-C; clients use wss://localhost:8443
 #                                           with the CA file it prints (SSL_CERT_FILE=...)
-#   deploy/local-cluster.sh --check         start, play 2 bot games through haproxy, stop
+#   deploy/local-cluster.sh --check         start, play 2 bot games through haproxy, read a
+#                                           server's /metrics and admin API directly, stop
 #   PORT=9000 deploy/local-cluster.sh       haproxy on another port (servers use the next ones)
 set -euo pipefail
 PORT=${PORT:-8443}
 REDIS_PORT=${REDIS_PORT:-$((PORT + 9))}
 S1=$((PORT + 1)); S2=$((PORT + 2))
-for tool in redis-server haproxy openssl cardhall; do
-  command -v "$tool" >/dev/null || { echo "missing: $tool (apt-get install redis-server haproxy openssl)" >&2; exit 1; }
+for tool in redis-server haproxy openssl curl cardhall; do
+  command -v "$tool" >/dev/null || { echo "missing: $tool (apt-get install redis-server haproxy openssl curl)" >&2; exit 1; }
 done
 work=$(mktemp -d)
 pids=()
@@ -35,11 +36,15 @@ redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --appendonly yes --dir "$work
   >"$work/redis.log" 2>&1 &
 pids+=($!)
 wait_port "$REDIS_PORT"
+# The admin API's token (cardhall admin ... --token-file): $CARDHALL_ADMIN_TOKEN, or a new one.
+(umask 077; echo "${CARDHALL_ADMIN_TOKEN:-$(openssl rand -hex 16)}" >"$work/admin-token")
 for port in "$S1" "$S2"; do
-  # haproxy (127.0.0.1) sends a PROXY v2 header first (send-proxy-v2): trust it. Clients
-  # reach the servers through haproxy only; a direct connection from 127.0.0.1 is refused.
+  # haproxy (127.0.0.1) sends a PROXY v2 header first (send-proxy-v2): trust it. Players
+  # reach the servers through haproxy only; a connection from 127.0.0.1 without a PROXY
+  # header (curl .../metrics, cardhall admin) is this host's own, served directly.
   cardhall serve --host 127.0.0.1 --port "$port" --redis-url "redis://127.0.0.1:$REDIS_PORT/0" \
-    --trusted-proxy 127.0.0.1/32 --log-level WARNING >"$work/serve-$port.log" 2>&1 &
+    --trusted-proxy 127.0.0.1/32 --admin-token-file "$work/admin-token" \
+    --log-level WARNING >"$work/serve-$port.log" 2>&1 &
   pids+=($!)
 done
 wait_port "$S1"; wait_port "$S2"
@@ -52,13 +57,20 @@ haproxy -f "$work/haproxy.cfg" -db >"$work/haproxy.log" 2>&1 &
 pids+=($!)
 wait_port "$PORT"
 echo "cluster up: wss://localhost:$PORT (CA file $work/certs/cardhall.crt; servers :$S1 :$S2," \
-  "redis :$REDIS_PORT, logs in $work)"
+  "redis :$REDIS_PORT, logs in $work; admin: cardhall admin rooms --url" \
+  "http://127.0.0.1:$S1 --token-file $work/admin-token)"
 
 if [ "${1:-}" = "--check" ]; then
   sleep 1.5  # haproxy's first health checks
   SSL_CERT_FILE="$work/certs/cardhall.crt" \
     cardhall bots --url "wss://localhost:$PORT" --game skipper --mode multi --players 4 \
     --games 2 --json
-  exit $?
+  # The operator on this host reaches each server directly, without haproxy's PROXY header.
+  for port in "$S1" "$S2"; do
+    metrics=$(curl -fsS "http://127.0.0.1:$port/metrics")
+    echo "metrics of :$port: $(grep -c '^cardhall_' <<<"$metrics") cardhall_ samples"
+  done
+  cardhall admin rooms --url "http://127.0.0.1:$S1" --token-file "$work/admin-token"
+  exit 0
 fi
 wait

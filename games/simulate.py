@@ -5,14 +5,16 @@ Pure and deterministic: the same arguments give the same records.
 
 from __future__ import annotations
 
+import functools
 import random
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from . import get
 from .base import outcome_kind
 from .bots import strategy
+from .errors import OptionError
 
 _NUMBER = re.compile(r"\d+")
 
@@ -21,8 +23,15 @@ def lineup(bot: str, seats: int, game_index: int = 0) -> list[str]:
     """The strategy of each seat for ``bot``: one name for every seat, or comma-separated
     names (``"expert,greedy"``) for seats 0, 1, ... (the last one repeated for the seats
     left), rotated by ``game_index`` so that over ``seats`` consecutive games every
-    strategy sits in every seat once (seat ``i`` plays entry ``(i + game_index) % seats``)."""
+    strategy sits in every seat once (seat ``i`` plays entry ``(i + game_index) % seats``).
+
+    Raises:
+        OptionError: more names than seats (a strategy would sit nowhere).
+    """
     names = [b.strip() for b in bot.split(",")]
+    if len(names) > seats:
+        raise OptionError(f"{len(names)} strategies ({bot}) for {seats} seat"
+                          f"{'s' if seats != 1 else ''}: give at most one per seat")
     if len(names) == 1:
         return names * seats
     names = (names + [names[-1]] * seats)[:seats]
@@ -30,7 +39,8 @@ def lineup(bot: str, seats: int, game_index: int = 0) -> list[str]:
 
 
 def play_game(game: str, options: Mapping[str, Any], seats: int, bot: str,
-              seed: int, max_steps: int = 1_000_000, game_index: int = 0) -> dict[str, Any]:
+              seed: int, max_steps: int = 1_000_000, game_index: int = 0,
+              on_step: Callable[[int], None] | None = None) -> dict[str, Any]:
     """Play one game of ``game`` between bots.
 
     Args:
@@ -43,6 +53,8 @@ def play_game(game: str, options: Mapping[str, Any], seats: int, bot: str,
             real-time modes the seat that acts next is drawn from that generator as well.
         max_steps: Safety bound on actions; an engine always ends long before it.
         game_index: The game's number in a series (rotates a lineup, see :func:`lineup`).
+        on_step: Called after every action with the number of actions so far in this game
+            (a progress display for slow strategies); None: nothing is called.
 
     Returns:
         ``{"seed", "winner", "outcome", "scores", "steps", "strategies"}`` (the strategy of
@@ -65,6 +77,8 @@ def play_game(game: str, options: Mapping[str, Any], seats: int, bot: str,
         seat = acting[0] if len(acting) == 1 else acting[rng.randrange(len(acting))]
         g.apply(seat, choose[seat](g.bot_view(seat), rng))
         steps += 1
+        if on_step is not None:
+            on_step(steps)
         if steps >= max_steps:
             raise RuntimeError(f"{game} seed {seed} did not end in {max_steps} actions")
     out = g.outcome() or {}
@@ -73,19 +87,25 @@ def play_game(game: str, options: Mapping[str, Any], seats: int, bot: str,
 
 
 def run(game: str, options: Mapping[str, Any], seats: int, bot: str, games: int,
-        seed: int) -> Iterator[dict[str, Any]]:
+        seed: int, on_step: Callable[[int, int], None] | None = None
+        ) -> Iterator[dict[str, Any]]:
     """Yield the records of ``games`` games with seeds ``seed, seed + 1, ...``.
+
+    Args:
+        on_step: Called after every action as ``on_step(game_index, actions)`` (see
+            :func:`play_game`); None: nothing is called.
 
     Raises:
         OptionError: as :func:`play_game`.
     """
     for k in range(games):
-        yield play_game(game, options, seats, bot, seed + k, game_index=k)
+        step = None if on_step is None else functools.partial(on_step, k)
+        yield play_game(game, options, seats, bot, seed + k, game_index=k, on_step=step)
 
 
 def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
     """Summary of game records: ``games``, ``wins`` (games with a winner), ``win_rate``,
-    ``wins_by_seat``, ``mean_turns`` (``None`` when records hold no turns), ``outcomes``
+    ``wins_by_seat``, ``mean_turns`` (only when every record counts turns), ``outcomes``
     (games per outcome kind: won, lost, limit, abandoned; see :func:`.base.outcome_kind`),
     ``reasons`` (games per engine reason, numbers written ``N``: "scored N points, more than
     N" is one bucket, not one per score), when every record has one score ``mean_score``,
@@ -104,14 +124,15 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
         outcomes[kind] = outcomes.get(kind, 0) + 1
         reason = _NUMBER.sub("N", str(r["outcome"]))
         reasons[reason] = reasons.get(reason, 0) + 1
-    turns = [r["turns"] for r in records if "turns" in r]
+    turns = [r["turns"] for r in records if isinstance(r.get("turns"), int)]
     summary: dict[str, Any] = {
         "games": n, "wins": len(wins), "win_rate": len(wins) / n if n else 0.0,
         "wins_by_seat": by_seat,
-        "mean_turns": sum(turns) / len(turns) if turns else None,
         "outcomes": outcomes,
         "reasons": reasons,
     }
+    if turns and len(turns) == n:  # a game without turns (ShuffleJack) has no mean
+        summary["mean_turns"] = sum(turns) / n
     sold = [r["sold"] for r in records if "sold" in r]
     if sold and len(sold) == n:
         summary["sales_per_game"] = sum(sold) / n

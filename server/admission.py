@@ -37,7 +37,8 @@ from .logs import event
 if TYPE_CHECKING:
     from .config import Settings
 
-__all__ = ["AdmittedConnection", "Gate", "default_max_connections", "raise_fd_limit"]
+__all__ = ["AdmittedConnection", "Gate", "default_max_connections", "log_fd_limit",
+           "proxy_header_ahead", "raise_fd_limit"]
 
 log = logging.getLogger("cardhall.admission")
 
@@ -49,11 +50,38 @@ MAX_PROXY_HEADER = 1024
 REFUSAL_LOG_INTERVAL = 1.0
 
 _PROXY = ProxyProtocolDetect()
+#: How a PROXY header begins: v2's 12-byte signature (haproxy's ``send-proxy-v2``) and v1's
+#: ``PROXY `` (``send-proxy``). No HTTP request begins with either.
+PROXY_SIGNATURES = (b"\r\n\r\n\x00\r\nQUIT\n", b"PROXY ")
 
 
-def raise_fd_limit() -> tuple[int, int]:
+def proxy_header_ahead(data: bytes) -> bool | None:
+    """Whether a stream that begins with ``data`` begins with a PROXY header.
+
+    Args:
+        data: The first bytes received on a connection (any number, none included).
+
+    Returns:
+        True when ``data`` begins with a signature of :data:`PROXY_SIGNATURES`, False when it
+        cannot (e.g. ``b"GET / HTTP/1.1..."``), None while it is too short to tell (a prefix
+        of a signature, or empty).
+    """
+    for signature in PROXY_SIGNATURES:
+        n = min(len(data), len(signature))
+        if data[:n] == signature[:n]:
+            return True if n == len(signature) else None
+    return False
+
+
+def raise_fd_limit(*, announce: bool = True) -> tuple[int, int]:
     """Raise this process's soft limit of open file descriptors (``RLIMIT_NOFILE``) to its
     hard limit, and log both.
+
+    Args:
+        announce: Log the limits at INFO now (``event=fd_limit``). False leaves that line to
+            the caller (``cardhall serve`` logs it once it listens: :func:`log_fd_limit`,
+            so that a port in use is its only line); a refusal is logged at WARNING either
+            way.
 
     Returns:
         ``(soft, hard)`` after the change (the soft limit is unchanged when the system
@@ -67,10 +95,20 @@ def raise_fd_limit() -> tuple[int, int]:
             event(log, logging.WARNING, "fd_limit", soft=soft, hard=hard,
                   reason=f"cannot raise the soft limit: {exc}")
             return soft, hard
-        event(log, logging.INFO, "fd_limit", soft=hard, hard=hard, was=soft)
+        if announce:
+            log_fd_limit(hard, hard, was=soft)
         return hard, hard
-    event(log, logging.INFO, "fd_limit", soft=soft, hard=hard)
+    if announce:
+        log_fd_limit(soft, hard)
     return soft, hard
+
+
+def log_fd_limit(soft: int, hard: int, was: int | None = None) -> None:
+    """Log the descriptor limits at INFO (``event=fd_limit soft= hard=``, and ``was=``, the
+    soft limit before :func:`raise_fd_limit` raised it, when it did)."""
+    facts = {"soft": soft, "hard": hard} if was is None else {"soft": soft, "hard": hard,
+                                                               "was": was}
+    event(log, logging.INFO, "fd_limit", **facts)
 
 
 def default_max_connections(reserve: int) -> int:
@@ -152,10 +190,14 @@ class AdmittedConnection(ServerConnection):
       (a TCP reset; no HTTP is read). Otherwise a timer of ``header_timeout`` seconds starts:
       a connection whose HTTP request (and PROXY header) has not fully arrived by then is
       aborted.
-    * From a trusted proxy (``trusted_proxies``), the stream must begin with a PROXY
-      protocol v1 or v2 header; the client address it names is counted against the
-      per-address cap and is this connection's :attr:`remote_address`. A missing or
-      malformed header aborts the connection.
+    * From a trusted proxy (``trusted_proxies``), a stream that begins with a PROXY
+      protocol v1 or v2 signature (:func:`proxy_header_ahead`) is read as a PROXY header;
+      the client address it names is counted against the per-address cap and is this
+      connection's :attr:`remote_address`. A malformed header aborts the connection. A
+      stream that begins otherwise (an operator's ``curl .../metrics`` or ``cardhall
+      admin`` on the proxy's host) is a direct connection of that host, counted under its
+      own address. Only trusted hosts are read this way: a proxy in front of players
+      always sends the header, so no player can choose to skip it.
     * ``connection_lost``: the counts are given back.
 
     With TLS (``certfile``), asyncio calls ``connection_made`` after the TLS handshake, which
@@ -270,6 +312,13 @@ class AdmittedConnection(ServerConnection):
         buffer += data
         header = self._proxy_header
         assert header is not None
+        if not header:
+            ahead = proxy_header_ahead(bytes(buffer[:len(PROXY_SIGNATURES[0])]))
+            if ahead is None:
+                return b""  # a signature's first bytes so far: wait for the rest
+            if not ahead:  # the trusted host itself, without a proxy in between
+                self._proxy_buffer = self._proxy_header = None
+                return bytes(buffer) if self._count(self._peer()) else b""
         while True:
             try:
                 result = _PROXY.unpack(bytes(header))

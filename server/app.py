@@ -7,6 +7,7 @@ import gc
 import logging
 import signal
 import ssl
+from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any
 
@@ -20,7 +21,13 @@ from .account_memory import MemoryAccounts
 from .account_redis import RedisAccounts
 from .account_store import AccountStore
 from .admin import Admin
-from .admission import AdmittedConnection, Gate, default_max_connections, raise_fd_limit
+from .admission import (
+    AdmittedConnection,
+    Gate,
+    default_max_connections,
+    log_fd_limit,
+    raise_fd_limit,
+)
 from .auth import Auth
 from .cluster import Cluster
 from .config import Settings
@@ -242,13 +249,23 @@ class Server:
     async def __aexit__(self, *exc: Any) -> None:
         await self.stop()
 
-    async def serve_forever(self) -> None:
-        """Run until SIGINT or SIGTERM, then shut down cleanly."""
+    async def serve_forever(self, on_listening: Callable[[Server], None] | None = None) -> None:
+        """Run until SIGINT or SIGTERM, then shut down cleanly.
+
+        Args:
+            on_listening: Called once the server listens (not when it cannot), e.g. to print
+                its address; None: nothing is called.
+
+        Raises:
+            OSError: as :meth:`start`.
+        """
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):  # before listening: no signal is missed
             loop.add_signal_handler(sig, stop.set)
         await self.start()
+        if on_listening is not None:
+            on_listening(self)
         try:
             await stop.wait()
         finally:
@@ -286,17 +303,33 @@ def tune_gc(threshold: int | None) -> None:
     gc.set_threshold(threshold, older, oldest)
 
 
-def run(settings: Settings, store: Store | None = None) -> None:
+def run(settings: Settings, store: Store | None = None,
+        on_listening: Callable[[Server], None] | None = None) -> None:
     """Run a server in a new event loop (uvloop when it is installed) until a signal, with
     the soft descriptor limit raised to the hard one (:func:`raise_fd_limit`) and the
-    collector tuned by ``settings.gc_threshold`` (:func:`tune_gc`)."""
+    collector tuned by ``settings.gc_threshold`` (:func:`tune_gc`).
+
+    Nothing is logged before the server listens: a port in use (an OSError) is the caller's
+    one line to print. Then the descriptor limits are logged and ``on_listening(server)``
+    is called (None: nothing is).
+
+    Raises:
+        OSError: the address is in use or not available (as :meth:`Server.start`).
+    """
     try:
         import uvloop
     except ImportError:
         runner = asyncio.run
     else:
         runner = uvloop.run
-    raise_fd_limit()  # before the Server: its connection cap is derived from the limit
+    # before the Server: its connection cap is derived from the limit
+    limits = raise_fd_limit(announce=False)
     server = Server(settings, store)
     tune_gc(settings.gc_threshold)
-    runner(server.serve_forever())
+
+    def listening(started: Server) -> None:
+        log_fd_limit(*limits)
+        if on_listening is not None:
+            on_listening(started)
+
+    runner(server.serve_forever(listening))

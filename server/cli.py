@@ -6,9 +6,10 @@ Built on click. Client commands (``bots``, ``play``, ``rooms``) live in
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -59,6 +60,32 @@ class WsUrl(click.ParamType[str]):
 
 
 WS_URL = WsUrl()
+
+
+@contextlib.contextmanager
+def _reaching(url: str) -> Iterator[None]:
+    """Run a client command's connection and requests: the one place where a server that
+    refuses, or cannot be reached, becomes one ``Error:`` line (exit 1), never a traceback.
+
+    Args:
+        url: The server URL the command uses (the first, when it has several).
+
+    Raises:
+        click.ClickException: the server refused a request (``server refused: CODE:
+            MESSAGE``), the connection could not be opened (``cannot reach URL: WHY``,
+            :func:`cardhall.client.reach.explain`) or was lost for good.
+    """
+    from ..client.client import ConnectionLost, ServerError
+    from ..client.reach import CONNECT_ERRORS, explain
+
+    try:
+        yield
+    except ServerError as exc:
+        raise click.ClickException(f"server refused: {exc}") from None
+    except ConnectionLost as exc:
+        raise click.ClickException(f"lost the connection to {url}: {exc}") from None
+    except CONNECT_ERRORS as exc:
+        raise click.ClickException(f"cannot reach {url}: {explain(exc, url)}") from None
 
 
 def _game(ctx: click.Context, param: click.Parameter, value: str) -> str:
@@ -267,12 +294,24 @@ def serve(host: str, port: int, max_frame: int, log_level: str, redis_url: str |
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     try:
-        run(settings, store)
+        run(settings, store, lambda server: click.echo(
+            f"Cardhall is running: open {_browser_url(host, server.port, settings.certfile)} "
+            "in a web browser (Ctrl-C stops the server)"))
     except StoreError as exc:
         raise click.ClickException(f"cannot start: {exc} (--redis-url {redis_url})") from None
     except OSError as exc:
         raise click.ClickException(
             f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
+def _browser_url(host: str, port: int, certfile: str | None) -> str:
+    """The web client's address for a browser on this machine: ``http://HOST:PORT/``
+    (``https`` with ``certfile``); a wildcard ``host`` (``0.0.0.0``, ``::``, empty) is
+    given as the loopback address, an IPv6 one in brackets."""
+    shown = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(host, host)
+    if ":" in shown and not shown.startswith("["):
+        shown = f"[{shown}]"
+    return f"{'https' if certfile else 'http'}://{shown}:{port}/"
 
 
 @main.command()
@@ -296,26 +335,45 @@ def serve(host: str, port: int, max_frame: int, log_level: str, redis_url: str |
               help="One JSON object per game, then the summary object as the last line.")
 def simulate(game: str, mode: str | None, players: int | None, n_games: int, bot: str,
              seed: int, pairs: tuple[str, ...], as_json: bool) -> None:
-    """Play GAMES games offline between bots and print a summary."""
+    """Play GAMES games offline between bots and print a summary (on a terminal, with a
+    progress bar: games, and the actions of the game being played)."""
+    import time
+
     from tqdm import tqdm
 
     from ..games import simulate as sim
 
     opts = _options(mode, pairs, game)
     seats = players or (1 if opts.get("mode", "solo") == "solo" else 4)
-    for name in set(sim.lineup(bot, seats)):
+    try:
+        names = sim.lineup(bot, seats)
+    except OptionError as exc:
+        raise click.BadParameter(exc.message, param_hint="--strategy") from None
+    for name in set(names):
         _strategy(game, name)
     try:
         get(game)({**opts, "seed": seed}, seats)  # validate before the progress bar
     except OptionError as exc:
         raise click.UsageError(exc.message) from None
     records = []
-    bar = tqdm(sim.run(game, opts, seats, bot, n_games, seed), total=n_games, unit="game",
-               file=sys.stderr, disable=None, desc=f"{game} {bot}")
-    for rec in bar:
+    bar = tqdm(total=n_games, unit="game", file=sys.stderr, disable=None,
+               desc=f"{game} {bot}")
+    shown = [0.0]  # when the postfix was last drawn (time.monotonic())
+
+    def step(k: int, actions: int) -> None:
+        """Within a game (an expert one takes seconds to minutes): its actions so far,
+        drawn at most twice a second."""
+        now = time.monotonic()
+        if now - shown[0] >= 0.5:
+            shown[0] = now
+            bar.set_postfix_str(f"game {k + 1}: {actions} actions")
+
+    for rec in sim.run(game, opts, seats, bot, n_games, seed, on_step=step):
+        bar.update()
         records.append(rec)
         if as_json:
             click.echo(json.dumps({"game": game, **rec}, sort_keys=True))
+    bar.close()
     summary = sim.summarize(records)
     if as_json:
         click.echo(json.dumps({"summary": True, **summary}, sort_keys=True))
@@ -324,7 +382,7 @@ def simulate(game: str, mode: str | None, players: int | None, n_games: int, bot
                f"seeds={seed}..{seed + n_games - 1}")
     for key in ("games", "wins", "win_rate", "mean_turns", "mean_score", "wins_by_seat",
                 "outcomes", "reasons", "sales_per_game", "wins_by_strategy", "seats_by_strategy"):
-        if key in summary:
+        if summary.get(key) is not None:  # a figure a game does not have is left out
             value = summary[key]
             if isinstance(value, float):
                 value = f"{value:.3f}"
@@ -364,7 +422,7 @@ def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_gam
     import asyncio
 
     from ..client.bots import play_games
-    from ..client.client import Client, ServerError
+    from ..client.client import Client
 
     if room is not None:
         if n_games != 1:
@@ -375,12 +433,8 @@ def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_gam
                 listing = await c.list_rooms()
             return next((r["game"] for r in listing if r["room"] == room), game)
 
-        try:
+        with _reaching(urls[0]):
             game = asyncio.run(lookup())
-        except ServerError as exc:
-            raise click.ClickException(f"server refused: {exc}") from None
-        except (OSError, TimeoutError) as exc:
-            raise click.ClickException(f"cannot reach {urls[0]}: {exc}") from None
 
     try:
         opts = dict(parse_kv(pairs))
@@ -413,16 +467,12 @@ def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_gam
                            f"outcome={rec['outcome']} turns={rec['turns']}{counters} "
                            f"state_id={rec['state_id']} {rec['duration_s']}s")
 
-    try:
+    with _reaching(urls[0]):
         asyncio.run(go())
-    except ServerError as exc:
-        raise click.ClickException(f"server refused: {exc}") from None
-    except (OSError, TimeoutError) as exc:
-        raise click.ClickException(f"{type(exc).__name__}: {exc}") from None
 
 
 @main.command()
-@click.option("--url", required=True, help="Server URL, ws://HOST:PORT.")
+@click.option("--url", required=True, type=WS_URL, help="Server URL, ws://HOST:PORT.")
 @click.option("--name", default=None, help="Your name at the table (default: your account's; "
               "else your login).")
 @click.option("--login", "login", default=None, metavar="USERNAME",
@@ -452,10 +502,7 @@ def play(url: str, name: str | None, color: bool | None, record_dir: str | None,
     import getpass
     import os
 
-    from websockets.exceptions import WebSocketException
-
     from ..client.account_file import sign_in_options
-    from ..client.client import ServerError
     from ..client.terminal import play as run_terminal
 
     if (login is not None) + (register is not None) + logout > 1:
@@ -486,13 +533,10 @@ def play(url: str, name: str | None, color: bool | None, record_dir: str | None,
                                   ascii=ascii_cards, **options)
 
     try:
-        status = asyncio.run(go())
+        with _reaching(url):
+            status = asyncio.run(go())
     except KeyboardInterrupt:
         raise SystemExit(130) from None
-    except ServerError as exc:
-        raise click.ClickException(f"server refused: {exc}") from None
-    except (OSError, TimeoutError, WebSocketException) as exc:
-        raise click.ClickException(f"cannot reach {url}: {exc}") from None
     raise SystemExit(status)
 
 
@@ -517,10 +561,8 @@ def rooms(url: str, game: str | None, waiting: bool, as_json: bool) -> None:
                                                f"{', '.join(known)}")
             return await c.list_rooms(game, waiting=waiting)
 
-    try:
+    with _reaching(url):
         listing = asyncio.run(go())
-    except OSError as exc:
-        raise click.ClickException(f"cannot reach {url}: {exc}") from None
 
     def row(r: dict[str, Any]) -> str:
         access = "private" if r["private"] else "public"
@@ -806,7 +848,7 @@ def _fetch_record(url: str, room: str, commitment: str | None) -> dict[str, Any]
     cards are compared; the commitment is ``commitment`` or the server's)."""
     import asyncio
 
-    from ..client.client import Client, ServerError
+    from ..client.client import Client
 
     async def go() -> dict[str, Any]:
         async with Client(url, software="cardhall-verify", reconnect=False) as c:
@@ -818,12 +860,8 @@ def _fetch_record(url: str, room: str, commitment: str | None) -> dict[str, Any]
                 "outcome": dict(log.outcome), "options": dict(log.options),
                 "log": list(log.entries), "seen": []}
 
-    try:
+    with _reaching(url):
         return asyncio.run(go())
-    except ServerError as exc:
-        raise click.ClickException(f"server refused: {exc}") from None
-    except (OSError, TimeoutError) as exc:
-        raise click.ClickException(f"cannot reach {url}: {exc}") from None
 
 
 @main.command()

@@ -8,12 +8,14 @@ to 127.0.0.2 (all of 127/8 is loopback on Linux). Every loop is bounded in count
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import shutil
 import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import AsyncIterator, Iterator
 from ipaddress import IPv4Address
 from pathlib import Path
@@ -24,6 +26,7 @@ import websockets
 from cardhall import protocol as p
 from cardhall.client.client import Client
 from cardhall.bench.load import free_port
+from cardhall.server.admission import proxy_header_ahead
 from cardhall.server.config import Settings
 from cardhall.server.store import MemoryStore
 from proxyprotocol.result import ProxyResultIPv4, ProxyResultLocal
@@ -106,6 +109,13 @@ async def hello(url: str, sock: socket.socket | None = None, **kwargs: Any) -> A
     await ws.send(p.encode(p.Hello(v=1, client="abuse-test")))
     assert isinstance(p.decode(await ws.recv(), side="server"), p.Welcome)
     return ws
+
+
+def http_get(url: str, headers: dict[str, str] | None = None) -> tuple[int, bytes]:
+    """``(status, body)`` of a plain HTTP GET (no PROXY header), as curl sends it."""
+    request = urllib.request.Request(url, headers=headers or {})
+    with urllib.request.urlopen(request, timeout=5) as response:
+        return response.status, response.read()
 
 
 # -- slowloris ------------------------------------------------------------------------------
@@ -299,15 +309,15 @@ async def test_proxy_protocol_from_a_trusted_proxy_caps_each_real_address(
 
 async def test_proxy_protocol_refusals(aserver: Factory) -> None:
     server = await aserver(trusted_proxies=("127.0.0.1/32",))
-    # From the trusted proxy, a connection without a valid header is reset.
+    # From the trusted proxy, a connection that begins a header but not a valid one is reset.
     v2 = b"\r\n\r\n\x00\r\nQUIT\n"
-    for data in (b"", b"PROXY TCP4 not-an-address 127.0.0.1 1 2\r\n",
+    for data in (b"PROXY TCP4 not-an-address 127.0.0.1 1 2\r\n",
                  v2 + b"\x99\x11\x00\x0c" + bytes(12),  # version 9
                  v2 + b"\x21\x11\x00\x04" + bytes(4),  # IPv4 in 4 bytes
                  b"PROXY TCP4 " + b"1" * 2000):  # no end of line
         with pytest.raises((InvalidMessage, OSError)):
             await hello(server.url, sock=await tcp(server.port, data=data))
-    await until(lambda: server.gate.refused["bad proxy header"] == 5)
+    await until(lambda: server.gate.refused["bad proxy header"] == 4)
     # An untrusted source may not claim another address: its PROXY header is not HTTP, and
     # websockets ends the connection without a response.
     with pytest.raises((InvalidMessage, OSError)):
@@ -330,6 +340,33 @@ async def test_proxy_protocol_refusals(aserver: Factory) -> None:
         assert reply.startswith(b"HTTP/1.1 200")
     finally:
         sock.close()
+
+
+def test_a_proxy_header_is_told_from_a_request_by_its_first_bytes() -> None:
+    v2 = b"\r\n\r\n\x00\r\nQUIT\n"
+    assert proxy_header_ahead(v2 + b"\x21\x11") and proxy_header_ahead(b"PROXY TCP4 ")
+    for unsure in (b"", v2[:11], b"PROXY", b"P"):
+        assert proxy_header_ahead(unsure) is None
+    for direct in (b"GET /metrics HTTP/1.1\r\n", b"POST /admin/drain", b"PUT", b"\r\n\r\n1"):
+        assert proxy_header_ahead(direct) is False
+
+
+async def test_the_trusted_proxys_host_reaches_the_server_directly(aserver: Factory) -> None:
+    # issue #33: behind haproxy (--trusted-proxy 127.0.0.1/32), an operator on the same host
+    # scrapes /metrics and calls the admin API without a PROXY header; a player's
+    # connection through the proxy still begins with one (the other tests).
+    server = await aserver(trusted_proxies=("127.0.0.1/32",), admin_token="t0ken")
+    status, body = await asyncio.to_thread(http_get, f"http://127.0.0.1:{server.port}/metrics")
+    assert status == 200 and b"cardhall_" in body
+    status, body = await asyncio.to_thread(
+        http_get, f"http://127.0.0.1:{server.port}/admin/rooms",
+        {"Authorization": "Bearer t0ken"})
+    assert status == 200 and json.loads(body) == {"rooms": [], "cursor": None}
+    ws = await hello(server.url)  # a WebSocket client too, counted under its own address
+    assert server.addresses.count("127.0.0.1") == 1
+    assert {c.addr for c in server.connections} == {"127.0.0.1"}
+    await ws.close()
+    assert server.gate.refused["bad proxy header"] == 0
 
 
 def test_settings_refuse_bad_trusted_proxies_and_proxy_protocol_with_tls() -> None:

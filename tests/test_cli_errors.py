@@ -3,15 +3,20 @@
 
 from __future__ import annotations
 
+import http.server
 import socket
 import subprocess
 import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from cardhall.bench.load import free_port
 
-from .conftest import ROOT, assert_one_error, run_cli
+from .conftest import ROOT, ServeProcess, assert_one_error, run_cli
 
 BENCHMARKS = sorted((ROOT / "benchmarks").glob("*.py"))
 
@@ -40,8 +45,22 @@ def test_serve_port_in_use() -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        assert_one_error(run_cli("serve", "--port", str(port)),
-                         "cannot listen", str(port), "in use")
+        proc = run_cli("serve", "--port", str(port))
+        assert_one_error(proc, "cannot listen", str(port), "in use")
+        # issue #33: nothing before it (no INFO line of a server that never listened)
+        assert proc.stderr.strip().count("\n") == 0, proc.stderr
+        assert "open http" not in proc.stdout
+
+
+def test_serve_prints_the_browser_url_once_it_listens(tmp_path: Path) -> None:
+    server = ServeProcess(tmp_path)
+    try:
+        deadline = time.monotonic() + 10
+        while f"open http://127.0.0.1:{server.port}/ in a web browser" not in server.stderr():
+            assert time.monotonic() < deadline, server.stderr()
+            time.sleep(0.05)
+    finally:
+        server.stop()
 
 
 def test_serve_redis_down() -> None:
@@ -102,3 +121,70 @@ def test_benchmark_bad_argument_is_one_line() -> None:
 def test_bench_peers_folder_without_the_harness(tmp_path: Path) -> None:
     assert_one_error(run_cli("bench", "--peers", str(tmp_path / "missing")), "--peers")
     assert_one_error(run_cli("bench", "--peers", str(tmp_path)), "--peers", "loadgen.js")
+
+
+# -- issue #33: client commands against servers that cannot serve them ------------------------
+
+class _QuietHandler(http.server.BaseHTTPRequestHandler):
+    """An HTTP/1.0 server's answer to any GET: 200 and a line of text; nothing logged."""
+
+    def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
+        self.send_response(200)
+        self.end_headers()
+        self.wfile.write(b"hello\n")
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass
+
+
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """The addresses a client command meets, by kind: a Cardhall server draining for a
+    restart (its upgrades answer 503), a plain HTTP server (HTTP/1.0, not WebSocket), a
+    port nothing listens on, and ``wss://`` to a Cardhall server without TLS."""
+    logs = tmp_path_factory.mktemp("serve")
+    plain = ServeProcess(logs)
+    draining = ServeProcess(logs, "--admin-token", "drain-me")
+    web = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _QuietHandler)
+    thread = threading.Thread(target=web.serve_forever, daemon=True)
+    thread.start()
+    try:
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{draining.port}/admin/drain?timeout=1", method="POST",
+            headers={"Authorization": "Bearer drain-me", "Content-Length": "0"})
+        with urllib.request.urlopen(request, timeout=30):
+            pass
+        yield {"draining": draining.url, "http": f"ws://127.0.0.1:{web.server_port}",
+               "refused": f"ws://127.0.0.1:{free_port()}",
+               "wss-to-plain": f"wss://127.0.0.1:{plain.port}"}
+    finally:
+        web.shutdown()
+        web.server_close()
+        plain.stop()
+        draining.stop()
+
+
+#: What each kind of address must be called in the error line.
+SAID = {"draining": ("503", "draining"), "http": ("no WebSocket server",),
+        "refused": ("connection refused", "nothing listens"),
+        "wss-to-plain": ("TLS", "ws://")}
+COMMANDS = {"bots": ("bots", "--games", "1"), "rooms": ("rooms",), "play": ("play",),
+            "verify": ("verify", "--room", "abcd1234")}
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("kind", sorted(SAID))
+def test_a_client_command_says_in_one_line_why_it_cannot_reach_a_server(
+        servers: dict[str, str], kind: str, command: str) -> None:
+    url = servers[kind]
+    proc = run_cli(*COMMANDS[command], "--url", url, timeout=60)
+    line = assert_one_error(proc, f"cannot reach {url}: ", *SAID[kind])
+    assert proc.returncode == 1
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert not line.rstrip().endswith(":")  # never an empty reason
+
+
+def test_play_refuses_a_url_that_is_not_a_server_url() -> None:
+    proc = run_cli("play", "--url", "ftp://x")
+    assert_one_error(proc, "--url", "ftp://x", "ws://")
+    assert proc.returncode == 2  # a usage error, like every other command's --url

@@ -1,13 +1,19 @@
 """The docs say what is true and stand on their own (issue #21): every rules page carries the
 text of each ruling it cites, benchmarks/README.md describes every script, and the deploy
-files install from a checkout (Cardhall is not on PyPI)."""
+files install from a checkout (Cardhall is not on PyPI); the README's Quick start is two
+commands that install into a venv of their own (issue #33)."""
 
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
+from cardhall import protocol as p
+from cardhall.client.client import Client, ServerError
+from cardhall.server.app import Server
+from cardhall.server.config import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = {"skipper": "K", "shop": "S", "shah": "H", "thirtysix": "T", "shufflejack": "J"}
@@ -65,3 +71,50 @@ def test_deploy_files_install_from_a_checkout() -> None:
     assert "not published on PyPI" in unit
     assert "ln -s /opt/cardhall/bin/cardhall /usr/local/bin/cardhall" in unit
     assert "ExecStart=/usr/local/bin/cardhall serve" in unit
+
+
+# -- issue #33: the Quick start on an externally managed Python --------------------------------
+
+def quick_start() -> list[str]:
+    """The commands of README.md's Quick start: the lines of its ``sh`` blocks."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```sh\n(.*?)```", section, re.DOTALL)
+    return [line for block in blocks for line in block.splitlines() if line.strip()]
+
+
+def test_quick_start_is_two_commands_that_install_into_their_own_venv() -> None:
+    serve, test = quick_start()  # exactly two commands
+    for command in (serve, test):
+        steps = [step.strip() for step in command.split("&&")]
+        # PEP 668 (Debian 12: error: externally-managed-environment): nothing is installed
+        # into the system's Python; the command makes (or reuses) a venv, then uses only it.
+        assert steps[0] == "python3 -m venv .venv", command
+        assert steps[1] == '.venv/bin/pip install -e ".[test]"', command
+        for step in steps[1:]:
+            assert step.split()[0].startswith(".venv/bin/"), step
+    assert serve.endswith(".venv/bin/cardhall serve")
+    assert test.endswith(".venv/bin/python -m pytest -q")
+    assert ".venv/" in (ROOT / ".gitignore").read_text(encoding="utf-8").split()
+
+
+def test_ci_runs_the_quick_starts_test_command_verbatim() -> None:
+    script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    (extract,) = re.findall(r"^test_cmd=(\$\(awk .*\))$", script, re.MULTILINE)
+    found = subprocess.run(["bash", "-c", f"echo {extract}"], cwd=ROOT, capture_output=True,
+                           text=True, check=True, timeout=30).stdout.strip()
+    assert found == quick_start()[1]
+
+
+async def test_the_protocol_spec_says_a_full_room_starts_itself_and_it_does() -> None:
+    spec = (ROOT / "protocol" / "README.md").read_text(encoding="utf-8")
+    assert "**A room starts itself when its last seat fills.**" in spec
+    async with Server(Settings(host="127.0.0.1", port=0)) as server, \
+            Client(server.url, name="host") as host, Client(server.url, name="bot") as bot:
+        created = await host.create_room("skipper", mode="multi", seats=2)
+        await host.join(created.room)
+        await bot.join(created.room)  # the last seat: the game begins without a start
+        started = await anext(m async for m in bot.updates() if isinstance(m, p.Started))
+        assert started.room == created.room and started.re is None
+        with pytest.raises(ServerError, match="room/already_started"):
+            await host.start(created.room)

@@ -108,6 +108,14 @@ def test_local_cluster_script_serves_games_through_haproxy() -> None:
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     games = [line for line in proc.stdout.splitlines() if line.startswith("{")]
     assert len(games) == 2
+    # issue #33: behind haproxy (--trusted-proxy 127.0.0.1/32), the operator on the host
+    # scrapes each server and calls its admin API directly, without a PROXY header.
+    for server_port in (port + 1, port + 2):
+        said = re.search(rf"metrics of :{server_port}: (\d+) cardhall_ samples", proc.stdout)
+        assert said and int(said.group(1)) > 10, proc.stdout[-2000:]
+    rooms = {json.loads(line)["room"] for line in games}
+    listing = proc.stdout[proc.stdout.index("owner"):]
+    assert all(room in listing for room in rooms), listing
 
 
 def test_tune_gc_freezes_startup_objects_and_sets_the_young_threshold() -> None:

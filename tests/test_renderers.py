@@ -199,7 +199,7 @@ def test_every_renderer_draws_real_views(module: str) -> None:
 
 
 @pytest.mark.parametrize(("game", "action", "text"), [
-    ("shah", ["marry", "7S", 3], "marry 7\u2660 onto the outer card of ray 3"),
+    ("shah", ["marry", "7S", 3], "marry 7\u2660 onto the outer card of ray 4"),  # 1-8
     ("shah", ["marry", "7S"], "marry 7S"),  # arguments that do not fit: the words
     ("shah", ["shuffle", 1], "shuffle 1"),  # unknown verb: the words
     ("shah", [], "?"),
@@ -223,3 +223,54 @@ def test_solo_outcome_line(game: str, word: str) -> None:
                   color=False)
     assert won.splitlines()[-1] == f"Game over: WON (cleared), {word} [52]"
     assert lost.splitlines()[-1] == f"Game over: lost (gave up), {word} [3]"
+
+
+# -- issue #33: people's numbers and words ----------------------------------------------------
+
+def test_shah_numbers_rays_and_foundations_1_to_8_as_the_web_does() -> None:
+    from cardhall.client.renderers import shah
+
+    game = create("shah", {"seed": 5}, 1)
+    while ["deal"] in game.view(0)["legal_actions"]:  # deal the circles: eight rays drawn
+        game.apply(0, ["deal"])
+    lines = shah.render(game.view(0), color=False).splitlines()
+    rays = [int(line.split()[0]) for line in lines if re.match(r" \d +\S", line)]
+    assert rays == list(range(1, 9))
+    assert re.search(r"foundations: 1:\S+\(1\) .* 8:\S+\(1\)", "\n".join(lines))
+    assert shah.describe(["play", "QH1", 0]) == "play Q\u2665 to foundation 1"
+    assert shah.describe(["grace", "7S", 7]) == "grace: move 7\u2660 into the empty ray 8"
+    assert shah.describe_event({"type": "marry", "card": "7S0", "ray": 0, "from": "up"}) == \
+        "married 7\u2660 onto ray 1 (from the turned card)"
+    for action in game.view(0)["legal_actions"]:  # no ray or foundation 0 is ever offered
+        assert not re.search(r"(ray|foundation) 0\b", shah.describe(action))
+
+
+@pytest.mark.parametrize(("event", "text"), [
+    ({"type": "draw", "seat": 1, "count": 3}, "drew 3 cards"),
+    ({"type": "draw", "seat": 1, "count": 1}, "drew a card"),
+    ({"type": "draw", "seat": 1, "count": 1, "skip_draw": True}, "drew a card (skip-draw)"),
+    ({"type": "end", "seat": 2, "turns": 1}, "ended turn 1"),
+    ({"type": "play", "seat": 0, "card": "5D1", "stack": "D", "values": [5]},
+     "played 5\u2666 on the \u2666 stack (now 5)"),
+    ({"type": "sold", "seat": 1, "buyer": 2, "card": "5D", "price": "JC"},
+     "sold 5\u2666 to seat 2 for J\u2663"),
+    ({"type": "unsold", "seat": 1, "card": "5D"}, "took 5\u2666 back: nobody bid"),
+    ({"type": "flip", "seat": 0}, "turned the discard pile over as the new stock"),
+    ({"type": "game_over", "winner": None, "reason": "turn_limit"}, "game over (turn limit)"),
+])
+def test_skipper_events_in_plain_words(event: dict[str, Any], text: str) -> None:
+    assert sk.describe_event(event) == text
+    assert sk.describe_event({"type": "shuffle"}) is None  # the caller spells it out
+
+
+def test_every_skipper_event_of_a_game_has_words() -> None:
+    game = create("skipper", {"mode": "multi", "seed": 3}, 3)
+    choose, rng = strategy("skipper", "greedy"), random.Random(1)
+    kinds: set[str] = set()
+    while not game.over:
+        seat = game.to_act()[0]
+        for event in game.apply(seat, choose(game.view(seat), rng)):
+            kinds.add(event["type"])
+            phrase = sk.describe_event(event)
+            assert phrase and not re.search(r"\b(count|turns|skip_draw)\b", phrase), event
+    assert {"draw", "end", "play", "discard"} <= kinds

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import sys
+
+import pexpect
+import pytest
+from cardhall.games.errors import OptionError
 from cardhall.games.simulate import lineup, run, summarize
+
+from .conftest import assert_one_error, run_cli
 
 
 def test_lineup_gives_each_strategy_every_seat_in_turn() -> None:
@@ -37,3 +44,36 @@ def test_outcomes_are_counted_by_kind_and_reasons_without_their_numbers() -> Non
     assert summary["outcomes"].get("won", 0) == summary["wins"]
     assert all(not any(ch.isdigit() for ch in reason) for reason in summary["reasons"])
     assert len(summary["reasons"]) <= 3
+
+
+# -- issue #33: the command line's simulate ---------------------------------------------------
+
+def test_a_lineup_of_more_strategies_than_seats_is_refused() -> None:
+    with pytest.raises(OptionError, match="5 strategies .* for 4 seats"):
+        lineup("greedy,random,greedy,random,expert", 4)
+    assert_one_error(run_cli("simulate", "--mode", "multi", "--players", "4", "--strategy",
+                             "greedy,random,greedy,random,expert"),
+                     "--strategy", "5 strategies", "4 seats")
+
+
+def test_a_summary_leaves_out_the_figures_a_game_does_not_have() -> None:
+    records = list(run("shufflejack", {}, 1, "greedy", 2, 1))
+    assert "mean_turns" not in summarize(records)  # ShuffleJack counts no turns
+    proc = run_cli("simulate", "--game", "shufflejack", "--games", "2")
+    assert proc.returncode == 0, proc.stderr
+    assert "None" not in proc.stdout and "mean_score" in proc.stdout
+    assert "mean_turns" in run_cli("simulate", "--game", "shah", "--games", "1").stdout
+
+
+def test_simulate_shows_the_actions_of_a_slow_game_while_it_is_played() -> None:
+    # An expert Skipper multi game takes many seconds: the bar must move before it ends.
+    child = pexpect.spawn(sys.executable, ["-m", "cardhall.server.cli", "simulate", "--mode",
+                                           "multi", "--strategy", "expert", "--games", "1"],
+                          encoding="utf-8", timeout=20, dimensions=(24, 120))
+    try:
+        child.expect(r"game 1: (\d+) actions")
+        first = int(child.match.group(1))
+        child.expect(r"game 1: (\d+) actions")
+        assert int(child.match.group(1)) > first
+    finally:
+        child.close(force=True)

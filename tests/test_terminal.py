@@ -1,6 +1,7 @@
 """``cardhall play`` driven for real: a server in the test process on a free port, and the
-terminal client as a child process in a pty (pexpect), answering its prompts the way a
-person would. pexpect blocks, so it runs in a worker thread while the event loop serves."""
+terminal client as a child process in a pty, answering its prompts the way a person would
+(tests/terminal_harness.py: the printed text, and the screen through a VT100 emulator).
+pexpect blocks, so each session runs in a worker thread while the event loop serves."""
 
 from __future__ import annotations
 
@@ -10,30 +11,37 @@ import json
 import os
 import random
 import re
-import shutil
 import sys
-import tempfile
 import threading
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
 import pexpect
 import pytest
 from cardhall.client.bots import play_seat
 from cardhall.client.client import Client, ServerError
+from cardhall.client.renderers import event_describer
 from cardhall.client.terminal import LineReader, event_text, menu_lines, parse_options
+from cardhall.client.terminal.console import PlainConsole, PromptArea
 from cardhall.games.bots import strategy
 from cardhall.server.app import Server
 from cardhall.server.config import Settings
 from cardhall.server.fairness import verify_record
 
-EXPECT_TIMEOUT = 10.0
-LOBBY = r"lobby \[[a-z ]+ \?\]> "  # the commands listed may grow
-MOVE = r"your move \[1-(\d+), v l q \?\]> "
-IDLE = r"\[v redraw, s start, l leave, q quit, \? help\]> "
-MENU_ITEM = re.compile(r"(\d+)\. (.+?)(?=\s{2,}\d+\. |\s*$)", re.MULTILINE)
-SEPARATOR = "-" * 40
+from .terminal_harness import (
+    EXPECT_TIMEOUT,
+    IDLE,
+    LOBBY,
+    MENU_ITEM,
+    MOVE,
+    WAITING,
+    Person,
+    sensible,
+)
+
+#: A prompt waiting for a line, as the screen shows it (an answered one has its answer after).
+PROMPT_LINE = re.compile(r"(lobby \[|your move \[|\[(s start, )?v redraw).*\]>$")
 
 
 @pytest.fixture
@@ -43,122 +51,6 @@ async def server() -> AsyncIterator[Server]:
     await srv.start()
     yield srv
     await srv.stop()
-
-
-class Person:
-    """A ``cardhall play --no-color`` process in a pty, and what it has printed; as a context
-    manager, closed (:meth:`close`) when the block ends.
-
-    Args:
-        url: The server's ``ws://`` URL.
-        name: The player's name.
-    """
-
-    def __init__(self, url: str, name: str = "alice", *extra: str, state_dir: str | None = None,
-                 env: dict[str, str] | None = None) -> None:
-        # seat tokens go to $XDG_STATE_HOME/cardhall: a folder of the test, never the user's
-        self._own_state = state_dir is None
-        self.state_dir = state_dir or tempfile.mkdtemp(prefix="cardhall-test-state-")
-        env = dict(os.environ, COLUMNS="120", LINES="50", PYTHONWARNINGS="error",
-                   XDG_STATE_HOME=self.state_dir, **(env or {}))
-        self.child = pexpect.spawn(
-            sys.executable, ["-m", "cardhall.server.cli", "play", "--url", url, "--no-color",
-                             "--name", name, *extra],
-            encoding="utf-8", timeout=EXPECT_TIMEOUT, dimensions=(50, 120), env=env)
-        self.log = io.StringIO()
-        self.child.logfile_read = self.log
-        self.drawings_used = 0
-
-    def expect(self, pattern: str | list[Any]) -> int:
-        """Wait (at most :data:`EXPECT_TIMEOUT` s) for ``pattern``; returns its index."""
-        try:
-            return int(self.child.expect(pattern))
-        except pexpect.TIMEOUT:
-            raise AssertionError(f"no {pattern!r} within {EXPECT_TIMEOUT} s; the screen "
-                                 f"ends with:\n{self.output[-3000:]}") from None
-
-    def say(self, *lines: str) -> None:
-        """Type lines, each followed by Enter."""
-        for line in lines:
-            self.child.sendline(line)
-
-    @property
-    def output(self) -> str:
-        """Everything printed so far (with the pty's echo of the typed lines)."""
-        return self.log.getvalue()
-
-    def create_room(self, *answers: str) -> str:
-        """At the lobby prompt, answer the create dialogue (``c`` then ``answers``);
-        returns the new room id."""
-        self.say("c", *answers)
-        self.expect(r"created room (\w+)")
-        return str(self.child.match.group(1))
-
-    def menu(self) -> dict[str, str]:
-        """The last drawn action menu: ``phrase -> number``."""
-        text = self.output
-        block = text[text.rindex("your actions:"):]
-        block = block[:block.index("your move [")]
-        return {phrase: number for number, phrase in MENU_ITEM.findall(block)}
-
-    def new_drawing(self) -> bool:
-        """True once if a drawing arrived since the last call returned True."""
-        count = self.output.count(SEPARATOR)
-        if count > self.drawings_used:
-            self.drawings_used = count
-            return True
-        return False
-
-    def play_until_over(self, pick: Callable[[dict[str, str]], str],
-                        max_moves: int = 150) -> int:
-        """Choose ``pick(menu)`` at each new drawing with a menu until ``GAME OVER``.
-
-        Returns:
-            The number of choices made.
-        """
-        moves = 0
-        while True:
-            if self.expect([MOVE, "GAME OVER"]) == 1:
-                self.expect(LOBBY)
-                return moves
-            if self.new_drawing():
-                self.say(pick(self.menu()))
-                moves += 1
-                assert moves <= max_moves, "the game does not end"
-
-    def close(self) -> None:
-        """End the process (if it still runs); remove its state folder if it made one."""
-        self.child.close(force=True)
-        if self._own_state:
-            shutil.rmtree(self.state_dir, ignore_errors=True)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    def quit(self) -> str:
-        """Type ``q`` and wait for the program to end; returns :attr:`output`."""
-        self.say("q")
-        self.expect(pexpect.EOF)
-        return self.output
-
-    def exit_status(self) -> int:
-        """Wait for the ended program to exit; returns its exit status."""
-        self.child.wait()
-        return int(self.child.exitstatus)
-
-
-def sensible(menu: dict[str, str]) -> str:
-    """A simple player: play a card, else end the turn, else pass a bid, else discard."""
-    for phrase, number in menu.items():
-        if phrase.startswith("play "):
-            return number
-    for wanted in ("end turn", "pass"):
-        if wanted in menu:
-            return menu[wanted]
-    return next(n for phrase, n in menu.items() if phrase.startswith("discard "))
 
 
 async def lobby(url: str) -> list[dict[str, Any]]:
@@ -178,22 +70,25 @@ def _solo_session(url: str) -> tuple[int, str]:
     with Person(url) as person:
         person.expect(LOBBY)
         person.create_room("skipper", "solo", "turn_limit=4", "n", "")
+        # text printed above the prompt may reach the screen just after a prompt is drawn:
+        # wait for the words, then for the prompt drawn again below them
+        person.expect(r"Skipper solo  state 0  your turn")
         person.expect(MOVE)
         out = person.output
-        assert "Skipper solo  state 0  your turn" in out
         for suit in ("\u2663 A\u2663 (1)", "\u2666 A\u2666 (1)", "\u2665 A\u2665 (1)",
                      "\u2660 A\u2660 (1)"):
             assert suit in out
         assert re.search(r"your hand: (\S+[\u2663\u2666\u2665\u2660] ?){5}", out)
-        assert re.search(r" 1\. (play|discard) \S+[\u2663\u2666\u2665\u2660]", out)
-        assert "resign" in person.menu()
-        # wrong choices: a number off the menu, an unknown word, a refused request
+        menu = person.menu()
+        assert re.match(r"(play|discard) \S+[\u2663\u2666\u2665\u2660]", menu_phrase(menu, "1"))
+        assert "resign" in menu
+        # wrong choices: a number off the menu, an unknown word, s in a running game
         person.say("99")
         person.expect(r"error: no action 99: choose a number from 1 to \d+")
         person.say("zz")
         person.expect(r"error: unknown command 'zz'")
         person.say("s")
-        person.expect(r"error: \[room/already_started\] ")
+        person.expect(r"error: the game has already started")
         person.say("v")
         person.expect(MOVE)
         moves = person.play_until_over(sensible)
@@ -210,6 +105,17 @@ def _solo_session(url: str) -> tuple[int, str]:
         return moves, str(person.exit_status())
 
 
+def event_lines(out: str) -> list[str]:
+    """The event lines in the printed text (``". seat 1: drew 3 cards; ..."``; one may
+    follow a prompt on the same line of the text, as prompt_toolkit erases it)."""
+    return re.findall(r"\. (?:table|you|seat \d): [^\n]*", out)
+
+
+def menu_phrase(menu: dict[str, str], number: str) -> str:
+    """The phrase of action ``number`` in a menu of ``phrase -> number``."""
+    return next(phrase for phrase, n in menu.items() if n == number)
+
+
 @pytest.mark.timeout(60)
 async def test_solo_game_in_the_terminal(server: Server) -> None:
     moves, status = await in_thread(_solo_session, server.url)
@@ -223,7 +129,7 @@ def _recorded_session(url: str, folder: str) -> str:
     with Person(url, "alice", "--record", folder) as person:
         person.expect(LOBBY)
         person.create_room("skipper", "multi", "2", "turn_limit=3", "n", "")
-        person.expect(IDLE)
+        person.expect(WAITING)
         person.say("s")
         person.expect(r"\* the game has started \(deal commitment [0-9a-f]{64}\)")
         person.play_until_over(sensible)
@@ -247,11 +153,11 @@ def _server_bots_session(url: str) -> str:
     with Person(url, "carol") as person:
         person.expect(LOBBY)
         room = person.create_room("skipper", "multi", "3", "turn_limit=3 turn_seconds=30", "n", "")
-        person.expect(r"waiting for players \(1/3 seats\)")
-        person.expect(IDLE)
+        person.expect(r"waiting for players \(1/3 seats\); type s to start")
+        person.expect(WAITING)
         person.say("s")
-        person.expect(r"\* seat 1( bot-1)?: bot")  # the name may not be known yet
-        person.expect(r"\* seat 2( bot-2)?: bot")
+        person.expect(r"\* seat 1( bot-1)?: is played by a bot now")  # the name may come later
+        person.expect(r"\* seat 2( bot-2)?: is played by a bot now")
         person.expect(r"clocks: seat 0 carol \(you\) (30|29|28) s left")
         person.say("t")  # RULINGS K6m: the seat's own auto-trash preference
         person.expect(r"auto-trash off")
@@ -259,9 +165,15 @@ def _server_bots_session(url: str) -> str:
         person.expect(r"trash \d+  auto-trash off")
         person.play_until_over(sensible)
         out = person.output
-        assert "players: 0 carol (you), 1 bot-1 [bot], 2 bot-2 [bot]" in out
-        assert re.search(r"\. seat [12]: (play|discard|auction)", out)
+        assert "players: 0 carol (you) [host], 1 bot-1 [bot], 2 bot-2 [bot]" in out or \
+            "players: 0 carol (you), 1 bot-1 [bot], 2 bot-2 [bot]" in out
+        assert re.search(r"\. seat [12]: (played|discarded|put \S+ up for auction)", out)
         assert re.search(r"GAME OVER: .*\(turn_limit|completed|unwinnable", out)
+        # issue #33: Skipper's events in words, never the engine's keys
+        events = event_lines(out)
+        assert any("ended turn" in line for line in events)
+        assert any(re.search(r"drew (a card|\d+ cards)", line) for line in events)
+        assert not any(re.search(r"\b(count \d|turns \d|skip_draw)\b", line) for line in events)
         person.quit()
         return room
 
@@ -272,14 +184,49 @@ async def test_multi_game_against_server_bots(server: Server) -> None:
     assert {r["room"]: r["status"] for r in await lobby(server.url)}[room] == "finished"
 
 
+# -- issue #33: bots' events print above one prompt; no s start in a running game --------------
+
+def _watch_bots_session(url: str, room: str) -> tuple[str, list[str]]:
+    with Person(url, "watcher") as person:
+        person.expect(LOBBY)
+        person.say(f"w {room}")
+        person.expect(r"joined room \w+ \(skipper\) as a spectator")
+        for _ in range(12):  # bots play on: each of their moves is an event line
+            person.expect(r"\. seat \d: ")
+        person.expect(IDLE)
+        screen = person.settled_lines()
+        person.quit()
+        return person.output, screen
+
+
+@pytest.mark.timeout(90)
+async def test_bot_events_print_above_a_single_prompt_that_offers_no_start(
+        server: Server) -> None:
+    async with Client(server.url, name="host") as host:
+        created = await host.create_room(
+            "skipper", mode="multi", seats=3,
+            options={"turn_limit": 40, "bot_seconds": 0.15})
+        await host.join(created.room)
+        await host.start(created.room)  # the empty seats get bots
+        await host.leave(created.room)  # and so does the host's: bots only
+        out, screen = await in_thread(_watch_bots_session, server.url, created.room)
+    prompts = [line for line in screen if PROMPT_LINE.search(line)]
+    assert len(prompts) == 1, "\n".join(screen)  # the prompt is not printed again per event
+    assert screen[-1] == prompts[0]  # at the bottom, the events above it
+    assert any(line.startswith(". seat ") for line in screen)
+    assert len(re.findall(r"\. seat \d: ", out)) >= 12
+    assert "s start" not in out  # the game runs: nothing to start
+
+
 # -- a person against a bot client started by the test -------------------------------------
 
 def _create_private(person: Person) -> str:
     person.expect(LOBBY)
     person.create_room("skipper", "multi", "2", "turn_limit=3", "y", "")
     person.expect(r"private join code (\w+)")
-    code = str(person.child.match.group(1))
-    person.expect(IDLE)
+    assert person.match is not None
+    code = person.match.group(1)
+    person.expect(WAITING)
     return code
 
 
@@ -300,7 +247,7 @@ async def test_multi_game_against_a_bot_client(server: Server) -> None:
         assert moves >= 3
         assert result.outcome["reason"] in ("turn_limit", "completed", "unwinnable")
         assert "* seat 1 robot: joined" in person.output
-        assert "players: 0 dave (you), 1 robot" in person.output
+        assert re.search(r"players: 0 dave \(you\)( \[host\])?, 1 robot", person.output)
     finally:
         await in_thread(person.close)
 
@@ -309,12 +256,11 @@ async def test_multi_game_against_a_bot_client(server: Server) -> None:
 
 def _lobby_session(url: str, room: str) -> None:
     with Person(url, "erin") as person:
+        person.expect(rf" 1\. {room} +skipper +multi +1/2 +waiting +public +Friday")
         person.expect(LOBBY)
-        assert re.search(rf" 1\. {room} +skipper +multi +1/2 +waiting +public +Friday",
-                         person.output)
         person.say("w 1")
         person.expect(r"you are watching")
-        person.expect(IDLE)
+        person.expect(IDLE)  # a spectator starts nothing
         person.say("l")
         person.expect(LOBBY)
         person.say("j nosuchroom")
@@ -347,6 +293,73 @@ async def test_lobby_commands(server: Server) -> None:
         await in_thread(_lobby_session, server.url, created.room)
 
 
+def _guest_session(url: str, room: str) -> str:
+    with Person(url, "gus") as person:
+        person.expect(LOBBY)
+        person.say(f"j {room}")
+        person.expect(r"joined room \w+ \(skipper\) in seat 1")
+        person.expect(r"waiting for players \(2/3 seats\); the host starts the game")
+        person.expect(IDLE)  # s start is the host's, not offered to a guest
+        assert "s start" not in person.settled_lines()[-1]
+        return person.quit()
+
+
+@pytest.mark.timeout(60)
+async def test_a_guest_in_a_waiting_room_is_not_offered_the_start(server: Server) -> None:
+    async with Client(server.url, name="hostess") as host:
+        created = await host.create_room("skipper", mode="multi", seats=3)
+        await host.join(created.room)
+        out = await in_thread(_guest_session, server.url, created.room)
+    assert re.search(r"players: 0 hostess \[host\], 1 gus \(you\), 2 \(empty\)", out)
+
+
+def _chat_session(url: str, room: str) -> str:
+    with Person(url, "gus") as person:
+        person.expect(LOBBY)
+        person.say(f"j {room}")
+        person.expect(r"recent chat:")
+        person.expect(r"\[chat\] hostess: welcome, whoever comes")
+        person.expect(IDLE)
+        person.say("c good luck all")
+        person.expect(r"\[chat\] gus: good luck all")  # every member gets it, the sayer too
+        person.expect(r"\[chat\] hostess: thanks gus")  # said live, after gus's line
+        person.say("e well played")
+        person.expect(r"\[chat\] gus: \*well played\*")
+        return person.quit()
+
+
+@pytest.mark.timeout(60)
+async def test_the_terminal_shows_the_rooms_chat_and_says_lines(server: Server) -> None:
+    """A player at the terminal sees the chat said before joining (history), says a line
+    and an emote that other members get, and sees a line said live."""
+    async with Client(server.url, name="hostess") as host:
+        created = await host.create_room("skipper", mode="multi", seats=3)
+        await host.join(created.room)
+        await host.say(created.room, "welcome, whoever comes")
+        session = asyncio.ensure_future(in_thread(_chat_session, server.url, created.room))
+        for _ in range(400):  # 40 s at most: until gus's line reaches the host
+            if any(line.get("text") == "good luck all" for line in host.chat_lines(
+                    created.room)):
+                break
+            await asyncio.sleep(0.1)
+        await host.say(created.room, "thanks gus")
+        await session
+        said = [(line["name"], line.get("text"), line.get("emote"))
+                for line in host.chat_lines(created.room)]
+    assert ("gus", "good luck all", None) in said
+    assert ("gus", None, "well_played") in said
+
+
+def test_chat_lines_are_shown_as_plain_text() -> None:
+    from cardhall.client.terminal.text import chat_line_text
+    assert chat_line_text({"n": 1, "seat": 0, "name": "Bob", "text": "gg"}) == "[chat] Bob: gg"
+    assert chat_line_text({"n": 2, "seat": None, "name": "Cy", "emote": "good_luck"}) == \
+        "[watching] Cy: *good luck*"
+    # whatever the server sent, no terminal escape reaches the screen
+    assert chat_line_text({"n": 3, "seat": 1, "name": "X\x1b[2J", "text": "a\x07b"}) == \
+        "[chat] X?[2J: a?b"
+
+
 def _eof_session(url: str) -> int:
     with Person(url) as person:
         person.expect(LOBBY)
@@ -365,7 +378,7 @@ def test_unreachable_server_is_one_clear_line() -> None:
                                            "ws://127.0.0.1:9", "--no-color"],
                           encoding="utf-8", timeout=EXPECT_TIMEOUT)
     try:
-        child.expect(r"Error: cannot reach ws://127.0.0.1:9")
+        child.expect(r"Error: cannot reach ws://127.0.0.1:9: connection refused")
         child.expect(pexpect.EOF)
         assert "Traceback" not in (child.before or "")
         child.wait()
@@ -397,8 +410,15 @@ def test_menu_lines_columns() -> None:
 
 
 def test_event_text() -> None:
-    assert event_text({"type": "play", "seat": 1, "card": "5D", "stack": "D"}, 0) == \
-        "seat 1: play 5\u2666 \u2666"
+    skipper = event_describer("skipper")
+    assert event_text({"type": "play", "seat": 1, "card": "5D", "stack": "D",
+                       "values": [5]}, 0, skipper) == \
+        "seat 1: played 5\u2666 on the \u2666 stack (now 5)"
+    # issue #33: "draw count 3; seat 2: end turns 1" in words
+    assert event_text({"type": "draw", "seat": 0, "count": 3}, 0, skipper) == "you: drew 3 cards"
+    assert event_text({"type": "end", "seat": 2, "turns": 1}, 0, skipper) == \
+        "seat 2: ended turn 1"
+    # without the game's phrases (or for an event they do not know): spelled out
     assert event_text({"type": "draw", "seat": 0, "count": 2, "skip_draw": True}, 0) == \
         "you: draw count 2 skip_draw"
     assert event_text({"type": "game_over", "winner": None, "reason": "won"}, 0) == \
@@ -424,6 +444,32 @@ async def test_line_reader_reads_a_pipe() -> None:
             await done.wait()
         reader.stop()
     assert lines == ["1", "q\u2663", "part", None]
+
+
+async def test_a_plain_console_writes_its_prompt_once_per_line_awaited() -> None:
+    read_fd, write_fd = os.pipe()
+    out = io.StringIO()
+    got: list[tuple[str, str | None]] = []
+    with os.fdopen(read_fd, "r") as stream:
+        console = PlainConsole(stream, out)
+        console.start(lambda kind, text: got.append((kind, text)))
+        area = PromptArea("your move [1-2, v l q ?]> ", ("your actions:", " 1. pass"),
+                          lambda: "clocks: seat 0 you 9 s left")
+        console.show(area)
+        console.say(". seat 1: drew 3 cards")  # a bot's event: the prompt is not written again
+        console.show(area)
+        os.write(write_fd, b"1\n")
+        async with asyncio.timeout(5):
+            while not got:
+                await asyncio.sleep(0.01)
+        console.show(area)  # a line was read: the next one is asked for
+        await console.stop()
+        os.close(write_fd)
+    assert got == [("line", "1")]
+    assert out.getvalue() == ("your actions:\n 1. pass\nyour move [1-2, v l q ?]> \n"
+                              ". seat 1: drew 3 cards\n"
+                              "your actions:\n 1. pass\nyour move [1-2, v l q ?]> ")
+    assert "clocks" not in out.getvalue()  # a live line is for a console that redraws it
 
 
 # -- issue #21: the renderer of a room joined by id, k GAME or w ID ---------------------------
@@ -475,17 +521,17 @@ async def test_rooms_joined_by_id_or_quick_join_are_drawn_by_their_game(server: 
 
 # -- issue #21: seat tokens on disk, "my games / resume" -------------------------------------
 
-def _ctrl_c_session(url: str, state_dir: str) -> tuple[str, str]:
+def _ctrl_c_session(url: str, state_dir: str) -> tuple[str, str, int]:
     with Person(url, "hana", state_dir=state_dir) as person:
         person.expect(LOBBY)
         room = person.create_room("skipper", "multi", "2", "turn_limit=5", "n", "")
-        person.expect(IDLE)
+        person.expect(WAITING)
         person.say("s")
         person.expect(r"\* the game has started")
         person.expect(MOVE)
         person.child.sendintr()  # Ctrl-C: the program ends without leaving its seat
         person.expect(pexpect.EOF)
-        return room, person.output
+        return room, person.output, person.exit_status()
 
 
 def _resume_session(url: str, state_dir: str, room: str) -> str:
@@ -502,7 +548,7 @@ def _resume_session(url: str, state_dir: str, room: str) -> str:
         person.expect(LOBBY)
         person.say("m 1")  # now the only one left: the seat of the first session
         person.expect(rf"joined room {room} \(skipper\) in seat 0")
-        person.expect(r"players: 0 hana \(you\), 1 bot-1 \[bot\]")
+        person.expect(r"players: 0 hana \(you\)( \[host\])?, 1 bot-1 \[bot\]")
         person.expect(MOVE)  # the seat's turn, kept for it
         person.say(sensible(person.menu()))
         person.expect(r"\. you: ")
@@ -517,7 +563,8 @@ def _resume_session(url: str, state_dir: str, room: str) -> str:
 async def test_seat_tokens_outlive_the_program_and_my_games_resumes_them(
         server: Server, tmp_path: Path) -> None:
     from cardhall.client.seat_store import SeatStore
-    room, _ = await in_thread(_ctrl_c_session, server.url, str(tmp_path))
+    room, _, status = await in_thread(_ctrl_c_session, server.url, str(tmp_path))
+    assert status == 130  # ended by Ctrl-C, as a shell counts it
     path = tmp_path / "cardhall" / "seats.json"
     assert path.stat().st_mode & 0o777 == 0o600  # a token plays the seat: owner only
     (entry,) = SeatStore(path).entries(server.url)
@@ -541,7 +588,7 @@ def _restart_session(url: str, stopped: threading.Event, restarted: threading.Ev
     with Person(url, "ivan") as person:
         person.expect(LOBBY)
         room = person.create_room("skipper", "multi", "2", "", "n", "")
-        person.expect(IDLE)
+        person.expect(WAITING)
         stop()
         assert stopped.wait(EXPECT_TIMEOUT)
         # said at once, then one line per failed attempt
@@ -626,23 +673,23 @@ def _create_dialogue_session(url: str) -> str:
         person.expect(r"  seed=\(not set\)  int 0\.\.\d+  Deal number")
         person.expect(r"  max_moves=3000  int 1\.\.1000000  Room move limit")
         person.expect(r"  on_abandon=bot  str one of bot/forfeit  ")
-        person.expect(r"options as name=value words \[Enter = all defaults, x = cancel\]: ")
+        person.expect(r"options as name=value words \[Enter = all defaults, x = cancel\]:")
         assert "turn_limit" not in person.output  # not a Shah option: never suggested
         person.say("seed=7 max_moves=0 bogus=1 turn_seconds=60")
         # the good ones stay; each bad one is asked again on its own
         person.expect(r"error: option 'max_moves' must be >= 1, not 0")
         person.expect(r"max_moves \[int 1\.\.1000000, default 3000; Enter = leave it out, "
-                      r"x = cancel\]: ")
+                      r"x = cancel\]:")
         person.say("lots")
         person.expect(r"error: option 'max_moves' must be an integer, not 'lots'")
         person.expect(r"max_moves \[")
         person.say("50")
         person.expect(r"error: no option 'bogus' here; the options are: bid_seconds, ")
-        person.expect(r"name=value instead \[Enter = leave it out, x = cancel\]: ")
+        person.expect(r"name=value instead \[Enter = leave it out, x = cancel\]:")
         person.say("")
-        person.expect(r"private room\? \[y/N\]: ")
+        person.expect(r"private room\? \[y/N\]:")
         person.say("n")
-        person.expect(r"room name \[Enter = chosen by the server\]: ")
+        person.expect(r"room name \[Enter = chosen by the server\]:")
         person.say("Kim's evening deal")
         person.expect(r"created room (\w+)")
         person.expect(r"clocks: seat 0 kim \(you\) (60|59|58) s left")  # turn_seconds=60 kept
@@ -668,6 +715,23 @@ async def test_create_dialogue_lists_options_keeps_good_ones_and_names_the_room(
     assert joined.view["max_moves"] == 50
 
 
+def _default_seats_session(url: str) -> str:
+    with Person(url, "pat") as person:
+        person.expect(LOBBY)
+        person.say("c", "skipper", "multi")
+        person.expect(r"seats \[2-6, Enter = 4\]:")  # as the web's New-room form
+        person.say("", "", "n", "")
+        person.expect(r"waiting for players \(1/4 seats\)")
+        return person.quit()
+
+
+@pytest.mark.timeout(60)
+async def test_a_multi_room_has_four_seats_unless_told_otherwise(server: Server) -> None:
+    await in_thread(_default_seats_session, server.url)
+    (summary,) = await lobby(server.url)
+    assert (summary["mode"], summary["seats"]) == ("multi", 4)
+
+
 # -- issue #21: giving up asks first ---------------------------------------------------------------
 
 def _close_shop_session(url: str) -> str:
@@ -677,12 +741,12 @@ def _close_shop_session(url: str) -> str:
         person.expect(MOVE)
         close = person.menu()["close shop (give up)"]
         person.say(close)
-        person.expect(r"really close shop \(give up\)\? \[y/N\]> ")
+        person.expect(r"really close shop \(give up\)\? \[y/N\]>")
         person.say("")  # Enter: no
         person.expect(r"not done: close shop \(give up\); keep playing")
         person.expect(MOVE)
         person.say(close)
-        person.expect(r"really close shop \(give up\)\? \[y/N\]> ")
+        person.expect(r"really close shop \(give up\)\? \[y/N\]>")
         person.say("y")
         person.expect(r"GAME OVER: you lost")
         person.expect(LOBBY)
@@ -700,12 +764,12 @@ async def test_close_shop_asks_for_confirmation(server: Server) -> None:
 # -- issue #21: Shah and Thirty-Six events in words ---------------------------------------------
 
 def test_shah_and_thirtysix_event_lines_are_words() -> None:
-    from cardhall.client.renderers import event_describer
     shah, thirtysix = event_describer("shah"), event_describer("thirtysix")
+    # rays and foundations numbered 1-8, as drawn (issue #33; the wire counts from 0)
     assert event_text({"type": "play", "card": "QH1", "foundation": 3, "from": "talon"}, 0,
-                      shah) == "table: played Q\u2665 to foundation 3 (from the talon)"
+                      shah) == "table: played Q\u2665 to foundation 4 (from the talon)"
     assert event_text({"type": "fill", "card": "7S0", "ray": 2, "circle": 1, "from": "up"},
-                      0, shah) == ("table: refilled ray 2, middle circle, with 7\u2660 from "
+                      0, shah) == ("table: refilled ray 3, middle circle, with 7\u2660 from "
                                    "the turned card")
     assert event_text({"type": "deal", "cards": ["2H0", "TC1"], "circle": 0}, 0, shah) == \
         "table: dealt the inner circle: 2\u2665 10\u2663"
@@ -729,10 +793,10 @@ def _thirtysix_session(url: str) -> str:
         person.create_room("thirtysix", "seed=5", "n", "")
         person.expect(MOVE)
         menu = person.menu()
+        person.new_drawing()
         person.say(next(n for phrase, n in menu.items() if phrase.startswith("commit ")))
         person.expect(r"\. table: committed .+: \d+ against \d+, (won|lost)")
         person.expect(MOVE)  # won: take an ENEMY card; lost: give a row card
-        person.new_drawing()
         person.say(next(n for phrase, n in person.menu().items()
                         if phrase.startswith(("take ", "give "))))
         person.expect(r"\. table: (took|gave) \S+")
@@ -743,37 +807,37 @@ def _thirtysix_session(url: str) -> str:
 @pytest.mark.timeout(60)
 async def test_thirtysix_events_in_the_terminal_are_words(server: Server) -> None:
     out = await in_thread(_thirtysix_session, server.url)
-    events = [line for line in out.splitlines() if line.startswith(". ")]
+    events = event_lines(out)
     assert events and not any(re.search(r"\b(reveal|enemy_total|to_enemy)\b|\[", line)
                               for line in events)
 
 
 # -- issue #21: a race's events do not scroll the menu away -----------------------------------
 
-def _race_session(url: str) -> str:
+def _race_session(url: str) -> list[list[str]]:
     with Person(url, "nia") as person:
         person.expect(LOBBY)
         person.create_room("skipper", "race", "2", "bot_seconds=0.2", "n", "")
-        person.expect(IDLE)
+        person.expect(WAITING)
         person.say("s")
         person.expect(MOVE)
+        screens = []
         for _ in range(15):  # the bot plays on while the person thinks
-            person.expect(r"\n\. seat 1: ")
-        person.expect(MOVE)
-        return person.output
+            person.expect(r"\. seat 1: ")
+            person.expect(MOVE)
+            screens.append(person.settled_lines())
+        return screens
 
 
 @pytest.mark.timeout(90)
 async def test_race_events_keep_the_menu_in_view(server: Server) -> None:
-    out = await in_thread(_race_session, server.url)
-    assert out.count("\n. seat 1: ") >= 15
-    # at every prompt, the menu was shown at most 8 event lines (and the prompts between
-    # them) before it (the terminal shows it again after MENU_KEEP_LINES = 6 lines)
-    for prompt in [m.start() for m in re.finditer(MOVE, out)][1:]:
-        shown = out.rindex("your actions:", 0, prompt)
-        between = [line for line in out[shown:prompt].splitlines()
-                   if line.startswith((". ", "* "))]
-        assert len(between) <= 8, out[shown:prompt]
+    for screen in await in_thread(_race_session, server.url):
+        # at the bottom, whatever the bot did: the menu, the clocks, the move prompt
+        assert re.match(MOVE, screen[-1]), "\n".join(screen)
+        top = max(i for i, line in enumerate(screen) if line == "your actions:")
+        assert all(MENU_ITEM.match(line.strip()) or line.startswith("clocks:")
+                   for line in screen[top + 1:-1]), "\n".join(screen)
+        assert any(line.startswith(". seat 1: ") for line in screen[:top])
 
 
 def _refused_option_session(url: str) -> str:
@@ -784,10 +848,10 @@ def _refused_option_session(url: str) -> str:
         person.say("c", "skipper", "multi", "2", "turn_limit=7 first_seat=4", "n", "Duo")
         person.expect(r"error: \[lobby/bad_options\] first_seat 4 is not a seat of 2")
         person.expect(r"first_seat \[int 0\.\.5, default 0; Enter = leave it out, "
-                      r"x = cancel\]: ")
+                      r"x = cancel\]:")
         person.say("1")
         person.expect(r"created room (\w+)")
-        person.expect(IDLE)
+        person.expect(WAITING)
         person.say("s")
         person.expect(r"\* the game has started")
         return person.quit()
@@ -797,7 +861,9 @@ def _refused_option_session(url: str) -> str:
 async def test_create_dialogue_asks_again_only_for_the_option_the_server_refused(
         server: Server) -> None:
     out = await in_thread(_refused_option_session, server.url)
-    assert out.count("private room?") == 1 and out.count("options as name=value") == 1
+    # each answer is written once with its question: none of them was asked again
+    assert out.count("private room? [y/N]: n\n") == 1
+    assert out.count("x = cancel]: turn_limit=7 first_seat=4\n") == 1
     (summary,) = await lobby(server.url)
     assert (summary["name"], summary["seats"], summary["mode"]) == ("Duo", 2, "multi")
     options = server.lobby.rooms[summary["room"]].options

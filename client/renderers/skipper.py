@@ -9,10 +9,10 @@ hand, and the outcome once the game is over. Works from the view dict only (the 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from . import pretty_card
+from . import describe_by_type, event_card, pretty_card
 
 _SUIT_SYMBOLS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
 _RED = "\x1b[31m"
@@ -168,6 +168,52 @@ def render(view: dict[str, Any], *, color: bool = True) -> str:
     if outcome:
         lines.append(outcome)
     return "\n".join(lines)
+
+
+def _cards(count: Any) -> str:
+    return "a card" if count == 1 else f"{count} cards"
+
+
+def _stack_suit(event: Mapping[str, Any]) -> str:
+    """The suit symbol of an event's ``stack`` letter (``"?"`` without one)."""
+    return _SUIT_SYMBOLS.get(str(event.get("stack")), "?")
+
+
+_EVENT_PHRASES: dict[str, Callable[[Mapping[str, Any]], str]] = {
+    "play": lambda e: (f"played {event_card(e)} on the {_stack_suit(e)} stack (now "
+                       f"{' or '.join(str(v) for v in e.get('values') or [])})"),
+    "complete": lambda e: f"completed the {_stack_suit(e)} stack",
+    "discard": lambda e: f"discarded {event_card(e)}",
+    "draw": lambda e: ("drew a card (skip-draw)" if e.get("skip_draw")
+                       else f"drew {_cards(e.get('count'))}"),
+    "flip": lambda e: "turned the discard pile over as the new stock",
+    "trash": lambda e: "trashed a dead card",
+    "auto_trash": lambda e: f"auto-trash {'on' if e.get('on') else 'off'}",
+    "auction": lambda e: f"put {event_card(e)} up for auction",
+    "bid": lambda e: f"bid {event_card(e)}",
+    "pass": lambda e: "passed (no bid)",
+    "sold": lambda e: (f"sold {event_card(e)} to seat {e.get('buyer')} for "
+                       f"{pretty_card(str(e.get('price')), color=False)}"),
+    "unsold": lambda e: f"took {event_card(e)} back: nobody bid",
+    "end": lambda e: f"ended turn {e.get('turns')}",
+    "unwinnable": lambda e: "can no longer finish: out of the game",
+    "resigned": lambda e: "resigned",
+    "forfeit": lambda e: "forfeited",
+    "game_over": lambda e: f"game over ({str(e.get('reason')).replace('_', ' ')})",
+}
+
+
+def describe_event(event: dict[str, Any]) -> str | None:
+    """One Skipper event in words, e.g. ``"drew 3 cards"``, ``"ended turn 4"`` or
+    ``"played 5♦ on the ♦ stack (now 5)"`` (docs/schemas/skipper.event.json).
+
+    Args:
+        event: An event map of the engine (``type`` and its fields).
+
+    Returns:
+        The phrase (card names without colour), or None for an unknown event type.
+    """
+    return describe_by_type(event, _EVENT_PHRASES)
 
 
 def describe(action: Sequence[Any]) -> str:
