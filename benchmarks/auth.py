@@ -20,8 +20,9 @@ Prints:
    (a round trip to Redis on loopback included). The target is at most 1 ms.
 4. **Memory per account**: ``--accounts`` guest accounts made through the auth service, each
    with a display name and a session (token pair): bytes per account this process holds
-   (memory store: ``tracemalloc``), and bytes per account Redis holds (``INFO memory``
-   ``used_memory``; ``--redis``).
+   (memory store: ``tracemalloc``), bytes of SQLite database (the SQLite account store, a
+   WAL file of its own), and bytes per account Redis holds (``INFO memory``
+   ``used_memory``; ``--redis``). The resume time is measured on each store too.
 
 ``--redis`` starts a ``redis-server`` of its own on a free port (it must be installed). Compare
 figures of one run with each other, not across machines.
@@ -247,6 +248,33 @@ async def redis_figures(settings: Settings, accounts: int, resumes: int) -> None
             proc.wait(timeout=10)
 
 
+async def sqlite_figures(settings: Settings, accounts: int, resumes: int) -> None:
+    """Print the SQLite account store's resume time and bytes of database per account."""
+    import sqlite3
+
+    from cardhall.server.account_sqlite import SQLiteAccounts, create_tables, plain
+    from cardhall.server.store import MemoryStore
+
+    with tempfile.TemporaryDirectory() as folder:
+        db = sqlite3.connect(f"{folder}/accounts.db", isolation_level=None)
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = NORMAL")
+        create_tables(db)
+        server = Server(settings, MemoryStore(), SQLiteAccounts(*plain(db)))
+        await resume_time(server, resumes, "SQLite account store")
+
+        def size() -> int:
+            pages = db.execute("PRAGMA page_count").fetchone()[0]
+            return int(pages) * int(db.execute("PRAGMA page_size").fetchone()[0])
+
+        await make_accounts(server.auth, 10)
+        before = size()
+        await make_accounts(server.auth, accounts)
+        print(f"SQLite account store: {(size() - before) / accounts:.0f} bytes of database "
+              f"per account ({accounts} guest accounts with a name and a session)")
+        db.close()
+
+
 async def run(args: argparse.Namespace) -> None:
     """Every figure, in order."""
     settings = Settings(host="127.0.0.1", port=0, msg_rate=None,
@@ -256,6 +284,7 @@ async def run(args: argparse.Namespace) -> None:
     server = Server(settings)
     await resume_time(server, args.resumes, "memory store")
     await memory_per_account(settings, args.accounts)
+    await sqlite_figures(settings, args.accounts, args.resumes)
     if args.redis:
         await redis_figures(settings, args.accounts, args.resumes)
 

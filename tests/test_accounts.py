@@ -1,6 +1,6 @@
 """Accounts without a server: names and their UTS #39 skeletons (server/names.py), tokens and
 passwords (server/identity.py), and the account store port on each backend
-(server/account_store.py: memory and Redis, run by the same tests)."""
+(server/account_store.py: memory, Redis and SQLite, run by the same tests)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import pytest
 from cardhall.server import names
 from cardhall.server.account_memory import MemoryAccounts
 from cardhall.server.account_redis import RedisAccounts
+from cardhall.server.account_sqlite import SQLiteAccounts, create_tables, plain
 from cardhall.server.account_store import AccountStore, KeyTaken
 from cardhall.server.history import Ledger, seat_result
 from cardhall.server.identity import (
@@ -124,10 +125,18 @@ def account(username: str, name: str | None = None, **kw: Any) -> Account:
                    keys=kw.pop("keys", keys), **kw)
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", "redis", "sqlite"])
 async def accounts(request: pytest.FixtureRequest) -> AsyncIterator[AccountStore]:
     if request.param == "memory":
         yield MemoryAccounts()
+        return
+    if request.param == "sqlite":
+        import sqlite3
+
+        db = sqlite3.connect(":memory:", isolation_level=None)
+        create_tables(db)
+        yield SQLiteAccounts(*plain(db))
+        db.close()
         return
     redis_proc: RedisProcess = request.getfixturevalue("redis_server")
     redis_proc.flush()

@@ -537,3 +537,34 @@ async def test_registered_accounts_have_room_allowances_of_their_own(
         await g.create_room("shop")
         await anonymous.create_room("shop")
         await expect_error("room/limit", g.create_room("shop"))
+
+
+async def test_the_sqlite_account_store_serves_a_server(tmp_path: Any) -> None:
+    """The SQLite account store (the durable embedded store's tables) behind a server: a
+    guest registers, plays, and its session, games and board entry are in the file."""
+    import sqlite3
+
+    from cardhall.server.account_sqlite import SQLiteAccounts, create_tables, plain
+    from cardhall.server.config import Settings
+    from cardhall.server.store import MemoryStore
+
+    from .conftest import TEST_SETTINGS
+
+    db = sqlite3.connect(tmp_path / "accounts.db", isolation_level=None)
+    create_tables(db)
+    server = Server(Settings(host="127.0.0.1", port=0, **TEST_SETTINGS), MemoryStore(),
+                    SQLiteAccounts(*plain(db)))
+    async with server:
+        async with Client(server.url, guest=secrets.token_urlsafe(16), name="Quinn") as c:
+            await c.register("quinn", PASSWORD)
+            outcome = await solo_game(c)
+            token = c.token
+        await settled(server)
+        async with Client(server.url, token=token) as c:
+            assert c.account is not None and c.account.username == "quinn"
+            assert (await c.my_games()).total == 1
+        assert (await _board(server)).entries == [
+            {"rank": 1, "name": "Quinn", "score": outcome["scores"][0]}]
+    (count,) = db.execute("SELECT count(*) FROM account_tokens").fetchone()
+    assert count >= 2
+    db.close()
