@@ -1,13 +1,14 @@
 """``cardhall chaos``: bots play on several server processes while faults are injected; then
-every acknowledged action is checked against the Redis log (issue #18).
+every acknowledged action is checked against the stored log (issues #18, #30).
 
 One *drill* per fault kind, each on a fresh ``redis-server`` (append-only, ``appendfsync
 always``, so a ``kill -9`` loses nothing Redis acknowledged) and fresh ``cardhall serve``
-child processes on 127.0.0.1 and free ports. This process drives bot clients
-(:func:`recording_client`, playing with :func:`cardhall.client.bots.play_seat`): ``rooms``
-tables of ``seats`` bots each play Skipper ``multi`` games back to back, every bot of a table
-connected to another server first (so most seats reach their room through a process that
-does not own it). Fault kinds (:data:`KINDS`):
+child processes on 127.0.0.1 and free ports; or, for ``sqlite-kill``, on one ``cardhall
+serve`` with its default store (SQLite, its data file in the drill's folder). This process
+drives bot clients (:func:`recording_client`, playing with
+:func:`cardhall.client.bots.play_seat`): ``rooms`` tables of ``seats`` bots each play Skipper
+``multi`` games back to back, every bot of a table connected to another server first (so
+most seats reach their room through a process that does not own it). Fault kinds (:data:`KINDS`):
 
 * ``owner-kill``: ``kill -9`` the server process that owns the most running rooms, restart
   it on the same port a second later; repeated.
@@ -16,8 +17,12 @@ does not own it). Fault kinds (:data:`KINDS`):
 * ``redis-stop-10s``: ``SIGSTOP`` redis-server for 10 s, then ``SIGCONT``.
 * ``owner-pause``: ``SIGSTOP`` the server process that owns the most running rooms for 15 s
   (five leases: the others take its rooms over), then ``SIGCONT`` (issue #35).
+* ``sqlite-kill``: ``kill -9`` the lone server (no Redis: the default SQLite store), restart
+  it on the same port and data file a second later; repeated. Every room in play must come
+  back from the file, and every bot resume its seat.
 
-Checks, after the games, against each room's log in Redis (``cardhall:{room:ID}:log``):
+Checks, after the games, against each room's log in the store (Redis'
+``cardhall:{room:ID}:log``; the SQLite file's ``log`` table, read once the server stopped):
 
 * lost: an action a bot got ``ok`` for (chosen against ``state_id`` S) is not entry S of the
   log (Skipper multi is turn-based: an accepted action is applied at the state it was
@@ -60,11 +65,14 @@ from typing import Any
 from redis.exceptions import RedisError
 
 from .. import protocol as p
+from ..server.store import Store
 from .load import Child, free_port
+from .topology import Node
 from .views import split_states
 
 #: Fault kinds, in the order ``--kind all`` runs them.
-KINDS = ("owner-kill", "redis-kill-3s", "redis-kill-12s", "redis-stop-10s", "owner-pause")
+KINDS = ("owner-kill", "redis-kill-3s", "redis-kill-12s", "redis-stop-10s", "owner-pause",
+         "sqlite-kill")
 #: Per kind: (what is done, seconds until the process is back, faults in a full drill).
 FAULTS: dict[str, tuple[str, float, int]] = {
     "owner-kill": ("kill-owner", 1.0, 3),
@@ -72,7 +80,10 @@ FAULTS: dict[str, tuple[str, float, int]] = {
     "redis-kill-12s": ("kill-redis", 12.0, 1),
     "redis-stop-10s": ("stop-redis", 10.0, 1),
     "owner-pause": ("pause-owner", 15.0, 1),
+    "sqlite-kill": ("kill-lone", 1.0, 3),
 }
+#: Kinds drilled without Redis: one server on the default store (SQLite).
+LONE = frozenset({"sqlite-kill"})
 #: Seconds of play before the first fault and between the end of one fault and the next.
 SETTLE_SECONDS = 4.0
 #: Receives progress messages.
@@ -88,7 +99,7 @@ class ChaosConfig:
         rooms: Tables of bots playing at once; each plays games back to back.
         seats: Bots per table (Skipper multi, 2..6).
         servers: ``cardhall serve`` processes (2..3 is the point: bots reach rooms owned
-            by another process).
+            by another process); a kind of :data:`LONE` runs one.
         faults: Faults per kind (None: the kind's full-drill count in :data:`FAULTS`).
         turn_limit: Skipper ``turn_limit`` (turns per seat) of every game, to bound its length.
         think: Seconds each bot waits before acting (paces the games).
@@ -97,6 +108,9 @@ class ChaosConfig:
             failed).
         seed: Seed of the bots' choices and of the fault schedule (the servers draw every deal:
             several-seat rooms refuse a seed, protocol 'Fair deals').
+        down_after_ms: Replicated-Redis drills (:mod:`.ha_chaos`): Sentinel's
+            ``down-after-milliseconds`` and the Cluster's ``cluster-node-timeout``.
+        load_seconds: ``cluster-load``: seconds of play on each topology.
     """
 
     kinds: tuple[str, ...] = KINDS
@@ -109,6 +123,8 @@ class ChaosConfig:
     finish_timeout: float = 90.0
     seconds: float = 900.0
     seed: int = 1
+    down_after_ms: int = 2000
+    load_seconds: float = 20.0
 
 
 @dataclass
@@ -123,6 +139,7 @@ class Attempt:
         result: ``"ok"`` (acknowledged), ``"error:CODE"`` (refused), ``"lost"`` (the
             connection dropped before the reply) or ``"timeout"`` (no reply in time).
         sent: ``time.monotonic()`` when it was sent, in seconds.
+        answered: ``time.monotonic()`` when its result came (None: pending), in seconds.
     """
 
     room: str
@@ -131,6 +148,7 @@ class Attempt:
     action: list[Any]
     result: str = "pending"
     sent: float = field(default_factory=time.monotonic)
+    answered: float | None = None
 
 
 def recording_client() -> type:
@@ -146,7 +164,7 @@ def recording_client() -> type:
     from ..games import get
     from .views import shared_digest
 
-    PER_SEAT = get("skipper").PER_SEAT_VIEW_KEYS  # the drill's tables play Skipper
+    PER_SEAT = get("skipper").TYPE.per_seat_view_keys  # the drill's tables play Skipper
 
     class _Recording(Client):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -183,6 +201,8 @@ def recording_client() -> type:
             except (TimeoutError, asyncio.CancelledError):
                 rec.result = "timeout"  # play_seat's act_timeout cancels the request
                 raise
+            finally:
+                rec.answered = time.monotonic()
             rec.result = "ok"
 
         async def _request(self, msg: p.ClientMessage) -> p.Message:
@@ -240,9 +260,10 @@ class GameRecord:
 # -- processes ----------------------------------------------------------------------------
 
 
-class Redis:
+class Redis(Node):
     """A redis-server on a fixed port with append-only persistence, ``appendfsync always``
-    (a ``kill -9`` loses no write Redis answered), restartable on the same port and folder.
+    (a ``kill -9`` loses no write Redis answered), restartable on the same port and folder
+    (:class:`~.topology.Node`).
 
     Args:
         workdir: Folder of its AOF files (kept across restarts).
@@ -250,56 +271,37 @@ class Redis:
     """
 
     def __init__(self, workdir: Path, log: Path) -> None:
-        self.workdir = workdir
-        self.port = free_port()
+        super().__init__(workdir, ["--appendonly", "yes", "--appendfsync", "always",
+                                   "--save", ""])
         self.log = log
-        self.child: Child | None = None
 
     @property
     def url(self) -> str:
         """``redis://127.0.0.1:PORT/0``."""
         return f"redis://127.0.0.1:{self.port}/0"
 
-    def start(self) -> None:
-        """Start (or restart) it and wait until it listens (at most 30 s).
-
-        Raises:
-            RuntimeError: it exited or did not listen in time.
-        """
-        self.child = Child("redis-server", [
-            "redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
-            "--appendonly", "yes", "--appendfsync", "always", "--save", "",
-            "--dir", str(self.workdir), "--protected-mode", "no"], self.port, self.log)
-
-    def signal(self, sig: int) -> None:
-        """Send ``sig`` (SIGKILL waits for the process to be gone)."""
-        if self.child is not None and self.child.proc.poll() is None:
-            self.child.proc.send_signal(sig)
-            if sig == signal.SIGKILL:
-                self.child.proc.wait(timeout=10)
-
-    def stop(self) -> None:
-        """Stop it (SIGCONT first, in case it was stopped)."""
-        if self.child is not None:
-            with contextlib.suppress(ProcessLookupError):
-                self.signal(signal.SIGCONT)
-            self.child.stop()
-
 
 class Serve:
-    """A ``cardhall serve --redis-url`` child process on a fixed port, restartable on it
-    (so that the bots' URL lists stay valid), with every per-client limit off and finished
-    rooms kept an hour (their logs are checked after the drill).
+    """A ``cardhall serve`` child process on a fixed port, restartable on it (so that the
+    bots' URL lists stay valid), with every per-client limit off and finished rooms kept an
+    hour (their logs are checked after the drill).
 
     Args:
-        redis_url: The shared Redis.
+        redis: The shared Redis: its URL, or the ``cardhall serve`` options that name it
+            (``["--redis-sentinel", "HOST:PORT", ...]``); None: the default store (SQLite),
+            its data file in ``data_home`` (the server's ``XDG_DATA_HOME``), kept across
+            restarts.
         log: File its output is appended to (across restarts).
+        data_home: See ``redis``.
     """
 
-    def __init__(self, redis_url: str, log: Path) -> None:
-        self.redis_url = redis_url
+    def __init__(self, redis: str | list[str] | None, log: Path,
+                 data_home: Path | None = None) -> None:
+        self.redis_args = ([] if redis is None else ["--redis-url", redis]
+                           if isinstance(redis, str) else list(redis))
         self.port = free_port()
         self.log = log
+        self.data_home = data_home
         self.child: Child | None = None
 
     @property
@@ -320,12 +322,16 @@ class Serve:
         Raises:
             RuntimeError: it exited or did not listen in time.
         """
+        env = None
+        if self.data_home is not None:
+            env = {**os.environ, "XDG_DATA_HOME": str(self.data_home)}
+            env.pop("CARDHALL_DATA", None)
         self.child = Child("cardhall serve", [
             sys.executable, "-m", "cardhall.server.cli", "serve", "--port", str(self.port),
-            "--redis-url", self.redis_url, "--log-level", "WARNING", "--msg-rate", "0",
+            *self.redis_args, "--log-level", "WARNING", "--msg-rate", "0",
             "--max-connections-per-address", "0", "--rooms-per-minute", "0",
             "--rooms-per-minute-per-address", "0",
-            "--finished-ttl", "3600"], self.port, self.log)
+            "--finished-ttl", "3600"], self.port, self.log, env=env)
 
     def kill9(self) -> None:
         """SIGKILL, and wait until it is gone."""
@@ -363,9 +369,12 @@ class Drill:
         say: Progress messages (None: quiet).
     """
 
+    #: The fault kinds this class drills: (what, outage seconds, faults in a full drill).
+    fault_table: dict[str, tuple[str, float, int]] = FAULTS
+
     def __init__(self, kind: str, cfg: ChaosConfig, deadline: float, workdir: Path,
                  say: Progress | None) -> None:
-        if kind not in FAULTS:
+        if kind not in self.fault_table:
             raise ValueError(f"unknown fault kind {kind!r}; one of {', '.join(KINDS)}")
         self.kind = kind
         self.cfg = cfg
@@ -386,14 +395,14 @@ class Drill:
 
     def schedule(self) -> list[float]:
         """Seconds after the start of play at which each fault begins."""
-        _, outage, count = FAULTS[self.kind]
+        _, outage, count = self.fault_table[self.kind]
         count = self.cfg.faults if self.cfg.faults is not None else count
         return [SETTLE_SECONDS + k * (outage + SETTLE_SECONDS) for k in range(count)]
 
     def play_seconds(self) -> float:
         """Seconds during which tables start new games: until the last fault is over plus
         a settle time."""
-        _, outage, _ = FAULTS[self.kind]
+        _, outage, _ = self.fault_table[self.kind]
         times = self.schedule()
         return (times[-1] + outage if times else 0.0) + SETTLE_SECONDS
 
@@ -406,6 +415,8 @@ class Drill:
             try:
                 if what in ("kill-owner", "pause-owner"):
                     await self._kill_owner(outage, pause=what == "pause-owner")
+                elif what == "kill-lone":
+                    await self._kill_lone(outage)
                 elif what == "kill-redis":
                     self.say(f"{self.kind}: kill -9 redis-server, {outage:g} s down")
                     await asyncio.to_thread(self.redis.signal, signal.SIGKILL)
@@ -424,6 +435,22 @@ class Drill:
                         self.redis.signal(signal.SIGCONT)
             except (OSError, RuntimeError, ValueError, RedisError) as exc:
                 self.fault_errors.append(f"{type(exc).__name__}: {exc}")
+
+    async def _kill_lone(self, down: float) -> None:
+        """``kill -9`` the only server (mid-game: every running room is its), restart it on
+        the same port and data file ``down`` seconds later."""
+        (server,) = self.servers
+        running = sum(g.state_id < 0 for g in self.games)
+        self.say(f"{self.kind}: kill -9 the lone server pid {server.pid} ({running} running "
+                 f"rooms), back in {down:g} s")
+        await self._kill_and_restart(server, down)
+
+    async def _kill_and_restart(self, server: Serve, down: float) -> None:
+        """``kill -9`` ``server``, and start it again on its port ``down`` seconds later."""
+        await asyncio.to_thread(server.kill9)
+        self.faults_injected += 1
+        await asyncio.sleep(down)
+        await asyncio.to_thread(server.start)
 
     async def _kill_owner(self, down: float, pause: bool = False) -> None:
         from ..server.redis_store import key
@@ -451,10 +478,7 @@ class Drill:
             finally:
                 os.kill(pid, signal.SIGCONT)
             return
-        await asyncio.to_thread(victim.kill9)
-        self.faults_injected += 1
-        await asyncio.sleep(down)
-        await asyncio.to_thread(victim.start)
+        await self._kill_and_restart(victim, down)
 
     # Bots ----------------------------------------------------------------------------------
 
@@ -511,26 +535,47 @@ class Drill:
             The drill's figures (see :func:`render`).
         """
         t_start = time.monotonic()
-        procs: list[Any] = [self.redis]
+        lone = self.kind in LONE
+        procs: list[Any] = []
         with _cleanup(procs):
-            await asyncio.to_thread(self.redis.start)
-            for k in range(self.cfg.servers):
-                srv = Serve(self.redis.url, self.workdir / f"serve-{k}.log")
+            if lone:
+                srv = Serve(None, self.workdir / "serve-0.log", self.workdir)
                 procs.append(srv)
                 self.servers.append(srv)
                 await asyncio.to_thread(srv.start)
-            import redis.asyncio as aioredis
-
-            self._admin = aioredis.Redis.from_url(self.redis.url, socket_timeout=2,
-                                                  socket_connect_timeout=2)
+            else:
+                redis_args = await self._start_redis(procs)
+                for k in range(self.cfg.servers):
+                    srv = Serve(redis_args, self.workdir / f"serve-{k}.log")
+                    procs.append(srv)
+                    self.servers.append(srv)
+                    await asyncio.to_thread(srv.start)
             try:
                 return await self._play_and_check(t_start)
             finally:
                 for c in self.clients:
                     with contextlib.suppress(Exception):
                         await c.close()
-                with contextlib.suppress(Exception):
-                    await self._admin.aclose()
+                if self._admin is not None:
+                    with contextlib.suppress(Exception):
+                        await self._admin.aclose()
+
+    async def _start_redis(self, procs: list[Any]) -> list[str]:
+        """Start the drill's Redis (appended to ``procs``, stopped at the end); returns the
+        ``cardhall serve`` options that name it."""
+        import redis.asyncio as aioredis
+
+        procs.append(self.redis)
+        await asyncio.to_thread(self.redis.start)
+        self._admin = aioredis.Redis.from_url(self.redis.url, socket_timeout=2,
+                                              socket_connect_timeout=2)
+        return ["--redis-url", self.redis.url]
+
+    def _store(self) -> Any:
+        """A :class:`~cardhall.server.redis_store.RedisStore` reading the drill's Redis."""
+        from ..server.redis_store import RedisStore
+
+        return RedisStore(self.redis.url)
 
     async def _play_and_check(self, t_start: float) -> dict[str, Any]:
         client_cls = recording_client()
@@ -568,8 +613,7 @@ class Drill:
 
     async def _check(self) -> dict[str, Any]:
         from ..games import get
-        from ..server.redis_store import RedisStore
-        from ..server.room import rebuild
+        from ..games import replay
 
         attempts: dict[str, list[Attempt]] = {}
         for c in self.clients:
@@ -590,7 +634,7 @@ class Drill:
             "seats_dropped": len({(r, s) for r, s, _ in dropped_events}) + not_seated + left,
             "seats_cut_off": 0, "faults": self.faults_injected,
             "setups_failed": self.setups_failed, "details": []}
-        store = RedisStore(self.redis.url)
+        store = await self._log_store()
         try:
             for g in self.games:
                 mine = attempts.get(g.room, [])
@@ -609,8 +653,8 @@ class Drill:
                 over, to_act = False, None
                 if loaded is not None:
                     try:
-                        game = rebuild(get(loaded.record["game"]), loaded.record["options"],
-                                       loaded.record["seats"], None, entries)
+                        game = replay(get(loaded.record["game"]), loaded.record["options"],
+                                      loaded.record["seats"], entries)
                         over = game.over and game.state_id == len(entries) == g.state_id
                         to_act = game.to_act()
                     except Exception as exc:
@@ -651,6 +695,27 @@ class Drill:
             if out["games"] else 0.0
         out["ok"] = passed(out)
         return out
+
+    async def _log_store(self) -> Store:
+        """The store whose logs are checked: the drill's Redis, or (a :data:`LONE` kind)
+        the server's SQLite data file, once the server has stopped (it holds the file)."""
+        if self.kind not in LONE:
+            return self._store()  # type: ignore[no-any-return]
+        from ..server.sqlite_file import default_path
+        from ..server.sqlite_store import SQLiteStore
+
+        for server in self.servers:
+            await asyncio.to_thread(server.stop)
+        old = os.environ.get("XDG_DATA_HOME")
+        os.environ["XDG_DATA_HOME"] = str(self.workdir)
+        try:
+            path = default_path()
+        finally:
+            if old is None:
+                os.environ.pop("XDG_DATA_HOME")
+            else:
+                os.environ["XDG_DATA_HOME"] = old
+        return SQLiteStore(path)
 
     def _last_words(self, g: GameRecord, mine: list[Attempt]) -> str:
         """What the bots of an unfinished game last saw and sent (for the details)."""
@@ -751,9 +816,7 @@ async def run_async(cfg: ChaosConfig, say: Progress | None = None,
     Raises:
         ValueError: an unknown kind.
     """
-    for kind in cfg.kinds:
-        if kind not in FAULTS:
-            raise ValueError(f"unknown fault kind {kind!r}; one of {', '.join(KINDS)}")
+    classes = {kind: drill_class(kind) for kind in cfg.kinds}
     deadline = time.monotonic() + cfg.seconds
     drills: list[dict[str, Any]] = []
     base = logdir or Path(tempfile.mkdtemp(prefix="cardhall-chaos-"))
@@ -766,13 +829,29 @@ async def run_async(cfg: ChaosConfig, say: Progress | None = None,
             if workdir.exists():
                 shutil.rmtree(workdir)
             workdir.mkdir(parents=True)
-            drills.append(await Drill(kind, cfg, deadline, workdir, say).run())
+            drills.append(await classes[kind](kind, cfg, deadline, workdir, say).run())
             if say:
                 say(f"{kind}: {'PASS' if drills[-1]['ok'] else 'FAIL'}")
     finally:
         if logdir is None:
             shutil.rmtree(base, ignore_errors=True)
     return {"config": asdict(cfg), "drills": drills, "ok": all(d["ok"] for d in drills)}
+
+
+def drill_class(kind: str) -> type[Drill]:
+    """The drill class of fault kind ``kind``: :class:`Drill` for :data:`KINDS`, the
+    replicated-Redis drills (:mod:`.ha_chaos`) for theirs.
+
+    Raises:
+        ValueError: an unknown kind.
+    """
+    if kind in FAULTS:
+        return Drill
+    from .ha_chaos import HA_FAULTS, HA_KINDS, HaDrill
+
+    if kind in HA_FAULTS:
+        return HaDrill
+    raise ValueError(f"unknown fault kind {kind!r}; one of {', '.join(KINDS + HA_KINDS)}")
 
 
 def run(cfg: ChaosConfig, say: Progress | None = None,
@@ -803,6 +882,8 @@ def render(result: dict[str, Any]) -> str:
     lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w)
                        for i, (c, w) in enumerate(zip(r, widths))) for r in rows]
     for d in result["drills"]:
+        for line in d.get("notes", []):
+            lines.append(f"  {d['kind']}: {line}")
         for line in d.get("details", [])[:30]:
             lines.append(f"  {d['kind']}: {line}")
     lines.append("targets: 0 lost, 0 doubled, 100% finished, 0 seats dropped, 0 views "

@@ -3,7 +3,7 @@ room and ``state_id`` (issue #35: after a paused owner woke, two seats of one ro
 different views at one ``state_id``).
 
 A view's *shared part* is what every seat of the room is shown alike: the view less the
-engine's per-seat keys (``Game.PER_SEAT_VIEW_KEYS``: the seat's own hand, its legal
+engine's per-seat keys (``GameType.per_seat_view_keys``: the seat's own hand, its legal
 actions), less ``room`` (the server's table facts: who is connected, deadlines, which may
 change without a new ``state_id``). Two seats whose shared parts differ at one ``state_id``
 were shown two different games.

@@ -9,6 +9,7 @@ runs the bench's latency phase over all of them in turns (A, B, echo, A, B, echo
 
     python benchmarks/ab.py HEAD~1 .            # the commit before the last against the tree
     python benchmarks/ab.py 006e45b HEAD . --rounds 24 --seconds 24
+    python benchmarks/ab.py main . --redis      # each with the Redis store (its own redis)
 
 A version is a git revision of this repository, ``.`` for the working tree as it is
 (uncommitted changes included), or the folder of another checkout (one holding ``server``,
@@ -17,7 +18,9 @@ A version is a git revision of this repository, ``.`` for the working tree as it
 generator is this checkout's. Printed per version: round-trip p50 and p99 (µs) pooled over
 its windows and as ratios to the echo's, the median over rounds of (its window's p50 / the
 echo window's p50 of the same round), and the server's CPU per
-action (µs). ``--json`` prints one JSON object instead.
+action (µs). With ``--redis`` every server keeps its rooms in a redis-server of its own
+(append-only, as ``cardhall bench`` runs it) and Redis's CPU per action is printed too.
+``--json`` prints one JSON object instead.
 """
 
 from __future__ import annotations
@@ -49,6 +52,8 @@ def summary(versions: list[str], figures: list[dict[str, Any]]) -> list[dict[str
             "p99_ratio": f["rtt_p99_us"] / echo["rtt_p99_us"],
             "p50_ratio_median_of_rounds": statistics.median(rounds) if rounds else None,
             "server_cpu_us_per_action": cpu * 1e6 if cpu else None,
+            "redis_cpu_us_per_action": (f["redis_cpu_s_per_action"] * 1e6
+                                        if f.get("redis_cpu_s_per_action") else None),
             "actions": f["actions"]})
     return out
 
@@ -70,6 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rooms", type=int, default=100, help="rooms per server (default 100)")
     parser.add_argument("--no-pin", dest="pin", action="store_false",
                         help="leave the processes where the scheduler puts them")
+    parser.add_argument("--redis", action="store_true",
+                        help="the Redis store: a redis-server per version")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     cfg = b.BenchConfig(rooms=args.rooms, rate=args.rate, warmup=args.warmup,
@@ -83,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"ab: git failed: {exc.stderr.decode(errors='replace').strip()}",
                   file=sys.stderr)
             return 2
-        figures = b.run_versions(paths, cfg)
+        figures = b.run_versions(paths, cfg, Path(tmp) / "redis" if args.redis else None)
     rows = summary(names, figures)
     echo = figures[-1]
     if args.json:
@@ -92,13 +99,15 @@ def main(argv: list[str] | None = None) -> int:
                                    "rtt_p99_us": echo["rtt_p99_us"]}}))
         return 0
     print(f"{'version':24s} {'p50 us':>7s} {'ratio':>6s} {'rounds':>6s} {'p99 us':>7s} "
-          f"{'ratio':>6s} {'cpu/act us':>10s}")
+          f"{'ratio':>6s} {'cpu/act us':>10s}" + (f" {'redis us':>8s}" if args.redis else ""))
     for r in rows:
         med = r["p50_ratio_median_of_rounds"]
         cpu = r["server_cpu_us_per_action"]
+        rcpu = r["redis_cpu_us_per_action"]
         print(f"{r['version']:24s} {r['rtt_p50_us']:7.0f} {r['p50_ratio']:5.2f}x "
               f"{'-' if med is None else f'{med:5.2f}x':>6s} {r['rtt_p99_us']:7.0f} "
-              f"{r['p99_ratio']:5.2f}x {'-' if cpu is None else f'{cpu:10.0f}':>10s}")
+              f"{r['p99_ratio']:5.2f}x {'-' if cpu is None else f'{cpu:10.0f}':>10s}"
+              + (f" {'-' if rcpu is None else f'{rcpu:8.0f}':>8s}" if args.redis else ""))
     print(f"{'echo':24s} {echo['rtt_p50_us']:7.0f} {'':6s} {'':6s} {echo['rtt_p99_us']:7.0f}")
     print(f"{args.rounds} rounds of {args.seconds / args.rounds:.2f} s per version, "
           f"{args.rooms} rooms, {args.rate:g} actions/s; 'rounds': median over rounds of the "

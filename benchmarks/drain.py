@@ -36,7 +36,7 @@ from cardhall.client.client import Client
 from cardhall.games import get
 from cardhall.games.bots import strategy
 from cardhall.server.redis_store import RedisStore
-from cardhall.server.room import rebuild
+from cardhall.games import replay
 
 TOKEN = "drain-bench-token"
 
@@ -111,8 +111,8 @@ async def drill(args: argparse.Namespace, workdir: Path) -> bool:
             seat_results = results[4 * i:4 * i + 4]
             loaded, entries = await store.load(room), await store.log(room)
             accepted = sum(r.actions for r in seat_results)
-            game = rebuild(get("skipper"), loaded.record["options"], loaded.record["seats"],
-                           None, entries) if loaded is not None else None
+            game = replay(get("skipper"), loaded.record["options"], loaded.record["seats"],
+                          entries) if loaded is not None else None
             good = (game is not None and game.over and accepted <= len(entries)
                     <= accepted + 4 and seat_results[0].state_id == len(entries))
             finished += good

@@ -1,7 +1,7 @@
 """The room's action path in one process, without sockets: µs per action, warm or cold.
 
 Plays 4-seat Skipper ``multi`` rooms through :meth:`Room.play` (engine, log append to the
-in-memory store, views, deltas, frames) with stand-in connections that only count frames,
+store, views, deltas, frames) with stand-in connections that only count frames,
 random legal actions other than ``resign``. Each action is timed twice, from its encoded
 ``act`` frame (``protocol.decode`` included): to the acting seat's first frame (its ``ok``
 and ``update``: the server's part of that seat's round trip) and to the end of the whole
@@ -17,6 +17,14 @@ almost no memory). That shows what a cold CPU costs, and what makes it cold:
     python benchmarks/room_path.py --actions 600 --pause-ms 5
     python benchmarks/room_path.py --actions 600 --pause-ms 5 --spin
     python benchmarks/room_path.py --actions 3000 --rooms 1000
+    python benchmarks/room_path.py --actions 3000 --rooms 100 --store sqlite-each
+
+``--store`` picks the store the rooms append to: ``memory`` (the default), or the SQLite
+store on a temporary file, each append committed at once (``sqlite-each``), the appends of
+one loop tick in one transaction (``sqlite-tick``: here one per tick, as rooms play in turn)
+or the first append of a tick at once and the others together (``sqlite-adaptive``: here
+every append at once).
+The CPU time per action (this process's, threads included) is printed too.
 
 Under ``valgrind --tool=callgrind`` (run twice with different ``--actions`` and divide the
 difference) it gives instructions per action that repeat exactly from run to run, which is
@@ -28,14 +36,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
+import tempfile
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from cardhall import protocol as p
 from cardhall.games.skipper import Skipper
 from cardhall.server.room import Room
-from cardhall.server.store import MemoryStore
+from cardhall.server.sqlite_store import SQLiteStore
+from cardhall.server.store import MemoryStore, Store
 
 ROOM_SETTINGS = {"turn_seconds": None, "bid_seconds": None, "grace_seconds": 120.0,
                  "on_abandon": "bot"}
@@ -80,6 +91,7 @@ class Figures:
     all_p50: float
     all_p90: float
     frames_per_action: float
+    cpu_us_per_action: float
 
 
 def _gap(seconds: float, spin: bool) -> None:
@@ -92,12 +104,21 @@ def _gap(seconds: float, spin: bool) -> None:
         pass
 
 
+def make_store(kind: str, folder: Path) -> Store:
+    """The store of ``--store``: ``memory``, or ``sqlite-each``, ``sqlite-tick`` or
+    ``sqlite-adaptive`` (a data file in ``folder``, that commit policy)."""
+    if kind == "memory":
+        return MemoryStore()
+    return SQLiteStore(folder / "room_path.db", commit=kind.removeprefix("sqlite-"))
+
+
 async def run(actions: int, pause: float, seed: int, rooms: int = 1,
-              spin: bool = False) -> Figures:
+              spin: bool = False, store: Store | None = None) -> Figures:
     """Play ``actions`` actions over ``rooms`` rooms in turn (a finished game is replaced
-    by a new room), leaving a ``pause`` (s) gap after each, outside the timed part."""
+    by a new room), leaving a ``pause`` (s) gap after each, outside the timed part, with
+    ``store`` (None: a memory store)."""
     rng = random.Random(seed)
-    store = MemoryStore()
+    store = store or MemoryStore()
     made = 0
 
     def new_table() -> tuple[Room, Skipper, list[CountingConnection]]:
@@ -117,6 +138,7 @@ async def run(actions: int, pause: float, seed: int, rooms: int = 1,
     first: list[float] = []
     whole: list[float] = []
     frames = 0
+    cpu = 0.0
     for done in range(actions):
         k = done % rooms
         room, game, conns = tables[k]
@@ -130,9 +152,11 @@ async def run(actions: int, pause: float, seed: int, rooms: int = 1,
                                id=done))
         actor = conns[seat]
         actor.first_at = 0.0
+        c0 = time.process_time()
         t0 = time.perf_counter()
         await room.play(actor, p.decode(frame, side="client"))  # type: ignore[arg-type]
         t1 = time.perf_counter()
+        cpu += time.process_time() - c0
         first.append((actor.first_at - t0) * 1e6)
         whole.append((t1 - t0) * 1e6)
         if pause:
@@ -144,7 +168,9 @@ async def run(actions: int, pause: float, seed: int, rooms: int = 1,
     def q(xs: list[float], f: float) -> float:
         return sorted(xs)[int(len(xs) * f)]
 
-    return Figures(q(first, .5), q(first, .9), q(whole, .5), q(whole, .9), frames / actions)
+    await store.close()
+    return Figures(q(first, .5), q(first, .9), q(whole, .5), q(whole, .9), frames / actions,
+                   cpu / actions * 1e6)
 
 
 def main() -> None:
@@ -157,13 +183,19 @@ def main() -> None:
                         help="busy-wait through the pause instead of sleeping")
     parser.add_argument("--rooms", type=int, default=1, help="rooms taking turns")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--store", choices=("memory", "sqlite-each", "sqlite-tick",
+                                            "sqlite-adaptive"),
+                        default="memory", help="the rooms' store (memory)")
     args = parser.parse_args()
-    f = asyncio.run(run(args.actions, args.pause_ms / 1000, args.seed, args.rooms, args.spin))
+    with tempfile.TemporaryDirectory(prefix="cardhall-room-path-") as tmp:
+        store = make_store(args.store, Path(tmp))
+        f = asyncio.run(run(args.actions, args.pause_ms / 1000, args.seed, args.rooms,
+                            args.spin, store))
     gap = f"{'spin' if args.spin else 'sleep'} {args.pause_ms:g} ms" if args.pause_ms else "none"
     print(f"{args.actions} actions, {args.rooms} room(s), gap {gap}: to the acting seat's "
           f"first frame p50 {f.first_p50:.1f} p90 {f.first_p90:.1f} us; whole broadcast "
           f"p50 {f.all_p50:.1f} p90 {f.all_p90:.1f} us; {f.frames_per_action:.2f} frames "
-          "per action")
+          f"per action; CPU {f.cpu_us_per_action:.1f} us per action ({args.store} store)")
 
 
 if __name__ == "__main__":

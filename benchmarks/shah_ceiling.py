@@ -21,7 +21,7 @@ loses a win; ``--complete`` searches every move, far slower). So ``won`` is exac
 means lost under that pruning (exact with ``--complete``), and the true number of
 winnable deals lies between ``won`` and ``won + unknown (+ lost without --complete)``.
 
-The search runs on the compact model of ``cardhall.games.shah_model`` (tuples of small
+The search runs on the compact model of ``cardhall.games.shah.model`` (tuples of small
 ints; equal cards of the two packs are one card, the two foundations of a suit are
 interchangeable), which follows the engine's rules (RULINGS H1-H10), including the forced
 moves the engine makes itself; here it is given the real pack order. Every solution found
@@ -40,7 +40,7 @@ from collections.abc import Sequence
 
 from cardhall.games.rng import GameRNG
 from cardhall.games.shah import TheShah, pack_cards
-from cardhall.games.shah_model import (
+from cardhall.games.shah.model import (
     Move,
     State,
     apply,

@@ -872,13 +872,14 @@ class Client:
         await self.request(p.Act(room=room, state_id=state_id, action=list(action)))
 
     async def set_auto_trash(self, room: str, on: bool) -> None:
-        """Set this seat's Skipper ``auto_trash`` preference in ``room`` (RULINGS K6m): trash
-        dead cards when drawn (``on``) or keep them. A preference action, accepted at any
-        time, not only on the seat's turn (see the spec's "Seat preferences").
+        """Set this seat's Skipper ``auto_trash`` setting in ``room`` (RULINGS K6m): trash
+        dead cards when drawn (``on``) or keep them. A setting is no move: accepted at any
+        time, not only on the seat's turn, and it leaves ``state_id`` as it is (see the
+        spec's "Settings" under ``act``).
 
         Raises:
-            ServerError: ``action/*`` (``action/stale_state`` when an update was in
-                flight: try again) or ``room/*`` codes.
+            ServerError: ``action/unknown``, ``action/illegal`` (the seat is out of the
+                game), ``action/game_over`` or ``room/*`` codes.
         """
         await self.act(room, ["auto_trash", "on" if on else "off"])
 

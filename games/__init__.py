@@ -1,7 +1,8 @@
 """Pure, deterministic rule engines, one module per game, and the registry of games by name.
 
 Use :func:`create` to make a game by name and :func:`get` to look up its class. Every engine
-implements :class:`cardhall.games.base.Game`.
+implements :class:`cardhall.games.base.Game` and declares its :class:`~.base.GameType`;
+:func:`replay` rebuilds a game from its log (:class:`~.base.LogEntry`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,19 @@ import importlib.util
 from collections.abc import Mapping
 from typing import Any
 
-from .base import OUTCOMES, Action, Event, Game, outcome_kind, replay
+from .base import (
+    OUTCOMES,
+    STANDARD,
+    Action,
+    Event,
+    Game,
+    GameType,
+    LogEntry,
+    Ranking,
+    Setting,
+    outcome_kind,
+    replay,
+)
 from .errors import (
     GameError,
     GameOver,
@@ -23,8 +36,9 @@ from .errors import (
     UnknownAction,
 )
 
-# name -> module that defines it; modules are imported on first use.
-_MODULES = {
+#: Game name -> the package (or module) of ``cardhall.games`` that defines it, with its
+#: ``GAME`` (the engine class) and ``STRATEGIES`` (its bots); imported on first use.
+MODULES = {
     "skipper": "skipper",
     "shop": "shop",
     "shah": "shah",
@@ -42,7 +56,7 @@ def get(name: str) -> type[Game]:
     """
     cls = _CLASSES.get(name)
     if cls is None:
-        module = _MODULES.get(name)
+        module = MODULES.get(name)
         if module is None:
             raise OptionError(f"unknown game {name!r}; known: {', '.join(names())}")
         try:
@@ -59,7 +73,7 @@ def get(name: str) -> type[Game]:
 def names() -> list[str]:
     """Names of all games whose modules are present, sorted."""
     return sorted(
-        name for name, module in _MODULES.items()
+        name for name, module in MODULES.items()
         if importlib.util.find_spec(f"{__name__}.{module}") is not None
     )
 
@@ -67,14 +81,18 @@ def names() -> list[str]:
 @functools.cache
 def catalog() -> tuple[dict[str, Any], ...]:
     """Every available game as a client reads it in a ``games`` reply, by name: ``game``,
-    ``title``, ``min_seats``, ``max_seats``, ``modes`` (:meth:`Game.modes`, default first)
-    and ``options`` (:meth:`Option.describe` of each). Built once; treat it as read-only."""
+    ``title``, ``min_seats``, ``max_seats``, ``modes`` (:meth:`Game.modes`, default first),
+    ``real_time_modes`` (:attr:`GameType.real_time_modes`), ``options``
+    (:meth:`Option.describe` of each) and ``settings`` (:meth:`Setting.describe` of each).
+    Built once; treat it as read-only."""
     out = []
     for name in names():
         cls = get(name)
         out.append({"game": name, "title": cls.title, "min_seats": cls.min_seats,
                     "max_seats": cls.max_seats, "modes": list(cls.modes()),
-                    "options": [o.describe() for o in cls.OPTIONS]})
+                    "real_time_modes": sorted(cls.TYPE.real_time_modes),
+                    "options": [o.describe() for o in cls.OPTIONS],
+                    "settings": [s.describe() for s in cls.TYPE.settings]})
     return tuple(out)
 
 
@@ -88,7 +106,8 @@ def create(name: str, options: Mapping[str, Any] | None = None, seats: int = 1) 
 
 
 __all__ = [
-    "OUTCOMES", "Action", "Event", "Game", "GameError", "GameOver", "IllegalAction",
-    "NotYourTurn", "OptionError", "SnapshotError", "UnknownAction", "catalog", "create", "get",
-    "names", "outcome_kind", "replay",
+    "OUTCOMES", "STANDARD", "Action", "Event", "Game", "GameError", "GameOver", "GameType",
+    "IllegalAction", "LogEntry", "MODULES", "NotYourTurn", "OptionError", "Ranking", "Setting",
+    "SnapshotError", "UnknownAction", "catalog", "create", "get", "names", "outcome_kind",
+    "replay",
 ]

@@ -1,36 +1,228 @@
 """The engine contract every game implements, so rooms, bots and tests treat games alike.
 
-Modelled on OpenSpiel's Game/State API and boardgame.io's game object (``DESIGN.md``,
-"Game engines"). An engine is pure: no I/O, no asyncio, no clocks, no global randomness.
+Modelled on OpenSpiel's Game/State API (``clone``, ``resample_from_infostate``, a declared
+``GameType``) and boardgame.io's game object (moves and ``playerView``), as the project's
+design notes ("Game engines") ask. An engine is pure: no I/O, no asyncio, no clocks, no
+global randomness.
 
 Vocabulary:
     seat:    an ``int`` from 0 to ``seats - 1``; ``None`` means a spectator.
     action:  a tuple whose first item is a verb (``str``) followed by plain arguments (card
              codes, stack names, ints), e.g. ``("play", "5D", "D")``. Engines accept any
              sequence (msgpack decodes arrays as lists) and compare as tuples.
+    setting: a seat's own preference, ``(name, value)`` with a name the game's
+             :class:`GameType` declares (Skipper's ``("auto_trash", "off")``, RULINGS K6m).
+             No move: it never changes ``state_id``, and only the seat itself sets it.
     event:   a dict with a ``"type"`` key describing what an action did, holding only public
              information (drawn cards are counted, never named).
-    view:    a dict of what one seat (or a spectator) may see; always holds ``"state_id"``,
-             ``"to_act"``, ``"over"``, ``"outcome"`` and ``"legal_actions"`` (of that seat).
+    view:    a dict of what one seat (or a spectator) may see; always holds ``"game"``,
+             ``"state_id"``, ``"to_act"``, ``"over"``, ``"outcome"`` and ``"legal_actions"``
+             (of that seat).
+    log:     the :class:`LogEntry` list that rebuilds a game from its options
+             (:func:`replay`): the room stores it, ``cardhall verify`` and tools read it.
 
-Every accepted action increments ``state_id`` by one. An action that raises leaves the state
-exactly as it was (checks run in boardgame.io's order: known action, game not over, this seat
-may act, the rules allow it).
+Every accepted action (and forfeit) increments ``state_id`` by one; a setting does not. An
+action that raises leaves the state exactly as it was (checks run in boardgame.io's order:
+known action, game not over, this seat may act, the rules allow it).
+
+The one-seat kinds of engine (:class:`~cardhall.games.solo.SoloGame` and its two kinds) are
+in ``games/solo.py``.
 """
 
 from __future__ import annotations
 
 import secrets
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar, Self
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, NamedTuple, Self
 
 from .errors import GameOver, IllegalAction, NotYourTurn, OptionError, SnapshotError, UnknownAction
 from .options import SEED, Option, parse_options
-from .rng import GameRNG
 
 Action = tuple[Any, ...]
 Event = dict[str, Any]
+
+#: The ``mode`` of a game's one leaderboard when the game has no ``mode`` option.
+STANDARD = "standard"
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One preference a seat sets for itself (see the module docstring, "setting").
+
+    Attributes:
+        name: The setting's name, e.g. ``"auto_trash"``; on the wire the verb of an ``act``.
+        choices: Its values (strings), e.g. ``("on", "off")``.
+        doc: One line saying what it does, with the rule it reads (e.g. RULINGS K6m).
+    """
+
+    name: str
+    choices: tuple[str, ...]
+    doc: str
+
+    def describe(self) -> dict[str, Any]:
+        """The setting as a client reads it in a ``games`` reply: ``name``, ``choices``,
+        ``doc``."""
+        return {"name": self.name, "choices": list(self.choices), "doc": self.doc}
+
+
+def counts_when_won(outcome: Mapping[str, Any]) -> bool:
+    """A :attr:`Ranking.counts` rule: only a won game has a score (Skipper solo, K7: the
+    outcome's reason ``"won"``, or a winner)."""
+    return outcome.get("reason") == "won" or outcome.get("winner") is not None
+
+
+def counts_unless_given_up(outcome: Mapping[str, Any]) -> bool:
+    """A :attr:`Ranking.counts` rule: a game ended by the rules has a score, one ended by a
+    resignation or a forfeit has none (RULINGS T6: a resignation is a loss)."""
+    return not str(outcome.get("reason") or "").startswith(("resign", "forfeit"))
+
+
+@dataclass(frozen=True, slots=True)
+class Ranking:
+    """The game's side of a leaderboard (the server keeps the boards: server/leaderboard.py).
+
+    Attributes:
+        mode: The mode it ranks (a value of the ``mode`` option; :data:`STANDARD` for a game
+            without modes).
+        order: ``"asc"`` (lower scores are better: turns) or ``"desc"`` (higher scores are
+            better: points).
+        unit: What the score counts, for people (``"turns"``, ``"points"``).
+        counts: Whether a finished game's outcome has a score (:func:`counts_when_won`,
+            :func:`counts_unless_given_up`); the score is then ``outcome["scores"][0]``.
+        neutral_options: The game's options, besides the deal's (``seed``, ``deck``), that
+            leave scores comparable (Skipper's ``turn_limit`` only cuts games short).
+    """
+
+    mode: str
+    order: str
+    unit: str
+    counts: Callable[[Mapping[str, Any]], bool]
+    neutral_options: frozenset[str] = frozenset()
+
+    def score(self, outcome: Mapping[str, Any] | None) -> int | None:
+        """The score ``outcome`` puts on the board, or None when the game does not count.
+
+        Args:
+            outcome: :meth:`Game.outcome` of a finished one-seat game (None while it runs).
+        """
+        if not outcome or not outcome.get("scores") or not self.counts(outcome):
+            return None
+        score = outcome["scores"][0]
+        return int(score) if isinstance(score, int) and not isinstance(score, bool) else None
+
+
+@dataclass(frozen=True, slots=True)
+class GameType:
+    """What a room needs to know of a game without asking its rules (OpenSpiel's
+    ``GameType``): declared once per engine class as :attr:`Game.TYPE`.
+
+    Attributes:
+        real_time_modes: Modes (values of the ``mode`` option) in which seats act at the same
+            time, not in turns (Skipper's ``race``, K14): a room then lets each seat's
+            actions go stale only by changes to that seat, and slows its server bots down.
+            Every other mode, and a game without modes, is turn-based.
+        turn_end_verbs: Verbs after which a seat's turn (or bid) is over, for turn timers;
+            ``None``: every action ends one.
+        per_seat_view_keys: View keys whose values differ between seats; every other key has
+            the same value in every seat's (and a spectator's) view of one state, so a room
+            diffs those once per broadcast. ``None``: not declared, views are diffed whole.
+        settings: The preferences a seat may set for itself (:class:`Setting`).
+        rankings: The leaderboards of the game's one-seat games (:class:`Ranking`), at most
+            one per mode.
+    """
+
+    real_time_modes: frozenset[str] = frozenset()
+    turn_end_verbs: frozenset[str] | None = None
+    per_seat_view_keys: frozenset[str] | None = None
+    settings: tuple[Setting, ...] = ()
+    rankings: tuple[Ranking, ...] = ()
+    _setting_names: frozenset[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_setting_names", frozenset(s.name for s in self.settings))
+
+    def real_time(self, options: Mapping[str, Any]) -> bool:
+        """Whether a game with these options is played in real time (several seats acting
+        at once) rather than in turns."""
+        return options.get("mode") in self.real_time_modes
+
+    def setting(self, name: Any) -> Setting | None:
+        """The setting called ``name``, or None (not a setting of this game)."""
+        return next((s for s in self.settings if s.name == name), None)
+
+    def is_setting(self, action: Sequence[Any]) -> bool:
+        """Whether ``action`` (as an ``act`` carries it) names one of the game's settings:
+        a room then applies it with :meth:`Game.apply_setting`, not as a move."""
+        return bool(self._setting_names) and len(action) > 0 \
+            and isinstance(action[0], str) and action[0] in self._setting_names
+
+    def ranking(self, mode: str | None) -> Ranking | None:
+        """The ranking of ``mode`` (None: the game's first ranked mode), or None."""
+        return next((r for r in self.rankings if mode is None or r.mode == mode), None)
+
+
+#: Kinds of :class:`LogEntry`: an action, a forfeit, a setting.
+ACT, FORFEIT, SETTING = "a", "f", "s"
+
+
+class LogEntry(NamedTuple):
+    """One entry of a game's log: what a room stores (durably, before anyone is told),
+    ``get_log`` sends and :func:`replay` applies. On the wire and in stores it is the plain
+    array ``[kind, seat, action]`` (a NamedTuple packs as one; read back it is a list, which
+    :meth:`of` turns into a LogEntry again).
+
+    Attributes:
+        kind: :data:`ACT` (``"a"``: ``seat`` played ``action``), :data:`FORFEIT` (``"f"``:
+            ``seat`` left the game, ``action`` None) or :data:`SETTING` (``"s"``: ``seat``
+            set a preference, ``action`` is ``[name, value]``; ``state_id`` does not move).
+        seat: The seat.
+        action: The action as a list, the setting ``[name, value]``, or None.
+    """
+
+    kind: str
+    seat: int
+    action: list[Any] | None
+
+    @classmethod
+    def act(cls, seat: int, action: Sequence[Any]) -> LogEntry:
+        """The entry of ``seat`` playing ``action``."""
+        return tuple.__new__(cls, (ACT, seat, list(action)))  # (no Python __new__: hot)
+
+    @classmethod
+    def forfeit(cls, seat: int) -> LogEntry:
+        """The entry of ``seat`` forfeiting (it abandoned its seat)."""
+        return cls(FORFEIT, seat, None)
+
+    @classmethod
+    def setting(cls, seat: int, setting: Sequence[Any]) -> LogEntry:
+        """The entry of ``seat`` setting ``[name, value]``."""
+        return cls(SETTING, seat, list(setting))
+
+    @classmethod
+    def of(cls, raw: Any) -> LogEntry:
+        """``raw`` (a LogEntry, or ``[kind, seat, action]`` as stored or sent) as a LogEntry.
+
+        Raises:
+            UnknownAction: ``raw`` is not of that shape (an unknown kind, a seat that is not
+                an int, an action that is not a non-empty list, a forfeit with an action).
+        """
+        if type(raw) is cls:
+            return raw
+        if not isinstance(raw, (list, tuple)) or len(raw) != 3:
+            raise UnknownAction(f"a log entry is [kind, seat, action], not {raw!r}")
+        kind, seat, action = raw
+        if kind not in (ACT, FORFEIT, SETTING) or isinstance(seat, bool) \
+                or not isinstance(seat, int):
+            raise UnknownAction(f"not a log entry: {raw!r}")
+        if kind == FORFEIT:
+            if action is not None:
+                raise UnknownAction(f"a forfeit entry has no action: {raw!r}")
+            return cls(kind, seat, None)
+        if not isinstance(action, (list, tuple)) or not action:
+            raise UnknownAction(f"the entry's action is not a non-empty list: {raw!r}")
+        return cls(kind, seat, list(action))
 
 
 class Game(ABC):
@@ -50,9 +242,12 @@ class Game(ABC):
         title: Human name, e.g. ``"Skipper"``.
         min_seats / max_seats: Allowed seat counts.
         OPTIONS: The game's options (always including ``seed``).
+        TYPE: The game's :class:`GameType`.
+        SNAPSHOT_VERSION: The ``version`` of the game's snapshots (:meth:`snapshot`).
         options: The resolved options of this game (``seed`` filled in).
         seats: Number of seats.
-        state_id: Number of actions accepted so far (0 after the deal).
+        state_id: Number of actions (and forfeits) accepted so far (0 after the deal).
+        settings_applied: Number of settings applied so far (:meth:`apply_setting`).
     """
 
     name: ClassVar[str] = ""
@@ -60,12 +255,11 @@ class Game(ABC):
     min_seats: ClassVar[int] = 1
     max_seats: ClassVar[int] = 1
     OPTIONS: ClassVar[tuple[Option, ...]] = (SEED,)
-    #: Verbs that end a seat's turn, for turn timers; ``None``: every action ends one.
-    TURN_END_VERBS: ClassVar[frozenset[str] | None] = None
-    #: View keys whose values differ between seats; every other key has the same value in
-    #: every seat's (and a spectator's) view of one state, so a room diffs those once per
-    #: broadcast. ``None``: not declared, every seat's view is diffed whole.
-    PER_SEAT_VIEW_KEYS: ClassVar[frozenset[str] | None] = None
+    TYPE: ClassVar[GameType] = GameType()
+    SNAPSHOT_VERSION: ClassVar[int] = 1
+
+    state_id: int
+    settings_applied: int
 
     def __init__(self, options: Mapping[str, Any] | None = None, seats: int = 1) -> None:
         opts = parse_options(self.OPTIONS, options)
@@ -78,6 +272,14 @@ class Game(ABC):
             )
         self.seats = seats
         self.state_id = 0
+        self.settings_applied = 0
+
+    @property
+    def log_length(self) -> int:
+        """Changes made so far, actions, forfeits and settings: the length of the log that
+        rebuilds this state (:func:`replay`), the index the next entry takes in a room's
+        log."""
+        return self.state_id + self.settings_applied
 
     @classmethod
     def modes(cls) -> tuple[str, ...]:
@@ -103,7 +305,7 @@ class Game(ABC):
         """Apply ``action`` for ``seat`` and return the events it caused.
 
         Raises:
-            UnknownAction: not an action of this game.
+            UnknownAction: not an action of this game (a setting is none either).
             GameOver: the game has ended.
             NotYourTurn: ``seat`` may not act now.
             IllegalAction: the rules forbid it (the message says why).
@@ -111,7 +313,8 @@ class Game(ABC):
 
     @abstractmethod
     def view(self, seat: int | None) -> dict[str, Any]:
-        """What ``seat`` may see (``None``: a spectator), as plain msgpack-able data.
+        """What ``seat`` may see (``None``: a spectator), as plain msgpack-able data; its
+        ``"game"`` is :attr:`name`.
 
         Never holds another seat's hand, the order of any face-down pile, or the seed.
         """
@@ -130,18 +333,172 @@ class Game(ABC):
         """``None`` while the game runs; then ``{"winner": seat or None, "reason": str,
         "scores": [one number per seat]}`` (what a score means is the game's docstring's)."""
 
-    @abstractmethod
+    # -- snapshots: one header, then the engine's own state ------------------------------
+
     def snapshot(self) -> dict[str, Any]:
-        """The complete state as plain msgpack-able data (includes the RNG state)."""
+        """The complete state as plain msgpack-able data (lists, never tuples; the RNG
+        state included): the header ``game``, ``version`` (:attr:`SNAPSHOT_VERSION`),
+        ``options``, ``seats``, ``state_id`` and ``settings_applied``, then the engine's own
+        keys (:meth:`_snapshot_state`)."""
+        return {
+            "game": self.name,
+            "version": self.SNAPSHOT_VERSION,
+            "options": {k: (list(v) if isinstance(v, (list, tuple)) else v)
+                        for k, v in self.options.items()},
+            "seats": self.seats,
+            "state_id": self.state_id,
+            "settings_applied": self.settings_applied,
+            **self._snapshot_state(),
+        }
 
     @classmethod
-    @abstractmethod
-    def restore(cls, data: Mapping[str, Any]) -> Game:
-        """Rebuild a game from :meth:`snapshot` data.
+    def restore(cls, data: Mapping[str, Any]) -> Self:
+        """Rebuild a game from :meth:`snapshot` data. Snapshots written before the header
+        was one (a ``"v"`` key for ``"version"``, or none; no ``settings_applied``) restore
+        too.
 
         Raises:
-            SnapshotError: ``data`` is not a snapshot of this game.
+            SnapshotError: ``data`` is not a snapshot of this game: another game or version,
+                a missing or malformed field, or a state the engine rejects.
         """
+        if not isinstance(data, Mapping) or data.get("game") != cls.name:
+            raise SnapshotError(f"not a {cls.title or cls.name} snapshot")
+        version = data.get("version", data.get("v", 1))
+        if version != cls.SNAPSHOT_VERSION:
+            raise SnapshotError(f"not a {cls.name} snapshot of version {cls.SNAPSHOT_VERSION}: "
+                                f"version {version!r}")
+        try:
+            game = cls.__new__(cls)
+            game.options = dict(data["options"])
+            game.seats = int(data["seats"])
+            game.state_id = int(data["state_id"])
+            game.settings_applied = int(data.get("settings_applied", 0))
+            game._restore_state(data)
+        except SnapshotError:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError,
+                OptionError) as exc:
+            raise SnapshotError(f"bad {cls.name} snapshot: {exc!r}") from None
+        return game
+
+    @abstractmethod
+    def _snapshot_state(self) -> dict[str, Any]:
+        """The engine's own state for :meth:`snapshot`, after the header (plain data)."""
+
+    @abstractmethod
+    def _restore_state(self, data: Mapping[str, Any]) -> None:
+        """Set the engine's own state from :meth:`snapshot` data (the header's options,
+        seats, ``state_id`` and ``settings_applied`` are set already).
+
+        Raises:
+            SnapshotError, KeyError, TypeError, ValueError, IndexError, AttributeError,
+                OptionError: a wrong or malformed field (:meth:`restore` reports them all as
+                :class:`SnapshotError`).
+        """
+
+    # -- search: copies and samples -----------------------------------------------------
+
+    def clone(self) -> Self:
+        """An independent copy of the game (the RNG state included): what happens to one
+        never shows in the other (OpenSpiel's ``State.clone``). This default restores a
+        snapshot; engines may copy faster."""
+        return type(self).restore(self.snapshot())
+
+    @classmethod
+    def resample(cls, view: Mapping[str, Any], rng: Any) -> Self:
+        """A whole game consistent with a seat's ``view``: the cards the view shows where it
+        shows them, every hidden card dealt at random into the hidden places (OpenSpiel's
+        ``resample_from_infostate``, for search bots that see only views).
+
+        Args:
+            view: One seat's view (:meth:`view` or :meth:`bot_view`), not a spectator's.
+            rng: A :class:`random.Random` (the only source of the sample's randomness).
+
+        Returns:
+            A game whose ``view(view["seat"])`` (``view(0)`` in a one-seat game) equals
+            ``view``; its seed, and its RNG, are drawn from ``rng``.
+
+        Raises:
+            NotImplementedError: the engine cannot sample (this default).
+        """
+        raise NotImplementedError(f"{cls.name} cannot resample a view")
+
+    # -- settings and the log ----------------------------------------------------------
+
+    def apply_setting(self, seat: int, setting: Sequence[Any]) -> list[Event]:
+        """Set a preference of ``seat`` for itself (a :class:`Setting` of :attr:`TYPE`);
+        ``state_id`` does not change: no seat's chosen action goes stale by it.
+
+        Args:
+            seat: The seat setting its own preference.
+            setting: ``(name, value)``, e.g. ``("auto_trash", "off")``.
+
+        Returns:
+            The events (public: every seat may know the setting).
+
+        Raises:
+            UnknownAction: not a setting of this game, or a value not among its choices.
+            GameOver: the game has ended.
+            NotYourTurn: ``seat`` is no seat of this game.
+            IllegalAction: the engine refuses it now (e.g. the seat is out of the game).
+        """
+        events = self._set(seat, setting)
+        self.settings_applied += 1
+        return events
+
+    def _set(self, seat: int, setting: Sequence[Any]) -> list[Event]:
+        """:meth:`apply_setting` less the count (same errors)."""
+        spec = self.TYPE.setting(setting[0]) if isinstance(setting, (list, tuple)) \
+            and setting else None
+        if spec is None:
+            raise UnknownAction(f"not a setting of {self.title}: {setting!r}")
+        if len(setting) != 2 or setting[1] not in spec.choices:
+            raise UnknownAction(f"{spec.name} takes one of {', '.join(spec.choices)}, "
+                                f"not {list(setting[1:])!r}")
+        if self.over:
+            raise GameOver("the game is over")
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.seats:
+            raise NotYourTurn(f"no seat {seat!r} in this game")
+        return self._apply_setting(seat, spec.name, setting[1])
+
+    def _apply_setting(self, seat: int, name: str, value: str) -> list[Event]:
+        """Set ``seat``'s checked setting ``name`` to ``value`` (one of its choices).
+
+        Raises:
+            IllegalAction: the engine refuses it now.
+            NotImplementedError: the game declares no settings (this default).
+        """
+        raise NotImplementedError(f"{self.name} has no settings")
+
+    def apply_entry(self, entry: LogEntry | Sequence[Any]) -> list[Event]:
+        """Apply one log entry (:class:`LogEntry`: an action, a forfeit or a setting): how a
+        room applies what it logs, and how :func:`replay` rebuilds a game. Each entry adds
+        one to :attr:`log_length`. An entry read back as stored (a ``[kind, seat, action]``
+        array, not a LogEntry) is checked first (:meth:`LogEntry.of`); if it is an action
+        whose verb names a setting (as rooms logged settings before ``"s"`` entries), it is
+        applied as a setting and, as then, counts as a move of ``state_id``.
+
+        Returns:
+            The events.
+
+        Raises:
+            GameError: the entry is malformed (:class:`UnknownAction`) or does not apply
+                (nothing changed then).
+        """
+        if type(entry) is not LogEntry:
+            entry = LogEntry.of(entry)
+            if entry.kind == ACT and self.TYPE.is_setting(entry.action or ()):
+                events = self._set(entry.seat, entry.action or ())  # a log of before "s"
+                self.state_id += 1
+                return events
+        kind = entry.kind
+        if kind == ACT:
+            return self.apply(entry.seat, entry.action or ())
+        if kind == FORFEIT:
+            return self.forfeit(entry.seat)
+        return self.apply_setting(entry.seat, entry.action or ())
+
+    # -- views for rooms and bots ---------------------------------------------------------
 
     def views(self, seats: Iterable[int | None]) -> dict[int | None, dict[str, Any]]:
         """``{seat: view(seat)}`` for several seats at once (a room's broadcast). Engines
@@ -167,8 +524,9 @@ class Game(ABC):
             mutate them). An engine may compute a seat's delta when it is first read (a room
             reads the acting seat's first and writes its update before it reads the others),
             so read them before the engine's state changes again. None when the engine
-            cannot tell: it does not report deltas, or was not asked at the state before
-            (the caller then builds views and diffs them). This default: always None.
+            cannot tell: it does not report deltas, was not asked at the state before, or a
+            setting changed the views since (the caller then builds views and diffs them).
+            This default: always None.
         """
         return None
 
@@ -207,7 +565,7 @@ class Game(ABC):
         Raises:
             GameOver: the game has already ended.
             IllegalAction: this game has no forfeits (the base version; every solo game ends
-                as a loss instead: :meth:`SoloGame.forfeit`).
+                as a loss instead: :meth:`cardhall.games.solo.SoloGame.forfeit`).
         """
         raise IllegalAction(f"{self.name} has no forfeit")
 
@@ -220,459 +578,29 @@ class Game(ABC):
         raise NotImplementedError
 
 
-class SoloGame(Game):
-    """A one-seat game: seat 0 acts until the game is over (Shop, The Shah, Thirty-Six,
-    ShuffleJack).
-
-    A solo game lists its moves in :meth:`_moves`; :meth:`legal_actions` adds the quit verb
-    (:attr:`QUIT_VERB`, a loss), which is legal at every point of a running game and always
-    listed last. Its snapshots end with the game's own state (:meth:`_snapshot_table`,
-    :meth:`_restore_table`); :meth:`snapshot` and :meth:`restore` are shared, each kind adding
-    its own keys (:meth:`_snapshot_kind`, :meth:`_restore_kind`). Engines derive from one of
-    its two kinds, which define :meth:`apply`: :class:`SettlingSoloGame` (also :attr:`over`,
-    :meth:`outcome` and :meth:`forfeit`) or :class:`VersionedSoloGame`.
-
-    Attributes:
-        rng: The game's :class:`GameRNG`.
-    """
-
-    min_seats: ClassVar[int] = 1
-    max_seats: ClassVar[int] = 1
-    #: The verb that abandons the game (a loss); offered last while the game runs.
-    QUIT_VERB: ClassVar[str] = "resign"
-
-    rng: GameRNG
-
-    def to_act(self) -> list[int]:
-        """``[0]`` while the game runs, ``[]`` once it is over."""
-        return [] if self.over else [0]
-
-    def forfeit(self, seat: int) -> list[Event]:
-        """Take the player out because they left their seat: the game ends as a loss, the
-        quit verb (:attr:`QUIT_VERB`) played for them (:class:`SettlingSoloGame` records
-        the reason "forfeited" instead). Replays the same way from a log entry.
-
-        Returns:
-            The events of the quit.
-
-        Raises:
-            GameOver: the game has already ended.
-            NotYourTurn: ``seat`` is not 0.
-        """
-        self._check_turn(seat)
-        return self.apply(seat, (self.QUIT_VERB,))
-
-    def _check_turn(self, seat: int) -> None:
-        """Raise GameOver once the game has ended, NotYourTurn for any seat but 0 (an int:
-        ``False`` is not a seat)."""
-        if self.over:
-            raise GameOver("the game is over")
-        if not self._is_player(seat):
-            raise NotYourTurn(f"seat {seat!r} does not play {self.title} (solo: seat 0)")
-
-    @staticmethod
-    def _is_player(seat: Any) -> bool:
-        """Whether ``seat`` is the player's seat: the int 0 (not ``False``, not ``0.0``)."""
-        return type(seat) is int and seat == 0
-
-    @classmethod
-    def _verb(cls, action: Any, known: Iterable[str]) -> str:
-        """The verb of ``action`` after checking that it is a non-empty sequence whose first
-        item is one of ``known``.
-
-        Raises:
-            UnknownAction: not a non-empty sequence (a str is not one), or an unknown verb.
-        """
-        if isinstance(action, (str, bytes)) or not isinstance(action, Sequence) or not action:
-            raise UnknownAction(f"not an action: {action!r}")
-        verb = action[0]
-        if not isinstance(verb, str) or verb not in known:
-            raise UnknownAction(f"unknown verb {verb!r}; {cls.title} knows "
-                                f"{', '.join(sorted(known))}")
-        return verb
-
-    def legal_actions(self, seat: int) -> list[Action]:
-        """Every action ``seat`` may take now, in a fixed order; ``[]`` if none.
-
-        Returns:
-            ``[]`` once the game is over and for any seat but 0; otherwise :meth:`_moves`
-            followed by ``(QUIT_VERB,)``. Exact: each listed action applies and any other
-            raises :class:`IllegalAction`.
-        """
-        if self.over or not self._is_player(seat):
-            return []
-        return self._moves() + [(self.QUIT_VERB,)]
-
-    @abstractmethod
-    def _moves(self) -> list[Action]:
-        """Every legal action of seat 0 except the quit verb, in a fixed order (called only
-        while the game runs)."""
-
-    @abstractmethod
-    def _snapshot_table(self) -> dict[str, Any]:
-        """The game's own state for :meth:`snapshot`, after the common keys (plain data:
-        lists, no tuples)."""
-
-    @abstractmethod
-    def _restore_table(self, data: Mapping[str, Any]) -> None:
-        """Set the game's own state from :meth:`snapshot` data (the common keys are set).
-
-        Raises:
-            SnapshotError, KeyError, TypeError, ValueError, AttributeError: a missing or
-                malformed field (:meth:`restore` reports the others as :class:`SnapshotError`).
-        """
-
-    def snapshot(self) -> dict[str, Any]:
-        """The complete state as plain msgpack-able data (lists, never tuples): ``game``,
-        ``options``, ``seats``, ``state_id``, ``rng``, the keys of the engine's kind
-        (:meth:`_snapshot_kind`), then the game's own table (:meth:`_snapshot_table`)."""
-        return {
-            "game": self.name,
-            "options": {k: (list(v) if isinstance(v, (list, tuple)) else v)
-                        for k, v in self.options.items()},
-            "seats": self.seats,
-            "state_id": self.state_id,
-            "rng": self.rng.snapshot(),
-            **self._snapshot_kind(),
-            **self._snapshot_table(),
-        }
-
-    @classmethod
-    def restore(cls, data: Mapping[str, Any]) -> Self:
-        """Rebuild a game from :meth:`snapshot` data.
-
-        Raises:
-            SnapshotError: ``data`` is not a snapshot of this game: wrong game tag (or
-                version), options it does not take, a missing or malformed field, or a table
-                :meth:`_consistent` rejects.
-        """
-        try:
-            if data["game"] != cls.name:
-                raise SnapshotError(f"not a {cls.name} snapshot: {data['game']!r}")
-            game = cls.__new__(cls)
-            game._restore_kind(data)
-            game.state_id = int(data["state_id"])
-            game.rng = GameRNG.restore(data["rng"])
-            game._restore_table(data)
-        except SnapshotError:
-            raise
-        except (KeyError, TypeError, ValueError, IndexError, AttributeError,
-                OptionError) as exc:
-            raise SnapshotError(f"bad {cls.name} snapshot: {exc!r}") from None
-        if not game._consistent():
-            raise SnapshotError(f"bad {cls.name} snapshot: inconsistent table")
-        return game
-
-    @abstractmethod
-    def _snapshot_kind(self) -> dict[str, Any]:
-        """The snapshot keys of the engine's kind (after ``rng``, before the table)."""
-
-    @abstractmethod
-    def _restore_kind(self, data: Mapping[str, Any]) -> None:
-        """Set the state of the engine's kind (options and seats included) from
-        :meth:`snapshot` data, before ``state_id``, ``rng`` and the table.
-
-        Raises:
-            SnapshotError, KeyError, TypeError, ValueError, OptionError: a wrong or malformed
-                field (:meth:`restore` reports them all as :class:`SnapshotError`).
-        """
-
-    def _consistent(self) -> bool:
-        """Whether a restored state is a possible table (True unless the game checks)."""
-        return True
-
-    def _contract_view(self, seat: int | None) -> dict[str, Any]:
-        """The keys every view starts with: ``state_id``, ``to_act``, ``over``, ``outcome``
-        and ``legal_actions`` (of ``seat``, as lists; ``[]`` for a spectator, ``None``)."""
-        return {
-            "state_id": self.state_id,
-            "to_act": self.to_act(),
-            "over": self.over,
-            "outcome": self.outcome(),
-            "legal_actions": ([list(a) for a in self.legal_actions(seat)]
-                              if seat is not None else []),
-        }
-
-
-class SettlingSoloGame(SoloGame):
-    """A solo game that records its outcome once, accepts exactly the actions it lists and
-    settles after every action (makes the forced moves, checks the end): Shop Solitaire and
-    The Shah.
-
-    :meth:`apply` checks in boardgame.io's order (the action's shape against :attr:`VERBS`,
-    game over, seat 0, the legal list, explained by :meth:`_why_illegal`), then runs
-    :meth:`_do` and :meth:`_settle`. A snapshot is ``game``, ``options``, ``seats``,
-    ``state_id``, ``rng``, ``phase``, the game's own table (:meth:`_snapshot_table`),
-    ``outcome`` and ``counters``. The game has a ``max_moves`` option (the room's move
-    limit).
-
-    Attributes:
-        rng: The game's :class:`GameRNG`.
-        phase: The state machine's phase; ``"over"`` once the game has ended.
-        counters: Game-specific counters by name (ints), for :meth:`stats`; ``"forced"``
-            counts the moves :meth:`_settle` made.
-    """
-
-    #: Argument kinds of every verb, in order: ``"int"`` is an index (an int, not a bool);
-    #: any other kind is checked by :meth:`_check_arg`.
-    VERBS: ClassVar[Mapping[str, tuple[str, ...]]] = {}
-    #: Verbs the engine plays by itself when one of them is the only move besides quitting
-    #: (a forced move is no decision).
-    FORCED_VERBS: ClassVar[frozenset[str]] = frozenset()
-    #: The outcome's ``reason`` when no move is left.
-    NO_MOVE_REASON: ClassVar[str] = "no move left"
-
-    rng: GameRNG
-    phase: str
-    counters: dict[str, int]
-    #: ``None`` while the game runs; then the outcome, set once by :meth:`_finish`.
-    _outcome: dict[str, Any] | None
-
-    @property
-    def over(self) -> bool:
-        """True once the game has ended (an outcome is recorded)."""
-        return self._outcome is not None
-
-    def outcome(self) -> dict[str, Any] | None:
-        """``None`` while running; then a copy of ``{"winner": 0 or None, "reason": str,
-        "scores": [score]}`` (what wins and what the score counts: the game's docstring)."""
-        return None if self._outcome is None else dict(self._outcome)
-
-    def apply(self, seat: int, action: Sequence[Any]) -> list[Event]:
-        """Apply ``action`` for ``seat``, then make every forced move that follows.
-
-        Returns:
-            Events (dicts with a ``"type"``), including those of the forced moves; the last
-            is ``{"type": "over", ...outcome}`` when the game ended.
-
-        Raises:
-            UnknownAction: not an action of this game (verb, shape or argument).
-            GameOver: the game has ended.
-            NotYourTurn: ``seat`` is not 0.
-            IllegalAction: the rules forbid it now (the message says which rule).
-        """
-        act = self._normalize(action)
-        self._check_turn(seat)
-        if act not in self.legal_actions(0):
-            raise IllegalAction(self._why_illegal(act))
-        events = self._do(act)
-        self.state_id += 1
-        self._settle(events)
-        return events
-
-    def forfeit(self, seat: int) -> list[Event]:
-        """End the game as a loss because the player left their seat (reason "forfeited").
-
-        Returns:
-            ``[{"type": "over", ...outcome}]``.
-
-        Raises:
-            GameOver: the game has already ended.
-            NotYourTurn: ``seat`` is not 0.
-        """
-        self._check_turn(seat)
-        self._finish(None, "forfeited")
-        self.state_id += 1
-        return [{"type": "over", **(self._outcome or {})}]
-
-    def _settle(self, events: list[Event]) -> None:
-        """After an action: check the win, make the forced moves, end the game when no move
-        is left or at the move limit; append their events to ``events``, and the ``over``
-        event once the game has ended.
-
-        Args:
-            events: The events of the action so far; extended in place.
-        """
-        while self._outcome is None:
-            won = self._win_reason()
-            if won is not None:
-                self._finish(0, won)
-                break
-            moves = self._moves()
-            if not moves:
-                self._finish(None, self.NO_MOVE_REASON)
-                break
-            if len(moves) == 1 and moves[0][0] in self.FORCED_VERBS:
-                self.counters["forced"] += 1
-                events.extend(self._do(moves[0]))
-                continue
-            break
-        if self._outcome is None and self.state_id >= self.options["max_moves"]:
-            self._finish(None, "move limit")
-            events.extend(self._move_limit_events())
-        if self._outcome is not None:
-            events.append({"type": "over", **self._outcome})
-
-    def _move_limit_events(self) -> list[Event]:
-        """Events that announce the move limit before the ``over`` event; none by default."""
-        return []
-
-    @classmethod
-    def _normalize(cls, action: Sequence[Any]) -> Action:
-        """Check an action's shape against :attr:`VERBS` and return it as a tuple.
-
-        Raises:
-            UnknownAction: not a sequence, an unknown verb, wrong arity, an index that is not
-                an int, or an argument :meth:`_check_arg` rejects.
-        """
-        verb = cls._verb(action, cls.VERBS)
-        kinds = cls.VERBS[verb]
-        if len(action) != 1 + len(kinds):
-            raise UnknownAction(f"{verb!r} takes {len(kinds)} argument(s), "
-                                f"got {len(action) - 1}")
-        for arg, kind in zip(action[1:], kinds):
-            if kind != "int":
-                cls._check_arg(kind, arg)
-            elif isinstance(arg, bool) or not isinstance(arg, int):
-                raise UnknownAction(f"{verb!r} needs an integer index, not {arg!r}")
-        return tuple(action)
-
-    def _snapshot_kind(self) -> dict[str, Any]:
-        """``phase``, ``outcome`` and ``counters``."""
-        return {
-            "phase": self.phase,
-            "outcome": None if self._outcome is None else dict(self._outcome),
-            "counters": dict(self.counters),
-        }
-
-    def _restore_kind(self, data: Mapping[str, Any]) -> None:
-        """Set options and seats as recorded, then ``phase``, the outcome and counters."""
-        self.options = dict(data["options"])
-        self.seats = int(data["seats"])
-        self.phase = str(data["phase"])
-        self._outcome = None if data["outcome"] is None else dict(data["outcome"])
-        self.counters = {str(k): int(v) for k, v in data["counters"].items()}
-
-    # -- what each game supplies --------------------------------------------------------
-
-    @staticmethod
-    @abstractmethod
-    def _check_arg(kind: str, arg: Any) -> None:
-        """Check an action argument of ``kind`` (a kind of :attr:`VERBS` other than ``"int"``).
-
-        Raises:
-            UnknownAction: ``arg`` is not of that kind (the message says why).
-        """
-
-    @abstractmethod
-    def _why_illegal(self, act: Action) -> str:
-        """A human reason why a well-formed ``act`` is not legal now (names the rule)."""
-
-    @abstractmethod
-    def _do(self, act: Action) -> list[Event]:
-        """Carry out a legal action; returns its events."""
-
-    @abstractmethod
-    def _win_reason(self) -> str | None:
-        """The outcome's ``reason`` if the game is won now (``winner`` 0), else ``None``."""
-
-    @abstractmethod
-    def _finish(self, winner: int | None, reason: str) -> None:
-        """End the game: set ``phase`` to ``"over"`` and record :attr:`_outcome`."""
-
-    @abstractmethod
-    def _consistent(self) -> bool:
-        """Whether a restored state is a possible table (the phase is known, sizes fit)."""
-
-
-class VersionedSoloGame(SoloGame):
-    """A solo game that checks each action by hand before it changes anything, and keeps
-    versioned snapshots whose options are validated again on restore: Thirty-Six and
-    ShuffleJack.
-
-    :meth:`apply` checks the verb (:attr:`VERBS`) and its arguments (:meth:`_parse_args`),
-    then game over and seat 0, and leaves the rest to :meth:`_act`. A snapshot is ``game``,
-    ``version`` (:attr:`SNAPSHOT_VERSION`), ``options``, ``seats``, ``state_id``, ``rng``,
-    then the game's own state (:meth:`_snapshot_table`).
-
-    Attributes:
-        rng: The game's :class:`GameRNG`.
-    """
-
-    #: The verbs of the game.
-    VERBS: ClassVar[frozenset[str]] = frozenset()
-    #: The ``version`` of this game's snapshots; :meth:`restore` accepts only this one.
-    SNAPSHOT_VERSION: ClassVar[int] = 1
-
-    rng: GameRNG
-
-    def apply(self, seat: int, action: Sequence[Any]) -> list[Event]:
-        """Apply one action of seat 0 (checked in full before anything changes).
-
-        Args:
-            seat: Must be 0 (an int: ``False`` is not a seat).
-            action: ``(verb, args...)``, as the game's module docstring lists them.
-
-        Returns:
-            Public events (dicts with a ``"type"``; the game's :meth:`_act` names them).
-
-        Raises:
-            UnknownAction: not a non-empty sequence, an unknown verb, or arguments of the wrong
-                shape (:meth:`_parse_args`).
-            GameOver: the game has ended.
-            NotYourTurn: ``seat`` is not 0.
-            IllegalAction: the rules forbid it now (:meth:`_act` says which).
-        """
-        verb = self._verb(action, self.VERBS)
-        args = self._parse_args(verb, list(action[1:]))
-        self._check_turn(seat)
-        events = self._act(verb, args)
-        self.state_id += 1
-        return events
-
-    def _snapshot_kind(self) -> dict[str, Any]:
-        """``version``: :attr:`SNAPSHOT_VERSION`."""
-        return {"version": self.SNAPSHOT_VERSION}
-
-    def _restore_kind(self, data: Mapping[str, Any]) -> None:
-        """Check the snapshot's ``version``, then validate its options again.
-
-        Raises:
-            SnapshotError: another version.
-            OptionError: options this game does not take (:meth:`restore` reports it as a
-                SnapshotError).
-        """
-        if data["version"] != self.SNAPSHOT_VERSION:
-            raise SnapshotError(f"not a {self.name} snapshot: version {data['version']!r}")
-        Game.__init__(self, data["options"], data["seats"])
-
-    # -- what each game supplies --------------------------------------------------------
-
-    @abstractmethod
-    def _parse_args(self, verb: str, args: list[Any]) -> list[Any]:
-        """The arguments of a ``verb`` action, checked and converted (e.g. card codes to
-        ints).
-
-        Raises:
-            UnknownAction: wrong arity or an argument of the wrong type.
-        """
-
-    @abstractmethod
-    def _act(self, verb: str, args: list[Any]) -> list[Event]:
-        """Check a well-formed action of seat 0 against the rules, then carry it out (nothing
-        changes when it raises); returns its events.
-
-        Raises:
-            IllegalAction: the rules forbid it now (the message says why).
-        """
-
-
 def replay(cls: type[Game], options: Mapping[str, Any], seats: int,
-           log: Iterable[tuple[int, Sequence[Any]]]) -> Game:
-    """Rebuild a game from its options (with ``seed``), seat count and action log.
+           entries: Iterable[LogEntry | Sequence[Any]],
+           snapshot: Mapping[str, Any] | None = None) -> Game:
+    """Rebuild a game from its log: a fresh deal of ``options`` (with ``seed``) for
+    ``seats`` (or the game restored from ``snapshot``), then every entry applied in order
+    (:meth:`Game.apply_entry`). Rooms rebuild their games this way after a takeover or a
+    failed write, ``cardhall verify`` checks a finished game with it.
 
     Args:
         cls: The engine class.
         options: The resolved options, as in :attr:`Game.options`.
         seats: Seat count.
-        log: ``(seat, action)`` pairs in the order they were accepted.
+        entries: The log entries after the snapshot (all of them without one), oldest first:
+            :class:`LogEntry` values or ``[kind, seat, action]`` arrays.
+        snapshot: An engine snapshot the log continues from, or None.
 
     Raises:
-        GameError: an action of the log does not apply (the log is not of this game).
+        GameError: an entry does not apply (the log is not of this game), or the snapshot
+            is not one of this game (:class:`~cardhall.games.errors.SnapshotError`).
     """
-    game = cls(options, seats)
-    for seat, action in log:
-        game.apply(seat, action)
+    game = cls.restore(snapshot) if snapshot is not None else cls(options, seats)
+    for entry in entries:
+        game.apply_entry(entry)
     return game
 
 
@@ -704,3 +632,10 @@ def outcome_kind(outcome: Mapping[str, Any] | None) -> str:
     if reason.startswith(("resign", "forfeit")) or reason == "all_out":
         return "abandoned"
     return "lost"
+
+
+__all__ = [
+    "ACT", "FORFEIT", "OUTCOMES", "SETTING", "STANDARD", "Action", "Event", "Game", "GameType",
+    "LogEntry", "Ranking", "Setting", "counts_unless_given_up", "counts_when_won",
+    "outcome_kind", "replay",
+]

@@ -4,9 +4,9 @@ A strategy is a function ``choose(view, rng) -> action``: it sees only what a se
 :meth:`Game.view` holds (including ``"legal_actions"``), so the same bot plays offline in
 ``cardhall simulate`` and over the wire in ``cardhall bots``.
 
-Each game module may define ``STRATEGIES: dict[str, Strategy]``; :func:`strategy` looks them
-up, falling back to :func:`random_strategy` for ``"random"``; ``"module:function"`` loads a
-user's own strategy (:func:`load_strategy`).
+Each game's package (``cardhall.games.MODULES``) defines ``STRATEGIES: dict[str,
+Strategy]``; :func:`strategy` looks them up, falling back to :func:`random_strategy` for
+``"random"``; ``"module:function"`` loads a user's own strategy (:func:`load_strategy`).
 """
 
 from __future__ import annotations
@@ -101,13 +101,13 @@ def strategy(game: str, name: str) -> Strategy:
         OptionError: the game has no strategy of that name, or the user's function cannot
             be loaded.
     """
-    from . import _MODULES
+    from . import MODULES
 
     if ":" in name:
         return load_strategy(name)
 
     table: dict[str, Strategy] = {"random": random_strategy}
-    module = _MODULES.get(game)
+    module = MODULES.get(game)
     if module is not None:
         mod = importlib.import_module(f"{__package__}.{module}")
         table.update(getattr(mod, "STRATEGIES", {}))

@@ -40,6 +40,17 @@ class GameRNG:
         """``k`` distinct items chosen uniformly. Raises ValueError when ``k > len(items)``."""
         return self._r.sample(items, k)
 
+    def random(self) -> float:
+        """A uniform float in ``[0.0, 1.0)``."""
+        return self._r.random()
+
+    def copy(self) -> GameRNG:
+        """An independent generator in the same state (it draws the same numbers next)."""
+        twin = GameRNG.__new__(GameRNG)
+        twin._r = random.Random()
+        twin._r.setstate(self._r.getstate())
+        return twin
+
     def snapshot(self) -> list[Any]:
         """The generator state as plain msgpack-able data (a list of ints, ~2.5 KB)."""
         version, internal, gauss = self._r.getstate()

@@ -918,7 +918,9 @@ class Games(_Record):
     Attributes:
         games: One map per game: ``game`` (the name ``create_room`` takes), ``title``,
             ``min_seats``, ``max_seats``, ``modes`` (the ``mode`` values, the default first,
-            ``[]`` for a game without modes) and ``options`` (the game's room options, see below).
+            ``[]`` for a game without modes), ``real_time_modes`` (the modes in which seats
+            act at once), ``options`` (the game's room options, see below) and ``settings``
+            (the preferences a seat sets for itself: ``name``, ``choices``, ``doc``).
         room_options: The options every room takes whatever its game (turn clocks, grace
             window, ...), described the same way.
         re: ``list_games.id``, or None.

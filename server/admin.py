@@ -30,8 +30,10 @@ connections (``/healthz`` and WebSocket upgrades answer 503), hands every room i
 other processes through the store (:meth:`~.lobby.Lobby.hand_over`: state saved, lease
 released, taken over by their orphan scans), then closes its client connections with 1012
 (service restart), and the clients reconnect elsewhere and resume their seats. With the
-embedded memory store there is nowhere to hand rooms to: the drain waits until no game is
-being played (or the timeout), then closes the connections.
+durable embedded store (SQLite) the rooms stay in the data file, and the restarted process
+takes them over: the drain closes the connections at once, and the clients resume their
+seats on the new process. With the memory store there is nowhere to keep rooms: the drain
+waits until no game is being played (or the timeout), then closes the connections.
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ from .connection import Connection, peer_address
 from .lobby import Lobby
 from .logs import event
 from .room import Room, RoomError
-from .store import MemoryStore, Store, StoreError
+from .store import Store, StoreError
 
 log = logging.getLogger("cardhall.admin")
 
@@ -331,12 +333,15 @@ class Admin:
 
     def drain_status(self) -> dict[str, Any]:
         """The drain's progress: ``state`` (``serving``, ``draining``, ``drained``),
-        ``store`` (``memory`` or ``shared``), and once begun: ``started`` (unix time s),
-        ``timeout`` (s), ``rooms_handed_over``, ``rooms_not_taken_over`` (ids still without
-        a new owner), ``rooms_left`` (memory store: rooms still here), ``connections_closed``
-        and ``seconds`` (time the drain took, once drained)."""
-        shared = not isinstance(self.server.store, MemoryStore)
-        return {"state": self.drain_state, "store": "shared" if shared else "memory",
+        ``store`` (``shared``, ``durable``: SQLite, or ``memory``), and once begun:
+        ``started`` (unix time s), ``timeout`` (s), ``rooms_handed_over``,
+        ``rooms_not_taken_over`` (ids still without a new owner), ``rooms_kept`` (durable
+        store: rooms left in the file for the restarted process), ``rooms_left`` (memory
+        store: games still played), ``connections_closed`` and ``seconds`` (time the drain
+        took, once drained)."""
+        store = self.server.store
+        kind = "shared" if store.shared else "durable" if store.durable else "memory"
+        return {"state": self.drain_state, "store": kind,
                 "process": self.server.store.process_id, **self._drain}
 
     async def drain(self, timeout: float) -> Result:
@@ -366,10 +371,13 @@ class Admin:
         try:
             started = time.monotonic()
             deadline = started + timeout
-            if isinstance(self.server.store, MemoryStore):
-                await self._wait_games(deadline)
-            else:
+            store = self.server.store
+            if store.shared:
                 await self._hand_over_rooms(deadline)
+            elif store.durable:  # the restarted process takes the rooms over from the file
+                self._drain["rooms_kept"] = len(self.server.lobby.rooms)
+            else:
+                await self._wait_games(deadline)
             closed = 0
             for conn in list(self.server.connections):
                 if not conn.closed:

@@ -19,6 +19,7 @@ from websockets.typing import Origin
 from . import web
 from .account_memory import MemoryAccounts
 from .account_redis import RedisAccounts
+from .account_sqlite import SQLiteAccounts
 from .account_store import AccountStore
 from .admin import Admin
 from .admission import (
@@ -88,10 +89,15 @@ ws_log.addFilter(_ws_filter)
 
 def accounts_for(store: Store) -> AccountStore:
     """The account store that shares ``store``'s backend: accounts on the room store's
-    Redis when it has a Redis client (its ``redis`` attribute), else in this process."""
+    Redis when it has a Redis client (its ``redis`` attribute), in the SQLite store's data
+    file when it has one (its ``file``: schema v3 of :mod:`.sqlite_file`), else in this
+    process."""
     client = getattr(store, "redis", None)
     if client is not None:
         return RedisAccounts(client, store.health)
+    data = getattr(store, "file", None)
+    if data is not None:
+        return SQLiteAccounts(data.write, data.reading)
     return MemoryAccounts()
 
 
@@ -100,7 +106,8 @@ class Server:
 
     Args:
         settings: Listening address and limits (see :class:`Settings`).
-        store: Room persistence; the embedded :class:`MemoryStore` when None.
+        store: Room persistence; a :class:`MemoryStore` when None (``cardhall serve``
+            passes its SQLite store unless told otherwise).
         accounts: Accounts, sessions and histories (:mod:`.account_store`); None: the one
             that shares ``store``'s backend (:func:`accounts_for`).
 
@@ -159,6 +166,10 @@ class Server:
 
     async def start(self) -> None:
         """Bind and start accepting connections.
+
+        With a durable store of this process alone (SQLite), the rooms it holds are then
+        loaded in the background (:meth:`Cluster.restore`; :attr:`Cluster.restored` is set
+        once they all are): a restart takes every room in play over.
 
         Raises:
             OSError: the address is in use or not available, or the TLS certificate or key
@@ -263,7 +274,11 @@ class Server:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):  # before listening: no signal is missed
             loop.add_signal_handler(sig, stop.set)
-        await self.start()
+        try:
+            await self.start()
+        except BaseException:  # the store is open (a data file locked): close it, then fail
+            await self.stop()
+            raise
         if on_listening is not None:
             on_listening(self)
         try:

@@ -10,6 +10,7 @@ import contextlib
 import json
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -20,6 +21,9 @@ from .cli_accounts import add_account_commands, auth_options, check_auth_options
 
 if TYPE_CHECKING:
     from urllib.parse import SplitResult
+
+    from .sqlite_store import SQLiteStore
+    from .store import Store
 
 
 def _options(mode: str | None, pairs: tuple[str, ...], game: str) -> dict[str, Any]:
@@ -132,6 +136,115 @@ def _redis_url(ctx: click.Context, param: click.Parameter, value: str | None) ->
     return value
 
 
+def _redis_nodes(ctx: click.Context, param: click.Parameter,
+                 value: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
+    """Click callback: each value is ``HOST:PORT``.
+
+    Raises:
+        click.BadParameter: a value is not.
+    """
+    from .redis_topology import parse_node
+
+    try:
+        return tuple(parse_node(v) for v in value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def redis_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The Redis connection options of ``serve`` (gathered by :func:`_redis_target`)."""
+    options = [
+        click.option("--redis-url", envvar="CARDHALL_REDIS_URL", default=None, metavar="URL",
+                     callback=_redis_url,
+                     help="redis://HOST:PORT/DB (rediss:// for TLS): keep rooms in this lone "
+                          "Redis, shared with every server using it (env CARDHALL_REDIS_URL). "
+                          "Default: the --data file (SQLite)."),
+        click.option("--redis-sentinel", multiple=True, metavar="HOST:PORT",
+                     callback=_redis_nodes, envvar="CARDHALL_REDIS_SENTINEL",
+                     help="A Sentinel watching the master (repeat for each): rooms live in "
+                          "the master it names, found again after a failover."),
+        click.option("--redis-service", default="cardhall", show_default=True,
+                     metavar="NAME", help="With --redis-sentinel: the master's name."),
+        click.option("--redis-db", type=click.IntRange(0), default=0, show_default=True,
+                     help="With --redis-sentinel: the database number."),
+        click.option("--redis-cluster", multiple=True, metavar="HOST:PORT",
+                     callback=_redis_nodes, envvar="CARDHALL_REDIS_CLUSTER",
+                     help="A Redis Cluster node (repeat for more seeds): rooms spread over "
+                          "its masters."),
+        click.option("--redis-username", default=None, metavar="NAME",
+                     help="Redis ACL user (default: the URL's, else 'default')."),
+        click.option("--redis-password-file", type=click.File("r"), default=None,
+                     help="Read the Redis password from this file (first line); a URL's own "
+                          "password wins."),
+        click.option("--redis-sentinel-password-file", type=click.File("r"), default=None,
+                     help="Read the Sentinels' own password from this file (first line)."),
+        click.option("--redis-tls", is_flag=True,
+                     help="TLS to the Sentinel or Cluster nodes (a URL: use rediss://)."),
+        click.option("--redis-tls-ca-file", type=click.Path(exists=True, dir_okay=False),
+                     default=None, help="PEM file of the CAs that sign the Redis nodes' "
+                                        "certificates (default: the system's)."),
+        click.option("--redis-min-replicas", type=click.IntRange(0), default=None,
+                     help="Replicas that must confirm an action (WAIT) before it is "
+                          "acknowledged, at least (every replica in sync with the master "
+                          "must). Default: 1 with Sentinel or Cluster, 0 with a URL."),
+        click.option("--redis-wait-timeout", type=click.FloatRange(0.001, 1.5),
+                     default=0.5, show_default=True,
+                     help="Seconds WAIT waits for the replicas; fewer in time: the action is "
+                          "refused with server/unavailable."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _first_line(handle: Any, hint: str) -> str:
+    """The first line of an open file, stripped.
+
+    Raises:
+        click.BadParameter: it is empty.
+    """
+    line = (handle.readline() or "").strip()
+    if not line:
+        raise click.BadParameter("the file holds no password", param_hint=hint)
+    return line
+
+
+def _redis_target(opts: dict[str, Any]) -> Any:
+    """Pop the :func:`redis_options` out of ``opts``: a
+    :class:`~cardhall.server.redis_topology.RedisTarget`, or None without Redis (the SQLite
+    or memory store: ``--store``).
+
+    Raises:
+        click.UsageError: more than one form, or options that do not fit the form.
+    """
+    from .redis_topology import RedisTarget
+
+    url, sentinels = opts.pop("redis_url"), opts.pop("redis_sentinel")
+    cluster, service, db = opts.pop("redis_cluster"), opts.pop("redis_service"), opts.pop(
+        "redis_db")
+    password_file = opts.pop("redis_password_file")
+    sentinel_file = opts.pop("redis_sentinel_password_file")
+    tls, ca_file = opts.pop("redis_tls"), opts.pop("redis_tls_ca_file")
+    username = opts.pop("redis_username")
+    if not (url or sentinels or cluster):
+        return None
+    if db and not sentinels:
+        raise click.UsageError("--redis-db goes with --redis-sentinel (a URL names its "
+                               "database: redis://HOST:PORT/DB; a Cluster has only 0)")
+    try:
+        return RedisTarget(
+            url=url or None, sentinels=sentinels, service=service, cluster=cluster, db=db,
+            username=username,
+            password=_first_line(password_file, "--redis-password-file")
+            if password_file else None,
+            sentinel_password=_first_line(sentinel_file, "--redis-sentinel-password-file")
+            if sentinel_file else None,
+            tls=tls, tls_ca_file=ca_file)
+    except ValueError as exc:
+        raise click.UsageError(f"{exc} (--redis-url, --redis-sentinel, --redis-cluster)"
+                               ) from None
+
+
 def _http_url_parts(value: str) -> SplitResult | None:
     """``value`` split by :func:`urllib.parse.urlsplit` when it is an ``http://`` or
     ``https://`` URL with a host and a valid port (if any); None otherwise. What may follow
@@ -164,6 +277,24 @@ def _origins(ctx: click.Context, param: click.Parameter,
     return value
 
 
+def _sqlite_store(data: Path | None, fsync: str) -> SQLiteStore:
+    """The SQLite store on ``data`` (None: the default path), opened (locked, checked,
+    migrated) before anything listens.
+
+    Raises:
+        click.ClickException: the file is held by another process, unreadable, damaged, or
+            of a newer schema (one ``Error:`` line saying what to do).
+    """
+    from .sqlite_file import default_path
+    from .sqlite_store import SQLiteStore
+    from .store import StoreError
+
+    try:
+        return SQLiteStore(data or default_path(), fsync=fsync)
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
 def _limits(opts: dict[str, Any]) -> dict[str, Any]:
     """Settings from the limit/TLS options of ``serve`` (0 means "no limit")."""
     out = dict(opts)
@@ -190,12 +321,22 @@ def main() -> None:
               help="Largest frame accepted from a client, in bytes.")
 @click.option("--log-level", default="INFO", show_default=True,
               type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"]))
-@click.option("--redis-url", envvar="CARDHALL_REDIS_URL", default=None, metavar="URL",
-              callback=_redis_url,
-              help="redis://HOST:PORT/DB: keep rooms in Redis, shared with every server "
-                   "using the same URL (env CARDHALL_REDIS_URL). Default: embedded store.")
+@redis_options
+@click.option("--store", "store_kind", type=click.Choice(["sqlite", "memory"]), default=None,
+              help="Without Redis: sqlite (the default) keeps rooms, logs and "
+                   "leaderboards in the --data file, so a restart loses nothing; memory "
+                   "keeps them in this process only (tests, benchmarks).")
+@click.option("--data", type=click.Path(dir_okay=False, path_type=Path), envvar="CARDHALL_DATA",
+              default=None, metavar="PATH",
+              help="The SQLite data file (env CARDHALL_DATA; default: "
+                   "$XDG_DATA_HOME/cardhall/cardhall.db, else "
+                   "~/.local/share/cardhall/cardhall.db; made 0600). One process at a time.")
+@click.option("--fsync", type=click.Choice(["normal", "always"]), default="normal",
+              show_default=True,
+              help="SQLite store: normal: an answered action survives a crash of the process "
+                   "(kill -9); always: a power loss too (every commit waits for the disk).")
 @click.option("--lease-seconds", type=click.FloatRange(0.1), default=3.0, show_default=True,
-              help="With --redis-url: room lease length; a dead server's rooms are taken "
+              help="With Redis: room lease length; a dead server's rooms are taken "
                    "over this long (plus a scan) after its death. Same on every server.")
 @click.option("--log-format", type=click.Choice(["kv", "json"]), default="kv",
               show_default=True, help="One line per event: key=value pairs or JSON objects.")
@@ -248,10 +389,14 @@ def main() -> None:
 @click.option("--admin-token-file", type=click.File("r"), default=None,
               help="Read the admin token from this file (first line).")
 @auth_options
-def serve(host: str, port: int, max_frame: int, log_level: str, redis_url: str | None,
+def serve(host: str, port: int, max_frame: int, log_level: str,
+          store_kind: str | None, data: Path | None, fsync: str,
           lease_seconds: float, admin_token: str | None, admin_token_file: Any,
+          redis_min_replicas: int | None, redis_wait_timeout: float,
           **limits: Any) -> None:
-    """Run a Cardhall server until SIGINT/SIGTERM (embedded store unless --redis-url)."""
+    """Run a Cardhall server until SIGINT/SIGTERM (the SQLite data file unless
+    --redis-url, --redis-sentinel, --redis-cluster or --store memory)."""
+    import asyncio
     import ssl
 
     from .app import run, tls_context
@@ -273,32 +418,39 @@ def serve(host: str, port: int, max_frame: int, log_level: str, redis_url: str |
                 f"not a PEM certificate chain with its private key ({exc.reason or exc})",
                 param_hint="--certfile/--keyfile") from None
     check_auth_options(limits)
-    if redis_url:  # before listening: an unreachable Redis is one error line, not a crash
+    target = _redis_target(limits)
+    if target is not None:  # before listening: an unreachable Redis is one error line
         import redis
 
         try:
-            with redis.Redis.from_url(redis_url, socket_connect_timeout=5,
-                                      socket_timeout=5) as probe:
-                probe.ping()
-        except redis.RedisError as exc:
-            raise click.ClickException(f"cannot reach Redis at {redis_url}: {exc}") from None
+            asyncio.run(target.probe())
+        except (redis.RedisError, OSError, TimeoutError) as exc:
+            raise click.ClickException(
+                f"cannot reach Redis at {target.describe()}: {str(exc) or 'no answer'}") from None
+    if target is not None and store_kind is not None:
+        raise click.UsageError("--store is for a server without Redis")
     configure(log_level, limits.pop("log_format"))
-    store = None
-    if redis_url:
-        from .redis_store import RedisStore
-
-        store = RedisStore(redis_url, lease_seconds=lease_seconds)
     try:
         settings = Settings(host=host, port=port, max_frame=max_frame,
                             admin_token=admin_token or None, **_limits(limits))
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
+    store: Store | None = None
+    if target is not None:
+        from .redis_store import RedisStore
+
+        store = RedisStore(target, lease_seconds=lease_seconds,
+                           min_replicas=redis_min_replicas, wait_seconds=redis_wait_timeout)
+    elif store_kind != "memory":
+        store = _sqlite_store(data, fsync)
     try:
         run(settings, store, lambda server: click.echo(
             f"Cardhall is running: open {_browser_url(host, server.port, settings.certfile)} "
             "in a web browser (Ctrl-C stops the server)"))
     except StoreError as exc:
-        raise click.ClickException(f"cannot start: {exc} (--redis-url {redis_url})") from None
+        where = (target.describe() if target is not None
+                 else f"--data {getattr(store, 'path', '')}")
+        raise click.ClickException(f"cannot start: {exc} ({where})") from None
     except OSError as exc:
         raise click.ClickException(
             f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
@@ -312,6 +464,110 @@ def _browser_url(host: str, port: int, certfile: str | None) -> str:
     if ":" in shown and not shown.startswith("["):
         shown = f"[{shown}]"
     return f"{'https' if certfile else 'http'}://{shown}:{port}/"
+
+
+@main.command()
+@click.argument("dest", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--data", type=click.Path(dir_okay=False, path_type=Path), envvar="CARDHALL_DATA",
+              default=None, metavar="PATH",
+              help="The data file to copy (env CARDHALL_DATA; default: cardhall serve's).")
+def backup(dest: Path, data: Path | None) -> None:
+    """Copy the SQLite data file to DEST (made 0600; replaced if it exists) with SQLite's
+    online backup API: safe while a server runs on the file (the copy is one consistent
+    moment of it; the server goes on). Restore: stop the server, put the copy in place of
+    the data file (its -wal and -shm files removed), start the server."""
+    from .sqlite_file import backup as copy_file
+    from .sqlite_file import default_path
+    from .store import StoreError
+
+    source = data or default_path()
+    try:
+        size = copy_file(source, dest)
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"backed up {source} to {dest} ({size} bytes)")
+
+
+def _open_store(spec: str, *, source: bool) -> Store:
+    """The store of ``migrate``'s ``--from``/``--to``: ``redis://...`` (also ``rediss://``,
+    ``unix://``) or the path of a SQLite data file (a source must exist).
+
+    Raises:
+        click.ClickException: Redis does not answer; the file is missing (a source), held
+            by a server, damaged or of a newer schema.
+    """
+    from .store import StoreError
+
+    if spec.startswith(("redis://", "rediss://", "unix://")):
+        import redis
+
+        from .redis_store import RedisStore
+
+        try:
+            with redis.Redis.from_url(spec, socket_connect_timeout=5,
+                                      socket_timeout=5) as probe:
+                probe.ping()
+        except (redis.RedisError, ValueError) as exc:
+            raise click.ClickException(f"cannot reach Redis at {spec}: {exc}") from None
+        return RedisStore(spec)
+    path = Path(spec)
+    if source and not path.is_file():
+        raise click.ClickException(f"no data file at {path}")
+    from .sqlite_store import SQLiteStore
+
+    try:
+        return SQLiteStore(path)
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+@main.command()
+@click.option("--from", "source", required=True, metavar="PATH|URL",
+              help="The store to copy from: a SQLite data file, or redis://HOST:PORT/DB.")
+@click.option("--to", "target", required=True, metavar="PATH|URL",
+              help="The store to copy to: a SQLite data file (made if missing), or "
+                   "redis://HOST:PORT/DB.")
+@click.option("--finished-ttl", type=click.FloatRange(0), default=300.0, show_default=True,
+              help="The target servers' --finished-ttl: finished rooms keep what is left "
+                   "of it.")
+def migrate(source: str, target: str, finished_ttl: float) -> None:
+    """Copy a lobby from one store to another: every room (in play, waiting, finished) with
+    its record, state, seat tokens, log and snapshot, every account (with its seats and
+    games; players sign in again on the target) and every leaderboard. A SQLite file
+    onto Redis to grow past one process, or back. Stop the servers of the source first (a
+    SQLite file is locked while it is read; rooms a live server runs on Redis are refused);
+    rooms the target holds already are skipped. Players resume their seats on the target's
+    servers with the tokens they have."""
+    import asyncio
+
+    from .app import accounts_for
+    from .history import KEEP
+    from .store import StoreError
+    from .transfer import copy_store
+
+    async def go() -> dict[str, Any]:
+        src = _open_store(source, source=True)
+        try:
+            dst = _open_store(target, source=False)
+            try:
+                return await copy_store(src, dst, finished_ttl,
+                                        lambda line: click.echo(line, err=True),
+                                        (accounts_for(src), accounts_for(dst)), KEEP)
+            finally:
+                await dst.close()
+        finally:
+            await src.close()
+
+    try:
+        done = asyncio.run(go())
+    except StoreError as exc:
+        raise click.ClickException(f"not migrated: {exc}") from None
+    click.echo(f"copied {done['rooms']} rooms ({done['playing']} in play, {done['waiting']} "
+               f"waiting, {done['finished']} finished; {done['entries']} log entries), "
+               f"{done['accounts']} accounts and {done['board_entries']} leaderboard entries "
+               f"from {source} to {target}"
+               + (f"; {done['skipped']} rooms skipped (in the target already)"
+                  if done["skipped"] else ""))
 
 
 @main.command()
@@ -753,7 +1009,7 @@ add_account_commands(admin, _admin_options, _admin_token, _admin_call)
 @_admin_options
 @click.option("--timeout", type=click.FloatRange(0, 3600), default=60.0, show_default=True,
               help="Seconds the server waits for its rooms to be taken over (Redis) or to "
-                   "finish (embedded store) before it closes its connections all the same.")
+                   "finish (--store memory) before it closes its connections all the same.")
 @click.option("--wait/--no-wait", default=True, show_default=True,
               help="Wait until the server reports it is drained.")
 def admin_drain(url: str, token: str | None, token_file: Any, timeout: float,
@@ -885,6 +1141,20 @@ def _fetch_record(url: str, room: str, commitment: str | None) -> dict[str, Any]
               help="auto: start a redis-server (append-only) when one is on PATH.")
 @click.option("--redis-url", default=None, metavar="URL",
               help="Use this running Redis for the Redis mode instead of starting one.")
+@click.option("--sqlite/--no-sqlite", default=True, show_default=True,
+              help="Also bench the SQLite store (cardhall serve's default) in turns with the "
+                   "memory store, and its file growth and restart time.")
+@click.option("--sqlite-commit", type=click.Choice(["auto", "tick", "each", "adaptive"]),
+              default="auto", show_default=True,
+              help="SQLite store: tick: the appends of one loop tick share one transaction; "
+                   "each: every append commits at once; adaptive: the first of a tick at once, "
+                   "the others together; auto: the store's choice (tick with --sqlite-fsync "
+                   "always, else adaptive).")
+@click.option("--sqlite-fsync", type=click.Choice(["normal", "always"]), default="normal",
+              show_default=True, help="SQLite store: cardhall serve --fsync.")
+@click.option("--restart-rooms", type=click.IntRange(0), default=1000, show_default=True,
+              help="Rooms in play when the SQLite server is killed with -9 and restarted "
+                   "(0: skip the restart figure).")
 @click.option("--url", default=None, metavar="URL",
               help="Bench a running Cardhall server (its limits must allow the load).")
 @click.option("--server-pid", type=int, default=None,
@@ -906,15 +1176,17 @@ def _fetch_record(url: str, room: str, commitment: str | None) -> dict[str, Any]
 @click.option("--logdir", type=click.Path(file_okay=False), default=None,
               help="Keep the servers' logs in this folder.")
 def bench(rooms: int, rate: float, seconds: float, warmup: float, rounds: int, idle: int,
-          redis_mode: str,
-          redis_url: str | None, url: str | None, server_pid: int | None, seed: int,
+          redis_mode: str, redis_url: str | None, sqlite: bool, sqlite_commit: str,
+          sqlite_fsync: str, restart_rooms: int, url: str | None, server_pid: int | None,
+          seed: int,
           pin: bool, peers_dir: str | None, node_modules: str | None, peer_rounds: int,
           as_json: bool, logdir: str | None) -> None:
     """Latency, throughput and memory of a live server, against a raw websockets echo server
     (and with --peers, against Colyseus and Cardhall's protocol floor).
 
-    Starts the servers in their own processes on 127.0.0.1 (in-memory store, Redis store,
-    echo baseline) and drives them from this process; see benchmarks/README.md.
+    Starts the servers in their own processes on 127.0.0.1 (memory store, SQLite store,
+    Redis store, echo baseline) and drives them from this process; see
+    benchmarks/README.md.
     """
     import os
     from pathlib import Path
@@ -937,7 +1209,9 @@ def bench(rooms: int, rate: float, seconds: float, warmup: float, rounds: int, i
 
     cfg = BenchConfig(rooms=rooms, rate=rate, warmup=warmup, latency_seconds=seconds,
                       throughput_seconds=seconds, idle=idle, redis=redis_url or redis_mode,
-                      url=url, server_pid=server_pid, seed=seed, rounds=rounds, pin=pin)
+                      url=url, server_pid=server_pid, seed=seed, rounds=rounds, pin=pin,
+                      sqlite=sqlite, sqlite_commit=sqlite_commit, sqlite_fsync=sqlite_fsync,
+                      restart_rooms=restart_rooms)
     if logdir is not None:
         Path(logdir).mkdir(parents=True, exist_ok=True)
     say = None if as_json else lambda m: click.echo(f".. {m}", err=True)
@@ -960,16 +1234,20 @@ def bench(rooms: int, rate: float, seconds: float, warmup: float, rounds: int, i
 @main.command()
 @click.option("--kind", "kinds", multiple=True, default=("all",), show_default=True,
               type=click.Choice(["all", "owner-kill", "redis-kill-3s", "redis-kill-12s",
-                                 "redis-stop-10s"]),
-              help="Fault kind to drill (repeat; all: every kind in turn).")
+                                 "redis-stop-10s", "sqlite-kill", "ha", "sentinel-kill",
+                                 "sentinel-partition", "cluster-kill", "cluster-load"]),
+              help="Fault kind to drill (repeat; ha: the replicated-Redis kinds; all: every "
+                   "kind in turn).")
 @click.option("--rooms", type=click.IntRange(1), default=12, show_default=True,
               help="Tables of bots playing Skipper multi games back to back.")
 @click.option("--seats", type=click.IntRange(2, 6), default=4, show_default=True,
               help="Bots per table.")
 @click.option("--servers", type=click.IntRange(2, 6), default=3, show_default=True,
-              help="cardhall serve processes sharing the Redis.")
+              help="cardhall serve processes sharing the Redis (sqlite-kill: one, on the "
+                   "default store).")
 @click.option("--faults", type=click.IntRange(1), default=None,
-              help="Faults per kind (default: owner-kill 3, redis-kill-3s 2, others 1).")
+              help="Faults per kind (default: owner-kill and sqlite-kill 3, redis-kill-3s 2, "
+                   "others 1).")
 @click.option("--turn-limit", type=click.IntRange(1), default=30, show_default=True,
               help="Skipper turn_limit (turns per seat) of every game.")
 @click.option("--think", type=click.FloatRange(0), default=0.02, show_default=True,
@@ -979,27 +1257,38 @@ def bench(rooms: int, rate: float, seconds: float, warmup: float, rounds: int, i
 @click.option("--seconds", type=click.FloatRange(10), default=900.0, show_default=True,
               help="Cap on the whole run, in seconds.")
 @click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--down-after-ms", type=click.IntRange(100), default=2000, show_default=True,
+              help="Replicated kinds: Sentinel down-after-milliseconds and Cluster "
+                   "node timeout.")
+@click.option("--load-seconds", type=click.FloatRange(1), default=20.0, show_default=True,
+              help="cluster-load: seconds of play on each topology.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object, no table.")
 @click.option("--logdir", type=click.Path(file_okay=False), default=None,
               help="Keep Redis' AOF and the servers' logs in this folder.")
 def chaos(kinds: tuple[str, ...], rooms: int, seats: int, servers: int, faults: int | None,
           turn_limit: int, think: float, finish_timeout: float, seconds: float, seed: int,
-          as_json: bool, logdir: str | None) -> None:
-    """Fault drills: bots on several servers and a real redis-server while owners are killed
-    and Redis is killed or paused; every acknowledged action is checked against the Redis
-    log. Exits 1 when a target (0 lost, 0 doubled, 100% finished, no seat dropped, no view
-    backwards) is missed. See docs/operations.md, "Chaos drills"."""
+          down_after_ms: int, load_seconds: float, as_json: bool, logdir: str | None) -> None:
+    """Fault drills: bots on several servers and a real redis-server (or a Sentinel-watched
+    master with replicas, or a Redis Cluster) while owners are killed and Redis nodes are
+    killed or paused, and bots on one server with the default SQLite store while it is
+    killed with -9 and restarted on its file; every acknowledged action is checked against
+    the stored log. Exits 1 when a target (0 lost, 0 doubled, 100% finished, no seat
+    dropped, no view backwards) is missed. See docs/operations.md, "Chaos drills"."""
     import shutil
-    from pathlib import Path
 
-    from ..bench.chaos import KINDS, ChaosConfig, render, run
+    from ..bench.chaos import KINDS, LONE, ChaosConfig, render, run
+    from ..bench.ha_chaos import HA_KINDS
 
-    if shutil.which("redis-server") is None:
-        raise click.ClickException("redis-server is not on PATH")
-    picked = KINDS if "all" in kinds else tuple(dict.fromkeys(kinds))
+    groups = {"all": KINDS + HA_KINDS, "ha": HA_KINDS}
+    picked = tuple(dict.fromkeys(k for kind in kinds for k in groups.get(kind, (kind,))))
+    for tool in ("redis-server", "redis-cli", "redis-sentinel"):
+        if shutil.which(tool) is None and ((tool == "redis-server" and set(picked) - LONE)
+                                           or set(picked) & set(HA_KINDS)):
+            raise click.ClickException(f"{tool} is not on PATH")
     cfg = ChaosConfig(kinds=picked, rooms=rooms, seats=seats, servers=servers, faults=faults,
                       turn_limit=turn_limit, think=think, finish_timeout=finish_timeout,
-                      seconds=seconds, seed=seed)
+                      seconds=seconds, seed=seed, down_after_ms=down_after_ms,
+                      load_seconds=load_seconds)
     if logdir is not None:
         Path(logdir).mkdir(parents=True, exist_ok=True)
     try:

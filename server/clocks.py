@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..games import Game
+from ..games import Game, LogEntry
 from .metrics import observe_action
 
 if TYPE_CHECKING:
@@ -36,6 +36,7 @@ class RoomClocks:
     if TYPE_CHECKING:
         status: str
         game: Game
+        options: dict[str, Any]
         seats: list[Seat | None]
         settings: dict[str, Any]
         deadlines: dict[int, float]
@@ -48,7 +49,7 @@ class RoomClocks:
 
         def post(self, fn: Callable[[], Any]) -> None: ...
 
-        async def _persist(self, entry: list[Any], events: list[dict[str, Any]],
+        async def _persist(self, entry: LogEntry, events: list[dict[str, Any]],
                            conn: Any, re: Any) -> bool: ...
 
         async def _abandon(self, seat: int) -> None: ...
@@ -113,11 +114,11 @@ class RoomClocks:
     async def _play_defaults(self, seats: list[int]) -> None:
         """Turn timer expired: tell the room (``seat_event timeout``), then play the game's
         default for each seat until its turn ends:
-        an action whose verb is in the game's ``TURN_END_VERBS`` (``None``: every action
+        an action whose verb is in the game's ``TYPE.turn_end_verbs`` (``None``: every action
         ends a turn, so one default action), at most 16 actions. Should the store fail
         meanwhile, the seat keeps its expired deadline: the timer fires again once the room
         has reloaded (:meth:`_reload`)."""
-        ends = self.game.TURN_END_VERBS
+        ends = self.game.TYPE.turn_end_verbs
         for seat in seats:
             due = self.deadlines.pop(seat, None)
             if not self.game.over and seat in self.game.to_act():
@@ -128,8 +129,9 @@ class RoomClocks:
                 action = self.game.default_action(seat)
                 if action is None:
                     break
-                events = self.game.apply(seat, action)
-                if not await self._persist(["a", seat, list(action)], events, None, None):
+                entry = LogEntry.act(seat, action)
+                events = self.game.apply_entry(entry)
+                if not await self._persist(entry, events, None, None):
                     if due is not None:
                         self.deadlines[seat] = due
                     return
@@ -148,7 +150,7 @@ class RoomClocks:
             return
         delay = self.settings.get("bot_seconds")
         if delay is None:
-            delay = REAL_TIME_BOT_SECONDS if len(to_act) > 1 else 0.0
+            delay = REAL_TIME_BOT_SECONDS if self.game.TYPE.real_time(self.options) else 0.0
         if delay <= 0:
             self.post(self._bot_step)
         else:
@@ -162,7 +164,8 @@ class RoomClocks:
 
     async def _bot_step(self) -> None:
         """One server-bot action for a bot seat that may act: when several may (real-time
-        games), one drawn at random from the room's bot generator, so every bot moves."""
+        games: ``GameType.real_time``), one drawn at random from the room's bot generator, so
+        every bot moves."""
         await asyncio.sleep(0)  # a room of bots must not starve the other rooms
         if self._broken:  # its reload wakes the bots again
             return
@@ -183,6 +186,7 @@ class RoomClocks:
         action = await asyncio.to_thread(self._bot, view, self._bot_rng)
         if self._broken or self.game.over or s not in self.game.to_act():
             return  # defensive: no other work item of the room runs meanwhile
-        events = self.game.apply(s, action)
-        if await self._persist(["a", s, list(action)], events, None, None):
+        entry = LogEntry.act(s, action)
+        events = self.game.apply_entry(entry)
+        if await self._persist(entry, events, None, None):
             observe_action(self.metrics, None)

@@ -30,6 +30,13 @@ process takes each room over: it rebuilds the room from the store (snapshot + lo
 the members recorded in the room's state and sends each of them the full view. A forwarded
 request that finds no owner listening waits for that takeover instead of failing.
 
+A restart on a durable store that this process alone uses (SQLite) is a takeover too: once
+it listens, the server loads every room the store holds in the background
+(:meth:`Cluster.restore`; a request for a room not loaded yet loads it at once, through
+:meth:`~.lobby.Lobby.route`); the members recorded by the previous run are gone, so every
+seat of a player is held for its grace window counted from the restart, and clients
+``resume`` with their seat tokens as after a failover.
+
 A store outage is not a death: leases and heartbeat keys expire while the store is down even
 though their holders live. The store's :class:`~.store.StoreHealth` follows its answers, and
 once it is back, orphan scans and takeovers wait one lease (owners renew every third of one)
@@ -42,6 +49,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import time
 from collections import defaultdict
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
@@ -51,10 +59,11 @@ from tenacity import AsyncRetrying, RetryError, retry_if_exception_type, stop_af
 from tenacity import wait_fixed
 
 from .. import protocol as p
+from .logs import event
 from .room import RoomError
 from . import session
 from .session import Session
-from .store import MemoryStore, StoreError
+from .store import StoreError
 from .tasks import Background, cancel_until_done
 
 if TYPE_CHECKING:
@@ -151,7 +160,8 @@ class RemotePeer(Session):
 
 
 class Cluster:
-    """This process's part in the cluster (a no-op beyond local rooms with MemoryStore).
+    """This process's part in the cluster (a no-op beyond local rooms with a store that is not
+    :attr:`~.store.Store.shared`, but for :meth:`restore`).
 
     Args:
         server: The server.
@@ -165,17 +175,32 @@ class Cluster:
         self._out: dict[str, list[list[Any]]] = defaultdict(list)
         self._flush_scheduled = False
         self._queued_at = 0.0  # loop time the first frame of the pending flush was queued
+        # One tick's frames go out after the ticks' before: a publish that redis-py retries
+        # (a Redis failover) must not let a later tick's frames overtake it.
+        self._flush_lock = asyncio.Lock()
         self._tasks: list[asyncio.Task[None]] = []
         #: One-off tasks (frame flushes, resends, drop notices), stopped with the cluster.
         self.background = Background()
-        self.shared = not isinstance(server.store, MemoryStore)
+        self.shared = server.store.shared
         self.health = server.store.health
         self._stopping = False  # set by stop(): frames still go out, lost ones are not chased
         self._chasing: set[str] = set()  # processes whose lost frames are being made good
+        #: When this process began taking over the rooms of a durable store it alone uses
+        #: (unix time s; None: not such a store): their seats' grace windows count from it.
+        self.restarted_at: float | None = None
+        #: Set once :meth:`restore` has loaded every room (at once with other stores).
+        self.restored = asyncio.Event()
 
     async def start(self) -> None:
-        """Start the inbox listener, lease renewal and orphan scan (shared stores only)."""
+        """Start the inbox listener, lease renewal and orphan scan (shared stores); with a
+        durable store this process alone uses, the loading of its rooms (:meth:`restore`,
+        in the background)."""
         if not self.shared:
+            if self.store.durable:
+                self.restarted_at = time.time()
+                self._tasks = [asyncio.get_running_loop().create_task(self.restore())]
+            else:
+                self.restored.set()
             return
         await self.store.heartbeat()
         loop = asyncio.get_running_loop()
@@ -245,6 +270,10 @@ class Cluster:
         if asyncio.get_running_loop().time() - self._queued_at > STALL_SECONDS:
             self._stalled(out)
             return
+        async with self._flush_lock:  # FIFO: the earlier ticks' flushes first
+            await self._publish_out(out)
+
+    async def _publish_out(self, out: dict[str, list[list[Any]]]) -> None:
         for process, items in out.items():
             payload = msgpack.packb({"k": "out", "from": self.me, "items": items})
             try:
@@ -454,15 +483,54 @@ class Cluster:
                     with contextlib.suppress(RoomError, StoreError):
                         await self.server.lobby.route(room_id)
 
+    async def restore(self) -> None:
+        """Load every room of a durable store that nobody runs, when this process alone
+        uses the store (:attr:`~.store.Store.durable`, not :attr:`~.store.Store.shared`):
+        after a restart on the same file, the rooms that were in play, their turn clocks
+        re-armed from their absolute deadlines and server bots going on (:meth:`reattach`
+        holds the seats). :meth:`start` runs it in the background once the server listens,
+        letting requests in between two rooms (a request for a room not loaded yet loads
+        it then). Logs ``rooms_restored`` (INFO: ``rooms``, ``failed``, ``seconds``); sets
+        :attr:`restored` at the end (at once with any other store).
+        """
+        try:
+            if self.shared or not self.store.durable:
+                return
+            started = time.monotonic()
+            try:
+                orphans = await self.store.orphans()
+            except StoreError as exc:
+                log.error("rooms not restored: %s", exc)
+                return
+            failed = 0
+            for room_id in orphans:
+                try:
+                    await self.server.lobby.route(room_id)
+                except (RoomError, StoreError) as exc:
+                    failed += 1
+                    log.error("room %s not restored: %s", room_id, exc)
+                await asyncio.sleep(0)  # requests that came meanwhile go first
+            event(log, logging.INFO, "rooms_restored", rooms=len(orphans) - failed,
+                  failed=failed, seconds=round(time.monotonic() - started, 3))
+        finally:
+            self.restored.set()
+
     def reattach(self, room: Room, members: list[list[Any]]) -> None:
         """After a takeover: put back the members recorded in the room's state (local
-        connections that are still open, and peers of other processes)."""
+        connections that are still open, and peers of other processes). With a store
+        other processes do not share, members of another process were those of an earlier
+        run of this server (a restart): they are gone, and every seat of a player is held
+        for its grace window from the restart (:meth:`Room.hold_seats`)."""
         for process, sess, seat in members:
             if process == self.me:
                 conn: Session | None = self.server.sessions.get(sess)
                 if conn is None:
                     continue
                 conn.remote_rooms.discard(room.id)
+            elif not self.shared:
+                continue
             else:
                 conn = self.peer(process, sess, "")
             room.reattach(conn, seat)
+        if not self.shared:
+            room.hold_seats(self.restarted_at or time.time())

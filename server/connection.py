@@ -1,10 +1,12 @@
 """One client connection: the handshake, request dispatch, and a bounded outgoing queue.
 
 Requests are read by the connection's task (``async for frame in ws``), one at a time. With
-a store that never waits (the embedded one), a frame that arrives while that reader is idle
-is handled at once in websockets' protocol callback that parsed it instead
-(:meth:`Connection._frame_now`): an ``act`` is applied, stored and its updates written before
-the callback returns, with no queue and no task to wake (issue #23, benchmarks/RESULTS.md).
+a store that answers at once (memory, SQLite: :attr:`Store.answers_at_once`), a frame that
+arrives while that reader is idle is handled at once in websockets' protocol callback that
+parsed it instead (:meth:`Connection._frame_now`): an ``act`` is applied, stored and its
+updates written before the callback returns, with no queue and no task to wake (issue #23,
+benchmarks/RESULTS.md); one that waits (the SQLite store's group commit) goes on in a task
+from there.
 
 Faults are split as h11 does (DESIGN "Protocol"): a peer's malformed frame gets an error reply
 (and, after ``max_bad_frames`` of them, a close with 4000); a refused request gets an error

@@ -8,8 +8,10 @@ delta it was sent. :func:`verify_record` checks, in order:
 
 1. the seed and salt hash to the commitment (:func:`cardhall.protocol.fairness.commitment`),
    and the options replayed hold that seed;
-2. the engine, dealt from the seed and options, accepts every action of the log and ends at
-   the announced final ``state_id`` with the announced outcome;
+2. the engine, dealt from the seed and options, accepts every entry of the log (actions,
+   forfeits and settings, :class:`cardhall.games.LogEntry`, applied as
+   :func:`cardhall.games.replay` does) and ends at the announced final ``state_id`` with the
+   announced outcome;
 3. at every state the player saw after the start, its view (its hand first of all) is the
    replay's view of its seat: the cards it was dealt and drew are the ones the seed gives.
 
@@ -28,7 +30,8 @@ from typing import Any
 from .. import protocol as p
 from ..protocol import fairness
 from .. import games
-from ..games import GameError, OptionError
+from ..games import Game, GameError, LogEntry, OptionError
+from ..games.base import SETTING
 
 RECORD_FORMAT = "cardhall-game-record/1"
 
@@ -53,7 +56,7 @@ class Verdict:
         game: Game name.
         room: Room id.
         seat: The recording player's seat (None: a spectator or no seat).
-        state_id: The final state id (= log entries replayed).
+        state_id: The final state id (the log's actions and forfeits replayed).
         views_checked: Views of the player compared with the replay.
         states_checked: Distinct state ids those views were at.
         lines: One line per check passed, for a person.
@@ -110,20 +113,157 @@ def _seen_views(seen: list[Any]) -> Iterator[tuple[int, dict[str, Any]]]:
         yield sid, view
 
 
-def _compare(seen: dict[str, Any], truth: dict[str, Any], sid: int, who: str) -> None:
-    """Raise when the view ``seen`` at ``sid`` is not the replay's ``truth``: the server's
-    room facts are left out, and the legal actions unless the room was playing."""
+def _differing(seen: dict[str, Any], truth: dict[str, Any]) -> list[str]:
+    """The keys in which the view ``seen`` differs from the replay's ``truth``, sorted: the
+    server's room facts are left out, and the legal actions unless the room was playing."""
     facts = seen.get("room")
     playing = isinstance(facts, dict) and facts.get("status") == "playing"
     skip = {"room"} if playing else {"room", "legal_actions"}
     mine = {k: v for k, v in seen.items() if k not in skip}
     real = {k: v for k, v in truth.items() if k not in skip}
     if mine == real:
+        return []
+    return sorted(k for k in set(mine) | set(real) if mine.get(k) != real.get(k))
+
+
+def _compare(seen: dict[str, Any], truth: dict[str, Any], sid: int, who: str) -> None:
+    """Raise when the view ``seen`` at ``sid`` is not the replay's ``truth``
+    (:func:`_differing`)."""
+    keys = _differing(seen, truth)
+    if not keys:
         return
-    keys = sorted(k for k in set(mine) | set(real) if mine.get(k) != real.get(k))
     what = "hand mismatch" if "hand" in keys or "hands" in keys else "view mismatch"
     raise VerificationFailed(f"{what}: at state {sid}, {who}'s view differs from the replay "
                              f"of the revealed seed in {', '.join(map(repr, keys))}")
+
+
+class _Views:
+    """The views a record's player saw (:func:`_seen_views`), checked against the replay as
+    it reaches their states (check 3 of the module docstring)."""
+
+    def __init__(self, game: Game, seat: int | None, seen: list[Any], verdict: Verdict) -> None:
+        self.game, self.seat, self.verdict = game, seat, verdict
+        self.who = "the spectator" if seat is None else f"seat {seat}"
+        self.views = _seen_views(seen)
+        self.pending = next(self.views, None)
+        self.states: set[int] = set()
+
+    def check(self, setting_next: bool = False) -> None:
+        """Check every seen view of the replay's current state. With ``setting_next`` (the
+        next log entry is a setting: the state's views change without a new ``state_id``) a
+        view that differs waits for it.
+
+        Raises:
+            VerificationFailed: a view out of order or unlike the replay's.
+        """
+        game = self.game
+        truth: dict[str, Any] | None = None
+        while self.pending is not None and self.pending[0] <= game.state_id:
+            sid, view = self.pending
+            if sid < game.state_id:
+                raise VerificationFailed(f"bad record: views out of order at state {sid}")
+            facts = view.get("room")
+            if not (isinstance(facts, dict) and facts.get("status") == "waiting"):
+                # (before the start the room may not be dealt yet: not compared)
+                if truth is None:
+                    truth = _plain(game.view(self.seat))
+                if setting_next and _differing(view, truth):
+                    return  # seen after the setting: compared once it is applied
+                _compare(view, truth, sid, self.who)
+                self.verdict.views_checked += 1
+                self.states.add(sid)
+            self.pending = next(self.views, None)
+
+
+def _read(record: Mapping[str, Any]) -> tuple[dict[str, Any], Verdict]:
+    """The record as JSON would carry it, and a verdict for it.
+
+    Raises:
+        VerificationFailed: not a record of :data:`RECORD_FORMAT`, or a field of the wrong
+            kind.
+    """
+    rec = _plain(dict(record))
+    if rec.get("format") != RECORD_FORMAT:
+        raise VerificationFailed(f"bad record: format is {rec.get('format')!r}, not "
+                                 f"{RECORD_FORMAT!r}")
+    _need(rec, "seats", int)
+    _need(rec, "options", dict)
+    seat = rec.get("seat")
+    if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)):
+        raise VerificationFailed("bad record: 'seat' is not a seat number")
+    verdict = Verdict(game=_need(rec, "game", str), room=str(rec.get("room")), seat=seat,
+                      state_id=0)
+    _need(rec, "log", list)
+    return rec, verdict
+
+
+def _check_commitment(rec: dict[str, Any], verdict: Verdict) -> None:
+    """Check 1: the revealed seed and salt hash to the published commitment, and the
+    options hold that seed.
+
+    Raises:
+        VerificationFailed: they do not, or one is missing.
+    """
+    published: Any = rec.get("commitment")
+    if not fairness.is_commitment(published):
+        raise VerificationFailed("bad record: no deal commitment was recorded at the start")
+    seed: Any = rec.get("seed")
+    salt: Any = rec.get("salt")
+    if not isinstance(seed, int) or isinstance(seed, bool) or not fairness.is_salt(salt):
+        raise VerificationFailed("bad record: the seed and salt revealed at game over are "
+                                 "missing or malformed")
+    if not fairness.matches(seed, salt, published):
+        raise VerificationFailed(
+            f"tampered seed: sha256 of seed {seed} and salt {salt} is "
+            f"{fairness.commitment(seed, salt)}, not the commitment {published} published at "
+            "the start")
+    if rec["options"].get("seed") != seed:
+        raise VerificationFailed(f"tampered seed: the game's options hold seed "
+                                 f"{rec['options'].get('seed')!r}, not the revealed seed {seed}")
+    verdict.lines.append(f"commitment {published} = sha256(seed {seed}, salt {salt})")
+
+
+def _entry(raw: Any, n: int, seats: int) -> LogEntry:
+    """Entry ``n`` of the log as a :class:`LogEntry`.
+
+    Raises:
+        VerificationFailed: not ``[kind, seat, action]`` with a seat of the game.
+    """
+    try:
+        entry = LogEntry.of(raw)
+    except GameError:
+        raise VerificationFailed(f"tampered log: entry {n} is not [kind, seat, action]"
+                                 ) from None
+    if not 0 <= entry.seat < seats:
+        raise VerificationFailed(f"tampered log: entry {n} is not [kind, seat, action]")
+    return entry
+
+
+def _check_end(rec: dict[str, Any], game: Game, verdict: Verdict) -> None:
+    """Check 2's end: the replay ends over, at the announced state, with the announced
+    outcome.
+
+    Raises:
+        VerificationFailed: it does not.
+    """
+    final = rec.get("state_id")
+    if final != game.state_id:
+        raise VerificationFailed(f"tampered log: the log replays to state {game.state_id}, "
+                                 f"but the game ended at state {final}")
+    if not game.over:
+        raise VerificationFailed(f"tampered log: the game is not over after the log's "
+                                 f"{len(rec['log'])} entries")
+    announced = rec.get("outcome")
+    if isinstance(announced, dict):
+        real = _plain({**(game.outcome() or {}), "stats": game.stats()})
+        mine = {k: v for k, v in announced.items() if k in real}
+        if mine != {k: v for k, v in real.items() if k in announced}:
+            raise VerificationFailed(f"outcome mismatch: the replay ends with {real}, the "
+                                     f"server announced {announced}")
+    seats = rec["seats"]
+    verdict.lines.append(f"replayed {game.state_id} actions of {verdict.game} "
+                         f"({seats} seat{'s' if seats != 1 else ''}) from the seed: final "
+                         f"state {game.state_id}, outcome {game.outcome()}")
 
 
 def verify_record(record: Mapping[str, Any]) -> Verdict:
@@ -133,7 +273,8 @@ def verify_record(record: Mapping[str, Any]) -> Verdict:
         record: A ``"cardhall-game-record/1"`` dict: ``game``, ``room``, ``seats``,
             ``seat`` (None for a spectator), ``commitment`` (64 hex digits), ``seed``,
             ``salt``, ``state_id``, ``outcome``, ``options``, ``log`` (``[kind, seat,
-            action]`` entries), ``seen`` (``[state_id, "view"|"delta", map]``, may be empty).
+            action]`` entries: :class:`cardhall.games.LogEntry`), ``seen`` (``[state_id,
+            "view"|"delta", map]``, may be empty).
 
     Returns:
         The :class:`Verdict` (every check passed).
@@ -143,106 +284,32 @@ def verify_record(record: Mapping[str, Any]) -> Verdict:
             ``"tampered seed"``, ``"tampered log"``, ``"hand mismatch"``, ``"view mismatch"``,
             ``"outcome mismatch"`` or ``"bad record"``.
     """
-    rec = _plain(dict(record))
-    if rec.get("format") != RECORD_FORMAT:
-        raise VerificationFailed(f"bad record: format is {rec.get('format')!r}, not "
-                                 f"{RECORD_FORMAT!r}")
-    name = _need(rec, "game", str)
-    seats = _need(rec, "seats", int)
-    options = _need(rec, "options", dict)
-    log = _need(rec, "log", list)
-    seen = rec.get("seen") or []
-    seat = rec.get("seat")
-    if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)):
-        raise VerificationFailed("bad record: 'seat' is not a seat number")
-    verdict = Verdict(game=name, room=str(rec.get("room")), seat=seat, state_id=len(log))
-
-    # 1. The commitment.
-    published = rec.get("commitment")
-    if not fairness.is_commitment(published):
-        raise VerificationFailed("bad record: no deal commitment was recorded at the start")
-    seed, salt = rec.get("seed"), rec.get("salt")
-    if not isinstance(seed, int) or isinstance(seed, bool) or not fairness.is_salt(salt):
-        raise VerificationFailed("bad record: the seed and salt revealed at game over are "
-                                 "missing or malformed")
-    if not fairness.matches(seed, salt, published):
-        raise VerificationFailed(
-            f"tampered seed: sha256 of seed {seed} and salt {salt} is "
-            f"{fairness.commitment(seed, salt)}, not the commitment {published} published at "
-            "the start")
-    if options.get("seed") != seed:
-        raise VerificationFailed(f"tampered seed: the game's options hold seed "
-                                 f"{options.get('seed')!r}, not the revealed seed {seed}")
-    verdict.lines.append(f"commitment {published} = sha256(seed {seed}, salt {salt})")
-
-    # 2. The replay (with 3., the player's views, checked at each state on the way).
-    try:
-        game = games.get(name)(options, seats)
+    rec, verdict = _read(record)
+    _check_commitment(rec, verdict)
+    seats, log = rec["seats"], rec["log"]
+    try:  # 2. the replay (with 3., the player's views, checked at each state on the way)
+        game = games.get(verdict.game)(rec["options"], seats)
     except OptionError as exc:
         raise VerificationFailed(f"bad record: the engine refuses the options: "
                                  f"{exc.message}") from None
-    who = "the spectator" if seat is None else f"seat {seat}"
-    views = _seen_views(seen)
-    pending = next(views, None)
-    states: set[int] = set()
-
-    def check_views() -> None:
-        nonlocal pending
-        truth: dict[str, Any] | None = None
-        while pending is not None and pending[0] <= game.state_id:
-            sid, view = pending
-            if sid < game.state_id:
-                raise VerificationFailed(f"bad record: views out of order at state {sid}")
-            facts = view.get("room")
-            if isinstance(facts, dict) and facts.get("status") == "waiting":
-                pending = next(views, None)  # before the start: the room may not be dealt yet
-                continue
-            if truth is None:
-                truth = _plain(game.view(seat))
-            _compare(view, truth, sid, who)
-            verdict.views_checked += 1
-            states.add(sid)
-            pending = next(views, None)
-
-    for n, entry in enumerate(log):
-        check_views()
-        if not (isinstance(entry, list) and len(entry) == 3 and entry[0] in ("a", "f")
-                and isinstance(entry[1], int) and 0 <= entry[1] < seats):
-            raise VerificationFailed(f"tampered log: entry {n} is not [kind, seat, action]")
-        kind, who_acted, action = entry
+    views = _Views(game, verdict.seat, rec.get("seen") or [], verdict)
+    entries = [_entry(raw, n, seats) for n, raw in enumerate(log)]
+    for n, entry in enumerate(entries):
+        views.check(setting_next=entry.kind == SETTING)
         try:
-            if kind == "f":
-                game.forfeit(who_acted)
-            else:
-                game.apply(who_acted, action)
+            game.apply_entry(entry)
         except GameError as exc:
-            raise VerificationFailed(f"tampered log: entry {n} ({kind} {who_acted} "
-                                     f"{action}) does not apply: {exc}") from None
-    check_views()
-    if pending is not None:
-        raise VerificationFailed(f"tampered log: the player saw state {pending[0]}, but the "
-                                 f"log ends at state {game.state_id}")
-
-    final = rec.get("state_id")
-    if final != game.state_id:
-        raise VerificationFailed(f"tampered log: the log replays to state {game.state_id}, "
-                                 f"but the game ended at state {final}")
-    if not game.over:
-        raise VerificationFailed(f"tampered log: the game is not over after the log's "
-                                 f"{game.state_id} entries")
-    announced = rec.get("outcome")
-    if isinstance(announced, dict):
-        real = _plain({**(game.outcome() or {}), "stats": game.stats()})
-        mine = {k: v for k, v in announced.items() if k in real}
-        if mine != {k: v for k, v in real.items() if k in announced}:
-            raise VerificationFailed(f"outcome mismatch: the replay ends with {real}, the "
-                                     f"server announced {announced}")
-    verdict.lines.append(f"replayed {game.state_id} actions of {name} "
-                         f"({seats} seat{'s' if seats != 1 else ''}) from the seed: final "
-                         f"state {game.state_id}, outcome {game.outcome()}")
-    verdict.states_checked = len(states)
+            raise VerificationFailed(f"tampered log: entry {n} ({entry.kind} {entry.seat} "
+                                     f"{entry.action}) does not apply: {exc}") from None
+    views.check()
+    if views.pending is not None:
+        raise VerificationFailed(f"tampered log: the player saw state {views.pending[0]}, "
+                                 f"but the log ends at state {game.state_id}")
+    _check_end(rec, game, verdict)
+    verdict.state_id = game.state_id
+    verdict.states_checked = len(views.states)
     if verdict.views_checked:
-        verdict.lines.append(f"{verdict.views_checked} views of {who} at "
+        verdict.lines.append(f"{verdict.views_checked} views of {views.who} at "
                              f"{verdict.states_checked} states match the replay (its cards "
                              "are the seed's)")
     else:

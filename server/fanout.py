@@ -148,7 +148,7 @@ class _Fanout:
 
     A member's delta is the change under the keys every seat shares (the same for all
     members whose last view came from the same broadcast: computed once per such group)
-    plus the change under its own keys (``Game.PER_SEAT_VIEW_KEYS``); an engine that does not
+    plus the change under its own keys (``GameType.per_seat_view_keys``); an engine that does not
     declare its per-seat keys has every view diffed whole. Diffs share a memo too.
     """
 
@@ -393,7 +393,8 @@ class RoomViews:
             views = self.views_for({m.seat for m in members.values()}, table)
         else:
             views = self.views_for({leader.seat}, table)
-        fan = _Fanout(parts, self.game_cls.PER_SEAT_VIEW_KEYS, next(iter(views.values())))
+        fan = _Fanout(parts, self.game_cls.TYPE.per_seat_view_keys,
+                      next(iter(views.values())))
         if leader is not None:
             assert first is not None
             first.send_raw(*ahead, fan.frame(leader, views, re))

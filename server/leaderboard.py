@@ -1,6 +1,7 @@
 """Leaderboards: the best solo score of each account, one board per game and mode.
 
-Which games count, and how (issue #21):
+Which games count, and how, each game declares (its ``TYPE.rankings``:
+:class:`cardhall.games.Ranking`; issue #21): today
 
 ========================  ==========  =======  ================================================
 board (game, mode)        score       better   a finished game counts when
@@ -15,14 +16,15 @@ board (game, mode)        score       better   a finished game counts when
 ========================  ==========  =======  ================================================
 
 Thirty-Six and ShuffleJack have no ``mode`` option: their one board's mode is
-:data:`STANDARD`. Every board also requires:
+:data:`STANDARD`. Every board also requires (the server's rules, this module's):
 
 * a one-seat room played by a person signed in to an account (a guest account counts; a
   connection signed in to none does not): the seat was never played by a server bot (a bot
   that took a dropped seat over, even for a while, disqualifies the game);
 * a deal the server drew: a solo room may set ``seed`` or ``deck`` (to replay a deal), and
   such a room is never ranked (its player could pick a known easy deal);
-* the standard rules: every engine option other than :data:`NEUTRAL_OPTIONS` at the value a
+* the standard rules: every engine option other than the deal's (:data:`NEUTRAL_OPTIONS`)
+  and those the game's ranking calls neutral (Skipper's ``turn_limit``) at the value a
   room gets without options (an Easier or Harder Skipper rule, a Baltimore rule, ... make
   another game whose scores do not compare).
 
@@ -43,13 +45,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import games
+from ..games import STANDARD as STANDARD  # the mode of a game without modes
+from ..games import Ranking
 
-#: Mode of the one board of a game without a ``mode`` option.
-STANDARD = "standard"
-#: Engine options that leave scores comparable: the deal (``seed``, ``deck``: a chosen deal
-#: is refused separately) and Skipper's ``turn_limit`` (it only cuts games short, and only
-#: won games count).
-NEUTRAL_OPTIONS = frozenset({"seed", "deck", "turn_limit"})
+#: Engine options that leave scores comparable in every game: the deal (``seed``, ``deck``:
+#: a chosen deal is refused separately). A game's ranking names its own besides.
+NEUTRAL_OPTIONS = frozenset({"seed", "deck"})
 #: Entries a board keeps at most: the best BOARD_SIZE accounts.
 BOARD_SIZE = 1000
 
@@ -65,12 +66,15 @@ class Board:
         order: ``"asc"`` (lower scores are better: Skipper turns) or ``"desc"`` (higher
             scores are better: points).
         unit: What the score counts, for people (``"turns"``, ``"points"``).
+        ranking: The game's declaration it comes from (which outcomes count, the options
+            that leave scores comparable).
     """
 
     game: str
     mode: str
     order: str
     unit: str
+    ranking: Ranking
 
     @property
     def id(self) -> str:
@@ -88,29 +92,33 @@ class Board:
         return value if self.order == "asc" else -value
 
 
-#: Every board, by (game, mode).
-BOARDS: dict[tuple[str, str], Board] = {
-    ("skipper", "solo"): Board("skipper", "solo", "asc", "turns"),
-    ("thirtysix", STANDARD): Board("thirtysix", STANDARD, "desc", "points"),
-    ("shufflejack", STANDARD): Board("shufflejack", STANDARD, "desc", "points"),
-}
+@functools.cache
+def boards() -> dict[tuple[str, str], Board]:
+    """Every board, by (game, mode): one per ranking every available game declares (its
+    ``TYPE.rankings``). Built once; treat it as read-only."""
+    return {(name, r.mode): Board(name, r.mode, r.order, r.unit, r)
+            for name in games.names() for r in games.get(name).TYPE.rankings}
 
 
 def find(game: str, mode: str | None) -> Board | None:
     """The board of ``game`` in ``mode`` (None: the game's ranked mode), or None when there
     is none (an unknown game, or a game or mode that keeps no board)."""
     if mode is None:
-        return next((b for (g, _), b in BOARDS.items() if g == game), None)
-    return BOARDS.get((game, mode))
+        return next((b for (g, _), b in boards().items() if g == game), None)
+    return boards().get((game, mode))
+
+
+def _neutral(board: Board) -> frozenset[str]:
+    return NEUTRAL_OPTIONS | board.ranking.neutral_options
 
 
 @functools.cache
-def _standard_options(game: str, mode: str) -> dict[str, Any]:
-    """The resolved options of a one-seat room of ``game`` in ``mode`` created without
-    options, less :data:`NEUTRAL_OPTIONS` (deals once, then cached)."""
-    cls = games.get(game)
-    given = {"mode": mode} if mode != STANDARD else {}
-    return {k: v for k, v in cls(given, 1).options.items() if k not in NEUTRAL_OPTIONS}
+def _standard_options(board: Board) -> dict[str, Any]:
+    """The resolved options of a one-seat room of ``board``'s game and mode created without
+    options, less the neutral ones (deals once, then cached)."""
+    cls = games.get(board.game)
+    given = {"mode": board.mode} if board.mode != STANDARD else {}
+    return {k: v for k, v in cls(given, 1).options.items() if k not in _neutral(board)}
 
 
 def board_of(game: str, options: Mapping[str, Any], seats: int) -> Board | None:
@@ -119,28 +127,21 @@ def board_of(game: str, options: Mapping[str, Any], seats: int) -> Board | None:
     rules other than the standard ones)."""
     if seats != 1:
         return None
-    board = BOARDS.get((game, options.get("mode") or STANDARD))
+    board = boards().get((game, options.get("mode") or STANDARD))
     if board is None:
         return None
-    rules = {k: v for k, v in options.items() if k not in NEUTRAL_OPTIONS}
-    return board if rules == _standard_options(board.game, board.mode) else None
+    rules = {k: v for k, v in options.items() if k not in _neutral(board)}
+    return board if rules == _standard_options(board) else None
 
 
 def score_of(board: Board, outcome: Mapping[str, Any] | None) -> int | None:
-    """The score a finished game puts on ``board`` (see the module docstring), or None when
-    the game does not count (Skipper: not won; points games: resigned or forfeited).
+    """The score a finished game puts on ``board`` (:meth:`cardhall.games.Ranking.score`:
+    the game's first score when its ranking counts the outcome), or None when the game does
+    not count (Skipper: not won; points games: resigned or forfeited).
 
     Args:
         board: The room's board (:func:`board_of`).
         outcome: The engine's outcome (``{"winner", "reason", "scores"}``), None while the
             game runs.
     """
-    if not outcome or not outcome.get("scores"):
-        return None
-    reason = str(outcome.get("reason") or "")
-    if board.game == "skipper":
-        counts = reason == "won"
-    else:
-        counts = not reason.startswith(("resigned", "forfeited"))
-    score = outcome["scores"][0]
-    return int(score) if counts and isinstance(score, int) else None
+    return board.ranking.score(outcome)

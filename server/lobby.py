@@ -21,7 +21,7 @@ from .metrics import bind_game
 from ..games import GameError, OptionError
 from .room import Peer as Session
 from .room import Room, RoomError, split_options
-from .store import MemoryStore, OwnershipLost, Store, StoreError
+from .store import OwnershipLost, Store, StoreError
 from .tasks import SHUTDOWN_GRACE, Background
 
 
@@ -123,7 +123,7 @@ class Lobby:
                 return room
             if owner is not None and owner != self.store.process_id:
                 return owner
-            if self.draining and not isinstance(self.store, MemoryStore):
+            if self.draining and self.store.shared:
                 # Draining: another process takes the room over; wait for it.
                 return await self._new_owner(room_id)
             health = self.store.health
@@ -199,14 +199,14 @@ class Lobby:
 
     def lease_until(self, asked: float) -> float:
         """Until when (loop time, s) a lease acquired or renewed by a request sent at
-        ``asked`` holds: a lease's length later; for ever with the embedded store, whose
-        leases never expire."""
-        if isinstance(self.store, MemoryStore):
+        ``asked`` holds: a lease's length later; for ever with a store no other process
+        shares (memory, SQLite), whose leases never expire."""
+        if not self.store.shared:
             return math.inf
         return asked + self.store.lease_seconds
 
     async def _load(self, room_id: str, lease: str, lease_until: float = math.inf) -> Room:
-        loaded = await self.store.load(room_id)
+        loaded = await self.store.load(room_id, lease=lease)
         if loaded is None:
             await self.store.release(room_id)
             raise RoomError("room/not_found", f"no room {room_id!r}")

@@ -1,9 +1,11 @@
 """Replays of finished rooms: the view at any state of a game that is over (``get_replay``).
 
 The engines are deterministic given the seed, so the game at state ``s`` is the fresh deal of
-the room's options after the first ``s`` entries of its log. A :class:`Replay` walks the log
-once and keeps a packed engine snapshot every :data:`STRIDE` states; the view at any state
-is then one snapshot restored plus at most :data:`STRIDE` entries applied, so a viewer
+the room's options after the log's entries up to the one that led to state ``s + 1``
+(:func:`cardhall.games.replay`; the seats' settings at state ``s`` included). A
+:class:`Replay` walks the log once and keeps a packed engine snapshot every :data:`STRIDE`
+states; the view at any state is then one snapshot restored plus the entries of at most
+:data:`STRIDE` states applied, so a viewer
 stepping forwards and backwards through a long game costs the server a few actions per step,
 not the whole game. The last :data:`CACHED` replays are kept (by room and deal), so the
 browser's replay viewer (``js/replay.js``) and ``cardhall verify``-style tools share them.
@@ -21,9 +23,8 @@ from typing import Any
 
 import msgpack
 
-from ..games import Game
-from .room import Room, RoomError, rebuild
-from .store import LogEntry
+from ..games import Game, LogEntry, replay
+from .room import Room, RoomError
 
 __all__ = ["CACHED", "STRIDE", "Replay", "replay_of", "replay_view"]
 
@@ -42,50 +43,55 @@ class Replay:
         cls: The engine class.
         options: The engine's resolved options (seed included).
         seats: Number of seats.
-        entries: The whole log (``[kind, seat, action]`` entries).
+        entries: The whole log (``[kind, seat, action]`` entries: :class:`LogEntry`).
 
     Raises:
         GameError: an entry does not apply (the log is not of this game).
     """
 
     def __init__(self, cls: type[Game], options: Mapping[str, Any], seats: int,
-                 entries: Sequence[LogEntry]) -> None:
+                 entries: Sequence[LogEntry | Sequence[Any]]) -> None:
         self.cls, self.options, self.seats = cls, dict(options), seats
-        self.entries = [tuple(e) for e in entries]
-        self._snapshots: list[bytes] = []  # the packed snapshot of states 0, STRIDE, ...
+        self.entries = [LogEntry.of(e) for e in entries]
+        #: (log index, packed snapshot) of states 0, STRIDE, 2 * STRIDE, ... as first reached
+        self._snapshots: list[tuple[int, bytes]] = []
+        #: ends[s]: the log index just past state s's last entry (its settings included)
+        self._ends: list[int] = []
         game = cls(self.options, seats)
-        for sid, entry in enumerate(self.entries):
-            if sid % STRIDE == 0:
-                self._snapshots.append(msgpack.packb(game.snapshot()))
-            _apply(game, entry)
-        if len(self.entries) % STRIDE == 0:
-            self._snapshots.append(msgpack.packb(game.snapshot()))
+        self._snapshots.append((0, msgpack.packb(game.snapshot())))
+        for n, entry in enumerate(self.entries):
+            before = game.state_id
+            game.apply_entry(entry)
+            if game.state_id != before:
+                self._ends.append(n)
+                if game.state_id % STRIDE == 0:
+                    self._snapshots.append((n + 1, msgpack.packb(game.snapshot())))
+        self._ends.append(len(self.entries))
 
     @property
     def final(self) -> int:
-        """The final state_id (the number of log entries)."""
-        return len(self.entries)
+        """The final state_id (the log's actions and forfeits)."""
+        return len(self._ends) - 1
 
     def at(self, state_id: int) -> tuple[Game, list[dict[str, Any]]]:
-        """The game at ``state_id`` and the events of the entry that led there (``[]`` at 0).
+        """The game at ``state_id`` (its settings at that state applied) and the events of
+        the entries that led there from the state before (at 0: of the settings only).
 
         Raises:
             ValueError: ``state_id`` is not in ``0..final``.
         """
         if not 0 <= state_id <= self.final:
             raise ValueError(f"state_id {state_id} is not in 0..{self.final}")
-        start = 0 if state_id == 0 else (state_id - 1) // STRIDE * STRIDE
-        snap = msgpack.unpackb(self._snapshots[start // STRIDE], strict_map_key=False)
-        game = rebuild(self.cls, self.options, self.seats, snap, [])
+        base = 0 if state_id == 0 else (state_id - 1) // STRIDE
+        start, packed = self._snapshots[base]
+        snap = msgpack.unpackb(packed, strict_map_key=False)
+        game = replay(self.cls, self.options, self.seats, [], snap)
         events: list[dict[str, Any]] = []
-        for entry in self.entries[start:state_id]:
-            events = _apply(game, entry)
+        for entry in self.entries[start:self._ends[state_id]]:
+            before = game.state_id
+            step = game.apply_entry(entry)
+            events = step if game.state_id != before else events + step
         return game, events
-
-
-def _apply(game: Game, entry: Sequence[Any]) -> list[dict[str, Any]]:
-    kind, seat, action = entry
-    return game.forfeit(seat) if kind == "f" else game.apply(seat, action)
 
 
 async def replay_of(room: Room) -> Replay:

@@ -49,14 +49,15 @@ from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential_ji
 
 from .. import protocol as p
 from ..protocol import fairness
-from ..games import Game, GameError, bots
+from ..games import Game, GameError, LogEntry, bots, replay
+from ..games.base import FORFEIT, SETTING
 from ..games.options import Option, parse_options
 from . import leaderboard
 from .logs import event
 from ..games import outcome_kind
 from .account_store import SeatLedger
 from .metrics import GameMetrics, observe_action
-from .store import Loaded, LogEntry, OwnershipLost, Store, StoreError
+from .store import Loaded, OwnershipLost, Store, StoreError
 from .clocks import REAL_TIME_BOT_SECONDS as REAL_TIME_BOT_SECONDS  # re-exported
 from .clocks import RoomClocks
 from .chat import RoomChat
@@ -110,22 +111,6 @@ def split_options(raw: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any
     room = {k: v for k, v in raw.items() if k in ROOM_OPTION_NAMES}
     engine = {k: v for k, v in raw.items() if k not in ROOM_OPTION_NAMES}
     return parse_options(ROOM_OPTIONS, room), engine
-
-
-def rebuild(cls: type[Game], options: Mapping[str, Any], seats: int,
-            snapshot: Mapping[str, Any] | None, entries: list[LogEntry]) -> Game:
-    """The game after ``entries``, from ``snapshot`` (or a fresh deal of ``options``).
-
-    Raises:
-        GameError: an entry does not apply (the log is not of this game).
-    """
-    game = cls.restore(snapshot) if snapshot is not None else cls(options, seats)
-    for kind, seat, action in entries:
-        if kind == "f":
-            game.forfeit(seat)
-        else:
-            game.apply(seat, action)
-    return game
 
 
 class RoomError(Exception):
@@ -477,8 +462,8 @@ class Room(RoomViews, RoomClocks, RoomChat):
         status = st.get("status", "waiting")
         game: Game | None = None
         if status != "waiting" or loaded.snapshot is not None or loaded.entries:
-            game = rebuild(game_cls, rec["options"], rec["seats"], loaded.snapshot,
-                           loaded.entries)
+            game = replay(game_cls, rec["options"], rec["seats"], loaded.entries,
+                          loaded.snapshot)
         # None is the field's default, typed Game for the rooms that play (see Room.game)
         room = cls(id=rec["room"], name=rec["name"], game_name=rec["game"],
                    game=cast(Game, game),
@@ -659,6 +644,20 @@ class Room(RoomViews, RoomClocks, RoomChat):
             assert holder is not None
             holder.conn, holder.grace_until = conn, None
 
+    def hold_seats(self, since: float) -> None:
+        """After a restart (the room loaded from a durable store that no other process
+        shares): every seat of a player with no connection now (the previous run's are
+        gone) is held for the room's ``grace_seconds`` from ``since`` (the restart, unix
+        time s), whatever was left of an earlier window, so that its client can ``resume``
+        it; the timer is armed by :meth:`resync`. Server bots' seats and forfeited ones are
+        left as they are; so is a finished room."""
+        if self.status == "finished":
+            return
+        until = since + self.settings["grace_seconds"]
+        for holder in self.seats:
+            if holder is not None and holder.conn is None and not holder.bot and holder.token:
+                holder.grace_until = until
+
     def resync(self) -> None:
         """After a takeover: every member gets its full view (and, in a finished room, the
         ``game_over`` the dead owner may not have sent); timers and bots go on."""
@@ -838,10 +837,10 @@ class Room(RoomViews, RoomClocks, RoomChat):
             holder.token = ""  # a forfeited seat cannot be resumed (matches no token)
             self._unseated(holder)
             try:
-                events = self.game.forfeit(seat)
+                events = self.game.apply_entry(LogEntry.forfeit(seat))
             except GameError:
                 return  # already out of the game
-            if not await self._persist(["f", seat, None], events, None, None):
+            if not await self._persist(LogEntry.forfeit(seat), events, None, None):
                 holder.grace_until = time.time()  # again once the room has reloaded
 
     # -- starting -------------------------------------------------------------------------
@@ -951,10 +950,14 @@ class Room(RoomViews, RoomClocks, RoomChat):
         if game.over:
             self._refuse(conn, "action/game_over", "the game is over", msg.id)
             return
+        if game.TYPE.is_setting(msg.action):  # the seat's own preference: not a move
+            await self._set(conn, seat, msg)
+            return
         # Turn-based games: any accepted action makes older views stale. Real-time games
         # (several seats acting at once): only actions that touched this seat do (events
         # naming it), so seats racing each other do not refuse each other's actions.
-        floor = self._seat_version[seat] if len(game.to_act()) > 1 else game.state_id
+        floor = (self._seat_version[seat] if game.TYPE.real_time(self.options)
+                 else game.state_id)
         if not floor <= msg.state_id <= game.state_id:
             self._refuse(conn, "action/stale_state",
                             f"the action was chosen against state {msg.state_id}; the room "
@@ -962,19 +965,37 @@ class Room(RoomViews, RoomClocks, RoomChat):
                             msg.id)
             return
         started = time.perf_counter()
+        entry = LogEntry.act(seat, msg.action)
         try:
-            events = game.apply(seat, msg.action)
+            events = game.apply_entry(entry)
         except GameError as exc:
             if self.metrics is not None:
                 self.metrics.refused.inc()
             conn.send(p.error_reply(exc, re=msg.id))
             return
-        if await self._persist(["a", seat, list(msg.action)], events, conn, msg.id):
+        if await self._persist(entry, events, conn, msg.id):
             observe_action(self.metrics, time.perf_counter() - started)
+
+    async def _set(self, conn: Connection, seat: int, msg: p.Act) -> None:
+        """Apply a setting ``act`` (``[name, value]``: :meth:`Game.apply_setting`): the
+        seat's own preference, accepted whatever the seat's turn and whatever ``state_id``
+        the act carries, since it is no move and leaves ``state_id`` as it is (no seat's
+        chosen action goes stale by it). Logged as a setting entry; the update that follows
+        has the same ``state_id``."""
+        entry = LogEntry.setting(seat, msg.action)
+        try:
+            events = self.game.apply_entry(entry)
+        except GameError as exc:
+            if self.metrics is not None:
+                self.metrics.refused.inc()
+            conn.send(p.error_reply(exc, re=msg.id))
+            return
+        await self._persist(entry, events, conn, msg.id)
 
     async def _persist(self, entry: LogEntry, events: list[dict[str, Any]],
                        conn: Connection | None, re: Any) -> bool:
-        """Append ``entry`` (already applied to the engine) to the store, then announce it.
+        """Append ``entry`` (already applied to the engine: :meth:`Game.apply_entry`) to the
+        store at the engine's :attr:`~Game.log_length` - 1, then announce it.
 
         Returns False when the store did not confirm it; nobody was told of it then. A
         plain :class:`StoreError` (or a cancelled append) may or may not have written the
@@ -986,7 +1007,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
         it up). :class:`OwnershipLost` wrote nothing: rolled back, the room is given up
         (:meth:`_lost`).
         """
-        sid = self.game.state_id
+        sid = self.game.log_length  # the log's length after this entry
         state = self.state()
         unchanged = state == self._stored_state
         self._stored_state = None  # unknown until the store confirms
@@ -997,7 +1018,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
             self._break()  # the entry may or may not have landed: reload first
             raise
         except OwnershipLost as exc:
-            log.error("room %s: append refused at state %d: %s", self.id, sid, exc)
+            log.error("room %s: append refused at log entry %d: %s", self.id, sid, exc)
             self._roll_back()
             self._broken = True  # nothing more is written here: the room moves elsewhere
             if conn is not None:
@@ -1006,7 +1027,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
             self._lost()
             return False
         except StoreError as exc:
-            log.error("room %s: append failed at state %d: %s", self.id, sid, exc)
+            log.error("room %s: append failed at log entry %d: %s", self.id, sid, exc)
             self._break()
             if conn is not None:
                 conn.send_error("server/unavailable", "the room's store did not confirm the "
@@ -1033,13 +1054,13 @@ class Room(RoomViews, RoomClocks, RoomChat):
         try:
             if isinstance(snap, bytes):
                 snap = msgpack.unpackb(snap, strict_map_key=False)
-            saved = rebuild(type(game), game.options, game.seats, snap, self._saved_entries)
+            saved = replay(type(game), game.options, game.seats, self._saved_entries, snap)
         except GameError:
             log.exception("room %s: cannot roll back to the saved state", self.id)
             return
-        if saved.state_id != game.state_id - 1:
-            log.error("room %s: the saved state %d is not the one before the engine's %d",
-                      self.id, saved.state_id, game.state_id)
+        if saved.log_length != game.log_length - 1:
+            log.error("room %s: the saved log entry %d is not the one before the engine's %d",
+                      self.id, saved.log_length, game.log_length)
             return
         self.game = saved
 
@@ -1063,18 +1084,18 @@ class Room(RoomViews, RoomClocks, RoomChat):
                   conn: Connection | None, re: Any) -> None:
         """After the log holds ``entry``: reply, broadcast, timers, bots, game over."""
         sid = self.game.state_id
-        touched = {e.get("seat") for e in events} | {entry[1]}
+        touched = set() if entry.kind == SETTING else {e.get("seat") for e in events} | {
+            entry.seat}  # a setting makes no seat's chosen action stale
         for s in touched:
             if isinstance(s, int) and 0 <= s < len(self._seat_version):
                 self._seat_version[s] = sid
         if self.game.over:
             self.deadlines.clear()
             self.status = "finished"  # the final update carries it (room.status; see _finish)
-        else:
-            verb = entry[2][0] if entry[2] else None
-            ends = self.game.TURN_END_VERBS
-            if ends is None or verb in ends or entry[0] == "f":
-                self.deadlines.pop(entry[1], None)  # that seat's turn is over: a fresh clock
+        elif entry.kind != SETTING:  # a setting ends no turn
+            ends = self.game.TYPE.turn_end_verbs
+            if entry.kind == FORFEIT or ends is None or (entry.action or [None])[0] in ends:
+                self.deadlines.pop(entry.seat, None)  # that seat's turn is over: a fresh clock
             self._schedule()
         if conn is None:
             self._broadcast(events)
@@ -1121,14 +1142,19 @@ class Room(RoomViews, RoomClocks, RoomChat):
         """
         if not self._broken or self._closing:
             return True
-        loaded = await self.store.load(self.id)
+        try:
+            loaded = await self.store.load(self.id, lease=self.lease)
+        except OwnershipLost:  # taken over meanwhile (a failover, say): it runs elsewhere
+            log.error("room %s: lease lost while reloading; given up", self.id)
+            self._lost()
+            return False
         if loaded is None:  # deleted or expired meanwhile: nothing to run here any more
             log.error("room %s: gone from the store; given up", self.id)
             self._lost()
             return False
         try:
-            game = rebuild(self.game_cls, loaded.record["options"], loaded.record["seats"],
-                           loaded.snapshot, loaded.entries)
+            game = replay(self.game_cls, loaded.record["options"], loaded.record["seats"],
+                          loaded.entries, loaded.snapshot)
         except GameError:
             log.exception("room %s: the stored log does not replay; left broken", self.id)
             return False

@@ -1,7 +1,9 @@
-"""Where room state is kept: one interface, two implementations.
+"""Where room state is kept: one interface, three implementations.
 
 The room logic talks only to :class:`Store`. :class:`MemoryStore` keeps everything in this
-process (``cardhall serve`` on a bare laptop: one process owns every room);
+process (tests, benchmarks: nothing survives it);
+:class:`~cardhall.server.sqlite_store.SQLiteStore` keeps everything in one file that one
+process owns (``cardhall serve`` by default: a restart loses nothing);
 :class:`~cardhall.server.redis_store.RedisStore` shares rooms between processes and machines.
 Every accepted action is appended to the room's log *before* any client hears of it, so a
 room can be rebuilt from its record, its latest snapshot and the log after it.
@@ -15,9 +17,10 @@ Shapes:
     summary:  the lobby entry of a room (a ``rooms`` entry of the protocol).
     index:    a lobby index: the ids of some rooms in id order, for paging (``list_page``)
               and quick join without reading every entry (see :func:`room_indexes`).
-    entry:    one log entry ``[kind, seat, action]``: ``kind`` ``"a"`` for an action,
-              ``"f"`` for a forfeit (``action`` is then ``None``). Entry ``i`` (0-based)
-              produced state id ``i + 1``.
+    entry:    one log entry ``[kind, seat, action]`` (:class:`cardhall.games.LogEntry`):
+              ``kind`` ``"a"`` for an action, ``"f"`` for a forfeit (``action`` is then
+              ``None``), ``"s"`` for a seat's setting (``[name, value]``; it moves no state
+              id). Snapshots and appends count entries (the engine's ``log_length``).
     lease:    ``"PROCESS#EPOCH"``: the owner's process id and the room's takeover count when
               it took the lease (one more at every acquisition). Each live copy of a room
               holds the exact lease it was loaded under and passes it to fenced writes, so a
@@ -28,7 +31,8 @@ Exception tree::
 
     StoreError          the store cannot be reached or refused a write ("server/unavailable")
     ├── OwnershipLost   a fenced write found that this process no longer owns the room
-    └── LogConflict     an append found the log longer than expected, under this copy's lease
+    ├── LogConflict     an append found the log longer than expected, under this copy's lease
+    └── NotReplicated   a write reached the master, but too few replicas confirmed it in time
 """
 
 from __future__ import annotations
@@ -43,11 +47,13 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import msgpack
 from sortedcontainers import SortedList  # type: ignore[import-untyped]
+
+from ..games import LogEntry as LogEntry  # the log's entries (stored as [kind, seat, action])
 
 log = logging.getLogger("cardhall.store")
 
-LogEntry = list[Any]
 InboxHandler = Callable[[bytes], Awaitable[None]]
 
 
@@ -70,6 +76,12 @@ class LogConflict(StoreError):
     """
 
 
+class NotReplicated(StoreError):
+    """A write reached the store's master, but fewer replicas than required confirmed it in
+    time (Redis ``WAIT``): a failover may promote a replica without it, so it is not
+    acknowledged. Its fate is unknown, as for any :class:`StoreError` of a write."""
+
+
 @dataclass
 class Loaded:
     """A room as the store holds it.
@@ -78,8 +90,10 @@ class Loaded:
         record: The room's record.
         state: Its latest server-side state, or None if none was saved yet.
         snapshot: The latest engine snapshot, or None.
-        snapshot_state_id: State id of ``snapshot`` (0 without one).
-        entries: Log entries after the snapshot, oldest first.
+        snapshot_state_id: The log entries ``snapshot`` was taken after (0 without one): the
+            engine's ``log_length`` then (its ``state_id`` plus the settings before it).
+        entries: Log entries after the snapshot, oldest first (as stored: ``[kind, seat,
+            action]`` arrays, which :func:`cardhall.games.replay` reads).
     """
 
     record: dict[str, Any]
@@ -92,6 +106,17 @@ class Loaded:
 #: Lobby entries a page of :meth:`Store.list_page` examines at most (besides ``limit``): a
 #: filtered page may hold fewer rooms than asked for, and then says there are more.
 PAGE_SCAN = 256
+
+
+def pack(obj: Any) -> bytes:
+    """``obj`` as MessagePack (strings as str, bytes as bin), as durable stores keep
+    records, states, lobby entries, log entries and snapshots."""
+    return msgpack.packb(obj, use_bin_type=True)
+
+
+def unpack(data: bytes) -> Any:
+    """The object :func:`pack` made ``data`` of (maps may have non-string keys)."""
+    return msgpack.unpackb(data, raw=False, strict_map_key=False)
 
 
 def waiting_entry(summary: dict[str, Any]) -> bool:
@@ -220,15 +245,23 @@ class Store(ABC):
         process_id: This process's id (owner of the leases it takes, address of its inbox).
         lease_seconds: How long a room lease lasts without renewal (s).
         health: The store's recent answers and failures (:class:`StoreHealth`).
-        answers_at_once: True when no method ever waits (no I/O): a request may then be
-            handled in the protocol callback that parsed it, outside any task (see
-            :func:`~cardhall.server.tasks.start_eagerly`). A class attribute.
+        answers_at_once: True when a request may be handled in the protocol callback that
+            parsed it, outside any task (see :func:`~cardhall.server.tasks.start_eagerly`):
+            no method needs ``asyncio.current_task()`` before it first waits, and most
+            calls never wait (no network I/O). A class attribute.
+        shared: True when other server processes use the same store (rooms are owned
+            through leases, requests forwarded, ownerless rooms taken over: :mod:`.cluster`).
+            A class attribute.
+        durable: True when what the store holds outlives this process: a restart finds the
+            rooms in play, the logs and the leaderboards again. A class attribute.
     """
 
     process_id: str
     lease_seconds: float = 3.0
     health: StoreHealth
     answers_at_once: bool = False
+    shared: bool = False
+    durable: bool = False
 
     # -- rooms -------------------------------------------------------------------------
 
@@ -265,8 +298,9 @@ class Store(ABC):
         """Append log entries and store ``state`` in one atomic, fenced step.
 
         Args:
-            expect: The log's length before this append (the state id the entries start
-                from); a different length means another owner wrote meanwhile.
+            expect: The log's length before this append (the engine's ``log_length`` the
+                entries start from); a different length means another owner wrote
+                meanwhile.
             state: The room's server-side state, or None when the store already holds it
                 unchanged (the owner wrote that very state last and the write was
                 confirmed): only the entries are written then. Most actions leave seats,
@@ -291,10 +325,18 @@ class Store(ABC):
         """
 
     @abstractmethod
-    async def load(self, room_id: str) -> Loaded | None:
+    async def load(self, room_id: str, *, lease: str | None = None) -> Loaded | None:
         """The room as stored, or None for an unknown (or expired) room.
 
+        Args:
+            lease: The lease of the copy about to run the room on what it reads (a takeover,
+                a reload), or None (a plain read). With a lease, a replicated store first
+                makes sure that its replicas hold everything read, so that the room never
+                shows anyone a state a failover could undo.
+
         Raises:
+            OwnershipLost: with ``lease``: the lease does not hold the room any more.
+            NotReplicated: with ``lease``: too few replicas confirmed what was read.
             StoreError: the store is unavailable.
         """
 
@@ -536,16 +578,56 @@ class Store(ABC):
         """Release connections (no-op by default)."""
 
 
-class MemoryStore(Store):
-    """The embedded store: plain dicts in this process, which owns every room.
+class LocalLeases:
+    """Room leases of a store that one process owns (memory, SQLite): kept in this process
+    only, as ``"PROCESS#EPOCH"`` values whose epoch counts this process's acquisitions of the
+    room. Nobody else can hold a lease, so :meth:`acquire` always succeeds; fencing still
+    stops a copy of a room superseded by a later acquisition in this process (the lease port
+    of a store that is not :attr:`Store.shared`).
 
-    Nothing survives the process; leases, fencing and inboxes are trivial. No method waits
+    Attributes:
+        leases: The lease each room holds, by room id.
+    """
+
+    process_id: str
+
+    def __init__(self) -> None:
+        self.leases: dict[str, str] = {}
+        self._epochs: dict[str, int] = {}
+
+    def _fence(self, room_id: str, lease: str | None) -> None:
+        """Raise :class:`OwnershipLost` when ``lease`` is given and is not the room's."""
+        if lease is not None and self.leases.get(room_id) != lease:
+            raise OwnershipLost(f"the lease of {room_id} is not {lease} any more")
+
+    def _forget_lease(self, room_id: str) -> None:
+        """The room is gone: forget its lease and epoch."""
+        self.leases.pop(room_id, None)
+        self._epochs.pop(room_id, None)
+
+    async def acquire(self, room_id: str) -> str | None:
+        """Always granted (this process owns every room), with a new epoch."""
+        self._epochs[room_id] = epoch = self._epochs.get(room_id, 0) + 1
+        self.leases[room_id] = lease = f"{self.process_id}#{epoch}"
+        return lease
+
+    async def renew(self, leases: Mapping[str, str]) -> list[str]:
+        """Only a lease superseded by a later :meth:`acquire` is lost."""
+        return [r for r, lease in leases.items() if self.leases.get(r, lease) != lease]
+
+
+class MemoryStore(LocalLeases, Store):
+    """The in-memory store: plain dicts in this process, which owns every room.
+
+    Nothing survives the process (tests and benchmarks; ``cardhall serve --store memory``);
+    leases (:class:`LocalLeases`), fencing and inboxes are trivial. No method waits
     (:attr:`Store.answers_at_once`).
     """
 
     answers_at_once = True
 
     def __init__(self) -> None:
+        super().__init__()
         self.process_id = new_process_id()
         self.health = StoreHealth(self.lease_seconds)  # never fails
         self.records: dict[str, dict[str, Any]] = {}
@@ -556,8 +638,6 @@ class MemoryStore(Store):
         self.snapshots: dict[str, tuple[int, dict[str, Any]]] = {}
         #: Lobby indexes by name (:func:`room_indexes`): room ids, sorted.
         self.indexes: dict[str, SortedList] = {}
-        self.leases: dict[str, str] = {}
-        self._epochs: dict[str, int] = {}
         #: Leaderboards by board id: (rank value, name) pairs, best first, and each name's
         #: rank value.
         self.boards: dict[str, tuple[SortedList, dict[str, int]]] = {}
@@ -571,10 +651,6 @@ class MemoryStore(Store):
             self.indexes[name].discard(room_id)
         for name in after - before:
             self.indexes.setdefault(name, SortedList()).add(room_id)
-
-    def _fence(self, room_id: str, lease: str | None) -> None:
-        if lease is not None and self.leases.get(room_id) != lease:
-            raise OwnershipLost(f"the lease of {room_id} is not {lease} any more")
 
     async def save_room(self, room_id: str, record: dict[str, Any], state: dict[str, Any],
                         summary: dict[str, Any]) -> str:
@@ -613,8 +689,8 @@ class MemoryStore(Store):
         """Keep the latest snapshot."""
         self.snapshots[room_id] = (state_id, snapshot)
 
-    async def load(self, room_id: str) -> Loaded | None:
-        """Record, state, latest snapshot and the log after it."""
+    async def load(self, room_id: str, *, lease: str | None = None) -> Loaded | None:
+        """Record, state, latest snapshot and the log after it (nothing to confirm here)."""
         record = self.records.get(room_id)
         if record is None:
             return None
@@ -655,19 +731,9 @@ class MemoryStore(Store):
         if record and record.get("code"):
             self.codes.pop(record["code"], None)
         self._reindex(room_id, self.summaries.get(room_id), None)
-        for table in (self.states, self.summaries, self.logs, self.snapshots, self.leases,
-                      self._epochs):
+        for table in (self.states, self.summaries, self.logs, self.snapshots):
             table.pop(room_id, None)
-
-    async def acquire(self, room_id: str) -> str | None:
-        """Always granted (this process owns every room), with a new epoch."""
-        self._epochs[room_id] = epoch = self._epochs.get(room_id, 0) + 1
-        self.leases[room_id] = lease = f"{self.process_id}#{epoch}"
-        return lease
-
-    async def renew(self, leases: Mapping[str, str]) -> list[str]:
-        """Only a lease superseded by a later :meth:`acquire` is lost."""
-        return [r for r, lease in leases.items() if self.leases.get(r, lease) != lease]
+        self._forget_lease(room_id)
 
     async def release(self, room_id: str) -> None:
         """Nothing to release."""

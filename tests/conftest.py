@@ -1,8 +1,12 @@
-"""Shared fixtures: real servers on 127.0.0.1 with free ports, over both stores.
+"""Shared fixtures: real servers on 127.0.0.1 with free ports, over every store.
 
-Every test that uses ``server`` or ``make_server`` runs twice: with the embedded
-:class:`MemoryStore` and with a :class:`RedisStore` on a ``redis-server`` the tests start
+Every test that uses ``server`` or ``make_server`` runs three times: with the in-memory
+:class:`MemoryStore`, with a :class:`SQLiteStore` on a fresh data file (``cardhall serve``'s
+default store), and with a :class:`RedisStore` on a ``redis-server`` the tests start
 themselves (skipped when redis-server is not installed).
+
+``XDG_DATA_HOME`` points into the session's temporary folder, so that nothing a test starts
+(``cardhall serve`` without ``--data``) writes to the user's data folder.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from cardhall.bench.load import Child, free_port
 from cardhall.server.app import Server
 from cardhall.server.config import Settings
 from cardhall.server.redis_store import RedisStore
+from cardhall.server.sqlite_store import SQLiteStore
 from cardhall.server.store import MemoryStore
 
 ServerFactory = Callable[..., Awaitable[Server]]
@@ -120,18 +125,24 @@ class ServeProcess(Child):
     ``logdir/serve-PORT.log``.
 
     Args:
-        logdir: Folder of its log.
+        logdir: Folder of its log (and of its data file, ``serve-PORT.db``, unless
+            ``options`` choose a store or a file: ``--redis-url``, ``--store``, ``--data``).
         options: More ``cardhall serve`` options (e.g. ``--redis-url URL``).
         launcher: A ``python -c`` program that runs the CLI (e.g. after lowering a
             resource limit), or None for ``python -m cardhall.server.cli``.
+        port: The port to listen on (None: a free one), e.g. the port of a server killed
+            before and started again on the same file.
 
     Raises:
         RuntimeError: it exited or did not listen in time.
     """
 
-    def __init__(self, logdir: Path, *options: str, launcher: str | None = None) -> None:
-        port = free_port()
+    def __init__(self, logdir: Path, *options: str, launcher: str | None = None,
+                 port: int | None = None) -> None:
+        port = port or free_port()
         run = ["-m", "cardhall.server.cli"] if launcher is None else ["-c", launcher]
+        if not {"--redis-url", "--store", "--data"} & set(options):
+            options = ("--data", str(logdir / f"serve-{port}.db"), *options)
         super().__init__("cardhall serve", [
             sys.executable, *run, "serve", "--port", str(port), "--log-level", "WARNING",
             *options], port, logdir / f"serve-{port}.log")
@@ -147,6 +158,18 @@ class ServeProcess(Child):
         self.proc.wait(timeout=10)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _data_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """``XDG_DATA_HOME`` in the session's temporary folder (see the module docstring)."""
+    before = os.environ.get("XDG_DATA_HOME")
+    os.environ["XDG_DATA_HOME"] = str(tmp_path_factory.mktemp("data-home"))
+    yield
+    if before is None:
+        os.environ.pop("XDG_DATA_HOME", None)
+    else:
+        os.environ["XDG_DATA_HOME"] = before
+
+
 @pytest.fixture(scope="session")
 def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisProcess]:
     """One redis-server for the test session (skips when it is not installed)."""
@@ -158,7 +181,7 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisProc
     proc.stop()
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", "sqlite", "redis"])
 def store_kind(request: pytest.FixtureRequest) -> str:
     """Which store the servers of a test use."""
     return str(request.param)
@@ -194,6 +217,11 @@ async def make_server(store_kind: str,
     """Start servers on 127.0.0.1, port 0 (a free port); all are stopped after the test.
 
     With the Redis store, every server of the test shares one (flushed) Redis database.
+    With the SQLite store, every server gets a data file of its own in the test's
+    temporary folder (as with the memory store, servers of a test share nothing), with
+    group commit (every write waits for its tick's transaction: the store's way with
+    ``--fsync always``; ``cardhall serve``'s default, a commit per write that never waits,
+    runs in the tests that start ``cardhall serve``).
     Bots play at loopback speed, far above a public server's message rate, so the rate
     limit is off unless a test sets ``msg_rate`` (the limit has its own tests in
     test_hardening.py); see :data:`TEST_SETTINGS`.
@@ -202,6 +230,12 @@ async def make_server(store_kind: str,
         redis_proc: RedisProcess = request.getfixturevalue("redis_server")
         redis_proc.flush()
         async with serving(lambda: RedisStore(redis_proc.url), **TEST_SETTINGS) as make:
+            yield make
+    elif store_kind == "sqlite":
+        folder = request.getfixturevalue("tmp_path")
+        files = iter(folder / f"data-{k}.db" for k in range(1000))
+        async with serving(lambda: SQLiteStore(next(files), commit="tick"),
+                           msg_rate=None) as make:
             yield make
     else:
         async with serving(MemoryStore, **TEST_SETTINGS) as make:

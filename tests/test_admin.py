@@ -30,6 +30,7 @@ from cardhall.client.client import Client, ServerError
 from cardhall.games.bots import strategy
 from cardhall.server.app import Server
 from cardhall.server.redis_store import RedisStore
+from cardhall.server.sqlite_store import SQLiteStore
 from cardhall.server.room import RoomError
 from cardhall.server.store import MemoryStore
 
@@ -350,6 +351,34 @@ async def test_drain_with_the_memory_store_ends_when_the_games_end() -> None:
             assert body["rooms_left"] == [] and body["seconds"] < 120
 
 
+async def test_drain_with_the_sqlite_store_closes_at_once_and_a_restart_resumes_the_game(
+        tmp_path: Path) -> None:
+    """The rooms stay in the data file: the drain does not wait for the game; the client,
+    closed with 1012, resumes its seat on the server restarted on the file."""
+    async with serving(lambda: SQLiteStore(tmp_path / "data.db"), msg_rate=None,
+                       admin_token=TOKEN) as make:
+        server = await make()
+        async with Client(server.url, reconnect=False) as c:
+            room = (await c.create_room("skipper", mode="solo")).room
+            joined = await c.join(room)
+            await c.act(room, strategy("skipper", "greedy")(c.views[room], random.Random(1)))
+            status, body = await call(http_url(server), "POST", "/admin/drain?timeout=120")
+            assert status == 200 and body["store"] == "durable"  # drained at once
+            ws = c._ws
+            assert ws is not None
+            async with asyncio.timeout(10):
+                await ws.wait_closed()
+            assert ws.close_code == 1012
+            _, body = await call(http_url(server), "GET", "/admin/drain")
+            assert body["state"] == "drained" and body["rooms_kept"] == 1
+            assert body["seconds"] < 10  # the game was not waited for
+        await server.stop()
+        again = await make()
+        async with Client(again.url) as c:
+            back = await c.resume(room, joined.token)
+            assert back.view["state_id"] == 1
+
+
 async def _memory_drain(server: Server) -> None:
     base = http_url(server)
     async with Client(server.url, reconnect=False) as c:
@@ -448,9 +477,9 @@ async def test_drain_hands_a_game_in_progress_to_another_process(tmp_path: Path)
         # handover was applied unanswered; the log replays to the game's end.
         assert accepted <= len(entries) <= accepted + len(results)
         from cardhall.games import get
-        from cardhall.server.room import rebuild
-        game = rebuild(get("skipper"), loaded.record["options"], loaded.record["seats"], None,
-                       entries)
+        from cardhall.games import replay
+        game = replay(get("skipper"), loaded.record["options"], loaded.record["seats"],
+                      entries)
         assert game.over and game.state_id == results[0].state_id
         assert "Traceback" not in a.stderr(20000) and "Traceback" not in b.stderr(20000)
     finally:
@@ -509,8 +538,8 @@ def test_cli_admin_commands(tmp_path: Path) -> None:
                                  "--token", TOKEN), "cannot reach")
         drained = run_cli("admin", "drain", "--url", url, "--token", TOKEN, "--timeout", "1")
         assert drained.returncode == 0, drained.stderr
-        report = json.loads(drained.stdout)
-        assert report["state"] == "drained" and report["store"] == "memory"
+        report = json.loads(drained.stdout)  # cardhall serve's default store: the data file
+        assert report["state"] == "drained" and report["store"] == "durable"
     finally:
         server.stop()
         off.stop()

@@ -24,10 +24,10 @@ from click.testing import CliRunner
 def test_bench_smoke_produces_figures() -> None:
     result = CliRunner().invoke(main, [
         "bench", "--rooms", "2", "--rate", "40", "--seconds", "1", "--warmup", "0.3",
-        "--idle", "20", "--redis", "off", "--json"])
+        "--idle", "20", "--redis", "off", "--restart-rooms", "3", "--json"])
     assert result.exit_code == 0, result.output
     out = json.loads(result.output)
-    for part in ("memory", "echo"):
+    for part in ("memory", "echo", "sqlite"):
         for phase in ("latency", "throughput"):
             figures = out[part][phase]
             assert figures["actions"] > 0
@@ -39,6 +39,9 @@ def test_bench_smoke_produces_figures() -> None:
     assert out["idle"]["held"] == 20
     assert out["echo"]["idle"]["held"] == 20
     assert isinstance(out["memory"]["rss_per_active_room"], float)
+    restart = out["sqlite"]["restart"]  # 3 rooms in play killed with -9, then restarted
+    assert restart["rooms_restored"] >= 3 and restart["to_listening_s"] > 0
+    assert restart["restore_s"] is not None and restart["bytes_per_1000_actions"] > 0
     by_figure = {row["figure"]: row for row in out["rows"]}
     assert any(f.startswith("round trip p50") for f in by_figure)
     assert sum(f.startswith("  round ") for f in by_figure) == out["config"]["rounds"]

@@ -60,6 +60,7 @@ def test_greedy_shop_fills_the_ledger_of_a_winnable_deal() -> None:
 
 
 def test_greedy_shop_shelves_only_a_high_card() -> None:
+    from cardhall.games import cards as C
     from cardhall.games import shop
 
     rec_shelved = []
@@ -74,7 +75,7 @@ def test_greedy_shop_shelves_only_a_high_card() -> None:
                 rec_shelved.append(action[1])
             g.apply(0, action)
     assert rec_shelved
-    assert all(shop._v(cd) >= shop.SHELF_MIN for cd in rec_shelved)
+    assert all(shop.value(C.parse(cd)) >= shop.SHELF_MIN for cd in rec_shelved)
 
 
 # -- JSON Schemas of views and events ---------------------------------------------------------

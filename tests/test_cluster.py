@@ -28,7 +28,7 @@ from cardhall.client.client import Client, ConnectionLost, ServerError
 from cardhall.server.fairness import verify_record
 from cardhall.games import get
 from cardhall.server.redis_store import RedisStore
-from cardhall.server.room import rebuild
+from cardhall.games import replay
 from cardhall.server.store import MemoryStore
 
 from .conftest import RedisProcess, ServeProcess, free_port
@@ -69,8 +69,7 @@ async def check_log(store: RedisStore, record: dict[str, Any]) -> Any:
     loaded = await store.load(record["room"])
     assert loaded is not None
     entries = await store.log(record["room"])
-    game = rebuild(get("skipper"), loaded.record["options"], loaded.record["seats"], None,
-                   entries)
+    game = replay(get("skipper"), loaded.record["options"], loaded.record["seats"], entries)
     assert game.over and game.state_id == len(entries) == record["state_id"]
     assert game.outcome()["winner"] == record["winner"]
     accepted = sum(r.actions for r in record["results"])

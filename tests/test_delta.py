@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from cardhall.protocol import Act, Joined, Update, apply_delta, decode, diff, encode, top_keys
 from cardhall.games import create
 from cardhall.games.bots import strategy
-from cardhall.games import skipper as S
+from cardhall.games.skipper import observer as O
+from cardhall.games.skipper.observer import Observer
 from cardhall.games.skipper import Skipper
 from cardhall.server.room import Room
 from cardhall.server.store import MemoryStore
@@ -215,13 +216,13 @@ def test_a_seats_own_part_is_built_when_its_delta_is_read(
     game = create("skipper", {"mode": "multi", "seed": 4}, 4)
     assert isinstance(game, Skipper)
     built: list[int] = []
-    hand_view = Skipper._hand_view
+    hand_view = Observer.hand_view
 
-    def counted(self: Skipper, seat: int) -> list[str]:
+    def counted(self: Observer, g: Skipper, seat: int) -> list[str]:
         built.append(seat)
-        return hand_view(self, seat)
+        return hand_view(self, g, seat)
 
-    monkeypatch.setattr(Skipper, "_hand_view", counted)
+    monkeypatch.setattr(Observer, "hand_view", counted)
     game.deltas(range(4))
     next(_random_turns(game, 4, random.Random(4), 50))
     built.clear()
@@ -262,8 +263,8 @@ def test_a_seat_not_read_at_one_state_makes_the_next_report_unknown() -> None:
 def test_skipper_deltas_go_through_every_key_of_the_view() -> None:
     # A key added to the view but not to one of these lists would never reach a seat that
     # is sent deltas.
-    listed = [*S._FIXED_PARTS, "state_id", "seats", *S._CHANGING_SHARED, *S._OWN_PARTS]
-    assert sorted(listed) == sorted(S._VIEW_PARTS)
+    listed = [*O.FIXED_PARTS, "state_id", "seats", *O.CHANGING_SHARED, *O.OWN_PARTS]
+    assert sorted(listed) == sorted(O.VIEW_PARTS)
 
 
 def test_skipper_deltas_are_about_as_small_as_the_diff() -> None:

@@ -85,7 +85,7 @@ async def accounts(server: Server, *names: str) -> dict[str, str]:
 def test_which_rooms_have_a_board() -> None:
     from cardhall.games import get
     solo = get("skipper")({"mode": "solo"}, 1).options
-    assert leaderboard.board_of("skipper", solo, 1) is leaderboard.BOARDS["skipper", "solo"]
+    assert leaderboard.board_of("skipper", solo, 1) is leaderboard.boards()["skipper", "solo"]
     assert leaderboard.board_of("skipper", {**solo, "seed": 5, "turn_limit": 9}, 1) is not None
     assert leaderboard.board_of("skipper", {**solo, "hand_size": 4}, 1) is None  # Harder
     multi = get("skipper")({"mode": "multi"}, 2).options
@@ -97,8 +97,8 @@ def test_which_rooms_have_a_board() -> None:
 
 
 def test_which_outcomes_count() -> None:
-    sk = leaderboard.BOARDS["skipper", "solo"]
-    ts = leaderboard.BOARDS["thirtysix", leaderboard.STANDARD]
+    sk = leaderboard.boards()["skipper", "solo"]
+    ts = leaderboard.boards()["thirtysix", leaderboard.STANDARD]
     assert leaderboard.score_of(sk, {"reason": "won", "scores": [23]}) == 23
     assert leaderboard.score_of(sk, {"reason": "turn_limit", "scores": [500]}) is None
     assert leaderboard.score_of(sk, {"reason": "resigned", "scores": [3]}) is None
@@ -191,7 +191,7 @@ async def test_points_games_keep_the_best_game_of_a_name(server: Server) -> None
 
 
 async def test_a_worse_game_does_not_replace_the_best(server: Server) -> None:
-    best = leaderboard.BOARDS["skipper", "solo"]
+    best = leaderboard.boards()["skipper", "solo"]
     alice = await player(server, "alice")
     await server.store.record_score(best.id, alice, best.rank_value(1), 1000)  # 1 turn
     _, outcome = await play_solo(server, "alice", "skipper")
@@ -278,7 +278,7 @@ async def test_a_seat_a_bot_held_for_a_while_is_not_ranked(server: Server) -> No
 
 
 async def test_limit_around_and_you(server: Server) -> None:
-    sk = leaderboard.BOARDS["skipper", "solo"]
+    sk = leaderboard.boards()["skipper", "solo"]
     ids = await accounts(server, *(f"p{i:02}" for i in range(30)))
     ids["p03"] = await player(server, "p03")  # the reader's own account
     for i in range(30):  # p00 is the best (10 turns), p29 the worst
@@ -294,7 +294,7 @@ async def test_limit_around_and_you(server: Server) -> None:
     assert tail.entries[-1]["name"] == "p29" and len(tail.entries) == 30  # clipped at 0
     unknown = await board(server, "skipper", limit=3, around="nobody")
     assert [e["rank"] for e in unknown.entries] == [1, 2, 3]
-    ts = leaderboard.BOARDS["thirtysix", leaderboard.STANDARD]
+    ts = leaderboard.boards()["thirtysix", leaderboard.STANDARD]
     ids = await accounts(server, "lo", "hi", "mid")
     for name, points in (("lo", 20), ("hi", 40), ("mid", 30)):
         await server.store.record_score(ts.id, ids[name], ts.rank_value(points), 1000)
@@ -354,7 +354,7 @@ def _terminal_session(url: str, secret: str) -> str:
 
 @pytest.mark.timeout(120)
 async def test_terminal_lobby_shows_a_leaderboard(server: Server) -> None:
-    sk = leaderboard.BOARDS["skipper", "solo"]
+    sk = leaderboard.boards()["skipper", "solo"]
     ids = await accounts(server, "bob")
     ids["alice"] = await player(server, "alice")
     await server.store.record_score(sk.id, ids["alice"], sk.rank_value(23), 1000)

@@ -19,6 +19,7 @@ from cardhall.client.client import Client, ServerError
 from cardhall.server.cli import main
 from cardhall.games.skipper import Skipper
 from cardhall.server.redis_store import RedisStore
+from cardhall.server.sqlite_store import SQLiteStore
 from cardhall.server.store import MemoryStore
 
 from .conftest import ServerFactory
@@ -256,6 +257,8 @@ async def test_store_pages_list_stable_rooms_once_while_rooms_come_and_go(
         proc = request.getfixturevalue("redis_server")
         proc.flush()
         store: Any = RedisStore(proc.url)
+    elif store_kind == "sqlite":
+        store = SQLiteStore(request.getfixturevalue("tmp_path") / "data.db")
     else:
         store = MemoryStore()
 

@@ -9,6 +9,7 @@ import http.client
 import ipaddress
 import json
 import os
+import random
 import re
 import shutil
 import socket
@@ -116,6 +117,31 @@ def test_local_cluster_script_serves_games_through_haproxy() -> None:
     rooms = {json.loads(line)["room"] for line in games}
     listing = proc.stdout[proc.stdout.index("owner"):]
     assert all(room in listing for room in rooms), listing
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["--sentinel", "--cluster"])
+def test_local_cluster_script_runs_replicated_redis(mode: str) -> None:
+    """``local-cluster.sh --sentinel`` (1 master + 2 replicas + 3 Sentinels) and
+    ``--cluster`` (3 masters + 3 replicas) serve games through haproxy too."""
+    tools = ("haproxy", "redis-server", "redis-sentinel", "redis-cli")
+    if any(shutil.which(t) is None for t in tools):
+        pytest.skip(f"{', '.join(tools)} are needed")
+    # Redis nodes on REDIS_PORT + 0..5, Sentinels + 10..12, the Cluster's bus + 20..25.
+    offsets = [*range(6), *range(10, 13), *range(20, 26)]
+    while True:
+        port, redis_port = free_port(), random.randrange(20000, 60000)
+        ports = [port + 1, port + 2, *(redis_port + k for k in offsets)]
+        if len(set(ports) | {port}) == len(ports) + 1 and all(_bindable(p) for p in ports):
+            break
+    env = dict(os.environ, PORT=str(port), REDIS_PORT=str(redis_port))
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    proc = subprocess.run([str(ROOT / "deploy" / "local-cluster.sh"), mode, "--check"],
+                          env=env, capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert f"redis ({mode[2:]})" in proc.stdout
+    games = [line for line in proc.stdout.splitlines() if line.startswith("{")]
+    assert len(games) == 2
 
 
 def test_tune_gc_freezes_startup_objects_and_sets_the_young_threshold() -> None:
@@ -274,6 +300,58 @@ def test_compose_publishes_tls_only_and_keeps_metrics_private() -> None:
     dashboard = json.loads((DEPLOY / "grafana" / "cardhall.json").read_text())
     uids = {p["datasource"]["uid"] for p in dashboard["panels"] if "datasource" in p}
     assert uids == {source["uid"]}
+
+
+def _overlay(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    """Compose's merge of an override file: mappings merged key by key, anything else
+    replaced."""
+    out = dict(base)
+    for k, v in extra.items():
+        out[k] = _overlay(out[k], v) if isinstance(v, dict) and isinstance(out.get(k),
+                                                                           dict) else v
+    return out
+
+
+def test_compose_overlays_run_replicated_redis_on_the_private_network() -> None:
+    """compose.sentinel.yaml: 1 master + 2 replicas + 3 Sentinels (quorum 2); and
+    compose.cluster.yaml: 6 nodes made 3 masters + 3 replicas; the servers name them and
+    nothing of them is published."""
+    base = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
+    subnet = ipaddress.ip_network(base["networks"]["private"]["ipam"]["config"][0]["subnet"])
+    dynamic = ipaddress.ip_network(base["networks"]["private"]["ipam"]["config"][0][
+        "ip_range"])
+    for name in ("sentinel", "cluster"):
+        compose = _overlay(base, yaml.safe_load((DEPLOY / f"compose.{name}.yaml").read_text()))
+        services = compose["services"]
+        redis_nodes = [n for n in services if n.startswith("redis")]
+        for node in [*redis_nodes, *(n for n in services if n.startswith("sentinel"))]:
+            assert "ports" not in services[node], node
+            nets = services[node]["networks"]
+            assert list(nets) == ["private"], node
+            if isinstance(nets, dict) and nets["private"]:  # a fixed address: not dynamic
+                ip = ipaddress.ip_address(nets["private"]["ipv4_address"])
+                assert ip in subnet and ip not in dynamic, node
+        env = [services[s]["environment"] for s in ("cardhall-1", "cardhall-2")]
+        assert all(e["CARDHALL_REDIS_URL"] == "" for e in env)
+        if name == "sentinel":
+            sentinels = sorted(n for n in services if n.startswith("sentinel"))
+            assert len(sentinels) == 3
+            script = services[sentinels[0]]["entrypoint"][-1]
+            assert "sentinel monitor cardhall redis 6379 2" in script
+            replicas = [n for n in redis_nodes if "--replicaof" in services[n]["command"]]
+            assert len(replicas) == 2
+            assert all(e["CARDHALL_REDIS_SENTINEL"].split() == [f"{s}:26379" for s in
+                                                                  sentinels] for e in env)
+        else:
+            assert len(redis_nodes) == 7  # six nodes and the one-shot init
+            nodes = [n for n in redis_nodes if "command" in services[n]]
+            assert all("--cluster-enabled" in services[n]["command"] for n in nodes)
+            init = services["redis-cluster-init"]["entrypoint"][-1]
+            addresses = [services[n]["networks"]["private"]["ipv4_address"] for n in nodes]
+            assert all(f"{a}:6379" in init for a in addresses) and "--cluster-replicas 1" \
+                in init
+            seeds = env[0]["CARDHALL_REDIS_CLUSTER"].split()
+            assert seeds and set(seeds) <= {f"{a}:6379" for a in addresses}
 
 
 def test_no_private_key_is_committed() -> None:

@@ -18,7 +18,6 @@ from cardhall.client.client import Client, ServerError
 from cardhall.games.bots import strategy
 from cardhall.server import replay
 from cardhall.server.app import Server
-from cardhall.server.room import rebuild
 
 
 async def finished_room(server: Server, c: Client, other: Client) -> str:
@@ -61,10 +60,10 @@ async def test_replay_steps_match_the_game(server: Server) -> None:
             if sid > final:
                 continue
             got = await w.replay(room, sid)
-            game = rebuild(type(live.game), log.options, 2, None, [])
+            game = type(live.game)(log.options, 2)
             events: list[object] = []
-            for kind, seat, action in log.entries[:sid]:
-                events = game.forfeit(seat) if kind == "f" else game.apply(seat, action)
+            for entry in log.entries[:sid]:
+                events = game.apply_entry(entry)
             want = game.view(None)
             assert strip(got.view) == strip(want), sid
             assert got.events == events
@@ -117,3 +116,25 @@ def test_replay_of_a_long_solo_game_restores_from_snapshots() -> None:
         r.at(r.final + 1)
     assert p.GetReplay(room="r", state_id=0).to_map() == {"t": "get_replay", "room": "r",
                                                            "state_id": 0}
+
+
+def test_a_replay_counts_states_not_entries_and_applies_each_states_settings() -> None:
+    """A seat's setting is logged but moves no state_id: the replay's states are the
+    actions', and the game at a state has the settings made at it."""
+    game = games.create("skipper", {"mode": "multi", "seed": 5}, 2)
+    entries = []
+    for n in range(2 * replay.STRIDE + 3):
+        if n % 5 == 0:
+            entries.append(games.LogEntry.setting(n % 2, ["auto_trash", "off" if n % 10
+                                                          else "on"]))
+            game.apply_entry(entries[-1])
+        seat = game.to_act()[0]
+        entries.append(games.LogEntry.act(seat, game.default_action(seat) or ["resign"]))
+        game.apply_entry(entries[-1])
+    r = replay.Replay(type(game), game.options, 2, entries)
+    assert r.final == game.state_id < len(entries)
+    assert r.at(r.final)[0].snapshot() == game.snapshot()
+    at_five, events = r.at(5)
+    assert at_five.state_id == 5 and at_five.settings_applied == 2  # the setting at 5 too
+    assert events[-1]["type"] == "auto_trash"
+

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import msgpack
@@ -14,7 +15,7 @@ import pytest
 from cardhall import protocol as p
 from cardhall.client.client import Client, ServerError
 from cardhall.server.app import Server
-from cardhall.games import create
+from cardhall.games import create, replay
 from cardhall.server.room import Room
 from cardhall.server.store import MemoryStore
 
@@ -61,7 +62,7 @@ def room_of(game_name: str, options: dict[str, Any], seats: int, humans: int,
 
 
 async def test_timed_out_turn_of_a_solo_game_plays_one_default_turn() -> None:
-    # Shop Solitaire: every action is a turn (TURN_END_VERBS None). Before, the timer played
+    # Shop Solitaire: every action is a turn (TYPE.turn_end_verbs None). Before, the timer played
     # up to 16 default actions, since none of them was "end", "pass" or "resign".
     room, _ = room_of("shop", {"seed": 4}, 1, 1, turn_seconds=600.0)
     try:
@@ -160,26 +161,55 @@ async def test_view_kept_by_deltas_says_finished_and_game_over_matches_it() -> N
         await room.close()
 
 
+async def _until(done: Callable[[], bool]) -> None:
+    """Wait (at most 2 s) until ``done()``; fail the test if it never is."""
+    for _ in range(100):
+        if done():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("the awaited update never came")
+
+
 async def test_a_seat_sets_auto_trash_off_its_turn_through_the_client(server: Server) -> None:
     # RULINGS K6m: the preference is each seat's own; a seat may send it on any turn.
     async with Client(server.url) as a, Client(server.url) as b:
         room = (await a.create_room("skipper", mode="multi", seats=2)).room
         await a.join(room)
         jb = await b.join(room)
-        for _ in range(100):
-            if b.views[room]["room"]["status"] == "playing":
-                break
-            await asyncio.sleep(0.02)
+        await _until(lambda: b.views[room]["room"]["status"] == "playing")
         view = b.views[room]
         assert jb.seat not in view["to_act"]  # not b's turn
         assert view["seats"][jb.seat]["auto_trash"] is True
         await b.set_auto_trash(room, False)
-        for _ in range(100):
-            if a.views[room]["seats"][jb.seat]["auto_trash"] is False:
-                break
-            await asyncio.sleep(0.02)
-        assert a.views[room]["seats"][jb.seat]["auto_trash"] is False
+        await _until(lambda: a.views[room]["seats"][jb.seat]["auto_trash"] is False)
         assert a.views[room]["to_act"] == view["to_act"]  # no move was made
         with pytest.raises(ServerError) as err:
             await b.act(room, ["auto_trash", "sometimes"])
         assert err.value.code == "action/unknown"
+
+
+async def test_a_setting_from_a_seat_off_its_turn_stales_no_action(server: Server) -> None:
+    """Issue #35 item 10, #31: a seat's ``("auto_trash", ...)`` is its own setting, no move:
+    it leaves ``state_id`` as it is, so the seat on turn still acts from the view it chose
+    from (it used to be refused ``action/stale_state`` after every flip of another seat);
+    the setting is logged, and the log replays to the room's game."""
+    async with Client(server.url) as a, Client(server.url) as b:
+        room = (await a.create_room("skipper", mode="multi", seats=2)).room
+        ja = await a.join(room)
+        jb = await b.join(room)
+        await _until(lambda: a.views[room]["room"]["status"] == "playing")
+        chosen = a.views[room]
+        assert chosen["to_act"] == [ja.seat]
+        sid = chosen["state_id"]
+        action = next(x for x in chosen["legal_actions"] if x[0] == "discard")
+        for value in ("off", "on", "off"):  # seat b, off its turn, again and again
+            await b.act(room, ["auto_trash", value], state_id=0)
+        await _until(lambda: a.views[room]["seats"][jb.seat]["auto_trash"] is False)
+        assert a.views[room]["state_id"] == sid
+        await a.act(room, action, state_id=sid)  # was: action/stale_state
+        game = server.lobby.rooms[room].game
+        assert game.state_id == sid + 1 and game.log_length == sid + 4
+        log = await server.store.log(room)
+        assert [e[0] for e in log[-4:]] == ["s", "s", "s", "a"]
+        again = replay(type(game), game.options, game.seats, log)
+        assert again.snapshot() == game.snapshot()

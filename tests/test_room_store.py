@@ -28,7 +28,8 @@ from cardhall.games import get
 from cardhall.games.bots import strategy
 from cardhall.games.skipper import Skipper
 from cardhall.server.redis_store import RedisStore
-from cardhall.server.room import SNAPSHOT_EVERY, Room, rebuild
+from cardhall.games import replay as replay_log
+from cardhall.server.room import SNAPSHOT_EVERY, Room
 from cardhall.server.store import Loaded, LogEntry, MemoryStore, Store, StoreError
 
 from .conftest import RedisProcess, serving
@@ -65,10 +66,10 @@ class Outage:
         self.failed += 1
         raise StoreError("store down (test)")
 
-    async def _load(self, room_id: str) -> Any:
+    async def _load(self, room_id: str, *, lease: str | None = None) -> Any:
         if self.down:
             raise StoreError("store down (test)")
-        return await self.load(room_id)
+        return await self.load(room_id, lease=lease)
 
 
 async def until(check: Any, seconds: float, what: str) -> Any:
@@ -117,8 +118,8 @@ async def replay(server: Server, room: str) -> Any:
     loaded = await server.store.load(room)
     assert loaded is not None
     rec = loaded.record
-    return rebuild(get(rec["game"]), rec["options"], rec["seats"], None,
-                   await server.store.log(room))
+    return replay_log(get(rec["game"]), rec["options"], rec["seats"],
+                      await server.store.log(room))
 
 
 @pytest.mark.parametrize("landed", [False, True], ids=["lost", "landed"])
@@ -300,10 +301,10 @@ class FlakyStore(MemoryStore):
             raise StoreError("store down (test)")
         await super().append(room_id, entries, expect, state, lease=lease)
 
-    async def load(self, room_id: str) -> Loaded | None:
+    async def load(self, room_id: str, *, lease: str | None = None) -> Loaded | None:
         if self.down:
             raise StoreError("store down (test)")
-        return await super().load(room_id)
+        return await super().load(room_id, lease=lease)
 
 
 async def _greedy_act(room: Room, seats: list[Recorder], rid: int) -> int:
@@ -322,7 +323,7 @@ async def _check_rollback(r: Room, store: FlakyStore, seats: list[Recorder],
                           log: WriteLog) -> None:
     """An append of ``r`` fails: its engine is the stored state at once, and after the
     store is back the room reloads and accepts the next action."""
-    stored = rebuild(Skipper, r.game.options, 2, None, await store.log("r1"))
+    stored = replay_log(Skipper, r.game.options, 2, await store.log("r1"))
     store.down = True
     log.clear()
     sid = await _greedy_act(r, seats, 2000)
@@ -374,8 +375,8 @@ async def test_a_room_broken_again_as_its_reload_ends_reloads_again() -> None:
     load = store.load
     flaps = []
 
-    async def flapping_load(room_id: str) -> Loaded | None:
-        loaded = await load(room_id)
+    async def flapping_load(room_id: str, *, lease: str | None = None) -> Loaded | None:
+        loaded = await load(room_id, lease=lease)
         if not flaps and not store.down:
             game = room.game
             seat = game.to_act()[0]

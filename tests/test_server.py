@@ -20,8 +20,8 @@ from cardhall.server.app import Server
 from cardhall.games import cards as C
 from cardhall.games import get
 from cardhall.games.bots import strategy
+from cardhall.games import replay
 from cardhall.server.fanout import LATER_SPECTATORS
-from cardhall.server.room import rebuild
 
 from .conftest import ServerFactory
 from .engine_harness import cards_in, keys_in
@@ -35,8 +35,8 @@ async def replay_room(server: Server, room_id: str) -> Any:
     assert loaded is not None
     record = loaded.record
     entries = await server.store.log(room_id)
-    return record, entries, rebuild(get(record["game"]), record["options"], record["seats"],
-                                    None, entries)
+    return record, entries, replay(get(record["game"]), record["options"], record["seats"],
+                                   entries)
 
 
 def allowed_by_state(record: dict[str, Any], entries: list[Any]

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-import msgpack
 import pytest
 from cardhall.games import (
     GameOver,
@@ -16,38 +15,12 @@ from cardhall.games import (
     SnapshotError,
     UnknownAction,
     create,
-    replay,
 )
 from cardhall.games import cards as C
 from cardhall.games.bots import random_strategy, strategy
 from cardhall.games.shah import TheShah, greedy_strategy, pack_cards
 
-from tests.engine_harness import assert_default_actions, assert_refused, play_out, random_playout
-
-
-def allowed(game: Any, seat: int | None) -> set[str]:
-    """Every card a seat (or spectator) may see: all but the pack's face-down cards."""
-    zones = game.card_locations()
-    return {C.code(c) for name, cards in zones.items() if name != "stock" for c in cards}
-
-
-def candidates(game: Any, seat: int) -> Iterable[Sequence[Any]]:
-    """Plausible actions, many of them illegal now."""
-    view = game.view(0)
-    codes = [a[0] for a in view["available"]]
-    for ray in view["star"]:
-        for pile in ray:
-            codes.extend(pile)
-    codes = sorted(set(codes))[:12] + ["2C", "QH1"]
-    for cd in codes:
-        for f in (0, 3, 5):
-            yield ("play", cd, f)
-        for r in (0, 4, 7):
-            yield ("marry", cd, r)
-            yield ("grace", cd, r)
-    yield from [("fill", "talon"), ("fill", "pack"), ("turn",), ("deal",), ("resign",),
-                ("fill", "hand"), ("play", "ZZ", 0), ("bogus",), ("turn", 1), ("marry", "2C", "x"),
-                ("play", "AS", 9), ("play", "2C2", 0)]
+from tests.engine_harness import assert_default_actions, assert_refused, play_out
 
 
 def deck_with(front: Sequence[str]) -> list[str]:
@@ -248,40 +221,16 @@ def test_errors_leave_the_state_alone() -> None:
         TheShah.restore({"game": "shah"})
 
 
-def test_replay_and_snapshot_round_trip() -> None:
-    game = create("shah", {"seed": 11})
-    rng = random.Random(1)
-    log = []
-    while not game.over:
-        action = greedy_strategy(game.view(0), rng)
-        log.append((0, action))
-        game.apply(0, action)
-        if len(log) == 20:
-            mid = TheShah.restore(msgpack.unpackb(msgpack.packb(game.snapshot())))
-            assert mid.snapshot() == game.snapshot()
-    again = replay(TheShah, game.options, 1, log)
-    assert again.snapshot() == game.snapshot()
-    assert again.stats()["turns"] == len(log)
-    assert game.default_action(0) is None
+def test_every_move_counts_as_a_turn() -> None:
+    # Replays, snapshots and random playouts: tests/test_game_contract.py.
+    game = play_out(create("shah", {"seed": 11}), greedy_strategy, random.Random(1))
+    assert game.stats()["turns"] == game.state_id
 
 
 def test_move_limit_ends_the_game() -> None:
     game = play_out(TheShah({"seed": 5, "max_moves": 3}), random_strategy, random.Random(0))
     assert game.state_id <= 3
     assert game.outcome()["reason"] in ("move limit", "no move left")  # type: ignore[index]
-
-
-@pytest.mark.parametrize("bot, seed, opts", [
-    ("random", 1, {"max_moves": 150}),
-    ("random", 2, {"max_moves": 150}),
-    ("greedy", 3, {}),
-    ("greedy", 4, {}),
-])
-def test_random_playout(bot: str, seed: int, opts: dict[str, Any]) -> None:
-    game = TheShah({"seed": seed, **opts})
-    finished = random_playout(game, strategy("shah", bot), allowed=allowed,
-                              candidates=candidates, rng_seed=seed)
-    assert finished.over
 
 
 def test_default_action_never_resigns() -> None:

@@ -1,6 +1,6 @@
 """Tests of The Shah's planning bot (``cardhall.games.shah.greedy_strategy``) and of the
 ceiling solver (``benchmarks/shah_ceiling.py``), which checks the compact model
-(``cardhall.games.shah_model``) against the engine at every step: RULINGS H1-H10,
+(``cardhall.games.shah.model``) against the engine at every step: RULINGS H1-H10,
 issue #21."""
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from cardhall.games.shah import TheShah, foundation_ace, greedy_strategy, pack_c
 from cardhall.games.simulate import play_game
 
 from tests.engine_harness import random_playout
-from tests.test_shah import allowed, candidates
+from tests.engine_profiles import shah_allowed as allowed
+from tests.engine_profiles import shah_candidates as candidates
 
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "shah_ceiling.py"
 

@@ -6,7 +6,6 @@ import random
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-import msgpack
 import pytest
 from cardhall.games import (
     GameOver,
@@ -16,49 +15,14 @@ from cardhall.games import (
     SnapshotError,
     UnknownAction,
     create,
-    replay,
 )
 from cardhall.games import cards as C
 from cardhall.games.bots import random_strategy, strategy
 from cardhall.games.shop import ShopSolitaire, greedy_strategy
 
-from tests.engine_harness import assert_default_actions, assert_refused, play_out, random_playout
+from tests.engine_harness import assert_default_actions, assert_refused, play_out
 
 PLAIN = {"shortcut": False, "shelves": 0}
-
-
-def allowed(game: Any, seat: int | None) -> set[str]:
-    """Every card a seat (or spectator) may see: the whole table; of the stock only the red
-    cards while the short-cut lets the player pick them (their order stays hidden)."""
-    zones = game.card_locations()
-    seen = {C.code(c) for name, cards in zones.items() if name != "stock" for c in cards}
-    if game.phase == "shortcut":
-        seen |= {C.code(c) for c in zones["stock"] if C.is_red(c)}
-    return seen
-
-
-def candidates(game: Any, seat: int) -> Iterable[Sequence[Any]]:
-    """Plausible actions, many of them illegal now."""
-    view = game.view(0)
-    codes = list(view["in_play"]) + ["AC", "KH", "7S"]
-    for stack in view["candles"] + view["trays"]:
-        codes.extend(stack[-1:])
-    for cd in sorted(set(codes))[:8]:
-        for i in (0, 3, 6):
-            yield ("candle", cd, i)
-        for j in (0, 2, 4, 5):
-            yield ("tray", cd, j)
-        yield ("ledger", cd)
-        yield ("shelve", cd, 0)
-        yield ("purchase", cd, 0)
-        yield ("purchase", cd, 1)
-        yield ("light", cd)
-    for i in range(7):
-        yield ("trim", i)
-    yield from [("draw",), ("recalibrate",), ("scrap",), ("play_shelf", 0), ("play_shelf", 1),
-                ("play_purchase", 0), ("no_shortcut",), ("close_shop",), ("bogus",),
-                ("trim", "x"), ("candle", "ZZ", 0), ("candle", "QS3", 0), "draw",
-                ("tray", "5S", True)]
 
 
 def deck_with(front: Sequence[str]) -> list[str]:
@@ -270,40 +234,16 @@ def test_errors_leave_the_state_alone() -> None:
         ShopSolitaire.restore({"game": "shop"})
 
 
-def test_same_seed_same_deal_replay_and_round_trip() -> None:
+def test_same_seed_same_deal_and_every_move_counts_as_a_turn() -> None:
+    # Replays, snapshots and random playouts: tests/test_game_contract.py.
     assert ShopSolitaire({"seed": 5}).snapshot() == ShopSolitaire({"seed": 5}).snapshot()
-    game = create("shop", {"seed": 12, "max_moves": 400})
-    rng = random.Random(3)
-    log = []
-    while not game.over:
-        action = greedy_strategy(game.view(0), rng)
-        log.append((0, action))
-        game.apply(0, action)
-        if len(log) % 50 == 0:
-            copy = ShopSolitaire.restore(msgpack.unpackb(msgpack.packb(game.snapshot())))
-            assert copy.snapshot() == game.snapshot()
-    again = replay(ShopSolitaire, game.options, 1, log)
-    assert again.snapshot() == game.snapshot()
-    assert game.stats()["turns"] == len(log)
+    game = play_out(create("shop", {"seed": 12, "max_moves": 400}), greedy_strategy,
+                    random.Random(3))
+    assert game.stats()["turns"] == game.state_id
 
 
 def test_default_action_never_closes_shop() -> None:
     assert_default_actions(ShopSolitaire({"seed": 8, "max_moves": 300}), "close_shop")
-
-
-@pytest.mark.parametrize("bot, seed, opts", [
-    ("random", 1, {"max_moves": 120}),
-    ("random", 2, {"max_moves": 120, "shortcut": False, "shelves": 2, "shelf_suits": True}),
-    ("random", 3, {"max_moves": 120, "candles": 5, "lit_needed": 3}),
-    ("greedy", 4, {"max_moves": 150}),
-    ("greedy", 5, {"max_moves": 150, "shelves": 3, "candles": 6}),
-    ("greedy", 6, {"max_moves": 150, "shortcut": False, "shelves": 0}),
-])
-def test_random_playout(bot: str, seed: int, opts: dict[str, Any]) -> None:
-    game = ShopSolitaire({"seed": seed, **opts})
-    finished = random_playout(game, strategy("shop", bot), allowed=allowed,
-                              candidates=candidates, rng_seed=seed)
-    assert finished.over
 
 
 def test_bot_sanity() -> None:

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-import msgpack
 import pytest
 from cardhall.games import (
     GameOver,
@@ -17,7 +16,6 @@ from cardhall.games import (
     UnknownAction,
     bots,
     create,
-    replay,
 )
 from cardhall.games import (
     cards as C,
@@ -32,56 +30,11 @@ from tests.engine_harness import (
     assert_view_contract,
     cards_in,
     play_out,
-    random_playout,
 )
+from tests.engine_profiles import SHUFFLEJACK_KNOWN as KNOWN
+from tests.engine_profiles import shufflejack_deck as make_deck
 
 ALL_CODES = C.codes(C.full_deck())
-
-
-def make_deck(first: Sequence[str | None] = ()) -> list[str]:
-    """A ``deck`` option starting with ``first`` (``None``: any unused card), the rest in
-    card order. Index ``i < 25`` lands on tableau position ``i + 1``."""
-    given = [c for c in first if c is not None]
-    assert len(set(given)) == len(given)
-    rest = iter(c for c in ALL_CODES if c not in given)
-    deck = [c if c is not None else next(rest) for c in first]
-    deck.extend(rest)
-    assert sorted(deck) == sorted(ALL_CODES)
-    return deck
-
-
-# Row 1: A K ... | row 2: A A 9 ... | row 3: 10 J A ...; the rest in card order.
-KNOWN = make_deck([
-    "AS", "KS", "2S", "2H", "3S",
-    "AH", "AD", "9C", "3H", "4S",
-    "TC", "JD", "AC", "4H", "5S",
-])
-
-
-def allowed(game: Any, seat: int | None) -> set[str]:
-    """Only the tableau is face up."""
-    return set(C.codes(game.card_locations()["tableau"]))
-
-
-def candidates(game: Any, seat: int) -> Iterator[Sequence[Any]]:
-    """Plausible actions that may be illegal now."""
-    yield ("hand", 1, 2)
-    yield ("hand", 2, 1)
-    yield ("hand", 5, 6)
-    yield ("hand", 1, 6, 11)
-    yield ("hand", 21, 22, 23, 24, 25)
-    yield ("hand", 1, 2, 3, 4, 5, 6)
-    for p in game.locked[:2]:
-        yield ("hand", p, p + 1 if p % 5 else p - 1)
-    yield ("hand", 0, 1)
-    yield ("hand", "1", 2)
-    yield ("hand", 1, True)
-    yield ("hand",)
-    yield ("deal",)
-    yield ("next",)
-    yield ("deal", 1)
-    yield ("shuffle",)
-    yield []
 
 
 def play(game: S.ShuffleJack, actions: Sequence[Sequence[Any]]) -> list[dict[str, Any]]:
@@ -98,22 +51,14 @@ def doctor(game: S.ShuffleJack, **changes: Any) -> S.ShuffleJack:
     return S.ShuffleJack.restore(snap)
 
 
-# -- random playouts ---------------------------------------------------------------------
+# -- whole games (random playouts with every check: tests/test_game_contract.py) ----------
 
 @pytest.mark.parametrize("strategy", ["random", "greedy"])
-@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4, 5])
-def test_random_playout(strategy: str, seed: int) -> None:
-    game = S.ShuffleJack({"seed": seed})
-    random_playout(game, bots.strategy("shufflejack", strategy), allowed=allowed,
-                   candidates=candidates, rng_seed=seed)
-    assert game.outcome()["scores"] == [game.score()]
-
-
-def test_random_playout_with_deck_option_and_locks() -> None:
-    game = S.ShuffleJack({"seed": 5, "deck": KNOWN})
-    game = doctor(game, locked=[3, 7, 13])
-    random_playout(game, bots.strategy("shufflejack", "greedy"), allowed=allowed,
-                   candidates=candidates, check_every=2)
+def test_a_game_scores_its_rounds(strategy: str) -> None:
+    for seed in range(6):
+        game = play_out(S.ShuffleJack({"seed": seed}), bots.strategy("shufflejack", strategy),
+                        random.Random(seed))
+        assert game.outcome()["scores"] == [game.score()]
 
 
 # -- known values ------------------------------------------------------------------------
@@ -327,26 +272,6 @@ def test_not_your_turn_resign_and_game_over() -> None:
     assert game.over and game.outcome()["winner"] is None and game.to_act() == []
     with pytest.raises(GameOver):
         game.apply(0, ("deal",))
-
-
-def test_replay_determinism_and_snapshot_round_trip() -> None:
-    game = S.ShuffleJack({"seed": 21})
-    strat = bots.strategy("shufflejack", "greedy")
-    log = []
-    mid = None
-    while not game.over:
-        action = strat(game.view(0), random.Random(0))
-        log.append((0, action))
-        game.apply(0, action)
-        if len(log) == 15:
-            mid = game.snapshot()
-    assert replay(S.ShuffleJack, game.options, 1, log).snapshot() == game.snapshot()
-    assert mid is not None
-    restored = S.ShuffleJack.restore(msgpack.unpackb(msgpack.packb(mid)))
-    assert restored.snapshot() == mid
-    for _, action in log[15:]:
-        restored.apply(0, action)
-    assert restored.snapshot() == game.snapshot()
 
 
 def test_restore_rejects_garbage() -> None:

@@ -1,4 +1,5 @@
-"""Skipper engine: the seed's and RULINGS' worked examples, options, and random playouts."""
+"""Skipper engine: the seed's and RULINGS' worked examples, options, the setting and the
+samples of a seat's view (random playouts of the whole contract: tests/test_game_contract.py)."""
 
 from __future__ import annotations
 
@@ -14,15 +15,14 @@ from cardhall.games import (
     NotYourTurn,
     OptionError,
     SnapshotError,
+    LogEntry,
     UnknownAction,
     create,
     replay,
 )
 from cardhall.games import cards as C
-from cardhall.games.bots import random_strategy, strategy
+from cardhall.games.bots import strategy
 from cardhall.games.skipper import Skipper
-
-from .engine_harness import random_playout
 
 ALL = [C.code(c) for c in range(52)]
 
@@ -474,26 +474,39 @@ def _cycle_until_redrawn_any(g: Skipper, card: str) -> str:
     raise AssertionError(f"{card} was never drawn again")
 
 
-def test_auto_trash_is_each_seats_own_preference() -> None:
+def test_auto_trash_is_each_seats_own_setting() -> None:
     g = _both_past_two_of_diamonds()
     assert [s["auto_trash"] for s in g.view(None)["seats"]] == [True, True]  # room default
     sid = g.state_id
-    events = g.apply(1, ("auto_trash", "off"))  # not seat 1's turn: a preference, not a move
+    events = g.apply_setting(1, ("auto_trash", "off"))  # not seat 1's turn: no move
     assert events == [{"type": "auto_trash", "seat": 1, "on": False}]
-    assert g.state_id == sid + 1
+    assert g.state_id == sid  # RULINGS K6m: a preference stales nobody's chosen action
     assert [s["auto_trash"] for s in g.view(0)["seats"]] == [True, False]
     assert all(a[0] != "auto_trash" for a in g.legal_actions(0))
     with pytest.raises(UnknownAction):
-        g.apply(1, ("auto_trash", "maybe"))
-    log = [(1, ("auto_trash", "off"))]
-    assert replay(Skipper, g.options, 2, log).players[1].auto_trash is False
+        g.apply_setting(1, ("auto_trash", "maybe"))
+    with pytest.raises(UnknownAction):  # a setting is no action
+        g.apply(1, ("auto_trash", "on"))
+    log = [LogEntry.setting(1, ("auto_trash", "off"))]
+    again = replay(Skipper, g.options, 2, log)
+    assert isinstance(again, Skipper) and again.players[1].auto_trash is False
+    assert again.state_id == 0 and again.log_length == 1
     assert _cycle_until_redrawn_any(g, "2D1") == "hand"  # dead, but seat 1 keeps it
+
+
+def test_a_setting_logged_as_an_action_replays_as_one() -> None:
+    # Rooms logged ("auto_trash", ...) as an action, which moved state_id, before settings
+    # had entries of their own: such a log replays to the state it had then.
+    g = multi(2, [["2D"], ["2D"]])
+    again = replay(Skipper, g.options, 2, [["a", 1, ["auto_trash", "off"]], ["a", 0, ["end"]]])
+    assert isinstance(again, Skipper)
+    assert again.players[1].auto_trash is False and again.state_id == 2
 
 
 def test_no_trashing_sets_the_room_default_and_snapshots_keep_the_preference() -> None:
     g = multi(2, [["2D"], ["2D"]], no_trashing=True)
     assert [s["auto_trash"] for s in g.view(None)["seats"]] == [False, False]
-    g.apply(0, ("auto_trash", "on"))
+    g.apply_setting(0, ("auto_trash", "on"))
     back = Skipper.restore(msgpack.unpackb(msgpack.packb(g.snapshot())))
     assert [s["auto_trash"] for s in back.view(None)["seats"]] == [True, False]
 
@@ -586,83 +599,6 @@ def test_restore_rejects_garbage() -> None:
         Skipper.restore({"game": "shop"})
     with pytest.raises(SnapshotError):
         Skipper.restore({"game": "skipper", "v": 1})
-
-
-# -- random playouts: the whole contract after every step ------------------------------------------
-
-
-def allowed(game: Any, seat: int | None) -> set[str]:
-    """Cards a seat may see: its hand, every stack, every discard top, the auction and bids."""
-    locs = game.card_locations()
-    out: set[str] = set()
-    for zone, cards in locs.items():
-        if zone.startswith("stack:") or zone in ("auction",) or zone.startswith("bid:"):
-            out.update(C.codes(cards))
-        elif zone.startswith("discard:") and cards:
-            out.add(C.code(cards[-1]))
-        elif seat is not None and zone == f"hand:{seat}":
-            out.update(C.codes(cards))
-    return out
-
-
-def candidates(game: Any, seat: int) -> list[tuple[Any, ...]]:
-    """Plausible actions, legal or not: every verb with hand cards and a few strangers."""
-    hand = C.codes(game.players[seat].hand)
-    other = C.codes(game.players[(seat + 1) % game.seats].hand)[:2]
-    out: list[tuple[Any, ...]] = [("end",), ("pass",)]
-    for card in hand[:3] + other + ["KS", "2C"]:
-        out += [("play", card, s) for s in "CDHS"]
-        out += [("discard", card), ("auction", card), ("bid", card)]
-    return out
-
-
-PLAYOUTS = [
-    ("solo", 1, "random", {}),
-    ("solo", 1, "greedy", {}),
-    ("solo", 1, "random", {"strong_skippers": True, "play_from_discard": True}),
-    ("solo", 1, "greedy", {"weak_skippers": True, "hand_size": 3, "no_trashing": True}),
-    ("solo", 1, "random", {"recycle_skippers": True, "king_finishes": True,
-                           "shuffle_on_flip": True}),
-    ("solo", 1, "random", {"no_aces_out": True, "skippers_own_suit": True,
-                           "discard_only_when_stuck": True, "remove_four": True}),
-    ("multi", 4, "greedy", {}),
-    ("multi", 3, "random", {"hand_size": 4}),
-    ("multi", 2, "random", {"play_from_discard": True, "recycle_skippers": True}),
-    ("race", 3, "greedy", {"skip_draws": True}),
-    ("race", 2, "random", {"strong_skippers": True}),
-]
-
-
-@pytest.mark.parametrize("mode, seats, bot, opts", PLAYOUTS)
-def test_random_playout_keeps_the_contract(mode: str, seats: int, bot: str,
-                                           opts: dict[str, Any]) -> None:
-    game = create("skipper", {"mode": mode, "seed": 11, "turn_limit": 60, **opts}, seats)
-    done = random_playout(game, strategy("skipper", bot), allowed=allowed,
-                          candidates=candidates, rng_seed=3, max_steps=6000, check_every=3)
-    assert done.over
-
-
-@pytest.mark.parametrize("mode, seats", [("solo", 1), ("multi", 4), ("race", 3)])
-def test_many_quick_games_end_and_conserve_cards(mode: str, seats: int) -> None:
-    for seed in range(25):
-        game = create("skipper", {"mode": mode, "seed": seed, "turn_limit": 150}, seats)
-        random_playout(game, random_strategy if seed % 2 else strategy("skipper", "greedy"),
-                       allowed=allowed, rng_seed=seed, max_steps=20_000, check_every=50)
-
-
-def test_replay_gives_the_identical_state() -> None:
-    for mode, seats in [("solo", 1), ("multi", 4), ("race", 3)]:
-        game = create("skipper", {"mode": mode, "turn_limit": 80}, seats)  # random seed
-        rng = random.Random(4)
-        log = []
-        bot = strategy("skipper", "greedy")
-        while not game.over:
-            seat = game.to_act()[rng.randrange(len(game.to_act()))]
-            action = bot(game.bot_view(seat), rng)
-            game.apply(seat, action)
-            log.append((seat, list(action)))
-        again = replay(Skipper, game.options, seats, msgpack.unpackb(msgpack.packb(log)))
-        assert again.snapshot() == game.snapshot()
 
 
 def test_bot_view_equals_view() -> None:
@@ -815,9 +751,8 @@ def _midgame(mode: str, seats: int, seed: int, steps: int, **opts: Any) -> Skipp
 
 @pytest.mark.parametrize("mode,seats,opts", [
     ("solo", 1, {}), ("multi", 3, {}), ("multi", 2, {"remove_four": True}), ("race", 2, {})])
-def test_expert_samples_deals_consistent_with_the_view(mode: str, seats: int,
+def test_resample_deals_consistent_with_the_view(mode: str, seats: int,
                                                        opts: dict[str, Any]) -> None:
-    from cardhall.games.skipper_expert import determinize
     for seed in range(4):
         for steps in (0, 37, 150):
             g = _midgame(mode, seats, seed, steps, **opts)
@@ -825,9 +760,8 @@ def test_expert_samples_deals_consistent_with_the_view(mode: str, seats: int,
                 continue
             for me in range(seats):
                 view = g.view(me)
-                det = determinize(view, random.Random(seed))
-                assert {k: v for k, v in det.view(me).items() if k != "state_id"} == \
-                    {k: v for k, v in view.items() if k != "state_id"}
+                det = Skipper.resample(view, random.Random(seed))
+                assert det.view(me) == view
                 cards = sorted(c for cs in det.card_locations().values() for c in cs)
                 assert cards == list(range(52 * seats))  # every card once
 

@@ -1,4 +1,4 @@
-"""The Skipper ``expert`` bot (games/skipper_expert.py): determinism, legality, its search
+"""The Skipper ``expert`` bot (games/skipper/bots/expert.py): determinism, legality, its search
 budget, and what it does differently from greedy in multiplayer (issue #19)."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import pytest
 from cardhall.games import cards as C
 from cardhall.games import create
 from cardhall.games.bots import strategy
-from cardhall.games.skipper import Skipper, _rank_of, _spare
-from cardhall.games.skipper_expert import expert, own_game
+from cardhall.games.skipper import Skipper, rank_of, spare
+from cardhall.games.skipper.bots.expert import expert, own_game
 
 greedy = strategy("skipper", "greedy")
 
@@ -118,7 +118,7 @@ def test_expert_does_not_sell_a_card_another_seat_can_play_now(seats: int) -> No
 def _seller_takes(code: str, seller: Any) -> bool:
     """Could the seller play ``code`` on its stacks now (a natural, K1)?"""
     s = seller[C.SUITS.index(code[1])]
-    return not s["complete"] and _rank_of(code) - 1 in s["values"]
+    return not s["complete"] and rank_of(code) - 1 in s["values"]
 
 
 def _contested(g: Skipper, seat: int) -> bool:
@@ -131,12 +131,12 @@ def _contested(g: Skipper, seat: int) -> bool:
     me = view["seats"][seat]["stacks"]
     card = C.code(a["card"])
     st = me[C.SUITS.index(card[1])]
-    if st["complete"] or _rank_of(card) - 1 not in st["values"] or _rank_of(card) >= 12:
+    if st["complete"] or rank_of(card) - 1 not in st["values"] or rank_of(card) >= 12:
         return False
     seller = view["seats"][a["seller"]]["stacks"]
-    spare = _spare(view["hand"], me, view["options"])
-    ranks = {_rank_of(b[1]) for b in view["legal_actions"]
-             if b[0] == "bid" and b[1] in spare and not _seller_takes(b[1], seller)}
+    spares = spare(view["hand"], me, view["options"])
+    ranks = {rank_of(b[1]) for b in view["legal_actions"]
+             if b[0] == "bid" and b[1] in spares and not _seller_takes(b[1], seller)}
     return len(ranks) >= 2
 
 
@@ -148,12 +148,12 @@ def test_expert_outbids_with_its_highest_spare_card() -> None:
     for g, seat in _positions(4, range(40), _contested):
         view = g.bot_view(seat)
         action = expert(view, random.Random(0))
-        spare = _spare(view["hand"], view["seats"][seat]["stacks"], view["options"])
+        spares = spare(view["hand"], view["seats"][seat]["stacks"], view["options"])
         seller = view["seats"][view["auction"]["seller"]]["stacks"]
-        bids = [a[1] for a in view["legal_actions"] if a[0] == "bid" and a[1] in spare
+        bids = [a[1] for a in view["legal_actions"] if a[0] == "bid" and a[1] in spares
                 and not _seller_takes(a[1], seller)]
         assert action[0] == "bid"
-        assert _rank_of(action[1]) == max(_rank_of(b) for b in bids), (action, bids)
+        assert rank_of(action[1]) == max(rank_of(b) for b in bids), (action, bids)
         assert greedy(view, random.Random(0)) != action
         seen += 1
         if seen == 3:
@@ -166,8 +166,8 @@ def _holds_passed_card(g: Skipper, seat: int) -> bool:
     active seat (RULINGS K6m: it is not trashed when drawn)."""
     if seat != 0 or g.players[0].turns < 8:
         return False
-    return any(g._dead_for(c, g.players[0])
-               and not all(g._dead_for(c, q) for q in g.players[1:])
+    return any(g.rules.dead_for(c, g.players[0])
+               and not all(g.rules.dead_for(c, q) for q in g.players[1:])
                for c in g.players[0].stock)
 
 
@@ -180,12 +180,12 @@ def test_expert_samples_keep_multiplayer_dead_test() -> None:
     me = sample.players[seat]
     other = sample.players[1 - seat]
     passed = [c for c in range(52 * 2)
-              if sample._dead_for(c, me) and not sample._dead_for(c, other)]
+              if sample.rules.dead_for(c, me) and not sample.rules.dead_for(c, other)]
     assert passed
-    assert not any(sample._dead(c, me) for c in passed)
+    assert not any(sample.dead(c, me) for c in passed)
     dead_for_both = [c for c in range(52 * 2)
-                     if sample._dead_for(c, me) and sample._dead_for(c, other)]
-    assert all(sample._dead(c, me) for c in dead_for_both)
+                     if sample.rules.dead_for(c, me) and sample.rules.dead_for(c, other)]
+    assert all(sample.dead(c, me) for c in dead_for_both)
 
 
 def test_expert_samples_receive_skip_draws() -> None:

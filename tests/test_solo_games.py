@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from cardhall.games import GameOver, NotYourTurn, UnknownAction, create, get
-from cardhall.games.base import SoloGame
-from cardhall.server.room import rebuild
+from cardhall.games.solo import SoloGame
+from cardhall.games import replay
 
 SOLO = ["shop", "shah", "thirtysix", "shufflejack"]
 
@@ -25,7 +25,7 @@ def test_forfeit_ends_the_game_and_replays(name: str) -> None:
     with pytest.raises(GameOver):
         game.forfeit(0)
     # A room's log holds the forfeit as ["f", 0, None]: it replays to the same state.
-    again = rebuild(get(name), game.options, 1, None, [["a", 0, list(first)], ["f", 0, None]])
+    again = replay(get(name), game.options, 1, [["a", 0, list(first)], ["f", 0, None]])
     assert again.snapshot() == game.snapshot()
 
 

@@ -38,9 +38,9 @@ class SlowStore(RedisStore):
         await asyncio.sleep(self.delay)
         return await super().acquire(room_id)
 
-    async def load(self, room_id: str) -> Loaded | None:
+    async def load(self, room_id: str, *, lease: str | None = None) -> Loaded | None:
         await asyncio.sleep(2 * self.delay)
-        return await super().load(room_id)
+        return await super().load(room_id, lease=lease)
 
 
 @pytest.fixture

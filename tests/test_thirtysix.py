@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-import msgpack
 import pytest
 from cardhall.games import (
     GameOver,
@@ -17,7 +16,6 @@ from cardhall.games import (
     UnknownAction,
     bots,
     create,
-    replay,
 )
 from cardhall.games import (
     cards as C,
@@ -30,8 +28,8 @@ from tests.engine_harness import (
     assert_view_contract,
     cards_in,
     play_out,
-    random_playout,
 )
+from tests.engine_profiles import thirtysix_allowed
 
 ALL_CODES = C.codes(C.full_deck())
 
@@ -50,36 +48,6 @@ def make_deck(left: Sequence[str] = (), right: Sequence[str] = (),
     return parts
 
 
-def allowed(game: Any, seat: int | None) -> set[str]:
-    """Card codes anyone may see: face-up ENEMY cards, the row and both collections."""
-    zones = game.card_locations()
-    visible = zones["enemy"] + zones["row"] + zones["collection"] + zones["enemy_collection"]
-    return set(C.codes(visible))
-
-
-def candidates(game: Any, seat: int) -> Iterator[Sequence[Any]]:
-    """Plausible actions that may be illegal now."""
-    zones = game.card_locations()
-    row = C.codes(zones["row"])
-    pair = C.codes(zones["enemy"])
-    hidden = C.codes(zones["player_stack"][:2] + zones["enemy_stack:0"][:1])
-    yield ("commit", *reversed(row))
-    yield ("commit", *row[:1], *row[:1])
-    for code in hidden + pair:
-        yield ("commit", code)
-        yield ("take", code)
-        yield ("surrender", code)
-    for code in row:
-        yield ("take", code)
-        yield ("surrender", code)
-    yield ("take",)
-    yield ("resign", "now")
-    yield ("bogus",)
-    yield ("commit", "ZZ")
-    yield ()
-    yield "commit"
-
-
 def play(game: T.ThirtySix, actions: Sequence[Sequence[Any]]) -> list[dict[str, Any]]:
     events: list[dict[str, Any]] = []
     for action in actions:
@@ -87,35 +55,17 @@ def play(game: T.ThirtySix, actions: Sequence[Sequence[Any]]) -> list[dict[str, 
     return events
 
 
-# -- random playouts ---------------------------------------------------------------------
+# -- whole games (random playouts with every check: tests/test_game_contract.py) ----------
 
-PLAYOUT_OPTIONS = [
-    {},
-    {"baltimore": True},
-    {"short_refill": True, "ace_wins": True},
-    {"discard_rightmost": True, "beat_faces": True},
-    {"surrender_lowest": True, "hearts_double": True, "two_clubs": True},
-    {"short_refill": True, "discard_rightmost": True, "ace_wins": True, "beat_faces": True,
-     "baltimore": True},
-]
-
-
-@pytest.mark.parametrize("options", PLAYOUT_OPTIONS)
+@pytest.mark.parametrize("options", [{}, {"baltimore": True}, {"short_refill": True}])
 @pytest.mark.parametrize("strategy", ["random", "greedy"])
-def test_random_playout(options: dict[str, Any], strategy: str) -> None:
+def test_a_game_is_seventeen_turns_scored_by_the_collection(options: dict[str, Any],
+                                                            strategy: str) -> None:
     for seed in range(4):
-        game = T.ThirtySix({"seed": seed, **options})
-        random_playout(game, bots.strategy("thirtysix", strategy), allowed=allowed,
-                       candidates=candidates, rng_seed=seed)
+        game = play_out(T.ThirtySix({"seed": seed, **options}),
+                        bots.strategy("thirtysix", strategy), random.Random(seed))
         assert game.stats()["turns"] == T.TURNS
         assert game.outcome()["scores"] == [game.score()]
-
-
-def test_playouts_many_seeds_fast_checks() -> None:
-    strat = bots.strategy("thirtysix", "random")
-    for seed in range(10, 30):
-        game = T.ThirtySix({"seed": seed, "baltimore": seed % 2 == 0})
-        random_playout(game, strat, allowed=allowed, rng_seed=seed, check_every=5)
 
 
 # -- known values ------------------------------------------------------------------------
@@ -362,29 +312,6 @@ def test_not_your_turn_and_game_over() -> None:
     assert game.legal_actions(0) == [] and game.to_act() == []
 
 
-def test_replay_determinism_and_snapshot_round_trip() -> None:
-    game = T.ThirtySix({"seed": 77, "baltimore": True})
-    log = []
-    strat = bots.strategy("thirtysix", "greedy")
-    rnd = random.Random(0)
-    mid = None
-    while not game.over:
-        action = strat(game.view(0), rnd)
-        log.append((0, action))
-        game.apply(0, action)
-        if len(log) == 10:
-            mid = game.snapshot()
-    again = replay(T.ThirtySix, game.options, 1, log)
-    assert again.snapshot() == game.snapshot()
-    assert mid is not None
-    packed = msgpack.unpackb(msgpack.packb(mid))
-    restored = T.ThirtySix.restore(packed)
-    assert restored.snapshot() == mid
-    for _, action in log[10:]:
-        restored.apply(0, action)
-    assert restored.snapshot() == game.snapshot()
-
-
 def test_restore_rejects_garbage() -> None:
     with pytest.raises(SnapshotError):
         T.ThirtySix.restore({"game": "shufflejack"})
@@ -400,7 +327,7 @@ def test_views_hide_stacks_seed_and_deck() -> None:
     for seat in (0, None):
         view = game.view(seat)
         assert_view_contract(view, 123456789)
-        assert cards_in(view) <= allowed(game, seat)
+        assert cards_in(view) <= thirtysix_allowed(game, seat)
     assert game.view(None)["legal_actions"] == []
     assert game.view(None)["row"] == game.view(0)["row"]
 

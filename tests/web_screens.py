@@ -54,11 +54,16 @@ async def chromium() -> AsyncIterator[Any]:
 
 async def open_page(b: Any, port: int, viewport: str, errors: list[str]) -> Any:
     """A page with its own storage (a separate player) at ``viewport`` (a :data:`VIEWPORTS`
-    name), on the lobby; its page errors and console errors go to ``errors``."""
+    name), on the lobby; its page errors and console errors go to ``errors``.
+
+    The page prefers reduced motion: cards do not glide after a redraw, so a card is
+    clickable as soon as it is drawn (on a loaded machine a glide can keep a card "not
+    stable" for Playwright while updates keep coming). The motion itself is tested apart
+    (tests/test_web_people.py)."""
     width, height = VIEWPORTS[viewport]
     context = await b.new_context(viewport={"width": width, "height": height},
                                   is_mobile=viewport == "phone",
-                                  has_touch=viewport == "phone")
+                                  has_touch=viewport == "phone", reduced_motion="reduce")
     page = await context.new_page()
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.on("console", lambda m: errors.append(m.text) if m.type == "error"

@@ -4,7 +4,7 @@ Draws a header (mode, state, whose turn), the auction with its bids, then one bl
 its four suit stacks (top card, the values the top stands for, ``✓`` when complete), its
 discard top and the sizes of its stock, discard pile, hand and trash; then the viewer's own
 hand, and the outcome once the game is over. Works from the view dict only (the keys of
-``games/skipper.py``'s ``_VIEW_PARTS``, plus the server's ``room`` facts when present).
+``games/skipper/observer.py``'s ``VIEW_PARTS``, plus the server's ``room`` facts when present).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Shop Solitaire: light the candles, balance the scales, fill the ledger (seed
-``shop-solitaire.txt``, readings ``RULINGS.md`` S1-S13).
+"""Shop Solitaire: light the candles, balance the scales, fill the ledger (the seed's rules
+text as read by RULINGS S1-S13, restated in ``docs/rules/shop.md``).
 
 One 52-card deck. Every card drawn from the stock must go to a candle (up to seven stacks, lit
 when a red card is on top, at most five cards tall), to one of the six trays of the scales
@@ -20,7 +20,7 @@ shelve / purchase a drawn card; trim only when a card has nowhere to go, RULINGS
 Whenever the only move besides closing shop is a draw or a placement, the engine makes it by
 itself (a forced move is no decision), so ``legal_actions`` always offers a real choice.
 
-Readings beyond ``RULINGS.md`` (also in ``docs/rules/shop.md``):
+Readings beyond the RULINGS (also in ``docs/rules/shop.md``):
 
 * Empty candle places are all alike, so a card that must start a candle (S3 a) starts the
   first empty one; a card that may go on the scales while both sides are unset may go on any of
@@ -66,16 +66,15 @@ the left side and 3-5 the right side; shelves 0..k-1)::
 
 from __future__ import annotations
 
-import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from . import cards as C
-from .base import Action, Event, SettlingSoloGame
-from .bots import view_legal_actions
-from .errors import OptionError, UnknownAction
-from .options import SEED, Option
-from .rng import GameRNG
+from .. import cards as C
+from ..base import Action, Event
+from ..errors import OptionError, UnknownAction
+from ..options import SEED, Option
+from ..rng import GameRNG
+from ..solo import SettlingSoloGame
 
 #: A candle takes no card once it is this tall (seed "Candles").
 CANDLE_MAX = 5
@@ -102,9 +101,7 @@ VERBS: dict[str, tuple[str, ...]] = {
 }
 #: Verbs the engine makes by itself when they are the only move besides closing shop.
 FORCED_VERBS = frozenset({"draw", "candle", "tray", "ledger"})
-_PLACE_VERBS = frozenset({"candle", "tray", "ledger"})
-#: The greedy bot shelves only a card this high, so the purchase under it has room.
-SHELF_MIN = 10
+PLACE_VERBS = frozenset({"candle", "tray", "ledger"})
 
 
 def value(card: int) -> int:
@@ -451,114 +448,145 @@ class ShopSolitaire(SettlingSoloGame):
             self.rng.shuffle(self.stock)
 
     def _do(self, act: Action) -> list[Event]:
-        """Carry out a legal action; returns its events."""
+        """Carry out a legal action (the handler ``_do_VERB``; the three placements share
+        :meth:`_do_place`, shelving and purchasing :meth:`_do_reserve`); returns its
+        events."""
         verb = act[0]
-        if verb == "light":
-            card = C.parse(act[1])
-            self.stock.remove(card)
-            i = next(i for i, s in enumerate(self.candles) if not s)
-            self.candles[i].append(card)
-            if all(self.candles):
-                self.phase = "play"
-                if self.options["deck"] is None:
-                    self.rng.shuffle(self.stock)
-            return [{"type": "light", "card": act[1], "candle": i}]
-        if verb == "no_shortcut":
-            self.phase = "play"
-            return [{"type": "no_shortcut"}]
-        if verb == "draw":
-            card = self.stock.pop(0)
-            self.pending = [card]
-            self.source = "stock"
-            self.counters["draws"] += 1
-            return [{"type": "draw", "card": C.code(card)}]
-        if verb in _PLACE_VERBS:
-            card = C.parse(act[1])
-            self.pending.remove(card)
-            if not self.pending:
-                self.source = None
-            if verb == "candle":
-                self.candles[act[2]].append(card)
-            elif verb == "tray":
-                j = act[2]
-                if self.sides[_side_of(j)] is None:
-                    self.sides[_side_of(j)] = C.suit(card)
-                self.trays[j].append(card)
-            else:
-                self.ledger.append(card)
-                self.counters["best_ledger"] = max(self.counters["best_ledger"],
-                                                   len(self.ledger))
-            ev: Event = {"type": "place", "card": act[1], "to": verb}
-            if len(act) > 2:
-                ev["index"] = act[2]
-            return [ev]
+        if verb in PLACE_VERBS:
+            return self._do_place(act)
         if verb in ("shelve", "purchase"):
-            card = C.parse(act[1])
-            self.pending = []
+            return self._do_reserve(act)
+        handler: Callable[[Action], list[Event]] = getattr(self, "_do_" + verb)
+        return handler(act)
+
+    def _do_light(self, act: Action) -> list[Event]:
+        """The short-cut: light the next candle with this red card of the stock (S13)."""
+        card = C.parse(act[1])
+        self.stock.remove(card)
+        i = next(i for i, s in enumerate(self.candles) if not s)
+        self.candles[i].append(card)
+        if all(self.candles):
+            self.phase = "play"
+            if self.options["deck"] is None:
+                self.rng.shuffle(self.stock)
+        return [{"type": "light", "card": act[1], "candle": i}]
+
+    def _do_no_shortcut(self, act: Action) -> list[Event]:
+        """Play without the short-cut."""
+        self.phase = "play"
+        return [{"type": "no_shortcut"}]
+
+    def _do_draw(self, act: Action) -> list[Event]:
+        """Turn the next stock card; it is in play."""
+        card = self.stock.pop(0)
+        self.pending = [card]
+        self.source = "stock"
+        self.counters["draws"] += 1
+        return [{"type": "draw", "card": C.code(card)}]
+
+    def _do_place(self, act: Action) -> list[Event]:
+        """Put a card in play on a candle, a tray or into the ledger (S1-S4, S10)."""
+        verb = act[0]
+        card = C.parse(act[1])
+        self.pending.remove(card)
+        if not self.pending:
             self.source = None
-            if verb == "shelve":
-                self.shelf[act[2]] = card
-            else:
-                self.purchase[act[2]].append(card)
-            return [{"type": verb, "card": act[1], "shelf": act[2]}]
-        if verb == "trim":
-            i = act[1]
-            n = len(self.candles[i])
-            self.stock.extend(self.candles[i])  # RULINGS S7: to the bottom, in order
-            self.candles[i] = []
-            self.counters["trims"] += 1
-            return [{"type": "trim", "candle": i, "cards": n}]
-        if verb == "recalibrate":
-            back = [c for t in self.trays for c in t] + self.ledger
-            self.trays = [[] for _ in range(TRAYS)]
-            self.sides = [None, None]  # RULINGS S9
-            self.ledger = []
-            self._shuffle_in(back)
-            self.counters["recalibrations"] += 1
-            return [{"type": "recalibrate", "cards": len(back)}]
-        if verb == "scrap":
-            back = self.ledger
-            self.ledger = []
-            self._shuffle_in(back)
-            self.counters["scraps"] += 1
-            return [{"type": "scrap", "cards": len(back)}]
-        if verb == "play_shelf":
-            k = act[1]
-            shelved = self.shelf[k]
-            assert shelved is not None
-            card = shelved
-            self.shelf[k] = None
-            back, self.purchase[k] = self.purchase[k], []
-            self._shuffle_in(back)
-            self.pending = [card]
-            self.source = "shelf"
-            return [{"type": "play_shelf", "shelf": k, "card": C.code(card),
-                     "returned": len(back)}]
-        if verb == "play_purchase":
-            k = act[1]
-            sc = self.shelf[k]
-            assert sc is not None
-            self.stock.append(sc)  # seed: the shelf card goes on the bottom of the deck
-            self.shelf[k] = None
-            self.pending, self.purchase[k] = self.purchase[k], []
-            self.source = "purchase"
-            return [{"type": "play_purchase", "shelf": k, "cards": C.codes(self.pending)}]
-        if verb == "close_shop":
-            self._finish(None, "closed shop")
-            back = ([c for s in self.candles for c in s] + [c for t in self.trays for c in t]
-                    + self.ledger + [c for c in self.shelf if c is not None]
-                    + [c for p in self.purchase for c in p] + self.pending)
-            self.candles = [[] for _ in self.candles]
-            self.trays = [[] for _ in range(TRAYS)]
-            self.sides = [None, None]
-            self.ledger = []
-            self.shelf = [None] * len(self.shelf)
-            self.purchase = [[] for _ in self.purchase]
-            self.pending = []
-            self.source = None
-            self._shuffle_in(back)
-            return [{"type": "close_shop"}]
-        raise AssertionError(f"unhandled verb {verb}")  # pragma: no cover
+        if verb == "candle":
+            self.candles[act[2]].append(card)
+        elif verb == "tray":
+            j = act[2]
+            if self.sides[_side_of(j)] is None:
+                self.sides[_side_of(j)] = C.suit(card)
+            self.trays[j].append(card)
+        else:
+            self.ledger.append(card)
+            self.counters["best_ledger"] = max(self.counters["best_ledger"],
+                                               len(self.ledger))
+        ev: Event = {"type": "place", "card": act[1], "to": verb}
+        if len(act) > 2:
+            ev["index"] = act[2]
+        return [ev]
+
+    def _do_reserve(self, act: Action) -> list[Event]:
+        """Shelve the drawn card, or reserve it in a shelf's purchase (S12)."""
+        verb = act[0]
+        card = C.parse(act[1])
+        self.pending = []
+        self.source = None
+        if verb == "shelve":
+            self.shelf[act[2]] = card
+        else:
+            self.purchase[act[2]].append(card)
+        return [{"type": verb, "card": act[1], "shelf": act[2]}]
+
+    def _do_trim(self, act: Action) -> list[Event]:
+        """Trim a candle to the bottom of the stock, in order (S6, S7)."""
+        i = act[1]
+        n = len(self.candles[i])
+        self.stock.extend(self.candles[i])  # RULINGS S7: to the bottom, in order
+        self.candles[i] = []
+        self.counters["trims"] += 1
+        return [{"type": "trim", "candle": i, "cards": n}]
+
+    def _do_recalibrate(self, act: Action) -> list[Event]:
+        """Empty the trays and scrap the ledger into the stock (S6, S7, S9)."""
+        back = [c for t in self.trays for c in t] + self.ledger
+        self.trays = [[] for _ in range(TRAYS)]
+        self.sides = [None, None]  # RULINGS S9
+        self.ledger = []
+        self._shuffle_in(back)
+        self.counters["recalibrations"] += 1
+        return [{"type": "recalibrate", "cards": len(back)}]
+
+    def _do_scrap(self, act: Action) -> list[Event]:
+        """Empty the ledger into the stock (S6, S7)."""
+        back = self.ledger
+        self.ledger = []
+        self._shuffle_in(back)
+        self.counters["scraps"] += 1
+        return [{"type": "scrap", "cards": len(back)}]
+
+    def _do_play_shelf(self, act: Action) -> list[Event]:
+        """Play a shelf's card; its purchase is shuffled into the stock (S12)."""
+        k = act[1]
+        shelved = self.shelf[k]
+        assert shelved is not None
+        card = shelved
+        self.shelf[k] = None
+        back, self.purchase[k] = self.purchase[k], []
+        self._shuffle_in(back)
+        self.pending = [card]
+        self.source = "shelf"
+        return [{"type": "play_shelf", "shelf": k, "card": C.code(card),
+                 "returned": len(back)}]
+
+    def _do_play_purchase(self, act: Action) -> list[Event]:
+        """Play a shelf's purchase; the shelf card goes under the stock (S12)."""
+        k = act[1]
+        sc = self.shelf[k]
+        assert sc is not None
+        self.stock.append(sc)  # seed: the shelf card goes on the bottom of the deck
+        self.shelf[k] = None
+        self.pending, self.purchase[k] = self.purchase[k], []
+        self.source = "purchase"
+        return [{"type": "play_purchase", "shelf": k, "cards": C.codes(self.pending)}]
+
+    def _do_close_shop(self, act: Action) -> list[Event]:
+        """Concede: every card goes back into the stock, the game is lost (S11)."""
+        self._finish(None, "closed shop")
+        back = ([c for s in self.candles for c in s] + [c for t in self.trays for c in t]
+                + self.ledger + [c for c in self.shelf if c is not None]
+                + [c for p in self.purchase for c in p] + self.pending)
+        self.candles = [[] for _ in self.candles]
+        self.trays = [[] for _ in range(TRAYS)]
+        self.sides = [None, None]
+        self.ledger = []
+        self.shelf = [None] * len(self.shelf)
+        self.purchase = [[] for _ in self.purchase]
+        self.pending = []
+        self.source = None
+        self._shuffle_in(back)
+        return [{"type": "close_shop"}]
 
     def _finish(self, winner: int | None, reason: str) -> None:
         self.phase = "over"
@@ -657,235 +685,3 @@ class ShopSolitaire(SettlingSoloGame):
             return f"{act[1]} has nowhere to go: trim a candle first (RULINGS S3)"
         where = ", ".join(f"{a[0]} {a[2]}" if len(a) > 2 else a[0] for a in places)
         return f"{act[1]} cannot go there: RULINGS S1-S4 send it to {where}"
-
-
-# -- bots ------------------------------------------------------------------------------------
-
-_VAL = {r: i + 1 for i, r in enumerate(C.RANKS)}
-
-
-#: The greedy bot gives up (closes shop, RULINGS S11) once it has made this many moves plus
-#: ``CLOSE_PER_ENTRY`` per ledger entry filled: measured over seeds 0..299 played to the move
-#: limit, every won deal was won within 450 moves and never fell behind 370 + 30 per entry
-#: (a deal whose scales stay unbalanced that long does not come back), and playing the lost
-#: ones on to the move limit took ~3x longer.
-CLOSE_AFTER = 500
-CLOSE_PER_ENTRY = 30
-
-
-def _hopeless(view: Mapping[str, Any]) -> bool:
-    """True when the greedy bot should close shop: its ledger grows too slowly
-    (``CLOSE_AFTER`` + ``CLOSE_PER_ENTRY`` moves per entry filled), or the moves left before
-    the room's move limit cannot fill it (each entry takes a draw and a placement)."""
-    filled = len(view["ledger"])
-    moves = int(view["moves"])
-    left = int(view["max_moves"]) - moves
-    return moves >= CLOSE_AFTER + CLOSE_PER_ENTRY * filled or left < 2 * (12 - filled)
-
-
-def _v(cd: str) -> int:
-    return _VAL[cd[0]]
-
-
-def _red(cd: str) -> bool:
-    return cd[1] in "DH"
-
-
-def greedy_strategy(view: Mapping[str, Any], rng: random.Random) -> tuple[Any, ...]:
-    """A heuristic Shop Solitaire player working only from the view.
-
-    The plan rests on one fact of the rules: cards on the trays and in the ledger never come
-    back (the bot never recalibrates or scraps), so every balance-suit card that reaches a tray
-    is one fewer card that can upset the scales, and the cards it still waits for are those
-    neither on the table nor in the ledger (the stock's *contents* follow from the view; only
-    its order is hidden).
-
-    * Short-cut: light the candles with seven hearts, so few hearts are left to upset the
-      scales; while the scales are empty, a diamond is shelved rather than weighed.
-    * Trays: the tray that balances the scales; else an empty tray; else the tray after which
-      the most unseen or candle cards of the balance suits would balance the scales with one
-      more card (:func:`_fixers`), then the one that brings the sides closest.
-    * While balanced, a card that would upset the scales is shelved or purchased; while not
-      balanced, a ledger card that would put out a candle is purchased instead, and the
-      purchase is played back (into the ledger) once the scales balance again. A shelved
-      balance card is played when it balances the scales.
-    * The cards it *wants*: while balanced, the ledger cards still missing; while not, the
-      balance-suit cards that would balance the scales in one move. When none of them is left
-      in the stock, it trims (RULINGS S6, S7) the tall candle holding the most of them, so
-      they come back from under the stock; a red card that goes on a candle goes on the one
-      holding the most wanted cards, so it grows tall enough to trim (4 cards), else on the
-      tallest. Black cards go on unlit candles rather than putting one out.
-    * Forced trims take the tallest lit candle; shelve only a card worth ``SHELF_MIN`` or
-      more, so the purchase under it has room (RULINGS S12).
-    * Close shop (RULINGS S11) when the ledger grows too slowly to be filled
-      (:func:`_hopeless`): such deals are lost anyway (measured), and playing them out to the
-      room's move limit takes several times as long. Otherwise never close shop.
-
-    Deterministic: ``rng`` is not used.
-
-    Args:
-        view: The seat's view (see :meth:`ShopSolitaire.view`), with its legal actions.
-        rng: Unused (the heuristic is deterministic); kept for the strategy signature.
-
-    Returns:
-        One of the view's legal actions, as a tuple.
-
-    Raises:
-        ValueError: the view lists no legal action.
-    """
-    legal = view_legal_actions(view)
-    if len(legal) == 1:
-        return legal[0]
-    if view["phase"] == "shortcut":
-        lights = [a for a in legal if a[0] == "light"]
-        lights.sort(key=lambda a: (a[1][1] != "H", _v(a[1])))
-        return lights[0]
-    candles: list[list[str]] = view["candles"]
-    trays: list[list[str]] = view["trays"]
-    sides: list[str | None] = view["sides"]
-    lit: list[bool] = view["lit"]
-    balanced: bool = view["balanced"]
-    ledger_suit: str | None = view["ledger_suit"]
-    ledger = set(view["ledger"])
-    legal_set = set(legal)
-    tops: list[str | None] = [t[-1] if t else None for t in trays]
-    seen = {c for stack in candles + trays for c in stack} | ledger | set(view["in_play"])
-    for shelf in view["shelves"]:
-        seen.update(shelf["purchase"])
-        if shelf["shelf"]:
-            seen.add(shelf["shelf"])
-    stock = sorted(c for c in _ALL if c not in seen)  # the stock's contents, not its order
-    pool = stock + [c for stack in candles for c in stack]
-
-    def needed_ledger(cd: str) -> bool:
-        # a ledger card the ledger still needs (RULINGS S10: not the ace)
-        return ledger_suit is not None and cd[1] == ledger_suit and cd[0] != "A" \
-            and cd not in ledger
-
-    if None in sides:
-        wanted: set[str] = set()
-    elif balanced:
-        wanted = {c for c in pool if needed_ledger(c)}
-    else:
-        wanted = {c for c in pool if _fixers(tops, sides, [c])}
-
-    def trim_choice() -> tuple[Any, ...] | None:
-        trims = [a for a in legal if a[0] == "trim"]
-        if not trims:
-            return None
-        # measured: trimming a lit candle first does better than an unlit one
-        trims.sort(key=lambda a: (not lit[a[1]], -len(candles[a[1]]), a[1]))
-        return trims[0]
-
-    def reserve() -> tuple[Any, ...] | None:
-        res = [a for a in legal if a[0] == "purchase"
-               or (a[0] == "shelve" and _v(a[1]) >= SHELF_MIN)]
-        res.sort(key=lambda a: (a[0] != "purchase", a[2]))
-        return res[0] if res else None
-
-    if view["in_play"]:
-        places = [a for a in legal if a[0] in _PLACE_VERBS]
-        if not places:
-            return trim_choice() or reserve() or legal[0]
-        to_ledger = [a for a in places if a[0] == "ledger"]
-        if to_ledger:
-            return to_ledger[0]
-        tray_moves = [a for a in places if a[0] == "tray"]
-        if tray_moves:
-            cd = tray_moves[0][1]
-            scored: list[tuple[tuple[bool, bool, int, int, int], tuple[Any, ...]]] = []
-            for a in tray_moves:
-                after = list(tops)
-                after[a[2]] = cd
-                sums = _weights(after)
-                scored.append(((not _balanced(after), bool(trays[a[2]]),
-                                -_fixers(after, sides, pool), abs(sums[0] - sums[1]), a[2]), a))
-            scored.sort()
-            if scored[0][0][0] is False:
-                return scored[0][1]  # this card balances the scales
-            if (balanced or (sides == [None, None] and cd[1] == "D")) and reserve() is not None:
-                return reserve()  # type: ignore[return-value]
-            return scored[0][1]
-        cd = places[0][1]
-        candle_moves = [a for a in places if a[0] == "candle"]
-        puts_out = not _red(cd) and all(lit[a[2]] for a in candle_moves)
-        if puts_out and reserve() is not None and cd[1] == ledger_suit:
-            return reserve()  # type: ignore[return-value]
-
-        def candle_key(a: tuple[Any, ...]) -> tuple[bool, int, int, int]:
-            stack = candles[a[2]]
-            holds = sum(1 for c in stack if c in wanted)
-            return (lit[a[2]] and not _red(cd), -holds, -len(stack), a[2])
-
-        return min(candle_moves, key=candle_key)
-    # between draws
-    if ("close_shop",) in legal_set and _hopeless(view):
-        return ("close_shop",)
-    for k, shelf in enumerate(view["shelves"]):
-        p = shelf["purchase"]
-        if balanced and ("play_purchase", k) in legal_set and all(needed_ledger(c) for c in p):
-            return ("play_purchase", k)
-        sc = shelf["shelf"]
-        if ("play_shelf", k) not in legal_set or not sc:
-            continue
-        if balanced and needed_ledger(sc) and not p:
-            return ("play_shelf", k)
-        if sc[1] not in sides and sc[1] != ledger_suit and None not in sides:
-            return ("play_shelf", k)  # the other red suit: no use on the shelf
-        if not balanced and sc[1] in sides and not p and _fixers(tops, sides, [sc]):
-            return ("play_shelf", k)
-    trims = [a for a in legal if a[0] == "trim"]
-    if trims and all(lit) and None not in sides and not any(c in wanted for c in stock):
-        # what the scales or the ledger wait for lies only in the candles: trim the tall
-        # candle holding most of it, so it comes back from under the stock (RULINGS S7)
-        holding = [(-sum(1 for c in candles[a[1]] if c in wanted), a[1], a) for a in trims]
-        best = min(holding)
-        if best[0] < 0:
-            return best[2]
-    if ("draw",) in legal_set:
-        return ("draw",)
-    trim = trim_choice()
-    if trim is not None:
-        return trim
-    for verb in ("play_purchase", "play_shelf", "scrap", "recalibrate"):
-        for a in legal:
-            if a[0] == verb:
-                return a
-    return legal[0]
-
-
-def _weights(tops: list[str | None]) -> list[int]:
-    """``[left, right]`` sums of the tray tops ``tops`` (six codes or None; seed "Scales")."""
-    return [sum(_v(c) for c in tops[k * 3:k * 3 + 3] if c) for k in (0, 1)]
-
-
-def _balanced(tops: list[str | None]) -> bool:
-    """True when the six tray tops ``tops`` balance (RULINGS S5)."""
-    left, right = _weights(tops)
-    return all(tops) and left == right
-
-
-def _fixers(tops: list[str | None], sides: list[str | None], cards: list[str]) -> int:
-    """How many of ``cards`` would balance the scales with tray tops ``tops`` if placed on
-    some tray of their side (cards of other suits count 0; 0 while a tray is empty)."""
-    if not all(tops):
-        return 0
-    n = 0
-    for cd in cards:
-        if cd[1] not in sides:
-            continue
-        k = sides.index(cd[1])
-        for j in range(3 * k, 3 * k + 3):
-            after = list(tops)
-            after[j] = cd
-            if _balanced(after):
-                n += 1
-                break
-    return n
-
-
-_ALL = frozenset(C.code(c) for c in C.full_deck())
-
-
-GAME = ShopSolitaire
-STRATEGIES = {"greedy": greedy_strategy}

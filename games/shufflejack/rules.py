@@ -1,6 +1,7 @@
 """ShuffleJack: Blackjack hands from a 5 x 5 tableau, over up to seven rounds.
 
-A solitaire designed by Randy Rasa (seed ``shufflejack.txt``). Each round deals a fresh
+A solitaire designed by Randy Rasa (the seed's rules text, restated in
+``docs/rules/shufflejack.md``). Each round deals a fresh
 shuffled deck (RULINGS J9): 25 cards fill the tableau, positions 1-25 row by row. The player
 removes hands: 2-5 cards in one row or one column whose Blackjack count is exactly 21
 (J1, J2). The deck may be clicked at any time to consolidate the tableau and deal into the
@@ -9,7 +10,7 @@ advances only when its hands outnumber the cards left (J8), at most 7 rounds (J1
 ``r`` has ``r - 1`` locked positions, drawn from the seed and kept from round to round; they
 unlock the moment the deck is empty (J6). Round score = (hands + bonus) x round (J11).
 
-Readings beyond ``RULINGS.md`` (documented in ``docs/rules/shufflejack.md``):
+Readings beyond the RULINGS (documented in ``docs/rules/shufflejack.md``):
 
 * "deal" is offered only when it changes something: the deck has cards and a position is
   empty. If the tableau is full, no hand can be made and the deck still has cards, the
@@ -31,23 +32,29 @@ Actions (tableau positions are ints 1..25, row by row)::
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from itertools import combinations, pairwise
+from collections.abc import Mapping
+from itertools import pairwise
 from typing import Any, ClassVar
 
-from . import cards as C
-from .base import Action, Event, VersionedSoloGame
-from .bots import view_legal_actions
-from .errors import IllegalAction, SnapshotError, UnknownAction
-from .options import SEED, Option
-from .rng import GameRNG
+from .. import cards as C
+from ..base import Action, Event, GameType
+from ..errors import IllegalAction, SnapshotError, UnknownAction
+from ..options import SEED, Option
+from ..rng import GameRNG
+from ..solo import POINTS_GAME, CheckedSoloGame
+from .bots import greedy
+from .hands import (
+    HAND_SHAPES,
+    LINE_OF_PAIR,
+    POSITIONS,
+    ROUNDS,
+    SIZE,
+    advances,
+    card_value,
+    is_blackjack,
+    round_score,
+)
 
-SIZE = 5
-POSITIONS = SIZE * SIZE
-#: Most rounds in a game (RULINGS J10).
-ROUNDS = 7
-#: Bonus points by cards left at the end of a round (RULINGS J11).
-BONUS = {3: 2, 2: 3, 1: 4}
 VERBS = frozenset({"hand", "deal", "next", "resign"})
 
 OPTIONS: tuple[Option, ...] = (
@@ -57,75 +64,7 @@ OPTIONS: tuple[Option, ...] = (
            "shuffle by seed."),
 )
 
-#: Every line of the tableau (5 rows, then 5 columns) as 0-based indices.
-LINES: tuple[tuple[int, ...], ...] = tuple(
-    [tuple(range(r * SIZE, r * SIZE + SIZE)) for r in range(SIZE)]
-    + [tuple(range(c, POSITIONS, SIZE)) for c in range(SIZE)]
-)
-_LINE_OF_PAIR: dict[tuple[int, int], int] = {}
-for _n, _line in enumerate(LINES):
-    for _a, _b in combinations(_line, 2):
-        _LINE_OF_PAIR[(_a, _b)] = _n
-#: All index sets a hand may use (J1): 2-5 indices of one line, ascending.
-HAND_SHAPES: tuple[tuple[int, ...], ...] = tuple(sorted(
-    combo for line in LINES for k in range(2, SIZE + 1) for combo in combinations(line, k)
-))
-
-
-def card_value(card: int) -> int:
-    """Blackjack count of ``card`` with aces as 1 (RULINGS J2): A=1, 2-10, J/Q/K=10.
-
-    Args:
-        card: A card int (see :mod:`.cards`).
-
-    Returns:
-        1..10.
-    """
-    return min(C.rank(card), 10)
-
-
-def is_blackjack(cards: Sequence[int]) -> bool:
-    """Whether ``cards`` count exactly 21 with each ace as 1 or 11 (RULINGS J2).
-
-    Only the card values are checked, not the hand's size or shape.
-
-    Args:
-        cards: Card ints.
-
-    Returns:
-        True for e.g. A+K, A+A+9, 10+J+A.
-    """
-    total = sum(card_value(c) for c in cards)
-    return total == 21 or (total == 11 and any(C.rank(c) == C.ACE for c in cards))
-
-
-def bonus(left: int) -> int:
-    """Bonus points for ``left`` cards left at a round's end (RULINGS J11): 3 -> 2,
-    2 -> 3, 1 -> 4, otherwise 0."""
-    return BONUS.get(left, 0)
-
-
-def round_score(hands: int, left: int, round_no: int) -> int:
-    """A round's score (RULINGS J11): (hands + bonus(left)) x round number.
-
-    Args:
-        hands: Hands cashed in this round.
-        left: Cards left at the round's end (tableau plus deck).
-        round_no: 1..7.
-
-    Returns:
-        The score, e.g. 39 for round 3 with 10 hands and 2 cards left.
-    """
-    return (hands + bonus(left)) * round_no
-
-
-def advances(hands: int, left: int) -> bool:
-    """Whether a round with ``hands`` hands and ``left`` cards left is passed (RULINGS J8):
-    more hands than cards left (15/7 passes, 7/7 fails)."""
-    return hands > left
-
-
-class ShuffleJack(VersionedSoloGame):
+class ShuffleJack(CheckedSoloGame):
     """The ShuffleJack engine (solo, seat 0); rules and actions in the module docstring.
 
     ``outcome()["scores"]`` is ``[total score]`` (sum of the round scores, J11); ``winner``
@@ -143,6 +82,7 @@ class ShuffleJack(VersionedSoloGame):
     name: ClassVar[str] = "shufflejack"
     title: ClassVar[str] = "ShuffleJack"
     OPTIONS: ClassVar[tuple[Option, ...]] = OPTIONS
+    TYPE: ClassVar[GameType] = POINTS_GAME
     VERBS: ClassVar[frozenset[str]] = VERBS
 
     def __init__(self, options: Mapping[str, Any] | None = None, seats: int = 1) -> None:
@@ -285,7 +225,7 @@ class ShuffleJack(VersionedSoloGame):
         if any(b <= a for a, b in pairwise(positions)):
             raise IllegalAction("list a hand's positions once each, in ascending order")
         idx = [p - 1 for p in positions]
-        lines = {_LINE_OF_PAIR.get(pair, -1) for pair in pairwise(idx)}
+        lines = {LINE_OF_PAIR.get(pair, -1) for pair in pairwise(idx)}
         if len(lines) != 1 or -1 in lines:
             raise IllegalAction("a hand's cards must lie in one row or one column")
         empty = [p for p in positions if self.tableau[p - 1] is None]
@@ -450,73 +390,3 @@ class ShuffleJack(VersionedSoloGame):
         self.won = bool(data["won"])
         self.passed = int(data["passed"])
         self._cache = None
-
-
-# -- bots ---------------------------------------------------------------------------------
-
-_RANK_OF = {ch: i + 1 for i, ch in enumerate(C.RANKS)}
-
-
-def _hands_in(values: Sequence[int | None], aces: Sequence[bool]) -> list[tuple[int, ...]]:
-    """Valid hand shapes (0-based) over per-position counts (``None``: unusable)."""
-    out = []
-    for shape in HAND_SHAPES:
-        total = 0
-        ace = False
-        for i in shape:
-            v = values[i]
-            if v is None:
-                break
-            total += v
-            ace = ace or aces[i]
-        else:
-            if total == 21 or (ace and total == 11):
-                out.append(shape)
-    return out
-
-
-def greedy(view: Mapping[str, Any], rng: Any) -> Action:
-    """A one-step lookahead strategy for ShuffleJack, from ``view`` only; deterministic.
-
-    Keeps the tableau full (``deal`` whenever it is offered: more cards in each line, more
-    hands), then cashes the hand that leaves the most hands available afterwards; ties go to
-    the hand with more cards (fewer cards left, J8), then to the one using fewer aces. With
-    no hand left it plays ``next``. Never resigns unless nothing else is legal.
-
-    Args:
-        view: A seat-0 view of :class:`ShuffleJack`.
-        rng: Ignored (may be ``None``).
-
-    Returns:
-        One of ``view["legal_actions"]`` as a tuple.
-
-    Raises:
-        ValueError: the view lists no legal action.
-    """
-    legal = view_legal_actions(view)
-    verbs = {a[0] for a in legal}
-    if "deal" in verbs:
-        return ("deal",)
-    hands = [a for a in legal if a[0] == "hand"]
-    if not hands:
-        return ("next",) if "next" in verbs else legal[0]
-    tab = view["tableau"]
-    locked = set(view["locked"]) if view["locks_active"] else set()
-    values: list[int | None] = [
-        None if c is None or i + 1 in locked else min(_RANK_OF[c[0]], 10)
-        for i, c in enumerate(tab)
-    ]
-    aces = [c is not None and c[0] == "A" for c in tab]
-    best, best_key = hands[0], (-1, 0, 0)
-    for a in hands:
-        after = list(values)
-        for p in a[1:]:
-            after[p - 1] = None
-        key = (len(_hands_in(after, aces)), len(a) - 1, -sum(aces[p - 1] for p in a[1:]))
-        if key > best_key:
-            best, best_key = a, key
-    return best
-
-
-GAME = ShuffleJack
-STRATEGIES = {"greedy": greedy}

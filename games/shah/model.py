@@ -1,6 +1,6 @@
-"""A compact model of The Shah for search: the planning bot (:func:`.shah.greedy_strategy`)
+"""A compact model of The Shah for search: the planning bot (:func:`.bots.greedy_strategy`)
 and the ceiling benchmark (``benchmarks/shah_ceiling.py``) play moves on it, far faster than
-on the engine (:class:`.shah.TheShah`), whose rules it follows (RULINGS H1-H10, the engine's
+on the engine (:class:`.rules.TheShah`), whose rules it follows (RULINGS H1-H10, the engine's
 readings, and the forced moves the engine makes itself, see :func:`settle`).
 
 Equal cards of the two packs are one card here, and the two foundations of a suit are
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from . import cards as C
+from .. import cards as C
 
 # -- the compact model ---------------------------------------------------------------------
 #

@@ -1,0 +1,604 @@
+"""The data file of the embedded store: its lock, settings, schema versions and writes.
+
+One SQLite file (``cardhall serve --data PATH``) holds what
+:class:`~cardhall.server.sqlite_store.SQLiteStore` keeps. :func:`open_file`:
+
+1. takes an exclusive lock on ``PATH.lock`` (``filelock``: flock(2), which the kernel drops
+   when the process dies, ``kill -9`` included), so a second process pointed at the same
+   file is refused with :class:`DataFileLocked` instead of writing beside the first;
+2. creates the file ``0600`` (its folder ``0700``) when it is missing;
+3. sets WAL mode (readers, ``cardhall backup`` among them, never block the writer),
+   ``synchronous`` NORMAL (a ``kill -9`` loses nothing committed; a power loss may lose the
+   last transactions) or FULL (``--fsync always``: every commit is on the disk before it
+   returns), incremental auto-vacuum (:meth:`DataFile.vacuum` gives freed pages back);
+4. checks the file (``PRAGMA quick_check``) and its schema version (``PRAGMA
+   user_version``) and runs the :data:`MIGRATIONS` it lacks, in order, each in one
+   transaction with the version it reaches.
+
+Writes (:meth:`DataFile.write`) are functions of the connection, and nobody is told of an
+action before its entry is committed. How they commit (:data:`COMMITS`):
+
+* ``"tick"``: the writes made in one event-loop tick share one transaction, committed by a
+  callback the loop runs next (a plain callback, no task), and each caller waits for that
+  commit (as the Redis store sends one pipeline per tick): one disk sync per tick, what
+  ``--fsync always`` needs;
+* ``"each"``: every write commits at once, and nothing waits;
+* ``"adaptive"``: the first write of a tick commits at once (it has nothing to share its
+  commit with yet, and an action alone in its tick is answered without waiting), and the
+  writes that follow it in the same tick share one commit at the tick's end (under load,
+  the system calls of a commit are paid once for many actions). The default with
+  ``--fsync normal`` (benchmarks/RESULTS.md, "SQLite store").
+
+Schema (version 2)::
+
+    rooms      room (unique), record, state, summary (msgpack: see store.py), code (private
+               rooms' join code), expires_at (unix s: a finished room is deleted after it),
+               game, waiting (1 when its lobby entry is a waiting_entry): the lobby indexes
+    log        (room, seq) -> entry: msgpack log entries; entry seq made state seq + 1
+    snapshots  room -> state_id, snapshot (msgpack engine snapshot)
+    boards     (board, name) -> value: leaderboards (lower value is better)
+
+Exception tree::
+
+    StoreError (store.py)
+    └── DataFileError       the file cannot be used; the message says why and what to do
+        └── DataFileLocked  another process holds the file
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+from filelock import FileLock, Timeout
+
+from .account_sqlite import create_tables as _v3_accounts
+from .store import StoreError, unpack, waiting_entry
+
+log = logging.getLogger("cardhall.sqlite")
+
+T = TypeVar("T")
+#: A write: a function of the connection, run inside a transaction (see DataFile.write).
+Work = Callable[[sqlite3.Connection], Any]
+
+#: How writes commit (see the module docstring).
+COMMITS = ("tick", "each", "adaptive")
+#: ``--fsync`` choices -> ``PRAGMA synchronous``.
+SYNCHRONOUS = {"normal": "NORMAL", "always": "FULL"}
+#: Bytes the write-ahead log is cut back to after a checkpoint (it only grows past this
+#: between two checkpoints, i.e. by about 1,000 pages).
+WAL_LIMIT = 32 * 1024 * 1024
+#: Seconds between two checkpoints of the write-ahead log into the file (:class:`Checkpointer`).
+CHECKPOINT_SECONDS = 1.0
+#: Pages of write-ahead log after which a commit checkpoints by itself, should the
+#: checkpointer thread lag (SQLite's own automatic checkpoint; its default is 1,000).
+AUTO_CHECKPOINT_PAGES = 20_000
+#: Free pages the file may hold before :meth:`DataFile.vacuum` gives them back to the disk.
+FREE_PAGES_KEPT = 1024
+
+
+class DataFileError(StoreError):
+    """The data file cannot be used (unreadable, not a Cardhall data file, damaged, of a
+    newer schema): the message says what to do."""
+
+
+class DataFileLocked(DataFileError):
+    """Another process holds the data file's lock."""
+
+
+def _v1(db: sqlite3.Connection) -> None:
+    """Version 1: rooms (record, state, lobby entry, code, expiry), logs, snapshots and
+    leaderboards."""
+    _script(db, """
+        CREATE TABLE rooms (
+            room TEXT NOT NULL UNIQUE,
+            record BLOB NOT NULL,
+            state BLOB,
+            summary BLOB NOT NULL,
+            code TEXT,
+            expires_at REAL
+        );
+        CREATE INDEX rooms_code ON rooms (code) WHERE code IS NOT NULL;
+        CREATE INDEX rooms_expiry ON rooms (expires_at) WHERE expires_at IS NOT NULL;
+        CREATE TABLE log (
+            room TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            entry BLOB NOT NULL,
+            PRIMARY KEY (room, seq)
+        ) WITHOUT ROWID;
+        CREATE TABLE snapshots (
+            room TEXT NOT NULL PRIMARY KEY,
+            state_id INTEGER NOT NULL,
+            snapshot BLOB NOT NULL
+        );
+        CREATE TABLE boards (
+            board TEXT NOT NULL,
+            name TEXT NOT NULL,
+            value INTEGER NOT NULL,
+            PRIMARY KEY (board, name)
+        ) WITHOUT ROWID;
+        CREATE INDEX boards_rank ON boards (board, value, name)
+    """)
+
+
+def _script(db: sqlite3.Connection, script: str) -> None:
+    """Run the statements of ``script`` (separated by ``;``) inside the caller's transaction
+    (``executescript`` would commit it first)."""
+    for statement in script.split(";"):
+        if statement.strip():
+            db.execute(statement)
+
+
+def _v2(db: sqlite3.Connection) -> None:
+    """Version 2: the lobby indexes (``store.room_indexes``) as the columns ``game`` and
+    ``waiting``, filled from each room's lobby entry, and an index per lobby index."""
+    db.execute("ALTER TABLE rooms ADD COLUMN game TEXT NOT NULL DEFAULT ''")
+    db.execute("ALTER TABLE rooms ADD COLUMN waiting INTEGER NOT NULL DEFAULT 0")
+    rows = db.execute("SELECT room, summary FROM rooms").fetchall()
+    for room, summary in rows:
+        db.execute("UPDATE rooms SET game = ?, waiting = ? WHERE room = ?",
+                   (*lobby_columns(unpack(summary)), room))
+    db.execute("CREATE INDEX rooms_game ON rooms (game, room)")
+    db.execute("CREATE INDEX rooms_waiting ON rooms (room) WHERE waiting = 1")
+    db.execute("CREATE INDEX rooms_waiting_game ON rooms (game, room) WHERE waiting = 1")
+
+
+#: The schema's migrations, in order: ``MIGRATIONS[k]`` takes a file from version ``k`` to
+#: ``k + 1`` (an empty file is version 0): v1 rooms, logs, snapshots and boards; v2 the
+#: lobby-index columns; v3 the accounts' tables (:mod:`.account_sqlite`, issue #29). Append
+#: new ones; never change one that shipped.
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2, _v3_accounts)
+#: The schema version this code writes.
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def lobby_columns(summary: dict[str, Any]) -> tuple[str, int]:
+    """``(game, waiting)``: the columns that place a room in the lobby indexes (v2)."""
+    return summary["game"], int(waiting_entry(summary))
+
+
+def _say(exc: sqlite3.Error) -> str:
+    """SQLite's words for ``exc`` (``database or disk is full``, ...)."""
+    return str(exc) or type(exc).__name__
+
+
+def default_path() -> Path:
+    """``$XDG_DATA_HOME/cardhall/cardhall.db``, else ``~/.local/share/cardhall/cardhall.db``
+    (platformdirs' user data folder on other systems)."""
+    from platformdirs import user_data_path
+
+    return user_data_path("cardhall", appauthor=False) / "cardhall.db"
+
+
+def _connect(path: Path, *, create: bool) -> sqlite3.Connection:
+    """A connection in autocommit mode (transactions are explicit), the file made ``0600``
+    (its folder ``0700``) when ``create`` and missing.
+
+    Raises:
+        DataFileError: the folder or the file cannot be made or opened.
+    """
+    try:
+        if create and not path.exists():
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
+        uri = path.resolve().as_uri() + ("" if create else "?mode=ro")
+        return sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+    except (OSError, sqlite3.Error) as exc:
+        raise DataFileError(f"cannot open the data file {path}: {exc}") from None
+
+
+def _check(db: sqlite3.Connection, path: Path) -> int:
+    """The file's schema version, after an integrity check.
+
+    Raises:
+        DataFileError: it is not a SQLite file, is damaged, or is of a newer schema.
+    """
+    try:
+        version = int(db.execute("PRAGMA user_version").fetchone()[0])
+        problems = [row[0] for row in db.execute("PRAGMA quick_check")]
+    except sqlite3.DatabaseError as exc:
+        raise DataFileError(f"the data file {path} is not a Cardhall data file or is damaged "
+                            f"({_say(exc)}): restore a backup (cardhall backup) or move it "
+                            "away to start empty") from None
+    if problems != ["ok"]:
+        raise DataFileError(f"the data file {path} is damaged ({'; '.join(problems[:3])}): "
+                            "restore a backup (cardhall backup) or move it away")
+    if version > SCHEMA_VERSION:
+        raise DataFileError(f"the data file {path} has schema version {version}, newer than "
+                            f"this Cardhall's {SCHEMA_VERSION}: run a newer Cardhall, or "
+                            "restore a backup made by this version")
+    return version
+
+
+def migrate(db: sqlite3.Connection, path: Path, found: int | None = None) -> int:
+    """Bring the schema of ``db`` to :data:`SCHEMA_VERSION`: each missing migration in its
+    own transaction, with ``user_version`` set to the version it reaches.
+
+    Args:
+        found: The file's version as checked already (None: check it here).
+
+    Returns:
+        The version the file had before (0: it was empty).
+
+    Raises:
+        DataFileError: the file is damaged or of a newer schema, or a migration failed
+            (the file stays at the last version reached).
+    """
+    if found is None:
+        found = _check(db, path)
+    if found == 0:
+        db.execute("PRAGMA auto_vacuum = INCREMENTAL")  # only before the first table
+    for version in range(found, SCHEMA_VERSION):
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            MIGRATIONS[version](db)
+            db.execute(f"PRAGMA user_version = {version + 1}")
+            db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise DataFileError(f"the data file {path} could not be migrated from schema "
+                                f"{version} to {version + 1}: {_say(exc)}") from None
+        # A new file is news to nobody; an older file brought up to date is, to an operator.
+        log.log(logging.INFO if found else logging.DEBUG, "data file %s migrated to schema %d",
+                path, version + 1)
+    return found
+
+
+class DataFile:
+    """An open data file, locked for this process (made by :func:`open_file`).
+
+    Args:
+        path: The file.
+        db: Its connection (autocommit mode, WAL, migrated).
+        lock: The held lock on ``PATH.lock`` (released by :meth:`close`).
+        checkpointer: The thread that checkpoints the log (stopped by :meth:`close`).
+        commit: How writes commit, one of :data:`COMMITS` (see the module docstring).
+
+    Attributes:
+        errors: Writes and reads the file refused (disk full, I/O errors) so far.
+        failing: True from a refused write until a write succeeds (``/healthz`` says 503).
+        commits: Transactions committed (the group commit's batches count once).
+        writes: Writes committed (``writes / commits``: writes per transaction).
+    """
+
+    def __init__(self, path: Path, db: sqlite3.Connection, lock: FileLock | None,
+                 commit: str, checkpointer: Checkpointer | None = None) -> None:
+        self.path = path
+        self.db = db
+        self.lock = lock
+        self.commit = commit
+        self.checkpointer = checkpointer
+        self.errors = 0
+        self.failing = False
+        self.commits = 0
+        self.writes = 0
+        self._pending: list[tuple[Work, asyncio.Future[Any]]] = []
+        self._flush_due = False
+        self._tick_wrote = False  # "adaptive": a write of this tick committed already
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[sqlite3.Connection]:
+        """The connection, for reads: a SQLite error becomes a :class:`StoreError`.
+
+        Raises:
+            StoreError: the file refused the read (damaged, I/O error).
+        """
+        try:
+            yield self.db
+        except sqlite3.Error as exc:
+            self.errors += 1
+            raise StoreError(f"the data file refused a read: {_say(exc)}") from None
+
+    async def write(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``work(connection)`` in a committed transaction and return its result.
+
+        It commits at once (the call never waits), or joins the transaction of this loop
+        tick's writes and returns once that is committed, as :attr:`commit` says (see the
+        module docstring). Should ``work`` raise (a fencing refusal: nothing may be written
+        then), only its own writes are undone.
+
+        Raises:
+            StoreError: the file refused the transaction (disk full, I/O error): nothing of
+                it was written. Whatever ``work`` raised, for its own write.
+        """
+        if self.commit == "each":
+            return self.write_now(work)
+        loop = asyncio.get_running_loop()
+        if self.commit == "adaptive" and not self._tick_wrote:
+            self._tick_wrote = True
+            loop.call_soon(self._next_tick)
+            return self.write_now(work)
+        fut: asyncio.Future[T] = loop.create_future()
+        self._pending.append((work, fut))
+        if not self._flush_due:
+            self._flush_due = True
+            loop.call_soon(self.flush)
+        return await fut
+
+    def _next_tick(self) -> None:
+        """A loop callback: the tick of the last write that committed at once is over."""
+        self._tick_wrote = False
+
+    def write_now(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``work(connection)`` in a transaction of its own, committed before this
+        returns (no event loop needed).
+
+        Raises:
+            StoreError: the file refused the transaction. Whatever ``work`` raised.
+        """
+        ((result, error),) = self._commit([work])
+        if error is not None:
+            raise error
+        return result  # type: ignore[no-any-return]
+
+    def flush(self) -> None:
+        """Commit the writes waiting for this tick's transaction (a loop callback; never
+        raises: each caller gets its result or error)."""
+        pending, self._pending, self._flush_due = self._pending, [], False
+        if not pending:
+            return
+        try:
+            done = self._commit([work for work, _ in pending])
+        except StoreError as exc:
+            for _, fut in pending:
+                if not fut.done():
+                    fut.set_exception(StoreError(str(exc)))
+            return
+        for (_, fut), (result, error) in zip(pending, done):
+            if fut.done():  # its caller was cancelled
+                continue
+            if error is not None:
+                fut.set_exception(error)
+            else:
+                fut.set_result(result)
+
+    def _commit(self, works: list[Work]) -> list[tuple[Any, Exception | None]]:
+        """Run ``works`` in one transaction and commit. When there are several, each runs
+        inside a savepoint, so that one that raises is undone alone; a lone work that
+        raises undoes the transaction.
+
+        Returns:
+            Per work, ``(result, None)``, or ``(None, error)`` when it raised.
+
+        Raises:
+            StoreError: the transaction failed (nothing of it was written).
+        """
+        db = self.db
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            done = [self._run(work, len(works) > 1) for work in works]
+            if db.in_transaction:  # a lone work that raised rolled it back
+                db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            with contextlib.suppress(sqlite3.Error):
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+            self.errors += 1
+            if not self.failing:
+                log.error("the data file %s refused a write: %s", self.path, _say(exc))
+            self.failing = True
+            raise StoreError(f"the data file refused the write: {_say(exc)}") from None
+        self.commits += 1
+        self.writes += len(works)
+        if self.failing:
+            log.warning("the data file %s takes writes again", self.path)
+            self.failing = False
+        return done
+
+    def _run(self, work: Work, nested: bool) -> tuple[Any, Exception | None]:
+        """Run one ``work`` of the open transaction (inside a savepoint when ``nested``).
+        Its own refusal (any exception but a SQLite error) or a constraint it breaks undo
+        its writes (the savepoint, or the whole transaction) and is returned.
+
+        Raises:
+            sqlite3.Error: the file refused the work (disk full, I/O error): the
+                transaction must be rolled back.
+        """
+        db = self.db
+        if nested:
+            db.execute("SAVEPOINT w")
+        try:
+            result = work(db)
+        except sqlite3.IntegrityError as exc:  # its rows clash with others: a refusal
+            error: Exception = StoreError(f"the data file refused a write: {exc}")
+        except sqlite3.Error:
+            raise
+        except Exception as exc:  # the work's own refusal (fencing, log length)
+            error = exc
+        else:
+            if nested:
+                db.execute("RELEASE w")
+            return result, None
+        db.execute("ROLLBACK TO w" if nested else "ROLLBACK")
+        if nested:
+            db.execute("RELEASE w")
+        return None, error
+
+    def vacuum(self) -> int:
+        """Give free pages back to the disk when more than :data:`FREE_PAGES_KEPT` are free
+        (incremental vacuum: the file never holds more than that many unused pages after a
+        deletion). Returns the pages given back. Errors are logged, not raised (a full disk
+        may refuse it; the pages stay free for reuse)."""
+        try:
+            free = int(self.db.execute("PRAGMA freelist_count").fetchone()[0])
+            if free <= FREE_PAGES_KEPT:
+                return 0
+            # executescript steps it to its end (each step frees one page; execute() would
+            # step it once: the pragma has no result columns).
+            self.db.executescript(f"PRAGMA incremental_vacuum({free - FREE_PAGES_KEPT // 2})")
+        except sqlite3.Error as exc:
+            log.warning("incremental vacuum of %s failed: %s", self.path, _say(exc))
+            return 0
+        return free - FREE_PAGES_KEPT // 2
+
+    def close(self) -> None:
+        """Commit what waits, checkpoint the write-ahead log into the file, close, and
+        release the lock."""
+        self.flush()
+        log.debug("data file %s closed: %d writes in %d transactions", self.path, self.writes,
+                  self.commits)
+        if self.checkpointer is not None:
+            self.checkpointer.stop()
+            self.checkpointer = None
+        with contextlib.suppress(sqlite3.Error):
+            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        self.db.close()
+        if self.lock is not None:
+            self.lock.release()
+            self.lock = None
+
+
+class Checkpointer:
+    """Copies the write-ahead log into the data file from a thread of its own, every
+    :data:`CHECKPOINT_SECONDS` (``PRAGMA wal_checkpoint(PASSIVE)`` on its own connection:
+    it never waits for the writer, nor the writer for it). A checkpoint syncs the log and
+    the file (``synchronous`` NORMAL or FULL): done by a commit on the event loop, as
+    SQLite does by default every 1,000 pages, those syncs would stall every room of the
+    process for milliseconds.
+
+    Args:
+        path: The data file.
+        synchronous: Its ``PRAGMA synchronous`` value.
+    """
+
+    def __init__(self, path: Path, synchronous: str) -> None:
+        self.path = path
+        self.synchronous = synchronous
+        self.checkpoints = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="cardhall-checkpoint",
+                                        daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            db = sqlite3.connect(self.path, isolation_level=None)
+            db.execute(f"PRAGMA synchronous = {self.synchronous}")
+        except sqlite3.Error as exc:
+            log.error("checkpoints of %s not made in a thread: %s", self.path, _say(exc))
+            return
+        try:
+            while not self._stop.wait(CHECKPOINT_SECONDS):
+                try:
+                    db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                    self.checkpoints += 1
+                except sqlite3.Error as exc:  # a full disk, say: the next one may pass
+                    log.warning("checkpoint of %s failed: %s", self.path, _say(exc))
+        finally:
+            db.close()
+
+    def stop(self) -> None:
+        """Stop the thread (a checkpoint under way ends first)."""
+        self._stop.set()
+        self._thread.join()
+
+
+def lock_path(path: Path) -> Path:
+    """The lock file of data file ``path`` (``PATH.lock``)."""
+    return path.with_name(path.name + ".lock")
+
+
+def take_lock(path: Path) -> FileLock:
+    """Lock data file ``path`` for this process (its folder made ``0700`` when missing).
+
+    Raises:
+        DataFileLocked: another process holds it.
+        DataFileError: the lock file cannot be made.
+    """
+    lock = FileLock(lock_path(path), mode=0o600, thread_local=False)
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        lock.acquire(timeout=0)
+    except Timeout:
+        raise DataFileLocked(f"the data file {path} is in use by another cardhall process "
+                             f"(it holds {lock_path(path)}): stop that process, or give "
+                             "another --data") from None
+    except OSError as exc:
+        raise DataFileError(f"cannot lock the data file {path}: {exc}") from None
+    return lock
+
+
+def open_file(path: Path, *, fsync: str = "normal", commit: str = "each") -> DataFile:
+    """Open (or create) the data file ``path`` for this process: lock, settings, checks and
+    migrations (see the module docstring).
+
+    Args:
+        path: The file.
+        fsync: ``"normal"`` (``synchronous=NORMAL``) or ``"always"`` (``FULL``).
+        commit: One of :data:`COMMITS` (see :class:`DataFile`).
+
+    Raises:
+        DataFileLocked: another process holds the file.
+        DataFileError: it cannot be opened or created, is not a Cardhall data file, is
+            damaged or of a newer schema, or a migration failed.
+        ValueError: an unknown ``fsync`` or ``commit``.
+    """
+    if fsync not in SYNCHRONOUS:
+        raise ValueError(f"fsync must be one of {', '.join(SYNCHRONOUS)}, not {fsync!r}")
+    if commit not in COMMITS:
+        raise ValueError(f"commit must be one of {', '.join(COMMITS)}, not {commit!r}")
+    lock = take_lock(path)
+    db: sqlite3.Connection | None = None
+    try:
+        db = _connect(path, create=True)
+        found = _check(db, path)
+        try:
+            if found == 0:
+                db.execute("PRAGMA auto_vacuum = INCREMENTAL")  # before the first table
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute(f"PRAGMA synchronous = {SYNCHRONOUS[fsync]}")
+            db.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT}")
+            db.execute("PRAGMA cache_size = -16384")  # KiB: 16 MiB of page cache
+            db.execute(f"PRAGMA wal_autocheckpoint = {AUTO_CHECKPOINT_PAGES}")
+        except sqlite3.Error as exc:
+            raise DataFileError(f"cannot set up the data file {path}: {_say(exc)}") from None
+        migrate(db, path, found)
+    except BaseException:
+        if db is not None:
+            db.close()
+        lock.release()
+        raise
+    return DataFile(path, db, lock, commit,
+                    Checkpointer(path, SYNCHRONOUS[fsync]))
+
+
+def backup(source: Path, dest: Path) -> int:
+    """Copy data file ``source`` to ``dest`` with SQLite's online backup API, safe while a
+    server writes to it (the copy is the state of one moment; the server is not stopped,
+    nor its lock taken). ``dest`` is made ``0600``; an existing ``dest`` is replaced.
+
+    Returns:
+        The size of the copy in bytes.
+
+    Raises:
+        DataFileError: ``source`` is missing or unreadable, not a Cardhall data file, or
+            ``dest`` cannot be written.
+    """
+    if not source.is_file():
+        raise DataFileError(f"no data file at {source}")
+    src = _connect(source, create=False)
+    part = dest.with_name(dest.name + ".part")
+    try:
+        _check(src, source)
+        part.unlink(missing_ok=True)
+        out = _connect(part, create=True)
+        try:
+            src.backup(out)  # all pages in one step: one consistent read of the source
+            out.execute("PRAGMA journal_mode = DELETE")  # one self-contained file
+        finally:
+            out.close()
+        os.replace(part, dest)
+    except (OSError, sqlite3.Error) as exc:
+        part.unlink(missing_ok=True)
+        raise DataFileError(f"cannot back {source} up to {dest}: {exc}") from None
+    finally:
+        src.close()
+    return dest.stat().st_size
