@@ -57,7 +57,7 @@ async def run(rooms: int, actions: int, seed: int) -> float:
         room.start_task()
         for i, conn in enumerate(conns):
             room.join(conn, i)  # type: ignore[arg-type]
-        room.start(None)
+        await room.start(None)
         rng = random.Random(seed + r)
         while room.game.state_id < actions and not room.game.over:
             game = room.game
