@@ -885,8 +885,8 @@ class Room(RoomViews, RoomClocks, RoomChat):
     async def seat_player(self, conn: Connection, seat: int | None, re: Any) -> None:
         """Seat ``conn`` (:meth:`join`), save, then answer ``joined`` (with the seat's
         token, durable before anyone sees it). The player who fills the last seat of a
-        waiting room starts it: the same save holds the start, so ``joined`` already shows
-        the game, and ``started`` and the views follow at once.
+        waiting room starts it: the same save holds the start; ``joined`` shows the room as
+        the player joined it, and ``started`` and the views follow at once.
 
         Raises:
             RoomError: as :meth:`join` (the seat is taken, the room is full...).
@@ -895,6 +895,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
         """
         seat_no, token = self.join(conn, seat)
         full = self.taken == self.seat_count and self.status == "waiting"
+        joined = self.view_for(seat_no) if full else None  # the room as it was joined
         to_bots = self._begin_start() if full else []
         try:
             await self.save_state()
@@ -903,7 +904,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
                 self._undo_start(to_bots)
             self.unjoin(conn, seat_no)
             raise
-        self.send_joined(conn, re, token)
+        self.send_joined(conn, re, token, view=joined)
         if full:
             self._announce_start(to_bots, None, None)
 
