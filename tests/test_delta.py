@@ -36,7 +36,9 @@ def test_apply_of_diff_gives_the_new_view(old: dict[str, Any], data: st.DataObje
     delta = diff(old, new)
     assert apply_delta(copy.deepcopy(old), delta) == new
     assert top_keys(delta) <= set(new)
-    if old == new:
+    # Equal as the wire sees it: 0 == False in Python, but msgpack sends them apart
+    # (hypothesis found ``{"": 0}`` -> ``{"": False}``: a change the delta must carry).
+    if msgpack.packb(old) == msgpack.packb(new):
         assert delta == {}
 
 
