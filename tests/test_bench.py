@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from cardhall.bench.peers import PeersConfig
 from cardhall.bench.versions import export
-from cardhall.server.cli import main
+from cardhall.cli import main
 from click.testing import CliRunner
 
 
