@@ -96,7 +96,7 @@ def _cpu(pid: int | None) -> float:
 async def phase(targets: list[Target], warmup: float, seconds: float, rate: float,
                 rounds: int = 1) -> list[dict[str, Any]]:
     """Measure every target for ``seconds`` at ``rate`` actions/s (0: closed loop); returns
-    one figures dict per target (:meth:`Stats.figures` plus the CPU shares and CPU seconds
+    one figures dict per target (:meth:`.loadgen.Stats.figures` plus the CPU shares and CPU seconds
     per action of the server, the load generator and, given one, the redis-server).
 
     The targets take turns in ``rounds`` windows of ``seconds / rounds`` (A, B, A, B, ...),
@@ -189,7 +189,7 @@ async def bench_versions(paths: list[Path], cfg: BenchConfig,
     phase run over them in turns (:func:`phase`; ``cfg.rounds`` windows each). Returns the
     phase's figures per server, in order, then the echo's (its frames the size of the first
     server's median update). With ``redis_dir``, each server keeps its rooms in a
-    redis-server of its own (:func:`start_redis`, its folder under ``redis_dir``, left
+    redis-server of its own (:func:`.procs.start_redis`, its folder under ``redis_dir``, left
     unpinned), whose CPU per action is counted too."""
     plan = cpu_plan(cfg.pin)
     server_cpus = plan[0] if plan else None
@@ -239,7 +239,7 @@ async def bench_variants(variants: list[tuple[str, tuple[str, ...]]], cfg: Bench
     turns (:func:`phase`; ``cfg.rounds`` windows each).
 
     Args:
-        variants: ``(name, options)`` per server (options: as for :func:`start_cardhall`).
+        variants: ``(name, options)`` per server (options: as for :func:`.servers.start_cardhall`).
         logdir: Folder of the servers' logs.
 
     Returns:
