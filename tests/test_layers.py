@@ -56,8 +56,9 @@ def test_command_line_and_harnesses_keep_their_shape() -> None:
     (``bench/procs.py``); in both no module is over 800 lines, no function over 80, and no
     module imports another's ``_private`` name; and no layer contract has an exception
     (``ignore_imports``): the server imports neither the client nor the harnesses."""
-    import ast
     import tomllib
+
+    from .shape import shape_problems
 
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     problems = [f"contract {c['name']!r} ignores {c['ignore_imports']}"
@@ -69,17 +70,6 @@ def test_command_line_and_harnesses_keep_their_shape() -> None:
         problems.append("no package cardhall.cli in cli/")
     if not (ROOT / "bench" / "procs.py").is_file():
         problems.append("no bench/procs.py")
-    for path in sorted([*(ROOT / "cli").glob("*.py"), *(ROOT / "bench").glob("*.py")]):
-        text = path.read_text(encoding="utf-8")
-        where = path.relative_to(ROOT)
-        if len(text.splitlines()) > 800:
-            problems.append(f"{where}: {len(text.splitlines())} lines")
-        for node in ast.walk(ast.parse(text)):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                size = (node.end_lineno or node.lineno) - node.lineno + 1
-                if size > 80:
-                    problems.append(f"{where}: {node.name} is {size} lines")
-            elif isinstance(node, ast.ImportFrom) and node.module != "__future__":
-                problems += [f"{where}: imports {a.name} from {node.module}"
-                             for a in node.names if a.name.startswith("_")]
+    problems += shape_problems([*(ROOT / "cli").glob("*.py"), *(ROOT / "bench").glob("*.py")],
+                               ROOT)
     assert not problems, problems
