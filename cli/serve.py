@@ -161,7 +161,8 @@ def _limit(ctx: click.Context, param: click.Parameter, value: str) -> str:
 
 
 def auth_options(fn: Any) -> Any:
-    """The ``--auth*`` options of ``cardhall serve`` (see :class:`~.config.Settings`)."""
+    """The ``--auth*`` options of ``cardhall serve`` (see
+    :class:`~cardhall.server.config.Settings`)."""
     file = click.Path(exists=True, dir_okay=False)
     for option in reversed([
         click.option("--auth", type=click.Choice(["optional", "required"]),
