@@ -123,7 +123,7 @@ def admin_rooms(url: str, token: str | None, token_file: Any, as_json: bool) -> 
                 f"{str(r.get('owner') or '-'):<28} {r['name']}")
 
     echo_rooms(listing, as_json,
-                f"{'room':<10} {'game':<12} {'seats':>7} {'status':<9} {'owner':<28} name", row)
+               f"{'room':<10} {'game':<12} {'seats':>7} {'status':<9} {'owner':<28} name", row)
 
 
 @admin.command("close")
@@ -161,7 +161,6 @@ def admin_mute(url: str, token: str | None, token_file: Any, room: str, seat: in
     _admin_call(url, _admin_token(token, token_file), "POST",
                 f"/admin/rooms/{quote(room, safe='')}/seats/{seat}/{op}")
     click.echo(f"seat {seat} of room {room} {op}d")
-
 
 
 @admin.command("drain")

@@ -70,7 +70,6 @@ def check_strategy(game: str, bot: str) -> None:
         raise click.BadParameter(exc.message, param_hint="--strategy") from None
 
 
-
 def http_url_parts(value: str) -> SplitResult | None:
     """``value`` split by :func:`urllib.parse.urlsplit` when it is an ``http://`` or
     ``https://`` URL with a host and a valid port (if any); None otherwise. What may follow

@@ -45,7 +45,6 @@ def reaching(url: str) -> Iterator[None]:
         raise click.ClickException(f"cannot reach {url}: {explain(exc, url)}") from None
 
 
-
 @click.command()
 @click.option("--url", "urls", multiple=True, required=True, type=WS_URL,
               help="Server URL, ws://HOST:PORT (repeat to spread bots over servers).")
@@ -227,7 +226,7 @@ def rooms(url: str, game: str | None, waiting: bool, as_json: bool) -> None:
                 f"{r['status']:<9} {access:<7} {r['name']}")
 
     echo_rooms(listing, as_json, f"{'room':<10} {'game':<12} {'mode':<6} {'seats':>7} "
-                f"{'status':<9} {'access':<7} name", row)
+               f"{'status':<9} {'access':<7} name", row)
 
 
 def seats_taken(room: dict[str, Any]) -> str:
@@ -236,7 +235,7 @@ def seats_taken(room: dict[str, Any]) -> str:
 
 
 def echo_rooms(listing: list[dict[str, Any]], as_json: bool, header: str,
-                row: Callable[[dict[str, Any]], str]) -> None:
+               row: Callable[[dict[str, Any]], str]) -> None:
     """Print a room list (``rooms``, ``admin rooms``): one JSON array when ``as_json``,
     else ``no rooms`` or a table, ``header`` then ``row(room)`` for each room summary."""
     if as_json:
@@ -248,7 +247,6 @@ def echo_rooms(listing: list[dict[str, Any]], as_json: bool, header: str,
     click.echo(header)
     for r in listing:
         click.echo(row(r))
-
 
 
 @click.command()

@@ -213,7 +213,7 @@ def check_auth_options(opts: dict[str, Any]) -> None:
 
 
 def origins(ctx: click.Context, param: click.Parameter,
-             value: tuple[str, ...]) -> tuple[str, ...]:
+            value: tuple[str, ...]) -> tuple[str, ...]:
     """Click callback: each value is a browser origin, ``http(s)://HOST[:PORT]`` with no
     path, query or fragment (the form browsers send in the ``Origin`` header).
 
@@ -226,7 +226,6 @@ def origins(ctx: click.Context, param: click.Parameter,
             raise click.BadParameter(
                 f"{origin!r} is not an origin like https://cards.example[:PORT]")
     return value
-
 
 
 def _sqlite_store(data: Path | None, fsync: str) -> SQLiteStore:
@@ -257,7 +256,6 @@ def _limits(opts: dict[str, Any]) -> dict[str, Any]:
     out["origins"] = tuple(out["origins"]) or None
     out["trusted_proxies"] = tuple(out["trusted_proxies"])
     return out
-
 
 
 @click.command()

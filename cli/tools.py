@@ -95,7 +95,6 @@ def simulate(game: str, mode: str | None, players: int | None, n_games: int, bot
             click.echo(f"  {key:<13} {value}")
 
 
-
 def _room_options(mode: str | None, pairs: tuple[str, ...], game: str) -> dict[str, Any]:
     """Room options from ``--mode`` and ``--option k=v`` pairs (raises click errors)."""
     try:
@@ -132,7 +131,6 @@ def schema(out: str, check: bool) -> None:
                                    "(run `cardhall schema`)")
     for name in changed:
         click.echo(f"wrote {Path(out) / name}")
-
 
 
 @click.command()
