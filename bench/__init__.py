@@ -1,8 +1,11 @@
 """Load and fault harnesses that drive live Cardhall servers from outside.
 
 :mod:`cardhall.bench.load` is ``cardhall bench`` (latency, throughput and memory against a raw
-websockets baseline; its server children run as ``python -m cardhall.bench.load serve|echo``)
-and :mod:`cardhall.bench.chaos` is ``cardhall chaos`` (bots play while server processes and
-Redis are killed or paused). They sit above :mod:`cardhall.server` and the client: the server
-imports nothing of them except its command-line front end (``cardhall.server.cli``).
+websockets baseline: the load generator :mod:`~cardhall.bench.loadgen`, its server children
+:mod:`~cardhall.bench.servers`, run as ``python -m cardhall.bench.servers serve|echo``, the
+table :mod:`~cardhall.bench.report`) and :mod:`cardhall.bench.drills` is ``cardhall chaos``
+(bots play while server processes and Redis are killed or paused: :mod:`~cardhall.bench.chaos`,
+:mod:`~cardhall.bench.ha_chaos`). :mod:`cardhall.bench.procs` starts child processes for them,
+the benchmarks and the tests. They sit above :mod:`cardhall.server` and the client, and only
+the command line (:mod:`cardhall.cli`) imports them.
 """

@@ -5,7 +5,7 @@ One *drill* per fault kind, each on a fresh ``redis-server`` (append-only, ``app
 always``, so a ``kill -9`` loses nothing Redis acknowledged) and fresh ``cardhall serve``
 child processes on 127.0.0.1 and free ports; or, for ``sqlite-kill``, on one ``cardhall
 serve`` with its default store (SQLite, its data file in the drill's folder). This process
-drives bot clients (:func:`recording_client`, playing with
+drives bot clients (:class:`~.recording.RecordingClient`, playing with
 :func:`cardhall.client.bots.play_seat`): ``rooms`` tables of ``seats`` bots each play Skipper
 ``multi`` games back to back, every bot of a table connected to another server first (so
 most seats reach their room through a process that does not own it). Fault kinds (:data:`KINDS`):
@@ -42,8 +42,9 @@ Checks, after the games, against each room's log in the store (Redis'
 * views split: two bots of one room applied views whose shared parts differ at one
   ``state_id`` (:mod:`.views`).
 
-Nothing here starts anything on import; :func:`run` runs drills and :func:`render` prints
-the table. Every wait is bounded; child processes are always stopped (``finally``).
+Nothing here starts anything on import; :func:`.drills.run` runs drills and
+:func:`.drills.render` prints the table. Every wait is bounded; child processes are always
+stopped (``finally``).
 """
 
 from __future__ import annotations
@@ -52,21 +53,18 @@ import asyncio
 import contextlib
 import os
 import random
-import shutil
 import signal
-import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from redis.exceptions import RedisError
 
-from .. import protocol as p
 from ..server.store import Store
-from .load import Child, free_port
+from .procs import Child, free_port, serve_command
+from .recording import Attempt, RecordingClient, audit
 from .topology import Node
 from .views import split_states
 
@@ -125,119 +123,6 @@ class ChaosConfig:
     seed: int = 1
     down_after_ms: int = 2000
     load_seconds: float = 20.0
-
-
-@dataclass
-class Attempt:
-    """One ``act`` a bot sent.
-
-    Attributes:
-        room: Room id.
-        seat: The bot's seat.
-        state_id: The ``state_id`` the action was chosen against.
-        action: The action.
-        result: ``"ok"`` (acknowledged), ``"error:CODE"`` (refused), ``"lost"`` (the
-            connection dropped before the reply) or ``"timeout"`` (no reply in time).
-        sent: ``time.monotonic()`` when it was sent, in seconds.
-        answered: ``time.monotonic()`` when its result came (None: pending), in seconds.
-    """
-
-    room: str
-    seat: int
-    state_id: int
-    action: list[Any]
-    result: str = "pending"
-    sent: float = field(default_factory=time.monotonic)
-    answered: float | None = None
-
-
-def recording_client() -> type:
-    """The :class:`cardhall.client.client.Client` subclass the drill's bots use: it records
-    every ``act`` and its result (:class:`Attempt`), every seat event, unsolicited ``left``,
-    every ``resume`` refused after a reconnect, and every time a room's ``state_id`` went
-    backwards in what it received.
-
-    Returns:
-        The class; its constructor takes the client's arguments.
-    """
-    from ..client.client import Client, ConnectionLost, ServerError
-    from ..games import get
-    from .views import shared_digest
-
-    PER_SEAT = get("skipper").TYPE.per_seat_view_keys  # the drill's tables play Skipper
-
-    class _Recording(Client):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            self.attempts: list[Attempt] = []
-            self.seat_events: list[tuple[str, int, str]] = []
-            self.backwards: list[tuple[str, int, int, str]] = []
-            self.unsolicited_left: list[str] = []
-            self.seen: dict[str, int] = {}
-            #: (room, state_id) -> digest of the shared part of the view applied there.
-            self.shared: dict[tuple[str, int], str] = {}
-            self.think = 0.0
-            self.resume_failures: list[tuple[str, str]] = []
-
-        async def act(self, room: str, action: Any, state_id: int | None = None) -> None:
-            if state_id is None:
-                state_id = int(self.views[room]["state_id"])
-            if self.think:
-                # Paces the game after the choice (play_seat's own ``think`` sleeps before
-                # choosing from a view that may change meanwhile, and the strategy raises
-                # when the view has no legal action left).
-                await asyncio.sleep(self.think)
-            seat = self.seats[room][0] if room in self.seats else -1
-            rec = Attempt(room, seat, state_id, list(action))
-            self.attempts.append(rec)
-            try:
-                await super().act(room, action, state_id)
-            except ServerError as exc:
-                rec.result = f"error:{exc.code}"
-                raise
-            except ConnectionLost:
-                rec.result = "lost"
-                raise
-            except (TimeoutError, asyncio.CancelledError):
-                rec.result = "timeout"  # play_seat's act_timeout cancels the request
-                raise
-            finally:
-                rec.answered = time.monotonic()
-            rec.result = "ok"
-
-        async def _request(self, msg: p.ClientMessage) -> p.Message:
-            try:
-                return await super()._request(msg)
-            except (ServerError, ConnectionLost, TimeoutError) as exc:
-                if isinstance(msg, p.Resume):  # the client gives the seat up: note why
-                    code = exc.code if isinstance(exc, ServerError) else type(exc).__name__
-                    self.resume_failures.append((msg.room, code))
-                raise
-
-        def _dispatch(self, msg: p.Message) -> None:
-            sid: int | None = None
-            room = getattr(msg, "room", None)
-            if isinstance(msg, (p.Update, p.GameOver)):
-                sid = msg.state_id
-            elif isinstance(msg, p.Joined) and isinstance(msg.view, dict):
-                sid = msg.view.get("state_id")
-            elif isinstance(msg, p.SeatEvent):
-                self.seat_events.append((msg.room, msg.seat, msg.event))
-            elif isinstance(msg, p.Left) and msg.re is None:
-                self.unsolicited_left.append(msg.room)
-            if isinstance(room, str) and isinstance(sid, int):
-                before = self.seen.get(room, -1)
-                if sid < before:
-                    full = not isinstance(msg, p.Update) or msg.view is not None
-                    what = f"{msg.TYPE} ({'full view' if full else 'delta'}, via {self.url})"
-                    self.backwards.append((room, before, sid, what))
-                self.seen[room] = max(before, sid)
-            super()._dispatch(msg)
-            view = self.views.get(room) if isinstance(room, str) else None
-            if isinstance(msg, (p.Update, p.Joined)) and isinstance(room, str) and view:
-                self.shared[(room, view.get("state_id", -1))] = shared_digest(view, PER_SEAT)
-
-    return _Recording
 
 
 @dataclass
@@ -326,12 +211,11 @@ class Serve:
         if self.data_home is not None:
             env = {**os.environ, "XDG_DATA_HOME": str(self.data_home)}
             env.pop("CARDHALL_DATA", None)
-        self.child = Child("cardhall serve", [
-            sys.executable, "-m", "cardhall.server.cli", "serve", "--port", str(self.port),
-            *self.redis_args, "--log-level", "WARNING", "--msg-rate", "0",
+        self.child = Child("cardhall serve", serve_command(
+            self.port, *self.redis_args, "--log-level", "WARNING", "--msg-rate", "0",
             "--max-connections-per-address", "0", "--rooms-per-minute", "0",
             "--rooms-per-minute-per-address", "0",
-            "--finished-ttl", "3600"], self.port, self.log, env=env)
+            "--finished-ttl", "3600"), self.port, self.log, env=env)
 
     def kill9(self) -> None:
         """SIGKILL, and wait until it is gone."""
@@ -532,7 +416,7 @@ class Drill:
         """Start the processes, play with faults, check the logs; stop everything.
 
         Returns:
-            The drill's figures (see :func:`render`).
+            The drill's figures (see :func:`.drills.render`).
         """
         t_start = time.monotonic()
         lone = self.kind in LONE
@@ -578,14 +462,13 @@ class Drill:
         return RedisStore(self.redis.url)
 
     async def _play_and_check(self, t_start: float) -> dict[str, Any]:
-        client_cls = recording_client()
         urls = [s.url for s in self.servers]
         tables = []
         for t in range(self.cfg.rooms):
             clients = []
             for i in range(self.cfg.seats):
                 first = (t + i) % len(urls)
-                c = client_cls([urls[(first + k) % len(urls)] for k in range(len(urls))],
+                c = RecordingClient([urls[(first + k) % len(urls)] for k in range(len(urls))],
                                name=f"chaos-{t}-{i}", reconnect_timeout=120.0)
                 c.think = self.cfg.think
                 await c.connect()
@@ -612,9 +495,8 @@ class Drill:
         return figures
 
     async def _check(self) -> dict[str, Any]:
-        from ..games import get
-        from ..games import replay
-
+        """The drill's figures: every game's log checked against what its bots recorded
+        (:func:`~.recording.audit`), and what the bots saw (see :func:`.drills.render`)."""
         attempts: dict[str, list[Attempt]] = {}
         for c in self.clients:
             for a in c.attempts:
@@ -637,42 +519,8 @@ class Drill:
         store = await self._log_store()
         try:
             for g in self.games:
-                mine = attempts.get(g.room, [])
-                try:
-                    async with asyncio.timeout(30):
-                        loaded = await store.load(g.room)
-                        entries = await store.log(g.room) if loaded is not None else []
-                except Exception as exc:  # the drill reports it instead of dying
-                    out["details"].append(f"room {g.room}: log not readable: {exc}")
-                    loaded, entries = None, []
                 bots = {s for r, s in bot_seats if r == g.room}
-                found = audit(g.room, entries, mine, bots)
-                for k in ("acked", "applied_unacked", "lost", "doubled", "bot_moves"):
-                    out[k] += found[k]
-                out["details"] += found["details"]
-                over, to_act = False, None
-                if loaded is not None:
-                    try:
-                        game = replay(get(loaded.record["game"]), loaded.record["options"],
-                                      loaded.record["seats"], entries)
-                        over = game.over and game.state_id == len(entries) == g.state_id
-                        to_act = game.to_act()
-                    except Exception as exc:
-                        out["details"].append(f"room {g.room}: the log does not replay: {exc}")
-                if all(g.finished) and over:
-                    out["finished"] += 1
-                else:
-                    # A bot still connected that never heard of the room's last states
-                    # was cut off from it without a word: a seat silently dropped.
-                    behind = [c for c in self.clients
-                              if -1 < c.seen.get(g.room, -1) < len(entries)]
-                    out["seats_dropped"] += len(behind)
-                    out["seats_cut_off"] += len(behind)
-                    out["details"].append(
-                        f"room {g.room}: not finished (game_over per bot {g.finished}, log "
-                        f"replays to a finished game: {over}, log length {len(entries)}, "
-                        f"final state_id {g.state_id}, seats to act there {to_act}); "
-                        f"{self._last_words(g, mine)}")
+                await self._check_game(g, store, attempts.get(g.room, []), bots, out)
         finally:
             await store.close()
         per_room: dict[str, list[tuple[int, int, str]]] = {}
@@ -695,6 +543,47 @@ class Drill:
             if out["games"] else 0.0
         out["ok"] = passed(out)
         return out
+
+    async def _check_game(self, g: GameRecord, store: Store, mine: list[Attempt],
+                          bots: set[int], out: dict[str, Any]) -> None:
+        """Add game ``g``'s figures to ``out``: its log in ``store`` audited against the
+        attempts of its bots (``mine``; ``bots``: its seats a server bot took over), and
+        whether the log replays to the end every bot was told of."""
+        from ..games import get, replay
+
+        try:
+            async with asyncio.timeout(30):
+                loaded = await store.load(g.room)
+                entries = await store.log(g.room) if loaded is not None else []
+        except Exception as exc:  # the drill reports it instead of dying
+            out["details"].append(f"room {g.room}: log not readable: {exc}")
+            loaded, entries = None, []
+        found = audit(g.room, entries, mine, bots)
+        for k in ("acked", "applied_unacked", "lost", "doubled", "bot_moves"):
+            out[k] += found[k]
+        out["details"] += found["details"]
+        over, to_act = False, None
+        if loaded is not None:
+            try:
+                game = replay(get(loaded.record["game"]), loaded.record["options"],
+                              loaded.record["seats"], entries)
+                over = game.over and game.state_id == len(entries) == g.state_id
+                to_act = game.to_act()
+            except Exception as exc:
+                out["details"].append(f"room {g.room}: the log does not replay: {exc}")
+        if all(g.finished) and over:
+            out["finished"] += 1
+            return
+        # A bot still connected that never heard of the room's last states was cut off
+        # from it without a word: a seat silently dropped.
+        behind = [c for c in self.clients if -1 < c.seen.get(g.room, -1) < len(entries)]
+        out["seats_dropped"] += len(behind)
+        out["seats_cut_off"] += len(behind)
+        out["details"].append(
+            f"room {g.room}: not finished (game_over per bot {g.finished}, log "
+            f"replays to a finished game: {over}, log length {len(entries)}, "
+            f"final state_id {g.state_id}, seats to act there {to_act}); "
+            f"{self._last_words(g, mine)}")
 
     async def _log_store(self) -> Store:
         """The store whose logs are checked: the drill's Redis, or (a :data:`LONE` kind)
@@ -734,62 +623,6 @@ class Drill:
                 f"refused {failed}")
 
 
-def audit(room: str, entries: list[Any], attempts: list[Attempt],
-          bot_seats: set[int] | frozenset[int] = frozenset()) -> dict[str, Any]:
-    """Check a turn-based room's log against the ``act``s its bots sent.
-
-    An action accepted against ``state_id`` S is log entry S (0-based: entry S made state
-    S + 1; protocol spec "state_id and stale actions").
-
-    Args:
-        room: Room id (for the details).
-        entries: The room's whole log, ``[kind, seat, action]`` entries (kind ``"a"``: an
-            action, ``"f"``: a forfeit).
-        attempts: Every ``act`` sent to the room, with its result.
-        bot_seats: Seats a server bot took over: their unexplained entries are the bot's.
-
-    Returns:
-        ``acked`` (acts answered ``ok``), ``lost`` (acked but not at their entry),
-        ``doubled`` (action entries no attempt of that seat, action and state explains),
-        ``bot_moves`` (unexplained entries of ``bot_seats``), ``applied_unacked`` (in the
-        log though their reply never came), ``details`` (one line per lost or doubled).
-    """
-    out: dict[str, Any] = {"acked": 0, "applied_unacked": 0, "lost": 0, "doubled": 0,
-                           "bot_moves": 0, "details": []}
-    explained = {(a.seat, a.state_id, _key(a.action)) for a in attempts}
-    acked = {(a.seat, a.state_id, _key(a.action)) for a in attempts if a.result == "ok"}
-    for a in attempts:
-        at = a.state_id
-        there = (0 <= at < len(entries) and entries[at][0] == "a" and entries[at][1] == a.seat
-                 and _key(entries[at][2]) == _key(a.action))
-        if a.result == "ok":
-            out["acked"] += 1
-            if not there:
-                out["lost"] += 1
-                got = entries[at] if 0 <= at < len(entries) else None
-                out["details"].append(
-                    f"room {room}: lost: seat {a.seat} {a.action} acked at state {at}; the "
-                    f"log has {got} there (length {len(entries)})")
-    for i, (kind, seat, action) in enumerate(entries):
-        if kind != "a":
-            continue
-        if (seat, i, _key(action)) in explained:
-            out["applied_unacked"] += (seat, i, _key(action)) not in acked
-            continue
-        if seat in bot_seats:
-            out["bot_moves"] += 1
-        else:
-            out["doubled"] += 1
-            out["details"].append(f"room {room}: doubled: log entry {i} {[kind, seat, action]} "
-                                  "matches no act of that seat at that state")
-    return out
-
-
-def _key(action: Any) -> str:
-    """A hashable, comparable form of an action (lists and tuples alike)."""
-    return repr(list(action) if isinstance(action, (list, tuple)) else action)
-
-
 def passed(fig: dict[str, Any]) -> bool:
     """The issue's targets for one drill: games were played, 0 lost, 0 doubled, 100% of
     games finished, no seat dropped, no view backwards, no views split, and every planned
@@ -798,94 +631,3 @@ def passed(fig: dict[str, Any]) -> bool:
                 and fig["finished"] == fig["games"] and fig["seats_dropped"] == 0
                 and fig["views_backwards"] == 0 and fig.get("views_split", 0) == 0
                 and fig["faults"] >= 1)
-
-
-async def run_async(cfg: ChaosConfig, say: Progress | None = None,
-                    logdir: Path | None = None) -> dict[str, Any]:
-    """Run one drill per kind of ``cfg.kinds`` in turn, within ``cfg.seconds``.
-
-    Args:
-        say: Progress messages (None: quiet).
-        logdir: Keep Redis' and the servers' logs there (None: a temporary folder,
-            removed afterwards).
-
-    Returns:
-        ``{"config": ..., "drills": [figures per kind], "ok": all targets met}``; a kind
-        not started before the cap has ``{"kind", "skipped": True, "ok": False}``.
-
-    Raises:
-        ValueError: an unknown kind.
-    """
-    classes = {kind: drill_class(kind) for kind in cfg.kinds}
-    deadline = time.monotonic() + cfg.seconds
-    drills: list[dict[str, Any]] = []
-    base = logdir or Path(tempfile.mkdtemp(prefix="cardhall-chaos-"))
-    try:
-        for kind in cfg.kinds:
-            if time.monotonic() > deadline - 10:
-                drills.append({"kind": kind, "skipped": True, "ok": False})
-                continue
-            workdir = base / kind
-            if workdir.exists():
-                shutil.rmtree(workdir)
-            workdir.mkdir(parents=True)
-            drills.append(await classes[kind](kind, cfg, deadline, workdir, say).run())
-            if say:
-                say(f"{kind}: {'PASS' if drills[-1]['ok'] else 'FAIL'}")
-    finally:
-        if logdir is None:
-            shutil.rmtree(base, ignore_errors=True)
-    return {"config": asdict(cfg), "drills": drills, "ok": all(d["ok"] for d in drills)}
-
-
-def drill_class(kind: str) -> type[Drill]:
-    """The drill class of fault kind ``kind``: :class:`Drill` for :data:`KINDS`, the
-    replicated-Redis drills (:mod:`.ha_chaos`) for theirs.
-
-    Raises:
-        ValueError: an unknown kind.
-    """
-    if kind in FAULTS:
-        return Drill
-    from .ha_chaos import HA_FAULTS, HA_KINDS, HaDrill
-
-    if kind in HA_FAULTS:
-        return HaDrill
-    raise ValueError(f"unknown fault kind {kind!r}; one of {', '.join(KINDS + HA_KINDS)}")
-
-
-def run(cfg: ChaosConfig, say: Progress | None = None,
-        logdir: Path | None = None) -> dict[str, Any]:
-    """:func:`run_async` in a new event loop (the ``cardhall chaos`` command)."""
-    from .load import raise_fd_limit
-
-    raise_fd_limit(4096)
-    return asyncio.run(run_async(cfg, say, logdir))
-
-
-COLUMNS = (("kind", "fault kind"), ("games", "games"), ("finished_pct", "finished %"),
-           ("acked", "acked"), ("lost", "lost"), ("doubled", "doubled"),
-           ("views_backwards", "views back"), ("views_split", "views split"),
-           ("seats_dropped", "seats dropped"),
-           ("faults", "faults"), ("wall_s", "wall s"))
-
-
-def render(result: dict[str, Any]) -> str:
-    """The figures as a text table, one row per fault kind, then the details of misses."""
-    rows = [[h for _, h in COLUMNS] + ["result"]]
-    for d in result["drills"]:
-        if d.get("skipped"):
-            rows.append([d["kind"]] + ["-"] * (len(COLUMNS) - 1) + ["SKIPPED (--seconds)"])
-            continue
-        rows.append([str(d[k]) for k, _ in COLUMNS] + ["ok" if d["ok"] else "MISSED"])
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                       for i, (c, w) in enumerate(zip(r, widths))) for r in rows]
-    for d in result["drills"]:
-        for line in d.get("notes", []):
-            lines.append(f"  {d['kind']}: {line}")
-        for line in d.get("details", [])[:30]:
-            lines.append(f"  {d['kind']}: {line}")
-    lines.append("targets: 0 lost, 0 doubled, 100% finished, 0 seats dropped, 0 views "
-                 f"backwards or split: {'met' if result['ok'] else 'MISSED'}")
-    return "\n".join(lines)

@@ -25,7 +25,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from . import load as b
+from .config import BenchConfig
+from .loadgen import Load, close_load, open_cardhall
+from .procs import Child
+from .servers import sqlite_options, start_cardhall
 
 #: The restarted server's line that says how long loading the rooms took.
 RESTORED = re.compile(r"event=rooms_restored rooms=(\d+) failed=(\d+) seconds=([\d.]+)")
@@ -59,7 +62,7 @@ def _measure(path: Path) -> tuple[int, int, int]:
     return int(pages) * int(size), int(entries), int(entry_bytes or 0)
 
 
-async def bench_restart(cfg: b.BenchConfig, folder: Path, cpus: set[int] | None,
+async def bench_restart(cfg: BenchConfig, folder: Path, cpus: set[int] | None,
                         say: Callable[[str], None]) -> dict[str, Any]:
     """File growth and restart time of the SQLite store (see the module docstring).
 
@@ -83,17 +86,17 @@ async def bench_restart(cfg: b.BenchConfig, folder: Path, cpus: set[int] | None,
         RuntimeError: a server did not start; TimeoutError, OSError: the load failed.
     """
     data = folder / "restart.db"
-    options = (*b.sqlite_options(data, cfg), "--finished-ttl", "3600")
-    first = b.start_cardhall(None, folder / "restart-1.log", cpus, options=options)
-    restarted: b.Child | None = None
-    load: b.Load | None = None
+    options = (*sqlite_options(data, cfg), "--finished-ttl", "3600")
+    first = start_cardhall(None, folder / "restart-1.log", cpus, options=options)
+    restarted: Child | None = None
+    load: Load | None = None
     try:
         say(f"sqlite restart: {cfg.restart_rooms} rooms of 4 connections, closed loop "
             f"{cfg.throughput_seconds:g} s")
         # Paced while the tables are made (a closed loop would starve their requests), then
         # a closed loop.
-        load, _ = await b.open_cardhall(first.url, first.pid,
-                                        replace(cfg, rooms=cfg.restart_rooms, rate=200.0))
+        load, _ = await open_cardhall(first.url, first.pid,
+                                      replace(cfg, rooms=cfg.restart_rooms, rate=200.0))
         load.pace(0.0)
         await asyncio.sleep(cfg.throughput_seconds / 2)
         before = _measure(data)
@@ -103,18 +106,18 @@ async def bench_restart(cfg: b.BenchConfig, folder: Path, cpus: set[int] | None,
         first.proc.kill()  # kill -9, mid-game
         first.proc.wait()
         load.running = False
-        await b.close_load(load)  # its 4,000 dead sockets closed before the clock starts
+        await close_load(load)  # its 4,000 dead sockets closed before the clock starts
         load = None
         say("sqlite restart: killed with -9; restarting on the same file")
         started = time.perf_counter()
-        restarted = b.start_cardhall(None, folder / "restart-2.log", cpus, options=options,
-                                     port=first.port)
+        restarted = start_cardhall(None, folder / "restart-2.log", cpus, options=options,
+                                   port=first.port)
         to_listening = time.perf_counter() - started
         found = await _restored(folder / "restart-2.log", RESTORE_TIMEOUT)
     finally:
         if load is not None:
             load.running = False
-            await b.close_load(load)
+            await close_load(load)
         first.stop()
         if restarted is not None:
             restarted.stop()  # SIGTERM: the log is checkpointed into the file

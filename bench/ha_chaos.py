@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from .chaos import ChaosConfig, Drill, Progress, passed
+from .procs import cpu_seconds
 from .topology import SERVICE, ClusterSet, Node, SentinelSet
 
 #: The replicated-Redis fault kinds, in the order ``--kind ha`` runs them.
@@ -253,8 +254,6 @@ class HaDrill(Drill):
         return fig
 
     async def _play_and_check(self, t_start: float) -> dict[str, Any]:
-        from .load import cpu_seconds
-
         assert self.topology is not None
 
         def servers_cpu() -> float:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .load import Child, free_port
+from .procs import Child, free_port, serve_command
 from .versions import export
 
 #: The servers :func:`compare` can run: Cardhall, the harness's Colyseus, the floor, the
@@ -95,9 +95,11 @@ class PeersConfig:
                              "or cardhall@VERSION")
 
 
-def server_command(kind: str, port: int, peers: Path) -> tuple[list[str], str, str]:
+def server_command(kind: str, port: int, peers: Path, package: Path | None = None
+                   ) -> tuple[list[str], str, str]:
     """The command line of server ``kind`` (:data:`SERVERS`) on ``port``, its URL and the
-    generator's ``--kind``."""
+    generator's ``--kind`` (``package``: where a ``cardhall@VERSION``'s package is, see
+    :func:`~.procs.serve_command`)."""
     if kind == "colyseus":
         return (["node", str(peers / "colyseus_server.js"), "--port", str(port),
                  "--patch", "immediate"], f"http://127.0.0.1:{port}", "colyseus")
@@ -107,9 +109,9 @@ def server_command(kind: str, port: int, peers: Path) -> tuple[list[str], str, s
                  *(["--sync"] if kind.endswith("-sync") else []),
                  *(["--game", "skipper"] if kind.startswith("floor-skipper") else [])],
                 url, "cardhall")
-    return ([sys.executable, "-m", "cardhall.server.cli", "serve", "--port", str(port),
-             "--msg-rate", "0", "--max-connections-per-address", "0", "--rooms-per-minute", "0",
-             "--log-level", "WARNING"], url, "cardhall")
+    return (serve_command(port, "--msg-rate", "0", "--max-connections-per-address", "0",
+                          "--rooms-per-minute", "0", "--log-level", "WARNING",
+                          package=package), url, "cardhall")
 
 
 def run_one(kind: str, cfg: PeersConfig, pythonpath: Path | None = None) -> dict[str, Any]:
@@ -118,10 +120,10 @@ def run_one(kind: str, cfg: PeersConfig, pythonpath: Path | None = None) -> dict
 
     Raises:
         RuntimeError: the generator failed, or the server did not listen (see
-            :class:`~cardhall.bench.load.Child`).
+            :class:`~cardhall.bench.procs.Child`).
     """
     port = free_port()
-    argv, url, gen_kind = server_command(kind.partition("@")[0], port, cfg.peers)
+    argv, url, gen_kind = server_command(kind.partition("@")[0], port, cfg.peers, pythonpath)
     env = dict(os.environ, NODE_PATH=str(cfg.node_modules / "node_modules"))
     if pythonpath is not None:
         env["PYTHONPATH"] = str(pythonpath)

@@ -19,7 +19,7 @@ from typing import Any
 
 import redis
 
-from .load import Child, free_port
+from .procs import Child, cpu_seconds, free_port
 
 #: The Sentinel master name the drills use (``cardhall serve --redis-service``).
 SERVICE = "cardhall"
@@ -118,8 +118,6 @@ class Node:
 
     def cpu_seconds(self) -> float:
         """User + system CPU seconds of the running process (0 when not running)."""
-        from .load import cpu_seconds
-
         return cpu_seconds(self.pid) if self.pid else 0.0
 
 

@@ -13,15 +13,16 @@ from pathlib import Path
 #: The checkout this module belongs to (the git repository revisions are taken from).
 ROOT = Path(__file__).resolve().parents[1]
 PARTS = ("server", "protocol", "client")
-#: Exported too when the version has it: the engines (``cardhall.games``; a version must not
-#: run the installed checkout's engines under its own server).
-OPTIONAL_PARTS = ("games",)
+#: Exported too when the version has them: the engines (``cardhall.games``; a version must not
+#: run the installed checkout's engines under its own server) and the command line
+#: (``cardhall.cli``: its ``cardhall serve``; :func:`~.procs.serve_command`).
+OPTIONAL_PARTS = ("games", "cli")
 
 
 def export(version: str, dest: Path) -> Path:
     """Write ``version`` (a folder holding ``server``, ``protocol`` and ``client``, e.g. ``.``
     or another checkout; else a git revision of this repository) as the package
-    ``dest/cardhall``, with its ``games`` when it has them; returns ``dest`` (the
+    ``dest/cardhall``, with its ``games`` and ``cli`` when it has them; returns ``dest`` (the
     ``PYTHONPATH`` entry that finds it).
 
     Raises:
@@ -43,7 +44,7 @@ def export(version: str, dest: Path) -> Path:
                              check=True, capture_output=True).stdout
         with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
             archive.extractall(pkg, filter="data")
-    # The harness that starts the server child (``python -m cardhall.bench.load serve``) is
+    # The harness that starts the server child (``python -m cardhall.bench.servers serve``) is
     # this tree's, whatever the version: only the version's server is under test.
     shutil.copytree(ROOT / "bench", pkg / "bench", dirs_exist_ok=True,
                     ignore=shutil.ignore_patterns("__pycache__"))

@@ -34,7 +34,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from cardhall.bench import load as b
+from cardhall.bench.config import BenchConfig
+from cardhall.bench.load import environment, run_versions
+from cardhall.bench.procs import raise_fd_limit
 from cardhall.bench.versions import export, label
 
 
@@ -79,9 +81,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="the Redis store: a redis-server per version")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
-    cfg = b.BenchConfig(rooms=args.rooms, rate=args.rate, warmup=args.warmup,
-                        latency_seconds=args.seconds, rounds=args.rounds, pin=args.pin)
-    b.raise_fd_limit(4096 + 8 * args.rooms * len(args.versions))
+    cfg = BenchConfig(rooms=args.rooms, rate=args.rate, warmup=args.warmup,
+                      latency_seconds=args.seconds, rounds=args.rounds, pin=args.pin)
+    raise_fd_limit(4096 + 8 * args.rooms * len(args.versions))
     with tempfile.TemporaryDirectory(prefix="cardhall-ab-") as tmp:
         try:
             names = [label(v) for v in args.versions]
@@ -90,11 +92,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"ab: git failed: {exc.stderr.decode(errors='replace').strip()}",
                   file=sys.stderr)
             return 2
-        figures = b.run_versions(paths, cfg, Path(tmp) / "redis" if args.redis else None)
+        figures = run_versions(paths, cfg, Path(tmp) / "redis" if args.redis else None)
     rows = summary(names, figures)
     echo = figures[-1]
     if args.json:
-        print(json.dumps({"config": vars(args), "env": b.environment(), "versions": rows,
+        print(json.dumps({"config": vars(args), "env": environment(), "versions": rows,
                           "echo": {"rtt_p50_us": echo["rtt_p50_us"],
                                    "rtt_p99_us": echo["rtt_p99_us"]}}))
         return 0

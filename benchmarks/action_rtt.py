@@ -4,7 +4,7 @@ Usage: python benchmarks/action_rtt.py [--actions 2000] [--url ws://HOST:PORT]
 
 Without ``--url`` it starts a server in this process on 127.0.0.1 (a free port; its message
 rate limit off, since the bot sends thousands of actions back to back). For a server in its
-own process without limits: ``python -m cardhall.bench.load serve --port P``. One client
+own process without limits: ``python -m cardhall.bench.servers serve --port P``. One client
 plays solo Skipper games with the greedy bot, one action at a time, and the script prints
 p50/p99/max of the round trip in microseconds. Bounded: stops after ``--actions`` actions.
 """

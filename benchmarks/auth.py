@@ -212,7 +212,7 @@ async def redis_figures(settings: Settings, accounts: int, resumes: int) -> None
     import redis.asyncio as aioredis
     from redis.exceptions import ConnectionError as RedisConnectionError
 
-    from cardhall.bench.load import free_port
+    from cardhall.bench.procs import free_port
     from cardhall.server.redis_store import RedisStore
 
     if shutil.which("redis-server") is None:

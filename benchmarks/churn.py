@@ -34,7 +34,7 @@ from pathlib import Path
 
 import websockets
 from cardhall import protocol as p
-from cardhall.bench.load import Child, free_port, rooms_gauge, rss_bytes
+from cardhall.bench.procs import Child, free_port, rooms_gauge, rss_bytes, serve_command
 from cardhall.bench.versions import export
 
 MIB = 1024 * 1024
@@ -130,15 +130,15 @@ async def main() -> int:
     args = ap.parse_args()
     port = free_port()
     logdir = Path(tempfile.mkdtemp(prefix="churn-"))
-    env = None
+    env, package = None, None
     if args.version is not None:
-        env = {**os.environ, "PYTHONPATH": str(export(args.version, logdir / "version"))}
-    server = Child("cardhall serve", [
-        sys.executable, "-m", "cardhall.server.cli", "serve", "--port", str(port),
-        "--log-level", "WARNING", "--finished-ttl", str(args.finished_ttl),
+        package = export(args.version, logdir / "version")
+        env = {**os.environ, "PYTHONPATH": str(package)}
+    server = Child("cardhall serve", serve_command(
+        port, "--log-level", "WARNING", "--finished-ttl", str(args.finished_ttl),
         "--rooms-per-minute", "0", "--msg-rate", "0", "--max-connections-per-address", "0",
-        *([] if args.version else ["--rooms-per-minute-per-address", "0"]), *args.serve],
-        port, logdir / "serve.log", env=env)
+        *([] if args.version else ["--rooms-per-minute-per-address", "0"]), *args.serve,
+        package=package), port, logdir / "serve.log", env=env)
     url = f"ws://127.0.0.1:{port}"
     rss: list[float] = []
     try:

@@ -39,7 +39,7 @@ from typing import Any
 
 import websockets
 from cardhall import protocol as p
-from cardhall.bench.load import Child, free_port, rooms_gauge
+from cardhall.bench.procs import Child, free_port, rooms_gauge, serve_command
 from cardhall.bench.versions import export
 from cardhall.client.bots import play_games
 
@@ -120,15 +120,16 @@ async def main() -> int:
     args = ap.parse_args()
     port = free_port()
     logdir = Path(tempfile.mkdtemp(prefix="createspam-"))
-    env = None
+    env, package = None, None
     options = ["--max-rooms", str(args.max_rooms), "--finished-ttl", "2"]
     if args.version is not None:
-        env = {**os.environ, "PYTHONPATH": str(export(args.version, logdir / "version"))}
+        package = export(args.version, logdir / "version")
+        env = {**os.environ, "PYTHONPATH": str(package)}
     else:
         options += ["--empty-room-ttl", str(args.empty_room_ttl)]
-    server = Child("cardhall serve", [
-        sys.executable, "-m", "cardhall.server.cli", "serve", "--port", str(port),
-        "--log-level", "WARNING", *options], port, logdir / "serve.log", env=env)
+    server = Child("cardhall serve", serve_command(
+        port, "--log-level", "WARNING", *options, package=package), port,
+        logdir / "serve.log", env=env)
     url = f"ws://127.0.0.1:{port}"
     tally = Tally()
     try:

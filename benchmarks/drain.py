@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from cardhall.bench.chaos import Redis
-from cardhall.bench.load import Child, free_port
+from cardhall.bench.procs import Child, free_port, serve_command
 from cardhall.client.bots import bot_clients, play_seat, seat_bots, stop_bots
 from cardhall.client.client import Client
 from cardhall.games import get
@@ -44,11 +44,10 @@ TOKEN = "drain-bench-token"
 def serve(redis_url: str, log: Path) -> Child:
     """A ``cardhall serve`` child with the admin API on and no per-client limits."""
     port = free_port()
-    return Child("cardhall serve", [
-        sys.executable, "-m", "cardhall.server.cli", "serve", "--port", str(port),
-        "--redis-url", redis_url, "--admin-token", TOKEN, "--msg-rate", "0",
+    return Child("cardhall serve", serve_command(
+        port, "--redis-url", redis_url, "--admin-token", TOKEN, "--msg-rate", "0",
         "--rooms-per-minute", "0", "--rooms-per-minute-per-address", "0",
-        "--log-level", "INFO"], port, log)
+        "--log-level", "INFO"), port, log)
 
 
 async def admin(port: int, method: str, path: str) -> dict[str, Any]:

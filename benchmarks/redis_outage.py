@@ -32,7 +32,7 @@ from pathlib import Path
 import redis
 
 from cardhall.bench.chaos import Redis
-from cardhall.bench.load import free_port
+from cardhall.bench.procs import free_port, serve_command
 from cardhall.client.bots import play_games
 
 
@@ -41,9 +41,9 @@ def serve(redis_url: str, lease: float, log: Path) -> tuple[subprocess.Popen[byt
     port = free_port()
     with open(log, "wb") as err:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "cardhall.server.cli", "serve", "--port", str(port),
-             "--redis-url", redis_url, "--lease-seconds", str(lease), "--log-level", "INFO",
-             "--msg-rate", "0"], stdout=subprocess.DEVNULL, stderr=err)
+            serve_command(port, "--redis-url", redis_url, "--lease-seconds", str(lease),
+                          "--log-level", "INFO", "--msg-rate", "0"),
+            stdout=subprocess.DEVNULL, stderr=err)
     deadline = time.monotonic() + 20
     while True:
         try:

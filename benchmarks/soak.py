@@ -38,7 +38,7 @@ import websockets
 from cardhall import protocol as p
 from cardhall.client.bots import play_seat
 from cardhall.client.client import Client, ServerError
-from cardhall.bench.load import Child, free_port
+from cardhall.bench.procs import Child, free_port, serve_command
 from cardhall.games.bots import strategy
 
 #: (game, mode, seats) of the tables, in turn.
@@ -185,9 +185,9 @@ def start_server() -> tuple[Child, str, Path]:
     """
     port = free_port()
     logfile = Path(tempfile.mkdtemp(prefix="cardhall-soak-")) / "server.log"
-    server = Child("cardhall serve", [
-        sys.executable, "-m", "cardhall.server.cli", "serve", "--port", str(port),
-        "--log-format", "json", "--log-level", "INFO", "--finished-ttl", "5"], port, logfile)
+    server = Child("cardhall serve", serve_command(
+        port, "--log-format", "json", "--log-level", "INFO", "--finished-ttl", "5"), port,
+        logfile)
     return server, server.url, logfile
 
 

@@ -38,7 +38,7 @@ from pathlib import Path
 
 import websockets
 from cardhall import protocol as p
-from cardhall.bench.load import Child, free_port
+from cardhall.bench.procs import Child, free_port, serve_command
 from cardhall.bench.versions import export
 from cardhall.client.bots import timed_actions
 from cardhall.client.client import Client
@@ -116,9 +116,8 @@ async def measure(version: str | None, path: Path | None, logdir: Path, spectato
     port = free_port()
     env = None if path is None else {**os.environ, "PYTHONPATH": str(path)}
     extra = ("--rooms-per-minute-per-address", "0") if path is None else ()
-    server = Child("cardhall serve", [
-        sys.executable, "-m", "cardhall.server.cli", "serve", "--port", str(port),
-        "--log-level", "WARNING", *SERVE_OPTIONS, *extra], port,
+    server = Child("cardhall serve", serve_command(
+        port, "--log-level", "WARNING", *SERVE_OPTIONS, *extra, package=path), port,
         logdir / f"serve-{version or 'this'}.log", env=env)
     url = f"ws://127.0.0.1:{port}"
     try:

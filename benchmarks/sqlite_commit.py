@@ -12,7 +12,7 @@ entry is committed. Two ways to commit (``server/sqlite_file.py``):
   one commit at its end (an action alone in its tick does not wait; under load the commit's
   system calls are shared).
 
-This script starts one bench server (``python -m cardhall.bench.load serve``) per variant,
+This script starts one bench server (``python -m cardhall.bench.servers serve``) per variant,
 all on the server CPU, and runs the bench's latency phase, then its throughput phase, over
 all of them in turns (``cardhall bench``'s :func:`~cardhall.bench.load.phase`: memory,
 tick, each, adaptive, memory, ...), so that every variant meets the same drift of the
@@ -36,7 +36,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from cardhall.bench import load as b
+from cardhall.bench.config import BenchConfig
+from cardhall.bench.load import run_variants
+from cardhall.bench.procs import raise_fd_limit
 
 #: The SQLite store's commit policies, each run beside the memory store.
 COMMITS = ("tick", "each", "adaptive")
@@ -75,16 +77,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-pin", dest="pin", action="store_false")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
-    cfg = b.BenchConfig(rooms=args.rooms, rate=args.rate, warmup=args.warmup,
-                        latency_seconds=args.seconds, throughput_seconds=args.seconds,
-                        rounds=args.rounds, pin=args.pin)
-    b.raise_fd_limit(4096 + 12 * args.rooms)
+    cfg = BenchConfig(rooms=args.rooms, rate=args.rate, warmup=args.warmup,
+                      latency_seconds=args.seconds, throughput_seconds=args.seconds,
+                      rounds=args.rounds, pin=args.pin)
+    raise_fd_limit(4096 + 12 * args.rooms)
     with tempfile.TemporaryDirectory(prefix="cardhall-sqlite-commit-") as tmp:
         folder = Path(tmp)
         variants = [("memory", ())] + [
             (commit, ("--data", str(folder / f"{commit}.db"), "--commit", commit,
                       "--fsync", args.fsync)) for commit in COMMITS]
-        out = b.run_variants(variants, cfg, folder)
+        out = run_variants(variants, cfg, folder)
     if args.json:
         print(json.dumps(out, sort_keys=True, default=float))
     else:

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 import redis
 
-from cardhall.bench.load import Child, free_port
+from cardhall.bench.procs import Child, free_port
 from cardhall.server.app import Server
 from cardhall.server.config import Settings
 from cardhall.server.redis_store import RedisStore
@@ -52,7 +52,7 @@ def run_cli(*args: str, timeout: float = 120.0, cwd: Path = ROOT,
         cwd: Its working folder (default: the checkout).
         env: Variables set on top of this process's environment. None sets none.
     """
-    return subprocess.run([sys.executable, "-m", "cardhall.server.cli", *args],
+    return subprocess.run([sys.executable, "-m", "cardhall.cli", *args],
                           capture_output=True, check=False, text=True, timeout=timeout, cwd=cwd,
                           stdin=subprocess.DEVNULL, env={**os.environ, **(env or {})})
 
@@ -121,7 +121,7 @@ class RedisProcess:
 
 class ServeProcess(Child):
     """A ``cardhall serve`` child process on 127.0.0.1 and a free port, started and
-    listening (the bench's :class:`~cardhall.bench.load.Child`), its output in
+    listening (the bench's :class:`~cardhall.bench.procs.Child`), its output in
     ``logdir/serve-PORT.log``.
 
     Args:
@@ -129,7 +129,7 @@ class ServeProcess(Child):
             ``options`` choose a store or a file: ``--redis-url``, ``--store``, ``--data``).
         options: More ``cardhall serve`` options (e.g. ``--redis-url URL``).
         launcher: A ``python -c`` program that runs the CLI (e.g. after lowering a
-            resource limit), or None for ``python -m cardhall.server.cli``.
+            resource limit), or None for ``python -m cardhall.cli``.
         port: The port to listen on (None: a free one), e.g. the port of a server killed
             before and started again on the same file.
 
@@ -140,7 +140,7 @@ class ServeProcess(Child):
     def __init__(self, logdir: Path, *options: str, launcher: str | None = None,
                  port: int | None = None) -> None:
         port = port or free_port()
-        run = ["-m", "cardhall.server.cli"] if launcher is None else ["-c", launcher]
+        run = ["-m", "cardhall.cli"] if launcher is None else ["-c", launcher]
         if not {"--redis-url", "--store", "--data"} & set(options):
             options = ("--data", str(logdir / f"serve-{port}.db"), *options)
         super().__init__("cardhall serve", [

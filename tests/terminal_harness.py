@@ -64,7 +64,7 @@ class Person:
                    XDG_STATE_HOME=self.state_dir, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm",
                    **(env or {}))
         self.child = pexpect.spawn(
-            sys.executable, ["-m", "cardhall.server.cli", "play", "--url", url, "--no-color",
+            sys.executable, ["-m", "cardhall.cli", "play", "--url", url, "--no-color",
                              "--name", name, *extra],
             encoding="utf-8", timeout=EXPECT_TIMEOUT, dimensions=(ROWS, COLUMNS), env=env)
         self.screen = pyte.Screen(COLUMNS, ROWS)

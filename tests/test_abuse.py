@@ -25,7 +25,7 @@ import pytest
 import websockets
 from cardhall import protocol as p
 from cardhall.client.client import Client
-from cardhall.bench.load import free_port
+from cardhall.bench.procs import free_port
 from cardhall.server.admission import proxy_header_ahead
 from cardhall.server.config import Settings
 from cardhall.server.store import MemoryStore
@@ -124,7 +124,7 @@ def http_get(url: str, headers: dict[str, str] | None = None) -> tuple[int, byte
 #: ``python -c`` program: set the descriptor limit (soft and hard), then run the CLI.
 LIMITED = """import resource, sys
 resource.setrlimit(resource.RLIMIT_NOFILE, ({nofile}, {nofile}))
-from cardhall.server.cli import main
+from cardhall.cli import main
 sys.argv[0] = "cardhall"
 main()
 """

@@ -447,7 +447,7 @@ async def test_drain_hands_a_game_in_progress_to_another_process(tmp_path: Path)
         assert f":{a.proc.pid}:" in (await store.owner(room) or "")
         before = (clients[1].views.get(room) or {})["state_id"]
         drain = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "cardhall.server.cli", "admin", "drain",
+            sys.executable, "-m", "cardhall.cli", "admin", "drain",
             "--url", f"http://127.0.0.1:{a.port}", "--token-file", str(token_file),
             "--timeout", "20", stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
             cwd=ROOT)
@@ -495,7 +495,7 @@ async def test_drain_hands_a_game_in_progress_to_another_process(tmp_path: Path)
 
 
 async def test_cli_admin_rooms_prints_an_aligned_table(make_server: ServerFactory) -> None:
-    from cardhall.server.cli import main
+    from cardhall.cli import main
     from click.testing import CliRunner
 
     server = await make_server(admin_token=TOKEN)

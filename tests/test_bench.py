@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from cardhall.bench.peers import PeersConfig
 from cardhall.bench.versions import export
-from cardhall.server.cli import main
+from cardhall.cli import main
 from click.testing import CliRunner
 
 
@@ -128,3 +128,18 @@ def test_peers_takes_other_versions_of_cardhall_and_refuses_unknown_servers(
     for bad in ("cardhall,nodejs", "cardhall@HEAD,cardhall", "colyseus,cardhall"):
         with pytest.raises(ValueError, match="cardhall@VERSION"):
             config(bad).check()
+
+
+def test_serve_command_runs_the_versions_own_command_line(tmp_path: Path) -> None:
+    """A ``cardhall serve`` child of an exported version runs that version's command line:
+    ``cardhall.cli``, or ``cardhall.server.cli`` in a version from before it (``main``
+    before issue #31), so the benchmarks still compare against such versions."""
+    from cardhall.bench.procs import serve_command
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    (old / "cardhall" / "server").mkdir(parents=True)
+    (new / "cardhall" / "cli").mkdir(parents=True)
+    assert serve_command(8765, "--store", "memory") == [
+        sys.executable, "-m", "cardhall.cli", "serve", "--port", "8765", "--store", "memory"]
+    assert serve_command(1, package=new)[2] == "cardhall.cli"
+    assert serve_command(1, package=old)[2] == "cardhall.server.cli"

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cardhall.bench.load import free_port
+from cardhall.bench.procs import free_port
 from cardhall.games.simulate import play_game
 
 from .conftest import ROOT, ServeProcess, run_cli
@@ -186,7 +186,7 @@ async def test_bots_join_an_existing_room(live_url: str) -> None:
         created = await host.create_room("shop", seats=1)
         # --game is left at its default (skipper): the room's game comes from the lobby
         child = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "cardhall.server.cli", "bots", "--url", live_url,
+            sys.executable, "-m", "cardhall.cli", "bots", "--url", live_url,
             "--join", created.room, "--json", cwd=ROOT, stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         out, err = await asyncio.wait_for(child.communicate(), 120)

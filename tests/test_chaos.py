@@ -16,7 +16,9 @@ from typing import Any
 
 import pytest
 
-from cardhall.bench.chaos import Attempt, ChaosConfig, audit, passed, render, run_async
+from cardhall.bench.chaos import ChaosConfig, passed
+from cardhall.bench.drills import render, run_async
+from cardhall.bench.recording import Attempt, audit
 
 needs_redis = pytest.mark.skipif(shutil.which("redis-server") is None,
                                  reason="redis-server is not installed")

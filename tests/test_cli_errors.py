@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cardhall.bench.load import free_port
+from cardhall.bench.procs import free_port
 
 from .conftest import ROOT, ServeProcess, assert_one_error, run_cli
 
@@ -93,10 +93,10 @@ def test_serve_refuses_an_origin_that_is_not_one(origin: str) -> None:
 
 
 def test_serve_origin_check_accepts_real_origins() -> None:
-    from cardhall.server.cli import _origins
+    from cardhall.cli.serve import origins
 
     ok = ("https://cards.example", "http://127.0.0.1:8080", "https://[::1]:443")
-    assert _origins(None, None, ok) == ok  # type: ignore[arg-type]
+    assert origins(None, None, ok) == ok  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("script", BENCHMARKS, ids=[p.name for p in BENCHMARKS])

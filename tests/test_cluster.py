@@ -220,7 +220,7 @@ async def test_redis_restart_is_survived(servers: list[ServeProcess], redis_proc
 def test_serve_reads_the_redis_url_from_the_environment(redis_proc: RedisProcess) -> None:
     port = free_port()
     env = {**os.environ, "CARDHALL_REDIS_URL": redis_proc.url}
-    proc = subprocess.Popen([sys.executable, "-m", "cardhall.server.cli", "serve", "--port",
+    proc = subprocess.Popen([sys.executable, "-m", "cardhall.cli", "serve", "--port",
                              str(port), "--log-level", "INFO"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:

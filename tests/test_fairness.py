@@ -152,7 +152,7 @@ async def test_get_log_is_refused_until_the_game_is_over(server: Server) -> None
 async def cli(*args: str) -> tuple[int, str, str]:
     """Run ``cardhall`` (this checkout's) in a child process; (exit code, stdout, stderr)."""
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "cardhall.server.cli", *args,
+        sys.executable, "-m", "cardhall.cli", *args,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
     out, err = await asyncio.wait_for(proc.communicate(), 120)
     assert proc.returncode is not None

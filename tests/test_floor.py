@@ -12,7 +12,7 @@ import msgpack
 import pytest
 import websockets
 
-from cardhall.bench.load import Child, free_port
+from cardhall.bench.procs import Child, free_port
 from cardhall.games.skipper import Skipper
 from cardhall.protocol import apply_delta
 

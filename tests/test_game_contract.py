@@ -153,23 +153,10 @@ def test_the_engines_stay_small_and_import_no_private_name() -> None:
     """Issue #31 for ``games/``: no module over 800 lines, no function over 80, and no
     import of another module's ``_private`` name (a bot needing one shows a gap in the
     engine's public contract)."""
-    import ast
     from pathlib import Path
 
+    from .shape import shape_problems
+
     root = Path(games.__file__).parent
-    problems = []
-    for path in sorted(root.rglob("*.py")):
-        text = path.read_text(encoding="utf-8")
-        where = path.relative_to(root.parent)
-        if len(text.splitlines()) > 800:
-            problems.append(f"{where}: {len(text.splitlines())} lines")
-        for node in ast.walk(ast.parse(text)):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                size = (node.end_lineno or node.lineno) - node.lineno + 1
-                if size > 80:
-                    problems.append(f"{where}: {node.name} is {size} lines")
-            elif isinstance(node, ast.ImportFrom):
-                problems += [f"{where}: imports {a.name} from {node.module}"
-                             for a in node.names if a.name.startswith("_")
-                             and a.name != "__future__" and node.module != "__future__"]
+    problems = shape_problems(root.rglob("*.py"), root.parent)
     assert not problems, problems

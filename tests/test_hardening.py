@@ -643,7 +643,7 @@ async def test_a_bug_is_logged_once_and_the_client_gets_no_traceback(
 
 
 def test_cli_serve_has_the_hardening_options() -> None:
-    from cardhall.server.cli import main
+    from cardhall.cli import main
     from click.testing import CliRunner
 
     result = CliRunner().invoke(main, ["serve", "--help"])

@@ -35,3 +35,41 @@ def test_every_server_module_has_a_layer() -> None:
     layered = {name.strip() for layer in contract["layers"] for name in layer.split(":")}
     modules = {path.stem for path in (ROOT / "server").glob("*.py")} - {"__init__"}
     assert modules == layered, (modules - layered, layered - modules)
+
+
+def test_every_bench_module_has_a_layer() -> None:
+    """The same for the harnesses' layers contract (``cardhall.bench``)."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contract = next(c for c in config["tool"]["importlinter"]["contracts"]
+                    if c.get("containers") == ["cardhall.bench"])
+    layered = {name.strip(" ()") for layer in contract["layers"]
+               for name in layer.replace("|", ":").split(":")}
+    modules = {path.stem for path in (ROOT / "bench").glob("*.py")} - {"__init__"}
+    assert modules == layered, (modules - layered, layered - modules)
+
+
+def test_command_line_and_harnesses_keep_their_shape() -> None:
+    """Issue #31, item 5: the command line is a package of its own (``cli/``, the console
+    script's ``cardhall.cli:main``) and the harnesses' process helpers a module of their own
+    (``bench/procs.py``); in both no module is over 800 lines, no function over 80, and no
+    module imports another's ``_private`` name; and no layer contract has an exception
+    (``ignore_imports``): the server imports neither the client nor the harnesses."""
+    import tomllib
+
+    from .shape import shape_problems
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    problems = [f"contract {c['name']!r} ignores {c['ignore_imports']}"
+                for c in config["tool"]["importlinter"]["contracts"] if "ignore_imports" in c]
+    script = config["project"]["scripts"]["cardhall"]
+    if script != "cardhall.cli:main":
+        problems.append(f"the console script is {script}")
+    if config["tool"]["setuptools"]["package-dir"].get("cardhall.cli") != "cli":
+        problems.append("no package cardhall.cli in cli/")
+    if not (ROOT / "bench" / "procs.py").is_file():
+        problems.append("no bench/procs.py")
+    problems += shape_problems([*(ROOT / "cli").glob("*.py"), *(ROOT / "bench").glob("*.py")],
+                               ROOT)
+    assert not problems, problems

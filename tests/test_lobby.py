@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from cardhall import protocol as p
 from cardhall.client.client import Client, ServerError
-from cardhall.server.cli import main
+from cardhall.cli import main
 from cardhall.games.skipper import Skipper
 from cardhall.server.redis_store import RedisStore
 from cardhall.server.sqlite_store import SQLiteStore

@@ -337,6 +337,20 @@ def test_compose_overlays_run_replicated_redis_on_the_private_network() -> None:
             assert seeds and set(seeds) <= {f"{a}:6379" for a in addresses}
 
 
+def test_the_image_copies_every_folder_of_the_package() -> None:
+    """deploy/Dockerfile copies each folder pyproject maps into ``cardhall``
+    (``package-dir``), or ``pip install`` in the image fails on the missing one (the command
+    line's ``cli/`` included)."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    folders = set(config["tool"]["setuptools"]["package-dir"].values())
+    copied = set(re.findall(r"^COPY (\S+) \./\1$",
+                            (ROOT / "deploy" / "Dockerfile").read_text(encoding="utf-8"),
+                            re.MULTILINE))
+    assert folders <= copied, folders - copied
+
+
 def test_no_private_key_is_committed() -> None:
     if shutil.which("git") is None or not (ROOT / ".git").exists():
         pytest.skip("not a git checkout")

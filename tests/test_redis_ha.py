@@ -421,7 +421,7 @@ async def test_a_cluster_that_cannot_answer_is_a_store_error_not_a_crash() -> No
     as unavailable like any Redis failure, and the inbox keeps trying instead of dying (a
     room's reload or the lease renewal must never end on it)."""
     from cardhall.server.store import StoreError
-    from cardhall.bench.load import free_port
+    from cardhall.bench.procs import free_port
 
     store = RedisStore(RedisTarget(cluster=(("127.0.0.1", free_port()),)), timeout=0.5,
                        wait_seconds=0.1)

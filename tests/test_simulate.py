@@ -67,7 +67,7 @@ def test_a_summary_leaves_out_the_figures_a_game_does_not_have() -> None:
 
 def test_simulate_shows_the_actions_of_a_slow_game_while_it_is_played() -> None:
     # An expert Skipper multi game takes many seconds: the bar must move before it ends.
-    child = pexpect.spawn(sys.executable, ["-m", "cardhall.server.cli", "simulate", "--mode",
+    child = pexpect.spawn(sys.executable, ["-m", "cardhall.cli", "simulate", "--mode",
                                            "multi", "--strategy", "expert", "--games", "1"],
                           encoding="utf-8", timeout=20, dimensions=(24, 120))
     try:

@@ -374,7 +374,7 @@ async def test_end_of_input_quits(server: Server) -> None:
 
 
 def test_unreachable_server_is_one_clear_line() -> None:
-    child = pexpect.spawn(sys.executable, ["-m", "cardhall.server.cli", "play", "--url",
+    child = pexpect.spawn(sys.executable, ["-m", "cardhall.cli", "play", "--url",
                                            "ws://127.0.0.1:9", "--no-color"],
                           encoding="utf-8", timeout=EXPECT_TIMEOUT)
     try:
@@ -607,7 +607,7 @@ def _restart_session(url: str, stopped: threading.Event, restarted: threading.Ev
 @pytest.mark.timeout(90)
 async def test_a_server_restart_is_said_at_once_and_a_lost_room_goes_back_to_the_lobby(
         ) -> None:
-    from cardhall.bench.load import free_port
+    from cardhall.bench.procs import free_port
     loop = asyncio.get_running_loop()
     port = free_port()
     servers = [Server(Settings(host="127.0.0.1", port=port))]

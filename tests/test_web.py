@@ -468,7 +468,7 @@ async def test_https_page_speaks_wss_with_origin_allow_list(tmp_path: Path) -> N
     an origin not on the list is refused and says it is reconnecting."""
     from .test_hardening import self_signed
 
-    from cardhall.bench.load import free_port
+    from cardhall.bench.procs import free_port
 
     certfile, keyfile = self_signed(tmp_path)
     port = free_port()

@@ -420,7 +420,7 @@ async def test_a_stopped_server_shows_reconnecting_then_the_seat_is_resumed(
     "Reconnecting…", with the seat list unknown and the buttons off (Leave aside); once
     the server runs again (SIGCONT) the page reconnects and resumes its seat."""
     _need_browser()
-    from cardhall.bench.load import Child, free_port
+    from cardhall.bench.procs import Child, free_port
 
     port = free_port()
     server = Child("cardhall", ["cardhall", "serve", "--host", "127.0.0.1", "--port",
