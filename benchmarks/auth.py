@@ -253,7 +253,7 @@ async def sqlite_figures(settings: Settings, accounts: int, resumes: int) -> Non
     import sqlite3
 
     from cardhall.server.account_sqlite import SQLiteAccounts, create_tables, plain
-    from cardhall.server.store import MemoryStore
+    from cardhall.server.memory_store import MemoryStore
 
     with tempfile.TemporaryDirectory() as folder:
         db = sqlite3.connect(f"{folder}/accounts.db", isolation_level=None)

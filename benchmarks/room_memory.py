@@ -25,7 +25,8 @@ from cardhall import protocol as p
 from cardhall.games.bots import strategy
 from cardhall.games.skipper import Skipper
 from cardhall.server.room import Room
-from cardhall.server.store import LogEntry, MemoryStore
+from cardhall.server.memory_store import MemoryStore
+from cardhall.server.store import LogEntry
 from room_path import ROOM_SETTINGS, CountingConnection
 
 

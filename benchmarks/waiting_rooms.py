@@ -28,7 +28,8 @@ from typing import Any
 from cardhall import protocol as p
 from cardhall.server.config import Settings
 from cardhall.server.lobby import Lobby
-from cardhall.server.store import MemoryStore, Store
+from cardhall.server.memory_store import MemoryStore
+from cardhall.server.store import Store
 
 
 def rss_bytes() -> int:

@@ -63,7 +63,7 @@ from .connection import Connection, peer_address
 from .lobby import Lobby
 from .logs import event
 from .room import Room, RoomError
-from .store import Store, StoreError
+from .store import Store, StoreError, store_kind
 
 log = logging.getLogger("cardhall.admin")
 
@@ -339,9 +339,7 @@ class Admin:
         store: rooms left in the file for the restarted process), ``rooms_left`` (memory
         store: games still played), ``connections_closed`` and ``seconds`` (time the drain
         took, once drained)."""
-        store = self.server.store
-        kind = "shared" if store.shared else "durable" if store.durable else "memory"
-        return {"state": self.drain_state, "store": kind,
+        return {"state": self.drain_state, "store": store_kind(self.server.store),
                 "process": self.server.store.process_id, **self._drain}
 
     async def drain(self, timeout: float) -> Result:

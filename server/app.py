@@ -38,7 +38,8 @@ from .limits import AddressCounter, KeyedBuckets
 from .lobby import Lobby
 from .logs import event
 from .metrics import Metrics
-from .store import MemoryStore, Store
+from .memory_store import MemoryStore
+from .store import Store
 from .tasks import SHUTDOWN_GRACE
 
 log = logging.getLogger("cardhall.server")

@@ -21,7 +21,7 @@ from typing import Any
 from .. import protocol as p
 from ..games import outcome_kind
 from .account_store import GameHistory
-from .store import Store, StoreError
+from .store import LobbyIndex, StoreError
 from .tasks import cancel_until_done
 
 log = logging.getLogger("cardhall.history")
@@ -120,7 +120,7 @@ class Ledger:
             self._later(write)
 
 
-async def my_games(history: GameHistory, rooms: Store, account_id: str,
+async def my_games(history: GameHistory, rooms: LobbyIndex, account_id: str,
                    msg: p.GetMyGames) -> p.MyGames:
     """The ``my_games`` reply for ``account_id``: on the first page its running seats (each
     checked against the room's lobby entry: a room gone or finished is dropped from the

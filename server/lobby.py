@@ -21,7 +21,7 @@ from .metrics import bind_game
 from ..games import GameError, OptionError
 from .room import Peer as Session
 from .room import Room, RoomError, split_options
-from .store import OwnershipLost, Store, StoreError
+from .store import Lease, OwnershipLost, Store, StoreError
 from .tasks import SHUTDOWN_GRACE, Background
 
 
@@ -205,7 +205,7 @@ class Lobby:
             return math.inf
         return asked + self.store.lease_seconds
 
-    async def _load(self, room_id: str, lease: str, lease_until: float = math.inf) -> Room:
+    async def _load(self, room_id: str, lease: Lease, lease_until: float = math.inf) -> Room:
         loaded = await self.store.load(room_id, lease=lease)
         if loaded is None:
             await self.store.release(room_id)

@@ -26,7 +26,7 @@ import asyncio
 import contextlib
 import heapq
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
 from redis.asyncio.cluster import ClusterNode, RedisCluster
@@ -56,9 +56,11 @@ from .redis_keys import (
     text,
     unpack,
 )
+from .redis_leases import RedisLeases, lease_keys
 from .redis_topology import RedisTarget
 from .store import (
     InboxHandler,
+    Lease,
     Loaded,
     LogEntry,
     NotReplicated,
@@ -66,7 +68,6 @@ from .store import (
     Store,
     StoreError,
     StoreHealth,
-    lease_owner,
     new_process_id,
 )
 from .tasks import Background
@@ -77,9 +78,6 @@ log = logging.getLogger("cardhall.redis")
 
 #: Seconds ``WAIT`` waits for the replicas by default.
 WAIT_SECONDS = 0.5
-#: A replica that acknowledged the replication stream longer ago than this (s) is not
-#: counted as in sync (replicas acknowledge every second).
-IN_SYNC_LAG = 2
 #: Seconds between two checks that a Sentinel store's inbox listens on the master.
 INBOX_CHECK_SECONDS = 1.0
 #: What redis-py raises when Redis cannot answer: its errors, the Cluster client's own
@@ -88,7 +86,7 @@ INBOX_CHECK_SECONDS = 1.0
 FAILURES: tuple[type[Exception], ...] = (RedisError, RedisClusterException, OSError)
 
 
-class RedisStore(Store):
+class RedisStore(RedisLeases, Store):
     """Rooms in Redis (``redis.asyncio``), shared by every process using the same Redis.
 
     Args:
@@ -151,7 +149,7 @@ class RedisStore(Store):
         self._indexed = False  # the lobby indexes were checked (see index_ids)
         self.errors = 0
         #: The lease this process took last for each room (writes given no lease use it).
-        self.leases: dict[str, str] = {}
+        self.leases: dict[str, Lease] = {}
         #: Replicas in sync with each master at the last look (by master name: ``""`` for
         #: the only one; see :meth:`_count_replicas`): ``WAIT`` asks for all of them.
         self.in_sync: dict[str, int] = {}
@@ -300,18 +298,14 @@ class RedisStore(Store):
     def _room_keys(self, room_id: str, *parts: str) -> list[str]:
         return [key(room_id, part) for part in parts]
 
-    def _lease_keys(self, room_id: str) -> list[str]:
-        """The keys of the lease scripts: the room's lease and its epoch counter."""
-        return self._room_keys(room_id, "owner", "epoch")
-
     async def save_room(self, room_id: str, record: dict[str, Any], state: dict[str, Any],
-                        summary: dict[str, Any]) -> str:
+                        summary: dict[str, Any]) -> Lease:
         """Create the room and take its lease (one pipeline, replicated when asked);
         returns the lease."""
         code = record.get("code")
 
         async def build(pipe: Any) -> None:
-            await self._queue_script(pipe, self._acquire, self._lease_keys(room_id),
+            await self._queue_script(pipe, self._acquire, lease_keys(room_id),
                                      [self.process_id, self._ms, 0])
             pipe.set(key(room_id, "record"), pack(record))
             pipe.set(key(room_id, "state"), pack(state))
@@ -325,14 +319,18 @@ class RedisStore(Store):
         results = await self._pipe(build, wait_for)
         if not results[0]:  # a fresh random id is never held by another process
             raise OwnershipLost(f"room {room_id} is owned by another process")
-        lease = self.leases[room_id] = text(results[0])
+        lease = self.leases[room_id] = Lease.parse(text(results[0]))
         return lease
 
-    def _lease(self, room_id: str, lease: str | None) -> str:
-        return lease if lease is not None else self.leases.get(room_id, "")
+    def _lease(self, room_id: str, lease: Lease | None) -> str:
+        """The stored form of ``lease``, or of the lease this process took last for the room
+        (``""``: none, which holds no room)."""
+        if lease is None:
+            lease = self.leases.get(room_id)
+        return "" if lease is None else str(lease)
 
     async def save_state(self, room_id: str, state: dict[str, Any],
-                         summary: dict[str, Any], *, lease: str | None = None) -> None:
+                         summary: dict[str, Any], *, lease: Lease | None = None) -> None:
         """Fenced state write, then the lobby entry and indexes (one pipeline; replicated
         when asked)."""
         keys = self._room_keys(room_id, "owner", "epoch", "state")
@@ -351,7 +349,7 @@ class RedisStore(Store):
         await self._pipe(index, [self.keys.lobby(self.keys.shard(room_id))])
 
     async def append(self, room_id: str, entries: Sequence[LogEntry], expect: int,
-                     state: dict[str, Any] | None, *, lease: str | None = None) -> None:
+                     state: dict[str, Any] | None, *, lease: Lease | None = None) -> None:
         """Fenced append; batched with the other rooms' appends of this loop tick, and
         replicated to ``min_replicas`` before it returns. The state goes as an empty string
         when None (unchanged): the script leaves it be."""
@@ -431,7 +429,7 @@ class RedisStore(Store):
         snapshot before it)."""
         await self._call(self.redis.set(key(room_id, "snap"), pack([state_id, snapshot])))
 
-    async def load(self, room_id: str, *, lease: str | None = None) -> Loaded | None:
+    async def load(self, room_id: str, *, lease: Lease | None = None) -> Loaded | None:
         """Record, state, snapshot and the log after the snapshot. With a lease and
         ``min_replicas``: the lease is renewed and ``WAIT`` confirms, in the pipeline that
         reads the log, that the replicas hold everything read (:class:`NotReplicated`
@@ -453,8 +451,8 @@ class RedisStore(Store):
 
         async def tail(pipe: Any) -> None:
             # The renewal is a write: WAIT then covers all that was read before it.
-            await self._queue_script(pipe, self._renew, self._lease_keys(room_id),
-                                     [lease, self._ms])
+            await self._queue_script(pipe, self._renew, lease_keys(room_id),
+                                     [str(lease), self._ms])
             pipe.lrange(key(room_id, "log"), sid, -1)
 
         results = await self._pipe(tail, [key(room_id, "log")])
@@ -579,134 +577,6 @@ class RedisStore(Store):
 
         self.leases.pop(room_id, None)
         await self._pipe(build)
-
-    # -- ownership -----------------------------------------------------------------------
-
-    def _held_epoch(self, room_id: str) -> int:
-        """The epoch of the lease this process took last for the room (0: none)."""
-        epoch = self.leases.get(room_id, "").rpartition("#")[2]
-        return int(epoch) if epoch.isdigit() else 0
-
-    async def acquire(self, room_id: str) -> str | None:
-        """A new lease (a new epoch, above any this process holds) unless another process
-        holds the room."""
-        res = await self._call(self._acquire(
-            keys=self._lease_keys(room_id),
-            args=[self.process_id, self._ms, self._held_epoch(room_id)]))
-        if not res:
-            return None
-        lease = self.leases[room_id] = text(res)
-        return lease
-
-    async def renew(self, leases: Mapping[str, str]) -> list[str]:
-        """Extend every lease in one pipeline; returns the rooms whose lease is lost."""
-        if not leases:
-            return []
-
-        async def build(pipe: Any) -> None:
-            for room_id, lease in leases.items():
-                await self._queue_script(pipe, self._renew, self._lease_keys(room_id),
-                                         [lease, self._ms])
-
-        results = await self._pipe(build)
-        return [r for r, ok in zip(leases, results) if not ok]
-
-    async def release(self, room_id: str) -> None:
-        """Delete our lease (never another's)."""
-        self.leases.pop(room_id, None)
-        with contextlib.suppress(StoreError):
-            await self._call(self._release(keys=[key(room_id, "owner")],
-                                           args=[self.process_id]))
-
-    async def owner(self, room_id: str) -> str | None:
-        """The lease holder's process id."""
-        value = await self._call(self.redis.get(key(room_id, "owner")))
-        return lease_owner(value.decode()) if value is not None else None
-
-    async def owners(self, room_ids: Sequence[str]) -> list[str | None]:
-        """The lease holders' process ids, in one ``MGET`` (per master on a Cluster)."""
-        if not room_ids:
-            return []
-        keys = [key(r, "owner") for r in room_ids]
-        if isinstance(self.redis, RedisCluster):
-            values = await self._call(self.redis.mget_nonatomic(keys))
-        else:
-            values = await self._call(self.redis.mget(keys))
-        return [lease_owner(v.decode()) if v is not None else None for v in values]
-
-    async def orphans(self) -> list[str]:
-        """Rooms listed in the lobby with a record but no lease; entries whose record has
-        expired are removed from the lobby on the way."""
-        async def names(pipe: Any) -> None:
-            for shard in range(self.keys.shards):
-                pipe.hkeys(self.keys.lobby(shard))
-
-        rooms = [r.decode() for part in await self._pipe(names) for r in part]
-        if not rooms:
-            return []
-
-        async def flags(pipe: Any) -> None:
-            for room_id in rooms:
-                pipe.exists(key(room_id, "record"))
-                pipe.exists(key(room_id, "owner"))
-
-        found = await self._pipe(flags)
-        out, gone = [], []
-        for i, room_id in enumerate(rooms):
-            has_record, has_owner = found[2 * i], found[2 * i + 1]
-            if not has_record:
-                gone.append(room_id)
-            elif not has_owner:
-                out.append(room_id)
-        if gone:
-            games = {e["game"] for e in await self.entries(gone) if e is not None}
-
-            async def clean(pipe: Any) -> None:
-                for room_id in gone:
-                    shard = self.keys.shard(room_id)
-                    pipe.hdel(self.keys.lobby(shard), room_id)
-                    for game in games:
-                        for index in self.keys.all_indexes(shard, game):
-                            pipe.zrem(index, room_id)
-
-            await self._pipe(clean)
-        return out
-
-    # -- processes -------------------------------------------------------------------------
-
-    async def heartbeat(self) -> None:
-        """SET cardhall:proc:PROC with an expiry of two leases; then, with
-        ``min_replicas``, count the replicas in sync with each master (:attr:`in_sync`)."""
-        await self._call(self.redis.set(f"cardhall:proc:{self.process_id}", b"1",
-                                        px=2 * self._ms))
-        if self.min_replicas:
-            with contextlib.suppress(StoreError):  # counted again next time
-                await self._count_replicas()
-
-    async def _count_replicas(self) -> None:
-        """``INFO replication`` of each master: its replicas that are ``online`` and
-        acknowledged within :data:`IN_SYNC_LAG` seconds (a frozen or cut-off replica drops
-        out within seconds, long before the master's ``repl-timeout``).
-
-        Raises:
-            StoreError: a master did not answer.
-        """
-        if isinstance(self.redis, RedisCluster):
-            infos = await self._call(self.redis.info(
-                "replication", target_nodes=RedisCluster.PRIMARIES))
-            if "role" in infos:  # one master: redis-py gives its answer alone
-                infos = {self.redis.get_primaries()[0].name: infos}
-        else:
-            infos = {"": await self._call(self.redis.info("replication"))}
-        self.in_sync = {name: sum(1 for k, v in info.items()
-                                  if k.startswith("slave") and isinstance(v, dict)
-                                  and v.get("state") == "online"
-                                  and int(v.get("lag", 0)) <= IN_SYNC_LAG)
-                        for name, info in infos.items()}
-
-    async def alive(self, process_id: str) -> bool:
-        """EXISTS cardhall:proc:PROC."""
-        return bool(await self._call(self.redis.exists(f"cardhall:proc:{process_id}")))
 
     # -- messages ------------------------------------------------------------------------
 

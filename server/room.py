@@ -57,7 +57,7 @@ from .logs import event
 from ..games import outcome_kind
 from .account_store import SeatLedger
 from .metrics import GameMetrics, observe_action
-from .store import Loaded, OwnershipLost, Store, StoreError
+from .store import Lease, Loaded, OwnershipLost, Store, StoreError
 from .clocks import REAL_TIME_BOT_SECONDS as REAL_TIME_BOT_SECONDS  # re-exported
 from .clocks import RoomClocks
 from .chat import RoomChat
@@ -152,7 +152,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
             solo rooms only): such a game is never ranked on a leaderboard.
         chat: The room's last chat lines, oldest first (:mod:`.chat`; kept in the state).
         muted: Seats an operator muted in the chat (kept in the state).
-        lease: The store lease this copy of the room runs under (``"PROCESS#EPOCH"``), passed
+        lease: The store lease this copy of the room runs under (:class:`~.store.Lease`), passed
             to its fenced writes: once the room is acquired again, this copy writes nothing.
             None: unfenced (a bare room in tests).
         ledger: Told whenever an account takes or gives up a seat and when the game ends
@@ -177,7 +177,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
     #: was freed because its grace window ended (the lobby expires rooms nobody sits in).
     on_seats: Callable[[Room, bool], None] | None = None
     ledger: SeatLedger | None = None
-    lease: str | None = None
+    lease: Lease | None = None
     #: Loop time (s) until which :attr:`lease` is known to hold: when it was last acquired
     #: or renewed, plus the lease's length (infinite: a lease that never expires). Past it
     #: less :data:`LEASE_MARGIN` of a lease, another process may run the room: this copy

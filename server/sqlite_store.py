@@ -6,15 +6,16 @@ finds every room in play, every log and every leaderboard again: nothing acknowl
 lost, since an action is answered only once its log entry is committed.
 
 One process holds the file at a time (its lock), so the store is not
-:attr:`~.store.Store.shared`: leases live in this process (:class:`~.store.LocalLeases`)
+:attr:`~.store.Store.shared`: leases live in this process (:class:`~.local_ports.LocalLeases`)
 and a restart is a takeover of every room in play: rooms that no lease of this process
 holds are the store's :meth:`~SQLiteStore.orphans`, which the server loads at start.
 
-The store is made of parts, one per concern, so that each can become a port of its own:
-:class:`SQLiteRooms` (records, states, logs, snapshots: the room log),
-:class:`SQLiteLobby` (lobby entries, their indexes, join codes), :class:`SQLiteBoards`
-(leaderboards); leases come from :class:`~.store.LocalLeases`; there is no inbox (no other
-process). Every method is synchronous underneath: reads never wait, and writes wait only
+The store is made of parts, one per port of :class:`~.store.Store`: :class:`SQLiteRooms`
+(records, states, logs, snapshots: the :class:`~.store.RoomLog`), :class:`SQLiteLobby`
+(lobby entries, their indexes, join codes: the :class:`~.store.LobbyIndex`),
+:class:`SQLiteBoards` (the :class:`~.store.Boards`); leases come from
+:class:`~.local_ports.LocalLeases`, and the inbox is :class:`~.local_ports.LocalInbox` (no
+other process). Every method is synchronous underneath: reads never wait, and writes wait only
 for the group commit of their loop tick (:meth:`~.sqlite_file.DataFile.write`: every write
 with ``--fsync always``; with ``normal``, a write alone in its tick commits at once), so the
 server may still handle a frame in the protocol callback that parsed it
@@ -31,7 +32,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .sqlite_file import DataFile, lobby_columns, open_file
-from .store import LocalLeases, Loaded, LogConflict, LogEntry, Store, StoreHealth
+from .local_ports import LocalInbox, LocalLeases
+from .store import Lease, Loaded, LogConflict, LogEntry, Store, StoreHealth
 from .store import new_process_id, pack, unpack
 
 log = logging.getLogger("cardhall.sqlite")
@@ -42,7 +44,7 @@ LIVE = "(expires_at IS NULL OR expires_at > ?)"
 
 class SQLiteRooms:
     """Records, states, logs and snapshots of rooms (the room log), fenced by the leases of
-    :class:`~.store.LocalLeases`.
+    :class:`~.local_ports.LocalLeases`.
 
     Attributes:
         file: The open data file.
@@ -53,14 +55,14 @@ class SQLiteRooms:
     lengths: dict[str, int]
 
     if TYPE_CHECKING:  # LocalLeases' (the leases port), beside this part in SQLiteStore
-        def _fence(self, room_id: str, lease: str | None) -> None: ...
+        def fence(self, room_id: str, lease: Lease | None) -> None: ...
 
-        def _forget_lease(self, room_id: str) -> None: ...
+        def forget(self, room_id: str) -> None: ...
 
-        async def acquire(self, room_id: str) -> str | None: ...
+        async def acquire(self, room_id: str) -> Lease | None: ...
 
     async def save_room(self, room_id: str, record: dict[str, Any], state: dict[str, Any],
-                        summary: dict[str, Any]) -> str:
+                        summary: dict[str, Any]) -> Lease:
         """Create the room (record, state, lobby entry, code) and take its lease.
 
         Raises:
@@ -80,7 +82,7 @@ class SQLiteRooms:
         return lease
 
     async def save_state(self, room_id: str, state: dict[str, Any],
-                         summary: dict[str, Any], *, lease: str | None = None) -> None:
+                         summary: dict[str, Any], *, lease: Lease | None = None) -> None:
         """Replace the state and lobby entry (fenced by ``lease`` when given).
 
         Raises:
@@ -90,14 +92,14 @@ class SQLiteRooms:
         row = (pack(state), pack(summary), *lobby_columns(summary), room_id)
 
         def work(db: sqlite3.Connection) -> None:
-            self._fence(room_id, lease)
+            self.fence(room_id, lease)
             db.execute("UPDATE rooms SET state = ?, summary = ?, game = ?, waiting = ? "
                        "WHERE room = ?", row)
 
         await self.file.write(work)
 
     async def append(self, room_id: str, entries: Sequence[LogEntry], expect: int,
-                     state: dict[str, Any] | None, *, lease: str | None = None) -> None:
+                     state: dict[str, Any] | None, *, lease: Lease | None = None) -> None:
         """Append to the log (and store ``state`` unless None) in this tick's transaction;
         returns once it is committed.
 
@@ -111,7 +113,7 @@ class SQLiteRooms:
         lengths = self.lengths
 
         def work(db: sqlite3.Connection) -> None:
-            self._fence(room_id, lease)
+            self.fence(room_id, lease)
             length = lengths.get(room_id)
             if length is None:  # not read yet by this process (a restart, a takeover)
                 (last,) = db.execute("SELECT max(seq) FROM log WHERE room = ?",
@@ -144,7 +146,7 @@ class SQLiteRooms:
 
         await self.file.write(work)
 
-    async def load(self, room_id: str, *, lease: str | None = None) -> Loaded | None:
+    async def load(self, room_id: str, *, lease: Lease | None = None) -> Loaded | None:
         """Record, state, latest snapshot and the log after it; None for an unknown room
         or one whose finished-room time to live is over (``lease``: nothing to confirm
         here, no replica).
@@ -199,7 +201,7 @@ class SQLiteRooms:
             StoreError: the file refused the write.
         """
         await self.file.write(lambda db: _delete(db, [room_id]))
-        self._forget_lease(room_id)
+        self.forget(room_id)
         self.lengths.pop(room_id, None)
         self.file.vacuum()
 
@@ -359,7 +361,7 @@ class SQLiteBoards:
         return int(ahead), value
 
 
-class SQLiteStore(SQLiteRooms, SQLiteLobby, SQLiteBoards, LocalLeases, Store):
+class SQLiteStore(SQLiteRooms, SQLiteLobby, SQLiteBoards, LocalLeases, LocalInbox, Store):
     """Rooms, lobby and leaderboards in one SQLite file (see the module docstring).
 
     Args:
@@ -434,11 +436,7 @@ class SQLiteStore(SQLiteRooms, SQLiteLobby, SQLiteBoards, LocalLeases, Store):
                               (time.time(),)).fetchall()
         return [r for r, in rows if r not in self.leases]
 
-    # -- messages: no other process ------------------------------------------------------
-
-    async def publish(self, process_id: str, payload: bytes) -> int:
-        """There are no other processes."""
-        return 0
+    # -- the store -----------------------------------------------------------------------
 
     async def healthy(self) -> bool:
         """True when the file answers and its last write was not refused."""

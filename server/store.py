@@ -1,10 +1,25 @@
-"""Where room state is kept: one interface, three implementations.
+"""Where room state is kept: the store's ports, one object per backend implementing them.
 
-The room logic talks only to :class:`Store`. :class:`MemoryStore` keeps everything in this
-process (tests, benchmarks: nothing survives it);
-:class:`~cardhall.server.sqlite_store.SQLiteStore` keeps everything in one file that one
-process owns (``cardhall serve`` by default: a restart loses nothing);
-:class:`~cardhall.server.redis_store.RedisStore` shares rooms between processes and machines.
+The server talks to a :class:`Store`: the composition of five small ports, one per concern,
+which code that needs only one concern takes instead (as :mod:`.account_store` is the port of
+the accounts):
+
+* :class:`RoomLog`: records, states, action logs and snapshots (a room's writes, fenced);
+* :class:`LobbyIndex`: the lobby's entries, its indexes and pages, the join codes;
+* :class:`Leases`: who runs each room (:class:`Lease` values), the processes' heartbeats;
+* :class:`Boards`: the leaderboards;
+* :class:`Inbox`: messages between server processes.
+
+Each backend is one object implementing all five:
+:class:`~cardhall.server.memory_store.MemoryStore` keeps everything in this process (tests,
+benchmarks: nothing survives it); :class:`~cardhall.server.sqlite_store.SQLiteStore` keeps
+everything in one file that one process owns (``cardhall serve`` by default: a restart loses
+nothing) — both with the leases and inbox of a store one process owns (:mod:`.local_ports`);
+:class:`~cardhall.server.redis_store.RedisStore` shares rooms between processes and
+machines (leases: :class:`~cardhall.server.redis_leases.RedisLeases`). A new backend
+implements the ports. Callers ask a store's capabilities (:attr:`Store.shared`,
+:attr:`Store.durable`, :attr:`Store.answers_at_once`), never its class.
+
 Every accepted action is appended to the room's log *before* any client hears of it, so a
 room can be rebuilt from its record, its latest snapshot and the log after it.
 
@@ -21,11 +36,11 @@ Shapes:
               ``kind`` ``"a"`` for an action, ``"f"`` for a forfeit (``action`` is then
               ``None``), ``"s"`` for a seat's setting (``[name, value]``; it moves no state
               id). Snapshots and appends count entries (the engine's ``log_length``).
-    lease:    ``"PROCESS#EPOCH"``: the owner's process id and the room's takeover count when
-              it took the lease (one more at every acquisition). Each live copy of a room
-              holds the exact lease it was loaded under and passes it to fenced writes, so a
-              copy superseded by a later acquisition (even in the same process) writes
-              nothing.
+    lease:    a :class:`Lease` ``(process, epoch)``: the owner's process id and the room's
+              takeover count when it took the lease (one more at every acquisition), stored
+              as ``"PROCESS#EPOCH"``. Each live copy of a room holds the exact lease it was
+              loaded under and passes it to fenced writes, so a copy superseded by a later
+              acquisition (even in the same process) writes nothing.
 
 Exception tree::
 
@@ -34,7 +49,6 @@ Exception tree::
     ├── LogConflict     an append found the log longer than expected, under this copy's lease
     └── NotReplicated   a write reached the master, but too few replicas confirmed it in time
 """
-
 from __future__ import annotations
 
 import logging
@@ -42,13 +56,11 @@ import os
 import secrets
 import socket
 import time
-from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import msgpack
-from sortedcontainers import SortedList  # type: ignore[import-untyped]
 
 from ..games import LogEntry as LogEntry  # the log's entries (stored as [kind, seat, action])
 
@@ -80,6 +92,46 @@ class NotReplicated(StoreError):
     """A write reached the store's master, but fewer replicas than required confirmed it in
     time (Redis ``WAIT``): a failover may promote a replica without it, so it is not
     acknowledged. Its fate is unknown, as for any :class:`StoreError` of a write."""
+
+
+@dataclass(frozen=True, slots=True)
+class Lease:
+    """A room's lease: the process that runs the room, and which of the room's acquisitions
+    it runs it under (the epoch fences off every copy loaded under an earlier one).
+
+    Stored (the Redis key ``cardhall:{room:ID}:owner``, logs) as ``"PROCESS#EPOCH"``:
+    ``str(lease)`` writes that form and :meth:`parse` reads it, the only places on this side
+    (the Lua scripts of :mod:`.redis_keys` write and match it inside Redis).
+
+    Attributes:
+        process: The holder's process id (:func:`new_process_id`: ``host:pid:random``).
+        epoch: The room's acquisition count when it was taken (1 for the first).
+    """
+
+    process: str
+    epoch: int
+
+    def __str__(self) -> str:
+        return f"{self.process}#{self.epoch}"
+
+    @classmethod
+    def parse(cls, text: str | bytes) -> Lease:
+        """The lease stored as ``text`` (``"PROCESS#EPOCH"``, as str or UTF-8 bytes).
+
+        Raises:
+            ValueError: ``text`` is not a process id, ``#`` and a decimal epoch.
+        """
+        value = text.decode() if isinstance(text, bytes) else text
+        process, sep, epoch = value.rpartition("#")
+        if not process or not sep or not epoch.isdecimal():
+            raise ValueError(f"not a lease (PROCESS#EPOCH): {value!r}")
+        return cls(process, int(epoch))
+
+    @staticmethod
+    def holder(text: str | bytes) -> str:
+        """The process id of a stored lease value (one without an epoch is a process id)."""
+        value = text.decode() if isinstance(text, bytes) else text
+        return value.rpartition("#")[0] or value
 
 
 @dataclass
@@ -228,59 +280,34 @@ class StoreHealth:
         return self._settled_for(2 * self.lease_seconds) == 0.0
 
 
-def lease_owner(lease: str) -> str:
-    """The process id of a lease value (``"PROCESS#EPOCH"`` -> ``"PROCESS"``)."""
-    return lease.rpartition("#")[0] or lease
-
 
 def new_process_id() -> str:
     """A unique id for this server process: ``host:pid:random``."""
     return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
 
 
-class Store(ABC):
-    """Room persistence, room ownership and messages between server processes.
+# -- the ports ------------------------------------------------------------------------------
 
-    Attributes:
-        process_id: This process's id (owner of the leases it takes, address of its inbox).
-        lease_seconds: How long a room lease lasts without renewal (s).
-        health: The store's recent answers and failures (:class:`StoreHealth`).
-        answers_at_once: True when a request may be handled in the protocol callback that
-            parsed it, outside any task (see :func:`~cardhall.server.tasks.start_eagerly`):
-            no method needs ``asyncio.current_task()`` before it first waits, and most
-            calls never wait (no network I/O). A class attribute.
-        shared: True when other server processes use the same store (rooms are owned
-            through leases, requests forwarded, ownerless rooms taken over: :mod:`.cluster`).
-            A class attribute.
-        durable: True when what the store holds outlives this process: a restart finds the
-            rooms in play, the logs and the leaderboards again. A class attribute.
-    """
 
-    process_id: str
-    lease_seconds: float = 3.0
-    health: StoreHealth
-    answers_at_once: bool = False
-    shared: bool = False
-    durable: bool = False
+class RoomLog(Protocol):
+    """A room's record, server-side state, action log and snapshots: what a room is rebuilt
+    from (the port :class:`~.room.Room` writes through, every write fenced by its lease)."""
 
-    # -- rooms -------------------------------------------------------------------------
-
-    @abstractmethod
     async def save_room(self, room_id: str, record: dict[str, Any], state: dict[str, Any],
-                        summary: dict[str, Any]) -> str:
+                        summary: dict[str, Any]) -> Lease:
         """Create a room: its record, first state, lobby entry and join code; this process
         takes its lease.
 
         Returns:
-            The lease taken (see the module docstring), for the room's fenced writes.
+            The lease taken, for the room's fenced writes.
 
         Raises:
+            OwnershipLost: another process holds the id (never for a fresh random id).
             StoreError: the store is unavailable.
         """
 
-    @abstractmethod
     async def save_state(self, room_id: str, state: dict[str, Any],
-                         summary: dict[str, Any], *, lease: str | None = None) -> None:
+                         summary: dict[str, Any], *, lease: Lease | None = None) -> None:
         """Replace the room's server state and lobby entry (fenced by the lease).
 
         Args:
@@ -292,9 +319,8 @@ class Store(ABC):
             StoreError: the store is unavailable.
         """
 
-    @abstractmethod
     async def append(self, room_id: str, entries: Sequence[LogEntry], expect: int,
-                     state: dict[str, Any] | None, *, lease: str | None = None) -> None:
+                     state: dict[str, Any] | None, *, lease: Lease | None = None) -> None:
         """Append log entries and store ``state`` in one atomic, fenced step.
 
         Args:
@@ -313,10 +339,11 @@ class Store(ABC):
                 since); nothing was written.
             LogConflict: the lease holds but the log is not ``expect`` long (an earlier
                 append of this copy landed unanswered); nothing was written.
+            NotReplicated: too few replicas confirmed the append in time (its fate is
+                unknown).
             StoreError: the store is unavailable; nothing may be assumed written.
         """
 
-    @abstractmethod
     async def save_snapshot(self, room_id: str, state_id: int, snapshot: dict[str, Any]) -> None:
         """Keep the engine snapshot taken after ``state_id`` log entries.
 
@@ -324,8 +351,7 @@ class Store(ABC):
             StoreError: the store is unavailable.
         """
 
-    @abstractmethod
-    async def load(self, room_id: str, *, lease: str | None = None) -> Loaded | None:
+    async def load(self, room_id: str, *, lease: Lease | None = None) -> Loaded | None:
         """The room as stored, or None for an unknown (or expired) room.
 
         Args:
@@ -340,7 +366,6 @@ class Store(ABC):
             StoreError: the store is unavailable.
         """
 
-    @abstractmethod
     async def log(self, room_id: str) -> list[LogEntry]:
         """The room's whole action log, oldest first (``[]`` for an unknown room).
 
@@ -348,7 +373,26 @@ class Store(ABC):
             StoreError: the store is unavailable.
         """
 
-    @abstractmethod
+    async def finish_room(self, room_id: str, ttl: float) -> None:
+        """The room's game ended: every key of the room expires after ``ttl`` seconds.
+
+        Raises:
+            StoreError: the store is unavailable.
+        """
+
+    async def delete_room(self, room_id: str) -> None:
+        """Forget the room entirely, its lobby entry, code and lease (no error if unknown).
+
+        Raises:
+            StoreError: the store is unavailable.
+        """
+
+
+class LobbyIndex(Protocol):
+    """The lobby: every room's entry (a ``summary``), the lobby indexes that page it
+    (:func:`room_indexes`) and the join codes of private rooms. Entries are written with the
+    room's state (:meth:`RoomLog.save_room`, :meth:`RoomLog.save_state`)."""
+
     async def list_rooms(self) -> list[dict[str, Any]]:
         """Lobby entries of every room of every process, all at once (for tests and tools:
         the server itself pages with :meth:`list_page`).
@@ -357,7 +401,6 @@ class Store(ABC):
             StoreError: the store is unavailable.
         """
 
-    @abstractmethod
     async def index_ids(self, index: str, after: str, count: int) -> list[str]:
         """Up to ``count`` room ids of lobby index ``index`` (:func:`room_indexes`) that
         sort after ``after`` (``""``: from the first), in id order. An index may still name
@@ -368,7 +411,6 @@ class Store(ABC):
             StoreError: the store is unavailable.
         """
 
-    @abstractmethod
     async def entries(self, room_ids: Sequence[str]) -> list[dict[str, Any] | None]:
         """The lobby entries of ``room_ids``, in order (None for a room without one).
 
@@ -419,7 +461,6 @@ class Store(ABC):
                     return page, ids[i] if more else None
         return page, ids[-1] if len(ids) == scan else None
 
-    @abstractmethod
     async def room_by_code(self, code: str) -> str | None:
         """The id of the private room with join ``code``, or None.
 
@@ -427,26 +468,23 @@ class Store(ABC):
             StoreError: the store is unavailable.
         """
 
-    @abstractmethod
-    async def finish_room(self, room_id: str, ttl: float) -> None:
-        """The room's game ended: every key of the room expires after ``ttl`` seconds.
 
-        Raises:
-            StoreError: the store is unavailable.
-        """
+class Leases(Protocol):
+    """Who runs each room: fenced leases (:class:`Lease`) and the processes' heartbeats.
 
-    @abstractmethod
-    async def delete_room(self, room_id: str) -> None:
-        """Forget the room entirely, its lobby entry, code and lease (no error if unknown).
+    A store that one process owns keeps them in that process
+    (:class:`~.local_ports.LocalLeases`); a shared one in Redis
+    (:class:`~.redis_leases.RedisLeases`), where they expire unless renewed.
 
-        Raises:
-            StoreError: the store is unavailable.
-        """
+    Attributes:
+        process_id: This process's id (the holder of the leases it takes).
+        lease_seconds: How long a lease lasts without renewal (s).
+    """
 
-    # -- ownership -----------------------------------------------------------------------
+    process_id: str
+    lease_seconds: float
 
-    @abstractmethod
-    async def acquire(self, room_id: str) -> str | None:
+    async def acquire(self, room_id: str) -> Lease | None:
         """Take the room's lease if nobody holds it (or this process does), with a new
         epoch: any copy of the room loaded under an earlier lease is fenced off.
 
@@ -457,22 +495,22 @@ class Store(ABC):
             StoreError: the store is unavailable.
         """
 
-    @abstractmethod
-    async def renew(self, leases: Mapping[str, str]) -> list[str]:
+    async def renew(self, leases: Mapping[str, Lease]) -> list[str]:
         """Extend this process's leases (``room id -> lease``). A lease that expired (the
-        store was down, say) is taken back when nobody acquired the room since. Returns the
-        rooms whose lease is not the one given any more (this process must stop running
-        that copy).
+        store was down, say) is taken back when nobody acquired the room since.
+
+        Returns:
+            The rooms whose lease is not the one given any more (this process must stop
+            running that copy).
 
         Raises:
             StoreError: the store is unavailable.
         """
 
-    @abstractmethod
     async def release(self, room_id: str) -> None:
-        """Give up the room's lease if this process holds it."""
+        """Give up the room's lease if this process holds it (never another's; a store
+        error is swallowed: the lease then expires by itself)."""
 
-    @abstractmethod
     async def owner(self, room_id: str) -> str | None:
         """The process id holding the room's lease, or None.
 
@@ -481,23 +519,20 @@ class Store(ABC):
         """
 
     async def owners(self, room_ids: Sequence[str]) -> list[str | None]:
-        """:meth:`owner` of each room of ``room_ids``, in their order (stores override it
-        to ask for them all at once: an admin page lists up to 500 rooms).
+        """:meth:`owner` of each room of ``room_ids``, in their order, asked all at once
+        (an admin page lists up to 500 rooms).
 
         Raises:
             StoreError: the store is unavailable.
         """
-        return [await self.owner(room_id) for room_id in room_ids]
 
-    @abstractmethod
     async def orphans(self) -> list[str]:
-        """Rooms in the lobby whose lease nobody holds (their owner died).
+        """Rooms in the lobby whose lease nobody holds (their owner died, or, for a store
+        one process owns, a restart left them).
 
         Raises:
             StoreError: the store is unavailable.
         """
-
-    # -- processes -------------------------------------------------------------------------
 
     async def heartbeat(self) -> None:
         """Tell the other processes this one is alive (its key lasts two leases).
@@ -512,11 +547,12 @@ class Store(ABC):
         Raises:
             StoreError: the store is unavailable.
         """
-        return process_id == self.process_id
 
-    # -- leaderboards (server/leaderboard.py) ------------------------------------------
 
-    @abstractmethod
+class Boards(Protocol):
+    """Leaderboards (:mod:`.leaderboard`): per board, each name's best rank value (lower is
+    better), the best ``size`` names kept."""
+
     async def record_score(self, board: str, name: str, value: int, size: int) -> bool:
         """Keep ``value`` as ``name``'s entry on ``board`` if it is better (lower) than the
         entry there, or if there is none; then keep only the best ``size`` entries.
@@ -535,7 +571,6 @@ class Store(ABC):
             StoreError: the store is unavailable.
         """
 
-    @abstractmethod
     async def board_page(self, board: str, start: int, count: int
                          ) -> tuple[list[tuple[str, int]], int]:
         """Entries ``start .. start+count-1`` (0-based, best first: lower value, then name)
@@ -546,7 +581,6 @@ class Store(ABC):
             StoreError: the store is unavailable.
         """
 
-    @abstractmethod
     async def board_rank(self, board: str, name: str) -> tuple[int, int] | None:
         """``(position, value)`` of ``name`` on ``board`` (position 0-based, best first), or
         None when the name has no entry.
@@ -555,12 +589,22 @@ class Store(ABC):
             StoreError: the store is unavailable.
         """
 
-    # -- messages between processes ------------------------------------------------------
 
-    @abstractmethod
+class Inbox(Protocol):
+    """Messages between server processes (:mod:`.cluster`), each addressed to a process id.
+
+    Attributes:
+        process_id: This process's id (the address of its inbox).
+    """
+
+    process_id: str
+
     async def publish(self, process_id: str, payload: bytes) -> int:
-        """Send ``payload`` to the inbox of ``process_id``; returns how many processes
-        received it (0: that process is gone).
+        """Send ``payload`` to the inbox of ``process_id``.
+
+        Returns:
+            How many processes received it (0: that process is gone, or a store one process
+            owns: there is no other).
 
         Raises:
             StoreError: the store is unavailable.
@@ -568,215 +612,50 @@ class Store(ABC):
 
     async def listen(self, handler: InboxHandler) -> None:
         """Deliver every payload sent to this process's inbox to ``handler`` until
-        :meth:`close` (a single-process store never receives any)."""
-
-    async def healthy(self) -> bool:
-        """True when the store answers."""
-        return True
-
-    async def close(self) -> None:
-        """Release connections (no-op by default)."""
+        :meth:`Store.close` (a store one process owns never receives any: it returns at
+        once)."""
 
 
-class LocalLeases:
-    """Room leases of a store that one process owns (memory, SQLite): kept in this process
-    only, as ``"PROCESS#EPOCH"`` values whose epoch counts this process's acquisitions of the
-    room. Nobody else can hold a lease, so :meth:`acquire` always succeeds; fencing still
-    stops a copy of a room superseded by a later acquisition in this process (the lease port
-    of a store that is not :attr:`Store.shared`).
+class Store(RoomLog, LobbyIndex, Leases, Boards, Inbox, Protocol):
+    """Room persistence, room ownership and messages between server processes: the ports
+    (:class:`RoomLog`, :class:`LobbyIndex`, :class:`Leases`, :class:`Boards`,
+    :class:`Inbox`) that each backend implements in one object, so that the server wires one
+    store. Code that needs one concern takes that port.
+
+    Capabilities (class attributes; callers ask these, never a store's class):
+        shared: True when other server processes use the same store (rooms are owned
+            through leases that expire, requests forwarded, ownerless rooms taken over:
+            :mod:`.cluster`).
+        durable: True when what the store holds outlives this process: a restart finds the
+            rooms in play, the logs and the leaderboards again.
+        answers_at_once: True when a request may be handled in the protocol callback that
+            parsed it, outside any task (see :func:`~cardhall.server.tasks.start_eagerly`):
+            no method needs ``asyncio.current_task()`` before it first waits, and most
+            calls never wait (no network I/O).
 
     Attributes:
-        leases: The lease each room holds, by room id.
+        process_id: This process's id (owner of the leases it takes, address of its inbox).
+        lease_seconds: How long a room lease lasts without renewal (s).
+        health: The store's recent answers and failures (:class:`StoreHealth`).
     """
 
     process_id: str
+    lease_seconds: float = 3.0
+    health: StoreHealth
+    shared: bool = False
+    durable: bool = False
+    answers_at_once: bool = False
 
-    def __init__(self) -> None:
-        self.leases: dict[str, str] = {}
-        self._epochs: dict[str, int] = {}
-
-    def _fence(self, room_id: str, lease: str | None) -> None:
-        """Raise :class:`OwnershipLost` when ``lease`` is given and is not the room's."""
-        if lease is not None and self.leases.get(room_id) != lease:
-            raise OwnershipLost(f"the lease of {room_id} is not {lease} any more")
-
-    def _forget_lease(self, room_id: str) -> None:
-        """The room is gone: forget its lease and epoch."""
-        self.leases.pop(room_id, None)
-        self._epochs.pop(room_id, None)
-
-    async def acquire(self, room_id: str) -> str | None:
-        """Always granted (this process owns every room), with a new epoch."""
-        self._epochs[room_id] = epoch = self._epochs.get(room_id, 0) + 1
-        self.leases[room_id] = lease = f"{self.process_id}#{epoch}"
-        return lease
-
-    async def renew(self, leases: Mapping[str, str]) -> list[str]:
-        """Only a lease superseded by a later :meth:`acquire` is lost."""
-        return [r for r, lease in leases.items() if self.leases.get(r, lease) != lease]
-
-
-class MemoryStore(LocalLeases, Store):
-    """The in-memory store: plain dicts in this process, which owns every room.
-
-    Nothing survives the process (tests and benchmarks; ``cardhall serve --store memory``);
-    leases (:class:`LocalLeases`), fencing and inboxes are trivial. No method waits
-    (:attr:`Store.answers_at_once`).
-    """
-
-    answers_at_once = True
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.process_id = new_process_id()
-        self.health = StoreHealth(self.lease_seconds)  # never fails
-        self.records: dict[str, dict[str, Any]] = {}
-        self.states: dict[str, dict[str, Any]] = {}
-        self.summaries: dict[str, dict[str, Any]] = {}
-        self.codes: dict[str, str] = {}
-        self.logs: dict[str, list[LogEntry]] = {}
-        self.snapshots: dict[str, tuple[int, dict[str, Any]]] = {}
-        #: Lobby indexes by name (:func:`room_indexes`): room ids, sorted.
-        self.indexes: dict[str, SortedList] = {}
-        #: Leaderboards by board id: (rank value, name) pairs, best first, and each name's
-        #: rank value.
-        self.boards: dict[str, tuple[SortedList, dict[str, int]]] = {}
-
-    def _reindex(self, room_id: str, old: dict[str, Any] | None,
-                 new: dict[str, Any] | None) -> None:
-        """Move ``room_id`` from the indexes of its ``old`` entry to those of ``new``."""
-        before = set(room_indexes(old)) if old is not None else set()
-        after = set(room_indexes(new)) if new is not None else set()
-        for name in before - after:
-            self.indexes[name].discard(room_id)
-        for name in after - before:
-            self.indexes.setdefault(name, SortedList()).add(room_id)
-
-    async def save_room(self, room_id: str, record: dict[str, Any], state: dict[str, Any],
-                        summary: dict[str, Any]) -> str:
-        """Create the room."""
-        lease = await self.acquire(room_id)
-        assert lease is not None
-        self.records[room_id] = record
-        self.states[room_id] = state
-        self._reindex(room_id, self.summaries.get(room_id), summary)
-        self.summaries[room_id] = summary
-        self.logs.setdefault(room_id, [])
-        if record.get("code"):
-            self.codes[record["code"]] = room_id
-        return lease
-
-    async def save_state(self, room_id: str, state: dict[str, Any],
-                         summary: dict[str, Any], *, lease: str | None = None) -> None:
-        """Replace the state and lobby entry (fenced by ``lease`` when given)."""
-        self._fence(room_id, lease)
-        self.states[room_id] = state
-        self._reindex(room_id, self.summaries.get(room_id), summary)
-        self.summaries[room_id] = summary
-
-    async def append(self, room_id: str, entries: Sequence[LogEntry], expect: int,
-                     state: dict[str, Any] | None, *, lease: str | None = None) -> None:
-        """Append to the log (the lease and length checks still guard against bugs)."""
-        self._fence(room_id, lease)
-        log = self.logs.setdefault(room_id, [])
-        if len(log) != expect:
-            raise LogConflict(f"log of {room_id} is {len(log)} long, not {expect}")
-        log.extend(entries)
-        if state is not None:
-            self.states[room_id] = state
-
-    async def save_snapshot(self, room_id: str, state_id: int, snapshot: dict[str, Any]) -> None:
-        """Keep the latest snapshot."""
-        self.snapshots[room_id] = (state_id, snapshot)
-
-    async def load(self, room_id: str, *, lease: str | None = None) -> Loaded | None:
-        """Record, state, latest snapshot and the log after it (nothing to confirm here)."""
-        record = self.records.get(room_id)
-        if record is None:
-            return None
-        sid, snap = self.snapshots.get(room_id, (0, None))
-        return Loaded(record, self.states.get(room_id), snap, sid,
-                      list(self.logs.get(room_id, [])[sid:]))
-
-    async def log(self, room_id: str) -> list[LogEntry]:
-        """The whole log."""
-        return list(self.logs.get(room_id, []))
-
-    async def list_rooms(self) -> list[dict[str, Any]]:
-        """Every lobby entry."""
-        return list(self.summaries.values())
-
-    async def index_ids(self, index: str, after: str, count: int) -> list[str]:
-        """Ids from the sorted index."""
-        ids = self.indexes.get(index)
-        if not ids:
-            return []
-        start = ids.bisect_right(after)
-        return list(ids.islice(start, start + count))
-
-    async def entries(self, room_ids: Sequence[str]) -> list[dict[str, Any] | None]:
-        """Entries by id."""
-        return [self.summaries.get(r) for r in room_ids]
-
-    async def room_by_code(self, code: str) -> str | None:
-        """Room id of a join code."""
-        return self.codes.get(code)
-
-    async def finish_room(self, room_id: str, ttl: float) -> None:
-        """Nothing expires by itself here: the lobby removes the room after ``ttl``."""
-
-    async def delete_room(self, room_id: str) -> None:
-        """Forget the room."""
-        record = self.records.pop(room_id, None)
-        if record and record.get("code"):
-            self.codes.pop(record["code"], None)
-        self._reindex(room_id, self.summaries.get(room_id), None)
-        for table in (self.states, self.summaries, self.logs, self.snapshots):
-            table.pop(room_id, None)
-        self._forget_lease(room_id)
-
-    async def release(self, room_id: str) -> None:
-        """Nothing to release."""
-
-    async def owner(self, room_id: str) -> str | None:
-        """This process, for a known room."""
-        return self.process_id if room_id in self.records else None
-
-    async def owners(self, room_ids: Sequence[str]) -> list[str | None]:
-        """This process for each known room, None for the others."""
-        return [self.process_id if r in self.records else None for r in room_ids]
-
-    async def orphans(self) -> list[str]:
-        """Never any."""
-        return []
-
-    async def record_score(self, board: str, name: str, value: int, size: int) -> bool:
-        """Keep the better of ``value`` and the name's entry, then the best ``size``."""
-        ranked, values = self.boards.setdefault(board, (SortedList(), {}))
-        old = values.get(name)
-        if old is not None and old <= value:
-            return False
-        if old is not None:
-            ranked.remove((old, name))
-        ranked.add((value, name))
-        values[name] = value
-        while len(ranked) > size:
-            _, dropped = ranked.pop()
-            del values[dropped]
+    async def healthy(self) -> bool:
+        """True when the store answers (never raises)."""
         return True
 
-    async def board_page(self, board: str, start: int, count: int
-                         ) -> tuple[list[tuple[str, int]], int]:
-        """A slice of the sorted entries."""
-        ranked, _ = self.boards.get(board, ((), {}))
-        return [(n, v) for v, n in ranked[start:start + count]], len(ranked)
+    async def close(self) -> None:
+        """Release connections and files (no-op by default)."""
+        return None
 
-    async def board_rank(self, board: str, name: str) -> tuple[int, int] | None:
-        """Bisect for the name's entry."""
-        ranked, values = self.boards.get(board, (SortedList(), {}))
-        value = values.get(name)
-        return None if value is None else (ranked.index((value, name)), value)
 
-    async def publish(self, process_id: str, payload: bytes) -> int:
-        """There are no other processes."""
-        return 0
+def store_kind(store: Store) -> str:
+    """How ``store`` keeps rooms, by its capabilities: ``"shared"`` (other processes use it),
+    ``"durable"`` (this process alone, surviving a restart) or ``"memory"``."""
+    return "shared" if store.shared else "durable" if store.durable else "memory"

@@ -25,7 +25,7 @@ from typing import Any
 
 from .account_store import AccountStore, KeyTaken
 from .leaderboard import BOARD_SIZE, boards
-from .store import Store, StoreError
+from .store import Boards, Store, StoreError
 
 #: Leaderboard entries read per page of the source.
 BOARD_PAGE = 500
@@ -89,7 +89,7 @@ async def copy_rooms(source: Store, target: Store, finished_ttl: float,
     return out
 
 
-async def copy_boards(source: Store, target: Store) -> int:
+async def copy_boards(source: Boards, target: Boards) -> int:
     """Copy every entry of every leaderboard (:func:`~.leaderboard.boards`); an entry the
     target holds already keeps the better value. Returns the entries copied.
 

@@ -30,7 +30,7 @@ from cardhall.server.app import Server
 from cardhall.server.config import Settings
 from cardhall.server.redis_store import RedisStore
 from cardhall.server.sqlite_store import SQLiteStore
-from cardhall.server.store import MemoryStore
+from cardhall.server.memory_store import MemoryStore
 
 ServerFactory = Callable[..., Awaitable[Server]]
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,7 +10,7 @@ import msgpack
 from cardhall import protocol as p
 from cardhall.games.skipper import Skipper
 from cardhall.server.room import Room
-from cardhall.server.store import MemoryStore
+from cardhall.server.memory_store import MemoryStore
 
 #: What a stand-in connection records: ``(its name, [the "t" of each frame of one write])``.
 WriteLog = list[tuple[str, list[str]]]

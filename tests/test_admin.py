@@ -32,7 +32,7 @@ from cardhall.server.app import Server
 from cardhall.server.redis_store import RedisStore
 from cardhall.server.sqlite_store import SQLiteStore
 from cardhall.server.room import RoomError
-from cardhall.server.store import MemoryStore
+from cardhall.server.memory_store import MemoryStore
 
 from .conftest import (
     ROOT,

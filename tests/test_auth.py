@@ -546,7 +546,7 @@ async def test_the_sqlite_account_store_serves_a_server(tmp_path: Any) -> None:
 
     from cardhall.server.account_sqlite import SQLiteAccounts, create_tables, plain
     from cardhall.server.config import Settings
-    from cardhall.server.store import MemoryStore
+    from cardhall.server.memory_store import MemoryStore
 
     from .conftest import TEST_SETTINGS
 

@@ -29,7 +29,7 @@ from cardhall.server.fairness import verify_record
 from cardhall.games import get
 from cardhall.server.redis_store import RedisStore
 from cardhall.games import replay
-from cardhall.server.store import MemoryStore
+from cardhall.server.memory_store import MemoryStore
 
 from .conftest import RedisProcess, ServeProcess, free_port
 

@@ -20,7 +20,7 @@ from cardhall.cli import main
 from cardhall.games.skipper import Skipper
 from cardhall.server.redis_store import RedisStore
 from cardhall.server.sqlite_store import SQLiteStore
-from cardhall.server.store import MemoryStore
+from cardhall.server.memory_store import MemoryStore
 
 from .conftest import ServerFactory
 

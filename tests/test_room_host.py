@@ -14,7 +14,8 @@ import pytest
 from cardhall import protocol as p
 from cardhall.client.client import Client, ServerError
 from cardhall.server.room import Room
-from cardhall.server.store import Loaded, MemoryStore
+from cardhall.server.memory_store import MemoryStore
+from cardhall.server.store import Loaded
 
 from .conftest import serving
 

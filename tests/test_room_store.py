@@ -30,7 +30,8 @@ from cardhall.games.skipper import Skipper
 from cardhall.server.redis_store import RedisStore
 from cardhall.games import replay as replay_log
 from cardhall.server.room import SNAPSHOT_EVERY, Room
-from cardhall.server.store import Loaded, LogEntry, MemoryStore, Store, StoreError
+from cardhall.server.memory_store import MemoryStore
+from cardhall.server.store import Lease, Loaded, LogEntry, Store, StoreError
 
 from .conftest import RedisProcess, serving
 from .room_harness import Recorder, WriteLog, started_room
@@ -58,7 +59,7 @@ class Outage:
         monkeypatch.setattr(store, "load", self._load)
 
     async def _append(self, room_id: str, entries: Sequence[LogEntry], expect: int,
-                      state: dict[str, Any] | None, *, lease: str | None = None) -> None:
+                      state: dict[str, Any] | None, *, lease: Lease | None = None) -> None:
         if not self.down:
             return await self.append(room_id, entries, expect, state, lease=lease)
         if self.landed:
@@ -66,7 +67,7 @@ class Outage:
         self.failed += 1
         raise StoreError("store down (test)")
 
-    async def _load(self, room_id: str, *, lease: str | None = None) -> Any:
+    async def _load(self, room_id: str, *, lease: Lease | None = None) -> Any:
         if self.down:
             raise StoreError("store down (test)")
         return await self.load(room_id, lease=lease)
@@ -296,12 +297,12 @@ class FlakyStore(MemoryStore):
     down = False
 
     async def append(self, room_id: str, entries: Sequence[LogEntry], expect: int,
-                     state: dict[str, Any] | None, *, lease: str | None = None) -> None:
+                     state: dict[str, Any] | None, *, lease: Lease | None = None) -> None:
         if self.down:
             raise StoreError("store down (test)")
         await super().append(room_id, entries, expect, state, lease=lease)
 
-    async def load(self, room_id: str, *, lease: str | None = None) -> Loaded | None:
+    async def load(self, room_id: str, *, lease: Lease | None = None) -> Loaded | None:
         if self.down:
             raise StoreError("store down (test)")
         return await super().load(room_id, lease=lease)
@@ -375,7 +376,7 @@ async def test_a_room_broken_again_as_its_reload_ends_reloads_again() -> None:
     load = store.load
     flaps = []
 
-    async def flapping_load(room_id: str, *, lease: str | None = None) -> Loaded | None:
+    async def flapping_load(room_id: str, *, lease: Lease | None = None) -> Loaded | None:
         loaded = await load(room_id, lease=lease)
         if not flaps and not store.down:
             game = room.game
@@ -417,7 +418,7 @@ async def test_an_append_writes_the_state_only_when_it_changed(server: Server) -
     wrong: list[tuple[int, Any, Any]] = []
 
     async def checked(room_id: str, entries: Sequence[LogEntry], expect: int,
-                      state: dict[str, Any] | None, *, lease: str | None = None) -> None:
+                      state: dict[str, Any] | None, *, lease: Lease | None = None) -> None:
         expected = server.lobby.rooms[room_id].state()  # what the room holds now
         await real(room_id, entries, expect, state, lease=lease)
         carried.append(state is not None)

@@ -15,7 +15,8 @@ from cardhall.server.config import Settings
 from cardhall.games.skipper import Skipper
 from cardhall.server.lobby import Lobby
 from cardhall.server.room import Room
-from cardhall.server.store import LogEntry, MemoryStore
+from cardhall.server.memory_store import MemoryStore
+from cardhall.server.store import Lease, LogEntry
 
 from .room_harness import Recorder, WriteLog, started_room
 
@@ -31,7 +32,7 @@ class GatedStore(MemoryStore):
         self.tasks: list[asyncio.Task[Any] | None] = []  # the task of each append
 
     async def append(self, room_id: str, entries: Sequence[LogEntry], expect: int,
-                     state: dict[str, Any] | None, *, lease: str | None = None) -> None:
+                     state: dict[str, Any] | None, *, lease: Lease | None = None) -> None:
         self.tasks.append(asyncio.current_task())
         self.appending.set()
         await self.gate.wait()
@@ -121,7 +122,7 @@ class SlowCreateStore(MemoryStore):
         self.saved: asyncio.Queue[str] = asyncio.Queue()
 
     async def save_room(self, room_id: str, record: dict[str, Any], state: dict[str, Any],
-                        summary: dict[str, Any]) -> str:
+                        summary: dict[str, Any]) -> Lease:
         lease = await super().save_room(room_id, record, state, summary)
         self.saved.put_nowait(room_id)
         await self.gate.wait()

@@ -35,7 +35,7 @@ from cardhall.server.sqlite_file import (
     backup,
 )
 from cardhall.server.sqlite_store import SQLiteStore
-from cardhall.server.store import LogConflict, OwnershipLost, StoreError, pack
+from cardhall.server.store import Lease, LogConflict, OwnershipLost, StoreError, pack
 
 from .conftest import RedisProcess, ServeProcess, assert_one_error, run_cli, serving
 from .test_room_store import until, view_when_back
@@ -49,10 +49,10 @@ def summary(room: str, status: str = "waiting", game: str = "skipper") -> dict[s
             "taken": 0, "status": status, "private": False, "spectators": 0}
 
 
-async def add_room(store: Any, room: str, status: str = "waiting") -> str:
+async def add_room(store: Any, room: str, status: str = "waiting") -> Lease:
     """Create ``room`` in ``store``; its lease."""
-    lease: str = await store.save_room(room, {"room": room, "game": "skipper", "code": None},
-                                       {"status": status}, summary(room, status))
+    lease: Lease = await store.save_room(room, {"room": room, "game": "skipper", "code": None},
+                                         {"status": status}, summary(room, status))
     return lease
 
 

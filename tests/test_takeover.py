@@ -18,7 +18,8 @@ from cardhall.server.app import Server
 from cardhall.server.config import Settings
 from cardhall.server.redis_store import RedisStore
 from cardhall.server.room import Room
-from cardhall.server.store import Loaded, MemoryStore, OwnershipLost
+from cardhall.server.memory_store import MemoryStore
+from cardhall.server.store import Lease, Loaded, OwnershipLost
 
 from .conftest import RedisProcess, serving
 from .room_harness import Recorder
@@ -34,11 +35,11 @@ class SlowStore(RedisStore):
         await asyncio.sleep(self.delay)
         return await super().owner(room_id)
 
-    async def acquire(self, room_id: str) -> str | None:
+    async def acquire(self, room_id: str) -> Lease | None:
         await asyncio.sleep(self.delay)
         return await super().acquire(room_id)
 
-    async def load(self, room_id: str, *, lease: str | None = None) -> Loaded | None:
+    async def load(self, room_id: str, *, lease: Lease | None = None) -> Loaded | None:
         await asyncio.sleep(2 * self.delay)
         return await super().load(room_id, lease=lease)
 
@@ -93,7 +94,7 @@ async def test_concurrent_routes_take_a_room_over_once(orphan: tuple[str, RedisS
     assert len(built) == 1, f"{len(built)} copies of the room were loaded"
     (room,) = built
     assert all(r is room for r in results) and lobby.rooms == {room_id: room}
-    assert room.lease is not None and room.lease.startswith(taker.store.process_id + "#")
+    assert room.lease is not None and room.lease.process == taker.store.process_id
 
 
 class LosingStore(RedisStore):
@@ -106,7 +107,7 @@ class LosingStore(RedisStore):
         self.acquiring = asyncio.Event()
         self.go = asyncio.Event()
 
-    async def acquire(self, room_id: str) -> str | None:
+    async def acquire(self, room_id: str) -> Lease | None:
         self.acquiring.set()
         await self.go.wait()
         assert await self.rival.acquire(room_id) is not None
@@ -223,7 +224,7 @@ async def test_an_append_that_landed_unanswered_makes_the_room_reload_not_move(
         assert room.state_id == sid + 1 == len(await store.log(room.id))
         assert server.lobby.rooms.get(room.id) is room and room.lease == lease
         held = await store.redis.get(f"cardhall:{{room:{room.id}}}:owner")
-        assert held is not None and held.decode() == lease  # not given up, not retaken
+        assert held is not None and held.decode() == str(lease)  # not given up, not retaken
     finally:
         for room in list(server.lobby.rooms.values()):
             await room.close()
@@ -333,7 +334,7 @@ class _StartGate(MemoryStore):
         self.holding = asyncio.Event()
 
     async def save_state(self, room_id: str, state: dict[str, Any],
-                         summary: dict[str, Any], *, lease: str | None = None) -> None:
+                         summary: dict[str, Any], *, lease: Lease | None = None) -> None:
         if state.get("status") == "playing" and not self.gate.is_set():
             self.holding.set()
             await self.gate.wait()
