@@ -14,7 +14,7 @@ is written; the engine (:class:`Rules`) and the bots read it there.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from .. import cards as C
 from ..errors import OptionError, UnknownAction
@@ -141,7 +141,7 @@ class Seat:
                  "complete", "turns", "phase", "status", "auto_trash")
 
     #: The fields, in snapshot order.
-    FIELDS = __slots__
+    FIELDS: ClassVar[tuple[str, ...]] = __slots__
 
     def __init__(self, auto_trash: bool = True) -> None:
         self.hand: list[int] = []
