@@ -610,11 +610,39 @@ async def echo_hello(ws: ClientConnection) -> None:
 # -- servers in their own processes ------------------------------------------------------
 
 
-def free_port() -> int:
-    """A TCP port free on 127.0.0.1 right now."""
-    with socket.socket() as s:
+def _ephemeral_low() -> int:
+    """The first port of the kernel's ephemeral range (32768 when it cannot be read)."""
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+def free_port(span: int = 1) -> int:
+    """A TCP port ``p`` such that ``p .. p + span - 1`` are free on 127.0.0.1 right now.
+
+    Drawn at random below the ephemeral range: a port that ``bind(0)`` hands out comes from
+    that range, and before a child process binds it an outgoing connection (a Redis replica,
+    a Sentinel, a client) may be given it and the child fails with "address already in use".
+    """
+    low = _ephemeral_low()
+    for _ in range(1000):
+        port = random.randrange(10000, max(10001, low - span))
+        if all(_port_free(port + k) for k in range(span)):
+            return port
+    with socket.socket() as s:  # a crowded host: fall back to whatever the kernel gives
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def _port_free(port: int) -> bool:
+    """True when 127.0.0.1:``port`` can be bound now."""
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 def _wait_port(port: int, proc: subprocess.Popen[bytes], what: str, timeout: float = 30) -> None:

@@ -59,6 +59,7 @@ class CountingConnection:
 
     def __init__(self, i: int, act_reply: str = "ok") -> None:
         self.session = self.name = f"seat{i}"
+        self.account = ""  # signed in to no account
         self.process = "bench"
         self.act_reply = act_reply
         self.rooms: dict[str, Room] = {}

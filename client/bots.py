@@ -16,7 +16,7 @@ from typing import Any
 
 from .. import protocol as p
 from ..games.bots import Strategy, strategy
-from .client import Client, ConnectionLost, ServerError
+from .client import Client, ConnectionLost, ServerError, new_device_secret
 
 RETRY_SECONDS = 0.3  # pause before retrying an action the server could not answer
 STALL_SECONDS = 2.0  # the seat may act but nothing happened this long: act again
@@ -205,20 +205,29 @@ async def timed_actions(client: Client, room: str, choose: Strategy, rng: random
 
 
 def bot_clients(urls: Sequence[str], players: int, prefix: str = "bot",
+                guests: Sequence[str] | None = None, token: str | None = None,
                 **client_options: Any) -> list[Client]:
-    """``players`` bot clients named ``PREFIX-i``, spread over ``urls``: bot ``i`` connects
-    to ``urls[i % len(urls)]`` first and moves on to the next URL when its connection drops
-    (then resumes its seat). They are not connected yet (:func:`seat_bots` does it).
+    """``players`` bot clients named ``PREFIX-i`` (when the name is free), spread over
+    ``urls``: bot ``i`` connects to ``urls[i % len(urls)]`` first and moves on to the next
+    URL when its connection drops (then resumes its seat). They are not connected yet
+    (:func:`seat_bots` does it).
 
     Args:
         urls: Server URLs, ``ws://HOST:PORT``.
         players: How many clients.
         prefix: Their names' start.
+        guests: Each bot's guest device secret (bot ``i`` signs in to the guest account of
+            ``guests[i]``); None: signed in to no account (anonymous guests), unless
+            ``token`` is given.
+        token: A session token every bot signs in with (one account: it holds one seat of a
+            room unless the room allows more, room option ``multi_seat``).
         client_options: More :class:`~cardhall.client.client.Client` arguments
             (``keep_records``, say).
     """
     return [Client([urls[(i + k) % len(urls)] for k in range(len(urls))],
-                   name=f"{prefix}-{i}", **client_options)
+                   name=f"{prefix}-{i}", token=token,
+                   guest=guests[i] if guests is not None and token is None else None,
+                   **client_options)
             for i in range(players)]
 
 
@@ -271,8 +280,13 @@ async def play_games(urls: Sequence[str], game: str, mode: str | None, players: 
                      seed: int | None = None, timeout: float = 600.0,
                      keep_frames: bool = False, think: float = 0.0,
                      record_dir: str | None = None,
-                     room: str | None = None) -> list[dict[str, Any]]:
+                     room: str | None = None, token: str | None = None,
+                     guests: Sequence[str] | None = None) -> list[dict[str, Any]]:
     """Play ``games`` games, each with ``players`` bot clients spread over ``urls``.
+
+    Bot ``i`` signs in to the guest account of device secret ``guests[i]`` (None: a secret
+    made for each bot now, the same for every game), or with ``token`` (every bot the same
+    account).
 
     The first bot of each game creates the room; every bot joins; the room starts when full.
     With ``room``, the bots take free seats in that existing room instead (a room a person
@@ -298,9 +312,12 @@ async def play_games(urls: Sequence[str], game: str, mode: str | None, players: 
     choose = strategy(game, bot)
     rng = random.Random(seed)
     records = []
+    if guests is None:
+        guests = [new_device_secret() for _ in range(players)]
     for _ in range(games):
         t0 = time.perf_counter()
-        clients = bot_clients(urls, players, keep_records=record_dir is not None)
+        clients = bot_clients(urls, players, guests=guests, token=token,
+                              keep_records=record_dir is not None)
         try:
             room_id, seats = await seat_bots(clients, game, mode, options, room)
             tasks = [play_seat(c, room_id, s, choose, random.Random(rng.random()),

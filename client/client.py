@@ -2,7 +2,7 @@
 
 ::
 
-    async with Client("ws://127.0.0.1:8765", name="me") as c:
+    async with Client("ws://127.0.0.1:8765", guest=secret, name="Me") as c:
         created = await c.create_room("skipper", mode="multi", seats=4)
         joined = await c.join(room=created.room)
         async for msg in c.updates():
@@ -10,12 +10,16 @@
             ...
             await c.act(joined.room, view["legal_actions"][0])
 
-The client keeps each room's current view (applying deltas), remembers seat tokens, and, when
-the connection drops, reconnects (to the next URL when given several) with exponential backoff
-and resumes every held seat and spectated room. A seat the server took for disconnected while
-the connection is up (a ``seat_event dropped`` for the client's own seat, or a request refused
-with ``room/not_seated`` in a room it holds a token for) is resumed too, and the refused
-request sent again once.
+The client signs in after the hello when it is given a way (protocol/README.md "Accounts"):
+a guest device secret, a session token (and its refresh token), a username and password, or
+an operator's JWT; with none it plays as an anonymous guest. ``name`` is the display name it
+asks for (:meth:`Client.set_name`). It keeps each room's current view (applying deltas),
+remembers seat tokens, and, when the connection drops, reconnects (to the next URL when given
+several) with exponential backoff, signs in again (with its session token, refreshed when it
+expired) and resumes every held seat and spectated room. A seat the server took for
+disconnected while the connection is up (a ``seat_event dropped`` for the client's own
+seat, or a request refused with ``room/not_seated`` in a room it holds a token for) is
+resumed too, and the refused request sent again once.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import itertools
 import json
 import logging
 import os
+import secrets
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
@@ -48,9 +53,19 @@ from .. import protocol as p
 
 log = logging.getLogger("cardhall.client")
 
+#: ``hello.client`` of this client library.
+SOFTWARE = "cardhall-python/0.1"
 #: Seconds a closing handshake may take before the socket is dropped (a stuck server never
 #: answers it; websockets' default is 10 s).
 CLOSE_TIMEOUT = 2.0
+
+
+def new_device_secret() -> str:
+    """A new guest device secret: 32 random bytes, URL-safe base64 (43 characters). Keep it:
+    the same secret signs in to the same guest account."""
+    return secrets.token_urlsafe(32)
+
+
 #: Server pushes that ``updates()`` yields.
 Push = p.Update | p.SeatEvent | p.GameOver | p.Left | p.Started | p.ChatLines
 #: Chat lines a client keeps per room (:attr:`Client.chat`).
@@ -85,7 +100,22 @@ class Client:
 
     Args:
         urls: One ``ws://`` URL or several; reconnection moves on to the next one.
-        name: Client name sent in the hello (1..64 characters).
+        name: The display name to take once connected (signed in or not: see
+            :meth:`set_name`); a name the server refuses (another account holds one like it)
+            is logged and the server's name kept. None: the server's name.
+        software: The client software's name and version, sent as ``hello.client``.
+        guest: A device secret (at least 22 characters; :func:`new_device_secret`): sign in
+            to the guest account it names (made the first time).
+        token: A session token: sign in with it (``restore``).
+        refresh: Its refresh token: traded for a new pair when ``token`` has expired.
+        username: With ``password``: sign in (``login``), or with ``register`` register
+            (upgrading the ``guest`` account when one is given too).
+        password: The password of ``username``.
+        register: Register ``username`` and ``password`` instead of logging in (once: later
+            connections use the session token).
+        jwt: An operator's JWT to sign in with (``login`` with ``jwt``).
+        on_account: Called with every ``account`` reply (new tokens included), to keep the
+            tokens (``cardhall play`` writes them to its state folder).
         reconnect: Reconnect and resume seats when the connection drops.
         reconnect_timeout: Seconds to keep trying to reconnect before giving up.
         request_timeout: Seconds to wait for a reply before raising ``TimeoutError``.
@@ -116,6 +146,9 @@ class Client:
             and never answers them.
 
     Attributes:
+        account: The last ``account`` reply (who the client is signed in as), or None.
+        name: The display name the server gave the connection.
+        token: The session token held (None: none).
         views: The current view of each room this client is in, by room id.
         seats: ``room -> (seat, token)`` for every seat held.
         session: The server's session id of the current connection.
@@ -133,7 +166,12 @@ class Client:
             out).
     """
 
-    def __init__(self, urls: str | Sequence[str], *, name: str = "cardhall-python",
+    def __init__(self, urls: str | Sequence[str], *, name: str | None = None,
+                 software: str = SOFTWARE, guest: str | None = None,
+                 token: str | None = None, refresh: str | None = None,
+                 username: str | None = None, password: str | None = None,
+                 register: bool = False, jwt: str | None = None,
+                 on_account: Callable[[p.Account], None] | None = None,
                  reconnect: bool = True, reconnect_timeout: float = 30.0,
                  request_timeout: float = 30.0, max_frame: int | None = 1 << 20,
                  keep_records: bool = False,
@@ -144,7 +182,17 @@ class Client:
         self.urls = [urls] if isinstance(urls, str) else list(urls)
         if not self.urls:
             raise ValueError("at least one URL is needed")
-        self.name = name
+        if (username is None) != (password is None):
+            raise ValueError("give username and password together")
+        self.wanted_name = name
+        self.name = ""
+        self.software = software
+        self.guest_secret = guest
+        self.token, self.refresh_token = token, refresh
+        self.username, self.password, self._register = username, password, register
+        self.jwt = jwt
+        self.on_account = on_account
+        self.account: p.Account | None = None
         self.reconnect = reconnect
         self.reconnect_timeout = reconnect_timeout
         self.request_timeout = request_timeout
@@ -210,6 +258,7 @@ class Client:
             url = next(self._url_cycle)
             try:
                 await self._open(url)
+                await self._sign_in()
                 self._ready.set()
                 return
             except (OSError, websockets.exceptions.WebSocketException, TimeoutError) as exc:
@@ -223,7 +272,7 @@ class Client:
             ping_interval=self.ping_interval, ping_timeout=self.ping_timeout,
             # A stuck server answers no close frame either: give it up after CLOSE_TIMEOUT.
             close_timeout=CLOSE_TIMEOUT)
-        await ws.send(p.encode(p.Hello(v=p.PROTOCOL_VERSION, client=self.name, id=0,
+        await ws.send(p.encode(p.Hello(v=p.PROTOCOL_VERSION, client=self.software, id=0,
                                        act_reply=self.act_reply)))
         async with asyncio.timeout(self.open_timeout):
             reply = p.decode(await ws.recv(), side="server", max_size=self.max_frame)
@@ -237,7 +286,81 @@ class Client:
             await ws.close()
             raise ConnectionLost("client closed")
         self._ws, self.url, self.session = ws, url, reply.session
+        self.name = "Guest-" + reply.session[:6].upper()  # the spec's anonymous name
         self._reader = asyncio.get_running_loop().create_task(self._read(ws))
+
+    async def _sign_in(self) -> None:
+        """Sign in the way the client was given (see the class docstring), then ask for
+        its display name. Run on every (re)connection, before anything else is sent.
+
+        Raises:
+            ServerError: the server refused the sign-in (``auth/*``); ``auth/expired`` when
+                the client had a session token and no other way in, and it expired.
+        """
+        had_token = self.token is not None
+        reply = await self._restore() if had_token else None
+        if reply is None:
+            reply = await self._sign_in_afresh()
+        if reply is None and had_token:
+            raise ServerError("auth/expired", "the session token (and its refresh token) "
+                              "expired or was revoked: sign in again")
+        if reply is not None:
+            self._signed_in(reply)
+        if self.wanted_name and self.wanted_name != self.name:
+            try:
+                self._signed_in(await self._request(p.SetName(name=self.wanted_name)))
+            except ServerError as exc:  # another account holds it: keep the server's name
+                log.info("name %r refused: %s", self.wanted_name, exc)
+                self.wanted_name = None  # not asked again on reconnections
+
+    async def _sign_in_afresh(self) -> p.Message | None:
+        """Sign in with the username and password, the JWT or the device secret, whichever
+        the client has (None: it has none, and plays as an anonymous guest).
+
+        Raises:
+            ServerError: the server refused the sign-in.
+        """
+        if self.username is not None and self.password is not None:
+            way = p.Register if self._register else p.Login
+            return await self._request(way(username=self.username, password=self.password))
+        if self.jwt is not None:
+            return await self._request(p.Login(jwt=self.jwt))
+        if self.guest_secret is not None:
+            return await self._request(p.Guest(secret=self.guest_secret))
+        return None
+
+    async def _restore(self) -> p.Message | None:
+        """``restore`` the session token, or ``refresh`` it when it expired; None (and the
+        tokens forgotten) when both expired or were revoked.
+
+        Raises:
+            ServerError: the server refused them otherwise (``auth/banned``, say).
+        """
+        assert self.token is not None
+        for msg in (p.Restore(token=self.token),
+                    p.Refresh(token=self.refresh_token) if self.refresh_token else None):
+            if msg is None:
+                break
+            try:
+                return await self._request(msg)
+            except ServerError as exc:
+                if exc.code != "auth/expired":
+                    raise
+        self.token = self.refresh_token = None
+        return None
+
+    def _signed_in(self, reply: p.Message) -> None:
+        """Keep what an ``account`` reply says (new tokens replace the old ones)."""
+        assert isinstance(reply, p.Account)
+        self.account, self.name = reply, reply.name
+        if reply.token is not None:
+            self.token, self.refresh_token = reply.token, reply.refresh
+            self._register = False  # registered: later connections restore the session
+        if self.on_account is not None:
+            try:
+                self.on_account(reply)
+            except Exception:  # the callback's bug must not stop the sign-in
+                log.exception("on_account callback failed")
 
     async def close(self) -> None:
         """Close the connection (seats are held by the server for their grace window)."""
@@ -345,6 +468,7 @@ class Client:
                     reraise=True):
                 with attempt:
                     await self._open(next(self._url_cycle))
+            await self._sign_in()
         except Exception as exc:
             log.error("could not reconnect: %s", exc)
             self._tell("gave_up", {"error": str(exc)})
@@ -354,7 +478,7 @@ class Client:
         lost: list[str] = []
         for room, (_, token) in list(self.seats.items()):
             try:
-                await self._request(p.Resume(room=room, token=token))
+                await self._request(p.Resume(room=room, token=token or None))
             except (ServerError, ConnectionLost, TimeoutError) as exc:
                 log.warning("could not resume room %s: %s", room, exc)
                 lost.append(room)
@@ -387,7 +511,7 @@ class Client:
             if held is None:
                 return False
             try:
-                await self.request(p.Resume(room=room, token=held[1]))
+                await self.request(p.Resume(room=room, token=held[1] or None))
             except (ServerError, ConnectionLost, TimeoutError) as exc:
                 log.warning("could not resume the dropped seat of room %s: %s", room, exc)
                 return False
@@ -412,6 +536,8 @@ class Client:
             self._desynced.discard(msg.room)
             if msg.seat is not None and msg.token is not None:
                 self.seats[msg.room] = (msg.seat, msg.token)
+            elif msg.seat is not None and msg.room not in self.seats:
+                self.seats[msg.room] = (msg.seat, "")  # resumed by account: no token
             self._joined_as[msg.room] = msg.seat
             self._saw(msg.room, msg.view.get("state_id"), "view", msg.view)
         elif isinstance(msg, p.Update):
@@ -722,11 +848,12 @@ class Client:
         """
         await self.request(p.Start(room=room))
 
-    async def resume(self, room: str, token: str) -> p.Joined:
-        """Take back a held seat with its token; the reply carries the full view.
+    async def resume(self, room: str, token: str | None = None) -> p.Joined:
+        """Take back a held seat with its token, or (None) the seat the signed-in account
+        holds in ``room`` (taken on another device, say); the reply carries the full view.
 
         Raises:
-            ServerError: ``room/not_found``, ``room/bad_token``.
+            ServerError: ``room/not_found``, ``room/bad_token``, ``room/not_seated``.
         """
         reply = await self.request(p.Resume(room=room, token=token))
         assert isinstance(reply, p.Joined)
@@ -857,6 +984,95 @@ class Client:
 
         await asyncio.to_thread(write)
         return record
+
+    # -- accounts ----------------------------------------------------------------------------
+
+    async def sign_in_guest(self, secret: str) -> p.Account:
+        """Sign in to the guest account of device secret ``secret`` (made the first time).
+
+        Raises:
+            ServerError: ``auth/banned``, ``auth/rate_limited``.
+        """
+        reply = await self.request(p.Guest(secret=secret))
+        self.guest_secret = secret
+        self._signed_in(reply)
+        assert self.account is not None
+        return self.account
+
+    async def login(self, username: str, password: str) -> p.Account:
+        """Sign in with a username and password (later connections use the session token).
+
+        Raises:
+            ServerError: ``auth/bad_credentials``, ``auth/rate_limited``, ``auth/banned``.
+        """
+        self._signed_in(await self.request(p.Login(username=username, password=password)))
+        assert self.account is not None
+        return self.account
+
+    async def login_jwt(self, jwt: str) -> p.Account:
+        """Sign in with a JWT of the server operator's identity provider.
+
+        Raises:
+            ServerError: ``auth/bad_credentials``, ``auth/expired``, ``auth/banned``,
+                ``auth/rate_limited``.
+        """
+        self._signed_in(await self.request(p.Login(jwt=jwt)))
+        assert self.account is not None
+        return self.account
+
+    async def register(self, username: str, password: str) -> p.Account:
+        """Register ``username``: a new account, or the upgrade of the guest account the
+        client is signed in to (it keeps its games, seats and board entries).
+
+        Raises:
+            ServerError: ``auth/bad_name``, ``auth/weak_password``, ``auth/name_taken``,
+                ``auth/rate_limited``.
+        """
+        self._signed_in(await self.request(p.Register(username=username, password=password)))
+        assert self.account is not None
+        return self.account
+
+    async def restore(self, token: str) -> p.Account:
+        """Sign in with a session token.
+
+        Raises:
+            ServerError: ``auth/bad_credentials``, ``auth/expired``, ``auth/banned``.
+        """
+        reply = await self.request(p.Restore(token=token))
+        self.token = token
+        self._signed_in(reply)
+        assert self.account is not None
+        return self.account
+
+    async def logout(self, everywhere: bool = False) -> None:
+        """End the session (``everywhere``: every session of the account); the client goes
+        on as an anonymous guest and forgets its tokens and ways in."""
+        await self.request(p.Logout(everywhere=everywhere or None))
+        self.account = None
+        self.token = self.refresh_token = self.guest_secret = self.jwt = None
+        self.username = self.password = None
+
+    async def set_name(self, name: str) -> p.Account:
+        """Take the display name ``name`` (the account's; without one, the connection's).
+
+        Raises:
+            ServerError: ``auth/bad_name``, ``auth/name_taken``, ``auth/required``.
+        """
+        self._signed_in(await self.request(p.SetName(name=name)))
+        self.wanted_name = name
+        assert self.account is not None
+        return self.account
+
+    async def my_games(self, cursor: str | None = None,
+                       limit: int | None = None) -> p.MyGames:
+        """The account's running seats and a page of its finished games (``get_my_games``).
+
+        Raises:
+            ServerError: ``auth/required`` (signed in to no account).
+        """
+        reply = await self.request(p.GetMyGames(cursor=cursor, limit=limit))
+        assert isinstance(reply, p.MyGames)
+        return reply
 
     async def ping(self) -> float:
         """Round trip of a ping, in seconds."""

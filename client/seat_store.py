@@ -18,21 +18,19 @@ over the old one, so a crash never leaves half a file.
 
 from __future__ import annotations
 
-import json
 import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-import platformdirs
+from .state_file import load_entries, save_entries, state_path
 
 FORMAT = "cardhall-seats/1"
 
 
 def default_path() -> Path:
     """``seats.json`` in the user's state folder for Cardhall (the folder may not exist)."""
-    return platformdirs.user_state_path("cardhall") / "seats.json"
+    return state_path("seats.json")
 
 
 class SeatStore:
@@ -47,17 +45,8 @@ class SeatStore:
 
     def _load(self) -> dict[str, dict[str, Any]]:
         """Every entry by key; ``{}`` when the file is missing, unreadable or not ours."""
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            return {}
-        seats = data.get("seats")
-        if not isinstance(seats, dict):
-            return {}
-        return {k: v for k, v in seats.items() if isinstance(v, dict)
-                and isinstance(v.get("room"), str) and isinstance(v.get("token"), str)}
+        return {k: v for k, v in load_entries(self.path, FORMAT, "seats").items()
+                if isinstance(v.get("room"), str) and isinstance(v.get("token"), str)}
 
     def _save(self, seats: dict[str, dict[str, Any]]) -> None:
         """Write ``seats`` (mode 0600, folder 0700) atomically.
@@ -65,19 +54,7 @@ class SeatStore:
         Raises:
             OSError: the folder or the file cannot be written.
         """
-        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        text = json.dumps({"format": FORMAT, "seats": seats}, indent=1, sort_keys=True)
-        fd, tmp = tempfile.mkstemp(prefix=".seats-", dir=self.path.parent)  # mode 0600
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.replace(tmp, self.path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        save_entries(self.path, FORMAT, "seats", seats)
 
     @staticmethod
     def _key(url: str, room: str) -> str:

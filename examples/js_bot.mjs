@@ -5,8 +5,11 @@
 //   node js_bot.mjs --url ws://127.0.0.1:8765 --game shop
 //   node js_bot.mjs --url ws://127.0.0.1:8765 --join ROOM
 //
-// It creates a one-seat room of GAME (or takes a free seat in ROOM), plays it to the end
-// with choose() and prints the outcome as one JSON line. Exit status 0 when the game ended.
+// It signs in to a guest account (the device secret in $CARDHALL_BOT_SECRET: the same secret
+// is the same account next time; without it, a new guest each run), creates a one-seat room
+// of GAME (or takes a free seat in ROOM), plays it to the end with choose() and prints the
+// outcome as one JSON line. Exit status 0 when the game ended.
+import { randomBytes } from "node:crypto";
 import { decode, encode } from "@msgpack/msgpack";
 import WebSocket from "ws";
 
@@ -74,7 +77,12 @@ ws.on("error", (err) => {
 ws.on("message", (data) => {
   const msg = decode(data);
   switch (msg.t) {
-    case "welcome":
+    case "welcome": { // sign in: a device secret of at least 128 random bits
+      const secret = process.env.CARDHALL_BOT_SECRET || randomBytes(32).toString("base64url");
+      send({ t: "guest", secret });
+      break;
+    }
+    case "account": // signed in (msg.name is what the table shows)
       if (room) send({ t: "join", room });
       else send({ t: "create_room", game: args.game, seats: 1, options: {}, private: false });
       break;

@@ -9,7 +9,7 @@ socket, a clock or an event loop.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal, overload
+from typing import Any, Literal, TypeAlias, overload
 
 import msgpack
 from msgpack.exceptions import ExtraData
@@ -28,6 +28,8 @@ from .errors import (
     UnknownType,
     VersionMismatch,
 )
+from . import messages as _messages
+from .accounts import AccountReply, AccountRequest  # registers the account messages too
 from .messages import (
     CLIENT_MESSAGES,
     MAX_ARRAY_LEN,
@@ -39,14 +41,18 @@ from .messages import (
     MESSAGE_TYPES,
     PROTOCOL_VERSION,
     SERVER_MESSAGES,
-    ClientMessage,
     Error,
     Hello,
-    Message,
-    ServerMessage,
     Welcome,
     _tname,
 )
+
+ClientMessage: TypeAlias = _messages.ClientMessage | AccountRequest
+"""Any message a client sends (the account messages of :mod:`.accounts` included)."""
+ServerMessage: TypeAlias = _messages.ServerMessage | AccountReply
+"""Any message the server sends (the account messages included)."""
+Message: TypeAlias = ClientMessage | ServerMessage
+"""Any message of the protocol."""
 
 __all__ = ["ENGINE_CODES", "ServerHandshake", "decode", "encode", "error_reply", "reply_id"]
 

@@ -190,6 +190,23 @@ ERROR_CODES: dict[str, str] = {
     "room/closed": "an operator closed the room (sent unasked, then left)",
     "room/kicked": "an operator removed you from your seat; its token no longer resumes it "
                    "(sent unasked, then left)",
+    "room/already_seated": "your account already holds a seat of this room (unless its host "
+                           "allowed several: room option multi_seat)",
+    # Accounts: signing in and names (protocol/README.md "Accounts").
+    "auth/required": "sign in first (guest, register, login or restore): this server "
+                     "requires an account for this request",
+    "auth/bad_credentials": "unknown username or wrong password, or a token or JWT that is "
+                            "not valid",
+    "auth/name_taken": "that username or name is held by another account, or looks like "
+                       "one (Unicode confusables)",
+    "auth/bad_name": "not a valid username or display name (see the rules of register and "
+                     "set_name)",
+    "auth/weak_password": "a password must have 8 to 1,024 bytes (UTF-8)",
+    "auth/expired": "the session or refresh token has expired or was revoked (logout, an "
+                    "operator): refresh it or sign in again",
+    "auth/banned": "an operator banned this account: it cannot sign in",
+    "auth/rate_limited": "too many sign-in attempts from this address or for this account; "
+                         "wait and try again",
     # Chat.
     "chat/muted": "an operator muted your seat in this room: your chat lines are refused",
     # Actions: the engine refused an act (codes of cardhall.games.errors).
@@ -223,5 +240,7 @@ CLOSE_CODES: dict[int, str] = {
     4002: "unsupported protocol version (after an error protocol/version)",
     4008: "rate limit (too many messages after rate/limited warnings)",
     4009: "slow reader (more than the server's limit of bytes waiting to be sent to this client)",
+    4010: "signed out by the server: an operator banned the account or revoked its sessions, "
+          "or it logged out everywhere (after an error auth/banned or auth/expired)",
 }
 """Every WebSocket close code the system uses, with its meaning."""

@@ -450,6 +450,31 @@ def _record(cls: type[_T]) -> type[_T]:
     return cls
 
 
+# The registry and the field checks, public for the protocol modules that declare messages of
+# their own (:mod:`.accounts`): the same validation, one registry of type tags.
+Record = _Record
+
+
+def wire_field(check: Check, *, default: Any = MISSING, factory: Any = MISSING,
+               nullable: bool = False) -> Any:
+    """Declare a wire field of a message (see ``_f``: the same arguments)."""
+    return _f(check, default=default, factory=factory, nullable=nullable)
+
+
+@dataclass_transform(frozen_default=True, kw_only_default=True, field_specifiers=(wire_field,))
+def message(tag: str, side: Literal["client", "server"]) -> Callable[[type[_T]], type[_T]]:
+    """Register the message class it decorates under type tag ``tag``, sent by ``side``
+    (a frozen, slotted dataclass whose fields validate themselves; see ``_message``)."""
+    return _message(tag, side)
+
+
+int_check = _int
+str_check = _str
+bool_check = _bool
+word_check = _word
+REQUEST_ID = _request_id
+
+
 # --------------------------------------------------------------------------------------------
 # Client -> server
 
@@ -634,13 +659,15 @@ class Resume(_Record):
 
     Attributes:
         room: Room id (1..64 characters).
-        token: The seat token from the earlier ``joined`` (1..256 characters).
+        token: The seat token from the earlier ``joined`` (1..256 characters), or None: the
+            seat the connection's signed-in account holds in the room (protocol/README.md
+            "Accounts"), from any device.
         id: Request id, or None.
     """
 
     TYPE: ClassVar[str]
     room: str = _f(_ROOM)
-    token: str = _f(_str(1, 256))
+    token: str | None = _f(_str(1, 256), default=None)
     id: RequestId | None = _f(_ID, default=None)
 
 

@@ -14,6 +14,8 @@ are ``{"error": MESSAGE}``.
     POST /admin/rooms/ID/seats/N/unmute                    let seat N chat again
     POST /admin/drain?timeout=SECONDS                      start draining this process (202)
     GET  /admin/drain                                      the drain's progress
+    ...  /admin/accounts...                                accounts: list, find, ban, unban,
+                                                           rename, revoke (:mod:`.admin_accounts`)
 
 Why the WebSocket port and not a listener of its own: websockets hands any method (``POST``
 included) with an empty body to ``process_request``, which already serves ``/healthz`` and
@@ -52,6 +54,8 @@ from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
 from .. import protocol as p
+from .admin_accounts import AccountsAdmin, page_limit
+from .auth import Auth
 from .chat import ChatRefused
 from .cluster import Cluster
 from .config import Settings
@@ -90,6 +94,7 @@ class Hub(Protocol):
     lobby: Lobby
     cluster: Cluster
     connections: set[Connection]
+    auth: Auth
 
 
 class Admin:
@@ -111,6 +116,7 @@ class Admin:
         self.drain_state = "serving"
         self._drain: dict[str, Any] = {}
         self._drain_task: asyncio.Task[None] | None = None
+        self.accounts = AccountsAdmin(server.auth)
 
     @property
     def draining(self) -> bool:
@@ -156,6 +162,10 @@ class Admin:
                                                                   self._token)
 
     async def _route(self, method: str, path: str, query: dict[str, str]) -> Result:
+        if path.startswith("/admin/accounts"):
+            found = await self.accounts.route(method, path, query)
+            if found is not None:
+                return found
         if path == "/admin/rooms":
             return await self.rooms(query) if method == "GET" else _not_allowed("GET")
         if path == "/admin/drain":
@@ -194,11 +204,8 @@ class Admin:
             200 with ``{"rooms": [...], "cursor": CURSOR_OR_NULL}``; 400 for a bad limit;
             503 when the store is unavailable.
         """
-        try:
-            limit = int(query.get("limit", 100))
-        except ValueError:
-            limit = 0
-        if not 1 <= limit <= MAX_PAGE:
+        limit = page_limit(query, MAX_PAGE)
+        if limit is None:
             return 400, {"error": f"limit: 1 to {MAX_PAGE}"}
         store = self.server.store
         try:

@@ -17,6 +17,10 @@ from websockets.http11 import Request, Response
 from websockets.typing import Origin
 
 from . import web
+from .account_memory import MemoryAccounts
+from .account_redis import RedisAccounts
+from .account_sqlite import SQLiteAccounts
+from .account_store import AccountStore
 from .admin import Admin
 from .admission import (
     AdmittedConnection,
@@ -25,9 +29,11 @@ from .admission import (
     log_fd_limit,
     raise_fd_limit,
 )
+from .auth import Auth
 from .cluster import Cluster
 from .config import Settings
 from .connection import Connection, Lane, peer_address
+from .history import Ledger
 from .limits import AddressCounter, KeyedBuckets
 from .lobby import Lobby
 from .logs import event
@@ -81,6 +87,20 @@ def _ws_filter(record: logging.LogRecord) -> bool:
 ws_log.addFilter(_ws_filter)
 
 
+def accounts_for(store: Store) -> AccountStore:
+    """The account store that shares ``store``'s backend: accounts on the room store's
+    Redis when it has a Redis client (its ``redis`` attribute), in the SQLite store's data
+    file when it has one (its ``file``: schema v3 of :mod:`.sqlite_file`), else in this
+    process."""
+    client = getattr(store, "redis", None)
+    if client is not None:
+        return RedisAccounts(client, store.health)
+    data = getattr(store, "file", None)
+    if data is not None:
+        return SQLiteAccounts(data.write, data.reading)
+    return MemoryAccounts()
+
+
 class Server:
     """A Cardhall server: one lobby of rooms behind one WebSocket port.
 
@@ -88,21 +108,31 @@ class Server:
         settings: Listening address and limits (see :class:`Settings`).
         store: Room persistence; a :class:`MemoryStore` when None (``cardhall serve``
             passes its SQLite store unless told otherwise).
+        accounts: Accounts, sessions and histories (:mod:`.account_store`); None: the one
+            that shares ``store``'s backend (:func:`accounts_for`).
+
+    Raises:
+        ValueError, OSError: the operator JWT key cannot be used (:mod:`.operator_jwt`).
 
     Use ``await server.start()`` then ``await server.stop()``, or ``async with server``;
     ``cardhall serve`` runs :meth:`serve_forever`.
     """
 
-    def __init__(self, settings: Settings | None = None, store: Store | None = None) -> None:
+    def __init__(self, settings: Settings | None = None, store: Store | None = None,
+                 accounts: AccountStore | None = None) -> None:
         self.settings = settings or Settings()
         self.store = store or MemoryStore()
+        self.accounts = accounts or accounts_for(self.store)
         self.cluster = Cluster(self)
         self.lobby = Lobby(self.store, self.settings, self.cluster)
+        self.ledger = self.lobby.ledger = Ledger(self.accounts)
         self.connections: set[Connection] = set()
         self.sessions: dict[str, Connection] = {}
         self.metrics = Metrics(self.store, lambda: len(self.lobby.rooms),
                                lambda: len(self.connections))
         self.lobby.metrics = self.metrics
+        self.auth = Auth(self.settings, self.accounts, self.store.process_id,
+                         self.store.publish, self.metrics.sign_in)
         self.admin = Admin(self, self.settings.admin_token)
         self._ws: WsServer | None = None
         s = self.settings
@@ -204,7 +234,7 @@ class Server:
         finally:
             self.connections.discard(conn)
             event(log, logging.INFO, "conn_closed", session=conn.session, addr=conn.addr,
-                  code=ws.close_code, client=conn.name)
+                  code=ws.close_code, client=conn.software, account=conn.account or None)
 
     async def stop(self) -> None:
         """Close every connection (1001, going away), stop the rooms and the store."""
@@ -219,6 +249,8 @@ class Server:
         # be within the grace, rather than cancelled.
         await self.cluster.background.close(grace=SHUTDOWN_GRACE)
         await self.metrics.health.close()
+        await self.ledger.close()
+        await self.auth.close()
         await self.store.close()
 
     async def __aenter__(self) -> Server:

@@ -17,6 +17,7 @@ import click
 
 from ..games import OptionError, get
 from ..games.options import parse_kv
+from .cli_accounts import add_account_commands, auth_options, check_auth_options
 
 if TYPE_CHECKING:
     from urllib.parse import SplitResult
@@ -387,6 +388,7 @@ def main() -> None:
                    "arguments show in ps.")
 @click.option("--admin-token-file", type=click.File("r"), default=None,
               help="Read the admin token from this file (first line).")
+@auth_options
 def serve(host: str, port: int, max_frame: int, log_level: str,
           store_kind: str | None, data: Path | None, fsync: str,
           lease_seconds: float, admin_token: str | None, admin_token_file: Any,
@@ -415,6 +417,7 @@ def serve(host: str, port: int, max_frame: int, log_level: str,
             raise click.BadParameter(
                 f"not a PEM certificate chain with its private key ({exc.reason or exc})",
                 param_hint="--certfile/--keyfile") from None
+    check_auth_options(limits)
     target = _redis_target(limits)
     if target is not None:  # before listening: an unreachable Redis is one error line
         import redis
@@ -529,13 +532,16 @@ def _open_store(spec: str, *, source: bool) -> Store:
                    "of it.")
 def migrate(source: str, target: str, finished_ttl: float) -> None:
     """Copy a lobby from one store to another: every room (in play, waiting, finished) with
-    its record, state, seat tokens, log and snapshot, and every leaderboard. A SQLite file
+    its record, state, seat tokens, log and snapshot, every account (with its seats and
+    games; players sign in again on the target) and every leaderboard. A SQLite file
     onto Redis to grow past one process, or back. Stop the servers of the source first (a
     SQLite file is locked while it is read; rooms a live server runs on Redis are refused);
     rooms the target holds already are skipped. Players resume their seats on the target's
     servers with the tokens they have."""
     import asyncio
 
+    from .app import accounts_for
+    from .history import KEEP
     from .store import StoreError
     from .transfer import copy_store
 
@@ -545,7 +551,8 @@ def migrate(source: str, target: str, finished_ttl: float) -> None:
             dst = _open_store(target, source=False)
             try:
                 return await copy_store(src, dst, finished_ttl,
-                                        lambda line: click.echo(line, err=True))
+                                        lambda line: click.echo(line, err=True),
+                                        (accounts_for(src), accounts_for(dst)), KEEP)
             finally:
                 await dst.close()
         finally:
@@ -556,8 +563,9 @@ def migrate(source: str, target: str, finished_ttl: float) -> None:
     except StoreError as exc:
         raise click.ClickException(f"not migrated: {exc}") from None
     click.echo(f"copied {done['rooms']} rooms ({done['playing']} in play, {done['waiting']} "
-               f"waiting, {done['finished']} finished; {done['entries']} log entries) and "
-               f"{done['board_entries']} leaderboard entries from {source} to {target}"
+               f"waiting, {done['finished']} finished; {done['entries']} log entries), "
+               f"{done['accounts']} accounts and {done['board_entries']} leaderboard entries "
+               f"from {source} to {target}"
                + (f"; {done['skipped']} rooms skipped (in the target already)"
                   if done["skipped"] else ""))
 
@@ -658,10 +666,15 @@ def simulate(game: str, mode: str | None, players: int | None, n_games: int, bot
 @click.option("--join", "room", default=None, metavar="ROOM",
               help="Take PLAYERS free seats in this existing room (its game is looked up in "
                    "the lobby; --game for a private room) instead of creating rooms.")
+@click.option("--token", envvar="CARDHALL_TOKEN", default=None, metavar="TOKEN",
+              help="Sign every bot in with this session token (env CARDHALL_TOKEN; one "
+                   "account holds one seat of a room unless it allows more). Default: a "
+                   "guest account per bot.")
 def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_games: int,
          bot: str, pairs: tuple[str, ...], seed: int | None, timeout: float,
-         as_json: bool, record_dir: str | None, room: str | None) -> None:
-    """Play GAMES games with PLAYERS bot clients against live servers; exit 0 when all end."""
+         as_json: bool, record_dir: str | None, room: str | None, token: str | None) -> None:
+    """Play GAMES games with PLAYERS bot clients (each signed in to a guest account of its
+    own, or --token) against live servers; exit 0 when all end."""
     import asyncio
 
     from ..client.bots import play_games
@@ -672,7 +685,7 @@ def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_gam
             raise click.BadParameter("--join plays exactly one game", param_hint="--games")
 
         async def lookup() -> str:
-            async with Client(list(urls), name="cardhall-bots", reconnect=False) as c:
+            async with Client(list(urls), software="cardhall-bots", reconnect=False) as c:
                 listing = await c.list_rooms()
             return next((r["game"] for r in listing if r["room"] == room), game)
 
@@ -690,10 +703,14 @@ def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_gam
         os.makedirs(record_dir, exist_ok=True)
 
     async def go() -> None:
+        from ..client.client import new_device_secret
+
+        guests = [new_device_secret() for _ in range(players)]  # a guest per bot, this run
         for k in range(n_games):
             records = await play_games(list(urls), game, mode, players, 1, bot, opts,
                                        None if seed is None else seed + k, timeout,
-                                       record_dir=record_dir, room=room)
+                                       record_dir=record_dir, room=room, token=token,
+                                       guests=guests)
             rec = {key: v for key, v in records[0].items() if key != "results"}
             if as_json:
                 click.echo(json.dumps(rec, sort_keys=True))
@@ -712,7 +729,16 @@ def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_gam
 
 @main.command()
 @click.option("--url", required=True, type=WS_URL, help="Server URL, ws://HOST:PORT.")
-@click.option("--name", default=None, help="Your name at the table (default: your login).")
+@click.option("--name", default=None, help="Your name at the table (default: your account's; "
+              "else your login).")
+@click.option("--login", "login", default=None, metavar="USERNAME",
+              help="Log in to USERNAME (the password is asked for, or read from "
+                   "CARDHALL_PASSWORD); the session is kept for the next time.")
+@click.option("--register", default=None, metavar="USERNAME",
+              help="Register USERNAME (a guest account you play as is upgraded: it keeps its "
+                   "games); the password is asked for twice, or read from CARDHALL_PASSWORD.")
+@click.option("--logout", is_flag=True, help="End the kept session (the guest account of "
+              "this computer is used next).")
 @click.option("--color/--no-color", default=None,
               help="ANSI colours (default: on when the output is a terminal and NO_COLOR is "
                    "not set).")
@@ -723,30 +749,48 @@ def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_gam
               help="Suits as letters (10D) and ASCII only (default: on when the terminal "
                    "cannot print the suit symbols).")
 def play(url: str, name: str | None, color: bool | None, record_dir: str | None,
-         ascii_cards: bool | None) -> None:
-    """Play in a terminal: lobby, create/join rooms, numbered actions, turn clocks; seat
-    tokens kept in the user's state folder (lobby command m: my games / resume)."""
+         ascii_cards: bool | None, login: str | None, register: str | None,
+         logout: bool) -> None:
+    """Play in a terminal: lobby, create/join rooms, numbered actions, turn clocks; signed in
+    as this computer's guest account, or --login / --register; the session and seat tokens
+    kept in the user's state folder (lobby command m: my games / resume)."""
     import asyncio
     import getpass
     import os
 
+    from ..client.account_file import sign_in_options
     from ..client.terminal import play as run_terminal
 
-    if name is None:
+    if (login is not None) + (register is not None) + logout > 1:
+        raise click.UsageError("give at most one of --login, --register and --logout")
+    password = None
+    if login is not None or register is not None:
+        password = os.environ.get("CARDHALL_PASSWORD") or click.prompt(
+            "Password", hide_input=True, confirmation_prompt=register is not None)
+    if name is None and login is None and register is None:
         try:
             name = getpass.getuser() or "player"
         except (OSError, KeyError):
             name = "player"
-    if not 1 <= len(name) <= 64:
+    if name is not None and not 1 <= len(name) <= 64:
         raise click.BadParameter("1 to 64 characters", param_hint="--name")
     if color is None:
         color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
     if record_dir is not None:
         os.makedirs(record_dir, exist_ok=True)
+
+    async def go() -> int:
+        options = await sign_in_options(url, login=login, register=register,
+                                        password=password, logout=logout)
+        if logout:
+            click.echo("signed out")
+            return 0
+        return await run_terminal(url, name=name or "", color=color, record_dir=record_dir,
+                                  ascii=ascii_cards, **options)
+
     try:
         with _reaching(url):
-            status = asyncio.run(run_terminal(url, name=name, color=color,
-                                              record_dir=record_dir, ascii=ascii_cards))
+            status = asyncio.run(go())
     except KeyboardInterrupt:
         raise SystemExit(130) from None
     raise SystemExit(status)
@@ -765,7 +809,7 @@ def rooms(url: str, game: str | None, waiting: bool, as_json: bool) -> None:
     from ..client.client import Client
 
     async def go() -> list[dict[str, Any]]:
-        async with Client(url, name="cardhall-rooms", reconnect=False) as c:
+        async with Client(url, software="cardhall-rooms", reconnect=False) as c:
             if game is not None:
                 known = [g["game"] for g in (await c.list_games())[0]]
                 if game not in known:
@@ -885,7 +929,8 @@ def _admin_call(url: str, token: str, method: str, path: str) -> dict[str, Any]:
 @main.group()
 def admin() -> None:
     """Operate a running server through its admin HTTP API (the server runs with
-    --admin-token): list and close rooms, kick or mute a seat, drain for a rolling restart."""
+    --admin-token): list and close rooms, kick or mute a seat, drain for a rolling restart;
+    list, find, ban, unban, rename accounts and revoke their sessions."""
 
 
 @admin.command("rooms")
@@ -955,6 +1000,9 @@ def admin_mute(url: str, token: str | None, token_file: Any, room: str, seat: in
     _admin_call(url, _admin_token(token, token_file), "POST",
                 f"/admin/rooms/{quote(room, safe='')}/seats/{seat}/{op}")
     click.echo(f"seat {seat} of room {room} {op}d")
+
+
+add_account_commands(admin, _admin_options, _admin_token, _admin_call)
 
 
 @admin.command("drain")
@@ -1059,7 +1107,7 @@ def _fetch_record(url: str, room: str, commitment: str | None) -> dict[str, Any]
     from ..client.client import Client
 
     async def go() -> dict[str, Any]:
-        async with Client(url, name="cardhall-verify", reconnect=False) as c:
+        async with Client(url, software="cardhall-verify", reconnect=False) as c:
             log = await c.fetch_log(room)
         return {"format": "cardhall-game-record/1", "url": url, "room": room,
                 "game": log.game, "seats": log.seats, "seat": None,

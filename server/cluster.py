@@ -4,7 +4,8 @@ Every room is run by exactly one process, its owner (the holder of the room's le
 client may be connected to any process:
 
 * A request for a room owned elsewhere is forwarded to the owner's inbox as
-  ``{"k": "req", "from": PROC, "sess": SESSION, "name": NAME, "room": ID, "frame": BYTES}``.
+  ``{"k": "req", "from": PROC, "sess": SESSION, "acct": ACCOUNT, "name": NAME, "room": ID,
+  "frame": BYTES}`` (``acct``: the account the client is signed in to, ``""`` for none).
   The owner handles it with the same code as a local request, for a :class:`RemotePeer`
   standing in for that client.
 * Frames for a remote client go back to its process as
@@ -20,6 +21,9 @@ client may be connected to any process:
   "seat": SEAT}``:
   an operator's request (:mod:`.admin`) for a room this process owns; answered with
   ``{"k": "admin_re", "id": N, "status": HTTP_STATUS, "body": {...}}`` to ``PROC``.
+* ``{"k": "account", "from": PROC, "acct": ACCOUNT, "op": "close"|"name", ...}``: an
+  account was banned or its sessions revoked (close its connections here), or renamed
+  (:meth:`~.auth.Auth.inbox`).
 
 An owner that dies stops renewing its leases; within ``lease_seconds`` (plus one scan) another
 process takes each room over: it rebuilds the room from the store (snapshot + log), reattaches
@@ -92,6 +96,7 @@ class Hub(session.Hub, Protocol):
     session's hub (store, lobby, cluster) and the local ``sessions`` by session id."""
 
     admin: Any  # the server's Admin (:mod:`.admin`): operator requests for this process
+    auth: Any  # the server's Auth (:mod:`.auth`): account facts from other processes
 
     @property
     def sessions(self) -> Mapping[str, Session]:  # read-only: a dict of Connections is one
@@ -105,15 +110,18 @@ class RemotePeer(Session):
         cluster: This process's cluster.
         process: The process the client is connected to.
         session: The client's session id there.
-        name: The client's hello name.
+        name: The client's display name.
+        account: The account it is signed in to (``""``: none).
     """
 
-    def __init__(self, cluster: Cluster, process: str, session: str, name: str) -> None:
+    def __init__(self, cluster: Cluster, process: str, session: str, name: str,
+                 account: str = "") -> None:
         self.cluster = cluster
         self.server = cluster.server
         self.process = process
         self.session = session
         self.name = name
+        self.account = account
         self.rooms: dict[str, Room] = {}
         self.remote_rooms: set[str] = set()
         self.closed = False
@@ -224,8 +232,9 @@ class Cluster:
             StoreError: the store is unavailable.
         """
         payload = msgpack.packb({"k": "req", "from": origin.process, "sess": origin.session,
-                                 "name": origin.name, "reply": origin.act_reply,
-                                 "room": room_id, "frame": p.encode(msg)})
+                                 "acct": origin.account, "name": origin.name,
+                                 "reply": origin.act_reply, "room": room_id,
+                                 "frame": p.encode(msg)})
         if isinstance(msg, (p.Join, p.Spectate, p.Resume, p.QuickJoin)):
             origin.remote_rooms.add(room_id)
         elif isinstance(msg, p.Leave):
@@ -407,6 +416,8 @@ class Cluster:
         if kind == "req":
             peer = self.peer(msg["from"], msg["sess"], msg["name"])
             peer.act_reply = msg.get("reply", "ok")  # absent: a process of an older version
+            # The client may have signed in (or out) since its last request.
+            peer.account, peer.name = msg.get("acct", ""), msg["name"]
             peer.request(msg["frame"])
         elif kind == "out":
             sessions = self.server.sessions
@@ -423,6 +434,8 @@ class Cluster:
                 dropped.gone()
         elif kind in ("admin", "admin_re"):  # an operator's request (:mod:`.admin`)
             await self.server.admin.inbox(msg)
+        elif kind == "account":  # a ban, a revocation, a rename (:mod:`.auth`)
+            await self.server.auth.inbox(msg)
         elif kind == "dropped":
             conn = self.server.sessions.get(msg["sess"])
             if conn is not None:

@@ -95,6 +95,29 @@ class Settings:
             ``cardhall bench`` this halved the p99 action round trip. None: Python's defaults.
         admin_token: Bearer token of the admin HTTP API (``/admin/...``, :mod:`.admin`);
             None: the API is off (404). Never logged.
+        auth: ``"optional"``: a connection that signs in to no account plays as an
+            anonymous guest (old clients that send only ``hello``); ``"required"``: every
+            request but the lobby's listings, leaderboards, ``ping`` and the ways in needs a
+            signed-in account (``auth/required``). See :mod:`.auth`.
+        auth_session_seconds: Life of a session token (1 day).
+        auth_refresh_seconds: Life of a refresh token (30 days); a refresh gives a new pair.
+        auth_jwt_key: File of the operator identity provider's key (PEM public key, or an
+            HMAC secret): its JWTs sign players in (:mod:`.operator_jwt`). None: off.
+        auth_jwks: A JSON Web Key Set file instead of ``auth_jwt_key``.
+        auth_issuer: The ``iss`` those JWTs must carry.
+        auth_audience: The ``aud`` they must hold.
+        auth_login_limit: Failed password logins per account (``limits`` notation:
+            ``"10/5 minutes"``); beyond, every login of that account is refused
+            (``auth/rate_limited``) until the window moves on.
+        auth_address_limit: Password and JWT sign-ins (each costs a hash) per client
+            address (``"30/minute"``).
+        auth_guest_limit: New guest accounts per client address (``"30/minute"``).
+        auth_hash: argon2id parameters ``(time_cost, memory_cost in KiB, parallelism)``:
+            ``(3, 19456, 1)`` (above OWASP's least, 2 passes over 19 MiB) costs about 27 ms
+            of a worker thread per login, in the 20-100 ms asked for (benchmarks/auth.py:
+            2 passes cost 18 ms there).
+        auth_hash_threads: Threads that hash passwords (each holds ``memory_cost`` KiB while
+            it hashes); sign-ins beyond them wait their turn.
     """
 
     host: str = "127.0.0.1"
@@ -129,14 +152,33 @@ class Settings:
     server_name: str = "cardhall/0.1"
     gc_threshold: int | None = 50_000
     admin_token: str | None = field(default=None, repr=False)
+    auth: str = "optional"
+    auth_session_seconds: float = 86_400.0
+    auth_refresh_seconds: float = 30 * 86_400.0
+    auth_jwt_key: str | None = None
+    auth_jwks: str | None = None
+    auth_issuer: str | None = None
+    auth_audience: str | None = None
+    auth_login_limit: str = "10/5 minutes"
+    auth_address_limit: str = "30/minute"
+    auth_guest_limit: str = "30/minute"
+    auth_hash: tuple[int, int, int] = (3, 19_456, 1)
+    auth_hash_threads: int = 2
 
     def __post_init__(self) -> None:
         """Check what cannot be checked by a type.
 
         Raises:
-            ValueError: a ``trusted_proxies`` entry is not an IP network, or the PROXY
-                protocol is asked for together with TLS.
+            ValueError: a ``trusted_proxies`` entry is not an IP network, the PROXY
+                protocol is asked for together with TLS, ``auth`` is neither
+                ``"optional"`` nor ``"required"``, or a JWT key comes without an issuer
+                and an audience.
         """
+        if self.auth not in ("optional", "required"):
+            raise ValueError(f"auth must be 'optional' or 'required', not {self.auth!r}")
+        if (self.auth_jwt_key or self.auth_jwks) and not (self.auth_issuer
+                                                          and self.auth_audience):
+            raise ValueError("operator JWTs need --auth-issuer and --auth-audience")
         for net in self.trusted_proxies:
             try:
                 ipaddress.ip_network(net, strict=False)

@@ -28,7 +28,9 @@ from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
 
 from .. import protocol as p
+from .account_store import AccountStore
 from .admission import AdmittedConnection
+from .auth import Auth, anonymous_name
 from .cluster import Cluster
 from .config import Settings
 from .limits import KeyedBuckets, TokenBucket
@@ -120,6 +122,8 @@ class Hub(Protocol):
     creators: KeyedBuckets | None
     #: Writes frames queued by :meth:`Connection.send_later`.
     lane: Lane
+    auth: Auth
+    accounts: AccountStore
 
 
 class Connection(Session):
@@ -132,7 +136,11 @@ class Connection(Session):
     Attributes:
         session: Random session id (16 hex characters), also the host identity of rooms it
             creates.
-        name: The client's name from its hello.
+        account: The id of the account it is signed in to (``""``: none, an anonymous
+            guest): see :mod:`.auth`.
+        name: That account's display name, or the anonymous guest's (``Guest-`` and six
+            characters of the session id).
+        software: The client software its hello named (``hello.client``).
         rooms: Rooms this connection is seated in or watching, by id.
     """
 
@@ -144,7 +152,9 @@ class Connection(Session):
         self.session = secrets.token_hex(8)
         self.process = server.store.process_id
         self.remote_rooms: set[str] = set()
-        self.name = "anonymous"
+        self.account = self.login = ""
+        self.name = anonymous_name(self.session)
+        self.software = ""
         self.rooms: dict[str, Room] = {}
         self.bad_frames = 0
         self.closed = False
@@ -354,6 +364,7 @@ class Connection(Session):
                     await asyncio.wait({inflight})
             self.closed = True
             self.server.sessions.pop(self.session, None)
+            self.server.auth.unbind(self)
             for room in list(self.rooms.values()):
                 room.post(functools.partial(room.dropped, self))
             self.rooms.clear()
@@ -389,7 +400,7 @@ class Connection(Session):
                         continue
                     if welcome is not None:
                         assert isinstance(msg, p.Hello)
-                        self.name = msg.client
+                        self.software = msg.client
                         self.act_reply = msg.act_reply or "ok"
                         self.send(welcome)
         except TimeoutError:
@@ -448,9 +459,13 @@ class Connection(Session):
 
     def creator(self) -> str:
         """Whose allowance of new rooms a ``create_room`` or ``quick_join`` of this
-        connection spends (``rooms_per_minute_per_address``): ``"addr:IP"``, the client's
-        address (behind a trusted proxy, the one its PROXY header named). The hook for
-        accounts: once a connection is signed in, its account's key goes here instead."""
+        connection spends (``rooms_per_minute_per_address``): ``"acct:ID"``, the registered
+        account it is signed in to (players behind one address each have theirs), else
+        ``"addr:IP"``, the client's address (behind a trusted proxy, the one its PROXY header
+        named): a guest account spends its address's (guests are made on demand: one each
+        must not be a fresh allowance)."""
+        if self.account and not self.guest:
+            return f"acct:{self.account}"
         return f"addr:{self.addr}"
 
     def _may_create(self, msg: p.Message) -> bool:

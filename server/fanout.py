@@ -26,7 +26,8 @@ class Peer(Protocol):
     does not import the layers above it).
 
     Attributes: ``session`` (the peer's random id), ``process`` (id of the server process the
-    client is connected to), ``name`` (from its hello), ``rooms`` (rooms of this process it is
+    client is connected to), ``account`` (the id of the account it is signed in to, ``""``
+    for none), ``name`` (that account's display name), ``rooms`` (rooms of this process it is
     in, by id), ``remote_rooms`` (ids of rooms owned by other processes) and ``act_reply``
     (its hello's: ``"ok"``, or ``"update"`` when its accepted actions are answered by its
     update alone, carrying the act's id).
@@ -34,6 +35,7 @@ class Peer(Protocol):
 
     session: str
     process: str
+    account: str
     name: str
     rooms: dict[str, Any]  # the Room objects it is in, by id (room sits above this module)
     remote_rooms: set[str]
@@ -71,7 +73,7 @@ class Seat:
     Attributes:
         token: The secret that lets its player resume it (never shown to anyone else).
         conn: The connection playing it, or None (dropped, or played by a server bot).
-        name: Display name (the client's hello name).
+        name: Display name (the player's account's, when the seat was taken).
         bot: True once a server-side bot plays the seat.
         assisted: True once a server-side bot has played the seat, even if its player took
             it back (such a seat's game is not ranked: :mod:`.leaderboard`); bot seats too.
@@ -82,6 +84,9 @@ class Seat:
             :meth:`Room._free_seat`).
         since: ``time.time()`` when the seat was taken (the longest-seated person becomes
             the host of a waiting room whose host left); 0.0 when not known.
+        account: The id of the account that holds the seat (``""``: an anonymous guest's,
+            or a server bot's): it may resume the seat without the token, from any
+            connection signed in to it.
     """
 
     token: str
@@ -92,6 +97,7 @@ class Seat:
     assisted: bool = False
     host: bool = False
     since: float = 0.0
+    account: str = ""
 
     def __post_init__(self) -> None:
         self.assisted = self.assisted or self.bot
@@ -105,7 +111,7 @@ class Seat:
         """The seat as the store keeps it (token included: the store is trusted)."""
         return {"token": self.token, "name": self.name, "bot": self.bot,
                 "grace_until": self.grace_until, "assisted": self.assisted, "host": self.host,
-                "since": self.since}
+                "since": self.since, "account": self.account}
 
 
 @dataclass

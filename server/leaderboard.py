@@ -1,4 +1,4 @@
-"""Leaderboards: the best solo score of each player name, one board per game and mode.
+"""Leaderboards: the best solo score of each account, one board per game and mode.
 
 Which games count, and how, each game declares (its ``TYPE.rankings``:
 :class:`cardhall.games.Ranking`; issue #21): today
@@ -18,7 +18,8 @@ board (game, mode)        score       better   a finished game counts when
 Thirty-Six and ShuffleJack have no ``mode`` option: their one board's mode is
 :data:`STANDARD`. Every board also requires (the server's rules, this module's):
 
-* a one-seat room played by a person: the seat was never played by a server bot (a bot
+* a one-seat room played by a person signed in to an account (a guest account counts; a
+  connection signed in to none does not): the seat was never played by a server bot (a bot
   that took a dropped seat over, even for a while, disqualifies the game);
 * a deal the server drew: a solo room may set ``seed`` or ``deck`` (to replay a deal), and
   such a room is never ranked (its player could pick a known easy deal);
@@ -27,19 +28,18 @@ Thirty-Six and ShuffleJack have no ``mode`` option: their one board's mode is
   room gets without options (an Easier or Harder Skipper rule, a Baltimore rule, ... make
   another game whose scores do not compare).
 
-A board keeps one entry per player name (the hello ``client`` name, normalised by
-:func:`normalize_name`), its best score, and at most :data:`BOARD_SIZE` entries (the worst
-are dropped). Ranking: better score first, equal scores by name (code point order); ranks
-are positions 1, 2, 3, ... Stores keep a *rank value* for each entry: lower is better (the
-score for ``asc`` boards, minus the score for ``desc`` ones), so both orders are one sorted
-set read upwards.
+A board keeps one entry per account (keyed by its id, shown by its display name: a rename
+carries the entries along, and nobody can land on another account's line by calling
+themselves by its name), its best score, and at most :data:`BOARD_SIZE` entries (the worst
+are dropped). Only the server writes boards. Ranking: better score first, equal scores by
+account id (a fixed, arbitrary order); ranks are positions 1, 2, 3, ... Stores keep a *rank
+value* for each entry: lower is better (the score for ``asc`` boards, minus the score for
+``desc`` ones), so both orders are one sorted set read upwards.
 """
 
 from __future__ import annotations
 
 import functools
-import re
-import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -51,11 +51,8 @@ from ..games import Ranking
 #: Engine options that leave scores comparable in every game: the deal (``seed``, ``deck``:
 #: a chosen deal is refused separately). A game's ranking names its own besides.
 NEUTRAL_OPTIONS = frozenset({"seed", "deck"})
-#: Longest player name on a board, in code points (longer names are cut).
-NAME_MAX = 32
-#: Entries a board keeps at most: the best BOARD_SIZE names.
+#: Entries a board keeps at most: the best BOARD_SIZE accounts.
 BOARD_SIZE = 1000
-_SPACES = re.compile(r"\s+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,8 +78,9 @@ class Board:
 
     @property
     def id(self) -> str:
-        """``GAME:MODE``: the board's name in the store."""
-        return f"{self.game}:{self.mode}"
+        """``acct/GAME:MODE``: the board's name in the store (``acct/``: its entries are
+        account ids; boards of player names, from before accounts, are left alone)."""
+        return f"acct/{self.game}:{self.mode}"
 
     def rank_value(self, score: int) -> int:
         """The value a store sorts by (lower is better): ``score`` or ``-score``."""
@@ -100,23 +98,6 @@ def boards() -> dict[tuple[str, str], Board]:
     ``TYPE.rankings``). Built once; treat it as read-only."""
     return {(name, r.mode): Board(name, r.mode, r.order, r.unit, r)
             for name in games.names() for r in games.get(name).TYPE.rankings}
-
-
-def normalize_name(name: str) -> str:
-    """A player name as boards keep it: Unicode NFKC, control characters dropped, runs of
-    white space made one space, trimmed, cut to :data:`NAME_MAX` code points.
-
-    Args:
-        name: The hello ``client`` name (1..64 code points).
-
-    Returns:
-        The normalised name; ``""`` when nothing printable is left (such a name is not
-        ranked).
-    """
-    text = unicodedata.normalize("NFKC", name)
-    text = "".join(" " if ch.isspace() else ch for ch in text
-                   if ch.isspace() or unicodedata.category(ch)[0] != "C")
-    return _SPACES.sub(" ", text).strip()[:NAME_MAX].strip()
 
 
 def find(game: str, mode: str | None) -> Board | None:

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from .. import protocol as p
 from .. import games
+from .account_store import SeatLedger
 from .config import Settings
 from .metrics import bind_game
 from ..games import GameError, OptionError
@@ -59,6 +60,8 @@ class Lobby:
         self.cluster = cluster
         self.rooms: dict[str, Room] = {}
         self.metrics: Any = None  # set by the server
+        #: Told of every account's seats and finished games ("My games"; set by the server).
+        self.ledger: SeatLedger | None = None
         self._loading: dict[str, asyncio.Future[Room | None]] = {}
         #: Demotions, expiries and removals of finished rooms, stopped by :meth:`close`.
         self.background = Background()
@@ -216,6 +219,7 @@ class Lobby:
         room.on_finish, room.on_lost, room.on_seats = self._finished, self._lost, self._seats
         room.metrics = bind_game(self.metrics, room.game_name, room.options.get("mode"))
         room.lease, room.lease_until = lease, lease_until
+        room.ledger = self.ledger
         assert room_id not in self.rooms, "one takeover at a time (_loading)"
         self.rooms[room_id] = room
         room.start_task()
@@ -309,11 +313,13 @@ class Lobby:
         while room_id in self.rooms:
             room_id = secrets.token_hex(4)
         code = "".join(secrets.choice(_CODE_ALPHABET) for _ in range(6)) if private else None
-        room = Room(id=room_id, name=name or f"{cls.title} {room_id}", game_name=msg.game,
+        host_name = getattr(conn, "name", "")  # the creator's display name (the room list)
+        default = f"{host_name}'s {cls.title}"[:64] if host_name else f"{cls.title} {room_id}"
+        room = Room(id=room_id, name=name or default, game_name=msg.game,
                     game_cls=cls, options=resolved, seat_count=seats, settings=settings,
                     store=self.store, private=private, code=code,
                     host=conn.session, on_finish=self._finished, on_lost=self._lost,
-                    on_seats=self._seats, chosen_deal=bool(chosen))
+                    on_seats=self._seats, chosen_deal=bool(chosen), ledger=self.ledger)
         room.metrics = bind_game(self.metrics, room.game_name, room.options.get("mode"))
         # Registered before the store write: once the store lists the room, a quick join of
         # this process may route to it, and must find this room rather than load a twin.

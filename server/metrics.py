@@ -232,6 +232,15 @@ class Metrics:
                                 registry=self.registry)
         for reason in REFUSAL_REASONS:
             self._refused.labels(reason)
+        self._sign_ins = Counter("cardhall_sign_ins", "Sign-in requests, by way (guest, "
+                                 "register, login, jwt, restore, refresh) and result (ok, or "
+                                 "the auth/* error code)", ["way", "result"],
+                                 registry=self.registry)
+
+    def sign_in(self, way: str, result: str) -> None:
+        """Count one sign-in request (``way``: the request's kind, a closed set; ``result``:
+        ``"ok"`` or its error code, a closed set: never a name, secret or token)."""
+        self._sign_ins.labels(way, result).inc()
 
     def game(self, game: str, mode: str | None) -> GameMetrics:
         """The metrics of ``game`` in ``mode`` (None: a game without modes), made once per

@@ -27,6 +27,8 @@ Room options (server-side, next to the engine's options in ``create_room.options
     on_abandon:    ``"bot"`` (default: a server-side bot takes the seat) or ``"forfeit"``.
     bot_seconds:   seconds a server bot takes over each action (None: 1 in real-time games,
                    where several seats act at once, else 0).
+    multi_seat:    one account may hold several seats of the room (a hot seat); off by
+                   default: a second seat is refused with ``room/already_seated``.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ from ..games.options import Option, parse_options
 from . import leaderboard
 from .logs import event
 from ..games import outcome_kind
+from .account_store import SeatLedger
 from .metrics import GameMetrics, observe_action
 from .store import Loaded, OwnershipLost, Store, StoreError
 from .clocks import REAL_TIME_BOT_SECONDS as REAL_TIME_BOT_SECONDS  # re-exported
@@ -77,6 +80,8 @@ ROOM_OPTIONS: tuple[Option, ...] = (
     Option("bot_seconds", float, None, "Seconds a server bot takes over each action (default: "
            "1 in real-time games, where seats act at once, so that bots do not outrace people; "
            "0 in turn-based ones).", min=0, max=60),
+    Option("multi_seat", bool, False, "One account may hold several seats of the room (a hot "
+           "seat); off: a second seat is refused (room/already_seated)."),
 )
 ROOM_OPTION_NAMES = frozenset(o.name for o in ROOM_OPTIONS)
 BOT_STRATEGY = "greedy"
@@ -156,6 +161,8 @@ class Room(RoomViews, RoomClocks, RoomChat):
         lease: The store lease this copy of the room runs under (``"PROCESS#EPOCH"``), passed
             to its fenced writes: once the room is acquired again, this copy writes nothing.
             None: unfenced (a bare room in tests).
+        ledger: Told whenever an account takes or gives up a seat and when the game ends
+            ("My games": :mod:`.history`); None: nobody is told.
     """
 
     id: str
@@ -175,6 +182,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
     #: Called after a seat of a waiting room was taken or freed, with True when the seat
     #: was freed because its grace window ended (the lobby expires rooms nobody sits in).
     on_seats: Callable[[Room, bool], None] | None = None
+    ledger: SeatLedger | None = None
     lease: str | None = None
     #: Loop time (s) until which :attr:`lease` is known to hold: when it was last acquired
     #: or renewed, plus the lease's length (infinite: a lease that never expires). Past it
@@ -490,7 +498,8 @@ class Room(RoomViews, RoomClocks, RoomChat):
                 room.seats[s] = Seat(token=data["token"], conn=None, name=data["name"],
                                      bot=data["bot"], grace_until=data["grace_until"],
                                      assisted=data.get("assisted", data["bot"]),
-                                     host=data.get("host", False), since=data.get("since", 0.0))
+                                     host=data.get("host", False), since=data.get("since", 0.0),
+                                     account=data.get("account", ""))
         room.deadlines = {int(s): float(t) for s, t in st.get("deadlines", [])}
         room._seat_version = [room.state_id] * room.seat_count
         room._saved_snapshot, room._saved_entries = loaded.snapshot, list(loaded.entries)
@@ -541,14 +550,22 @@ class Room(RoomViews, RoomClocks, RoomChat):
         or everyone left): then every member gets ``seat_event host`` for it (and again
         should the creator sit down later and take the role back).
 
+        An account holds one seat of a room unless the room allows more (``multi_seat``).
+
         Raises:
-            RoomError: ``room/already_started``, ``room/full``.
+            RoomError: ``room/already_started``, ``room/full``, ``room/already_seated``
+                (the account of ``conn`` holds a seat here already).
         """
         if self.status != "waiting":
             raise RoomError("room/already_started", "the game has started; seats are closed")
         for s, holder in enumerate(self.seats):
             if holder is not None and holder.conn is conn:
                 raise RoomError("room/full", f"you already hold seat {s} here")
+            if (holder is not None and conn.account and holder.account == conn.account
+                    and not self.settings.get("multi_seat")):
+                raise RoomError("room/already_seated", f"your account holds seat {s} of this "
+                                "room already (resume it; the host may allow several seats: "
+                                "room option multi_seat)")
         if seat is None:
             free = [i for i, s in enumerate(self.seats) if s is None]
             if not free:
@@ -561,10 +578,13 @@ class Room(RoomViews, RoomClocks, RoomChat):
         token = secrets.token_urlsafe(24)  # 192 bits
         hosted = any(h is not None and h.host for h in self.seats)
         holder = self.seats[seat] = Seat(token=token, conn=conn, name=conn.name,
-                                         since=time.time())
+                                         since=time.time(), account=conn.account)
         self.members[conn] = _Member(seat)
         conn.rooms[self.id] = self
         self._seat_event(seat, "joined")
+        if self.ledger is not None:
+            self.ledger.seated(conn.account, self.id, seat, self.game_name,
+                               self.options.get("mode"))
         if conn.session == self.host and hosted:
             self._make_host(seat)  # the creator takes the role back from an early joiner
         elif conn.session == self.host:
@@ -599,6 +619,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
         self.seats[seat] = None
         self._seat_event(seat, "left")
         self._save_soon()
+        self._unseated(holder)
         if holder is None or not holder.host:
             return
         seated = [(h.conn is None, h.since, s) for s, h in enumerate(self.seats)
@@ -607,6 +628,11 @@ class Room(RoomViews, RoomClocks, RoomChat):
             self._make_host(min(seated)[2])
         else:
             self.host = ""
+
+    def _unseated(self, holder: Seat | None) -> None:
+        """Tell the ledger that ``holder``'s account holds the seat no more."""
+        if holder is not None and holder.account and self.ledger is not None:
+            self.ledger.unseated(holder.account, self.id)
 
     @property
     def startable(self) -> bool:
@@ -700,6 +726,25 @@ class Room(RoomViews, RoomClocks, RoomChat):
         seat = self.find_token(token)
         if seat is None:
             raise RoomError("room/bad_token", "no seat of this room has that token")
+        return self._resume_seat(conn, seat)
+
+    def resume_account(self, conn: Connection) -> int:
+        """Give ``conn`` back the seat its account holds (any device: no token needed); with
+        several (``multi_seat``), the first one not played from ``conn``. Returns the seat.
+
+        Raises:
+            RoomError: ``room/not_seated`` when ``conn`` is signed in to no account, or its
+                account holds no seat here it may resume (never one, or forfeited, kicked).
+        """
+        held = [s for s, h in enumerate(self.seats) if h is not None and conn.account
+                and h.account == conn.account and h.token]
+        if not held:
+            raise RoomError("room/not_seated", "your account holds no seat of this room "
+                            "(sign in to the account that took it, or resume with its token)")
+        free = [s for s in held if (h := self.seats[s]) is not None and h.conn is not conn]
+        return self._resume_seat(conn, (free or held)[0])
+
+    def _resume_seat(self, conn: Connection, seat: int) -> int:
         holder = self.seats[seat]
         assert holder is not None
         old = holder.conn
@@ -751,6 +796,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
         if holder is None or (holder.conn is None and (holder.bot or not holder.token)):
             raise RoomError("room/not_seated", f"no player holds seat {seat}")
         conn, holder.conn, holder.token = holder.conn, None, ""
+        self._unseated(holder)
         if conn is not None:
             self.members.pop(conn, None)
             conn.rooms.pop(self.id, None)
@@ -805,6 +851,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
                 return
             self._seat_event(seat, "forfeit")
             holder.token = ""  # a forfeited seat cannot be resumed (matches no token)
+            self._unseated(holder)
             try:
                 events = self.engine.apply_entry(LogEntry.forfeit(seat))
             except GameError:
@@ -1157,27 +1204,32 @@ class Room(RoomViews, RoomClocks, RoomChat):
             for conn in self.members:
                 conn.send(frame)
         self._save_soon()
+        if self.ledger is not None:
+            self.ledger.finished(self.id, self.name, self.game_name, self.options.get("mode"),
+                                 [h.account if h is not None else "" for h in self.seats],
+                                 self.engine.outcome())
         self._rank()
         if self.on_finish is not None:
             self.on_finish(self)
 
     def _rank(self) -> None:
         """Put a finished solo game's score on its leaderboard (:mod:`.leaderboard`): only
-        a game its person played alone (never a server bot), on a deal the server drew, under
-        a board's rules, that counts there. The store keeps the name's best score; a failed
-        write is logged (the game is not ranked)."""
+        a game its person played alone (never a server bot), signed in to an account (a
+        guest's counts; an anonymous connection's does not), on a deal the server drew, under
+        a board's rules, that counts there. The store keeps the account's best score; a
+        failed write is logged (the game is not ranked)."""
         holder = self.seats[0] if self.seat_count == 1 else None
-        if holder is None or holder.assisted or self.chosen_deal:
+        if holder is None or holder.assisted or self.chosen_deal or not holder.account:
             return
         board = leaderboard.board_of(self.game_name, self.options, self.seat_count)
         score = leaderboard.score_of(board, self.engine.outcome()) if board else None
-        name = leaderboard.normalize_name(holder.name)
-        if board is None or score is None or not name:
+        account = holder.account
+        if board is None or score is None:
             return
 
         async def record() -> None:
             try:
-                await self.store.record_score(board.id, name, board.rank_value(score),
+                await self.store.record_score(board.id, account, board.rank_value(score),
                                               leaderboard.BOARD_SIZE)
             except StoreError as exc:
                 log.warning("room %s: score not ranked: %s", self.id, exc)

@@ -16,8 +16,12 @@ import msgpack
 
 from .. import protocol as p
 from .. import games
-from . import leaderboard
+from . import leaderboard, names
+from .account_store import AccountStore
+from .auth import Auth
 from .chat import ChatRefused
+from .history import my_games
+from .identity import AuthError
 from .lobby import Lobby
 from .replay import replay_view
 from .room import ROOM_OPTIONS, Room, RoomError
@@ -28,6 +32,10 @@ log = logging.getLogger("cardhall.session")
 #: Requests addressed to one room: handled by the room's owner process.
 _ROOM_REQUESTS = (p.Spectate, p.Leave, p.Start, p.Resume, p.Act, p.GetView, p.GetLog,
                   p.Chat, p.GetReplay)
+#: Requests a connection signed in to no account may make on a server that requires
+#: accounts (``--auth required``): the lobby's listings, leaderboards, ping, the ways in.
+_OPEN_REQUESTS = frozenset({p.ListGames, p.ListRooms, p.GetLeaderboard, p.Ping, p.Guest,
+                            p.Register, p.Login, p.Restore, p.Refresh})
 #: Most entries in one ``log`` page; their packed size is capped too (``LOG_PAGE_BYTES``).
 LOG_PAGE_ENTRIES = 1000
 #: Packed bytes of log entries in one ``log`` page at most, far below the protocol's
@@ -54,6 +62,8 @@ class Hub(Protocol):
 
     store: Store
     lobby: Lobby
+    auth: Auth
+    accounts: AccountStore
 
     @property
     def cluster(self) -> Forwarder:  # read-only: a server's Cluster is one
@@ -65,9 +75,13 @@ class Session:
 
     Subclasses provide :meth:`send`. Attributes every session has: ``server``, ``session``
     (random id, also the host identity of rooms it creates), ``process`` (id of the server
-    process the client is connected to), ``name`` (from its hello), ``rooms`` (rooms of this
-    process it is seated in or watching, by id), ``remote_rooms`` (ids of rooms owned by other
-    processes it was forwarded to), ``closed`` and ``act_reply``.
+    process the client is connected to), ``account`` (the id of the account it is signed in
+    to, ``""`` for none: :mod:`.auth`), ``guest`` (False once signed in to a registered
+    account), ``name`` (that account's display name, or an anonymous guest's name),
+    ``login`` (digest of its session token, ``""``), ``addr``
+    (client address), ``rooms`` (rooms of this process it is seated in or watching, by id),
+    ``remote_rooms`` (ids of rooms owned by other processes it was forwarded to), ``closed``
+    and ``act_reply``.
     """
 
     server: Hub
@@ -80,6 +94,10 @@ class Session:
     #: ``hello.act_reply``: ``"update"`` when an accepted ``act`` is answered by the acting
     #: seat's update carrying its id, else ``"ok"`` (an ``ok``, then the update).
     act_reply: str = "ok"
+    account: str = ""
+    login: str = ""
+    guest: bool = True  # signed in to a guest account, or to none
+    addr: str = "?"
 
     def send(self, msg: p.Message) -> None:
         """Queue ``msg`` for the peer without waiting."""
@@ -88,6 +106,10 @@ class Session:
     def send_raw(self, *frames: bytes) -> None:
         """Queue encoded frames for the peer, in order, without waiting."""
         raise NotImplementedError
+
+    def close_with(self, code: int, reason: str) -> None:
+        """Close the client's connection with ``code`` (a local connection does; a peer
+        forwarded from another process is closed by its own process)."""
 
     def send_later(self, frame: bytes) -> None:
         """Queue an encoded frame, in order with every other, to be written soon rather
@@ -113,7 +135,7 @@ class Session:
         re = p.reply_id(msg)
         try:
             await self.dispatch(msg)
-        except RoomError as exc:
+        except (RoomError, AuthError) as exc:
             self.send_error(exc.code, exc.message, re)
         except StoreError as exc:
             self.send_error("server/unavailable", str(exc) or "the store is unavailable", re)
@@ -138,6 +160,9 @@ class Session:
         handler = HANDLERS.get(type(msg))
         if handler is None:
             raise RoomError("protocol/unexpected", f"{msg.TYPE} is not expected now")
+        if not self.account and self.server.auth.required and type(msg) not in _OPEN_REQUESTS:
+            raise AuthError("auth/required", "this server requires an account: sign in "
+                            "(guest, register, login or restore) first")
         room_id = await self._target(msg)
         if room_id is not None:
             where = await self.server.lobby.route(room_id)
@@ -222,7 +247,7 @@ class Session:
         try:
             await self._join_room(room, None, msg.id)
         except RoomError as exc:
-            if exc.code not in ("room/full", "room/already_started"):
+            if exc.code not in ("room/full", "room/already_started", "room/already_seated"):
                 raise
             # Someone took the last seat first: make a fresh room.
             await self._join_room(await lobby.create(self, msg), None, msg.id)
@@ -253,9 +278,12 @@ class Session:
 
         async def work() -> None:
             try:
-                room.resume(self, msg.token)
+                if msg.token is not None:
+                    room.resume(self, msg.token)
+                else:
+                    room.resume_account(self)
             except RoomError as exc:
-                if room.private and exc.code == "room/bad_token":
+                if room.private and exc.code in ("room/bad_token", "room/not_seated"):
                     self.server.lobby.find_public(msg.room)  # answered as an unknown room
                 raise
             await room.save_state()
@@ -313,8 +341,9 @@ class Session:
                         more=first + len(page) < len(entries), re=msg.id))
 
     async def _get_leaderboard(self, msg: p.GetLeaderboard) -> None:
-        """Answer ``get_leaderboard``: a page of a game's board (:mod:`.leaderboard`), the
-        top one or the one around ``msg.around``'s rank, and this session's own rank.
+        """Answer ``get_leaderboard``: a page of a game's board (:mod:`.leaderboard`; its
+        entries are accounts, shown by their display names now), the top one or the one
+        around ``msg.around``'s rank, and this session's account's own rank.
 
         Raises:
             RoomError: ``lobby/unknown_game`` (no such game, or no such mode of it),
@@ -333,14 +362,16 @@ class Session:
         store, limit = self.server.store, msg.limit or p.LEADERBOARD_LIMIT
         start = 0
         if msg.around is not None:
-            found = await store.board_rank(board.id, leaderboard.normalize_name(msg.around))
+            holder = await self._account_named(msg.around)
+            found = await store.board_rank(board.id, holder) if holder else None
             if found is not None:
                 start = max(0, found[0] - (limit - 1) // 2)
         rows, total = await store.board_page(board.id, start, limit)
-        entries = [{"rank": start + i + 1, "name": name, "score": board.score(value)}
-                   for i, (name, value) in enumerate(rows)]
-        own = leaderboard.normalize_name(self.name)
-        mine = await store.board_rank(board.id, own) if own else None
+        accounts = await self.server.accounts.get_many([a for a, _ in rows])
+        entries = [{"rank": start + i + 1, "name": acct.name if acct is not None else "?",
+                    "score": board.score(value)}
+                   for i, ((_, value), acct) in enumerate(zip(rows, accounts))]
+        mine = await store.board_rank(board.id, self.account) if self.account else None
         you = None if mine is None else {"rank": mine[0] + 1, "score": board.score(mine[1])}
         self.send(p.Leaderboard(game=board.game, mode=board.mode, order=board.order,
                                 entries=entries, total=total, you=you, re=msg.id))
@@ -381,6 +412,39 @@ class Session:
         view, events, final = await replay_view(room, msg.state_id, msg.seat)
         self.send(p.Replay(room=room.id, state_id=msg.state_id, final=final, seat=msg.seat,
                            view=view, events=events, re=msg.id))
+
+    async def _account_named(self, name: str) -> str | None:
+        """The id of the account whose username is ``name``, or whose names look like it
+        (:func:`.names.name_keys`), or None.
+
+        Raises:
+            StoreError: the store is unavailable.
+        """
+        accounts = self.server.accounts
+        try:
+            found = await accounts.lookup("user", names.username(name))
+        except names.BadName:
+            found = None
+        for key in sorted(names.name_keys(name)) if found is None else ():
+            found = await accounts.lookup("name", key)
+            if found is not None:
+                break
+        return found
+
+    async def _account(self, msg: p.AccountRequest) -> None:
+        """A way in or out, or a new display name: the auth service's (:mod:`.auth`)."""
+        await self.server.auth.request(self, msg)
+
+    async def _my_games(self, msg: p.GetMyGames) -> None:
+        """Answer ``get_my_games`` (:func:`.history.my_games`).
+
+        Raises:
+            AuthError: ``auth/required`` (signed in to no account).
+            StoreError: a store is unavailable.
+        """
+        if not self.account:
+            raise AuthError("auth/required", "sign in to see your games")
+        self.send(await my_games(self.server.accounts, self.server.store, self.account, msg))
 
     async def _ping(self, msg: p.Ping) -> None:
         self.send(p.Pong(re=msg.id))
@@ -425,4 +489,7 @@ HANDLERS: dict[type, Any] = {
     p.Ping: Session._ping,
     p.Chat: Session._chat,
     p.GetReplay: Session._get_replay,
+    **{cls: Session._account for cls in (p.Guest, p.Register, p.Login, p.Restore, p.Refresh,
+                                         p.Logout, p.SetName)},
+    p.GetMyGames: Session._my_games,
 }

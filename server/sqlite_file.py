@@ -59,6 +59,7 @@ from typing import Any, TypeVar
 
 from filelock import FileLock, Timeout
 
+from .account_sqlite import create_tables as _v3_accounts
 from .store import StoreError, unpack, waiting_entry
 
 log = logging.getLogger("cardhall.sqlite")
@@ -150,9 +151,10 @@ def _v2(db: sqlite3.Connection) -> None:
 
 
 #: The schema's migrations, in order: ``MIGRATIONS[k]`` takes a file from version ``k`` to
-#: ``k + 1`` (an empty file is version 0). Append new ones (accounts, issue #29); never
-#: change one that shipped.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2)
+#: ``k + 1`` (an empty file is version 0): v1 rooms, logs, snapshots and boards; v2 the
+#: lobby-index columns; v3 the accounts' tables (:mod:`.account_sqlite`, issue #29). Append
+#: new ones; never change one that shipped.
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2, _v3_accounts)
 #: The schema version this code writes.
 SCHEMA_VERSION = len(MIGRATIONS)
 

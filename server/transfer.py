@@ -3,8 +3,11 @@
 Everything goes through the :class:`~.store.Store` contract, so any store may be the source
 or the target (a SQLite data file onto Redis to grow past one process, or back): every room
 with its record, state (seats and their tokens, deadlines), lobby entry, join code, whole
-log and latest snapshot, finished rooms with the rest of their time to live, and every
-leaderboard of :func:`~.leaderboard.boards`.
+log and latest snapshot, finished rooms with the rest of their time to live, every
+leaderboard of :func:`~.leaderboard.boards`, and, given both sides' account stores, every
+account (its record: names, password hash, device and subject keys, status) with its running
+seats and its finished games (:func:`copy_accounts`). Sessions are not copied: a player
+signs in again on the target (a guest client does so by itself, with its device secret).
 
 Rooms in play arrive without a lease: the first server on the target takes them over (the
 orphan scan of a shared store, the restore of a SQLite file) and holds their seats for the
@@ -20,11 +23,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from .account_store import AccountStore, KeyTaken
 from .leaderboard import BOARD_SIZE, boards
 from .store import Store, StoreError
 
 #: Leaderboard entries read per page of the source.
 BOARD_PAGE = 500
+#: Accounts, and finished games of one account, read per page of the source.
+ACCOUNT_PAGE = 200
 
 
 class TransferError(StoreError):
@@ -104,15 +110,62 @@ async def copy_boards(source: Store, target: Store) -> int:
     return copied
 
 
+async def copy_accounts(source: AccountStore, target: AccountStore, keep: int,
+                        say: Callable[[str], None] | None = None) -> int:
+    """Copy every account of ``source`` that ``target`` does not hold yet, with its running
+    seats and its newest ``keep`` finished games (added oldest first, so the target's
+    history keeps their order).
+    An account whose id the target holds is skipped; one whose username, name or device
+    key another account of the target holds is skipped and said. Returns the accounts
+    copied.
+
+    Raises:
+        StoreError: a store is unavailable (what was copied so far stays).
+    """
+    copied, after = 0, ""
+    while True:
+        page = await source.page(after, ACCOUNT_PAGE)
+        for account in page:
+            if await target.get(account.id) is not None:
+                continue
+            try:
+                await target.create(account)
+            except KeyTaken as exc:
+                if say is not None:
+                    say(f"account {account.username} not copied: its {exc.kind} key is held "
+                        "by another account of the target")
+                continue
+            for room_id, entry in (await source.seats(account.id)).items():
+                await target.set_seat(account.id, room_id, entry)
+            games: list[dict[str, Any]] = []
+            while len(games) < keep:
+                rows, total = await source.games(account.id, len(games),
+                                                 min(ACCOUNT_PAGE, keep - len(games)))
+                games += rows
+                if not rows or len(games) >= total:
+                    break
+            for entry in reversed(games):  # the newest last: first in the target's history
+                await target.add_game(account.id, entry, keep)
+            copied += 1
+        if len(page) < ACCOUNT_PAGE:
+            return copied
+        after = page[-1].username
+
+
 async def copy_store(source: Store, target: Store, finished_ttl: float,
-                     say: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """:func:`copy_rooms`, then :func:`copy_boards`; returns the rooms' figures and
-    ``board_entries``.
+                     say: Callable[[str], None] | None = None,
+                     accounts: tuple[AccountStore, AccountStore] | None = None,
+                     games_kept: int = 200) -> dict[str, Any]:
+    """:func:`copy_rooms`, :func:`copy_accounts` (given ``accounts``: the source's and the
+    target's account stores; ``games_kept`` finished games each), then :func:`copy_boards`;
+    returns the rooms' figures, ``accounts`` and ``board_entries``.
 
     Raises:
         TransferError: a live server runs rooms of the source; nothing was copied.
         StoreError: a store is unavailable.
     """
     out: dict[str, Any] = await copy_rooms(source, target, finished_ttl, say)
+    out["accounts"] = (0 if accounts is None
+                       else await copy_accounts(accounts[0], accounts[1], games_kept, say))
     out["board_entries"] = await copy_boards(source, target)
     return out

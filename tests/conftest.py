@@ -34,6 +34,12 @@ from cardhall.server.store import MemoryStore
 
 ServerFactory = Callable[..., Awaitable[Server]]
 ROOT = Path(__file__).resolve().parent.parent
+#: Settings of the test servers (``make_server``, ``server``): no message rate limit; cheap
+#: password hashes (argon2id, 1 pass over 8 MiB) and sign-in limits far above what a test
+#: does, except where a test sets its own (tests/test_auth.py).
+TEST_SETTINGS: dict[str, Any] = {"msg_rate": None, "auth_hash": (1, 8192, 1),
+                                 "auth_guest_limit": "1000/minute",
+                                 "auth_address_limit": "1000/minute"}
 
 
 def run_cli(*args: str, timeout: float = 120.0, cwd: Path = ROOT,
@@ -218,12 +224,12 @@ async def make_server(store_kind: str,
     runs in the tests that start ``cardhall serve``).
     Bots play at loopback speed, far above a public server's message rate, so the rate
     limit is off unless a test sets ``msg_rate`` (the limit has its own tests in
-    test_hardening.py).
+    test_hardening.py); see :data:`TEST_SETTINGS`.
     """
     if store_kind == "redis":
         redis_proc: RedisProcess = request.getfixturevalue("redis_server")
         redis_proc.flush()
-        async with serving(lambda: RedisStore(redis_proc.url), msg_rate=None) as make:
+        async with serving(lambda: RedisStore(redis_proc.url), **TEST_SETTINGS) as make:
             yield make
     elif store_kind == "sqlite":
         folder = request.getfixturevalue("tmp_path")
@@ -232,7 +238,7 @@ async def make_server(store_kind: str,
                            msg_rate=None) as make:
             yield make
     else:
-        async with serving(MemoryStore, msg_rate=None) as make:
+        async with serving(MemoryStore, **TEST_SETTINGS) as make:
             yield make
 
 

@@ -21,6 +21,7 @@ class Recorder:
 
     def __init__(self, name: str, log: WriteLog) -> None:
         self.name, self.session, self.process = name, name, "test"
+        self.account = ""  # signed in to no account
         self.act_reply = "ok"
         self.rooms: dict[str, Room] = {}
         self._log = log

@@ -98,7 +98,7 @@ async def test_list_rooms_of_a_large_lobby_slows_down_to_the_message_rate(
     server = await make_server(msg_rate=40, msg_burst=5, rooms_per_minute=None)
     made: set[str] = set()
     for k in range(8):
-        async with Client(server.url, name=f"maker{k}") as maker:
+        async with Client(server.url) as maker:  # hello and 4 rooms: within the burst
             for _ in range(4):
                 made.add((await maker.create_room("skipper", mode="solo")).room)
     async with Client(server.url) as reader:

@@ -305,6 +305,7 @@ class _ViewKeeper:
 
     def __init__(self, name: str, act_reply: str = "ok") -> None:
         self.name, self.session, self.process = name, name, "test"
+        self.account = ""  # signed in to no account
         self.act_reply = act_reply
         self.rooms: dict[str, Any] = {}
         self.view: dict[str, Any] | None = None

@@ -1,5 +1,7 @@
-"""Leaderboards (issue #21): solo scores recorded at game over, kept per player name (the
-best one), read with ``get_leaderboard``; on both stores (``server`` runs each test twice)."""
+"""Leaderboards (issues #21, #29): solo scores recorded at game over, kept per account (the
+best one; shown by the account's display name), read with ``get_leaderboard``; on both
+stores (``server`` runs each test twice). Players sign in as guests (a device secret per
+name); a connection signed in to no account is not ranked."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from cardhall.client.client import Client, ServerError
 from cardhall.games.bots import strategy
 from cardhall.server import leaderboard
 from cardhall.server.app import Server
+from cardhall.server.identity import Account
 from cardhall.server.redis_store import RedisStore
 from cardhall.server.room import Room
 from cardhall.games import get
@@ -30,13 +33,26 @@ async def settle(server: Server, room_id: str) -> None:
         await asyncio.wait_for(room.submit(lambda: None), 30)
 
 
+def device(name: str) -> str:
+    """The guest device secret of the player ``name`` in these tests."""
+    return f"{name}-device-secret-of-the-tests"
+
+
+async def player(server: Server, name: str) -> str:
+    """The id of ``name``'s guest account (made now the first time), named ``name``."""
+    async with Client(server.url, guest=device(name), name=name) as c:
+        assert c.account is not None and c.name == name
+        return c.account.account
+
+
 async def play_solo(server: Server, name: str, game: str, *, mode: str | None = None,
-                    options: dict[str, Any] | None = None, seed: int = 1
-                    ) -> tuple[str, dict[str, Any]]:
+                    options: dict[str, Any] | None = None, seed: int = 1,
+                    guest: bool = True) -> tuple[str, dict[str, Any]]:
     """A solo game of ``game`` played to its end by the greedy bot strategy over a client
-    named ``name``; returns the room id and the ``game_over`` outcome once the room's
-    queued work is done."""
-    async with Client(server.url, name=name) as c:
+    signed in to ``name``'s guest account (``guest`` False: signed in to none, named
+    ``name``); returns the room id and the ``game_over`` outcome once the room's queued work
+    is done."""
+    async with Client(server.url, guest=device(name) if guest else None, name=name) as c:
         created = await c.create_room(game, mode=mode, options=options or {})
         await c.join(created.room)
         result = await asyncio.wait_for(
@@ -47,18 +63,23 @@ async def play_solo(server: Server, name: str, game: str, *, mode: str | None = 
 
 
 async def board(server: Server, game: str, **kw: Any) -> p.Leaderboard:
-    async with Client(server.url, name=kw.pop("as_name", "reader")) as c:
+    name = kw.pop("as_name", "reader")
+    async with Client(server.url, guest=device(name), name=name) as c:
         return await c.leaderboard(game, **kw)
 
 
+async def accounts(server: Server, *names: str) -> dict[str, str]:
+    """Accounts made straight in the server's account store, each holding its name as
+    username and display name; returns their ids by name."""
+    ids = {}
+    for name in names:
+        ids[name] = f"id-{name}"
+        await server.accounts.create(Account(id=ids[name], username=name, name=name,
+                                             keys=(("user", name),)))
+    return ids
+
+
 # -- rules (no server) -------------------------------------------------------------------
-
-
-def test_names_are_normalised_and_capped() -> None:
-    assert leaderboard.normalize_name("  Alice \t  B\x00ob ") == "Alice Bob"
-    assert leaderboard.normalize_name("ｆｕｌｌ") == "full"  # NFKC
-    assert leaderboard.normalize_name("x" * 64) == "x" * leaderboard.NAME_MAX
-    assert leaderboard.normalize_name("\x01\x02 ") == ""
 
 
 def test_which_rooms_have_a_board() -> None:
@@ -131,11 +152,13 @@ async def test_store_keeps_the_best_value_per_name_and_the_best_size(server: Ser
 async def test_redis_board_key_layout(server: Server) -> None:
     if not isinstance(server.store, RedisStore):
         pytest.skip("the Redis key layout")
-    await server.store.record_score("skipper:solo", "bob", 30, 1000)
+    board_id = leaderboard.BOARDS["skipper", "solo"].id
+    assert board_id == "acct/skipper:solo"  # entries are account ids
+    await server.store.record_score(board_id, "0123456789abcdef", 30, 1000)
     r = redis.Redis.from_url(server.store.url)
     try:
-        assert r.type("cardhall:board:skipper:solo") == b"zset"
-        assert r.zscore("cardhall:board:skipper:solo", "bob") == 30.0
+        assert r.type("cardhall:board:acct/skipper:solo") == b"zset"
+        assert r.zscore("cardhall:board:acct/skipper:solo", "0123456789abcdef") == 30.0
     finally:
         r.close()
 
@@ -169,13 +192,20 @@ async def test_points_games_keep_the_best_game_of_a_name(server: Server) -> None
 
 async def test_a_worse_game_does_not_replace_the_best(server: Server) -> None:
     best = leaderboard.boards()["skipper", "solo"]
-    await server.store.record_score(best.id, "alice", best.rank_value(1), 1000)  # 1 turn
+    alice = await player(server, "alice")
+    await server.store.record_score(best.id, alice, best.rank_value(1), 1000)  # 1 turn
     _, outcome = await play_solo(server, "alice", "skipper")
     assert outcome["reason"] == "won" and outcome["scores"][0] > 1
     assert (await board(server, "skipper")).entries == [
         {"rank": 1, "name": "alice", "score": 1}]
-    await server.store.record_score(best.id, "alice", best.rank_value(10_000), 1000)
+    await server.store.record_score(best.id, alice, best.rank_value(10_000), 1000)
     assert (await board(server, "skipper")).entries[0]["score"] == 1
+
+
+async def test_a_player_signed_in_to_no_account_is_not_ranked(server: Server) -> None:
+    _, outcome = await play_solo(server, "drifter", "thirtysix", guest=False)
+    assert outcome["scores"]
+    assert (await board(server, "thirtysix")).total == 0
 
 
 async def test_a_chosen_deal_is_not_ranked(server: Server) -> None:
@@ -198,7 +228,7 @@ async def test_house_rules_are_not_ranked(server: Server) -> None:
 
 async def test_a_seat_a_server_bot_played_is_not_ranked(server: Server) -> None:
     """The player leaves at once: a server bot plays the seat to the end (on_abandon bot)."""
-    async with Client(server.url, name="quitter") as c:
+    async with Client(server.url, guest=device("quitter")) as c:
         created = await c.create_room("skipper", options={"bot_seconds": 0})
         await c.join(created.room)
         await c.leave(created.room)
@@ -215,7 +245,7 @@ async def test_a_seat_a_server_bot_played_is_not_ranked(server: Server) -> None:
 async def test_a_seat_a_bot_held_for_a_while_is_not_ranked(server: Server) -> None:
     """The player drops, a server bot takes the seat after the grace window, the player
     resumes and wins: not ranked (the bot played part of the game)."""
-    c = Client(server.url, name="dropper")
+    c = Client(server.url, guest=device("dropper"))
     await c.connect()
     created = await c.create_room("skipper",
                                   options={"grace_seconds": 0.2, "bot_seconds": 30})
@@ -227,7 +257,7 @@ async def test_a_seat_a_bot_held_for_a_while_is_not_ranked(server: Server) -> No
             break
         await asyncio.sleep(0.05)
     assert room.seats[0] is not None and room.seats[0].bot
-    async with Client(server.url, name="dropper") as c2:
+    async with Client(server.url, guest=device("dropper")) as c2:
         await c2.resume(created.room, joined.token)
         result = await asyncio.wait_for(
             play_seat(c2, created.room, 0, strategy("skipper", "greedy"), random.Random(1)),
@@ -249,8 +279,10 @@ async def test_a_seat_a_bot_held_for_a_while_is_not_ranked(server: Server) -> No
 
 async def test_limit_around_and_you(server: Server) -> None:
     sk = leaderboard.boards()["skipper", "solo"]
+    ids = await accounts(server, *(f"p{i:02}" for i in range(30)))
+    ids["p03"] = await player(server, "p03")  # the reader's own account
     for i in range(30):  # p00 is the best (10 turns), p29 the worst
-        await server.store.record_score(sk.id, f"p{i:02}", sk.rank_value(10 + i), 1000)
+        await server.store.record_score(sk.id, ids[f"p{i:02}"], sk.rank_value(10 + i), 1000)
     top = await board(server, "skipper")
     assert [e["rank"] for e in top.entries] == list(range(1, p.LEADERBOARD_LIMIT + 1))
     assert top.entries[0] == {"rank": 1, "name": "p00", "score": 10} and top.total == 30
@@ -263,8 +295,9 @@ async def test_limit_around_and_you(server: Server) -> None:
     unknown = await board(server, "skipper", limit=3, around="nobody")
     assert [e["rank"] for e in unknown.entries] == [1, 2, 3]
     ts = leaderboard.boards()["thirtysix", leaderboard.STANDARD]
+    ids = await accounts(server, "lo", "hi", "mid")
     for name, points in (("lo", 20), ("hi", 40), ("mid", 30)):
-        await server.store.record_score(ts.id, name, ts.rank_value(points), 1000)
+        await server.store.record_score(ts.id, ids[name], ts.rank_value(points), 1000)
     desc = await board(server, "thirtysix")
     assert [(e["name"], e["score"]) for e in desc.entries] == [
         ("hi", 40), ("mid", 30), ("lo", 20)]
@@ -286,10 +319,18 @@ async def test_unknown_game_and_games_without_a_board(server: Server) -> None:
 # -- the terminal client (a person in a pty) ---------------------------------------------
 
 
-def _terminal_session(url: str) -> str:
+def _terminal_session(url: str, secret: str) -> str:
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from cardhall.client.account_file import AccountFile
+
     from .test_terminal import LOBBY, Person
 
-    person = Person(url, "alice")
+    state = tempfile.mkdtemp(prefix="cardhall-test-state-")
+    AccountFile(Path(state) / "cardhall" / "account.json").put(url, guest=secret)
+    person = Person(url, "alice", state_dir=state)
     try:
         person.expect(LOBBY)
         person.say("b skipper")
@@ -308,11 +349,14 @@ def _terminal_session(url: str) -> str:
         return person.output
     finally:
         person.close()
+        shutil.rmtree(state, ignore_errors=True)
 
 
 @pytest.mark.timeout(120)
 async def test_terminal_lobby_shows_a_leaderboard(server: Server) -> None:
     sk = leaderboard.boards()["skipper", "solo"]
-    await server.store.record_score(sk.id, "alice", sk.rank_value(23), 1000)
-    await server.store.record_score(sk.id, "bob", sk.rank_value(17), 1000)
-    await asyncio.to_thread(_terminal_session, server.url)
+    ids = await accounts(server, "bob")
+    ids["alice"] = await player(server, "alice")
+    await server.store.record_score(sk.id, ids["alice"], sk.rank_value(23), 1000)
+    await server.store.record_score(sk.id, ids["bob"], sk.rank_value(17), 1000)
+    await asyncio.to_thread(_terminal_session, server.url, device("alice"))

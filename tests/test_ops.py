@@ -9,10 +9,8 @@ import http.client
 import ipaddress
 import json
 import os
-import random
 import re
 import shutil
-import socket
 import ssl
 import subprocess
 import sys
@@ -23,7 +21,6 @@ from typing import Any
 
 import pytest
 import yaml
-
 from cardhall.client.bots import play_games
 from cardhall.server.app import Server, tune_gc
 from cardhall.server.config import Settings
@@ -81,26 +78,15 @@ async def test_healthz_is_503_while_redis_is_down(tmp_path: Path) -> None:
         redis.stop()
 
 
-def _bindable(port: int) -> bool:
-    """True when nothing holds 127.0.0.1:``port`` now."""
-    with socket.socket() as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
-
-
 def test_local_cluster_script_serves_games_through_haproxy() -> None:
     if shutil.which("haproxy") is None or shutil.which("redis-server") is None:
         pytest.skip("haproxy and redis-server are needed")
     # The script puts its two servers on PORT + 1 and PORT + 2: those must be free too,
     # and Redis's port must not be one of them.
-    while True:
-        port, redis_port = free_port(), free_port()
-        if redis_port not in range(port, port + 3) and all(
-                _bindable(p) for p in (port + 1, port + 2)):
-            break
+    # haproxy on PORT, the servers on PORT + 1..2, Redis on PORT + 3 (free_port draws
+    # them below the ephemeral range, where no outgoing connection can take one first).
+    port = free_port(span=4)
+    redis_port = port + 3
     env = dict(os.environ, PORT=str(port), REDIS_PORT=str(redis_port))
     # The script runs `cardhall`: this interpreter's, whatever else is on PATH first.
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
@@ -127,13 +113,10 @@ def test_local_cluster_script_runs_replicated_redis(mode: str) -> None:
     tools = ("haproxy", "redis-server", "redis-sentinel", "redis-cli")
     if any(shutil.which(t) is None for t in tools):
         pytest.skip(f"{', '.join(tools)} are needed")
-    # Redis nodes on REDIS_PORT + 0..5, Sentinels + 10..12, the Cluster's bus + 20..25.
-    offsets = [*range(6), *range(10, 13), *range(20, 26)]
-    while True:
-        port, redis_port = free_port(), random.randrange(20000, 60000)
-        ports = [port + 1, port + 2, *(redis_port + k for k in offsets)]
-        if len(set(ports) | {port}) == len(ports) + 1 and all(_bindable(p) for p in ports):
-            break
+    # haproxy on PORT, the servers on PORT + 1..2; Redis nodes on REDIS_PORT + 0..5,
+    # Sentinels + 10..12, the Cluster's bus + 20..25 (REDIS_PORT = PORT + 10).
+    port = free_port(span=36)
+    redis_port = port + 10
     env = dict(os.environ, PORT=str(port), REDIS_PORT=str(redis_port))
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     proc = subprocess.run([str(ROOT / "deploy" / "local-cluster.sh"), mode, "--check"],
@@ -185,7 +168,7 @@ def local_haproxy_cfg(pem: Path, port: int, server_port: int) -> str:
 
 def frontend(cfg: str) -> list[str]:
     """The lines of haproxy's public ``frontend`` section."""
-    section = re.search(r"^frontend \S+\n((?:[ \t].*\n|\s*\n)*)", cfg, re.M)
+    section = re.search(r"^frontend \S+\n((?:[ \t].*\n|\s*\n)*)", cfg, re.MULTILINE)
     assert section is not None
     return [line.split("#")[0].strip() for line in section.group(1).splitlines()
             if line.split("#")[0].strip()]

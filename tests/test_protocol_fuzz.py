@@ -85,7 +85,7 @@ STRATEGIES: dict[str, st.SearchStrategy[Any]] = {
     "spectate": st.builds(p.Spectate, room=room, id=rid),
     "leave": st.builds(p.Leave, room=room, id=rid),
     "start": st.builds(p.Start, room=room, id=rid),
-    "resume": st.builds(p.Resume, room=room, token=s(1, 256), id=rid),
+    "resume": st.builds(p.Resume, room=room, token=st.none() | s(1, 256), id=rid),
     "act": st.builds(p.Act, room=room, state_id=state_id, action=action, id=rid),
     "get_view": st.builds(p.GetView, room=room, id=rid),
     "get_log": st.builds(p.GetLog, room=room, first=st.none() | state_id, id=rid),
@@ -147,6 +147,36 @@ STRATEGIES: dict[str, st.SearchStrategy[Any]] = {
     "ok": st.builds(p.Ok, re=rid),
     "pong": st.builds(p.Pong, re=rid),
     "error": st.builds(p.Error, code=codes, message=s(0, 100), re=rid),
+    # Accounts (protocol/accounts.py).
+    "guest": st.builds(p.Guest, secret=s(22, 256), id=rid),
+    "register": st.builds(p.Register, username=s(1, 64), password=s(1, 1024), id=rid),
+    "login": st.one_of(st.builds(p.Login, username=s(1, 64), password=s(1, 1024), id=rid),
+                       st.builds(p.Login, jwt=s(1, 8192), id=rid)),
+    "restore": st.builds(p.Restore, token=s(1, 512), id=rid),
+    "refresh": st.builds(p.Refresh, token=s(1, 512), id=rid),
+    "logout": st.builds(p.Logout, everywhere=st.none() | st.booleans(), id=rid),
+    "set_name": st.builds(p.SetName, name=s(1, 64), id=rid),
+    "get_my_games": st.builds(p.GetMyGames, cursor=st.none() | s(1, 64),
+                              limit=st.none() | st.integers(1, p.MY_GAMES_LIMIT_MAX), id=rid),
+    "account": st.one_of(
+        st.builds(p.Account, account=s(0, 64), username=s(0, 64), name=s(1, 64),
+                  guest=st.booleans(), re=rid),
+        st.builds(p.Account, account=s(1, 64), username=s(1, 64), name=s(1, 64),
+                  guest=st.booleans(), token=s(1, 512), refresh=s(1, 512),
+                  expires=state_id, re=rid)),
+    "signed_out": st.builds(p.SignedOut, re=rid),
+    "my_games": st.builds(
+        p.MyGames,
+        running=st.lists(st.fixed_dictionaries({
+            "room": room, "seat": seat, "name": s(0, 64), "game": game,
+            "mode": st.none() | mode, "status": st.sampled_from(["waiting", "playing"]),
+            "since": state_id}), max_size=2),
+        finished=st.lists(st.fixed_dictionaries({
+            "room": room, "seat": seat, "seats": seats, "name": s(0, 64), "game": game,
+            "mode": st.none() | mode, "finished": state_id,
+            "result": st.sampled_from(["won", "lost", "limit", "abandoned"]),
+            "score": st.none() | st.integers(-1000, 1000)}), max_size=2),
+        total=st.integers(0, p.MAX_ID), cursor=st.none() | s(1, 64), re=rid),
 }
 messages = st.one_of(*STRATEGIES.values())
 

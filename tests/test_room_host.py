@@ -142,6 +142,7 @@ class Stand:
 
     def __init__(self, session: str) -> None:
         self.session, self.name, self.process = session, session, "test"
+        self.account = ""  # signed in to no account
         self.act_reply = "ok"
         self.rooms: dict[str, Any] = {}
         self.remote_rooms: set[str] = set()

@@ -384,11 +384,17 @@ async def test_a_request_loads_a_room_the_restart_has_not_reached_yet(
             assert room in second.lobby.rooms
 
 
+#: Ann's guest device secret (her account's games and board entries survive).
+ANN = "ann-device-secret-of-the-tests"
+
+
 async def test_kill_9_and_restart_on_the_same_file_loses_nothing(tmp_path: Path) -> None:
     server = ServeProcess(tmp_path, "--data", str(tmp_path / "data.db"))
     try:
         url = server.url
-        async with Client(url, name="ann") as solo:  # a leaderboard entry
+        async with Client(url, guest=ANN, name="ann") as solo:  # a leaderboard entry
+            assert solo.account is not None
+            ann = solo.account.account
             created = await solo.create_room("skipper")
             await solo.join(created.room)
             await asyncio.wait_for(play_seat(solo, created.room, 0, GREEDY,
@@ -416,6 +422,9 @@ async def test_kill_9_and_restart_on_the_same_file_loses_nothing(tmp_path: Path)
             assert [e["name"] for e in board.entries] == ["ann"]
             log = await reader.fetch_log(room)
             assert len(log.entries) == result.state_id
+        async with Client(url, guest=ANN) as again:
+            assert again.account is not None and again.account.account == ann  # kept too
+            assert again.name == "ann"
     finally:
         server.stop()
 
@@ -548,7 +557,9 @@ async def test_migrate_moves_rooms_logs_and_boards_to_redis_and_back(
     data = tmp_path / "data.db"
     async with serving(lambda: SQLiteStore(data), msg_rate=None) as make:
         server = await make()
-        async with Client(server.url, name="ann") as c:
+        async with Client(server.url, guest=ANN, name="ann") as c:
+            assert c.account is not None
+            ann = c.account.account
             solo = (await c.create_room("skipper")).room
             await c.join(solo)
             await asyncio.wait_for(play_seat(c, solo, 0, GREEDY, random.Random(1)), 120)
@@ -565,15 +576,20 @@ async def test_migrate_moves_rooms_logs_and_boards_to_redis_and_back(
                                     redis_server.url)
     assert moved.returncode == 0, moved.stderr
     assert "copied 2 rooms (1 in play, 0 waiting, 1 finished" in moved.stdout
-    assert "1 leaderboard entries" in moved.stdout
+    assert "1 accounts and 1 leaderboard entries" in moved.stdout
     async with serving(lambda: RedisStore(redis_server.url), msg_rate=None) as make:
         shared = await make()
         async with Client(shared.url) as c:
             back = await c.resume(room, joined.token)  # the token the player kept
             assert back.view["state_id"] == state_id
             board = await c.leaderboard("skipper")
-            assert [e["name"] for e in board.entries] == ["ann"]
+            assert [e["name"] for e in board.entries] == ["ann"]  # her account came along
             assert len((await c.fetch_log(solo)).entries) > 0
+        async with Client(shared.url, guest=ANN) as c:  # she signs in to the same account
+            assert c.account is not None and c.account.account == ann and c.name == "ann"
+            mine = await c.my_games()
+            assert [g["room"] for g in mine.finished] == [solo]
+            assert [g["room"] for g in mine.running] == [room]
         busy = await asyncio.to_thread(run_cli, "migrate", "--from", redis_server.url, "--to",
                                        str(tmp_path / "back.db"))
         assert_one_error(busy, "run by a server")
@@ -583,7 +599,7 @@ async def test_migrate_moves_rooms_logs_and_boards_to_redis_and_back(
     store = SQLiteStore(tmp_path / "back.db")
     try:
         assert len(await store.log(room)) == state_id
-        assert await store.board_rank("skipper:solo", "ann") is not None
+        assert await store.board_rank("acct/skipper:solo", ann) is not None
         loaded = await store.load(room)
         assert loaded is not None and loaded.state is not None
         assert loaded.state["seats"][0]["token"] == joined.token

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import TextIO
+from typing import Any, TextIO
 
 from ..client import Client
 from ..seat_store import SeatStore
@@ -53,7 +53,7 @@ __all__ = ["LineReader", "PromptArea", "Terminal", "event_text", "menu_lines", "
 
 async def play(url: str, *, name: str, color: bool, stream: TextIO | None = None,
                record_dir: str | None = None, ascii: bool | None = None,
-               store: SeatStore | None = None) -> int:
+               store: SeatStore | None = None, **client_options: Any) -> int:
     """Connect to ``url`` and run the terminal client until the player quits.
 
     Args:
@@ -66,6 +66,8 @@ async def play(url: str, *, name: str, color: bool, stream: TextIO | None = None
         ascii: Draw suits as letters, ASCII only (None: when the output cannot print the
             suit symbols, :func:`~.console.needs_ascii`).
         store: Where seat tokens are kept (None: :class:`SeatStore` at its default path).
+        client_options: How the client signs in (:class:`~cardhall.client.client.Client`'s
+            ``guest``, ``token``, ``refresh``, ``on_account``; none: an anonymous guest).
 
     Returns:
         Exit status: 0 after quitting, 1 when the connection was lost for good, 130 after
@@ -83,7 +85,8 @@ async def play(url: str, *, name: str, color: bool, stream: TextIO | None = None
     if stream is None and hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="replace")  # never a crash on an odd character
     ascii = needs_ascii(sys.stdout) if ascii is None else ascii
-    async with Client(url, name=name, keep_records=record_dir is not None) as client:
+    async with Client(url, name=name, keep_records=record_dir is not None,
+                      **client_options) as client:
         console = open_console(stream or sys.stdin, sys.stdout, ascii=ascii)
         term = Terminal(client, console, color=color, record_dir=record_dir, store=store)
         return await term.run(Lobby(term).run())

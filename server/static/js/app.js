@@ -1,5 +1,7 @@
 // The Cardhall web client: one session, a lobby view and a room view.
-// Seat tokens live in localStorage ("cardhall.seat"), so a reload resumes the seat.
+// Seat tokens live in localStorage ("cardhall.seat"), so a reload resumes the seat; the page
+// signs in on every connection (account.js: its session token, else this browser's guest).
+import { AccountMenu } from "./account.js";
 import { Session, RequestError, applyDelta, defaultUrl } from "./protocol.js";
 import { h } from "./cards.js";
 import { Lobby } from "./lobby.js";
@@ -9,7 +11,6 @@ import { measure, animate } from "./motion.js";
 import { afterMessage, soundToggle } from "./sound.js";
 
 const SEAT_KEY = "cardhall.seat";
-const NAME_KEY = "cardhall.name"; // the player's name, sent as the hello name
 const HOST_KEY = "cardhall.hosted";
 const MAX_BACKOFF_MS = 5000;
 
@@ -34,21 +35,17 @@ class App {
     this.backoff = 500;
     this.notice = "";
     this.created = new Map(); // room id -> the create_room message that made it ("play again")
-    this.playerName = (localStorage.getItem(NAME_KEY) || "").trim().slice(0, 32);
+    this.account = new AccountMenu(this);
   }
 
-  /** Keep `name` as the player's name and reconnect with it at once (the lobby only: the
-   * server learns a connection's name from its hello). Resolves once connected again. */
+  /** The player's name: the signed-in account's display name. */
+  get playerName() {
+    return this.account.name;
+  }
+
+  /** Take `name` as the account's display name (what seats and leaderboards show). */
   async setPlayerName(name) {
-    const clean = name.trim().replace(/\s+/g, " ").slice(0, 32);
-    if (clean === this.playerName) return;
-    this.playerName = clean;
-    if (clean) localStorage.setItem(NAME_KEY, clean);
-    else localStorage.removeItem(NAME_KEY);
-    const old = this.session;
-    this.session = null; // its close is not a lost connection
-    if (old) old.close();
-    await this.connect();
+    await this.account.setName(name);
   }
 
   // --- connection --------------------------------------------------------------------------
@@ -62,6 +59,7 @@ class App {
     this.session = session;
     try {
       await session.connect();
+      await this.account.signIn(session);
       this.backoff = 500;
       this.connState = "open";
       const games = await session.request({ t: "list_games" });
@@ -74,7 +72,7 @@ class App {
     if (await openLink(this, saved)) return; // the address named a room (links.js)
     if (this.room && this.room.seat === null) {
       await this.spectate(this.room.roomId);
-    } else if (saved && saved.room && saved.token) {
+    } else if (saved && saved.room && (saved.token || saved.account)) {
       await this.resume(saved);
     } else {
       this.room = null;
@@ -94,12 +92,11 @@ class App {
 
   async resume(saved) {
     try {
-      const joined = await this.session.request({
-        t: "resume",
-        room: saved.room,
-        token: saved.token,
-      });
-      this.enterRoom(joined, saved.token);
+      // No token: the seat is the account's (taken back from My games on this device).
+      const msg = saved.token ? { t: "resume", room: saved.room, token: saved.token }
+        : { t: "resume", room: saved.room };
+      const joined = await this.session.request(msg);
+      this.enterRoom(joined, saved.token || null, undefined, !saved.token);
     } catch (err) {
       if (
         err instanceof RequestError &&
@@ -153,11 +150,21 @@ class App {
     }
   }
 
+  /** Take back the seat the account holds in `room` (My games), from this device. */
+  async resumeAccount(room) {
+    this.account.panel = null;
+    await this.resume({ room, account: true });
+  }
+
   isHost(roomId) {
     return loadJson(HOST_KEY, []).includes(roomId);
   }
 
-  enterRoom(joined, token, code) {
+  enterRoom(joined, token, code, byAccount = false) {
+    if (byAccount && joined.seat !== null) {
+      localStorage.setItem(SEAT_KEY, JSON.stringify({ room: joined.room, seat: joined.seat,
+        account: true }));
+    }
     if (token) {
       const saved = { room: joined.room, token, seat: joined.seat };
       if (code) saved.code = code;
@@ -307,6 +314,7 @@ class App {
       ),
       h("span", { class: "sub" }, this.room ? this.room.title() : "Lobby"),
       soundToggle(this),
+      this.account.render(),
     );
     const before = measure(this.root);
     this.root.replaceChildren(header, banner || "", notice || "", body);

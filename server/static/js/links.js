@@ -63,7 +63,7 @@ export async function openLink(app, saved) {
   if (saved && ((want.room && saved.room === want.room) || (want.code && saved.code === want.code)))
     return false; // our seat: app.js resumes it
   const nav = performance.getEntriesByType("navigation")[0];
-  if (saved && saved.room && saved.token && nav && nav.type === "reload")
+  if (saved && saved.room && (saved.token || saved.account) && nav && nav.type === "reload")
     return false; // a reload takes the page's seat back first (app.js), wherever it was
   if (want.room && watching() === want.room) {
     await app.spectate(want.room);
@@ -74,6 +74,10 @@ export async function openLink(app, saved) {
     app.enterRoom(joined, joined.token, want.code);
     return true;
   } catch (err) {
+    if (err.code === "room/already_seated" && want.room) {
+      await app.resumeAccount(want.room); // the account sits there (another device): take it
+      return true;
+    }
     const full = err.code === "room/full" || err.code === "room/already_started";
     if (full && want.room) {
       await app.spectate(want.room);

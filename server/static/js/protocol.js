@@ -103,7 +103,7 @@ export class Session {
     { name = "", onMessage = () => {}, onClose = () => {}, liveness = LIVENESS } = {},
   ) {
     this.url = url;
-    this.name = name || CLIENT_NAME; // the hello name: what seats and leaderboards show
+    this.name = name; // the display name the server gave this session (set once signed in)
     this.onMessage = onMessage;
     this.onClose = onClose;
     this.liveness = liveness;
@@ -127,7 +127,8 @@ export class Session {
       const slow = setTimeout(() => this._lost(), this.liveness.connectMs);
       ws.onopen = () => {
         // act_reply "update": an accepted act is answered by our update carrying its id.
-        const hello = { t: "hello", v: PROTOCOL_VERSION, client: this.name, act_reply: "update" };
+        // hello.client names the software; players are named by their accounts.
+        const hello = { t: "hello", v: PROTOCOL_VERSION, client: CLIENT_NAME, act_reply: "update" };
         this.request(hello).then((welcome) => {
           clearTimeout(slow);
           this.welcome = welcome;

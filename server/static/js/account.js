@@ -1,0 +1,262 @@
+// Accounts in the browser (protocol/README.md "Accounts"): the page signs in on every
+// connection, with its session token (refreshed when it expired), else as this browser's
+// guest (a device secret made once and kept in localStorage). The account menu signs in,
+// registers (a guest keeps its games), signs out, and shows the account's games from every
+// device (`get_my_games`): Resume takes a running seat back here; a finished game this
+// browser kept (replay.js, the lobby's "My games") opens in the replay viewer.
+import { h } from "./cards.js";
+import { RequestError } from "./protocol.js";
+import { myGames, openReplay } from "./replay.js";
+
+const DEVICE_KEY = "cardhall.device"; // the guest device secret: 32 random bytes, base64url
+const SESSION_KEY = "cardhall.session"; // {token, refresh, expires}: the session tokens
+
+function base64url(bytes) {
+  let text = "";
+  for (const b of bytes) text += String.fromCharCode(b);
+  return btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** This browser's guest device secret (made the first time). */
+export function deviceSecret() {
+  let secret = localStorage.getItem(DEVICE_KEY);
+  if (!secret || secret.length < 22) {
+    secret = base64url(crypto.getRandomValues(new Uint8Array(32)));
+    localStorage.setItem(DEVICE_KEY, secret);
+  }
+  return secret;
+}
+
+function savedTokens() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(SESSION_KEY));
+    return saved && typeof saved.token === "string" ? saved : null;
+  } catch {
+    return null;
+  }
+}
+
+function when(seconds) {
+  return new Date(seconds * 1000).toLocaleString([], { dateStyle: "short", timeStyle: "short" });
+}
+
+/** Who the page is signed in as, and the account menu. */
+export class AccountMenu {
+  constructor(app) {
+    this.app = app;
+    this.info = null; // the last `account` reply (without its tokens)
+    this.panel = null; // the open panel: "signin", "register", "games" or null
+    this.error = "";
+    this.games = null; // the last `my_games` reply
+    this.draft = { username: "", password: "" }; // what the form holds across redraws
+  }
+
+  get name() {
+    return this.info ? this.info.name : "";
+  }
+
+  _keep(reply) {
+    const { token, refresh, expires, re, t, ...info } = reply;
+    if (token) localStorage.setItem(SESSION_KEY, JSON.stringify({ token, refresh, expires }));
+    this.info = info;
+    if (this.app.session) this.app.session.name = info.name;
+  }
+
+  /** Sign `session` in: restore the kept session, refresh it, or sign in as this browser's
+   * guest. A connection that cannot sign in goes on unsigned (the notice says why). */
+  async signIn(session) {
+    const saved = savedTokens();
+    const tries = [];
+    if (saved) tries.push({ t: "restore", token: saved.token });
+    if (saved && saved.refresh) tries.push({ t: "refresh", token: saved.refresh });
+    tries.push({ t: "guest", secret: deviceSecret() });
+    for (const msg of tries) {
+      try {
+        this._keep(await session.request(msg));
+        return;
+      } catch (err) {
+        if (!(err instanceof RequestError)) throw err; // the connection was lost
+        if (msg.t === "guest") this.app.notice = `Not signed in: ${err.message}`;
+        else localStorage.removeItem(SESSION_KEY);
+      }
+    }
+  }
+
+  /** Take the display name `name` (the lobby's "Your name"). */
+  async setName(name) {
+    const clean = name.trim().replace(/\s+/g, " ");
+    if (!clean || clean === this.name) return;
+    try {
+      this._keep(await this.app.session.request({ t: "set_name", name: clean }));
+      this.app.notify("");
+    } catch (err) {
+      this.app.notify(`That name cannot be yours: ${err.message}`);
+    }
+  }
+
+  async _submit(kind) {
+    const { username, password } = this.draft;
+    try {
+      const reply = await this.app.session.request({ t: kind, username, password });
+      this._keep(reply);
+      this.draft = { username: "", password: "" };
+      this.panel = null;
+      this.error = "";
+    } catch (err) {
+      this.error = err.message;
+    }
+    this.app.render();
+  }
+
+  /** Sign out: the session ends, and the page signs in as this browser's guest again. */
+  async signOut() {
+    try {
+      await this.app.session.request({ t: "logout" });
+    } catch {
+      /* a lost connection: the tokens are forgotten all the same */
+    }
+    localStorage.removeItem(SESSION_KEY);
+    this.info = null;
+    this.panel = null;
+    await this.signIn(this.app.session);
+    this.app.render();
+  }
+
+  async showGames() {
+    this.panel = "games";
+    this.error = "";
+    try {
+      this.games = await this.app.session.request({ t: "get_my_games", limit: 20 });
+    } catch (err) {
+      this.error = err.message;
+    }
+    this.app.render();
+  }
+
+  toggle(panel) {
+    this.panel = this.panel === panel ? null : panel;
+    this.error = "";
+    if (this.panel === "games") this.showGames();
+    else this.app.render();
+  }
+
+  _form(kind) {
+    const user = h("input", {
+      type: "text",
+      id: "account-username",
+      maxlength: 64,
+      autocomplete: "username",
+      value: this.draft.username,
+    });
+    const pass = h("input", {
+      type: "password",
+      id: "account-password",
+      maxlength: 1024,
+      autocomplete: kind === "register" ? "new-password" : "current-password",
+      value: this.draft.password,
+    });
+    user.addEventListener("input", () => (this.draft.username = user.value));
+    pass.addEventListener("input", () => (this.draft.password = pass.value));
+    const form = h(
+      "form",
+      { class: "account-form", id: `${kind}-form` },
+      h("label", { for: "account-username" }, "Username"),
+      user,
+      h("label", { for: "account-password" }, "Password"),
+      pass,
+      kind === "register"
+        ? h("p", { class: "doc" }, "8 characters at least. Your games and scores as a guest stay yours.")
+        : null,
+      h(
+        "button",
+        { type: "submit", id: `${kind}-submit` },
+        kind === "register" ? "Register" : "Sign in",
+      ),
+    );
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this._submit(kind === "register" ? "register" : "login");
+    });
+    return form;
+  }
+
+  _gamesPanel() {
+    const games = this.games;
+    if (!games) return h("p", { class: "doc" }, this.error || "Loading\u2026");
+    const running = games.running.map((g) =>
+      h(
+        "li",
+        { dataset: { room: g.room } },
+        `${g.name} (${g.game}, seat ${g.seat + 1}, ${g.status}) `,
+        h(
+          "button",
+          { type: "button", class: "resume", onclick: () => this.app.resumeAccount(g.room) },
+          "Resume",
+        ),
+      ),
+    );
+    const kept = new Map(myGames().map((record) => [record.room, record]));
+    const finished = games.finished.map((g) =>
+      h(
+        "li",
+        { dataset: { room: g.room } },
+        `${when(g.finished)}: ${g.name} (${g.game}) \u2014 ${g.result}` +
+          (g.score === null ? "" : `, ${g.score}`),
+        kept.has(g.room)
+          ? h(
+              "button",
+              {
+                type: "button",
+                class: "secondary replay-open",
+                onclick: () => {
+                  this.panel = null;
+                  openReplay(this.app, kept.get(g.room));
+                },
+              },
+              "Replay",
+            )
+          : null,
+      ),
+    );
+    return h(
+      "div",
+      { id: "account-history" },
+      h("h3", {}, "Playing now"),
+      running.length ? h("ul", { id: "my-running" }, running) : h("p", { class: "none" }, "No seat."),
+      h("h3", {}, `Finished (${games.total})`),
+      finished.length ? h("ul", { id: "my-finished" }, finished) : h("p", { class: "none" }, "None yet."),
+    );
+  }
+
+  render() {
+    const info = this.info;
+    const label = info ? `${info.name}${info.guest ? " (guest)" : ""}` : "not signed in";
+    const buttons = [];
+    const button = (id, text, onclick) =>
+      buttons.push(h("button", { type: "button", id, class: "link", onclick }, text));
+    if (!info || info.guest) button("account-signin", "Sign in", () => this.toggle("signin"));
+    if (info && info.guest) button("account-register", "Register", () => this.toggle("register"));
+    if (info) button("account-games", "My games", () => this.toggle("games"));
+    if (info && !info.guest) button("account-signout", "Sign out", () => this.signOut());
+    let panel = null;
+    if (this.panel === "signin" || this.panel === "register") {
+      panel = this._form(this.panel);
+    } else if (this.panel === "games") {
+      panel = this._gamesPanel();
+    }
+    return h(
+      "div",
+      { class: "account", id: "account" },
+      h("span", { id: "account-name", dataset: { guest: info && info.guest ? "1" : "0" } }, label),
+      buttons,
+      panel
+        ? h(
+            "div",
+            { class: "panel account-panel", id: "account-panel" },
+            panel,
+            this.error ? h("p", { class: "error", id: "account-error" }, this.error) : null,
+          )
+        : null,
+    );
+  }
+}
