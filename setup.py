@@ -6,10 +6,11 @@ compiler and Python's headers are present. When they are not, or when compilatio
 the build prints one warning line and installs the same modules as pure Python: the package
 works either way, only slower. ``cardhall --version`` says which build is installed.
 
-Editable installs (``pip install -e .``) stay pure Python: a compiled module beside its
-source would shadow every later edit of that source. ``CARDHALL_MYPYC=0`` keeps any install
-pure; ``CARDHALL_MYPYC=1`` compiles an editable install too (the extensions are then written
-beside the sources, which must be rebuilt after every edit: for benchmarking only).
+Editable installs (``pip install -e .``, the developer's tree) stay pure Python, without a
+warning: a compiled module beside its source would shadow every later edit of that source
+(black keeps its editable installs pure for the same reason). ``CARDHALL_MYPYC=0`` keeps any
+install pure. Benchmarks that want both builds of a checkout side by side build the
+compiled one apart (:mod:`cardhall.bench.builds`).
 """
 
 from __future__ import annotations
@@ -25,17 +26,26 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
-#: Source folders compiled (globs, relative to the checkout): the engines, the protocol and
-#: the server. New modules in these folders are compiled without a change here.
-COMPILED = ("games/**/*.py", "protocol/**/*.py", "server/**/*.py")
-#: Modules kept pure Python (globs): what runs once per process or per request of an
-#: operator, and what a compiled class would break (subclassed or patched from outside).
+#: Compiled (globs, relative to the checkout): the engines and the protocol whole (a new
+#: game's package is compiled without a change here), and the server's modules on an
+#: action's path that no test subclasses or patches. The rest of the server stays pure: its
+#: I/O edges lean on third-party typings a compiled module checks at run time (uvloop's
+#: ``Server.sockets`` is a list where websockets says tuple), for little gain.
+COMPILED = ("games/**/*.py", "protocol/**/*.py",
+            "server/tasks.py", "server/limits.py",
+            "server/metrics.py", "server/lobby.py", "server/replay.py", "server/build.py")
+#: Left pure among :data:`COMPILED` (globs), each with why.
 PURE = (
     "**/__init__.py",  # package fronts: imports only
-    "server/cli.py", "server/cli/**/*.py",  # the command line: once per process
-    "protocol/messages.py", "server/connection.py", "server/room.py", "server/fanout.py",
-    "server/clocks.py", "server/chat.py", "server/store.py", "server/sqlite_store.py",
+    "protocol/messages.py", "protocol/accounts.py",  # records: dataclass field metadata
 )
+#: Not compiled, though on an action's path, because a compiled class refuses what the tests
+#: do to them (subclass from Python, patch a method): ``store.py``, ``sqlite_store.py``,
+#: ``redis_store.py`` (MemoryStore and RedisStore subclassed), ``room.py`` with its parts
+#: ``fanout.py``, ``clocks.py``, ``chat.py`` (Room.act patched; plain mixins, where mypyc
+#: wants traits), ``connection.py`` (Connection._frame patched), ``session.py`` (Connection
+#: subclasses its Session) and ``admission.py`` (it subclasses websockets' ServerConnection
+#: per server, at run time).
 #: Written into the installed package: which build this is (``cardhall --version``).
 BUILD_NOTE = "cardhall/server/build.txt"
 #: The folders of the ``cardhall`` namespace (pyproject.toml ``package-dir``).
@@ -49,10 +59,9 @@ def compiled_sources() -> list[str]:
     return sorted(chosen - pure)
 
 
-def _choice() -> str | None:
-    """``CARDHALL_MYPYC``: ``"0"`` (pure), ``"1"`` (compile, even editable) or None."""
-    value = os.environ.get("CARDHALL_MYPYC", "").strip()
-    return value if value in ("0", "1") else None
+def _wants_pure() -> bool:
+    """``CARDHALL_MYPYC=0`` (or ``no``, ``false``): build pure Python even with a compiler."""
+    return os.environ.get("CARDHALL_MYPYC", "").strip().lower() in ("0", "no", "false")
 
 
 class BuildCompiled(build_ext):
@@ -63,11 +72,10 @@ class BuildCompiled(build_ext):
     def run(self) -> None:
         """Compile, or explain in one line why this build stays pure Python."""
         editable = bool(getattr(self, "editable_mode", False)) or self.inplace
-        choice = _choice()
-        if choice == "0":
+        if _wants_pure():
             self._pure("CARDHALL_MYPYC=0")
-        elif editable and choice != "1":
-            self._pure("editable install (CARDHALL_MYPYC=1 compiles it in place)", warn=False)
+        elif editable:
+            self._pure("editable install", warn=False)
         elif not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")):
             self._pure("Python's headers (Python.h) are missing")
         else:
@@ -76,7 +84,10 @@ class BuildCompiled(build_ext):
             except (Exception, SystemExit) as exc:  # any failure: pure Python still works
                 if os.environ.get("CARDHALL_MYPYC_DEBUG"):
                     traceback.print_exc()
-                reason = str(exc).strip().splitlines()[-1:] or [type(exc).__name__]
+                if isinstance(exc, SystemExit):  # mypyc printed its errors above
+                    reason = [f"mypyc stopped with exit code {exc.code}"]
+                else:
+                    reason = str(exc).strip().splitlines()[-1:] or [type(exc).__name__]
                 self._pure(f"compilation failed ({type(exc).__name__}: {reason[0][:200]})")
 
     def _compile(self) -> None:
@@ -113,6 +124,8 @@ class BuildCompiled(build_ext):
             self.ext_map[ext._full_name] = ext
             ext._links_to_dynamic = ext._needs_stub = False
             ext._file_name = self.get_ext_filename(ext._full_name)
+        if not self.parallel:  # one C file per module: compile them side by side
+            self.parallel = os.cpu_count() or 1
         super().run()
         self._note(f"compiled with mypyc: {len(sources)} modules")
 
@@ -135,7 +148,8 @@ class BuildCompiled(build_ext):
         return [*super().get_outputs(), str(Path(self.build_lib) / BUILD_NOTE)]
 
 
-# A stand-in: setuptools runs build_ext only for a distribution with extensions (and tags
-# the wheel for this platform); BuildCompiled replaces it with mypyc's.
-setup(ext_modules=[Extension("cardhall.server._compiled", sources=[])],
-      cmdclass={"build_ext": BuildCompiled})
+if __name__ == "__main__":  # what setuptools' build backend runs (tests import this file)
+    # A stand-in: setuptools runs build_ext only for a distribution with extensions (and
+    # tags the wheel for this platform); BuildCompiled replaces it with mypyc's.
+    setup(ext_modules=[Extension("cardhall.server._compiled", sources=[])],
+          cmdclass={"build_ext": BuildCompiled})

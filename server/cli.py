@@ -307,8 +307,21 @@ def _limits(opts: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """``--version``: the version and the build (compiled or pure Python; :mod:`.build`)."""
+    if not value or ctx.resilient_parsing:
+        return
+    from importlib.metadata import version
+
+    from . import build
+
+    click.echo(f"cardhall, version {version('cardhall')} ({build.describe()})")
+    ctx.exit()
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="cardhall")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_version,
+              help="Show the version and the build (compiled or pure Python), then exit.")
 def main() -> None:
     """Cardhall: an open, authoritative card-game server with Skipper and four solo games."""
 
@@ -443,9 +456,12 @@ def serve(host: str, port: int, max_frame: int, log_level: str,
                            min_replicas=redis_min_replicas, wait_seconds=redis_wait_timeout)
     elif store_kind != "memory":
         store = _sqlite_store(data, fsync)
+    from . import build
+
+    running = f"Cardhall is running ({build.describe()})"
     try:
         run(settings, store, lambda server: click.echo(
-            f"Cardhall is running: open {_browser_url(host, server.port, settings.certfile)} "
+            f"{running}: open {_browser_url(host, server.port, settings.certfile)} "
             "in a web browser (Ctrl-C stops the server)"))
     except StoreError as exc:
         where = (target.describe() if target is not None
