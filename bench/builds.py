@@ -5,8 +5,8 @@ Python, each as a folder that a child process finds first on ``PYTHONPATH``.
 
 :func:`pure` exports this package's sources (a checkout's, or an installed package's
 ``.py`` files beside its extension modules). :func:`compiled` builds a wheel of the checkout
-with mypyc (``pip wheel --no-build-isolation``: the running interpreter's mypy and
-setuptools, about two minutes on two cores) and unpacks it; the result is kept under
+with mypyc (``pip wheel``, as ``pip install .`` builds it: in an isolated environment of
+the build requirements; one to two minutes on two cores) and unpacks it; the result is kept under
 ``build/cardhall-bench/`` of the checkout, keyed by a digest of the compiled sources, so a
 second run reuses it.
 """
@@ -86,8 +86,8 @@ def compiled(dest: Path | None = None) -> Path:
     with tempfile.TemporaryDirectory(prefix="cardhall-wheel-") as tmp:
         env = {k: v for k, v in os.environ.items() if k != "CARDHALL_MYPYC"}
         done = subprocess.run(
-            [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-             "--quiet", "--wheel-dir", tmp, str(ROOT)],
+            [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--wheel-dir", tmp,
+             str(ROOT)],
             env=env, capture_output=True, text=True, timeout=1800)
         if done.returncode != 0:
             raise subprocess.CalledProcessError(done.returncode, done.args, done.stdout,
