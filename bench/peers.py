@@ -40,7 +40,8 @@ from .versions import export
 #: the in-memory store), and the floor playing real Skipper games with no room around them
 #: (``--game skipper``; :mod:`cardhall.bench.floor`); ``cardhall-compiled`` and
 #: ``cardhall-pure`` are this checkout's server in each build (:mod:`cardhall.bench.builds`),
-#: whichever build is installed.
+#: whichever build is installed; a floor kind with ``+compiled`` (``floor-skipper-sync+compiled``)
+#: runs on the compiled build too.
 SERVERS = ("cardhall", "colyseus", "floor", "floor-sync", "floor-skipper", "floor-skipper-sync",
            "cardhall-compiled", "cardhall-pure")
 #: The kinds of :data:`SERVERS` that run Cardhall's own server (and ``cardhall@VERSION``).
@@ -101,7 +102,8 @@ class PeersConfig:
         if self.pin and shutil.which("taskset") is None:
             raise ValueError("taskset is missing (or do not pin)")
         if not self.servers or not is_cardhall(self.servers[0]) or not all(
-                k in SERVERS or k.startswith("cardhall@") for k in self.servers):
+                k.removesuffix("+compiled") in SERVERS or k.startswith("cardhall@")
+                for k in self.servers):
             raise ValueError(f"servers: a cardhall first, then any of {', '.join(SERVERS)} "
                              "or cardhall@VERSION")
 
@@ -139,7 +141,7 @@ def run_one(kind: str, cfg: PeersConfig, pythonpath: Path | None = None) -> dict
     """
     port = free_port()
     argv, url, gen_kind = server_command(
-        "cardhall" if is_cardhall(kind) else kind, port, cfg.peers)
+        "cardhall" if is_cardhall(kind) else kind.removesuffix("+compiled"), port, cfg.peers)
     env = dict(os.environ, NODE_PATH=str(cfg.node_modules / "node_modules"))
     if pythonpath is not None:
         env["PYTHONPATH"] = str(pythonpath)
@@ -176,8 +178,11 @@ def compare(cfg: PeersConfig, progress: Callable[[str], None] | None = None
     with tempfile.TemporaryDirectory(prefix="cardhall-peers-") as tmp:
         paths = {k: export(k.partition("@")[2], Path(tmp) / str(i))
                  for i, k in enumerate(cfg.servers) if k.startswith("cardhall@")}
-        if "cardhall-compiled" in cfg.servers:
-            paths["cardhall-compiled"] = builds.compiled()
+        if "cardhall-compiled" in cfg.servers or any(k.endswith("+compiled")
+                                                     for k in cfg.servers):
+            compiled = builds.compiled()
+            paths.update({k: compiled for k in cfg.servers
+                          if k == "cardhall-compiled" or k.endswith("+compiled")})
         if "cardhall-pure" in cfg.servers:
             paths["cardhall-pure"] = builds.pure(Path(tmp) / "pure")
         for r in range(cfg.rounds):
@@ -257,8 +262,11 @@ def capacity(cfg: PeersConfig, players: tuple[int, ...],
     with tempfile.TemporaryDirectory(prefix="cardhall-capacity-") as tmp:
         paths = {k: export(k.partition("@")[2], Path(tmp) / str(i))
                  for i, k in enumerate(cfg.servers) if k.startswith("cardhall@")}
-        if "cardhall-compiled" in cfg.servers:
-            paths["cardhall-compiled"] = builds.compiled()
+        if "cardhall-compiled" in cfg.servers or any(k.endswith("+compiled")
+                                                     for k in cfg.servers):
+            compiled = builds.compiled()
+            paths.update({k: compiled for k in cfg.servers
+                          if k == "cardhall-compiled" or k.endswith("+compiled")})
         if "cardhall-pure" in cfg.servers:
             paths["cardhall-pure"] = builds.pure(Path(tmp) / "pure")
         for n in players:
