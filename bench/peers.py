@@ -302,21 +302,34 @@ def capacity(cfg: PeersConfig, players: tuple[int, ...],
 
 
 def render_capacity(steps: dict[str, list[dict[str, Any]]]) -> str:
-    """The Markdown table of :func:`capacity`: per server, the largest number of players it
-    kept up with, its figures there, and its ratio to the first server's."""
+    """The Markdown tables of :func:`capacity`: every step (players, actions/s, CPU share and
+    CPU per action, p50/p99, RSS), then per server the largest number of players it kept
+    up with and the players one core would hold at that pace (players / CPU share there: a
+    linear projection, for steps the open-file limit keeps below a full core), with the
+    ratio of each to the first server's."""
+    lines = ["| server | players | actions/s | CPU share | CPU/action (us) | p50 (us) | "
+             "p99 (us) | RSS (MiB) | kept up |", "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for kind, runs in steps.items():
+        for s in runs:
+            lines.append(f"| {kind} | {s['players']:,} | {s['actions_per_s']:,.0f} | "
+                         f"{s['cpu_share']:.2f} | {s['cpu_us_per_action'] or 0:,.0f} | "
+                         f"{s['p50_us'] or 0:,.0f} | {s['p99_us'] or 0:,.0f} | "
+                         f"{s['rss_bytes'] / 2**20:,.0f} | {'yes' if s['ok'] else 'NO'} |")
     best = {k: max((s for s in v if s["ok"]), key=lambda s: s["players"], default=None)
             for k, v in steps.items()}
     first = best[next(iter(steps))]
-    lines = ["| server | players (capacity) | actions/s | CPU share | p50 (us) | p99 (us) | "
-             "RSS (MiB) | RSS per player (KiB) | capacity / first |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines += ["", "| server | players kept up with | players per core (projected) | "
+              "RSS per player (KiB) | capacity / first | per core / first |",
+              "|---|---:|---:|---:|---:|---:|"]
     for kind, s in best.items():
         if s is None:
-            lines.append(f"| {kind} | below the first step | | | | | | | |")
+            lines.append(f"| {kind} | below the first step | | | | |")
             continue
-        ratio = f"{s['players'] / first['players']:.2f}x" if first else ""
-        lines.append(f"| {kind} | {s['players']:,} | {s['actions_per_s']:,.0f} | "
-                     f"{s['cpu_share']:.2f} | {s['p50_us']:,.0f} | {s['p99_us']:,.0f} | "
-                     f"{s['rss_bytes'] / 2**20:,.0f} | "
-                     f"{s['rss_bytes'] / s['players'] / 1024:,.1f} | {ratio} |")
+        per_core = s["players"] / max(s["cpu_share"], 1e-3)
+        ratios = ("", "")
+        if first is not None:
+            ratios = (f"{s['players'] / first['players']:.2f}x",
+                      f"{per_core / (first['players'] / max(first['cpu_share'], 1e-3)):.2f}x")
+        lines.append(f"| {kind} | {s['players']:,} | {per_core:,.0f} | "
+                     f"{s['rss_bytes'] / s['players'] / 1024:,.1f} | {ratios[0]} | {ratios[1]} |")
     return "\n".join(lines)

@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import zipfile
 from pathlib import Path
 from types import ModuleType
@@ -25,6 +26,8 @@ from click.testing import CliRunner
 
 from cardhall.server import build
 from cardhall.server.cli import main
+
+from .conftest import ServeProcess
 
 ROOT = Path(__file__).resolve().parent.parent
 WARNING = "warning: cardhall installs as pure Python (slower)"
@@ -70,13 +73,22 @@ def test_the_running_build_is_the_expected_one_module_by_module() -> None:
     assert build.kind() == expected
 
 
-def test_version_and_the_start_line_name_the_build() -> None:
-    """``cardhall --version`` prints the version and the build."""
+def test_version_and_the_start_line_name_the_build(tmp_path: Path) -> None:
+    """``cardhall --version`` prints the version and the build; so does the line
+    ``cardhall serve`` prints once it listens."""
     done = CliRunner().invoke(main, ["--version"])
     assert done.exit_code == 0, done.output
     assert done.output.startswith("cardhall, version ")
     words = "compiled with mypyc" if _expected() == "compiled" else "pure Python"
     assert f"({words}" in done.output, done.output
+    server = ServeProcess(tmp_path, "--store", "memory")
+    try:
+        deadline = time.monotonic() + 10
+        while "Cardhall is running" not in server.stderr() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        server.stop()
+    assert f"Cardhall is running ({words}" in server.stderr(), server.stderr()
 
 
 def _wheel(tmp_path: Path, **env: str) -> tuple[zipfile.ZipFile, str]:
