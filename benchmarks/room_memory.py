@@ -57,7 +57,7 @@ async def run(rooms: int, actions: int, seed: int) -> float:
         room.start_task()
         for i, conn in enumerate(conns):
             room.join(conn, i)  # type: ignore[arg-type]
-        room.start(None)
+        await room.start(None)
         rng = random.Random(seed + r)
         while room.game.state_id < actions and not room.game.over:
             game = room.game
@@ -65,7 +65,8 @@ async def run(rooms: int, actions: int, seed: int) -> float:
             act = p.Act(room=room.id, state_id=game.state_id, id=1,
                         action=list(bot(game.bot_view(seat), rng)))
             await room.play(conns[seat], act)  # type: ignore[arg-type]
-        while not room._queue.empty() or room._busy.locked():  # the posted work, done
+        queue = room._queue  # None: nothing was ever posted
+        while (queue is not None and not queue.empty()) or room._busy.locked():  # posted work
             await asyncio.sleep(0)
         kept.append(room)
     gc.collect()

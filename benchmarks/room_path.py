@@ -121,7 +121,7 @@ async def run(actions: int, pause: float, seed: int, rooms: int = 1,
     store = store or MemoryStore()
     made = 0
 
-    def new_table() -> tuple[Room, Skipper, list[CountingConnection]]:
+    async def new_table() -> tuple[Room, Skipper, list[CountingConnection]]:
         nonlocal made
         made += 1
         conns = [CountingConnection(i) for i in range(4)]
@@ -131,10 +131,10 @@ async def run(actions: int, pause: float, seed: int, rooms: int = 1,
         room.start_task()
         for i, conn in enumerate(conns):
             room.join(conn, i)  # type: ignore[arg-type]
-        room.start(None)
+        await room.start(None)
         return room, game, conns
 
-    tables = [new_table() for _ in range(rooms)]
+    tables = [await new_table() for _ in range(rooms)]
     first: list[float] = []
     whole: list[float] = []
     frames = 0
@@ -145,7 +145,7 @@ async def run(actions: int, pause: float, seed: int, rooms: int = 1,
         if game.over:
             frames += sum(c.frames for c in conns)
             await room.close()
-            room, game, conns = tables[k] = new_table()
+            room, game, conns = tables[k] = await new_table()
         seat = game.to_act()[0]
         action = rng.choice([a for a in game.legal_actions(seat) if a[0] != "resign"])
         frame = p.encode(p.Act(room=room.id, state_id=game.state_id, action=list(action),

@@ -275,14 +275,18 @@ class RoomViews:
         if self.status == "finished":
             conn.send(self._game_over())
 
-    def send_joined(self, conn: Connection, re: Any, token: str | None = None) -> None:
+    def send_joined(self, conn: Connection, re: Any, token: str | None = None,
+                    view: dict[str, Any] | None = None) -> None:
         """Send member ``conn`` its ``joined`` reply with its full view (recorded as its last
         view, for deltas): after a join, resume or spectate; in a finished room, the
         ``game_over`` after it (a player who resumes after the end, say its server was
         killed meanwhile, would otherwise wait for it for ever). ``token`` goes only to the
-        seat's own player. Then the room's recent chat lines (:mod:`.chat`)."""
+        seat's own player. Then the room's recent chat lines (:mod:`.chat`). ``view``: the
+        view to send, built earlier (the room as the player joined it, when its join starts
+        the game); None: the view now."""
         member = self.members[conn]
-        view = self.view_for(member.seat)
+        if view is None:
+            view = self.view_for(member.seat)
         member.sent(view)
         conn.send(p.Joined(room=self.id, seat=member.seat, token=token, view=view, re=re))
         if self.status == "finished":

@@ -875,28 +875,89 @@ class Room(RoomViews, RoomClocks, RoomChat):
             cached = self._commitment = (seed, fairness.commitment(seed, self.salt))
         return cached[1]
 
-    def start(self, by: Connection | None, re: Any = None) -> None:
-        """Start the game. Empty seats are given to server bots. Every member gets
-        ``started`` (``by``'s carries ``re``), then its view.
+    async def start(self, by: Connection | None, re: Any = None) -> None:
+        """Start the game. Empty seats are given to server bots. The started state is saved
+        before anyone is told (a process that takes the room over must find it started);
+        then every member gets ``started`` (``by``'s carries ``re``), then its view.
 
         Raises:
             RoomError: ``room/not_host`` (``by`` is neither the host's connection nor holds
                 the seat the host took: a host that reconnected and resumed its seat may
                 start), ``room/already_started``.
+            StoreError: the started state could not be saved (:class:`OwnershipLost`:
+                another process owns the room); the room is left waiting as it was.
         """
         if by is not None and by.session != self.host and not any(
                 h is not None and h.host and h.conn is by for h in self.seats):
             raise RoomError("room/not_host", "only the room's host may start it")
+        to_bots = self._begin_start()
+        try:
+            await self.save_state()
+        except StoreError:
+            self._undo_start(to_bots)
+            raise
+        self._announce_start(to_bots, by, re)
+
+    async def seat_player(self, conn: Connection, seat: int | None, re: Any) -> None:
+        """Seat ``conn`` (:meth:`join`), save, then answer ``joined`` (with the seat's
+        token, durable before anyone sees it). The player who fills the last seat of a
+        waiting room starts it: the same save holds the start; ``joined`` shows the room as
+        the player joined it, and ``started`` and the views follow at once.
+
+        Raises:
+            RoomError: as :meth:`join` (the seat is taken, the room is full...).
+            StoreError: the state could not be saved; the seat is free again and the room
+                as it was.
+        """
+        seat_no, token = self.join(conn, seat)
+        full = self.taken == self.seat_count and self.status == "waiting"
+        joined = self.view_for(seat_no) if full else None  # the room as it was joined
+        to_bots = self._begin_start() if full else []
+        try:
+            await self.save_state()
+        except StoreError:
+            if full:
+                self._undo_start(to_bots)
+            self.unjoin(conn, seat_no)
+            raise
+        self.send_joined(conn, re, token, view=joined)
+        if full:
+            self._announce_start(to_bots, None, None)
+
+    def _begin_start(self) -> list[int]:
+        """The start's state change (nothing sent, nothing saved): bots in the empty seats,
+        the deal, status ``playing``, the first turn's deadlines. Returns the seats given to
+        bots.
+
+        Raises:
+            RoomError: ``room/already_started``.
+        """
         if self.status != "waiting":
             raise RoomError("room/already_started", "the game has already started")
-        for s, holder in enumerate(self.seats):
-            if holder is None:
-                self.seats[s] = Seat(token=secrets.token_urlsafe(24), conn=None,
-                                     name=f"bot-{s}", bot=True)
-                self._seat_event(s, "bot")
+        to_bots = [s for s, holder in enumerate(self.seats) if holder is None]
+        for s in to_bots:
+            self.seats[s] = Seat(token=secrets.token_urlsafe(24), conn=None,
+                                 name=f"bot-{s}", bot=True)
         if self.game is None:
             self.game = self.game_cls(self.options, self.seat_count)  # the deal
         self.status = "playing"
+        self._schedule()  # the deadlines are part of the state the start saves
+        return to_bots
+
+    def _undo_start(self, to_bots: list[int]) -> None:
+        """Undo :meth:`_begin_start` (its state could not be saved): waiting again, the bots'
+        seats free (the deal is kept: the same seed deals it again)."""
+        for s in to_bots:
+            self.seats[s] = None
+        self.status = "waiting"
+        self.deadlines.clear()
+        self._schedule()  # the grace windows' timer only
+
+    def _announce_start(self, to_bots: list[int], by: Connection | None, re: Any) -> None:
+        """Tell everyone of a start that is saved: the bots' seats, ``started`` (``by``'s
+        carries ``re``), then each member's view; wake the bots."""
+        for s in to_bots:
+            self._seat_event(s, "bot")
         self._game_started()
         commitment = self.commitment
         for conn in self.members:
@@ -904,9 +965,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
                                 re=re if conn is by else None))
         if by is not None and by not in self.members:
             by.send(p.Started(room=self.id, commitment=commitment, re=re))
-        self._schedule()
         self._broadcast([])
-        self._save_soon()
         self._wake_bots()
 
     def _game_started(self) -> None:

@@ -206,18 +206,7 @@ class Session:
         self.send(p.RoomCreated(room=room.id, code=room.code, re=msg.id))
 
     async def _join_room(self, room: Room, seat: int | None, re: Any) -> None:
-        async def work() -> None:
-            seat_no, token = room.join(self, seat)
-            try:
-                await room.save_state()  # the token is durable before anyone sees it
-            except StoreError:
-                room.unjoin(self, seat_no)
-                raise
-            room.send_joined(self, re, token)
-            if room.taken == room.seat_count and room.status == "waiting":
-                room.start(None)  # full: start at once
-
-        await room.submit(work)
+        await room.submit(lambda: room.seat_player(self, seat, re))
 
     async def _join(self, msg: p.Join) -> None:
         lobby = self.server.lobby

@@ -43,7 +43,7 @@ class Recorder:
         self.send(p.Error(code=code, message=message, re=re))
 
 
-def started_room(seats: int, options: dict[str, Any], store: MemoryStore | None = None,
+async def started_room(seats: int, options: dict[str, Any], store: MemoryStore | None = None,
                  **settings: Any) -> tuple[Room, Skipper, list[Recorder], WriteLog]:
     """A Skipper ``multi`` room ``"r1"`` of ``seats`` seats (engine ``options``, room
     ``settings`` over no clocks, a 60 s grace, bots for abandoned seats), every seat taken
@@ -57,6 +57,6 @@ def started_room(seats: int, options: dict[str, Any], store: MemoryStore | None 
     conns = [Recorder(f"seat{i}", log) for i in range(seats)]
     for i, conn in enumerate(conns):
         room.join(conn, i)  # type: ignore[arg-type]
-    room.start(None)
+    await room.start(None)
     log.clear()
     return room, game, conns, log

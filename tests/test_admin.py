@@ -300,7 +300,7 @@ async def test_work_waiting_for_a_room_that_is_handed_over_is_refused_not_lost()
     """A drain stops a room between two work items; a request queued behind the running one
     gets ``server/unavailable`` (the client retries at the new owner) instead of waiting
     for ever for a room task that is gone. (Before, such a caller hung.)"""
-    room, _, _, _ = started_room(2, {"seed": 3})
+    room, _, _, _ = await started_room(2, {"seed": 3})
     room.start_task()
     release = asyncio.Event()
 

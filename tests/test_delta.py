@@ -355,7 +355,7 @@ async def test_every_member_of_a_room_holds_its_view_after_every_action(
         room.join(keeper, i)  # type: ignore[arg-type]
     room.spectate(watcher)  # type: ignore[arg-type]
     room.start_task()
-    room.start(None)
+    await room.start(None)
     reported = 0
     deltas = game.deltas
 

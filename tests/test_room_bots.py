@@ -45,7 +45,7 @@ class Keeper(Recorder):
                 self.game_over.append(m)
 
 
-def room_of(game_name: str, options: dict[str, Any], seats: int, humans: int,
+async def room_of(game_name: str, options: dict[str, Any], seats: int, humans: int,
             **settings: Any) -> tuple[Room, list[Keeper]]:
     """A started room of ``game_name``: the first ``humans`` seats taken by :class:`Keeper`
     stand-ins, the others by server bots."""
@@ -57,14 +57,14 @@ def room_of(game_name: str, options: dict[str, Any], seats: int, humans: int,
     conns = [Keeper(f"seat{i}", log) for i in range(humans)]
     for i, conn in enumerate(conns):
         room.join(conn, i)  # type: ignore[arg-type]
-    room.start(None)
+    await room.start(None)
     return room, conns
 
 
 async def test_timed_out_turn_of_a_solo_game_plays_one_default_turn() -> None:
     # Shop Solitaire: every action is a turn (TYPE.turn_end_verbs None). Before, the timer played
     # up to 16 default actions, since none of them was "end", "pass" or "resign".
-    room, _ = room_of("shop", {"seed": 4}, 1, 1, turn_seconds=600.0)
+    room, _ = await room_of("shop", {"seed": 4}, 1, 1, turn_seconds=600.0)
     try:
         assert room.game.state_id == 0 and 0 in room.deadlines
         room.deadlines[0] = time.time() - 1.0
@@ -76,7 +76,7 @@ async def test_timed_out_turn_of_a_solo_game_plays_one_default_turn() -> None:
 
 
 async def test_timed_out_skipper_turn_plays_until_the_turn_ends() -> None:
-    room, _ = room_of("skipper", {"seed": 4, "mode": "solo"}, 1, 1, turn_seconds=600.0)
+    room, _ = await room_of("skipper", {"seed": 4, "mode": "solo"}, 1, 1, turn_seconds=600.0)
     try:
         room.deadlines[0] = time.time() - 1.0
         await room._on_timer()
@@ -88,7 +88,7 @@ async def test_timed_out_skipper_turn_plays_until_the_turn_ends() -> None:
 
 async def test_every_server_bot_of_a_race_room_moves() -> None:
     # Before, _bot_step always moved the first bot seat: turns per seat [0, 11, 0].
-    room, _ = room_of("skipper", {"seed": 3, "mode": "race"}, 3, 1, bot_seconds=0.001)
+    room, _ = await room_of("skipper", {"seed": 3, "mode": "race"}, 3, 1, bot_seconds=0.001)
     room.start_task()
     try:
         turns: list[int] = [0, 0, 0]
@@ -108,7 +108,7 @@ async def test_a_server_bot_decides_off_the_event_loop() -> None:
     """A server bot's strategy runs in a worker thread on a copy of its view: The Shah's
     planning bot takes up to tens of ms a move, and on the loop it stalled every room of
     the process for that long. Meanwhile the loop serves others (a ticker keeps ticking)."""
-    room, _ = room_of("shah", {"seed": 2}, 1, 0)
+    room, _ = await room_of("shah", {"seed": 2}, 1, 0)
     real = room._bot
     threads: list[bool] = []
     ticks = 0
@@ -140,7 +140,7 @@ async def test_a_server_bot_decides_off_the_event_loop() -> None:
 
 
 async def test_view_kept_by_deltas_says_finished_and_game_over_matches_it() -> None:
-    room, (seat0, seat1) = room_of("skipper", {"seed": 5, "mode": "multi"}, 2, 2)
+    room, (seat0, seat1) = await room_of("skipper", {"seed": 5, "mode": "multi"}, 2, 2)
     try:
         assert seat0.view is not None and seat0.view["room"]["status"] == "playing"
         await room.act(seat0, p.Act(room="r1", state_id=room.game.state_id,  # type: ignore

@@ -10,7 +10,7 @@ from .room_harness import started_room
 
 
 async def test_a_bidder_gets_bid_seconds_and_a_turn_gets_turn_seconds() -> None:
-    room, game, seats, _ = started_room(3, {"seed": 5}, turn_seconds=600.0, bid_seconds=5.0)
+    room, game, seats, _ = await started_room(3, {"seed": 5}, turn_seconds=600.0, bid_seconds=5.0)
     try:
         first = game.to_act()[0]
         assert not game.bidding

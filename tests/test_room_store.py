@@ -341,7 +341,7 @@ async def test_the_rollback_is_the_stored_state_past_a_snapshot_and_after_a_take
     # The rollback rebuilds the last stored state from the snapshot the room took and the
     # entries since, kept in memory; a room taken over starts from the store's.
     store = FlakyStore()
-    room, _, seats, log = started_room(2, {"seed": 5, "first_seat": 0}, store)
+    room, _, seats, log = await started_room(2, {"seed": 5, "first_seat": 0}, store)
     await store.save_room(room.id, room.record(), room.state(), room.summary())
     room.start_task()
     try:
@@ -369,7 +369,7 @@ async def test_a_room_broken_again_as_its_reload_ends_reloads_again() -> None:
     # The store flaps: a reload succeeds, and the action queued right behind it fails to
     # append before the task of that reload has ended: the room must reload again.
     store = FlakyStore()
-    room, _, seats, _log = started_room(2, {"seed": 5, "first_seat": 0}, store)
+    room, _, seats, _log = await started_room(2, {"seed": 5, "first_seat": 0}, store)
     await store.save_room(room.id, room.record(), room.state(), room.summary())
     room.start_task()
     load = store.load

@@ -41,11 +41,11 @@ class GatedStore(MemoryStore):
 async def _room(store: MemoryStore) -> tuple[Room, Skipper, list[Recorder], WriteLog]:
     """A started 2-seat Skipper room, saved in ``store``, its task idle (what ``start``
     queued has run); with its game, stand-in seats and their write log."""
-    room, game, seats, log = started_room(2, {"seed": 5, "first_seat": 0}, store)
+    room, game, seats, log = await started_room(2, {"seed": 5, "first_seat": 0}, store)
     await store.save_room(room.id, room.record(), room.state(), room.summary())
     room.start_task()
     async with asyncio.timeout(5):
-        while not room._queue.empty() or room._busy.locked():
+        while (room._queue is not None and not room._queue.empty()) or room._busy.locked():
             await asyncio.sleep(0)
     log.clear()
     return room, game, seats, log
@@ -185,12 +185,12 @@ async def test_a_removal_running_when_the_lobby_closes_still_deletes_the_room() 
     assert room.id not in store.records and room.id not in lobby.rooms
 
 
-def test_a_finished_room_sends_game_over_again_when_frames_were_lost() -> None:
+async def test_a_finished_room_sends_game_over_again_when_frames_were_lost() -> None:
     """A member whose frames were lost (its process's inbox was away during a Redis outage)
     is sent its full view again; once the game is over, the ``game_over`` too: a client
     that missed it would wait for it for ever (seen in the chaos drill's Redis kill). A
     room taken over after its game ended sends it to every member as well."""
-    room, game, seats, log = started_room(2, {"first_seat": 0})
+    room, game, seats, log = await started_room(2, {"first_seat": 0})
     while not game.over:  # forfeits end it: every seat but one gives up
         room.game.forfeit(game.to_act()[0])
     room._finish()
@@ -208,7 +208,7 @@ async def test_a_seat_resumed_after_the_game_ended_gets_game_over() -> None:
     """A player whose server was killed as the game ended resumes its seat elsewhere: the
     ``joined`` (with the final view) is followed by the ``game_over`` it never got (seen in
     the chaos drill's owner kill -9: one bot waited for it for ever)."""
-    room, game, seats, log = started_room(2, {"first_seat": 0})
+    room, game, seats, log = await started_room(2, {"first_seat": 0})
     token = room.seats[1].token  # type: ignore[union-attr]
     room.dropped(seats[1])  # type: ignore[arg-type]
     while not game.over:

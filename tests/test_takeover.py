@@ -18,9 +18,9 @@ from cardhall.server.app import Server
 from cardhall.server.config import Settings
 from cardhall.server.redis_store import RedisStore
 from cardhall.server.room import Room
-from cardhall.server.store import Loaded, OwnershipLost
+from cardhall.server.store import Loaded, MemoryStore, OwnershipLost
 
-from .conftest import RedisProcess
+from .conftest import RedisProcess, serving
 from .room_harness import Recorder
 
 
@@ -206,7 +206,7 @@ async def test_an_append_that_landed_unanswered_makes_the_room_reload_not_move(
         seats = [Recorder(f"seat{i}", writes) for i in range(2)]
         for i, conn in enumerate(seats):
             room.join(conn, i)  # type: ignore[arg-type]
-        room.start(None)
+        await room.start(None)
         lease, sid = room.lease, room.state_id
         seat = room.game.to_act()[0]
         action = list(room.game.legal_actions(seat)[0])
@@ -321,3 +321,48 @@ async def test_a_woken_owner_sends_no_stale_frame(redis_server: RedisProcess) ->
         owner_store.wake.set()
         await owner.stop()
         await other.stop()
+
+
+class _StartGate(MemoryStore):
+    """A memory store that holds back the save of a started room's state (status
+    ``playing``) until :attr:`gate` is set; :attr:`holding` is set while it waits."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = asyncio.Event()
+        self.holding = asyncio.Event()
+
+    async def save_state(self, room_id: str, state: dict[str, Any],
+                         summary: dict[str, Any], *, lease: str | None = None) -> None:
+        if state.get("status") == "playing" and not self.gate.is_set():
+            self.holding.set()
+            await self.gate.wait()
+        await super().save_state(room_id, state, summary, lease=lease)
+
+
+@pytest.mark.parametrize("how", ["start", "full"])
+async def test_a_start_is_saved_before_anyone_is_told(how: str) -> None:
+    """Nobody hears of a start (``started``, a view with the deal) before the store holds
+    the started state: a process that takes the room over in between would find it waiting
+    while its players were playing (a full-suite run saw ``room/not_started`` after a
+    takeover). Started by the host (``start``) or by the player who fills the last seat."""
+    store = _StartGate()
+    async with serving(lambda: store, msg_rate=None) as make:
+        server = await make()
+        async with Client(server.url) as host, Client(server.url) as guest:
+            room = (await host.create_room("skipper", mode="multi", seats=2)).room
+            await host.join(room)
+            pending = asyncio.create_task(
+                host.start(room) if how == "start" else guest.join(room))
+            async with asyncio.timeout(5):
+                await store.holding.wait()
+            await asyncio.sleep(0.3)  # time for any frame sent before the save to arrive
+            assert host.views[room]["room"]["status"] == "waiting"
+            assert not host.views[room]["legal_actions"]
+            store.gate.set()
+            async with asyncio.timeout(5):
+                await pending
+                while host.views[room]["room"]["status"] != "playing":
+                    await asyncio.sleep(0.01)
+            loaded = await store.load(room)
+            assert loaded is not None and loaded.state["status"] == "playing"

@@ -342,7 +342,11 @@ async def test_lobby_lists_rooms_to_join_first_newest_first_and_hides_finished()
         playing = []
         for i in range(110):  # a person (the stand-in) plays each
             room = await make("solo", 1, 1_000 + i)
-            await room.submit(lambda r=room: (r.join(host, 0), r.start(None)))
+            async def sit_and_start(r: Room = room) -> None:
+                r.join(host, 0)
+                await r.start(None)
+
+            await room.submit(sit_and_start)
             await room.save_state()
             playing.append(room)
         done = await make("solo", 1, 5_000)

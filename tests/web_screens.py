@@ -158,7 +158,8 @@ async def write_screenshots(
         on_screen: Callable[[str, Any], Awaitable[None]] | None = None) -> list[Path]:
     """Screenshots of every screen (:data:`SCREENS`) at each of ``viewports`` (names of
     :data:`VIEWPORTS`) into ``out``, as ``web-<screen>-<viewport>.png`` (the viewport's
-    size, not the whole page); a server of its own (memory store) on a free port.
+    size, not the whole page); a server of its own (memory store) per viewport, on a free
+    port.
 
     Args:
         out: The folder (made if missing).
@@ -175,22 +176,25 @@ async def write_screenshots(
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     errors: list[str] = []
-    async with Server(Settings(host="127.0.0.1", port=0, msg_rate=None), MemoryStore()) as server, \
-            chromium() as b:
-        clients = await furnish_lobby(f"ws://127.0.0.1:{server.port}/")
-        try:
-            for viewport in viewports:
-                page = await open_page(b, server.port, viewport, errors)
-                async for screen in walk(page):
-                    path = out / f"web-{screen}-{viewport}.png"
-                    await page.screenshot(path=str(path))
-                    written.append(path)
-                    if on_screen is not None:
-                        await on_screen(screen, page)
-                await page.context.close()
-        finally:
-            for c in clients:
-                await c.close()
+    async with chromium() as b:
+        for viewport in viewports:
+            # A server per viewport: each page is a new browser (a new guest account), and
+            # a display name is one account's (issue #29), so both could not be "Dee".
+            async with Server(Settings(host="127.0.0.1", port=0, msg_rate=None),
+                              MemoryStore()) as server:
+                clients = await furnish_lobby(f"ws://127.0.0.1:{server.port}/")
+                try:
+                    page = await open_page(b, server.port, viewport, errors)
+                    async for screen in walk(page):
+                        path = out / f"web-{screen}-{viewport}.png"
+                        await page.screenshot(path=str(path))
+                        written.append(path)
+                        if on_screen is not None:
+                            await on_screen(screen, page)
+                    await page.context.close()
+                finally:
+                    for c in clients:
+                        await c.close()
     if errors:
         raise RuntimeError(f"the page reported errors: {errors}")
     return written
