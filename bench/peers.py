@@ -321,15 +321,16 @@ def render_capacity(steps: dict[str, list[dict[str, Any]]]) -> str:
     lines += ["", "| server | players kept up with | players per core (projected) | "
               "RSS per player (KiB) | capacity / first | per core / first |",
               "|---|---:|---:|---:|---:|---:|"]
-    for kind, s in best.items():
-        if s is None:
+    for kind, top in best.items():
+        if top is None:
             lines.append(f"| {kind} | below the first step | | | | |")
             continue
-        per_core = s["players"] / max(s["cpu_share"], 1e-3)
+        per_core = top["players"] / max(top["cpu_share"], 1e-3)
         ratios = ("", "")
         if first is not None:
-            ratios = (f"{s['players'] / first['players']:.2f}x",
+            ratios = (f"{top['players'] / first['players']:.2f}x",
                       f"{per_core / (first['players'] / max(first['cpu_share'], 1e-3)):.2f}x")
-        lines.append(f"| {kind} | {s['players']:,} | {per_core:,.0f} | "
-                     f"{s['rss_bytes'] / s['players'] / 1024:,.1f} | {ratios[0]} | {ratios[1]} |")
+        lines.append(f"| {kind} | {top['players']:,} | {per_core:,.0f} | "
+                     f"{top['rss_bytes'] / top['players'] / 1024:,.1f} | {ratios[0]} | "
+                     f"{ratios[1]} |")
     return "\n".join(lines)
