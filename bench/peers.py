@@ -285,6 +285,7 @@ def capacity(cfg: PeersConfig, players: tuple[int, ...],
                         "cpu_us_per_action": lat["server_cpu_us_per_action"],
                         "p50_us": lat["rtt_p50_us"],
                         "p99_us": lat["rtt_p99_us"], "rss_bytes": res["rss_playing"],
+                        "loadgen_cpu_share": lat.get("loadgen_cpu_share"),
                         "errors": res.get("errors", [])}
                 step["ok"] = bool(
                     step["p99_us"] is not None and step["p99_us"] <= CAPACITY_P99_US
@@ -296,7 +297,8 @@ def capacity(cfg: PeersConfig, players: tuple[int, ...],
                              f"{lat['actions_per_s']:.0f} act/s, CPU {step['cpu_share']:.2f} "
                              f"({step['cpu_us_per_action'] or 0:.0f} us/action), "
                              f"p50 {step['p50_us'] or 0:.0f} us, p99 {step['p99_us'] or 0:.0f}"
-                             f" us, RSS {step['rss_bytes'] / 2**20:.0f} MiB"
+                             f" us, RSS {step['rss_bytes'] / 2**20:.0f} MiB, generator CPU "
+                             f"{step['loadgen_cpu_share'] or 0:.2f}"
                              f"{'' if step['ok'] else ' (over)'}")
     return steps
 
