@@ -39,13 +39,14 @@ PURE = (
     "**/__init__.py",  # package fronts: imports only
     "protocol/messages.py", "protocol/accounts.py",  # records: dataclass field metadata
 )
-#: Not compiled, though on an action's path, because a compiled class refuses what the tests
-#: do to them (subclass from Python, patch a method): ``store.py``, ``sqlite_store.py``,
-#: ``redis_store.py`` (MemoryStore and RedisStore subclassed), ``room.py`` with its parts
-#: ``fanout.py``, ``clocks.py``, ``chat.py`` (Room.act patched; plain mixins, where mypyc
-#: wants traits), ``connection.py`` (Connection._frame patched), ``session.py`` (Connection
-#: subclasses its Session) and ``admission.py`` (it subclasses websockets' ServerConnection
-#: per server, at run time).
+# Not compiled, though on an action's path, because a compiled class refuses what the tests
+# do to them (subclass from Python, patch a method): store.py, sqlite_store.py,
+# redis_store.py (MemoryStore and RedisStore subclassed), room.py with its parts fanout.py,
+# clocks.py, chat.py (Room.act patched; plain mixins, where mypyc wants traits),
+# connection.py (Connection._frame patched), session.py (Connection subclasses its Session)
+# and admission.py (it subclasses websockets' ServerConnection per server, at run time).
+# Compiling them is the next step of issue #34 (benchmarks/RESULTS.md, session 14).
+
 #: Written into the installed package: which build this is (``cardhall --version``).
 BUILD_NOTE = "cardhall/server/build.txt"
 #: The folders of the ``cardhall`` namespace (pyproject.toml ``package-dir``).
