@@ -20,7 +20,6 @@ from .metrics import observe_action
 
 if TYPE_CHECKING:
     from .fanout import Seat
-    from .metrics import GameMetrics
 
 #: Server bots' seconds per action in real-time games when ``bot_seconds`` is not set.
 REAL_TIME_BOT_SECONDS = 1.0
@@ -36,20 +35,17 @@ class RoomClocks:
 
     if TYPE_CHECKING:
         status: str
-        game: Game | None
+        game: Game
         options: dict[str, Any]
         seats: list[Seat | None]
         settings: dict[str, Any]
         deadlines: dict[int, float]
-        metrics: GameMetrics | None
+        metrics: Any
         _timer: asyncio.TimerHandle | None
         _bot_timer: asyncio.TimerHandle | None
         _bot_rng: random.Random | None
         _broken: bool
         _bot: Callable[..., Any]
-
-        @property
-        def engine(self) -> Game: ...
 
         def post(self, fn: Callable[[], Any]) -> None: ...
 
@@ -74,8 +70,8 @@ class RoomClocks:
         if self.status == "playing":
             turn = self.settings["turn_seconds"]
             bid = self.settings["bid_seconds"] or turn
-            acting = set(self.engine.to_act())
-            in_auction = self.engine.bidding
+            acting = set(self.game.to_act())
+            in_auction = self.game.bidding
             for s in list(self.deadlines):
                 if s not in acting:
                     del self.deadlines[s]
@@ -122,39 +118,39 @@ class RoomClocks:
         ends a turn, so one default action), at most 16 actions. Should the store fail
         meanwhile, the seat keeps its expired deadline: the timer fires again once the room
         has reloaded (:meth:`_reload`)."""
-        ends = self.engine.TYPE.turn_end_verbs
+        ends = self.game.TYPE.turn_end_verbs
         for seat in seats:
             due = self.deadlines.pop(seat, None)
-            if not self.engine.over and seat in self.engine.to_act():
+            if not self.game.over and seat in self.game.to_act():
                 self._seat_event(seat, "timeout")  # why the seat plays what follows
             for _ in range(16):
-                if self.engine.over or seat not in self.engine.to_act():
+                if self.game.over or seat not in self.game.to_act():
                     break
-                action = self.engine.default_action(seat)
+                action = self.game.default_action(seat)
                 if action is None:
                     break
                 entry = LogEntry.act(seat, action)
-                events = self.engine.apply_entry(entry)
+                events = self.game.apply_entry(entry)
                 if not await self._persist(entry, events, None, None):
                     if due is not None:
                         self.deadlines[seat] = due
                     return
                 if ends is None or action[0] in ends:
                     break
-        if not self.engine.over:
+        if not self.game.over:
             self._schedule()
 
     def _wake_bots(self) -> None:
         """Queue a server-bot action when a bot seat may act: at once, or after
         ``bot_seconds`` (one pending at a time; see :data:`REAL_TIME_BOT_SECONDS`)."""
-        if self.status != "playing" or self.engine.over or self._bot_timer is not None:
+        if self.status != "playing" or self.game.over or self._bot_timer is not None:
             return
-        to_act = self.engine.to_act()
+        to_act = self.game.to_act()
         if not any((h := self.seats[s]) is not None and h.bot for s in to_act):
             return
         delay = self.settings.get("bot_seconds")
         if delay is None:
-            delay = REAL_TIME_BOT_SECONDS if self.engine.TYPE.real_time(self.options) else 0.0
+            delay = REAL_TIME_BOT_SECONDS if self.game.TYPE.real_time(self.options) else 0.0
         if delay <= 0:
             self.post(self._bot_step)
         else:
@@ -173,9 +169,9 @@ class RoomClocks:
         await asyncio.sleep(0)  # a room of bots must not starve the other rooms
         if self._broken:  # its reload wakes the bots again
             return
-        if self.status != "playing" or self.engine.over:
+        if self.status != "playing" or self.game.over:
             return
-        ready = [s for s in self.engine.to_act()
+        ready = [s for s in self.game.to_act()
                  if (holder := self.seats[s]) is not None and holder.bot]
         if not ready:
             return
@@ -186,11 +182,11 @@ class RoomClocks:
         # planning bot (The Shah's takes up to tens of ms) must not stall every other room
         # of the process. The room's next work item waits for this one meanwhile, so the
         # game cannot change under the decision.
-        view = dict(self.engine.bot_view(s))
+        view = dict(self.game.bot_view(s))
         action = await asyncio.to_thread(self._bot, view, self._bot_rng)
-        if self._broken or self.engine.over or s not in self.engine.to_act():
+        if self._broken or self.game.over or s not in self.game.to_act():
             return  # defensive: no other work item of the room runs meanwhile
         entry = LogEntry.act(s, action)
-        events = self.engine.apply_entry(entry)
+        events = self.game.apply_entry(entry)
         if await self._persist(entry, events, None, None):
             observe_action(self.metrics, None)

@@ -42,7 +42,7 @@ import secrets
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import msgpack
 from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential_jitter
@@ -113,11 +113,6 @@ def split_options(raw: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any
     return parse_options(ROOM_OPTIONS, room), engine
 
 
-#: ``Room.game_cls`` when neither it nor ``game`` is given: the abstract engine, which deals
-#: nothing (a typed stand-in for None: a compiled class checks its fields' types).
-_NO_CLASS: type[Game] = Game  # type: ignore[type-abstract]
-
-
 class RoomError(Exception):
     """A request the room refuses; ``code`` is a protocol error code."""
 
@@ -140,8 +135,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
         game: The engine: None while the room waits (dealt by :meth:`start`; views of a
             waiting room come from a deal made for them and dropped), or an engine passed
             in already dealt.
-        game_cls: The engine's class (taken from ``game`` when that is given; the abstract
-            ``Game`` when neither is, which deals nothing).
+        game_cls: The engine's class (taken from ``game`` when that is given).
         options: The engine's resolved options, ``seed`` included, fixed at creation (taken
             from ``game`` when that is given): the deal at start and every replay use them.
         seat_count: Number of seats (taken from ``game`` when that is given).
@@ -231,8 +225,8 @@ class Room(RoomViews, RoomClocks, RoomChat):
     _commitment: tuple[int, str] | None = None  # (seed, commitment) once computed
     # A waiting room holds no engine, no queue, no task and no bot RNG (issue #18: ~28 KiB
     # per empty room before): the engine is dealt at start, the rest made on first use.
-    game: Game | None = field(default=None, kw_only=True)  # None: waiting (see engine)
-    game_cls: type[Game] = field(default=_NO_CLASS, kw_only=True)
+    game: Game = field(default=None, kw_only=True)  # type: ignore[assignment]  # None: waiting
+    game_cls: type[Game] = field(default=None, kw_only=True)  # type: ignore[assignment]
     options: dict[str, Any] = field(default_factory=dict, kw_only=True)
     seat_count: int = field(default=0, kw_only=True)
     _may_run: bool = False  # start_task() was called: work items start the task
@@ -243,8 +237,8 @@ class Room(RoomViews, RoomClocks, RoomChat):
 
     def __post_init__(self) -> None:
         if self.game is not None:
-            self.game_cls, self.options = type(self.game), self.engine.options
-            self.seat_count = self.engine.seats
+            self.game_cls, self.options = type(self.game), self.game.options
+            self.seat_count = self.game.seats
         self.seats = [None] * self.seat_count
         self._seat_version = [0] * self.seat_count
         self._bot = bots.strategy(self.game_name, BOT_STRATEGY)
@@ -252,19 +246,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
     @property
     def state_id(self) -> int:
         """The engine's ``state_id`` (0 while the room waits: no action yet)."""
-        return 0 if self.game is None else self.engine.state_id
-
-    @property
-    def engine(self) -> Game:
-        """The engine of a room that was dealt (playing or finished).
-
-        Raises:
-            RuntimeError: the room is still waiting: nothing was dealt yet.
-        """
-        game = self.game
-        if game is None:
-            raise RuntimeError(f"room {self.id}: no game dealt yet")
-        return game
+        return 0 if self.game is None else self.game.state_id
 
     def _engine(self) -> Game:
         """The engine, or for a waiting room a fresh deal of its options (the same deal the
@@ -482,7 +464,9 @@ class Room(RoomViews, RoomClocks, RoomChat):
         if status != "waiting" or loaded.snapshot is not None or loaded.entries:
             game = replay(game_cls, rec["options"], rec["seats"], loaded.entries,
                           loaded.snapshot)
-        room = cls(id=rec["room"], name=rec["name"], game_name=rec["game"], game=game,
+        # None is the field's default, typed Game for the rooms that play (see Room.game)
+        room = cls(id=rec["room"], name=rec["name"], game_name=rec["game"],
+                   game=cast(Game, game),
                    game_cls=game_cls, options=dict(rec["options"]), seat_count=rec["seats"],
                    settings=dict(rec["settings"]), store=store, private=rec["private"],
                    code=rec.get("code"), host=st.get("host", rec.get("host", "")),
@@ -853,7 +837,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
             holder.token = ""  # a forfeited seat cannot be resumed (matches no token)
             self._unseated(holder)
             try:
-                events = self.engine.apply_entry(LogEntry.forfeit(seat))
+                events = self.game.apply_entry(LogEntry.forfeit(seat))
             except GameError:
                 return  # already out of the game
             if not await self._persist(LogEntry.forfeit(seat), events, None, None):
@@ -984,10 +968,10 @@ class Room(RoomViews, RoomClocks, RoomChat):
         turns, duration in s; see :func:`~cardhall.games.outcome_kind`) and count it
         (``cardhall_games_finished_total``, ``cardhall_game_duration_seconds``). The
         duration is None when the start time is unknown (a room stored before it was kept)."""
-        outcome = self.engine.outcome()
+        outcome = self.game.outcome()
         kind = outcome_kind(outcome)
         duration = None if self.started_at is None else max(0.0, time.time() - self.started_at)
-        turns = self.engine.stats().get("turns", self.engine.state_id)
+        turns = self.game.stats().get("turns", self.game.state_id)
         event(log, logging.INFO, "game_finished", room=self.id, game=self.game_name,
               mode=self.options.get("mode"), outcome=kind,
               winner=None if outcome is None else outcome.get("winner"),
@@ -1021,7 +1005,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
         if self.status == "waiting":
             self._refuse(conn, "room/not_started", "the game has not started yet", msg.id)
             return
-        game = self.engine
+        game = self.game
         if game.over:
             self._refuse(conn, "action/game_over", "the game is over", msg.id)
             return
@@ -1059,7 +1043,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
         has the same ``state_id``."""
         entry = LogEntry.setting(seat, msg.action)
         try:
-            events = self.engine.apply_entry(entry)
+            events = self.game.apply_entry(entry)
         except GameError as exc:
             if self.metrics is not None:
                 self.metrics.refused.inc()
@@ -1082,7 +1066,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
         it up). :class:`OwnershipLost` wrote nothing: rolled back, the room is given up
         (:meth:`_lost`).
         """
-        sid = self.engine.log_length  # the log's length after this entry
+        sid = self.game.log_length  # the log's length after this entry
         state = self.state()
         unchanged = state == self._stored_state
         self._stored_state = None  # unknown until the store confirms
@@ -1112,7 +1096,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
             return False
         self._stored_state = state
         if sid % SNAPSHOT_EVERY == 0:
-            snap = self.engine.snapshot()
+            snap = self.game.snapshot()
             self._saved_snapshot, self._saved_entries = snap, []
             self.post(lambda: self._snapshot(sid, snap))
         else:
@@ -1125,7 +1109,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
         (``_saved_snapshot`` plus ``_saved_entries``): an append failed, and the engine
         must not show what the store may not hold. Left as it is (the room is broken until
         it reloads anyway) if that state cannot be rebuilt, which would be a bug."""
-        game, snap = self.engine, self._saved_snapshot
+        game, snap = self.game, self._saved_snapshot
         try:
             if isinstance(snap, bytes):
                 snap = msgpack.unpackb(snap, strict_map_key=False)
@@ -1158,17 +1142,17 @@ class Room(RoomViews, RoomClocks, RoomChat):
     def _accepted(self, entry: LogEntry, events: list[dict[str, Any]],
                   conn: Connection | None, re: Any) -> None:
         """After the log holds ``entry``: reply, broadcast, timers, bots, game over."""
-        sid = self.engine.state_id
+        sid = self.game.state_id
         touched = set() if entry.kind == SETTING else {e.get("seat") for e in events} | {
             entry.seat}  # a setting makes no seat's chosen action stale
         for s in touched:
             if isinstance(s, int) and 0 <= s < len(self._seat_version):
                 self._seat_version[s] = sid
-        if self.engine.over:
+        if self.game.over:
             self.deadlines.clear()
             self.status = "finished"  # the final update carries it (room.status; see _finish)
         elif entry.kind != SETTING:  # a setting ends no turn
-            ends = self.engine.TYPE.turn_end_verbs
+            ends = self.game.TYPE.turn_end_verbs
             if entry.kind == FORFEIT or ends is None or (entry.action or [None])[0] in ends:
                 self.deadlines.pop(entry.seat, None)  # that seat's turn is over: a fresh clock
             self._schedule()
@@ -1178,7 +1162,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
             self._broadcast(events, first=conn, re=re)
         else:
             self._broadcast(events, first=conn, lead=p.ok_frame(re))
-        if self.engine.over:
+        if self.game.over:
             self._finish()
             return
         self._wake_bots()
@@ -1266,7 +1250,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
         if self.ledger is not None:
             self.ledger.finished(self.id, self.name, self.game_name, self.options.get("mode"),
                                  [h.account if h is not None else "" for h in self.seats],
-                                 self.engine.outcome())
+                                 self.game.outcome())
         self._rank()
         if self.on_finish is not None:
             self.on_finish(self)
@@ -1281,7 +1265,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
         if holder is None or holder.assisted or self.chosen_deal or not holder.account:
             return
         board = leaderboard.board_of(self.game_name, self.options, self.seat_count)
-        score = leaderboard.score_of(board, self.engine.outcome()) if board else None
+        score = leaderboard.score_of(board, self.game.outcome()) if board else None
         account = holder.account
         if board is None or score is None:
             return
@@ -1299,7 +1283,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
         """The ``game_over`` of the finished game: ``outcome`` is the view's ``outcome`` plus
         the key ``stats`` (:meth:`Game.stats`); the deal's seed and salt are revealed
         (protocol/README.md, "Fair deals")."""
-        outcome = dict(self.engine.outcome() or {})
-        outcome["stats"] = self.engine.stats()
+        outcome = dict(self.game.outcome() or {})
+        outcome["stats"] = self.game.stats()
         reveal = {"seed": self.options["seed"], "salt": self.salt} if self.salt else {}
-        return p.GameOver(room=self.id, state_id=self.engine.state_id, outcome=outcome, **reveal)
+        return p.GameOver(room=self.id, state_id=self.game.state_id, outcome=outcome, **reveal)

@@ -321,11 +321,11 @@ class Session:
             if size > LOG_PAGE_BYTES and page:
                 break
             page.append(list(entry))
-        outcome = dict(room.engine.outcome() or {})
-        outcome["stats"] = room.engine.stats()
-        self.send(p.Log(room=room.id, game=room.game_name, seats=room.engine.seats,
-                        options=dict(room.engine.options), salt=room.salt or None,
-                        commitment=room.commitment, state_id=room.engine.state_id,
+        outcome = dict(room.game.outcome() or {})
+        outcome["stats"] = room.game.stats()
+        self.send(p.Log(room=room.id, game=room.game_name, seats=room.game.seats,
+                        options=dict(room.game.options), salt=room.salt or None,
+                        commitment=room.commitment, state_id=room.game.state_id,
                         outcome=outcome, first=first, entries=page,
                         more=first + len(page) < len(entries), re=msg.id))
 
