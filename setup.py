@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import sys
 import sysconfig
+import tomllib
 import traceback
 from glob import glob
 from pathlib import Path
@@ -49,8 +50,14 @@ PURE = (
 
 #: Written into the installed package: which build this is (``cardhall --version``).
 BUILD_NOTE = "cardhall/server/build.txt"
-#: The folders of the ``cardhall`` namespace (pyproject.toml ``package-dir``).
-PARTS = ("bench", "client", "games", "protocol", "server")
+
+
+def parts() -> dict[str, str]:
+    """``{sub-package: folder}`` of the ``cardhall`` namespace, from pyproject.toml's
+    ``package-dir`` (``server`` -> ``server``...), so a package added there is seen."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    mapping = config["tool"]["setuptools"]["package-dir"]
+    return {name.removeprefix("cardhall."): folder for name, folder in mapping.items()}
 
 
 def compiled_sources() -> list[str]:
@@ -98,10 +105,10 @@ class BuildCompiled(build_ext):
         package = stage / "cardhall"
         package.mkdir(parents=True, exist_ok=True)
         (package / "__init__.py").write_text("")  # mypy names modules cardhall.X
-        for part in PARTS:
+        for part, folder in parts().items():
             link = package / part
             if not link.exists():
-                link.symlink_to(ROOT / part, target_is_directory=True)
+                link.symlink_to(ROOT / folder, target_is_directory=True)
         sources = compiled_sources()
         target = Path(self.build_temp).resolve() / "mypyc-c"
         old = os.getcwd()
