@@ -152,7 +152,7 @@ async def test_store_keeps_the_best_value_per_name_and_the_best_size(server: Ser
 async def test_redis_board_key_layout(server: Server) -> None:
     if not isinstance(server.store, RedisStore):
         pytest.skip("the Redis key layout")
-    board_id = leaderboard.BOARDS["skipper", "solo"].id
+    board_id = leaderboard.boards()["skipper", "solo"].id
     assert board_id == "acct/skipper:solo"  # entries are account ids
     await server.store.record_score(board_id, "0123456789abcdef", 30, 1000)
     r = redis.Redis.from_url(server.store.url)
