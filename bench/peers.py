@@ -163,6 +163,27 @@ def run_one(kind: str, cfg: PeersConfig, pythonpath: Path | None = None) -> dict
         server.stop()
 
 
+def server_paths(servers: tuple[str, ...], tmp: Path) -> dict[str, Path]:
+    """The ``PYTHONPATH`` entry of each server of ``servers`` that is not the installed
+    Cardhall: ``cardhall@VERSION`` exported into ``tmp``, ``cardhall-pure`` the sources
+    exported, ``cardhall-compiled`` and ``+compiled`` floors the compiled build
+    (:mod:`cardhall.bench.builds`).
+
+    Raises:
+        RuntimeError: the compiled build cannot be made (see :func:`builds.compiled`).
+        subprocess.CalledProcessError: git does not know a version.
+    """
+    paths = {k: export(k.partition("@")[2], tmp / str(i))
+             for i, k in enumerate(servers) if k.startswith("cardhall@")}
+    if any(k == "cardhall-compiled" or k.endswith("+compiled") for k in servers):
+        compiled = builds.compiled()
+        paths.update({k: compiled for k in servers
+                      if k == "cardhall-compiled" or k.endswith("+compiled")})
+    if "cardhall-pure" in servers:
+        paths["cardhall-pure"] = builds.pure(tmp / "pure")
+    return paths
+
+
 def compare(cfg: PeersConfig, progress: Callable[[str], None] | None = None
             ) -> dict[str, list[dict[str, Any]]]:
     """Run ``cfg.rounds`` rounds of every server by turns; returns each server's runs (the
@@ -176,15 +197,7 @@ def compare(cfg: PeersConfig, progress: Callable[[str], None] | None = None
     cfg.check()
     runs: dict[str, list[dict[str, Any]]] = {k: [] for k in cfg.servers}
     with tempfile.TemporaryDirectory(prefix="cardhall-peers-") as tmp:
-        paths = {k: export(k.partition("@")[2], Path(tmp) / str(i))
-                 for i, k in enumerate(cfg.servers) if k.startswith("cardhall@")}
-        if "cardhall-compiled" in cfg.servers or any(k.endswith("+compiled")
-                                                     for k in cfg.servers):
-            compiled = builds.compiled()
-            paths.update({k: compiled for k in cfg.servers
-                          if k == "cardhall-compiled" or k.endswith("+compiled")})
-        if "cardhall-pure" in cfg.servers:
-            paths["cardhall-pure"] = builds.pure(Path(tmp) / "pure")
+        paths = server_paths(cfg.servers, Path(tmp))
         for r in range(cfg.rounds):
             for kind in cfg.servers:
                 res = run_one(kind, cfg, paths.get(kind))
@@ -260,15 +273,7 @@ def capacity(cfg: PeersConfig, players: tuple[int, ...],
     raise_fd_limit(16 + 2 * max(players))  # the generator's sockets (inherited)
     steps: dict[str, list[dict[str, Any]]] = {k: [] for k in cfg.servers}
     with tempfile.TemporaryDirectory(prefix="cardhall-capacity-") as tmp:
-        paths = {k: export(k.partition("@")[2], Path(tmp) / str(i))
-                 for i, k in enumerate(cfg.servers) if k.startswith("cardhall@")}
-        if "cardhall-compiled" in cfg.servers or any(k.endswith("+compiled")
-                                                     for k in cfg.servers):
-            compiled = builds.compiled()
-            paths.update({k: compiled for k in cfg.servers
-                          if k == "cardhall-compiled" or k.endswith("+compiled")})
-        if "cardhall-pure" in cfg.servers:
-            paths["cardhall-pure"] = builds.pure(Path(tmp) / "pure")
+        paths = server_paths(cfg.servers, Path(tmp))
         for n in players:
             for kind in [k for k in cfg.servers if all(s["ok"] for s in steps[k])]:
                 tables = max(1, n // 4)
