@@ -32,13 +32,20 @@ from pathlib import Path
 from typing import Any
 
 from .procs import Child, free_port, serve_command
+from . import builds
 from .versions import export
 
 #: The servers :func:`compare` can run: Cardhall, the harness's Colyseus, the floor, the
 #: floor reading frames in websockets' protocol callback (``-sync``, as Cardhall does with
 #: the in-memory store), and the floor playing real Skipper games with no room around them
-#: (``--game skipper``; :mod:`cardhall.bench.floor`).
-SERVERS = ("cardhall", "colyseus", "floor", "floor-sync", "floor-skipper", "floor-skipper-sync")
+#: (``--game skipper``; :mod:`cardhall.bench.floor`); ``cardhall-compiled`` and
+#: ``cardhall-pure`` are this checkout's server in each build (:mod:`cardhall.bench.builds`),
+#: whichever build is installed; a floor kind with ``+compiled`` (``floor-skipper-sync+compiled``)
+#: runs on the compiled build too.
+SERVERS = ("cardhall", "colyseus", "floor", "floor-sync", "floor-skipper", "floor-skipper-sync",
+           "cardhall-compiled", "cardhall-pure")
+#: The kinds of :data:`SERVERS` that run Cardhall's own server (and ``cardhall@VERSION``).
+CARDHALLS = ("cardhall", "cardhall-compiled", "cardhall-pure")
 #: (name, unit, loadgen phase, loadgen key; None: actions per server CPU-second)
 FIGURES = (("server CPU per action, closed loop", "us", "throughput", "server_cpu_us_per_action"),
            ("actions per server CPU-second, closed loop", "1/s", "throughput", None),
@@ -56,7 +63,8 @@ class PeersConfig:
     Attributes:
         peers: The peers harness folder (``loadgen.js``, ``colyseus_server.js``).
         node_modules: The folder holding the harness's ``node_modules``.
-        servers: Server kinds by turns each round (:data:`SERVERS`), ``cardhall`` first;
+        servers: Server kinds by turns each round (:data:`SERVERS`), a Cardhall first (the
+            reference of the ratios: ``cardhall``, ``cardhall-compiled``...);
             ``cardhall@VERSION`` is another version of Cardhall's server (a git revision,
             or a checkout's folder: :func:`~cardhall.bench.versions.export`).
         rounds: Rounds (each runs every server once).
@@ -64,6 +72,8 @@ class PeersConfig:
         rate: Actions per second over all tables in the paced phase.
         seconds: Measured seconds of each phase (after 2 s of warm-up).
         pin: Server on CPU 0, generator on CPU 1 (``taskset``).
+        throughput_seconds: Measured seconds of the closed loop (None: ``seconds``).
+        prewarm: Seconds of closed loop before the paced phase (the generator's 2 s).
     """
 
     peers: Path
@@ -74,6 +84,8 @@ class PeersConfig:
     rate: int = 200
     seconds: int = 8
     pin: bool = True
+    throughput_seconds: int | None = None
+    prewarm: int = 2
 
     def check(self) -> None:
         """Raises:
@@ -89,10 +101,16 @@ class PeersConfig:
             raise ValueError("node is not installed")
         if self.pin and shutil.which("taskset") is None:
             raise ValueError("taskset is missing (or do not pin)")
-        if not self.servers or self.servers[0] != "cardhall" or not all(
-                k in SERVERS or k.startswith("cardhall@") for k in self.servers):
-            raise ValueError(f"servers: cardhall first, then any of {', '.join(SERVERS[1:])} "
+        if not self.servers or not is_cardhall(self.servers[0]) or not all(
+                k.removesuffix("+compiled") in SERVERS or k.startswith("cardhall@")
+                for k in self.servers):
+            raise ValueError(f"servers: a cardhall first, then any of {', '.join(SERVERS)} "
                              "or cardhall@VERSION")
+
+
+def is_cardhall(kind: str) -> bool:
+    """Whether server ``kind`` is Cardhall's own server (any build or version)."""
+    return kind in CARDHALLS or kind.startswith("cardhall@")
 
 
 def server_command(kind: str, port: int, peers: Path, package: Path | None = None
@@ -109,8 +127,9 @@ def server_command(kind: str, port: int, peers: Path, package: Path | None = Non
                  *(["--sync"] if kind.endswith("-sync") else []),
                  *(["--game", "skipper"] if kind.startswith("floor-skipper") else [])],
                 url, "cardhall")
-    return (serve_command(port, "--msg-rate", "0", "--max-connections-per-address", "0",
-                          "--rooms-per-minute", "0", "--log-level", "WARNING",
+    return (serve_command(port, "--store", "memory", "--msg-rate", "0",
+                          "--max-connections-per-address", "0", "--rooms-per-minute", "0",
+                          "--rooms-per-minute-per-address", "0", "--log-level", "WARNING",
                           package=package), url, "cardhall")
 
 
@@ -123,7 +142,9 @@ def run_one(kind: str, cfg: PeersConfig, pythonpath: Path | None = None) -> dict
             :class:`~cardhall.bench.procs.Child`).
     """
     port = free_port()
-    argv, url, gen_kind = server_command(kind.partition("@")[0], port, cfg.peers, pythonpath)
+    argv, url, gen_kind = server_command(
+        "cardhall" if is_cardhall(kind) else kind.removesuffix("+compiled"), port, cfg.peers,
+        pythonpath)
     env = dict(os.environ, NODE_PATH=str(cfg.node_modules / "node_modules"))
     if pythonpath is not None:
         env["PYTHONPATH"] = str(pythonpath)
@@ -134,13 +155,36 @@ def run_one(kind: str, cfg: PeersConfig, pythonpath: Path | None = None) -> dict
              str(cfg.peers / "loadgen.js"), "--kind", gen_kind, "--url", url,
              "--server-pid", str(server.pid), "--mode", "play", "--rooms", str(cfg.rooms),
              "--rate", str(cfg.rate), "--latency-seconds", str(cfg.seconds),
-             "--throughput-seconds", str(cfg.seconds), "--max-seconds", "120"],
-            cwd=cfg.node_modules, env=env, capture_output=True, text=True, timeout=180)
+             "--throughput-seconds", str(cfg.seconds if cfg.throughput_seconds is None
+                                         else cfg.throughput_seconds),
+             "--prewarm", str(cfg.prewarm), "--max-seconds", "240"],
+            cwd=cfg.node_modules, env=env, capture_output=True, text=True, timeout=300)
         if done.returncode != 0:
             raise RuntimeError(f"loadgen against {kind} failed: {done.stderr[-2000:]}")
         return dict(json.loads(done.stdout))
     finally:
         server.stop()
+
+
+def server_paths(servers: tuple[str, ...], tmp: Path) -> dict[str, Path]:
+    """The ``PYTHONPATH`` entry of each server of ``servers`` that is not the installed
+    Cardhall: ``cardhall@VERSION`` exported into ``tmp``, ``cardhall-pure`` the sources
+    exported, ``cardhall-compiled`` and ``+compiled`` floors the compiled build
+    (:mod:`cardhall.bench.builds`).
+
+    Raises:
+        RuntimeError: the compiled build cannot be made (see :func:`builds.compiled`).
+        subprocess.CalledProcessError: git does not know a version.
+    """
+    paths = {k: export(k.partition("@")[2], tmp / str(i))
+             for i, k in enumerate(servers) if k.startswith("cardhall@")}
+    if any(k == "cardhall-compiled" or k.endswith("+compiled") for k in servers):
+        compiled = builds.compiled()
+        paths.update({k: compiled for k in servers
+                      if k == "cardhall-compiled" or k.endswith("+compiled")})
+    if "cardhall-pure" in servers:
+        paths["cardhall-pure"] = builds.pure(tmp / "pure")
+    return paths
 
 
 def compare(cfg: PeersConfig, progress: Callable[[str], None] | None = None
@@ -156,8 +200,7 @@ def compare(cfg: PeersConfig, progress: Callable[[str], None] | None = None
     cfg.check()
     runs: dict[str, list[dict[str, Any]]] = {k: [] for k in cfg.servers}
     with tempfile.TemporaryDirectory(prefix="cardhall-peers-") as tmp:
-        paths = {k: export(k.partition("@")[2], Path(tmp) / str(i))
-                 for i, k in enumerate(cfg.servers) if k.startswith("cardhall@")}
+        paths = server_paths(cfg.servers, Path(tmp))
         for r in range(cfg.rounds):
             for kind in cfg.servers:
                 res = run_one(kind, cfg, paths.get(kind))
@@ -176,16 +219,22 @@ def figure(result: dict[str, Any], phase: str, key: str | None) -> float:
     return float(result[phase][key])
 
 
-def render(runs: dict[str, list[dict[str, Any]]]) -> str:
+def render(runs: dict[str, list[dict[str, Any]]], base: str | None = None) -> str:
     """The Markdown table of :func:`compare`'s runs: each figure's median over rounds per
-    server, then each other server's ratio to Cardhall (median of the per-round ratios)."""
-    kinds = list(runs)
+    server, then each other server's ratio to ``base`` (a kind of ``runs``; default the
+    first), the median of the per-round ratios.
+
+    Raises:
+        KeyError: ``base`` is not a kind of ``runs``.
+    """
+    base = base or next(iter(runs))
+    kinds = [base, *(k for k in runs if k != base)]
     others = kinds[1:]
     lines = ["| figure | unit | " + " | ".join(kinds) + " | "
-             + " | ".join(f"{k} / cardhall" for k in others) + " |",
+             + " | ".join(f"{k} / {base}" for k in others) + " |",
              "|---|---|" + "---:|" * (len(kinds) + len(others))]
     for name, unit, phase, key in FIGURES:
-        own = [figure(x, phase, key) for x in runs["cardhall"]]
+        own = [figure(x, phase, key) for x in runs[base]]
         cells = [f"{statistics.median(own):,.1f}"]
         ratios = []
         for k in others:
@@ -193,4 +242,105 @@ def render(runs: dict[str, list[dict[str, Any]]]) -> str:
             cells.append(f"{statistics.median(theirs):,.1f}")
             ratios.append(f"{statistics.median(y / x for x, y in zip(own, theirs) if x):.2f}x")
         lines.append(f"| {name} | {unit} | " + " | ".join(cells + ratios) + " |")
+    return "\n".join(lines)
+
+
+# -- capacity at human pace (issue #34) -------------------------------------------------------
+
+#: Seconds between two actions of one table at human pace: the mean of think times of 1-4 s
+#: (one seat of a Skipper table acts at a time, so a table acts once per think time).
+THINK_SECONDS = 2.5
+#: A server keeps up while its action round trip p99 stays within this (µs)...
+CAPACITY_P99_US = 100_000.0
+#: ...and its CPU share stays under one core. Pinned to one CPU it cannot pass 1.0; this
+#: margin counts a server at 95% of its core as full.
+CAPACITY_CPU_SHARE = 0.95
+
+
+def capacity(cfg: PeersConfig, players: tuple[int, ...],
+             progress: Callable[[str], None] | None = None) -> dict[str, list[dict[str, Any]]]:
+    """Capacity at human pace: for each server of ``cfg.servers`` by turns, ``players`` (in
+    rising order) seated at four-seat tables, each table acting once per
+    :data:`THINK_SECONDS` (the generator's paced phase: a fixed interval per table, at a
+    random phase), ``cfg.seconds`` measured. A server leaves the run at its first step that
+    breaks :data:`CAPACITY_P99_US` or :data:`CAPACITY_CPU_SHARE`. Returns each server's
+    steps: ``players``, ``tables``, ``rate`` (actions/s), ``cpu_share``, ``p50_us``,
+    ``cpu_us_per_action``, ``p99_us``, ``rss_bytes`` (after playing), ``ok``.
+
+    Raises:
+        ValueError: see :meth:`PeersConfig.check`; RuntimeError, TimeoutError: a run failed.
+    """
+    from .procs import raise_fd_limit
+
+    cfg.check()
+    raise_fd_limit(16 + 2 * max(players))  # the generator's sockets (inherited)
+    steps: dict[str, list[dict[str, Any]]] = {k: [] for k in cfg.servers}
+    with tempfile.TemporaryDirectory(prefix="cardhall-capacity-") as tmp:
+        paths = server_paths(cfg.servers, Path(tmp))
+        for n in players:
+            for kind in [k for k in cfg.servers if all(s["ok"] for s in steps[k])]:
+                tables = max(1, n // 4)
+                rate = max(1, round(tables / THINK_SECONDS))
+                step_cfg = PeersConfig(peers=cfg.peers, node_modules=cfg.node_modules,
+                                       servers=cfg.servers, rounds=1, rooms=tables, rate=rate,
+                                       seconds=cfg.seconds, pin=cfg.pin,
+                                       throughput_seconds=0, prewarm=0)
+                res = run_one(kind, step_cfg, paths.get(kind))
+                lat = res["latency"]
+                step = {"players": 4 * tables, "tables": tables, "rate": rate,
+                        "actions_per_s": lat["actions_per_s"],
+                        "cpu_share": lat["server_cpu_share"],
+                        "cpu_us_per_action": lat["server_cpu_us_per_action"],
+                        "p50_us": lat["rtt_p50_us"],
+                        "p99_us": lat["rtt_p99_us"], "rss_bytes": res["rss_playing"],
+                        "loadgen_cpu_share": lat.get("loadgen_cpu_share"),
+                        "errors": res.get("errors", [])}
+                step["ok"] = bool(
+                    step["p99_us"] is not None and step["p99_us"] <= CAPACITY_P99_US
+                    and step["cpu_share"] < CAPACITY_CPU_SHARE and not step["errors"]
+                    and lat["actions_per_s"] >= 0.9 * rate)
+                steps[kind].append(step)
+                if progress is not None:
+                    progress(f"capacity {kind} {step['players']} players: "
+                             f"{lat['actions_per_s']:.0f} act/s, CPU {step['cpu_share']:.2f} "
+                             f"({step['cpu_us_per_action'] or 0:.0f} us/action), "
+                             f"p50 {step['p50_us'] or 0:.0f} us, p99 {step['p99_us'] or 0:.0f}"
+                             f" us, RSS {step['rss_bytes'] / 2**20:.0f} MiB, generator CPU "
+                             f"{step['loadgen_cpu_share'] or 0:.2f}"
+                             f"{'' if step['ok'] else ' (over)'}")
+    return steps
+
+
+def render_capacity(steps: dict[str, list[dict[str, Any]]]) -> str:
+    """The Markdown tables of :func:`capacity`: every step (players, actions/s, CPU share and
+    CPU per action, p50/p99, RSS), then per server the largest number of players it kept
+    up with and the players one core would hold at that pace (players / CPU share there: a
+    linear projection, for steps the open-file limit keeps below a full core), with the
+    ratio of each to the first server's."""
+    lines = ["| server | players | actions/s | CPU share | CPU/action (us) | p50 (us) | "
+             "p99 (us) | RSS (MiB) | kept up |", "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for kind, runs in steps.items():
+        for s in runs:
+            lines.append(f"| {kind} | {s['players']:,} | {s['actions_per_s']:,.0f} | "
+                         f"{s['cpu_share']:.2f} | {s['cpu_us_per_action'] or 0:,.0f} | "
+                         f"{s['p50_us'] or 0:,.0f} | {s['p99_us'] or 0:,.0f} | "
+                         f"{s['rss_bytes'] / 2**20:,.0f} | {'yes' if s['ok'] else 'NO'} |")
+    best = {k: max((s for s in v if s["ok"]), key=lambda s: s["players"], default=None)
+            for k, v in steps.items()}
+    first = best[next(iter(steps))]
+    lines += ["", "| server | players kept up with | players per core (projected) | "
+              "RSS per player (KiB) | capacity / first | per core / first |",
+              "|---|---:|---:|---:|---:|---:|"]
+    for kind, top in best.items():
+        if top is None:
+            lines.append(f"| {kind} | below the first step | | | | |")
+            continue
+        per_core = top["players"] / max(top["cpu_share"], 1e-3)
+        ratios = ("", "")
+        if first is not None:
+            ratios = (f"{top['players'] / first['players']:.2f}x",
+                      f"{per_core / (first['players'] / max(first['cpu_share'], 1e-3)):.2f}x")
+        lines.append(f"| {kind} | {top['players']:,} | {per_core:,.0f} | "
+                     f"{top['rss_bytes'] / top['players'] / 1024:,.1f} | {ratios[0]} | "
+                     f"{ratios[1]} |")
     return "\n".join(lines)

@@ -4,6 +4,7 @@ run versions of the server against each other by turns."""
 
 from __future__ import annotations
 
+import importlib.machinery
 import io
 import shutil
 import subprocess
@@ -17,12 +18,16 @@ PARTS = ("server", "protocol", "client")
 #: run the installed checkout's engines under its own server) and the command line
 #: (``cardhall.cli``: its ``cardhall serve``; :func:`~.procs.serve_command`).
 OPTIONAL_PARTS = ("games", "cli")
+#: Left out of a folder's export: compiled modules (an installed compiled build holds each
+#: beside its ``.py``), so an export is always the version's sources, pure Python.
+EXTENSIONS = tuple(f"*{suffix}" for suffix in importlib.machinery.EXTENSION_SUFFIXES)
 
 
 def export(version: str, dest: Path) -> Path:
     """Write ``version`` (a folder holding ``server``, ``protocol`` and ``client``, e.g. ``.``
-    or another checkout; else a git revision of this repository) as the package
-    ``dest/cardhall``, with its ``games`` and ``cli`` when it has them; returns ``dest`` (the
+    or another checkout, or an installed ``cardhall`` package; else a git revision of this
+    repository) as the package ``dest/cardhall``, with its ``games`` and ``cli`` when it has
+    them, as pure Python (no extension module: :data:`EXTENSIONS`); returns ``dest`` (the
     ``PYTHONPATH`` entry that finds it).
 
     Raises:
@@ -34,8 +39,8 @@ def export(version: str, dest: Path) -> Path:
     if all((tree / part).is_dir() for part in PARTS):
         for part in (*PARTS, *OPTIONAL_PARTS):
             if (tree / part).is_dir():
-                shutil.copytree(tree / part, pkg / part,
-                                ignore=shutil.ignore_patterns("__pycache__"))
+                shutil.copytree(tree / part, pkg / part, ignore=shutil.ignore_patterns(
+                    "__pycache__", *EXTENSIONS))
     else:
         listed = subprocess.run(["git", "-C", str(ROOT), "ls-tree", "--name-only", version,
                                  *OPTIONAL_PARTS], check=True, capture_output=True).stdout
@@ -47,7 +52,7 @@ def export(version: str, dest: Path) -> Path:
     # The harness that starts the server child (``python -m cardhall.bench.servers serve``) is
     # this tree's, whatever the version: only the version's server is under test.
     shutil.copytree(ROOT / "bench", pkg / "bench", dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("__pycache__"))
+                    ignore=shutil.ignore_patterns("__pycache__", *EXTENSIONS))
     (pkg / "__init__.py").write_text("")
     return dest
 

@@ -18,8 +18,22 @@ from . import admin, bench, play, serve, tools
 __all__ = ["main"]
 
 
+def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """``--version``: the version and the build (compiled or pure Python;
+    :mod:`cardhall.server.build`)."""
+    if not value or ctx.resilient_parsing:
+        return
+    from importlib.metadata import version
+
+    from ..server import build
+
+    click.echo(f"cardhall, version {version('cardhall')} ({build.describe()})")
+    ctx.exit()
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="cardhall")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_version,
+              help="Show the version and the build (compiled or pure Python), then exit.")
 def main() -> None:
     """Cardhall: an open, authoritative card-game server with Skipper and four solo games."""
 

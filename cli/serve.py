@@ -386,9 +386,12 @@ def serve(host: str, port: int, max_frame: int, log_level: str,
                            min_replicas=redis_min_replicas, wait_seconds=redis_wait_timeout)
     elif store_kind != "memory":
         store = _sqlite_store(data, fsync)
+    from ..server import build
+
+    running = f"Cardhall is running ({build.describe()})"
     try:
         run(settings, store, lambda server: click.echo(
-            f"Cardhall is running: open {_browser_url(host, server.port, settings.certfile)} "
+            f"{running}: open {_browser_url(host, server.port, settings.certfile)} "
             "in a web browser (Ctrl-C stops the server)"))
     except StoreError as exc:
         where = (target.describe() if target is not None

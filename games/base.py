@@ -368,7 +368,9 @@ class Game(ABC):
             raise SnapshotError(f"not a {cls.name} snapshot of version {cls.SNAPSHOT_VERSION}: "
                                 f"version {version!r}")
         try:
-            game = cls.__new__(cls)
+            # Built by its __init__ (a deal then replaced: a compiled class cannot be made
+            # without it), so a snapshot's options must be valid ones.
+            game = cls(dict(data["options"]), int(data["seats"]))
             game.options = dict(data["options"])
             game.seats = int(data["seats"])
             game.state_id = int(data["state_id"])

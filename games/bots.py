@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import importlib
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .errors import OptionError
 
-Strategy = Callable[[Mapping[str, Any], random.Random], tuple[Any, ...]]
+#: A bot: ``(view, rng) -> action``. The action is any sequence (a tuple or a list, as the
+#: view listed it): a compiled caller checks the declared type of what it is given.
+Strategy = Callable[[Mapping[str, Any], random.Random], Sequence[Any]]
 
 #: Verbs a bot never picks at random: they end the game for the bot's own side.
 CONCEDE_VERBS = frozenset({"resign", "close_shop", "concede"})

@@ -16,6 +16,8 @@ exactly as it was.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 
 class GameError(Exception):
     """Base class of every engine error.
@@ -25,7 +27,7 @@ class GameError(Exception):
         message: Human-readable explanation (also ``str(err)``).
     """
 
-    code = "game/error"
+    code: ClassVar[str] = "game/error"  # a class attribute (compiled too: ClassVar)
 
     def __init__(self, message: str) -> None:
         super().__init__(message)

@@ -20,13 +20,14 @@ class GameRNG:
     """A deterministic RNG (Mersenne Twister via :class:`random.Random`) with plain-data state.
 
     Args:
-        seed: Any integer; equal seeds give equal sequences on every platform.
+        seed: Any integer; equal seeds give equal sequences on every platform. Or a
+            :class:`random.Random` to draw from (taken as it is, not copied: :meth:`copy`).
     """
 
     __slots__ = ("_r",)
 
-    def __init__(self, seed: int) -> None:
-        self._r = random.Random(seed)
+    def __init__(self, seed: int | random.Random) -> None:
+        self._r = seed if isinstance(seed, random.Random) else random.Random(seed)
 
     def shuffle(self, items: MutableSequence[T]) -> None:
         """Shuffle ``items`` in place (Fisher-Yates)."""
@@ -46,10 +47,11 @@ class GameRNG:
 
     def copy(self) -> GameRNG:
         """An independent generator in the same state (it draws the same numbers next)."""
-        twin = GameRNG.__new__(GameRNG)
-        twin._r = random.Random()
-        twin._r.setstate(self._r.getstate())
-        return twin
+        # Random.__new__ leaves the seeding to setstate (Random(0) would seed twice: 4 us).
+        # GameRNG itself is built by its __init__: a compiled class always runs it.
+        twin = random.Random.__new__(random.Random)
+        twin.setstate(self._r.getstate())
+        return GameRNG(twin)
 
     def snapshot(self) -> list[Any]:
         """The generator state as plain msgpack-able data (a list of ints, ~2.5 KB)."""

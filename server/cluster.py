@@ -96,7 +96,6 @@ class Hub(session.Hub, Protocol):
     session's hub (store, lobby, cluster) and the local ``sessions`` by session id."""
 
     admin: Any  # the server's Admin (:mod:`.admin`): operator requests for this process
-    auth: Any  # the server's Auth (:mod:`.auth`): account facts from other processes
 
     @property
     def sessions(self) -> Mapping[str, Session]:  # read-only: a dict of Connections is one

@@ -474,9 +474,9 @@ class Checkpointer:
         self.synchronous = synchronous
         self.checkpoints = 0
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="cardhall-checkpoint",
+        self._worker = threading.Thread(target=self._run, name="cardhall-checkpoint",
                                         daemon=True)
-        self._thread.start()
+        self._worker.start()
 
     def _run(self) -> None:
         try:
@@ -498,7 +498,7 @@ class Checkpointer:
     def stop(self) -> None:
         """Stop the thread (a checkpoint under way ends first)."""
         self._stop.set()
-        self._thread.join()
+        self._worker.join()
 
 
 def lock_path(path: Path) -> Path:

@@ -7,15 +7,17 @@ run, not by the test suite; see benchmarks/README.md).
 
 from __future__ import annotations
 
+import importlib.machinery
 import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
-from cardhall.bench.peers import PeersConfig
+from cardhall.bench.peers import PeersConfig, render_capacity
 from cardhall.bench.versions import export
 from cardhall.cli import main
 from click.testing import CliRunner
@@ -125,7 +127,10 @@ def test_peers_takes_other_versions_of_cardhall_and_refuses_unknown_servers(
                            servers=tuple(servers.split(",")), pin=False)
 
     config("cardhall,cardhall@HEAD~1,colyseus,floor-skipper").check()
-    for bad in ("cardhall,nodejs", "cardhall@HEAD,cardhall", "colyseus,cardhall"):
+    config("cardhall-compiled,cardhall-pure,colyseus").check()  # either build first
+    config("cardhall-compiled,floor-skipper-sync+compiled").check()  # a floor, compiled
+    for bad in ("cardhall,nodejs", "floor,cardhall", "colyseus,cardhall",
+                "cardhall,nodejs+compiled"):
         with pytest.raises(ValueError, match="cardhall@VERSION"):
             config(bad).check()
 
@@ -143,3 +148,34 @@ def test_serve_command_runs_the_versions_own_command_line(tmp_path: Path) -> Non
         sys.executable, "-m", "cardhall.cli", "serve", "--port", "8765", "--store", "memory"]
     assert serve_command(1, package=new)[2] == "cardhall.cli"
     assert serve_command(1, package=old)[2] == "cardhall.server.cli"
+
+
+def test_an_export_is_pure_python_even_from_a_compiled_install(tmp_path: Path) -> None:
+    """Issue #34: exporting an installed compiled package (extension modules beside the
+    sources) leaves the extension modules out, so the export runs its ``.py`` files."""
+    tree = tmp_path / "installed"
+    for part in ("server", "protocol", "client", "games"):
+        (tree / part).mkdir(parents=True)
+        (tree / part / "mod.py").write_text("X = 1\n")
+        (tree / part / f"mod{importlib.machinery.EXTENSION_SUFFIXES[0]}").write_bytes(b"ELF")
+    out = export(str(tree), tmp_path / "out")
+    files = sorted(p.name for p in (out / "cardhall" / "games").iterdir())
+    assert files == ["mod.py"]
+    assert not [p for p in (out / "cardhall").rglob("*") if p.suffix in (".so", ".pyd")]
+
+
+def test_capacity_table_gives_the_largest_step_kept_up_with_and_the_ratio() -> None:
+    """Issue #34: render_capacity's summary takes each server's largest step that kept up
+    (not a later one that did not) and projects players per core from its CPU share."""
+    def step(players: int, share: float, ok: bool) -> dict[str, Any]:
+        return {"players": players, "actions_per_s": players / 10, "cpu_share": share,
+                "cpu_us_per_action": share / (players / 10) * 1e6, "p50_us": 900.0,
+                "p99_us": 3000.0 if ok else 200_000.0, "rss_bytes": players * 50 * 1024,
+                "ok": ok}
+
+    text = render_capacity({"cardhall": [step(4000, 0.2, True), step(8000, 0.4, True)],
+                            "colyseus": [step(4000, 0.4, True), step(8000, 0.97, False)]})
+    summary = text.split("\n\n")[1].splitlines()
+    assert summary[2].split(" | ")[1:4] == ["8,000", "20,000", "50.0"]
+    assert summary[3].split(" | ")[1:3] == ["4,000", "10,000"]
+    assert summary[3].rstrip(" |").endswith("0.50x | 0.50x")

@@ -149,7 +149,12 @@ class SkipperRules(Game):
     judges: tuple[int, ...] = ()
     skip_rate: float = 0.0
 
-    def __init__(self, options: Mapping[str, Any] | None = None, seats: int = 1) -> None:
+    def __init__(self, options: Mapping[str, Any] | None = None, seats: int = 1, *,
+                 deal: bool = True) -> None:
+        """Check the options (OptionError) and deal (K2); ``deal=False``: an empty shell for
+        :meth:`clone` to fill (a compiled class is never made without its ``__init__``)."""
+        if not deal:
+            return
         super().__init__(options, seats)
         o = self.options
         mode = o["mode"]
@@ -745,10 +750,11 @@ class SkipperRules(Game):
     def clone(self) -> Self:
         """An independent copy (the RNG state included), made field by field: a search
         copies the game for every rollout (bots/expert.py)."""
-        c = type(self).__new__(type(self))
+        c = type(self)(deal=False)
         c.options, c.seats, c.mode, c.rules = self.options, self.seats, self.mode, self.rules
         c.skip_draws, c.state_id, c.current = self.skip_draws, self.state_id, self.current
         c.settings_applied = self.settings_applied
+        c.judges, c.skip_rate = self.judges, self.skip_rate
         c.winner, c.reason, c.counters = self.winner, self.reason, dict(self.counters)
         c.rng = self.rng.copy()
         a = self.auction
@@ -758,8 +764,6 @@ class SkipperRules(Game):
         c.gone = [list(x) for x in self.gone]
         c._dirty = set(self._dirty)
         c.players = [p.copy() for p in self.players]
-        if self.judges or self.skip_rate:
-            c.judges, c.skip_rate = self.judges, self.skip_rate
         return c
 
     def solitaire(self, seat: int, skip_rate: float = 0.0) -> Self:

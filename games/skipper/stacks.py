@@ -14,7 +14,7 @@ is written; the engine (:class:`Rules`) and the bots read it there.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from .. import cards as C
 from ..errors import OptionError, UnknownAction
@@ -137,11 +137,12 @@ class Seat:
         auto_trash: Its K6 preference (RULINGS K6m): trash dead cards when drawn.
     """
 
-    __slots__ = ("hand", "stock", "discard", "trash", "removed", "values", "stacks",
-                 "complete", "turns", "phase", "status", "auto_trash")
-
-    #: The fields, in snapshot order.
-    FIELDS = __slots__
+    #: The fields, in snapshot order (a literal: a compiled class has no ``__slots__`` to
+    #: read at class creation).
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        "hand", "stock", "discard", "trash", "removed", "values", "stacks", "complete",
+        "turns", "phase", "status", "auto_trash")
+    __slots__ = FIELDS
 
     def __init__(self, auto_trash: bool = True) -> None:
         self.hand: list[int] = []
@@ -159,7 +160,7 @@ class Seat:
 
     def copy(self) -> Seat:
         """A copy with lists of its own."""
-        q = Seat.__new__(Seat)
+        q = Seat(self.auto_trash)  # (not Seat.__new__: a compiled class runs __init__)
         q.hand, q.stock, q.discard = list(self.hand), list(self.stock), list(self.discard)
         q.trash, q.removed, q.values = list(self.trash), list(self.removed), list(self.values)
         q.stacks = [list(x) for x in self.stacks]
