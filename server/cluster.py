@@ -266,14 +266,22 @@ class Cluster:
 
     async def _flush(self) -> None:
         out, self._out, self._flush_scheduled = self._out, defaultdict(list), False
-        if asyncio.get_running_loop().time() - self._queued_at > STALL_SECONDS:
-            self._stalled(out)
-            return
+        queued_at = self._queued_at  # the next batch sets its own while this one waits
         async with self._flush_lock:  # FIFO: the earlier ticks' flushes first
-            await self._publish_out(out)
+            await self._publish_out(out, queued_at)
 
-    async def _publish_out(self, out: dict[str, list[list[Any]]]) -> None:
-        for process, items in out.items():
+    async def _publish_out(self, out: dict[str, list[list[Any]]], queued_at: float) -> None:
+        """Publish each process's frames (``out``, queued from ``queued_at``, loop time s).
+        The age is checked before each publish, not once: a flush that waited for an earlier
+        one, or for its own previous publish, across a stall of the process would otherwise
+        send frames older than what the rooms' new owner has sent since (a chaos drill saw a
+        state-140 delta after state 290)."""
+        loop = asyncio.get_running_loop()
+        pending = list(out.items())
+        for i, (process, items) in enumerate(pending):
+            if loop.time() - queued_at > STALL_SECONDS:
+                self._stalled(dict(pending[i:]), queued_at)
+                return
             payload = msgpack.packb({"k": "out", "from": self.me, "items": items})
             try:
                 received = await self.store.publish(process, payload)
@@ -283,16 +291,16 @@ class Cluster:
             if not received:
                 await self._undelivered(process)
 
-    def _stalled(self, out: Mapping[str, list[list[Any]]]) -> None:
-        """The process stalled (it was paused, say) between queueing frames and sending
-        them: by now they may be older than what another process, which took the rooms
-        over meanwhile, has sent. They are dropped, and each of their clients' rooms here
-        sends it its full view again (:meth:`Room.resend`: only while the room's lease is
-        confirmed current)."""
+    def _stalled(self, out: Mapping[str, list[list[Any]]], queued_at: float) -> None:
+        """The process stalled (it was paused, say) between queueing frames (at
+        ``queued_at``, loop time s) and sending them: by now they may be older than what
+        another process, which took the rooms over meanwhile, has sent. They are dropped,
+        and each of their clients' rooms here sends it its full view again
+        (:meth:`Room.resend`: only while the room's lease is confirmed current)."""
         log.warning("frames for %d client(s) dropped: queued %.1f s ago (a stalled "
                     "process); their views are sent again",
                     sum(len(items) for items in out.values()),
-                    asyncio.get_running_loop().time() - self._queued_at)
+                    asyncio.get_running_loop().time() - queued_at)
         for process, items in out.items():
             for session in {sess for sess, _ in items}:
                 peer = self.peers.get((process, session))

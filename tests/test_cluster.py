@@ -569,3 +569,52 @@ async def test_a_client_of_a_paused_server_moves_on_within_seconds(
             assert c.views[room]["state_id"] == sid + 1 and took < 16
         finally:
             paused.proc.send_signal(signal.SIGCONT)
+
+
+class _SlowPublish(MemoryStore):
+    """A store whose first ``publish`` takes ``delay`` s (the process stalls inside it, as
+    if stopped); it records which process each publish reached."""
+
+    def __init__(self, delay: float) -> None:
+        super().__init__()
+        self.delay, self.slow = delay, True
+        self.published: list[str] = []
+
+    async def publish(self, process: str, payload: bytes) -> int:
+        if self.slow:
+            self.slow = False
+            await asyncio.sleep(self.delay)
+        self.published.append(process)
+        return 1
+
+
+async def test_frames_that_aged_during_a_flush_are_dropped_not_sent() -> None:
+    """Frames for two processes are queued in one tick; the flush's first publish takes
+    longer than STALL_SECONDS (the process was stopped meanwhile, and another took its
+    rooms over). The second process's frames are dropped and its client's rooms resend its
+    full view; frames queued in a later tick, which waited for that flush, are dropped too.
+    Before, the age was checked once, before the first publish, and both went out: a chaos
+    drill's bot got a state-140 delta after state 290."""
+    from types import SimpleNamespace
+
+    from cardhall.server import cluster as cluster_module
+    from cardhall.server.cluster import Cluster
+
+    store = _SlowPublish(delay=cluster_module.STALL_SECONDS + 0.3)
+    cluster = Cluster(SimpleNamespace(store=store))  # type: ignore[arg-type]
+    resent: list[Any] = []
+    for process in ("p2", "p3"):
+        peer = cluster.peer(process, "s1", "remote player")
+        room = SimpleNamespace(resend=resent.append, post=lambda fn: fn())
+        peer.rooms["r1"] = room  # type: ignore[assignment]
+    try:
+        cluster.send_out("p2", "s1", b"state 140")
+        cluster.send_out("p3", "s1", b"state 140")
+        await asyncio.sleep(0)  # the flush starts: its first publish stalls
+        await asyncio.sleep(0.05)
+        cluster.send_out("p3", "s1", b"state 141")  # a later tick: waits for the flush
+        await asyncio.sleep(cluster_module.STALL_SECONDS + 0.6)
+        assert store.published == ["p2"]
+        assert [peer.process for peer in resent] == ["p3", "p3"]
+    finally:
+        await cluster.stop()
