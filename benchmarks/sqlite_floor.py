@@ -11,8 +11,9 @@ rooms in turn:
   ``synchronous=NORMAL``);
 * ``sql in memory``: the same ``INSERT`` into an in-memory SQLite table (no file, no
   lock): SQLite's own work, what any commit through it costs at least;
-* ``insert``: that ``INSERT`` as a transaction of its own (autocommit) on a data file
-  opened as the store opens it (WAL, ``synchronous=NORMAL``, its locks and checkpoints);
+* ``insert``: that ``INSERT`` as a transaction of its own (autocommit) on the store's data
+  file and connection (WAL, ``synchronous=NORMAL``, its locks and checkpoints), under room
+  ids of its own;
 * ``begin insert commit``: the same inside ``BEGIN IMMEDIATE`` ... ``COMMIT``;
 * ``store append``: :meth:`SQLiteStore.append` of one entry, alone in its loop tick;
 * ``memory store append``: :meth:`MemoryStore.append`, for comparison.
@@ -36,7 +37,6 @@ from pathlib import Path
 from typing import Any
 
 from cardhall.server.memory_store import MemoryStore
-from cardhall.server.sqlite_file import open_file
 from cardhall.server.sqlite_store import APPEND, SQLiteStore
 from cardhall.server.store import pack
 
@@ -55,7 +55,7 @@ async def run(folder: Path, appends: int, rooms: int, pause: float) -> dict[str,
     """
     store = SQLiteStore(folder / "store.db")
     memory = MemoryStore()
-    raw = open_file(folder / "raw.db")  # a data file of its own: the same settings, no store
+    db = store.file.db  # its connection: the same file, settings and page cache
     mem = sqlite3.connect(":memory:", isolation_level=None)
     mem.execute(LOG_TABLE)
     fd = os.open(folder / "entries.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
@@ -75,11 +75,10 @@ async def run(folder: Path, appends: int, rooms: int, pause: float) -> dict[str,
     kinds: dict[str, Callable[[str, int], Awaitable[None]]] = {
         "write": sync(lambda r, n: os.write(fd, entry)),
         "sql in memory": sync(lambda r, n: mem.execute(APPEND, (r, n, entry))),
-        "insert": sync(lambda r, n: raw.db.execute(APPEND, (r, n, entry))),
-        "begin insert commit": sync(lambda r, n: (raw.db.execute("BEGIN IMMEDIATE"),
-                                                  raw.db.execute(APPEND, (r, n + (1 << 32),
-                                                                          entry)),
-                                                  raw.db.execute("COMMIT"))),
+        "insert": sync(lambda r, n: db.execute(APPEND, (f"{r}/i", n, entry))),
+        "begin insert commit": sync(lambda r, n: (db.execute("BEGIN IMMEDIATE"),
+                                                  db.execute(APPEND, (f"{r}/b", n, entry)),
+                                                  db.execute("COMMIT"))),
         "store append": lambda r, n: store.append(r, [ENTRY], n, None, lease=leases[r]),
         "memory store append": lambda r, n: memory.append(r, [ENTRY], n, None,
                                                           lease=mleases[r]),
@@ -98,7 +97,6 @@ async def run(folder: Path, appends: int, rooms: int, pause: float) -> dict[str,
     finally:
         os.close(fd)
         mem.close()
-        raw.close()
         await store.close()
     return times
 

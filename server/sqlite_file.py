@@ -29,6 +29,11 @@ action before its entry is committed. How they commit (:data:`COMMITS`):
   the system calls of a commit are paid once for many actions). The default with
   ``--fsync normal`` (benchmarks/RESULTS.md, "SQLite store").
 
+A write that commits at once and is one SQL statement (a room's log append of one entry, the
+common case) may run as that statement alone, in SQLite's autocommit
+(:meth:`DataFile.execute_alone`): the same locks, write-ahead log frames and sync as a
+transaction, without the ``BEGIN`` and ``COMMIT`` statements.
+
 Schema (version 2)::
 
     rooms      room (unique), record, state, summary (msgpack: see store.py), code (private
