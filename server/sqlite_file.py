@@ -337,7 +337,7 @@ class DataFile:
         The statement runs in SQLite's autocommit mode (no ``BEGIN`` and ``COMMIT``
         statements: the same locks, write-ahead log frames and ``synchronous`` sync as a
         transaction of one write, for a third of the statements; benchmarks/RESULTS.md,
-        "SQLite store: the lone append").
+        session 15).
 
         Returns:
             True when the statement ran and is committed.

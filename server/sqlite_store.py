@@ -103,7 +103,8 @@ class SQLiteRooms:
     async def append(self, room_id: str, entries: Sequence[LogEntry], expect: int,
                      state: dict[str, Any] | None, *, lease: Lease | None = None) -> None:
         """Append to the log (and store ``state`` unless None) in this tick's transaction;
-        returns once it is committed.
+        returns once it is committed (one entry without a state, alone in its tick: one
+        ``INSERT`` committed by itself, :meth:`~.sqlite_file.DataFile.execute_alone`).
 
         Raises:
             OwnershipLost: ``lease`` is not the room's lease; nothing was written.
