@@ -44,7 +44,7 @@ from .messages import (
     Error,
     Hello,
     Welcome,
-    _tname,
+    type_name,
 )
 
 ClientMessage: TypeAlias = _messages.ClientMessage | AccountRequest
@@ -126,6 +126,50 @@ def decode(data: Frame | str, *, max_size: int | None = MAX_FRAME, side: Side) -
     table = _TABLES.get(side)
     if table is None:
         raise ValueError(f"side must be 'client' or 'server', not {side!r}")
+    obj = _frame_map(data, max_size, side)
+    try:
+        tag = obj.pop("t")
+    except KeyError:
+        raise MissingField('missing field "t" (the message type)', re=_salvage(obj)) from None
+    except TypeError:  # unhashable key? cannot happen for maps msgpack builds; be safe
+        raise BadFrame("bad map key") from None
+    cls = table.get(tag) if type(tag) is str else None
+    if cls is None:
+        if type(tag) is not str:
+            exc2: ProtocolError = BadType(f't: expected str, got {type_name(tag)}')
+        elif tag in MESSAGE_TYPES:
+            exc2 = UnknownType(f"{tag!r} is not a message a {side} may send")
+        else:
+            exc2 = UnknownType(f"unknown message type {tag[:40]!r}")
+        exc2.re = _salvage(obj)
+        raise exc2
+    keys = obj.keys()
+    extra = keys - cls._allowed
+    if extra:
+        bad = min(str(k) for k in extra)
+        raise UnknownField(f"{tag}: unknown field {bad[:40]!r}", re=_salvage(obj))
+    missing = cls._required - keys
+    if missing:
+        raise MissingField(f"{tag}: missing field {min(missing)!r}", re=_salvage(obj))
+    plain = cls._plain
+    if plain is not None and plain(obj):  # a hot message in its common shape
+        return cls._trusted(obj)  # type: ignore[no-any-return]
+    try:
+        return cls(**obj)  # type: ignore[no-any-return]
+    except ProtocolError as exc:
+        exc.message = f"{tag}: {exc.message}"
+        exc.args = (exc.message,)
+        exc.re = _salvage(obj)
+        raise
+
+
+def _frame_map(data: Frame | str, max_size: int | None, side: Side) -> dict[Any, Any]:
+    """The msgpack map of one frame, for :func:`decode` (which documents the errors).
+
+    Raises:
+        TooLarge: ``data`` is longer than ``max_size`` bytes.
+        BadFrame: ``data`` is not bytes, not valid msgpack, not a map, or breaks a limit.
+    """
     if isinstance(data, (bytes, bytearray)):
         size = len(data)
     elif isinstance(data, memoryview):
@@ -151,41 +195,8 @@ def decode(data: Frame | str, *, max_size: int | None = MAX_FRAME, side: Side) -
     except Exception as exc:  # noqa: BLE001 - whatever the unpacker refuses is the peer's fault
         raise BadFrame(f"not valid msgpack: {exc or type(exc).__name__}") from None
     if type(obj) is not dict:
-        raise BadFrame(f"a frame must be a msgpack map, got {_tname(obj)}")
-    try:
-        tag = obj.pop("t")
-    except KeyError:
-        raise MissingField('missing field "t" (the message type)', re=_salvage(obj)) from None
-    except TypeError:  # unhashable key? cannot happen for maps msgpack builds; be safe
-        raise BadFrame("bad map key") from None
-    cls = table.get(tag) if type(tag) is str else None
-    if cls is None:
-        if type(tag) is not str:
-            exc2: ProtocolError = BadType(f't: expected str, got {_tname(tag)}')
-        elif tag in MESSAGE_TYPES:
-            exc2 = UnknownType(f"{tag!r} is not a message a {side} may send")
-        else:
-            exc2 = UnknownType(f"unknown message type {tag[:40]!r}")
-        exc2.re = _salvage(obj)
-        raise exc2
-    keys = obj.keys()
-    extra = keys - cls._allowed
-    if extra:
-        bad = min(str(k) for k in extra)
-        raise UnknownField(f"{tag}: unknown field {bad[:40]!r}", re=_salvage(obj))
-    missing = cls._required - keys
-    if missing:
-        raise MissingField(f"{tag}: missing field {min(missing)!r}", re=_salvage(obj))
-    plain = cls._plain
-    if plain is not None and plain(obj):  # a hot message in its common shape
-        return cls._trusted(obj)  # type: ignore[no-any-return]
-    try:
-        return cls(**obj)  # type: ignore[no-any-return]
-    except ProtocolError as exc:
-        exc.message = f"{tag}: {exc.message}"
-        exc.args = (exc.message,)
-        exc.re = _salvage(obj)
-        raise
+        raise BadFrame(f"a frame must be a msgpack map, got {type_name(obj)}")
+    return obj
 
 
 def _salvage(obj: dict[Any, Any]) -> RequestId | None:
