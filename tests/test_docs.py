@@ -184,3 +184,19 @@ def test_no_docstring_or_comment_cites_a_file_not_in_the_repository() -> None:
             if not any(fnmatch.filter(files, c) for c in candidates):
                 stale.append(f"{name}:{line}: {cited}")
     assert not stale, "\n".join(stale)
+
+
+def test_readme_layout_picture_names_every_module() -> None:
+    """Issue #31 ("Done when"): the README's layout picture describes the tree: every
+    module and sub-package of the packages (``cli``, ``bench``, ``server``, ``client``,
+    ``games``, ``protocol``) and of each game's package is named in it."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    layout = text[text.index("## Layout"):text.index("## Operating a lobby")]
+    named = set(re.findall(r"\b\w+\b", "".join(layout.split("```")[1::2])))
+    folders = [ROOT / pkg for pkg in ("cli", "bench", "server", "client", "games", "protocol")]
+    folders += [path.parent for path in (ROOT / "games").glob("*/__init__.py")]
+    missing = sorted(f"{path.relative_to(ROOT)}" for folder in folders
+                     for path in folder.iterdir()
+                     if path.stem not in named and path.name not in ("__init__.py", "__main__.py")
+                     and (path.suffix == ".py" or (path / "__init__.py").is_file()))
+    assert not missing, missing
