@@ -87,6 +87,32 @@ def test_ab_runs_each_versions_own_engines(tmp_path: Path) -> None:
         assert Path(proc.stdout.strip()).is_relative_to(dest), proc.stdout
 
 
+def test_ab_path_compares_the_action_path_of_two_revisions() -> None:
+    """benchmarks/ab.py --path (issue #31, "Done when": no slower action path, before and
+    after in one run): the last commit and the working tree, each with its own
+    room_path.py on its own package, in turns; prints both columns and the ratio of every
+    row, and the JSON has a median per version and a ratio per row."""
+    root = Path(__file__).resolve().parents[1]
+    if not (root / ".git").exists():
+        pytest.skip("not a git checkout")
+    args = [sys.executable, str(root / "benchmarks" / "ab.py"), "HEAD", ".", "--path",
+            "--rounds", "2", "--actions", "150", "--rooms", "3"]
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=120, cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("A: HEAD") and lines[1] == "B: . (working tree)", lines
+    assert lines[2].split() == ["row", "A", "B", "B/A"], lines
+    for line in lines[3:9]:  # a row: its name, A's and B's medians, the ratio
+        a, b, ratio = line.split()[-3:]
+        assert float(a) > 0 and float(b) > 0 and ratio.endswith("x"), line
+    proc = subprocess.run([*args, "--json"], capture_output=True, text=True, timeout=120,
+                          cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert [r["row"] for r in out["rows"]][-1] == "CPU us per action"
+    assert all(len(r["medians"]) == 2 and r["ratios"][0] > 0 for r in out["rows"])
+
+
 def test_ab_refuses_an_unknown_revision() -> None:
     root = Path(__file__).resolve().parents[1]
     if not (root / ".git").exists():
