@@ -192,7 +192,7 @@ def _frame_map(data: Frame | str, max_size: int | None, side: Side) -> dict[Any,
         )
     except ExtraData:
         raise BadFrame("trailing data after the first msgpack value") from None
-    except Exception as exc:  # noqa: BLE001 - whatever the unpacker refuses is the peer's fault
+    except Exception as exc:  # noqa: BLE001 - whatever the unpacker refuses is the sender's fault
         raise BadFrame(f"not valid msgpack: {exc or type(exc).__name__}") from None
     if type(obj) is not dict:
         raise BadFrame(f"a frame must be a msgpack map, got {type_name(obj)}")
@@ -208,7 +208,7 @@ def encode(msg: Message, *, max_size: int | None = None) -> bytes:
 
     Args:
         msg: Any message (it is valid by construction).
-        max_size: Maximum size of the result in bytes (e.g. the peer's ``max_frame``). None
+        max_size: Maximum size of the result in bytes (e.g. the receiver's ``max_frame``). None
             disables the check.
 
     Returns:

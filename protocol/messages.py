@@ -19,7 +19,7 @@ Messages sent by the server (``ServerMessage``): :class:`Welcome`, :class:`Games
 Field conventions:
 
 * Optional fields default to ``None``; ``None`` means "absent" and is omitted on the wire (a
-  peer may also send ``nil`` for an optional field, read as absent).
+  sender may also send ``nil`` for an optional field, read as absent).
 * ``int`` fields reject ``bool``; ``str`` lengths are counted in characters (code points).
 * Game data (``options``, ``action``, ``view``, ``delta``, ``events``, ``outcome``) is any
   msgpack value (nil, bool, int, float, str, bin, array, map) nested at most

@@ -19,7 +19,7 @@ from .account_store import SeatLedger
 from .config import Settings
 from .metrics import bind_game
 from ..games import GameError, OptionError
-from .room import Peer as Session
+from .room import Peer
 from .room import Room, RoomError, split_options
 from .store import Lease, OwnershipLost, Store, StoreError
 from .tasks import SHUTDOWN_GRACE, Background
@@ -253,7 +253,7 @@ class Lobby:
     def _lost(self, room: Room) -> None:
         self.background.spawn(self.demote(room))
 
-    async def create(self, conn: Session, msg: p.CreateRoom | p.QuickJoin,
+    async def create(self, conn: Peer, msg: p.CreateRoom | p.QuickJoin,
                      options: dict[str, Any] | None = None, private: bool = False,
                      name: str | None = None) -> Room:
         """Create a room (run by this process) from a ``create_room`` or ``quick_join``.

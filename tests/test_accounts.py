@@ -187,20 +187,20 @@ async def test_accounts_page_by_username(accounts: AccountStore) -> None:
 
 
 async def test_sessions_expire_and_are_dropped(accounts: AccountStore) -> None:
-    await accounts.put_session("a1", "d1", {"kind": "s", "pair": "d2"}, 30)
-    await accounts.put_session("a1", "d2", {"kind": "r", "pair": "d1"}, 30)
-    await accounts.put_session("a1", "short", {"kind": "s"}, 0.2)
-    assert await accounts.get_session("a1", "d1") == {"kind": "s", "pair": "d2"}
-    assert await accounts.get_session("a2", "d1") is None
+    await accounts.put_token("a1", "d1", {"kind": "s", "pair": "d2"}, 30)
+    await accounts.put_token("a1", "d2", {"kind": "r", "pair": "d1"}, 30)
+    await accounts.put_token("a1", "short", {"kind": "s"}, 0.2)
+    assert await accounts.get_token("a1", "d1") == {"kind": "s", "pair": "d2"}
+    assert await accounts.get_token("a2", "d1") is None
     await asyncio.sleep(0.4)
-    assert await accounts.get_session("a1", "short") is None
-    await accounts.drop_session("a1", "d1")
-    assert await accounts.get_session("a1", "d1") is None
-    assert await accounts.get_session("a1", "d2") is not None
-    await accounts.put_session("a1", "d3", {"kind": "s"}, 30)
-    assert await accounts.drop_sessions("a1") >= 2
-    assert await accounts.get_session("a1", "d2") is None
-    assert await accounts.get_session("a1", "d3") is None
+    assert await accounts.get_token("a1", "short") is None
+    await accounts.drop_tokens("a1", "d1")
+    assert await accounts.get_token("a1", "d1") is None
+    assert await accounts.get_token("a1", "d2") is not None
+    await accounts.put_token("a1", "d3", {"kind": "s"}, 30)
+    assert await accounts.drop_all_tokens("a1") >= 2
+    assert await accounts.get_token("a1", "d2") is None
+    assert await accounts.get_token("a1", "d3") is None
 
 
 async def test_history_keeps_the_newest_games_and_the_seats(accounts: AccountStore) -> None:

@@ -200,3 +200,33 @@ def test_readme_layout_picture_names_every_module() -> None:
                      if path.stem not in named and path.name not in ("__init__.py", "__main__.py")
                      and (path.suffix == ".py" or (path / "__init__.py").is_file()))
     assert not missing, missing
+
+
+def test_connection_session_peer_and_hub_have_one_meaning_each() -> None:
+    """Issue #31, item 7: the README says what each of the four words means, and the code
+    keeps to it: no module imports one of ``Connection``, ``Session``, ``Peer``, ``Hub``
+    under another of these names (lobby.py once called the room's ``Peer`` ``Session``),
+    every ``Hub`` is a Protocol (the server as a lower module needs it), and the protocol
+    package, which knows no rooms, never calls the other end "the peer"."""
+    import ast
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "### Words: one meaning each" in text, "README has no glossary"
+    words = text[text.index("### Words: one meaning each"):text.index("## Operating a lobby")]
+    problems = [f"README: no entry for {w}" for w in ("connection", "session", "peer", "hub")
+                if f"- **{w}**:" not in words]
+    names = {"Connection", "Session", "Peer", "Hub"}
+    for pkg in ("cli", "bench", "server", "client", "games", "protocol"):
+        for path in (ROOT / pkg).rglob("*.py"):
+            where = path.relative_to(ROOT)
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom):
+                    problems += [f"{where}: imports {a.name} as {a.asname}" for a in node.names
+                                 if a.name in names and a.asname in names - {a.name}]
+                elif isinstance(node, ast.ClassDef) and node.name == "Hub":
+                    if "Protocol" not in ast.unparse(node):
+                        problems.append(f"{where}: Hub is not a Protocol")
+    for path in [*(ROOT / "protocol").rglob("*.py"), ROOT / "protocol" / "README.md"]:
+        if re.search(r"\bpeers?\b", path.read_text(encoding="utf-8"), re.IGNORECASE):
+            problems.append(f"{path.relative_to(ROOT)} says 'peer'")
+    assert not problems, problems
