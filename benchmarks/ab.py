@@ -82,6 +82,18 @@ def summary(versions: list[str], figures: list[dict[str, Any]]) -> list[dict[str
     return out
 
 
+def export_versions(versions: list[str], tmp: Path) -> tuple[list[str], list[Path]] | None:
+    """The versions' labels and exports (folders ``tmp/0``, ``tmp/1``...); None, the error
+    said on stderr, when git does not know one of them."""
+    try:
+        return ([label(v) for v in versions],
+                [export(v, tmp / str(i)) for i, v in enumerate(versions)])
+    except subprocess.CalledProcessError as exc:
+        print(f"ab: git failed: {exc.stderr.decode(errors='replace').strip()}",
+              file=sys.stderr)
+        return None
+
+
 def path_script(version: str, dest: Path) -> Path:
     """``benchmarks/room_path.py`` of ``version`` (a folder or a git revision) written into
     ``dest`` (its export's folder); this checkout's when the version has none."""
@@ -196,13 +208,10 @@ def main(argv: list[str] | None = None) -> int:
                       latency_seconds=args.seconds, rounds=args.rounds, pin=args.pin)
     raise_fd_limit(4096 + 8 * args.rooms * len(args.versions))
     with tempfile.TemporaryDirectory(prefix="cardhall-ab-") as tmp:
-        try:
-            names = [label(v) for v in args.versions]
-            paths = [export(v, Path(tmp) / str(i)) for i, v in enumerate(args.versions)]
-        except subprocess.CalledProcessError as exc:
-            print(f"ab: git failed: {exc.stderr.decode(errors='replace').strip()}",
-                  file=sys.stderr)
+        exported = export_versions(args.versions, Path(tmp))
+        if exported is None:
             return 2
+        names, paths = exported
         figures = run_versions(paths, cfg, Path(tmp) / "redis" if args.redis else None)
     rows = summary(names, figures)
     echo = figures[-1]
@@ -231,13 +240,10 @@ def main(argv: list[str] | None = None) -> int:
 def main_path(args: argparse.Namespace) -> int:
     """``--path``: export the versions, compare their action paths, print the table."""
     with tempfile.TemporaryDirectory(prefix="cardhall-ab-path-") as tmp:
-        try:
-            names = [label(v) for v in args.versions]
-            dests = [export(v, Path(tmp) / str(i)) for i, v in enumerate(args.versions)]
-        except subprocess.CalledProcessError as exc:
-            print(f"ab: git failed: {exc.stderr.decode(errors='replace').strip()}",
-                  file=sys.stderr)
+        exported = export_versions(args.versions, Path(tmp))
+        if exported is None:
             return 2
+        names, dests = exported
         for version, dest in zip(args.versions, dests):
             path_script(version, dest)
         table = path_table(names, compare_paths(dests, args))

@@ -10,16 +10,8 @@
             ...
             await c.act(joined.room, view["legal_actions"][0])
 
-The client signs in after the hello when it is given a way (protocol/README.md "Accounts"):
-a guest device secret, a session token (and its refresh token), a username and password, or
-an operator's JWT; with none it plays as an anonymous guest. ``name`` is the display name it
-asks for (:meth:`Client.set_name`). It keeps each room's current view (applying deltas),
-remembers seat tokens, and, when the connection drops, reconnects (to the next URL when given
-several) with exponential backoff, signs in again (with its session token, refreshed when it
-expired) and resumes every held seat and spectated room. A seat the server took for
-disconnected while the connection is up (a ``seat_event dropped`` for the client's own
-seat, or a request refused with ``room/not_seated`` in a room it holds a token for) is
-resumed too, and the refused request sent again once.
+Signing in, reconnecting and resuming seats are the client's :class:`~.connection.Connection`
+(see its module); :class:`Client` adds a method per request of the protocol.
 """
 
 from __future__ import annotations
