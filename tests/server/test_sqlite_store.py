@@ -12,7 +12,6 @@ over (seats held from the restart, clocks and bots going on).
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 import sqlite3
 import subprocess
@@ -465,8 +464,12 @@ async def test_a_full_disk_answers_unavailable_then_the_game_goes_on(tmp_path: P
 # -- the command line ---------------------------------------------------------------------
 
 
-async def test_serve_keeps_its_data_in_the_user_data_folder_by_default(tmp_path: Path) -> None:
-    home = Path(os.environ["XDG_DATA_HOME"])
+async def test_serve_keeps_its_data_in_the_user_data_folder_by_default(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A data folder of its own: the session's (conftest) holds the rooms of every other test
+    # that ran ``cardhall serve`` without ``--data`` before this one.
+    home = tmp_path / "data-home"
+    monkeypatch.setenv("XDG_DATA_HOME", str(home))
     server = ServeProcess(tmp_path, "--store", "sqlite")
     try:
         path = home / "cardhall" / "cardhall.db"
