@@ -21,12 +21,27 @@ echo window's p50 of the same round), and the server's CPU per
 action (µs). With ``--redis`` every server keeps its rooms in a redis-server of its own
 (append-only, as ``cardhall bench`` runs it) and Redis's CPU per action is printed too.
 ``--json`` prints one JSON object instead.
+
+With ``--path`` it compares the versions' action path instead, without sockets: each
+version's own ``benchmarks/room_path.py`` (this checkout's when a revision has none) runs
+in a child process on that version's package, ``--actions`` actions over ``--rooms`` rooms
+(default 100: cold data, as the bench's tables), the versions in turns for ``--rounds``
+rounds (the order alternating from round to round), each run bounded by ``--timeout``
+seconds. Printed per row (µs to the acting seat's first frame and to the end of the
+broadcast, p50 and p90; CPU per action; frames per action): each version's median over the
+rounds and, for each version after the first, the median over rounds of its figure divided
+by the first version's of the same round (``B/A``):
+
+    python benchmarks/ab.py main . --path                   # before / after, 8 rounds
+    python benchmarks/ab.py HEAD~1 . --path --rounds 12 --actions 5000 --store sqlite-tick
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import statistics
 import subprocess
 import sys
@@ -37,7 +52,14 @@ from typing import Any
 from cardhall.bench.config import BenchConfig
 from cardhall.bench.load import environment, run_versions
 from cardhall.bench.procs import raise_fd_limit
-from cardhall.bench.versions import export, label
+from cardhall.bench.versions import ROOT, export, label
+
+#: The figures of room_path.py's one line, in the order it prints them.
+PATH_ROWS = ("first frame p50 us", "first frame p90 us", "whole broadcast p50 us",
+             "whole broadcast p90 us", "frames per action", "CPU us per action")
+PATH_LINE = re.compile(
+    r"first frame p50 ([\d.]+) p90 ([\d.]+) us; whole broadcast p50 ([\d.]+) p90 ([\d.]+) "
+    r"us; ([\d.]+) frames per action; CPU ([\d.]+) us per action")
 
 
 def summary(versions: list[str], figures: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -60,14 +82,102 @@ def summary(versions: list[str], figures: list[dict[str, Any]]) -> list[dict[str
     return out
 
 
+def export_versions(versions: list[str], tmp: Path) -> tuple[list[str], list[Path]] | None:
+    """The versions' labels and exports (folders ``tmp/0``, ``tmp/1``...); None, the error
+    said on stderr, when git does not know one of them."""
+    try:
+        return ([label(v) for v in versions],
+                [export(v, tmp / str(i)) for i, v in enumerate(versions)])
+    except subprocess.CalledProcessError as exc:
+        print(f"ab: git failed: {exc.stderr.decode(errors='replace').strip()}",
+              file=sys.stderr)
+        return None
+
+
+def path_script(version: str, dest: Path) -> Path:
+    """``benchmarks/room_path.py`` of ``version`` (a folder or a git revision) written into
+    ``dest`` (its export's folder); this checkout's when the version has none."""
+    script = dest / "room_path.py"
+    folder = Path(version) / "benchmarks" / "room_path.py"
+    if folder.is_file():
+        script.write_bytes(folder.read_bytes())
+        return script
+    shown = subprocess.run(["git", "-C", str(ROOT), "show", f"{version}:benchmarks/room_path.py"],
+                           capture_output=True, check=False)
+    script.write_bytes(shown.stdout if shown.returncode == 0
+                       else (ROOT / "benchmarks" / "room_path.py").read_bytes())
+    return script
+
+
+def path_once(dest: Path, argv: list[str], timeout: float) -> list[float]:
+    """One run of the room_path.py in ``dest`` on the package there: its figures, in the
+    order of :data:`PATH_ROWS`.
+
+    Raises:
+        RuntimeError: the run failed or printed no figures.
+        subprocess.TimeoutExpired: it took longer than ``timeout`` seconds.
+    """
+    done = subprocess.run([sys.executable, str(dest / "room_path.py"), *argv],
+                          capture_output=True, text=True, timeout=timeout, cwd=dest,
+                          env={**os.environ, "PYTHONPATH": str(dest)}, check=False)
+    found = PATH_LINE.search(done.stdout)
+    if done.returncode != 0 or found is None:
+        raise RuntimeError(f"room_path.py in {dest} failed: {done.stderr[-1500:]}")
+    return [float(x) for x in found.groups()]
+
+
+def compare_paths(dests: list[Path], args: argparse.Namespace) -> list[list[list[float]]]:
+    """Run every version's room_path.py ``args.rounds`` times, the versions in turns (the
+    order reversed every other round); returns ``[version][round][row]``."""
+    argv = ["--actions", str(args.actions), "--rooms", str(args.rooms),
+            "--seed", str(args.seed), "--store", args.store]
+    runs: list[list[list[float]]] = [[] for _ in dests]
+    for n in range(args.rounds):
+        order = list(range(len(dests)))
+        for i in order if n % 2 == 0 else order[::-1]:
+            runs[i].append(path_once(dests[i], argv, args.timeout))
+    return runs
+
+
+def path_table(names: list[str], runs: list[list[list[float]]]) -> dict[str, Any]:
+    """Per row of :data:`PATH_ROWS`: each version's median over the rounds, and each later
+    version's median over rounds of its figure / the first version's (``"B/A"``...)."""
+    rows = []
+    for k, row in enumerate(PATH_ROWS):
+        first = [r[k] for r in runs[0]]
+        ratios = [statistics.median(x[k] / a for x, a in zip(runs[i], first) if a)
+                  if any(first) else None for i in range(1, len(runs))]
+        rows.append({"row": row, "medians": [statistics.median(r[k] for r in v) for v in runs],
+                     "ratios": ratios})
+    return {"versions": names, "rows": rows}
+
+
+def print_path_table(table: dict[str, Any], args: argparse.Namespace) -> None:
+    """The table of :func:`path_table`, one line per row."""
+    names = table["versions"]
+    letters = [chr(ord("A") + i) for i in range(len(names))]
+    for letter, name in zip(letters, names):
+        print(f"{letter}: {name}")
+    print(f"{'row':24s}" + "".join(f" {x:>10s}" for x in letters)
+          + "".join(f" {x + '/A':>7s}" for x in letters[1:]))
+    for r in table["rows"]:
+        print(f"{r['row']:24s}" + "".join(f" {m:10.1f}" for m in r["medians"])
+              + "".join(" " + ("-" if q is None else f"{q:6.3f}x").rjust(7)
+                        for q in r["ratios"]))
+    print(f"{args.rounds} rounds of {args.actions} actions over {args.rooms} room(s) per "
+          f"version ({args.store} store), in turns; medians over rounds; X/A: median over "
+          "rounds of X's figure / A's of the same round")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command line; returns the exit status (2: a bad revision)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("versions", nargs="+", metavar="VERSION",
                         help="a git revision, . for the working tree, or another checkout's "
                              "folder")
-    parser.add_argument("--rounds", type=int, default=16,
-                        help="windows per version, in turns (default 16)")
+    parser.add_argument("--rounds", type=int, default=None,
+                        help="windows per version, in turns (default 16); with --path, runs "
+                             "per version (default 8)")
     parser.add_argument("--seconds", type=float, default=16.0,
                         help="measured seconds per version, over its windows (default 16)")
     parser.add_argument("--warmup", type=float, default=4.0,
@@ -80,18 +190,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--redis", action="store_true",
                         help="the Redis store: a redis-server per version")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--path", action="store_true",
+                        help="compare the action path (room_path.py) instead of round trips")
+    parser.add_argument("--actions", type=int, default=3000,
+                        help="--path: actions per run (default 3000)")
+    parser.add_argument("--store", default="memory",
+                        help="--path: room_path.py's --store (default memory)")
+    parser.add_argument("--seed", type=int, default=1, help="--path: the runs' seed")
+    parser.add_argument("--timeout", type=float, default=300.0,
+                        help="--path: seconds one run may take (default 300)")
     args = parser.parse_args(argv)
+    if args.path:
+        args.rounds = args.rounds or 8
+        return main_path(args)
+    args.rounds = args.rounds or 16
     cfg = BenchConfig(rooms=args.rooms, rate=args.rate, warmup=args.warmup,
                       latency_seconds=args.seconds, rounds=args.rounds, pin=args.pin)
     raise_fd_limit(4096 + 8 * args.rooms * len(args.versions))
     with tempfile.TemporaryDirectory(prefix="cardhall-ab-") as tmp:
-        try:
-            names = [label(v) for v in args.versions]
-            paths = [export(v, Path(tmp) / str(i)) for i, v in enumerate(args.versions)]
-        except subprocess.CalledProcessError as exc:
-            print(f"ab: git failed: {exc.stderr.decode(errors='replace').strip()}",
-                  file=sys.stderr)
+        exported = export_versions(args.versions, Path(tmp))
+        if exported is None:
             return 2
+        names, paths = exported
         figures = run_versions(paths, cfg, Path(tmp) / "redis" if args.redis else None)
     rows = summary(names, figures)
     echo = figures[-1]
@@ -114,6 +234,23 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.rounds} rounds of {args.seconds / args.rounds:.2f} s per version, "
           f"{args.rooms} rooms, {args.rate:g} actions/s; 'rounds': median over rounds of the "
           "p50 ratio to the echo window of the same round")
+    return 0
+
+
+def main_path(args: argparse.Namespace) -> int:
+    """``--path``: export the versions, compare their action paths, print the table."""
+    with tempfile.TemporaryDirectory(prefix="cardhall-ab-path-") as tmp:
+        exported = export_versions(args.versions, Path(tmp))
+        if exported is None:
+            return 2
+        names, dests = exported
+        for version, dest in zip(args.versions, dests):
+            path_script(version, dest)
+        table = path_table(names, compare_paths(dests, args))
+    if args.json:
+        print(json.dumps({"config": vars(args), "env": environment(), **table}))
+    else:
+        print_path_table(table, args)
     return 0
 
 

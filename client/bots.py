@@ -70,82 +70,97 @@ async def play_seat(client: Client, room: str, seat: int, choose: Strategy,
     Raises:
         ConnectionLost: the client gave up reconnecting.
     """
-    result = SeatResult(room=room, seat=seat)
-    acted_on = -1
-    retry = asyncio.Event()
-    acting = 0  # maybe_act calls under way (thinking or waiting for their reply)
-    last_try = time.monotonic()  # when the last of them ended
-
-    async def maybe_act() -> None:
-        nonlocal acted_on, acting, last_try
-        view = client.views.get(room)
-        if not view or view.get("over") or not view.get("legal_actions"):
-            return
-        sid = view["state_id"]
-        if sid <= acted_on:
-            return
-        acted_on = sid
-        acting += 1
-        try:
-            # Chosen before thinking: updates arriving meanwhile change ``view`` in place
-            # (it may list no legal action any more); a stale choice is refused as stale.
-            action = choose(view, rng)
-            if think:
-                await asyncio.sleep(think)
-            async with asyncio.timeout(act_timeout):
-                await client.act(room, action, sid)
-            result.actions += 1
-        except ServerError as exc:
-            result.refused += 1
-            if exc.code in _RETRY_CODES:
-                acted_on = -1
-                retry.set()
-        except (ConnectionLost, TimeoutError):
-            acted_on = -1  # try again: if it was applied, the repeat is refused as stale
-            retry.set()
-        finally:
-            acting -= 1
-            last_try = time.monotonic()
-
-    async def retrier() -> None:
-        # Retries on request, and a watchdog: when the seat may act but for STALL_SECONDS
-        # nothing has happened and no action of ours was under way or answered (an action
-        # lost with a dying server, say), act again with the same state_id; if the first
-        # one was applied, the repeat is refused as stale.
-        nonlocal acted_on
-        seen, since = -1, time.monotonic()
-        while True:
-            try:
-                async with asyncio.timeout(STALL_SECONDS / 2):
-                    await retry.wait()
-                retry.clear()
-                await asyncio.sleep(RETRY_SECONDS)
-                await maybe_act()
-            except TimeoutError:
-                view = client.views.get(room) or {}
-                sid = view.get("state_id", -1)
-                quiet = time.monotonic() - max(since, last_try)
-                if sid != seen:
-                    seen, since = sid, time.monotonic()
-                elif (view.get("legal_actions") and not view.get("over") and not acting
-                      and quiet >= STALL_SECONDS):
-                    acted_on, since = -1, time.monotonic()
-                    await maybe_act()
-
-    def reset() -> None:
-        nonlocal acted_on
-        acted_on = -1
-
-    retry_task = asyncio.get_running_loop().create_task(retrier())
+    player = _SeatPlayer(client, room, seat, choose, rng, think, act_timeout)
+    retry_task = asyncio.get_running_loop().create_task(player.retrier())
     try:
-        return await _follow(client, room, seat, result, maybe_act, keep_frames, reset)
+        return await _follow(client, room, seat, player, keep_frames)
     finally:
         retry_task.cancel()
         await asyncio.gather(retry_task, return_exceptions=True)
 
 
-async def _follow(client: Client, room: str, seat: int, result: SeatResult,
-                  maybe_act: Any, keep_frames: bool, reset: Any) -> SeatResult:
+class _SeatPlayer:
+    """The acting part of :func:`play_seat`: one seat's state between its actions.
+
+    ``acted_on`` is the ``state_id`` last acted on (-1: act on the next view that allows
+    it), ``acting`` the actions under way (thinking or waiting for their reply), and
+    ``last_try`` when the last of them ended (``time.monotonic()``, s).
+    """
+
+    def __init__(self, client: Client, room: str, seat: int, choose: Strategy,
+                 rng: random.Random, think: float, act_timeout: float) -> None:
+        self.client, self.room, self.choose, self.rng = client, room, choose, rng
+        self.think, self.act_timeout = think, act_timeout
+        self.result = SeatResult(room=room, seat=seat)
+        self.acted_on = -1
+        self.retry = asyncio.Event()
+        self.acting = 0
+        self.last_try = time.monotonic()
+
+    def reset(self) -> None:
+        """Act on the next view that allows it, even one already acted on."""
+        self.acted_on = -1
+
+    async def maybe_act(self) -> None:
+        """Act when the seat's view lists legal actions and is newer than the last acted
+        on; a refusal that means "not now", a lost reply or a timeout asks for a retry."""
+        view = self.client.views.get(self.room)
+        if not view or view.get("over") or not view.get("legal_actions"):
+            return
+        sid = view["state_id"]
+        if sid <= self.acted_on:
+            return
+        self.acted_on = sid
+        self.acting += 1
+        try:
+            # Chosen before thinking: updates arriving meanwhile change ``view`` in place
+            # (it may list no legal action any more); a stale choice is refused as stale.
+            action = self.choose(view, self.rng)
+            if self.think:
+                await asyncio.sleep(self.think)
+            async with asyncio.timeout(self.act_timeout):
+                await self.client.act(self.room, action, sid)
+            self.result.actions += 1
+        except ServerError as exc:
+            self.result.refused += 1
+            if exc.code in _RETRY_CODES:
+                self.acted_on = -1
+                self.retry.set()
+        except (ConnectionLost, TimeoutError):
+            self.acted_on = -1  # try again: if it was applied, the repeat is refused as stale
+            self.retry.set()
+        finally:
+            self.acting -= 1
+            self.last_try = time.monotonic()
+
+    async def retrier(self) -> None:
+        """Retries on request, and a watchdog: when the seat may act but for STALL_SECONDS
+        nothing has happened and no action of ours was under way or answered (an action
+        lost with a dying server, say), act again with the same state_id; if the first one
+        was applied, the repeat is refused as stale. Runs until cancelled."""
+        seen, since = -1, time.monotonic()
+        while True:
+            try:
+                async with asyncio.timeout(STALL_SECONDS / 2):
+                    await self.retry.wait()
+                self.retry.clear()
+                await asyncio.sleep(RETRY_SECONDS)
+                await self.maybe_act()
+            except TimeoutError:
+                view = self.client.views.get(self.room) or {}
+                sid = view.get("state_id", -1)
+                quiet = time.monotonic() - max(since, self.last_try)
+                if sid != seen:
+                    seen, since = sid, time.monotonic()
+                elif (view.get("legal_actions") and not view.get("over") and not self.acting
+                      and quiet >= STALL_SECONDS):
+                    self.acted_on, since = -1, time.monotonic()
+                    await self.maybe_act()
+
+
+async def _follow(client: Client, room: str, seat: int, player: _SeatPlayer,
+                  keep_frames: bool) -> SeatResult:
+    result, maybe_act = player.result, player.maybe_act
     await maybe_act()
     async for msg in client.updates():
         if keep_frames and isinstance(msg, p.Update) and msg.room == room:
@@ -159,7 +174,7 @@ async def _follow(client: Client, room: str, seat: int, result: SeatResult,
         if isinstance(msg, (p.Update, p.Started)):
             await maybe_act()
         if isinstance(msg, p.SeatEvent) and msg.event == "resumed" and msg.seat == seat:
-            reset()  # back after a drop: an action sent meanwhile may have been lost
+            player.reset()  # back after a drop: an action sent meanwhile may have been lost
             await maybe_act()
     raise ConnectionLost(f"updates ended before room {room} finished")
 

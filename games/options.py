@@ -149,7 +149,7 @@ def parse_options(spec: Sequence[Option], raw: Mapping[str, Any] | None) -> dict
 
 
 def shown(value: Any) -> str:
-    """``repr(value)`` clipped to about 60 characters, for echoing a peer's value (an
+    """``repr(value)`` clipped to about 60 characters, for echoing a client's value (an
     option's value or name) in an error message: a 2,000-character value must not make the
     message longer than the protocol allows."""
     return _SHOWN.repr(value)

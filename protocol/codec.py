@@ -44,7 +44,7 @@ from .messages import (
     Error,
     Hello,
     Welcome,
-    _tname,
+    type_name,
 )
 
 ClientMessage: TypeAlias = _messages.ClientMessage | AccountRequest
@@ -126,32 +126,7 @@ def decode(data: Frame | str, *, max_size: int | None = MAX_FRAME, side: Side) -
     table = _TABLES.get(side)
     if table is None:
         raise ValueError(f"side must be 'client' or 'server', not {side!r}")
-    if isinstance(data, (bytes, bytearray)):
-        size = len(data)
-    elif isinstance(data, memoryview):
-        size = data.nbytes
-    else:
-        raise BadFrame(f"expected a binary frame (bytes), got {type(data).__name__}")
-    if max_size is not None and size > max_size:
-        raise TooLarge(f"frame of {size} bytes is over the limit of {max_size} bytes")
-    limit = size if max_size is None else max_size
-    try:
-        obj = _unpackb(
-            data,
-            raw=False,
-            strict_map_key=side == "client",
-            max_str_len=limit,
-            max_bin_len=limit,
-            max_array_len=MAX_ARRAY_LEN,
-            max_map_len=MAX_MAP_LEN,
-            max_ext_len=0,
-        )
-    except ExtraData:
-        raise BadFrame("trailing data after the first msgpack value") from None
-    except Exception as exc:  # noqa: BLE001 - whatever the unpacker refuses is the peer's fault
-        raise BadFrame(f"not valid msgpack: {exc or type(exc).__name__}") from None
-    if type(obj) is not dict:
-        raise BadFrame(f"a frame must be a msgpack map, got {_tname(obj)}")
+    obj = _frame_map(data, max_size, side)
     try:
         tag = obj.pop("t")
     except KeyError:
@@ -161,7 +136,7 @@ def decode(data: Frame | str, *, max_size: int | None = MAX_FRAME, side: Side) -
     cls = table.get(tag) if type(tag) is str else None
     if cls is None:
         if type(tag) is not str:
-            exc2: ProtocolError = BadType(f't: expected str, got {_tname(tag)}')
+            exc2: ProtocolError = BadType(f't: expected str, got {type_name(tag)}')
         elif tag in MESSAGE_TYPES:
             exc2 = UnknownType(f"{tag!r} is not a message a {side} may send")
         else:
@@ -188,6 +163,42 @@ def decode(data: Frame | str, *, max_size: int | None = MAX_FRAME, side: Side) -
         raise
 
 
+def _frame_map(data: Frame | str, max_size: int | None, side: Side) -> dict[Any, Any]:
+    """The msgpack map of one frame, for :func:`decode` (which documents the errors).
+
+    Raises:
+        TooLarge: ``data`` is longer than ``max_size`` bytes.
+        BadFrame: ``data`` is not bytes, not valid msgpack, not a map, or breaks a limit.
+    """
+    if isinstance(data, (bytes, bytearray)):
+        size = len(data)
+    elif isinstance(data, memoryview):
+        size = data.nbytes
+    else:
+        raise BadFrame(f"expected a binary frame (bytes), got {type(data).__name__}")
+    if max_size is not None and size > max_size:
+        raise TooLarge(f"frame of {size} bytes is over the limit of {max_size} bytes")
+    limit = size if max_size is None else max_size
+    try:
+        obj = _unpackb(
+            data,
+            raw=False,
+            strict_map_key=side == "client",
+            max_str_len=limit,
+            max_bin_len=limit,
+            max_array_len=MAX_ARRAY_LEN,
+            max_map_len=MAX_MAP_LEN,
+            max_ext_len=0,
+        )
+    except ExtraData:
+        raise BadFrame("trailing data after the first msgpack value") from None
+    except Exception as exc:  # noqa: BLE001 - whatever the unpacker refuses is the sender's fault
+        raise BadFrame(f"not valid msgpack: {exc or type(exc).__name__}") from None
+    if type(obj) is not dict:
+        raise BadFrame(f"a frame must be a msgpack map, got {type_name(obj)}")
+    return obj
+
+
 def _salvage(obj: dict[Any, Any]) -> RequestId | None:
     return _valid_id(obj.get("id"))
 
@@ -197,7 +208,7 @@ def encode(msg: Message, *, max_size: int | None = None) -> bytes:
 
     Args:
         msg: Any message (it is valid by construction).
-        max_size: Maximum size of the result in bytes (e.g. the peer's ``max_frame``). None
+        max_size: Maximum size of the result in bytes (e.g. the receiver's ``max_frame``). None
             disables the check.
 
     Returns:

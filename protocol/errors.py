@@ -1,6 +1,6 @@
 """Errors of the wire protocol, and the tables of every error and close code.
 
-Exception tree (each class carries the namespaced ``code`` sent to the peer in an ``error``
+Exception tree (each class carries the namespaced ``code`` sent to the other end in an ``error``
 message; ``close_code`` is the WebSocket close code to close with after replying, or ``None``
 to reply and keep the connection open)::
 
@@ -22,7 +22,7 @@ to reply and keep the connection open)::
                                                            (close 4002)
 
 Who is at fault: every :class:`ProtocolError` raised by :func:`cardhall.protocol.decode` is
-the *peer's* fault: answer it with :func:`cardhall.protocol.error_reply` (and close when
+the *sender's* fault: answer it with :func:`cardhall.protocol.error_reply` (and close when
 ``close_code`` is set). The same classes are raised when *our own* code builds an invalid
 message (a message validates itself on construction); that is a bug to log, not to send.
 

@@ -19,7 +19,7 @@ Messages sent by the server (``ServerMessage``): :class:`Welcome`, :class:`Games
 Field conventions:
 
 * Optional fields default to ``None``; ``None`` means "absent" and is omitted on the wire (a
-  peer may also send ``nil`` for an optional field, read as absent).
+  sender may also send ``nil`` for an optional field, read as absent).
 * ``int`` fields reject ``bool``; ``str`` lengths are counted in characters (code points).
 * Game data (``options``, ``action``, ``view``, ``delta``, ``events``, ``outcome``) is any
   msgpack value (nil, bool, int, float, str, bin, array, map) nested at most
@@ -153,8 +153,10 @@ _TYPE_NAMES = {
 }
 
 
-def _tname(v: object) -> str:
-    """The msgpack type name of ``v`` (for error messages)."""
+def type_name(v: object) -> str:
+    """The msgpack type name of ``v`` (``"nil"``, ``"bool"``, ``"int"``, ``"float"``,
+    ``"str"``, ``"bin"``, ``"array"``, ``"map"``; else its Python type's name), for error
+    messages."""
     return _TYPE_NAMES.get(type(v)) or type(v).__name__
 
 
@@ -169,7 +171,7 @@ def _is_int(v: object) -> bool:
 def _int(lo: int, hi: int) -> Check:
     def check(v: Any, name: str) -> None:
         if type(v) is not int and not _is_int(v):
-            raise BadType(f"{name}: expected int, got {_tname(v)}")
+            raise BadType(f"{name}: expected int, got {type_name(v)}")
         if not lo <= v <= hi:
             raise BadValue(f"{name}: {v} is out of range {lo}..{hi}")
     return check
@@ -178,7 +180,7 @@ def _int(lo: int, hi: int) -> Check:
 def _str(lo: int, hi: int) -> Check:
     def check(v: Any, name: str) -> None:
         if type(v) is not str and not isinstance(v, str):
-            raise BadType(f"{name}: expected str, got {_tname(v)}")
+            raise BadType(f"{name}: expected str, got {type_name(v)}")
         if not lo <= len(v) <= hi:
             raise BadValue(f"{name}: length {len(v)} is out of range {lo}..{hi}")
     return check
@@ -186,7 +188,7 @@ def _str(lo: int, hi: int) -> Check:
 
 def _bool(v: Any, name: str) -> None:
     if type(v) is not bool:
-        raise BadType(f"{name}: expected bool, got {_tname(v)}")
+        raise BadType(f"{name}: expected bool, got {type_name(v)}")
 
 
 #: The values of ``hello.act_reply``: how an accepted ``act`` is answered.
@@ -198,7 +200,7 @@ def _word(words: tuple[str, ...]) -> Check:
 
     def check(v: Any, name: str) -> None:
         if type(v) is not str and not isinstance(v, str):
-            raise BadType(f"{name}: expected str, got {_tname(v)}")
+            raise BadType(f"{name}: expected str, got {type_name(v)}")
         if v not in allowed:
             raise BadValue(f"{name}: {v[:40]!r} is not one of {', '.join(words)}")
     return check
@@ -212,12 +214,12 @@ def _request_id(v: Any, name: str) -> None:
         if len(v) > MAX_ID_LEN:
             raise BadValue(f"{name}: length {len(v)} is over {MAX_ID_LEN}")
     else:
-        raise BadType(f"{name}: expected int or str, got {_tname(v)}")
+        raise BadType(f"{name}: expected int or str, got {type_name(v)}")
 
 
 def _error_code(v: Any, name: str) -> None:
     if not isinstance(v, str):
-        raise BadType(f"{name}: expected str, got {_tname(v)}")
+        raise BadType(f"{name}: expected str, got {type_name(v)}")
     if len(v) > 64 or not _CODE_RE.fullmatch(v):
         raise BadValue(f"{name}: {v[:70]!r} is not a namespace/name code")
 
@@ -243,7 +245,7 @@ def _tree(v: Any, name: str, depth: int, int_keys: bool) -> None:
                 if type(k) is not str and not (
                     int_keys and type(k) is int and _INT_MIN <= k <= _INT_MAX
                 ):
-                    raise BadType(f"{name}: map key must be str, got {_tname(k)}")
+                    raise BadType(f"{name}: map key must be str, got {type_name(k)}")
                 if type(x) not in _LEAVES:
                     _tree(x, name, depth + 1, int_keys)
         else:
@@ -256,7 +258,7 @@ def _tree(v: Any, name: str, depth: int, int_keys: bool) -> None:
         if not _INT_MIN <= v <= _INT_MAX:
             raise BadValue(f"{name}: integer {v} does not fit in 64 bits")
     elif t not in _LEAVES:
-        raise BadType(f"{name}: {_tname(v)} is not a msgpack value")
+        raise BadType(f"{name}: {type_name(v)} is not a msgpack value")
 
 
 def _data(int_keys: bool) -> Check:
@@ -271,7 +273,7 @@ def _map(int_keys: bool) -> Check:
     """A map of game data."""
     def check(v: Any, name: str) -> None:
         if type(v) is not dict:
-            raise BadType(f"{name}: expected map, got {_tname(v)}")
+            raise BadType(f"{name}: expected map, got {type_name(v)}")
         _tree(v, name, 1, int_keys)
     return check
 
@@ -280,18 +282,18 @@ def _array(int_keys: bool) -> Check:
     """An array of game data."""
     def check(v: Any, name: str) -> None:
         if type(v) is not list and type(v) is not tuple:
-            raise BadType(f"{name}: expected array, got {_tname(v)}")
+            raise BadType(f"{name}: expected array, got {type_name(v)}")
         _tree(v, name, 1, int_keys)
     return check
 
 
 def _action(v: Any, name: str) -> None:
     if type(v) is not list and type(v) is not tuple:
-        raise BadType(f"{name}: expected array, got {_tname(v)}")
+        raise BadType(f"{name}: expected array, got {type_name(v)}")
     if not v:
         raise BadValue(f"{name}: must not be empty")
     if not isinstance(v[0], str):
-        raise BadType(f"{name}: first item (the verb) must be str, got {_tname(v[0])}")
+        raise BadType(f"{name}: first item (the verb) must be str, got {type_name(v[0])}")
     _tree(v, name, 1, False)
 
 
@@ -312,7 +314,7 @@ def _hex(n: int) -> Check:
 
     def check(v: Any, name: str) -> None:
         if type(v) is not str and not isinstance(v, str):
-            raise BadType(f"{name}: expected str, got {_tname(v)}")
+            raise BadType(f"{name}: expected str, got {type_name(v)}")
         if not pattern.fullmatch(v):
             raise BadValue(f"{name}: expected {n} lowercase hex digits")
     return check
@@ -897,7 +899,7 @@ def _room_summary(item: Any, name: str) -> RoomSummary:
     if type(item) is RoomSummary:
         return item
     if type(item) is not dict:
-        raise BadType(f"{name}: expected map, got {_tname(item)}")
+        raise BadType(f"{name}: expected map, got {type_name(item)}")
     extra = item.keys() - RoomSummary._allowed
     if extra or "t" in item:
         bad = min(map(str, extra or {"t"}))
@@ -963,7 +965,7 @@ class Rooms(_Record):
     def _validate(self) -> None:
         rooms = self.rooms
         if type(rooms) is not list and type(rooms) is not tuple:
-            raise BadType(f"rooms: expected array, got {_tname(rooms)}")
+            raise BadType(f"rooms: expected array, got {type_name(rooms)}")
         if len(rooms) > MAX_ARRAY_LEN:
             raise BadValue(f"rooms: {len(rooms)} items is over {MAX_ARRAY_LEN}")
         norm = tuple(_room_summary(r, f"rooms[{i}]") for i, r in enumerate(rooms))
@@ -1172,7 +1174,7 @@ def _chat_line(item: Any, name: str) -> None:
     1..64), ``at`` (unix time s: int or float) and exactly one of ``text`` (str
     1..MAX_CHAT_LEN) and ``emote`` (one of EMOTES)."""
     if type(item) is not dict:
-        raise BadType(f"{name}: expected map, got {_tname(item)}")
+        raise BadType(f"{name}: expected map, got {type_name(item)}")
     keys = set(item)
     if keys not in ({"n", "seat", "name", "at", "text"}, {"n", "seat", "name", "at", "emote"}):
         raise BadValue(f"{name}: expected the keys n, seat, name, at and one of text, emote")
@@ -1182,7 +1184,7 @@ def _chat_line(item: Any, name: str) -> None:
     _str(1, 64)(item["name"], f"{name}.name")
     at = item["at"]
     if type(at) is not float and not _is_int(at):
-        raise BadType(f"{name}.at: expected a number, got {_tname(at)}")
+        raise BadType(f"{name}.at: expected a number, got {type_name(at)}")
     if "text" in keys:
         _str(1, MAX_CHAT_LEN)(item["text"], f"{name}.text")
     else:
@@ -1245,7 +1247,7 @@ def _board_entry(item: Any, name: str) -> None:
     """Check one leaderboard entry: a map of exactly ``rank`` (int >= 1), ``name`` (str
     1..64) and ``score`` (int)."""
     if type(item) is not dict:
-        raise BadType(f"{name}: expected map, got {_tname(item)}")
+        raise BadType(f"{name}: expected map, got {type_name(item)}")
     if set(item) != {"rank", "name", "score"}:
         raise BadValue(f"{name}: expected exactly the keys rank, name, score")
     _int(1, MAX_ID)(item["rank"], f"{name}.rank")
@@ -1261,7 +1263,7 @@ def _board_entries(v: Any, name: str) -> None:
 
 def _board_you(v: Any, name: str) -> None:
     if type(v) is not dict:
-        raise BadType(f"{name}: expected map, got {_tname(v)}")
+        raise BadType(f"{name}: expected map, got {type_name(v)}")
     if set(v) != {"rank", "score"}:
         raise BadValue(f"{name}: expected exactly the keys rank, score")
     _int(1, MAX_ID)(v["rank"], f"{name}.rank")

@@ -109,8 +109,8 @@ class MemoryAccounts:
 
     # -- sessions ------------------------------------------------------------------------
 
-    async def put_session(self, account_id: str, digest: str, record: dict[str, Any],
-                          ttl: float) -> None:
+    async def put_token(self, account_id: str, digest: str, record: dict[str, Any],
+                        ttl: float) -> None:
         """Keep a token record until ``ttl`` seconds from now."""
         self.tokens.setdefault(account_id, {})[digest] = (self._clock() + ttl, record)
         self._writes += 1
@@ -126,7 +126,7 @@ class MemoryAccounts:
             if not held:
                 del self.tokens[account_id]
 
-    async def get_session(self, account_id: str, digest: str) -> dict[str, Any] | None:
+    async def get_token(self, account_id: str, digest: str) -> dict[str, Any] | None:
         """A token record not expired, or None."""
         held = self.tokens.get(account_id, {})
         found = held.get(digest)
@@ -137,13 +137,13 @@ class MemoryAccounts:
             return None
         return found[1]
 
-    async def drop_session(self, account_id: str, *digests: str) -> None:
+    async def drop_tokens(self, account_id: str, *digests: str) -> None:
         """Forget the tokens."""
         held = self.tokens.get(account_id, {})
         for digest in digests:
             held.pop(digest, None)
 
-    async def drop_sessions(self, account_id: str) -> int:
+    async def drop_all_tokens(self, account_id: str) -> int:
         """Forget every token of the account."""
         return len(self.tokens.pop(account_id, {}))
 

@@ -195,8 +195,8 @@ class RedisAccounts:
 
     # -- sessions ------------------------------------------------------------------------
 
-    async def put_session(self, account_id: str, digest: str, record: dict[str, Any],
-                          ttl: float) -> None:
+    async def put_token(self, account_id: str, digest: str, record: dict[str, Any],
+                        ttl: float) -> None:
         """SET the record with PX, add it to the account's set."""
         ms = max(1, int(ttl * 1000))
         async with self.redis.pipeline(transaction=False) as pipe:
@@ -207,18 +207,18 @@ class RedisAccounts:
             pipe.pexpire(_acct(account_id, "tokens"), ms, nx=True)
             await self._call(pipe.execute())
 
-    async def get_session(self, account_id: str, digest: str) -> dict[str, Any] | None:
+    async def get_token(self, account_id: str, digest: str) -> dict[str, Any] | None:
         """GET the record (Redis expired it with its token)."""
         data = await self._call(self.redis.get(_acct(account_id, f"t:{digest}")))
         return None if data is None else dict(_unpack(data))
 
-    async def drop_session(self, account_id: str, *digests: str) -> None:
+    async def drop_tokens(self, account_id: str, *digests: str) -> None:
         """DEL the records, SREM them."""
         if digests:
             await self._pipe(("delete", tuple(_acct(account_id, f"t:{d}") for d in digests)),
                              ("srem", (_acct(account_id, "tokens"), *digests)))
 
-    async def drop_sessions(self, account_id: str) -> int:
+    async def drop_all_tokens(self, account_id: str) -> int:
         """SMEMBERS, then DEL every record and the set (one slot)."""
         members = await self._call(self.redis.smembers(_acct(account_id, "tokens")))
         names = [_acct(account_id, f"t:{m.decode()}") for m in members]

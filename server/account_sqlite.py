@@ -213,8 +213,8 @@ class SQLiteAccounts:
 
     # -- sessions ------------------------------------------------------------------------
 
-    async def put_session(self, account_id: str, digest: str, record: dict[str, Any],
-                          ttl: float) -> None:
+    async def put_token(self, account_id: str, digest: str, record: dict[str, Any],
+                        ttl: float) -> None:
         """Insert the token record with its deadline; drop the expired ones."""
         now = self._clock()
 
@@ -226,7 +226,7 @@ class SQLiteAccounts:
 
         await self._write(work)
 
-    async def get_session(self, account_id: str, digest: str) -> dict[str, Any] | None:
+    async def get_token(self, account_id: str, digest: str) -> dict[str, Any] | None:
         """A token record not expired."""
         with self._read() as db:
             row = db.execute("SELECT record FROM account_tokens WHERE account = ? AND "
@@ -234,7 +234,7 @@ class SQLiteAccounts:
                              (account_id, digest, self._clock())).fetchone()
         return None if row is None else dict(_unpack(row[0]))
 
-    async def drop_session(self, account_id: str, *digests: str) -> None:
+    async def drop_tokens(self, account_id: str, *digests: str) -> None:
         """Delete the records."""
         def work(db: sqlite3.Connection) -> None:
             db.executemany("DELETE FROM account_tokens WHERE account = ? AND digest = ?",
@@ -242,7 +242,7 @@ class SQLiteAccounts:
 
         await self._write(work)
 
-    async def drop_sessions(self, account_id: str) -> int:
+    async def drop_all_tokens(self, account_id: str) -> int:
         """Delete every record of the account."""
         def work(db: sqlite3.Connection) -> int:
             return db.execute("DELETE FROM account_tokens WHERE account = ?",

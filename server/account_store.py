@@ -1,4 +1,4 @@
-"""Where accounts, sessions and each account's games are kept: a port of three small
+"""Where accounts, their sign-in tokens and each account's games are kept: a port of three small
 Protocols, one implementation per backend in a module of its own
 (:mod:`.account_memory`, :mod:`.account_redis`).
 
@@ -9,13 +9,15 @@ room store's backend). What the auth service and the rooms need of it:
 * :class:`AccountBook`: account records and the unique keys they hold (a username, the keys
   of its names, a guest's device digest, an external subject), claimed and released
   together with the record, so that no two accounts ever hold one key;
-* :class:`SessionBook`: session and refresh token records by their digest, with expiry, and
-  the processes an account signed in on (an operator's ban is told to each);
+* :class:`TokenBook`: session and refresh token records by their digest, with expiry, and
+  the processes an account signed in on (an operator's ban is told to each); a session
+  token signs a session (:class:`~.session.Session`: a client as the server serves it) in
+  to the account;
 * :class:`GameHistory`: the seats an account holds in rooms still running, and its finished
   games, newest first.
 
 Shapes:
-    session record: ``{"kind": "s" | "r", "expires": unix s, "pair": digest}`` (``pair``:
+    token record: ``{"kind": "s" | "r", "expires": unix s, "pair": digest}`` (``pair``:
         the digest of the other token of the pair, dropped with it).
     seat entry: ``{"seat", "game", "mode", "since"}`` (unix s), by room id.
     game entry: ``{"room", "seat", "seats", "name", "game", "mode", "finished", "result",
@@ -42,7 +44,7 @@ from limits.aio.storage import Storage
 from .identity import Account
 
 __all__ = ["AccountBook", "AccountStore", "GameHistory", "KeyTaken", "SeatLedger",
-           "SessionBook"]
+           "TokenBook"]
 
 
 class KeyTaken(Exception):
@@ -119,32 +121,32 @@ class AccountBook(Protocol):
         """
 
 
-class SessionBook(Protocol):
+class TokenBook(Protocol):
     """Session and refresh token records, and where accounts signed in."""
 
-    async def put_session(self, account_id: str, digest: str, record: dict[str, Any],
-                          ttl: float) -> None:
+    async def put_token(self, account_id: str, digest: str, record: dict[str, Any],
+                        ttl: float) -> None:
         """Keep a token's ``record`` under its ``digest`` for ``ttl`` seconds.
 
         Raises:
             StoreError: the store is unavailable.
         """
 
-    async def get_session(self, account_id: str, digest: str) -> dict[str, Any] | None:
+    async def get_token(self, account_id: str, digest: str) -> dict[str, Any] | None:
         """The record of a token that has not expired nor been dropped, or None.
 
         Raises:
             StoreError: the store is unavailable.
         """
 
-    async def drop_session(self, account_id: str, *digests: str) -> None:
+    async def drop_tokens(self, account_id: str, *digests: str) -> None:
         """Forget the tokens of ``digests`` (unknown ones are ignored).
 
         Raises:
             StoreError: the store is unavailable.
         """
 
-    async def drop_sessions(self, account_id: str) -> int:
+    async def drop_all_tokens(self, account_id: str) -> int:
         """Forget every token of the account; returns how many were kept.
 
         Raises:
@@ -202,7 +204,7 @@ class GameHistory(Protocol):
         """
 
 
-class AccountStore(AccountBook, SessionBook, GameHistory, Protocol):
+class AccountStore(AccountBook, TokenBook, GameHistory, Protocol):
     """All three: what one backend implements."""
 
 

@@ -341,9 +341,9 @@ class Auth:
         refresh, renewal = new_token(REFRESH, account.id)
         now = time.time()
         expires = int(now + s.auth_session_seconds)
-        await self.accounts.put_session(account.id, login, {
+        await self.accounts.put_token(account.id, login, {
             "kind": SESSION, "expires": expires, "pair": renewal}, s.auth_session_seconds)
-        await self.accounts.put_session(account.id, renewal, {
+        await self.accounts.put_token(account.id, renewal, {
             "kind": REFRESH, "expires": int(now + s.auth_refresh_seconds), "pair": login},
             s.auth_refresh_seconds)
         return Grant(account, login, token, refresh, expires)
@@ -545,7 +545,7 @@ class Auth:
             raise AuthError("auth/bad_credentials", "not a " + (
                 "session" if kind == SESSION else "refresh") + " token of this server")
         _, account_id, login = read
-        record = await self.accounts.get_session(account_id, login)
+        record = await self.accounts.get_token(account_id, login)
         if record is None or record.get("kind") != kind:
             raise AuthError("auth/expired", "the token has expired or was revoked: sign in "
                             "again")
@@ -569,7 +569,7 @@ class Auth:
             StoreError: the store is unavailable.
         """
         account, record, renewal = await self._token(token, REFRESH)
-        await self.accounts.drop_session(account.id, renewal, str(record.get("pair", "")))
+        await self.accounts.drop_tokens(account.id, renewal, str(record.get("pair", "")))
         return await self._issue(account)
 
     # -- the connection's identity -----------------------------------------------------------
@@ -614,9 +614,9 @@ class Auth:
         if everywhere:
             await self.revoke(account_id, reason="the account logged out everywhere")
         elif login:
-            record = await self.accounts.get_session(account_id, login)
+            record = await self.accounts.get_token(account_id, login)
             pair = str((record or {}).get("pair", ""))
-            await self.accounts.drop_session(account_id, login, *([pair] if pair else []))
+            await self.accounts.drop_tokens(account_id, login, *([pair] if pair else []))
         event(log, logging.INFO, "signed_out", session=member.session, account=account_id,
               everywhere=everywhere)
 
@@ -727,7 +727,7 @@ class Auth:
         Raises:
             StoreError: the store is unavailable.
         """
-        dropped = await self.accounts.drop_sessions(account_id)
+        dropped = await self.accounts.drop_all_tokens(account_id)
         self.close_local(account_id, code, reason)
         self._tell(account_id, {"op": "close", "code": code, "reason": reason})
         return dropped

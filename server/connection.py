@@ -8,7 +8,7 @@ updates written before the callback returns, with no queue and no task to wake (
 benchmarks/RESULTS.md); one that waits (the SQLite store's group commit) goes on in a task
 from there.
 
-Faults are split as h11 does (DESIGN "Protocol"): a peer's malformed frame gets an error reply
+Faults are split as h11 does (DESIGN "Protocol"): a client's malformed frame gets an error reply
 (and, after ``max_bad_frames`` of them, a close with 4000); a refused request gets an error
 reply with its namespaced code; anything else is our bug, logged and answered with
 ``server/internal`` — never with a traceback.
@@ -310,7 +310,7 @@ class Connection(Session):
             self._out.clear()
         self._close_with = (code, reason)
         self._start_writer()
-        # A peer that reads nothing would keep the writer in ws.send()'s drain, and the
+        # A client that reads nothing would keep the writer in ws.send()'s drain, and the
         # socket open with its buffers full, until it went away: after close_grace the
         # transport is aborted, whatever the writer is doing.
         asyncio.get_running_loop().call_later(self.server.settings.close_grace,
@@ -324,7 +324,7 @@ class Connection(Session):
 
     def _close_deadline(self) -> None:
         """Abort the socket when the close begun by :meth:`_abort` has not ended within
-        ``close_grace`` seconds (a reset; the peer may never see the close frame)."""
+        ``close_grace`` seconds (a reset; the client may never see the close frame)."""
         ws = self.ws
         if ws.connection_lost_waiter.done():
             return
@@ -346,7 +346,7 @@ class Connection(Session):
                 if self._inflight is not None:  # an earlier frame is still being handled
                     await asyncio.wait({self._inflight})
                 # Once closing, frames still coming are read and dropped: a paused reader
-                # would never see the peer's close frame (the close would hang until
+                # would never see the client's close frame (the close would hang until
                 # close_timeout and end as 1006 instead of our code).
                 if not self.closed:
                     await self._frame(frame)

@@ -19,7 +19,7 @@ from .account_store import SeatLedger
 from .config import Settings
 from .metrics import bind_game
 from ..games import GameError, OptionError
-from .room import Peer as Session
+from .room import Peer
 from .room import Room, RoomError, split_options
 from .store import Lease, OwnershipLost, Store, StoreError
 from .tasks import SHUTDOWN_GRACE, Background
@@ -253,7 +253,7 @@ class Lobby:
     def _lost(self, room: Room) -> None:
         self.background.spawn(self.demote(room))
 
-    async def create(self, conn: Session, msg: p.CreateRoom | p.QuickJoin,
+    async def create(self, conn: Peer, msg: p.CreateRoom | p.QuickJoin,
                      options: dict[str, Any] | None = None, private: bool = False,
                      name: str | None = None) -> Room:
         """Create a room (run by this process) from a ``create_room`` or ``quick_join``.
@@ -267,20 +267,7 @@ class Lobby:
                 place, :meth:`expire`).
             StoreError: the store is unavailable.
         """
-        if self.draining:
-            raise RoomError("server/unavailable", "this server is draining for a restart and "
-                            "creates no rooms: reconnect to another server")
-        while len(self.rooms) >= self.settings.max_rooms and self._empty:
-            # Only rooms somebody sits in count against the cap: the waiting room nobody
-            # has sat in for the longest gives its place up.
-            oldest = next(iter(self._empty))
-            self._empty.pop(oldest)
-            await self.expire(oldest, "the server is full and nobody sat in it")
-        if len(self.rooms) >= self.settings.max_rooms:
-            if self.metrics is not None:
-                self.metrics.room_refused("capacity")
-            raise RoomError("room/limit", f"this server hosts at most {self.settings.max_rooms} "
-                            "rooms")
+        await self._make_place()
         try:
             cls = games.get(msg.game)
         except OptionError as exc:
@@ -337,6 +324,27 @@ class Lobby:
         log.info("room created room=%s game=%s mode=%s seats=%d private=%s", room_id,
                  msg.game, mode, seats, private)
         return room
+
+    async def _make_place(self) -> None:
+        """Make place for a new room, or refuse it (see :meth:`create`).
+
+        Raises:
+            RoomError: ``server/unavailable`` (draining) or ``room/limit``.
+        """
+        if self.draining:
+            raise RoomError("server/unavailable", "this server is draining for a restart and "
+                            "creates no rooms: reconnect to another server")
+        while len(self.rooms) >= self.settings.max_rooms and self._empty:
+            # Only rooms somebody sits in count against the cap: the waiting room nobody
+            # has sat in for the longest gives its place up.
+            oldest = next(iter(self._empty))
+            self._empty.pop(oldest)
+            await self.expire(oldest, "the server is full and nobody sat in it")
+        if len(self.rooms) >= self.settings.max_rooms:
+            if self.metrics is not None:
+                self.metrics.room_refused("capacity")
+            raise RoomError("room/limit", f"this server hosts at most {self.settings.max_rooms} "
+                            "rooms")
 
     # -- waiting rooms nobody sits in ------------------------------------------------------
 

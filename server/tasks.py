@@ -9,7 +9,7 @@ from typing import Any
 
 #: Seconds a shutdown lets background work already running finish before cancelling it
 #: (:meth:`Background.close`): store writes and relayed frames take milliseconds; a store
-#: or peer that does not answer is given up on after this.
+#: or process that does not answer is given up on after this.
 SHUTDOWN_GRACE = 5.0
 
 

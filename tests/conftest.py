@@ -36,7 +36,7 @@ ServerFactory = Callable[..., Awaitable[Server]]
 ROOT = Path(__file__).resolve().parent.parent
 #: Settings of the test servers (``make_server``, ``server``): no message rate limit; cheap
 #: password hashes (argon2id, 1 pass over 8 MiB) and sign-in limits far above what a test
-#: does, except where a test sets its own (tests/test_auth.py).
+#: does, except where a test sets its own (tests/server/test_auth.py).
 TEST_SETTINGS: dict[str, Any] = {"msg_rate": None, "auth_hash": (1, 8192, 1),
                                  "auth_guest_limit": "1000/minute",
                                  "auth_address_limit": "1000/minute"}

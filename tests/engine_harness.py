@@ -1,7 +1,7 @@
 """Shared random-playout checks for every engine (OpenSpiel's ``random_sim_test`` idea).
 
 ``random_playout`` plays a game with a strategy and, after every step, checks the contract of
-:class:`cardhall.games.base.Game` (``tests/test_game_contract.py`` runs it over every
+:class:`cardhall.games.base.Game` (``tests/games/test_game_contract.py`` runs it over every
 registered engine):
 
 * card conservation: every card of the game is in exactly one zone of ``card_locations()``;

@@ -1,4 +1,4 @@
-"""What the contract suite (``tests/test_game_contract.py``) knows of each engine, apart from
+"""What the contract suite (``tests/games/test_game_contract.py``) knows of each engine, apart from
 the engine itself: which cards a seat may see (the leak check's whitelist, written from the
 rules, not from the engine's views), plausible actions to offer it (legal or not), and the
 playouts to run (modes, option sets, bots). Every registered engine needs a profile here.

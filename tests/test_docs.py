@@ -121,3 +121,112 @@ async def test_the_protocol_spec_says_a_full_room_starts_itself_and_it_does() ->
         assert started.room == created.room and started.re is None
         with pytest.raises(ServerError, match="room/already_started"):
             await host.start(created.room)
+
+
+#: File names a docstring or comment may cite although the repository has no such file, each
+#: with why. Everything else cited (``base.py``, ``server/room.py``, ``docs/operations.md``...)
+#: must be
+#: a file of the repository.
+CITED_ELSEWHERE = {
+    # The peers harness (``benchmarks/peers.py --peers DIR``) lives outside the repository.
+    "loadgen.js": "peers", "colyseus_server.js": "peers", "setup.sh": "peers",
+    "../shared/peers/setup.sh": "peers",
+    # Files written at run time, in the user's state folder.
+    "seats.json": "client", "account.json": "client",
+    # A user's own strategy file (``--strategy path/to/file.py:function``).
+    "path/to/file.py": "example", "file.py": "example",
+    # Unicode's own files: server/names.py reduces the first to data/confusables.tsv.
+    "confusables.txt": "unicode", "PATH/confusables.txt": "unicode",
+    "DerivedCoreProperties.txt": "unicode",
+}
+#: A cited file name: a path of word characters ending in one of these extensions.
+CITATION = re.compile(r"(?<![\w./-])((?:\.\./|[\w.-]+/)*[\w-]+\."
+                      r"(?:py|md|js|json|toml|sh|yml|yaml|html|css|txt|tsv))\b")
+
+
+def _cited_files(path: Path) -> list[tuple[int, str]]:
+    """``(line, file name)`` for every file name cited in the docstrings and comments of the
+    Python file ``path``."""
+    import ast
+    import io
+    import tokenize
+
+    text = path.read_text(encoding="utf-8")
+    found = [(node.body[0].lineno, doc) for node in ast.walk(ast.parse(text))
+             if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
+                                  ast.AsyncFunctionDef))
+             and (doc := ast.get_docstring(node, clean=False))]
+    found += [(tok.start[0], tok.string)
+              for tok in tokenize.generate_tokens(io.StringIO(text).readline)
+              if tok.type == tokenize.COMMENT]
+    return [(line, m.group(1)) for line, words in found for m in CITATION.finditer(words)]
+
+
+def test_no_docstring_or_comment_cites_a_file_not_in_the_repository() -> None:
+    """Issue #31 ("Done when"): a file name cited in a docstring or comment of any Python
+    file of the repository names a file of it: from the repository's root, from the citing
+    file's folder, or (a module cited by its name) as the end of some file's path. A word in
+    capitals (``docs/rules/GAME.md``, ``test_NAME.py``) stands for any name.
+    :data:`CITED_ELSEWHERE` lists the files outside the repository a docstring may name."""
+    import fnmatch
+
+    listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+                            cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    files = sorted(set(listed.split()))
+    stale = []
+    for name in (f for f in files if f.endswith(".py") and (ROOT / f).is_file()):
+        folder = Path(name).parent
+        for line, cited in _cited_files(ROOT / name):
+            if cited in CITED_ELSEWHERE:
+                continue
+            pattern = re.sub(r"(?<![A-Za-z])[A-Z][A-Z]+(?![A-Za-z])", "*", cited)
+            candidates = {pattern, (folder / pattern).as_posix(), f"*/{pattern}"}
+            if not any(fnmatch.filter(files, c) for c in candidates):
+                stale.append(f"{name}:{line}: {cited}")
+    assert not stale, "\n".join(stale)
+
+
+def test_readme_layout_picture_names_every_module() -> None:
+    """Issue #31 ("Done when"): the README's layout picture describes the tree: every
+    module and sub-package of the packages (``cli``, ``bench``, ``server``, ``client``,
+    ``games``, ``protocol``) and of each game's package is named in it."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    layout = text[text.index("## Layout"):text.index("## Operating a lobby")]
+    named = set(re.findall(r"\b\w+\b", "".join(layout.split("```")[1::2])))
+    folders = [ROOT / pkg for pkg in ("cli", "bench", "server", "client", "games", "protocol")]
+    folders += [path.parent for path in (ROOT / "games").glob("*/__init__.py")]
+    missing = sorted(f"{path.relative_to(ROOT)}" for folder in folders
+                     for path in folder.iterdir()
+                     if path.stem not in named and path.name not in ("__init__.py", "__main__.py")
+                     and (path.suffix == ".py" or (path / "__init__.py").is_file()))
+    assert not missing, missing
+
+
+def test_connection_session_peer_and_hub_have_one_meaning_each() -> None:
+    """Issue #31, item 7: the README says what each of the four words means, and the code
+    keeps to it: no module imports one of ``Connection``, ``Session``, ``Peer``, ``Hub``
+    under another of these names (lobby.py once called the room's ``Peer`` ``Session``),
+    every ``Hub`` is a Protocol (the server as a lower module needs it), and the protocol
+    package, which knows no rooms, never calls the other end "the peer"."""
+    import ast
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "### Words: one meaning each" in text, "README has no glossary"
+    words = text[text.index("### Words: one meaning each"):text.index("## Operating a lobby")]
+    problems = [f"README: no entry for {w}" for w in ("connection", "session", "peer", "hub")
+                if f"- **{w}**:" not in words]
+    names = {"Connection", "Session", "Peer", "Hub"}
+    for pkg in ("cli", "bench", "server", "client", "games", "protocol"):
+        for path in (ROOT / pkg).rglob("*.py"):
+            where = path.relative_to(ROOT)
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom):
+                    problems += [f"{where}: imports {a.name} as {a.asname}" for a in node.names
+                                 if a.name in names and a.asname in names - {a.name}]
+                elif isinstance(node, ast.ClassDef) and node.name == "Hub":
+                    if "Protocol" not in ast.unparse(node):
+                        problems.append(f"{where}: Hub is not a Protocol")
+    for path in [*(ROOT / "protocol").rglob("*.py"), ROOT / "protocol" / "README.md"]:
+        if re.search(r"\bpeers?\b", path.read_text(encoding="utf-8"), re.IGNORECASE):
+            problems.append(f"{path.relative_to(ROOT)} says 'peer'")
+    assert not problems, problems

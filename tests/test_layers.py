@@ -73,3 +73,86 @@ def test_command_line_and_harnesses_keep_their_shape() -> None:
     problems += shape_problems([*(ROOT / "cli").glob("*.py"), *(ROOT / "bench").glob("*.py")],
                                ROOT)
     assert not problems, problems
+
+
+def test_client_protocol_and_lobby_keep_their_shape() -> None:
+    """Issue #31 ("Done when"), outside the room: in ``client/`` (the terminal client and the
+    renderers included), ``protocol/`` and ``server/lobby.py`` no module is over 800 lines,
+    no function over 80, and no module imports another's ``_private`` name. The message
+    tables of ``protocol/messages.py`` are the one module allowed to be longer (its functions
+    and imports are checked all the same)."""
+    import re
+
+    from .shape import shape_problems
+
+    paths = [*(ROOT / "client").rglob("*.py"), *(ROOT / "protocol").rglob("*.py"),
+             ROOT / "server" / "lobby.py"]
+    problems = [line for line in shape_problems(paths, ROOT)
+                if not re.fullmatch(r"protocol/messages\.py: \d+ lines", line)]
+    assert not problems, problems
+
+
+#: The packages whose modules the tests mirror (``server/lobby.py`` -> ``tests/server/``).
+PACKAGES = ("cli", "bench", "server", "client", "games", "protocol")
+#: Modules with no test module of their own yet, by package, each tested today through the
+#: test modules the comment names. A new module needs its own test module instead; one that
+#: gains a test module must leave this list (the test below says so).
+UNMIRRORED = {
+    # The command line: tests/cli/ (test_cli_errors, test_bot_tools) and every test that
+    # runs `cardhall` (run_cli, ServeProcess).
+    "cli": "admin bench options play serve tools",
+    # The harnesses: tests/bench/test_bench.py, tests/e2e/test_chaos.py and the tests'
+    # processes (procs: conftest's ServeProcess and RedisProcess).
+    "bench": "builds config drills durable ha_chaos load loadgen peers procs recording report "
+             "servers topology versions views",
+    # The server: tests/e2e/test_server.py and tests/server/ by concern (room_* for room,
+    # clocks and fanout; accounts and auth for the account stores, identity, names and
+    # operator_jwt; store_ports and sqlite_store for the room stores; test_ops for metrics).
+    "server": "account_memory account_redis account_sqlite account_store admission app clocks "
+              "config connection fanout history identity limits local_ports logs "
+              "memory_store metrics names operator_jwt redis_keys redis_leases redis_store "
+              "redis_topology schema session sqlite_file transfer",
+    # The client: tests/client/test_client.py and test_terminal.py, tests/e2e/test_server.py.
+    "client": "account_file bots connection reach state_file",
+    # The contract and its parts: tests/games/test_game_contract.py and each engine's tests.
+    "games": "base bots cards errors options rng",
+    # tests/protocol/test_protocol.py (known values) and test_protocol_fuzz.py (properties).
+    "protocol": "accounts codec errors fairness messages",
+}
+
+
+def _mirror_names(path: Path, package: str) -> set[str]:
+    """The names a test module of ``path`` (a module of ``package``) may start with: the
+    module's (a sub-package's ``__init__``: the sub-package's) and its sub-packages'."""
+    rel = path.relative_to(ROOT / package)
+    own = rel.parts[-2] if path.stem == "__init__" else path.stem
+    return {own, *rel.parts[:-1]}
+
+
+def test_every_module_has_a_test_module_of_its_own() -> None:
+    """Issue #31, item 6: tests mirror the packages. Each module ``PKG/NAME.py`` has a test
+    module ``tests/PKG/test_NAME.py`` or ``tests/PKG/test_NAME_*.py`` (or in
+    ``tests/e2e/``, for drills across processes), a module of a sub-package may share the
+    sub-package's (``games/skipper/rules.py``: ``tests/games/test_skipper*.py``), or it is
+    listed in :data:`UNMIRRORED`; a listed module that has its own, or no longer exists, is
+    named too, so that the list only shrinks. A package's ``__init__`` and ``__main__`` are
+    the package's face, tested with it."""
+    problems = []
+    for package in PACKAGES:
+        tests = [t.stem.removeprefix("test_") for folder in (package, "e2e")
+                 for t in (ROOT / "tests" / folder).glob("test_*.py")]
+        listed = set(UNMIRRORED[package].split())
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if path.parent == ROOT / package and path.stem in ("__init__", "__main__"):
+                continue
+            mirrored = any(t == n or t.startswith(f"{n}_")
+                           for t in tests for n in _mirror_names(path, package))
+            name = path.relative_to(ROOT / package).with_suffix("").as_posix()
+            if mirrored and name in listed:
+                problems.append(f"{package}/{name}.py has a test module: leave UNMIRRORED")
+            elif not mirrored and name not in listed:
+                problems.append(f"{package}/{name}.py has no tests/{package}/test_*.py")
+            listed.discard(name)
+        problems += [f"UNMIRRORED lists {package}/{name}.py, which does not exist"
+                     for name in sorted(listed)]
+    assert not problems, "\n".join(problems)

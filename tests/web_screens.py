@@ -59,7 +59,7 @@ async def open_page(b: Any, port: int, viewport: str, errors: list[str]) -> Any:
     The page prefers reduced motion: cards do not glide after a redraw, so a card is
     clickable as soon as it is drawn (on a loaded machine a glide can keep a card "not
     stable" for Playwright while updates keep coming). The motion itself is tested apart
-    (tests/test_web_people.py)."""
+    (tests/e2e/test_web_people.py)."""
     width, height = VIEWPORTS[viewport]
     context = await b.new_context(viewport={"width": width, "height": height},
                                   is_mobile=viewport == "phone",

@@ -1,0 +1,133 @@
+"""The two builds (setup.py): the compiled core where a C compiler is present, pure Python
+where it is not, or when asked (``CARDHALL_MYPYC=0``), with one warning line; and the
+running build is the one expected and says so (``cardhall --version``).
+
+``CARDHALL_EXPECT_BUILD`` (``compiled`` or ``pure``) names the build under test; `.ci/run`
+sets it for its smoke of the compiled build. Unset, an editable install (no build note) is
+expected pure and an installed package as its note says.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.machinery
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from click.testing import CliRunner
+
+from cardhall.server import build
+from cardhall.cli import main
+
+from ..conftest import ServeProcess
+
+ROOT = Path(__file__).resolve().parents[2]
+WARNING = "warning: cardhall installs as pure Python (slower)"
+
+
+def _setup() -> ModuleType:
+    """setup.py as a module (its ``setup()`` call runs only as ``__main__``)."""
+    spec = importlib.util.spec_from_file_location("cardhall_setup", ROOT / "setup.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _module_name(source: str) -> str:
+    """``games/skipper/rules.py`` -> ``cardhall.games.skipper.rules``."""
+    return "cardhall." + source.removesuffix(".py").replace("/", ".")
+
+
+def _expected() -> str:
+    wanted = os.environ.get("CARDHALL_EXPECT_BUILD")
+    if wanted:
+        assert wanted in ("compiled", "pure"), wanted
+        return wanted
+    note = build.note()
+    return "compiled" if note is not None and note.startswith("compiled") else "pure"
+
+
+def test_the_running_build_is_the_expected_one_module_by_module() -> None:
+    """Every module setup.py compiles is an extension module in the compiled build, and
+    none is in the pure one (the engines, e.g. ``cardhall.games.skipper.rules``, the
+    codec); ``build.kind()`` agrees."""
+    sources = _setup().compiled_sources()
+    assert "games/skipper/rules.py" in sources and "protocol/codec.py" in sources
+    assert "protocol/messages.py" not in sources  # left pure (PURE)
+    suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+    files = {s: str(importlib.import_module(_module_name(s)).__file__) for s in sources}
+    expected = _expected()
+    if expected == "compiled":
+        assert [f for f in files.values() if not f.endswith(suffixes)] == []
+    else:
+        assert [f for f in files.values() if not f.endswith(".py")] == []
+    assert build.kind() == expected
+
+
+def test_version_and_the_start_line_name_the_build(tmp_path: Path) -> None:
+    """``cardhall --version`` prints the version and the build; so does the line
+    ``cardhall serve`` prints once it listens."""
+    done = CliRunner().invoke(main, ["--version"])
+    assert done.exit_code == 0, done.output
+    assert done.output.startswith("cardhall, version ")
+    words = "compiled with mypyc" if _expected() == "compiled" else "pure Python"
+    assert f"({words}" in done.output, done.output
+    server = ServeProcess(tmp_path, "--store", "memory")
+    try:
+        deadline = time.monotonic() + 10
+        while "Cardhall is running" not in server.stderr() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        server.stop()
+    assert f"Cardhall is running ({words}" in server.stderr(), server.stderr()
+
+
+def _wheel(tmp_path: Path, **env: str) -> tuple[zipfile.ZipFile, str]:
+    """Build a wheel of the checkout (the running interpreter's setuptools and mypy);
+    returns it and the build's stderr."""
+    shutil.copytree(ROOT, tmp_path / "src", symlinks=True, ignore=shutil.ignore_patterns(
+        ".git", "build", "*.egg-info", "__pycache__", ".venv*", "node_modules", "tests"))
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+         "--no-index", "-v", "--wheel-dir", str(tmp_path / "wheel"), str(tmp_path / "src")],
+        env={**os.environ, **env}, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    wheel = next((tmp_path / "wheel").glob("cardhall-*.whl"))
+    return zipfile.ZipFile(wheel), done.stdout + done.stderr
+
+
+@pytest.mark.slow
+def test_a_build_asked_to_be_pure_is_pure_with_one_warning_line(tmp_path: Path) -> None:
+    """``CARDHALL_MYPYC=0``: no extension module in the wheel, its note says pure Python and
+    why, and the build prints exactly one warning line."""
+    wheel, output = _wheel(tmp_path, CARDHALL_MYPYC="0")
+    assert [n for n in wheel.namelist() if n.endswith(".so")] == []
+    assert "cardhall/games/skipper/rules.py" in wheel.namelist()
+    assert wheel.read("cardhall/server/build.txt").decode().strip() == (
+        "pure Python: CARDHALL_MYPYC=0")
+    assert [line.strip() for line in output.splitlines() if WARNING in line] == [
+        f"{WARNING}: CARDHALL_MYPYC=0"]
+
+
+@pytest.mark.slow
+def test_a_failed_compilation_falls_back_to_pure_with_one_warning_line(
+        tmp_path: Path) -> None:
+    """A C compiler that fails (``CC=false``): the build still succeeds, pure Python, with one
+    warning line saying the compilation failed."""
+    if importlib.util.find_spec("mypyc") is None:
+        pytest.skip("mypy (mypyc) is not installed")
+    wheel, output = _wheel(tmp_path, CC="false", LDSHARED="false")
+    assert [n for n in wheel.namelist() if n.endswith(".so")] == []
+    note = wheel.read("cardhall/server/build.txt").decode()
+    assert note.startswith("pure Python: compilation failed"), note
+    warned = [line for line in output.splitlines() if WARNING in line]
+    assert len(warned) == 1 and "compilation failed" in warned[0], warned

@@ -1,0 +1,191 @@
+"""The host role of a waiting room (issue #33, defect 2): handed to the longest-seated player
+when the host leaves or is dropped past its grace window, announced with ``seat_event host``
+and ``room.players[i].host``; quick join never seats anyone in a room nobody can start."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from cardhall import protocol as p
+from cardhall.client.client import Client, ServerError
+from cardhall.server.room import Room
+from cardhall.server.memory_store import MemoryStore
+from cardhall.server.store import Loaded
+
+from ..conftest import serving
+
+
+async def seat_events(client: Client, room: str, want: int, timeout: float = 5.0
+                      ) -> list[tuple[int, str]]:
+    """The next ``want`` seat events of ``room`` that ``client`` receives, as (seat, event),
+    ``joined`` ones left out (not what these tests are about)."""
+    got: list[tuple[int, str]] = []
+
+    async def read() -> None:
+        async for msg in client.updates():
+            if isinstance(msg, p.SeatEvent) and msg.room == room and msg.event != "joined":
+                got.append((msg.seat, msg.event))
+                if len(got) == want:
+                    return
+
+    await asyncio.wait_for(read(), timeout)
+    return got
+
+
+def hosts(client: Client, room: str) -> list[int]:
+    """The seats ``room``'s players flag as the host's in ``client``'s view."""
+    players = client.views[room]["room"]["players"]
+    return [s for s, pl in enumerate(players) if pl is not None and pl.get("host")]
+
+
+@contextlib.asynccontextmanager
+async def clients(url: str, *names: str) -> AsyncIterator[list[Client]]:
+    """Connected clients named ``names`` (no reconnection), closed at the end."""
+    out: list[Client] = []
+    try:
+        for name in names:
+            c = Client(url, name=name, reconnect=False)
+            await c.connect()
+            out.append(c)
+        yield out
+    finally:
+        for c in out:
+            await c.close()
+
+
+async def test_host_who_leaves_hands_the_role_to_the_longest_seated() -> None:
+    async with serving(MemoryStore, msg_rate=None) as make:
+        server = await make()
+        url = f"ws://127.0.0.1:{server.port}/"
+        async with clients(url, "Ann", "Bob", "Cy") as (ann, bob, cy):
+            room = (await ann.create_room("skipper", mode="multi", seats=4)).room
+            await ann.join(room)
+            await bob.join(room)
+            await cy.join(room)  # seated after Bob
+            await bob.get_view(room)
+            assert hosts(bob, room) == [0]
+            await ann.leave(room)
+            assert await seat_events(bob, room, 2) == [(0, "left"), (1, "host")]
+            await bob.get_view(room)
+            assert hosts(bob, room) == [1]
+            with pytest.raises(ServerError) as refused:
+                await cy.start(room)
+            assert refused.value.code == "room/not_host"
+            await bob.start(room)
+            assert server.lobby.rooms[room].status == "playing"
+
+
+async def test_host_dropped_past_grace_hands_over_and_within_grace_keeps_it() -> None:
+    async with serving(MemoryStore, msg_rate=None) as make:
+        server = await make()
+        url = f"ws://127.0.0.1:{server.port}/"
+        async with clients(url, "Ann", "Bob") as (ann, bob):
+            room = (await ann.create_room("skipper", mode="multi", seats=3,
+                                          options={"grace_seconds": 0.5})).room
+            await ann.join(room)
+            await bob.join(room)
+            await ann.drop()  # no leave: the seat is held for its grace window
+            assert await seat_events(bob, room, 1) == [(0, "dropped")]
+            with pytest.raises(ServerError) as refused:  # Ann may still come back
+                await bob.start(room)
+            assert refused.value.code == "room/not_host"
+            assert await seat_events(bob, room, 2) == [(0, "left"), (1, "host")]
+            await bob.start(room)
+            assert server.lobby.rooms[room].status == "playing"
+
+
+async def test_quick_join_skips_a_room_whose_host_is_away() -> None:
+    """A room whose host dropped (within its grace) is not offered by quick join: the
+    joiner gets a fresh room it hosts. Once the grace is over with nobody connected, the
+    room is gone (issue #35: a waiting room whose players all dropped expires with their
+    grace), and quick join seats the next player in a room that player hosts."""
+    async with serving(MemoryStore, msg_rate=None) as make:
+        server = await make()
+        url = f"ws://127.0.0.1:{server.port}/"
+        async with clients(url, "Ann", "Bob", "Cy") as (ann, bob, cy):
+            room = (await ann.create_room("skipper", mode="multi", seats=4,
+                                          options={"grace_seconds": 1.0})).room
+            await ann.join(room)
+            await ann.drop()
+            await asyncio.sleep(0.2)  # the server sees the drop
+            joined = await bob.quick_join("skipper", mode="multi")
+            assert joined.room != room
+            await bob.start(joined.room)  # Bob's own room: he hosts it
+            await asyncio.sleep(1.2)  # Ann's grace is over: nobody holds a seat
+            assert room not in server.lobby.rooms
+            joined = await cy.quick_join("skipper", mode="multi")
+            assert joined.room != room and joined.seat == 0
+            assert hosts(cy, joined.room) == [0]
+            await cy.start(joined.room)
+            assert server.lobby.rooms[joined.room].status == "playing"
+
+
+async def test_the_first_to_sit_hosts_a_room_whose_creator_never_sat() -> None:
+    async with serving(MemoryStore, msg_rate=None) as make:
+        server = await make()
+        url = f"ws://127.0.0.1:{server.port}/"
+        async with clients(url, "Ann", "Bob") as (ann, bob):
+            room = (await ann.create_room("skipper", mode="multi", seats=3)).room
+            await ann.close()  # gone without sitting down
+            await bob.join(room)
+            assert hosts(bob, room) == [0]
+            await bob.start(room)
+            assert server.lobby.rooms[room].status == "playing"
+
+
+class Stand:
+    """A stand-in member of a room: its session id and the frames written to it."""
+
+    def __init__(self, session: str) -> None:
+        self.session, self.name, self.process = session, session, "test"
+        self.account = ""  # signed in to no account
+        self.act_reply = "ok"
+        self.rooms: dict[str, Any] = {}
+        self.remote_rooms: set[str] = set()
+        self.frames: list[p.Message] = []
+
+    def send(self, msg: p.Message) -> None:
+        self.frames.append(msg)
+
+    def send_raw(self, *frames: bytes) -> None:
+        self.frames += [p.decode(f, side="server") for f in frames]
+
+    def send_error(self, code: str, message: str, re: Any = None) -> None:
+        self.frames.append(p.Error(code=code, message=message, re=re))
+
+
+def waiting_room(host: str = "ann") -> Room:
+    from cardhall.games.skipper import Skipper
+
+    return Room(id="r1", name="r1", game_name="skipper", game_cls=Skipper,
+                options=Skipper({"mode": "multi"}, 4).options, seat_count=4,
+                settings={"turn_seconds": None, "bid_seconds": None, "grace_seconds": 60.0,
+                          "on_abandon": "bot", "bot_seconds": None},
+                store=MemoryStore(), host=host)
+
+
+async def test_creator_sitting_down_late_takes_the_role_back_and_it_survives_a_reload(
+        ) -> None:
+    room = waiting_room()
+    ann, bob, cy = Stand("ann"), Stand("bob"), Stand("cy")
+    room.join(bob, None)  # quicker than the creator's own join
+    assert [s.host if s else None for s in room.seats] == [True, None, None, None]
+    room.join(ann, None)
+    assert [s.host if s else None for s in room.seats] == [False, True, None, None]
+    assert [(m.seat, m.event) for m in bob.frames if isinstance(m, p.SeatEvent)] == [
+        (0, "joined"), (0, "host"), (1, "joined"), (1, "host")]
+    room.join(cy, None)
+    await room.leave(ann)  # the host leaves: Bob sat first
+    assert room.seats[0] is not None and room.seats[0].host and room.host == "bob"
+    assert room.view_for(2)["room"]["players"][0]["host"] is True
+    state = room.state()
+    assert state["host"] == "bob"
+    again = Room.from_loaded(Loaded(record=room.record(), state=state, snapshot=None,
+                                    snapshot_state_id=0, entries=[]), room.store, room.game_cls)
+    assert again.host == "bob" and again.seats[0] is not None and again.seats[0].host
+    assert again.seats[0].since == room.seats[0].since > 0

@@ -1,0 +1,151 @@
+"""How frames leave the server: in order, at once when the socket takes them, the acting
+seat first."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+
+import msgpack
+import pytest
+import websockets
+
+from cardhall import protocol as p
+from cardhall.client.client import Client
+from cardhall.server.app import Server
+from cardhall.server.connection import Connection
+
+from ..conftest import ServerFactory
+from ..room_harness import started_room
+
+#: The write path does not depend on the store.
+MEMORY_ONLY = pytest.mark.parametrize("store_kind", ["memory"])
+
+
+async def test_the_acting_seat_gets_ok_and_its_update_first_in_one_write() -> None:
+    room, game, seats, log = await started_room(4, {"seed": 5, "first_seat": 2})
+    action = game.legal_actions(2)[0]
+    await room.act(seats[2], p.Act(room="r1", state_id=game.state_id,  # type: ignore[arg-type]
+                                   action=list(action), id=7))
+    assert log[0] == ("seat2", ["ok", "update"])
+    assert sorted(name for name, _ in log[1:]) == ["seat0", "seat1", "seat3"]
+    assert all(types == ["update"] for _, types in log[1:])
+
+
+def _server_side(server: Server, client: Client) -> Connection:
+    conn = server.sessions[client.session]
+    assert isinstance(conn, Connection)
+    return conn
+
+
+@MEMORY_ONLY
+async def test_frames_go_straight_to_the_socket_without_a_writer_task(
+        make_server: ServerFactory) -> None:
+    server = await make_server()
+    async with Client(server.url) as c:
+        room = (await c.create_room("skipper", options={"seed": 3})).room
+        await c.join(room)
+        for _ in range(5):
+            await asyncio.sleep(0.02)
+            view = c.views[room]
+            await c.act(room, view["legal_actions"][0], view["state_id"])
+        await asyncio.sleep(0.05)
+        conn = _server_side(server, c)
+        # With websockets' Sans-I/O attributes present and a reader keeping up, no frame
+        # needed the writer task (a newer websockets without them falls back to it).
+        assert conn._writer is None
+        assert c.views[room]["state_id"] == 5
+
+
+@MEMORY_ONLY
+async def test_a_paused_socket_queues_frames_and_later_ones_do_not_overtake(
+        make_server: ServerFactory) -> None:
+    server = await make_server()
+    async with websockets.connect(server.url) as ws:
+        await ws.send(msgpack.packb({"t": "hello", "v": p.PROTOCOL_VERSION, "client": "t"}))
+        welcome = msgpack.unpackb(await ws.recv())
+        conn = server.sessions[welcome["session"]]
+        assert isinstance(conn, Connection)
+        frames = [p.encode(p.Pong(re=i)) for i in range(6)]
+        conn.ws.pause_writing()  # what the transport calls when its buffer is full
+        conn.send_raw(*frames[:2])
+        conn.send_raw(frames[2])
+        assert list(conn._out) == frames[:3] and conn._writer is not None  # queued
+        conn.ws.resume_writing()
+        conn.send_raw(frames[3])  # must queue behind the writer, not jump ahead
+        async with asyncio.timeout(5):
+            await conn._writer
+        assert not conn._out
+        writer = conn._writer
+        conn.send_raw(*frames[4:])  # the writer is done: straight to the socket again
+        assert not conn._out and conn._writer is writer  # no new writer task
+        got = [msgpack.unpackb(await asyncio.wait_for(ws.recv(), 5))["re"] for _ in range(6)]
+        assert got == list(range(6))
+
+
+@pytest.mark.parametrize("size", [0, 1, 125, 126, 127, 65535, 65536, 70000])
+def test_binary_header_is_what_websockets_serializes(size: int) -> None:
+    # The plain write path puts binary_header before the payload instead of serializing a
+    # websockets Frame: the bytes must be the same.
+    from websockets.frames import Frame, Opcode
+
+    from cardhall.server.connection import binary_header
+
+    data = bytes(range(256)) * (size // 256) + bytes(size % 256)
+    assert binary_header(size) + data == Frame(Opcode.BINARY, data).serialize(
+        mask=False, extensions=[])
+
+
+@pytest.mark.parametrize("compression", [False, True])
+async def test_updates_arrive_whole_with_and_without_compression(
+        make_server: ServerFactory, compression: bool) -> None:
+    # Without compression frames take the plain header path; with permessage-deflate they
+    # go through websockets' protocol object (extensions): either way a client reads
+    # every frame in order, and the view it keeps from them is the server's.
+    server = await make_server(compression=compression)
+    ws = await websockets.connect(server.url, compression="deflate" if compression else None)
+    try:
+        async def send(msg: p.Message) -> None:
+            await ws.send(p.encode(msg))
+
+        async def until_reply(re: int) -> p.Message:
+            async with asyncio.timeout(10):
+                while True:
+                    msg = p.decode(await ws.recv(), side="server")
+                    if isinstance(msg, p.Joined) or (isinstance(msg, p.Update) and msg.view):
+                        view.clear()
+                        view.update(copy.deepcopy(msg.view))
+                    elif isinstance(msg, p.Update):
+                        p.apply_delta(view, msg.delta)
+                    if getattr(msg, "re", None) == re:
+                        return msg
+
+        view: dict = {}
+        await send(p.Hello(v=1, client="raw", id=0))
+        await until_reply(0)
+        assert bool(_server_side_of(server).ws.protocol.extensions) is compression
+        await send(p.CreateRoom(game="skipper", mode="solo", seats=1, id=1))
+        room = (await until_reply(1)).room  # type: ignore[attr-defined]
+        await send(p.Join(room=room, id=2))
+        await until_reply(2)
+        await send(p.GetView(room=room, id=3))
+        await until_reply(3)
+        first = view["state_id"]
+        for n in range(4, 24):
+            action = next(a for a in view["legal_actions"] if a[0] != "resign")
+            await send(p.Act(room=room, state_id=view["state_id"], action=action, id=n))
+            await until_reply(n)
+            await send(p.Ping(id=1000 + n))  # the update follows the ok: wait for both
+            await until_reply(1000 + n)
+        kept = copy.deepcopy(view)
+        await send(p.GetView(room=room, id=99))
+        assert (await until_reply(99)).view == kept  # type: ignore[attr-defined]
+        assert kept["state_id"] == first + 20
+    finally:
+        await ws.close()
+
+
+def _server_side_of(server: Server) -> Connection:
+    (conn,) = server.sessions.values()
+    assert isinstance(conn, Connection)
+    return conn
