@@ -74,6 +74,9 @@ class PeersConfig:
         pin: Server on CPU 0, generator on CPU 1 (``taskset``).
         throughput_seconds: Measured seconds of the closed loop (None: ``seconds``).
         prewarm: Seconds of closed loop before the paced phase (the generator's 2 s).
+        think_seed: None: ``loadgen.js`` as it is (each table paced on a fixed interval);
+            else the seed of the think times of :data:`THINK_JS` (every phase paced by
+            think times of :data:`THINK_RANGE` seconds; ``rate`` ignored).
     """
 
     peers: Path
@@ -86,6 +89,7 @@ class PeersConfig:
     pin: bool = True
     throughput_seconds: int | None = None
     prewarm: int = 2
+    think_seed: int | None = None
 
     def check(self) -> None:
         """Raises:
@@ -148,11 +152,16 @@ def run_one(kind: str, cfg: PeersConfig, pythonpath: Path | None = None) -> dict
     env = dict(os.environ, NODE_PATH=str(cfg.node_modules / "node_modules"))
     if pythonpath is not None:
         env["PYTHONPATH"] = str(pythonpath)
+    think: list[str] = []  # human pace: loadgen.js run by think.js, with these options
+    if cfg.think_seed is not None:
+        think = ["--think-seed", str(cfg.think_seed), "--think-min", str(THINK_RANGE[0]),
+                 "--think-max", str(THINK_RANGE[1]), "--warmup", str(THINK_RANGE[1])]
     server = Child(kind, argv, port, None, {0} if cfg.pin else None, env)
     try:
         done = subprocess.run(
             [*(["taskset", "-c", "1"] if cfg.pin else []), "node",
-             str(cfg.peers / "loadgen.js"), "--kind", gen_kind, "--url", url,
+             *([str(THINK_JS)] if think else []), str(cfg.peers / "loadgen.js"), *think,
+             "--kind", gen_kind, "--url", url,
              "--server-pid", str(server.pid), "--mode", "play", "--rooms", str(cfg.rooms),
              "--rate", str(cfg.rate), "--latency-seconds", str(cfg.seconds),
              "--throughput-seconds", str(cfg.seconds if cfg.throughput_seconds is None
@@ -247,9 +256,15 @@ def render(runs: dict[str, list[dict[str, Any]]], base: str | None = None) -> st
 
 # -- capacity at human pace (issue #34) -------------------------------------------------------
 
-#: Seconds between two actions of one table at human pace: the mean of think times of 1-4 s
-#: (one seat of a Skipper table acts at a time, so a table acts once per think time).
-THINK_SECONDS = 2.5
+#: Think times at human pace, s: a seat whose turn it is waits a time drawn uniformly from
+#: this range, then acts (:data:`THINK_JS`; one seat of a Skipper table acts at a time, so a
+#: table acts once per think time plus a round trip).
+THINK_RANGE = (1.0, 4.0)
+#: Seconds between two actions of one table at human pace, on average.
+THINK_SECONDS = sum(THINK_RANGE) / 2
+#: The generator of human pace: ``loadgen.js`` with its pacing replaced by seeded random
+#: think times (see the script's head).
+THINK_JS = Path(__file__).resolve().parent / "think.js"
 #: A server keeps up while its action round trip p99 stays within this (µs)...
 CAPACITY_P99_US = 100_000.0
 #: ...and its CPU share stays under one core. Pinned to one CPU it cannot pass 1.0; this
@@ -258,11 +273,13 @@ CAPACITY_CPU_SHARE = 0.95
 
 
 def capacity(cfg: PeersConfig, players: tuple[int, ...],
-             progress: Callable[[str], None] | None = None) -> dict[str, list[dict[str, Any]]]:
+             progress: Callable[[str], None] | None = None,
+             seed: int = 1) -> dict[str, list[dict[str, Any]]]:
     """Capacity at human pace: for each server of ``cfg.servers`` by turns, ``players`` (in
-    rising order) seated at four-seat tables, each table acting once per
-    :data:`THINK_SECONDS` (the generator's paced phase: a fixed interval per table, at a
-    random phase), ``cfg.seconds`` measured. A server leaves the run at its first step that
+    rising order) seated at four-seat tables, the seat to act thinking a random time of
+    :data:`THINK_RANGE` seconds (from ``seed``: :data:`THINK_JS`) before each action, so a
+    table acts about once per :data:`THINK_SECONDS`; after 4 s of warm-up, ``cfg.seconds``
+    measured. A server leaves the run at its first step that
     breaks :data:`CAPACITY_P99_US` or :data:`CAPACITY_CPU_SHARE`. Returns each server's
     steps: ``players``, ``tables``, ``rate`` (actions/s), ``cpu_share``, ``p50_us``,
     ``cpu_us_per_action``, ``p99_us``, ``rss_bytes`` (after playing), ``ok``.
@@ -284,7 +301,7 @@ def capacity(cfg: PeersConfig, players: tuple[int, ...],
                 step_cfg = PeersConfig(peers=cfg.peers, node_modules=cfg.node_modules,
                                        servers=cfg.servers, rounds=1, rooms=tables, rate=rate,
                                        seconds=cfg.seconds, pin=cfg.pin,
-                                       throughput_seconds=0, prewarm=0)
+                                       throughput_seconds=0, prewarm=0, think_seed=seed)
                 res = run_one(kind, step_cfg, paths.get(kind))
                 lat = res["latency"]
                 step = {"players": 4 * tables, "tables": tables, "rate": rate,

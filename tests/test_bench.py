@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cardhall.bench.peers import PeersConfig, render_capacity
+from cardhall.bench.peers import THINK_JS, THINK_RANGE, PeersConfig, render_capacity
 from cardhall.bench.versions import export
 from cardhall.cli import main
 from click.testing import CliRunner
@@ -179,3 +179,25 @@ def test_capacity_table_gives_the_largest_step_kept_up_with_and_the_ratio() -> N
     assert summary[2].split(" | ")[1:4] == ["8,000", "20,000", "50.0"]
     assert summary[3].split(" | ")[1:3] == ["4,000", "10,000"]
     assert summary[3].rstrip(" |").endswith("0.50x | 0.50x")
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_human_pace_think_times_are_random_in_range_and_repeat_for_a_seed() -> None:
+    """Issue #34: the capacity run's seats think a random 1-4 s (not a fixed interval), each
+    table its own stream, the same for the same seed and another for another seed."""
+    def sample(seed: int) -> list[list[float]]:
+        done = subprocess.run(["node", str(THINK_JS), "--think-sample", "200",
+                               "--think-seed", str(seed)],
+                              capture_output=True, text=True, timeout=60, check=True)
+        return list(json.loads(done.stdout)["tables"])
+
+    first, again, other = sample(7), sample(7), sample(8)
+    assert first == again
+    assert first != other
+    assert THINK_RANGE == (1.0, 4.0)
+    for table in first + other:
+        assert len(table) == 200
+        assert all(1.0 <= t <= 4.0 for t in table)
+        assert min(table) < 1.3 and max(table) > 3.7  # spread over the range, not fixed
+        assert 2.2 < sum(table) / len(table) < 2.8
+    assert len({tuple(t) for t in first}) == 4  # each table its own stream
