@@ -21,7 +21,8 @@ table is printed per Cardhall, its ratios taken against it.
 N players at four-seat tables, the seat to act thinking 1-4 s (uniform, seeded by
 ``--think-seed``: ``bench/think.js``) before each action, N rising, servers by turns; the
 largest N each server keeps under one core with a round trip p99 <= 100 ms, with its RSS
-there.
+there (a step missed is run again, ``--retries`` times: one stall by another process on a
+shared machine passes 100 ms).
 """
 
 from __future__ import annotations
@@ -60,6 +61,8 @@ def main() -> None:
                         help="capacity at human pace at these numbers of players (rising)")
     parser.add_argument("--think-seed", type=int, default=1,
                         help="seed of the think times of --capacity (1)")
+    parser.add_argument("--retries", type=int, default=1,
+                        help="--capacity: runs again of a step a server did not keep up with")
     args = parser.parse_args()
     cfg = PeersConfig(peers=args.peers, node_modules=args.node_modules,
                       servers=tuple(args.servers.split(",")), rounds=args.rounds,
@@ -68,7 +71,7 @@ def main() -> None:
         try:
             players = tuple(sorted(int(n) for n in args.capacity.split(",")))
             steps = capacity(cfg, players, lambda m: print(f".. {m}", flush=True),
-                             args.think_seed)
+                             args.think_seed, args.retries)
         except ValueError as exc:
             parser.error(str(exc))
         except (RuntimeError, TimeoutError) as exc:

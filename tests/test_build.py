@@ -131,3 +131,34 @@ def test_a_failed_compilation_falls_back_to_pure_with_one_warning_line(
     assert note.startswith("pure Python: compilation failed"), note
     warned = [line for line in output.splitlines() if WARNING in line]
     assert len(warned) == 1 and "compilation failed" in warned[0], warned
+
+
+def test_bench_builds_shows_the_pure_and_the_compiled_figures_side_by_side() -> None:
+    """Issue #34: ``cardhall bench --builds`` measures the room's action path step by step
+    and the engine alone in both builds (each reporting its own build) and prints a column
+    for each, with the ratio. Needs the other build: the pure one is exported at once; the
+    compiled one is used when already made for these sources (``python -m
+    cardhall.bench.builds compiled``; `.ci/run`'s smoke runs this test on the compiled
+    build)."""
+    from cardhall.bench import builds as b
+
+    if _expected() == "pure" and b.cached() is None:
+        pytest.skip("no compiled build of these sources yet: python -m cardhall.bench.builds "
+                    "compiled")
+    done = CliRunner().invoke(main, [
+        "bench", "--rooms", "2", "--rate", "40", "--seconds", "1", "--warmup", "0.3",
+        "--rounds", "1", "--idle", "0", "--redis", "off", "--no-sqlite",
+        "--restart-rooms", "0", "--builds", "--build-actions", "60"])
+    assert done.exit_code == 0, done.output
+    lines = done.output.splitlines()
+    head = next(line for line in lines if line.startswith("| figure (CPU per action)"))
+    # the columns are named by the build each child process reported running
+    assert "| pure | compiled | compiled / pure |" in head, head
+    rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[3:-1]]
+            for line in lines[lines.index(head) + 2:] if line.startswith("|")}
+    for name in ("whole action (room.play, memory store), CPU", "engine: apply the action",
+                 "state()", "store append", "clocks", "metrics", "table()",
+                 "fan-out (frames, less the above)", "engine alone, no room (apply + deltas)"):
+        pure, compiled, ratio = rows[name]
+        assert float(pure.replace(",", "")) > 0 and float(compiled.replace(",", "")) > 0, name
+        assert ratio.endswith("x"), name
