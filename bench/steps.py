@@ -15,7 +15,8 @@ Each step's figure has the timer's own cost (measured around a no-op) taken off.
 :func:`side_by_side` runs :func:`measure` in a child process per build (pure Python and the
 compiled core, :mod:`cardhall.bench.builds`), by turns; :func:`render` prints the medians
 and the ratio compiled / pure. ``cardhall bench --builds`` and ``python -m
-cardhall.bench.steps`` (one build, the one on ``PYTHONPATH``) print them.
+cardhall.bench.steps --builds`` print them (without ``--builds``: the build on
+``PYTHONPATH`` alone).
 """
 
 from __future__ import annotations
@@ -326,13 +327,26 @@ def render(runs: dict[str, list[dict[str, Any]]]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     """``python -m cardhall.bench.steps [--json] [--actions N] [--rooms R] [--seed S]``: this
-    build's steps (the package first on ``PYTHONPATH``)."""
+    build's steps (the package first on ``PYTHONPATH``); ``--builds [--rounds N]``: both
+    builds by turns (:func:`side_by_side`), the table or (``--json``) every run."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--actions", type=int, default=3000)
     parser.add_argument("--rooms", type=int, default=10, help="rooms taking turns")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="one JSON object")
+    parser.add_argument("--builds", action="store_true", help="both builds, by turns")
+    parser.add_argument("--rounds", type=int, default=3, help="with --builds: rounds")
     args = parser.parse_args(argv)
+    if args.builds:
+        import tempfile
+
+        from . import builds
+
+        with tempfile.TemporaryDirectory(prefix="cardhall-steps-") as tmp:
+            runs = side_by_side(builds.both(Path(tmp)), args.rounds, args.actions,
+                                args.rooms, args.seed)
+        print(json.dumps(runs) if args.json else render(runs))
+        return
     run = measure(args.actions, args.rooms, args.seed)
     if args.json:
         print(json.dumps(run))

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cardhall.bench.peers import THINK_JS, THINK_RANGE, PeersConfig, render_capacity
+from cardhall.bench.peers import PeersConfig, render_capacity
 from cardhall.bench.versions import export
 from cardhall.cli import main
 from click.testing import CliRunner
@@ -185,8 +185,10 @@ def test_capacity_table_gives_the_largest_step_kept_up_with_and_the_ratio() -> N
 def test_human_pace_think_times_are_random_in_range_and_repeat_for_a_seed() -> None:
     """Issue #34: the capacity run's seats think a random 1-4 s (not a fixed interval), each
     table its own stream, the same for the same seed and another for another seed."""
+    from cardhall.bench import peers
+
     def sample(seed: int) -> list[list[float]]:
-        done = subprocess.run(["node", str(THINK_JS), "--think-sample", "200",
+        done = subprocess.run(["node", str(peers.THINK_JS), "--think-sample", "200",
                                "--think-seed", str(seed)],
                               capture_output=True, text=True, timeout=60, check=True)
         return list(json.loads(done.stdout)["tables"])
@@ -194,7 +196,7 @@ def test_human_pace_think_times_are_random_in_range_and_repeat_for_a_seed() -> N
     first, again, other = sample(7), sample(7), sample(8)
     assert first == again
     assert first != other
-    assert THINK_RANGE == (1.0, 4.0)
+    assert peers.THINK_RANGE == (1.0, 4.0)
     for table in first + other:
         assert len(table) == 200
         assert all(1.0 <= t <= 4.0 for t in table)
