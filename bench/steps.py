@@ -45,8 +45,9 @@ STEPS = (("engine: apply the action", ("game.apply_entry",)),
          ("table()", ("room.table",)),
          ("engine: deltas and views", ("game.deltas", "game.views")),
          ("fan-out (frames, less the above)", ("room._broadcast",)))
-#: Room settings of the measured rooms: a turn clock, as ``cardhall serve`` runs them.
-ROOM_SETTINGS = {"turn_seconds": 60.0, "bid_seconds": None, "grace_seconds": 120.0,
+#: Room settings of the measured rooms: the room options' defaults (no turn clock), as
+#: ``cardhall serve`` runs the rooms of the bench and of the peers harness.
+ROOM_SETTINGS = {"turn_seconds": None, "bid_seconds": None, "grace_seconds": 120.0,
                  "on_abandon": "bot"}
 
 
@@ -157,9 +158,11 @@ def timer_cost(calls: int = 20_000) -> float:
     return max(0.0, ((t1 - t) - (t2 - t1)) / calls)
 
 
-async def _play(actions: int, rooms: int, seed: int, clock: Clock | None) -> float:
-    """Play ``actions`` actions over ``rooms`` rooms in turn; timed steps into ``clock``
-    (None: clean). Returns the CPU seconds of the actions (``time.process_time``)."""
+async def _play(actions: int, rooms: int, seed: int, clock: Clock | None,
+                turn_seconds: float | None = None) -> float:
+    """Play ``actions`` actions over ``rooms`` rooms in turn (``turn_seconds``: their turn
+    clock); timed steps into ``clock`` (None: clean). Returns the CPU seconds of the actions
+    (``time.process_time``)."""
     from .. import protocol as p
     from ..games.skipper import Skipper
     from ..server import memory_store, metrics, room as room_module
@@ -182,7 +185,7 @@ async def _play(actions: int, rooms: int, seed: int, clock: Clock | None) -> flo
         conns = [CountingConnection(i) for i in range(4)]
         game = Skipper({"mode": "multi", "seed": rng.randrange(1 << 30)}, 4)
         room = room_cls(id=f"r{made}", name="bench", game_name="skipper", game=game,
-                        settings=dict(ROOM_SETTINGS), store=store)
+                        settings={**ROOM_SETTINGS, "turn_seconds": turn_seconds}, store=store)
         room.metrics = bound
         room.start_task()
         for i, conn in enumerate(conns):
@@ -242,8 +245,10 @@ def engine_alone(actions: int, seed: int) -> float:
     return cpu
 
 
-def measure(actions: int = 3000, rooms: int = 10, seed: int = 1) -> dict[str, Any]:
-    """This process's build, step by step: ``{"build": "compiled" | "pure", "whole_us",
+def measure(actions: int = 3000, rooms: int = 10, seed: int = 1,
+            turn_seconds: float | None = None) -> dict[str, Any]:
+    """This process's build, step by step (``turn_seconds``: the rooms' turn clock, None
+    for none, the default): ``{"build": "compiled" | "pure", "whole_us",
     "engine_alone_us", "timer_us", "steps": {label: µs per action}, "rest_us"}`` (µs of
     CPU per action; see the module docstring).
 
@@ -254,10 +259,10 @@ def measure(actions: int = 3000, rooms: int = 10, seed: int = 1) -> dict[str, An
 
     if actions < 1 or rooms < 1:
         raise ValueError("actions and rooms must be at least 1")
-    asyncio.run(_play(min(actions, 300), rooms, seed + 1, None))  # warm up
-    whole = asyncio.run(_play(actions, rooms, seed, None)) / actions
+    asyncio.run(_play(min(actions, 300), rooms, seed + 1, None, turn_seconds))  # warm up
+    whole = asyncio.run(_play(actions, rooms, seed, None, turn_seconds)) / actions
     clock = Clock()
-    asyncio.run(_play(actions, rooms, seed, clock))
+    asyncio.run(_play(actions, rooms, seed, clock, turn_seconds))
     cost = timer_cost()
 
     def own(names: tuple[str, ...]) -> float:
@@ -275,7 +280,8 @@ def measure(actions: int = 3000, rooms: int = 10, seed: int = 1) -> dict[str, An
 
 
 def side_by_side(paths: dict[str, Path | None], rounds: int, actions: int, rooms: int = 10,
-                 seed: int = 1) -> dict[str, list[dict[str, Any]]]:
+                 seed: int = 1, turn_seconds: float | None = None
+                 ) -> dict[str, list[dict[str, Any]]]:
     """:func:`measure` in a child process per build of ``paths`` (``{"pure": PYTHONPATH
     entry or None for this interpreter's own package, "compiled": ...}``), by turns for
     ``rounds`` rounds: each build's results.
@@ -292,7 +298,8 @@ def side_by_side(paths: dict[str, Path | None], rounds: int, actions: int, rooms
                 env["PYTHONPATH"] = str(path)
             done = subprocess.run(
                 [sys.executable, "-m", "cardhall.bench.steps", "--json", "--actions",
-                 str(actions), "--rooms", str(rooms), "--seed", str(seed)],
+                 str(actions), "--rooms", str(rooms), "--seed", str(seed),
+                 *([] if turn_seconds is None else ["--turn-seconds", str(turn_seconds)])],
                 env=env, capture_output=True, text=True, check=True, timeout=600)
             runs[kind].append(json.loads(done.stdout))
     return runs
@@ -333,6 +340,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--actions", type=int, default=3000)
     parser.add_argument("--rooms", type=int, default=10, help="rooms taking turns")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--turn-seconds", type=float, default=None,
+                        help="the rooms' turn clock (default: none, as the bench's rooms)")
     parser.add_argument("--json", action="store_true", help="one JSON object")
     parser.add_argument("--builds", action="store_true", help="both builds, by turns")
     parser.add_argument("--rounds", type=int, default=3, help="with --builds: rounds")
@@ -344,10 +353,10 @@ def main(argv: list[str] | None = None) -> None:
 
         with tempfile.TemporaryDirectory(prefix="cardhall-steps-") as tmp:
             runs = side_by_side(builds.both(Path(tmp)), args.rounds, args.actions,
-                                args.rooms, args.seed)
+                                args.rooms, args.seed, args.turn_seconds)
         print(json.dumps(runs) if args.json else render(runs))
         return
-    run = measure(args.actions, args.rooms, args.seed)
+    run = measure(args.actions, args.rooms, args.seed, args.turn_seconds)
     if args.json:
         print(json.dumps(run))
         return
