@@ -158,13 +158,32 @@ def timer_cost(calls: int = 20_000) -> float:
     return max(0.0, ((t1 - t) - (t2 - t1)) / calls)
 
 
+async def open_table(room_cls: type[Any], number: int, seed: int, store: Any,
+                     settings: dict[str, Any], metrics: Any = None
+                     ) -> tuple[Any, Any, list[CountingConnection]]:
+    """A started 4-seat Skipper ``multi`` room ``r{number}`` of ``room_cls`` (``Room`` or a
+    subclass) on ``store``, with room options ``settings`` and bound ``metrics`` (None:
+    none), its engine (deal ``seed``) and its four :class:`CountingConnection` seated."""
+    from ..games.skipper import Skipper
+
+    conns = [CountingConnection(i) for i in range(4)]
+    game = Skipper({"mode": "multi", "seed": seed}, 4)
+    room = room_cls(id=f"r{number}", name="bench", game_name="skipper", game=game,
+                    settings=settings, store=store)
+    room.metrics = metrics
+    room.start_task()
+    for i, conn in enumerate(conns):
+        room.join(conn, i)
+    await room.start(None)
+    return room, game, conns
+
+
 async def _play(actions: int, rooms: int, seed: int, clock: Clock | None,
                 turn_seconds: float | None = None) -> float:
     """Play ``actions`` actions over ``rooms`` rooms in turn (``turn_seconds``: their turn
     clock); timed steps into ``clock`` (None: clean). Returns the CPU seconds of the actions
     (``time.process_time``)."""
     from .. import protocol as p
-    from ..games.skipper import Skipper
     from ..server import memory_store, metrics, room as room_module
 
     rng = random.Random(seed)
@@ -182,15 +201,9 @@ async def _play(actions: int, rooms: int, seed: int, clock: Clock | None,
     async def new_table() -> tuple[Any, Any, list[CountingConnection]]:
         nonlocal made
         made += 1
-        conns = [CountingConnection(i) for i in range(4)]
-        game = Skipper({"mode": "multi", "seed": rng.randrange(1 << 30)}, 4)
-        room = room_cls(id=f"r{made}", name="bench", game_name="skipper", game=game,
-                        settings={**ROOM_SETTINGS, "turn_seconds": turn_seconds}, store=store)
-        room.metrics = bound
-        room.start_task()
-        for i, conn in enumerate(conns):
-            room.join(conn, i)
-        await room.start(None)
+        room, game, conns = await open_table(
+            room_cls, made, rng.randrange(1 << 30), store,
+            {**ROOM_SETTINGS, "turn_seconds": turn_seconds}, bound)
         if clock is not None:
             room.game = TimedGame(room.game, clock)
         return room, game, conns
@@ -319,8 +332,8 @@ def render(runs: dict[str, list[dict[str, Any]]]) -> str:
     the first; each column named by the build its runs reported (``build.kind()``)."""
     kinds = list(runs)
     names = ["/".join(sorted({r["build"] for r in runs[k]})) for k in kinds]  # as they ran
-    lines = ["| figure (CPU per action) | unit | " + " | ".join(names) + " | "
-             + (f"{names[1]} / {names[0]} |" if len(kinds) == 2 else ""),
+    head = [*names, *([f"{names[1]} / {names[0]}"] if len(kinds) == 2 else [])]
+    lines = ["| figure (CPU per action) | unit | " + " | ".join(head) + " |",
              "|---|---|" + "---:|" * (len(kinds) + (len(kinds) == 2))]
     for name in rows(runs[kinds[0]][0]):
         values = {k: [rows(r)[name] for r in runs[k]] for k in kinds}

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cardhall import protocol as p
-from cardhall.bench.steps import CountingConnection
+from cardhall.bench.steps import CountingConnection, open_table
 from cardhall.games.skipper import Skipper
 from cardhall.server.room import Room
 from cardhall.server.sqlite_store import SQLiteStore
@@ -96,15 +96,8 @@ async def run(actions: int, pause: float, seed: int, rooms: int = 1,
     async def new_table() -> tuple[Room, Skipper, list[CountingConnection]]:
         nonlocal made
         made += 1
-        conns = [CountingConnection(i) for i in range(4)]
-        game = Skipper({"mode": "multi", "seed": rng.randrange(1 << 30)}, 4)
-        room = Room(id=f"r{made}", name="bench", game_name="skipper", game=game,
-                    settings=dict(ROOM_SETTINGS), store=store)
-        room.start_task()
-        for i, conn in enumerate(conns):
-            room.join(conn, i)  # type: ignore[arg-type]
-        await room.start(None)
-        return room, game, conns
+        return await open_table(Room, made, rng.randrange(1 << 30), store,
+                                dict(ROOM_SETTINGS))
 
     tables = [await new_table() for _ in range(rooms)]
     first: list[float] = []
