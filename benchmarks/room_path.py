@@ -124,6 +124,7 @@ async def run(actions: int, pause: float, seed: int, rooms: int = 1,
         cpu += time.process_time() - c0
         first.append((actor.first_at - t0) * 1e6)
         whole.append((t1 - t0) * 1e6)
+        await asyncio.sleep(0)  # the loop goes round, as between two frames of a server
         if pause:
             _gap(pause, spin)
     for room, _game, conns in tables:

@@ -40,6 +40,8 @@ log = logging.getLogger("cardhall.sqlite")
 
 #: SQL condition: the room of this row has not expired (``?`` is the time now, unix s).
 LIVE = "(expires_at IS NULL OR expires_at > ?)"
+#: SQL: append one log entry (room, seq, msgpack entry).
+APPEND = "INSERT INTO log (room, seq, entry) VALUES (?, ?, ?)"
 
 
 class SQLiteRooms:
@@ -101,16 +103,28 @@ class SQLiteRooms:
     async def append(self, room_id: str, entries: Sequence[LogEntry], expect: int,
                      state: dict[str, Any] | None, *, lease: Lease | None = None) -> None:
         """Append to the log (and store ``state`` unless None) in this tick's transaction;
-        returns once it is committed.
+        returns once it is committed (one entry without a state, alone in its tick: one
+        ``INSERT`` committed by itself, :meth:`~.sqlite_file.DataFile.execute_alone`).
 
         Raises:
             OwnershipLost: ``lease`` is not the room's lease; nothing was written.
             LogConflict: the log is not ``expect`` long; nothing was written.
             StoreError: the file refused the transaction; nothing was written.
         """
+        lengths = self.lengths
+        if state is None and len(entries) == 1 and lengths.get(room_id) == expect:
+            # The common case, one entry and the state as stored: one INSERT, committed
+            # by itself when nothing else of this tick has been (DataFile.execute_alone).
+            self.fence(room_id, lease)
+            try:
+                if self.file.execute_alone(APPEND, (room_id, expect, pack(entries[0]))):
+                    lengths[room_id] = expect + 1
+                    return
+            except BaseException:
+                lengths.pop(room_id, None)
+                raise
         rows = [(room_id, expect + i, pack(e)) for i, e in enumerate(entries)]
         packed = None if state is None else pack(state)
-        lengths = self.lengths
 
         def work(db: sqlite3.Connection) -> None:
             self.fence(room_id, lease)
@@ -121,7 +135,7 @@ class SQLiteRooms:
                 length = 0 if last is None else last + 1
             if length != expect:
                 raise LogConflict(f"log of {room_id} is {length} long, not {expect}")
-            db.executemany("INSERT INTO log (room, seq, entry) VALUES (?, ?, ?)", rows)
+            db.executemany(APPEND, rows)
             if packed is not None:
                 db.execute("UPDATE rooms SET state = ? WHERE room = ?", (packed, room_id))
             lengths[room_id] = expect + len(rows)  # undone below if the commit fails

@@ -102,6 +102,9 @@ def test_ab_refuses_an_unknown_revision() -> None:
     ("room_memory.py", ["--rooms", "3", "--actions", "5"], "KiB per room"),
     ("waiting_rooms.py", ["--rooms", "200", "--warmup", "10"], "per waiting room"),
     ("room_path.py", ["--actions", "50"], "whole broadcast"),
+    ("room_path.py", ["--actions", "50", "--store", "sqlite-adaptive"], "whole broadcast"),
+    ("sqlite_floor.py", ["--appends", "20", "--rooms", "5", "--pause-ms", "0"],
+     "store append"),
     ("engine_cold.py", ["--actions", "30", "--tables", "3", "--pause-ms", "1"], "deltas  p50"),
 ])
 def test_room_benchmarks_run_and_print_their_figure(script: str, args: list[str],

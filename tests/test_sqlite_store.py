@@ -133,6 +133,62 @@ async def test_adaptive_commits_a_lone_write_at_once_and_those_after_it_together
         await store.close()
 
 
+async def test_a_lone_append_is_one_statement_committed_before_it_returns(
+        tmp_path: Path) -> None:
+    path = tmp_path / "data.db"
+    store = SQLiteStore(path)  # adaptive, fsync normal: the defaults
+    try:
+        lease = await add_room(store, "r", "playing")
+        await store.append("r", [["a", 0, ["draw"]]], 0, None, lease=lease)  # length known
+        await asyncio.sleep(0)  # a tick of its own
+        statements: list[str] = []
+        store.file.db.set_trace_callback(statements.append)
+        commits = store.file.commits
+        lone = store.append("r", [["a", 1, ["play", "QS"]]], 1, None, lease=lease)
+        with pytest.raises(StopIteration):
+            lone.send(None)  # answered without waiting
+        # SQLite's autocommit: no BEGIN and COMMIT statements around the entry's INSERT.
+        assert [s.split()[0] for s in statements] == ["INSERT"]
+        assert store.file.commits == commits + 1 and not store.file.db.in_transaction
+        assert rows(path, "SELECT seq FROM log ORDER BY seq") == [(0,), (1,)]
+        # With the state, or after a write of the same tick: a transaction, as before.
+        statements.clear()
+        await store.append("r", [["a", 0, ["draw"]]], 2, {"status": "playing", "n": 3},
+                           lease=lease)
+        assert statements[0] == "BEGIN IMMEDIATE" and statements[-1] == "COMMIT"
+        loaded = await store.load("r")
+        assert loaded is not None and loaded.state == {"status": "playing", "n": 3}
+        assert len(loaded.entries) == 3
+    finally:
+        await store.close()
+
+
+async def test_a_lone_append_that_finds_its_seq_taken_writes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "data.db"
+    store = SQLiteStore(path, commit="each")
+    try:
+        lease = await add_room(store, "r", "playing")
+        await store.append("r", [["a", 0, ["draw"]]], 0, None, lease=lease)
+        db = sqlite3.connect(path)  # a row this store does not know of (never in service)
+        db.execute("INSERT INTO log (room, seq, entry) VALUES ('r', 1, ?)",
+                   (pack(["a", 1, ["x"]]),))
+        db.commit()
+        db.close()
+        with pytest.raises(StoreError, match="UNIQUE"):
+            await store.append("r", [["a", 0, ["y"]]], 1, None, lease=lease)
+        assert await store.healthy()  # a clash, not a refusing disk
+        with pytest.raises(LogConflict):  # the length is read again: 2, not 1
+            await store.append("r", [["a", 0, ["y"]]], 1, None, lease=lease)
+        assert await store.log("r") == [["a", 0, ["draw"]], ["a", 1, ["x"]]]
+        moved = await store.acquire("r")  # a newer copy: the old lease writes nothing
+        with pytest.raises(OwnershipLost):
+            await store.append("r", [["a", 0, ["z"]]], 2, None, lease=lease)
+        await store.append("r", [["a", 0, ["z"]]], 2, None, lease=moved)
+        assert len(await store.log("r")) == 3
+    finally:
+        await store.close()
+
+
 async def test_a_refused_append_of_a_tick_leaves_the_others_written(tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "data.db", commit="tick")
     try:
