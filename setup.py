@@ -15,6 +15,7 @@ compiled one apart (:mod:`cardhall.bench.builds`).
 
 from __future__ import annotations
 
+import importlib.machinery
 import os
 import sys
 import sysconfig
@@ -81,6 +82,8 @@ class BuildCompiled(build_ext):
     def run(self) -> None:
         """Compile, or explain in one line why this build stays pure Python."""
         editable = bool(getattr(self, "editable_mode", False)) or self.inplace
+        if not editable:
+            self._drop_stale()
         if _wants_pure():
             self._pure("CARDHALL_MYPYC=0")
         elif editable:
@@ -140,6 +143,15 @@ class BuildCompiled(build_ext):
             self.parallel = os.cpu_count() or 1
         super().run()
         self._note(f"compiled with mypyc: {len(sources)} modules")
+
+    def _drop_stale(self) -> None:
+        """Remove the extension modules an earlier build left in ``build_lib`` (setuptools
+        reuses the checkout's ``build/``): a pure build, or one that compiles fewer modules,
+        would ship them, and an extension module shadows its ``.py``."""
+        lib = Path(self.build_lib)
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            for path in [*lib.glob(f"cardhall/**/*{suffix}"), *lib.glob(f"*__mypyc*{suffix}")]:
+                path.unlink()
 
     def _pure(self, reason: str, warn: bool = True) -> None:
         if warn:

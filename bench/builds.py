@@ -104,6 +104,30 @@ def compiled(dest: Path | None = None) -> Path:
     return target
 
 
+def cached() -> Path | None:
+    """The compiled build :func:`compiled` would reuse now (the sources unchanged since it
+    was made), or None when it would have to build one."""
+    target = CACHE / digest()
+    if (ROOT / "setup.py").exists() and (target / "cardhall").is_dir():
+        return target
+    return None
+
+
+def both(tmp: Path) -> dict[str, Path | None]:
+    """``{"pure": entry, "compiled": entry}``: the ``PYTHONPATH`` entry of each build, None
+    for the one running here (its own package); the other made as :func:`pure` does (into
+    ``tmp``) or as :func:`compiled` does (reused from :data:`CACHE` when it can be).
+
+    Raises:
+        RuntimeError, subprocess.CalledProcessError: see :func:`compiled` and :func:`pure`.
+    """
+    from ..server import build
+
+    if build.kind() == "compiled":
+        return {"pure": pure(tmp / "pure"), "compiled": None}
+    return {"pure": None, "compiled": compiled()}
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m cardhall.bench.builds compiled|pure [DEST]``: make that build, print its
     ``PYTHONPATH`` entry; exit status 1 with the reason on stderr when it cannot be made

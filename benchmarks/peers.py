@@ -18,9 +18,11 @@ first, about two minutes, then kept under ``build/``); with several Cardhall ser
 table is printed per Cardhall, its ratios taken against it.
 
 ``--capacity N1,N2,...``: capacity at human pace instead (:func:`cardhall.bench.peers.capacity`):
-N players at four-seat tables, each table acting once per 2.5 s (think times of 1-4 s),
-N rising, servers by turns; the largest N each server keeps under one core with a round trip
-p99 <= 100 ms, with its RSS there.
+N players at four-seat tables, the seat to act thinking 1-4 s (uniform, seeded by
+``--think-seed``: ``bench/think.js``) before each action, N rising, servers by turns; the
+largest N each server keeps under one core with a round trip p99 <= 100 ms, with its RSS
+there (a step missed is run again, ``--retries`` times: one stall by another process on a
+shared machine passes 100 ms).
 """
 
 from __future__ import annotations
@@ -57,6 +59,10 @@ def main() -> None:
                         "version of this server (a git revision or a checkout's folder)")
     parser.add_argument("--capacity", metavar="N,N,...",
                         help="capacity at human pace at these numbers of players (rising)")
+    parser.add_argument("--think-seed", type=int, default=1,
+                        help="seed of the think times of --capacity (1)")
+    parser.add_argument("--retries", type=int, default=1,
+                        help="--capacity: runs again of a step a server did not keep up with")
     args = parser.parse_args()
     cfg = PeersConfig(peers=args.peers, node_modules=args.node_modules,
                       servers=tuple(args.servers.split(",")), rounds=args.rounds,
@@ -64,7 +70,8 @@ def main() -> None:
     if args.capacity:
         try:
             players = tuple(sorted(int(n) for n in args.capacity.split(",")))
-            steps = capacity(cfg, players, lambda m: print(f".. {m}", flush=True))
+            steps = capacity(cfg, players, lambda m: print(f".. {m}", flush=True),
+                             args.think_seed, args.retries)
         except ValueError as exc:
             parser.error(str(exc))
         except (RuntimeError, TimeoutError) as exc:

@@ -40,9 +40,9 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from cardhall import protocol as p
+from cardhall.bench.steps import CountingConnection, open_table
 from cardhall.games.skipper import Skipper
 from cardhall.server.room import Room
 from cardhall.server.sqlite_store import SQLiteStore
@@ -51,35 +51,6 @@ from cardhall.server.store import Store
 
 ROOM_SETTINGS = {"turn_seconds": None, "bid_seconds": None, "grace_seconds": 120.0,
                  "on_abandon": "bot"}
-
-
-class CountingConnection:
-    """Stands in for a client connection: counts the frames a room sends it, and notes in
-    ``first_at`` (a ``time.perf_counter()`` reading, s) when the first write after
-    ``first_at`` was last reset to 0.0 happened."""
-
-    def __init__(self, i: int, act_reply: str = "ok") -> None:
-        self.session = self.name = f"seat{i}"
-        self.account = ""  # signed in to no account
-        self.process = "bench"
-        self.act_reply = act_reply
-        self.rooms: dict[str, Room] = {}
-        self.frames = 0
-        self.first_at = 0.0
-
-    def send(self, msg: p.Message) -> None:
-        """Encode and count ``msg``."""
-        self.send_raw(p.encode(msg))
-
-    def send_raw(self, *frames: bytes) -> None:
-        """Count encoded frames (and stamp the first write: ``first_at``)."""
-        if not self.first_at:
-            self.first_at = time.perf_counter()
-        self.frames += len(frames)
-
-    def send_error(self, code: str, message: str, re: Any = None) -> None:
-        """Count an error reply."""
-        self.send(p.Error(code=code, message=message, re=re))
 
 
 @dataclass
@@ -125,15 +96,8 @@ async def run(actions: int, pause: float, seed: int, rooms: int = 1,
     async def new_table() -> tuple[Room, Skipper, list[CountingConnection]]:
         nonlocal made
         made += 1
-        conns = [CountingConnection(i) for i in range(4)]
-        game = Skipper({"mode": "multi", "seed": rng.randrange(1 << 30)}, 4)
-        room = Room(id=f"r{made}", name="bench", game_name="skipper", game=game,
-                    settings=dict(ROOM_SETTINGS), store=store)
-        room.start_task()
-        for i, conn in enumerate(conns):
-            room.join(conn, i)  # type: ignore[arg-type]
-        await room.start(None)
-        return room, game, conns
+        return await open_table(Room, made, rng.randrange(1 << 30), store,
+                                dict(ROOM_SETTINGS))
 
     tables = [await new_table() for _ in range(rooms)]
     first: list[float] = []

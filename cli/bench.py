@@ -6,8 +6,11 @@ Colyseus) and ``chaos`` (fault drills: bots play while servers and Redis are kil
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -64,6 +67,13 @@ import click
               "(default $PEERS_PREFIX/node, else /tmp/peers/node).")
 @click.option("--peer-rounds", type=click.IntRange(1), default=3, show_default=True,
               help="With --peers: rounds of the three servers by turns.")
+@click.option("--builds", "both_builds", is_flag=True,
+              help="Also the room's action path step by step and the engine alone, in CPU "
+              "per action, on both builds side by side (pure Python and the compiled core): "
+              "the other build than this one is made first (the compiled one from a "
+              "checkout, about two minutes, then kept under build/).")
+@click.option("--build-actions", type=click.IntRange(10), default=3000, show_default=True,
+              help="With --builds: actions per build and round (3 rounds, by turns).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object, no table.")
 @click.option("--logdir", type=click.Path(file_okay=False), default=None,
               help="Keep the servers' logs in this folder.")
@@ -72,7 +82,7 @@ def bench(rooms: int, rate: float, seconds: float, warmup: float, rounds: int, i
           sqlite_fsync: str, restart_rooms: int, url: str | None, server_pid: int | None,
           seed: int,
           pin: bool, peers_dir: str | None, node_modules: str | None, peer_rounds: int,
-          as_json: bool, logdir: str | None) -> None:
+          both_builds: bool, build_actions: int, as_json: bool, logdir: str | None) -> None:
     """Latency, throughput and memory of a live server, against a raw websockets echo server
     (and with --peers, against Colyseus and Cardhall's protocol floor).
 
@@ -87,6 +97,7 @@ def bench(rooms: int, rate: float, seconds: float, warmup: float, rounds: int, i
     from ..bench.peers import PeersConfig, compare
     from ..bench.peers import render as render_peers
     from ..bench.report import render, to_json
+    from ..bench.steps import render as render_steps
 
     peers = None
     if peers_dir is not None:
@@ -112,7 +123,9 @@ def bench(rooms: int, rate: float, seconds: float, warmup: float, rounds: int, i
         result = run(cfg, say, Path(logdir) if logdir else None)
         if peers is not None:
             result["peers"] = compare(peers, say)
-    except (OSError, RuntimeError, TimeoutError) as exc:
+        if both_builds:
+            result["builds"] = _both_builds(build_actions, seed, say)
+    except (OSError, RuntimeError, TimeoutError, subprocess.SubprocessError) as exc:
         raise click.ClickException(f"{type(exc).__name__}: {exc}") from None
     if as_json:
         click.echo(to_json(result))
@@ -122,6 +135,26 @@ def bench(rooms: int, rate: float, seconds: float, warmup: float, rounds: int, i
         click.echo("\nThe peers' load generator (loadgen.js), the servers by turns; ratios: "
                    "median of the per-round ratios to Cardhall:\n")
         click.echo(render_peers(result["peers"]))
+    if both_builds:
+        click.echo("\nThe room's action path step by step, and the engine alone, on both "
+                   "builds by turns (python -m cardhall.bench.steps; medians of 3 rounds):\n")
+        click.echo(render_steps(result["builds"]))
+
+
+def _both_builds(actions: int, seed: int, say: Callable[[str], None] | None
+                 ) -> dict[str, list[dict[str, Any]]]:
+    """``--builds``: :func:`cardhall.bench.steps.side_by_side` of both builds."""
+    import tempfile
+
+    from ..bench import builds, steps
+
+    with tempfile.TemporaryDirectory(prefix="cardhall-builds-") as tmp:
+        if say is not None:
+            say("both builds: making the other build")
+        paths = builds.both(Path(tmp))
+        if say is not None:
+            say("both builds: the room's action path step by step, by turns")
+        return steps.side_by_side(paths, 3, actions, seed=seed)
 
 
 @click.command()

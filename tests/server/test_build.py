@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import time
 import zipfile
 from pathlib import Path
@@ -91,11 +92,18 @@ def test_version_and_the_start_line_name_the_build(tmp_path: Path) -> None:
     assert f"Cardhall is running ({words}" in server.stderr(), server.stderr()
 
 
-def _wheel(tmp_path: Path, **env: str) -> tuple[zipfile.ZipFile, str]:
+def _wheel(tmp_path: Path, stale: tuple[str, ...] = (), **env: str
+           ) -> tuple[zipfile.ZipFile, str]:
     """Build a wheel of the checkout (the running interpreter's setuptools and mypy);
-    returns it and the build's stderr."""
+    returns it and the build's stderr. ``stale``: files (paths in the package) made first
+    in the copy's ``build/lib...``, as an earlier build there would have left them."""
     shutil.copytree(ROOT, tmp_path / "src", symlinks=True, ignore=shutil.ignore_patterns(
         ".git", "build", "*.egg-info", "__pycache__", ".venv*", "node_modules", "tests"))
+    lib = (tmp_path / "src" / "build"
+           / f"lib.{sysconfig.get_platform()}-{sys.implementation.cache_tag}")
+    for name in stale:
+        (lib / name).parent.mkdir(parents=True, exist_ok=True)
+        (lib / name).write_bytes(b"\x7fELF stale")
     done = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
          "--no-index", "-v", "--wheel-dir", str(tmp_path / "wheel"), str(tmp_path / "src")],
@@ -108,8 +116,11 @@ def _wheel(tmp_path: Path, **env: str) -> tuple[zipfile.ZipFile, str]:
 @pytest.mark.slow
 def test_a_build_asked_to_be_pure_is_pure_with_one_warning_line(tmp_path: Path) -> None:
     """``CARDHALL_MYPYC=0``: no extension module in the wheel, its note says pure Python and
-    why, and the build prints exactly one warning line."""
-    wheel, output = _wheel(tmp_path, CARDHALL_MYPYC="0")
+    why, and the build prints exactly one warning line. Extension modules an earlier build
+    left in the checkout's ``build/`` are not shipped (they would shadow the sources)."""
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    wheel, output = _wheel(tmp_path, (f"cardhall/games/skipper/rules{suffix}",
+                                      f"cardhall__mypyc{suffix}"), CARDHALL_MYPYC="0")
     assert [n for n in wheel.namelist() if n.endswith(".so")] == []
     assert "cardhall/games/skipper/rules.py" in wheel.namelist()
     assert wheel.read("cardhall/server/build.txt").decode().strip() == (
@@ -131,3 +142,34 @@ def test_a_failed_compilation_falls_back_to_pure_with_one_warning_line(
     assert note.startswith("pure Python: compilation failed"), note
     warned = [line for line in output.splitlines() if WARNING in line]
     assert len(warned) == 1 and "compilation failed" in warned[0], warned
+
+
+def test_bench_builds_shows_the_pure_and_the_compiled_figures_side_by_side() -> None:
+    """Issue #34: ``cardhall bench --builds`` measures the room's action path step by step
+    and the engine alone in both builds (each reporting its own build) and prints a column
+    for each, with the ratio. Needs the other build: the pure one is exported at once; the
+    compiled one is used when already made for these sources (``python -m
+    cardhall.bench.builds compiled``; `.ci/run`'s smoke runs this test on the compiled
+    build)."""
+    from cardhall.bench import builds as b
+
+    if _expected() == "pure" and b.cached() is None:
+        pytest.skip("no compiled build of these sources yet: python -m cardhall.bench.builds "
+                    "compiled")
+    done = CliRunner().invoke(main, [
+        "bench", "--rooms", "2", "--rate", "40", "--seconds", "1", "--warmup", "0.3",
+        "--rounds", "1", "--idle", "0", "--redis", "off", "--no-sqlite",
+        "--restart-rooms", "0", "--builds", "--build-actions", "60"])
+    assert done.exit_code == 0, done.output
+    lines = done.output.splitlines()
+    head = next(line for line in lines if line.startswith("| figure (CPU per action)"))
+    # the columns are named by the build each child process reported running
+    assert "| pure | compiled | compiled / pure |" in head, head
+    rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[3:-1]]
+            for line in lines[lines.index(head) + 2:] if line.startswith("|")}
+    for name in ("whole action (room.play, memory store), CPU", "engine: apply the action",
+                 "state()", "store append", "clocks", "metrics", "table()",
+                 "fan-out (frames, less the above)", "engine alone, no room (apply + deltas)"):
+        pure, compiled, ratio = rows[name]
+        assert float(pure.replace(",", "")) > 0 and float(compiled.replace(",", "")) > 0, name
+        assert ratio.endswith("x"), name
