@@ -40,9 +40,9 @@ import math
 import random
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import msgpack
 from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential_jitter
@@ -51,7 +51,6 @@ from .. import protocol as p
 from ..protocol import fairness
 from ..games import Game, GameError, LogEntry, bots, replay
 from ..games.base import FORFEIT, SETTING
-from ..games.options import Option, parse_options
 from . import leaderboard
 from .logs import event
 from ..games import outcome_kind
@@ -61,29 +60,22 @@ from .store import Lease, Loaded, OwnershipLost, Store, StoreError
 from .clocks import REAL_TIME_BOT_SECONDS as REAL_TIME_BOT_SECONDS  # re-exported
 from .clocks import RoomClocks
 from .chat import RoomChat
-from .fanout import Connection, RoomViews, Seat, _Member
+from .fanout import Connection, RoomViews, Seat, Member
 from .fanout import Peer as Peer  # re-exported: what a room needs of a member
 from .tasks import cancel_until_done
+from . import table
+from .table import ROOM_OPTION_NAMES as ROOM_OPTION_NAMES  # re-exported
+from .table import ROOM_OPTIONS as ROOM_OPTIONS  # re-exported
+from .table import Event, Leaving, Phase
+from .table import RoomError as RoomError  # re-exported
+from .table import split_options as split_options  # re-exported
 
 log = logging.getLogger("cardhall.room")
+WAITING, PLAYING, FINISHED, CLOSED = Phase
+T = TypeVar("T")
+#: A seat event to send every member: (seat, event) (:meth:`Room._seat_event`).
+Told = tuple[int, str]
 
-ROOM_OPTIONS: tuple[Option, ...] = (
-    Option("turn_seconds", float, None, "Seconds per turn; on expiry the server plays the "
-           "game's default action (Skipper: pass, or discard one card and end).", min=0.05,
-           max=86_400),
-    Option("bid_seconds", float, None, "Seconds per bid in an auction (default: "
-           "turn_seconds); on expiry the bidder passes.", min=0.05, max=86_400),
-    Option("grace_seconds", float, 120.0, "Seconds a dropped seat is held for its player.",
-           min=0, max=86_400),
-    Option("on_abandon", str, "bot", "When the grace window ends: a server bot takes the seat "
-           "(bot) or the seat forfeits (forfeit).", choices=("bot", "forfeit")),
-    Option("bot_seconds", float, None, "Seconds a server bot takes over each action (default: "
-           "1 in real-time games, where seats act at once, so that bots do not outrace people; "
-           "0 in turn-based ones).", min=0, max=60),
-    Option("multi_seat", bool, False, "One account may hold several seats of the room (a hot "
-           "seat); off: a second seat is refused (room/already_seated)."),
-)
-ROOM_OPTION_NAMES = frozenset(o.name for o in ROOM_OPTIONS)
 BOT_STRATEGY = "greedy"
 SNAPSHOT_EVERY = 64  # log entries between engine snapshots in the store
 #: Seconds between a broken room's reloads from its store: doubling from the first to the
@@ -100,26 +92,6 @@ LEASE_MARGIN = 0.2
 
 def _noop() -> None:
     """A work item that does nothing (wakes an idle room task: :meth:`Room.close`)."""
-
-
-def split_options(raw: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Split ``create_room.options`` into (room options, engine options).
-
-    Raises:
-        OptionError: a room option has a bad value.
-    """
-    room = {k: v for k, v in raw.items() if k in ROOM_OPTION_NAMES}
-    engine = {k: v for k, v in raw.items() if k not in ROOM_OPTION_NAMES}
-    return parse_options(ROOM_OPTIONS, room), engine
-
-
-class RoomError(Exception):
-    """A request the room refuses; ``code`` is a protocol error code."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 # slots: ~1.2 KiB less per room than an instance dict of 36 keys; a weak reference slot:
@@ -145,7 +117,8 @@ class Room(RoomViews, RoomClocks, RoomChat):
         host: Session id of the connection that holds the host role: the creating
             connection, or the player the role was handed to (``""``: none connected, e.g.
             the new host is dropped; it starts the room from its seat once it resumes).
-        status: ``"waiting"``, ``"playing"`` or ``"finished"``.
+        phase: The room's :class:`~.table.Phase` (stored as ``"waiting"``, ``"playing"``
+            or ``"finished"``: :attr:`stored_status`).
         salt: The salt of the deal commitment (32 hex digits; see :attr:`commitment`),
             drawn at creation and kept in the record; ``""`` for a room stored without one.
         chosen_deal: True when its creator set the deal (``seed`` or ``deck``, allowed in
@@ -167,9 +140,12 @@ class Room(RoomViews, RoomClocks, RoomChat):
     private: bool = False
     code: str | None = None
     host: str = ""
-    status: str = "waiting"
+    phase: Phase = Phase.WAITING
+    #: :attr:`phase`, or for a closed copy the phase it was closed in: a work item in
+    #: flight at the close goes on against it, and what it writes stores it.
+    game_phase: Phase = Phase.WAITING
     seats: list[Seat | None] = field(default_factory=list)
-    members: dict[Connection, _Member] = field(default_factory=dict)
+    members: dict[Connection, Member] = field(default_factory=dict)
     deadlines: dict[int, float] = field(default_factory=dict)
     on_finish: Callable[[Room], None] | None = None
     on_lost: Callable[[Room], None] | None = None
@@ -210,7 +186,6 @@ class Room(RoomViews, RoomClocks, RoomChat):
     #: (fewer than SNAPSHOT_EVERY; a list append per action, no copy of the engine).
     _saved_snapshot: dict[str, Any] | bytes | None = None
     _saved_entries: list[LogEntry] = field(default_factory=list)
-    _closing: bool = False
     #: This room's game's metrics, bound by the lobby (:func:`~.metrics.bind_game`; None in
     #: bare tests).
     metrics: GameMetrics | None = None
@@ -239,6 +214,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
         if self.game is not None:
             self.game_cls, self.options = type(self.game), self.game.options
             self.seat_count = self.game.seats
+        self.game_phase = self.phase
         self.seats = [None] * self.seat_count
         self._seat_version = [0] * self.seat_count
         self._bot = bots.strategy(self.game_name, BOT_STRATEGY)
@@ -247,6 +223,19 @@ class Room(RoomViews, RoomClocks, RoomChat):
     def state_id(self) -> int:
         """The engine's ``state_id`` (0 while the room waits: no action yet)."""
         return 0 if self.game is None else self.game.state_id
+
+    @property
+    def stored_status(self) -> str:
+        """The stored form of :attr:`game_phase` (``"waiting"``, ``"playing"`` or
+        ``"finished"``: :func:`~.table.stored_phase`), in the state, the summary and the
+        room facts of every view."""
+        return self.game_phase.stored
+
+    def _set_phase(self, phase: Phase) -> None:
+        """Enter ``phase`` (a closed copy records it in :attr:`game_phase` alone)."""
+        self.game_phase = phase
+        if self.phase is not CLOSED:
+            self.phase = phase
 
     def _engine(self) -> Game:
         """The engine, or for a waiting room a fresh deal of its options (the same deal the
@@ -265,7 +254,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
             self._spawn()
 
     def _spawn(self) -> None:
-        if self._task is None and self._may_run and not self._closing:
+        if self._task is None and self._may_run and self.phase is not CLOSED:
             self._task = asyncio.get_running_loop().create_task(self._run(), name=f"room-{self.id}")
 
     def _enqueue(self, item: Callable[[], Any]) -> None:
@@ -280,9 +269,9 @@ class Room(RoomViews, RoomClocks, RoomChat):
     async def _run(self) -> None:
         queue = self._queue
         assert queue is not None  # the task starts with the first work item
-        while not self._closing:
+        while self.phase is not CLOSED:
             item = await queue.get()
-            if self._closing:  # woken by close(): end without a cancellation (see there)
+            if self.phase is CLOSED:  # woken by close(): end without a cancellation (see there)
                 return
             try:
                 async with self._busy:
@@ -327,7 +316,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
         marked broken and reloads from the store before its next action (:meth:`_persist`).
         """
         queue = self._queue
-        if self._busy.locked() or (queue is not None and not queue.empty()) or self._closing:
+        if self._busy.locked() or (queue is not None and not queue.empty()) or self.phase is CLOSED:
             await self.submit(lambda: self.act(conn, msg))
             return
         async with self._busy:  # free: taken without waiting
@@ -341,7 +330,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
         """Stop the task and timers (the room is being removed, handed over or demoted).
         Callers of :meth:`submit` whose work item has not run get ``server/unavailable``
         (:class:`RoomError`): the room is not run here any more."""
-        self._closing = True
+        self.phase = table.step(self.phase, Event.CLOSE)
         for timer in (self._timer, self._bot_timer):
             if timer is not None:
                 timer.cancel()
@@ -377,7 +366,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
     def seats_changed(self, expired: bool = False) -> None:
         """Call ``on_seats`` when the room waits (``expired``: a seat was freed because its
         grace window ended)."""
-        if self.on_seats is not None and self.status == "waiting":
+        if self.on_seats is not None and self.game_phase is WAITING:
             self.on_seats(self, expired)
 
     # -- fenced fan-out ------------------------------------------------------------------
@@ -424,7 +413,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
         """The room as the lobby lists it (a ``rooms`` entry of the protocol)."""
         return {"room": self.id, "name": self.name, "game": self.game_name,
                 "mode": self.options.get("mode"), "seats": self.seat_count,
-                "taken": self.taken, "status": self.status, "private": self.private,
+                "taken": self.taken, "status": self.stored_status, "private": self.private,
                 "spectators": sum(m.seat is None for m in self.members.values()),
                 "created": int(self.created)}
 
@@ -442,7 +431,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
         (``[[seat, unix time s]]``), start and finish times (unix time s, or None), the
         host's session (it changes when the host role is handed on), the last chat lines and
         the muted seats (:mod:`.chat`)."""
-        return {"status": self.status, "finished_at": self.finished_at, "host": self.host,
+        return {"status": self.stored_status, "finished_at": self.finished_at, "host": self.host,
                 "chat": list(self.chat), "muted": sorted(self.muted),
                 "started_at": self.started_at,
                 "seats": [None if h is None else h.stored() for h in self.seats],
@@ -459,9 +448,9 @@ class Room(RoomViews, RoomClocks, RoomChat):
             GameError: the log does not replay (the store holds another game).
         """
         rec, st = loaded.record, loaded.state or {}
-        status = st.get("status", "waiting")
+        phase = Phase.parse(st.get("status", WAITING.stored))
         game: Game | None = None
-        if status != "waiting" or loaded.snapshot is not None or loaded.entries:
+        if phase is not WAITING or loaded.snapshot is not None or loaded.entries:
             game = replay(game_cls, rec["options"], rec["seats"], loaded.entries,
                           loaded.snapshot)
         # None is the field's default, typed Game for the rooms that play (see Room.game)
@@ -470,7 +459,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
                    game_cls=game_cls, options=dict(rec["options"]), seat_count=rec["seats"],
                    settings=dict(rec["settings"]), store=store, private=rec["private"],
                    code=rec.get("code"), host=st.get("host", rec.get("host", "")),
-                   status=status, created=rec.get("created", 0.0),
+                   phase=phase, created=rec.get("created", 0.0),
                    salt=rec.get("salt", ""),
                    chosen_deal=rec.get("chosen_deal", True))  # unknown: never ranked
         room.finished_at = st.get("finished_at")
@@ -527,60 +516,52 @@ class Room(RoomViews, RoomClocks, RoomChat):
     # -- membership (called inside the room task) -----------------------------------------
 
     def join(self, conn: Connection, seat: int | None) -> tuple[int, str]:
-        """Seat ``conn`` at ``seat`` (or the first free seat). Returns ``(seat, token)``.
+        """Seat ``conn`` at ``seat`` (or the first free seat) and tell every member at once
+        (nothing saved: :meth:`seat_player` saves first). Returns ``(seat, token)``.
 
-        The seat is the host's when ``conn`` holds the host role (the room's creator, its
-        role not handed on), or when no seat is the host's (the creator has not sat down,
-        or everyone left): then every member gets ``seat_event host`` for it (and again
-        should the creator sit down later and take the role back).
+        Raises:
+            RoomError: as :meth:`_seat`.
+        """
+        seat_no, token, told = self._seat(conn, seat)
+        self._tell(told)
+        if self.ledger is not None:
+            self.ledger.seated(conn.account, self.id, seat_no, self.game_name,
+                               self.options.get("mode"))
+        return seat_no, token
 
-        An account holds one seat of a room unless the room allows more (``multi_seat``).
+    def _seat(self, conn: Connection, seat: int | None) -> tuple[int, str, list[Told]]:
+        """The state change of a join, nothing sent, nothing saved: ``conn`` takes ``seat``
+        (or the first free seat: :func:`~.table.choose_seat`), and the host role moves as
+        :func:`~.table.host_on_join` says. Returns ``(seat, token, seat events to send)``.
 
         Raises:
             RoomError: ``room/already_started``, ``room/full``, ``room/already_seated``
                 (the account of ``conn`` holds a seat here already).
         """
-        if self.status != "waiting":
-            raise RoomError("room/already_started", "the game has started; seats are closed")
-        for s, holder in enumerate(self.seats):
-            if holder is not None and holder.conn is conn:
-                raise RoomError("room/full", f"you already hold seat {s} here")
-            if (holder is not None and conn.account and holder.account == conn.account
-                    and not self.settings.get("multi_seat")):
-                raise RoomError("room/already_seated", f"your account holds seat {s} of this "
-                                "room already (resume it; the host may allow several seats: "
-                                "room option multi_seat)")
-        if seat is None:
-            free = [i for i, s in enumerate(self.seats) if s is None]
-            if not free:
-                raise RoomError("room/full", "every seat is taken")
-            seat = free[0]
-        elif seat >= len(self.seats):
-            raise RoomError("room/full", f"this room has seats 0..{len(self.seats) - 1}")
-        elif self.seats[seat] is not None:
-            raise RoomError("room/full", f"seat {seat} is taken")
+        seat = table.choose_seat(self.phase, self.seats, conn, conn.account, seat,
+                                 bool(self.settings.get("multi_seat")))
+        move = table.host_on_join(self.seats, conn.session == self.host, self.host)
         token = secrets.token_urlsafe(24)  # 192 bits
-        hosted = any(h is not None and h.host for h in self.seats)
         holder = self.seats[seat] = Seat(token=token, conn=conn, name=conn.name,
                                          since=time.time(), account=conn.account)
-        self.members[conn] = _Member(seat)
+        self.members[conn] = Member(seat)
         conn.rooms[self.id] = self
-        self._seat_event(seat, "joined")
-        if self.ledger is not None:
-            self.ledger.seated(conn.account, self.id, seat, self.game_name,
-                               self.options.get("mode"))
-        if conn.session == self.host and hosted:
-            self._make_host(seat)  # the creator takes the role back from an early joiner
-        elif conn.session == self.host:
+        told: list[Told] = [(seat, "joined")]
+        if move is table.HostMove.KEEP:
             holder.host = True
-        elif not hosted:
-            self._make_host(seat, claim=not self.host)
-        return seat, token
+        elif move is not table.HostMove.NONE:
+            told.append(self._make_host(seat, claim=move is not table.HostMove.LEND))
+        return seat, token, told
 
-    def _make_host(self, seat: int, *, claim: bool = True) -> None:
-        """Give the host role to the player of ``seat`` and tell every member
-        (``seat_event host``). With ``claim``, its session becomes :attr:`host` (the one
-        before loses the role); without, the creator's session keeps its claim (it may
+    def _tell(self, told: list[Told]) -> None:
+        """Send the seat events ``told`` (:meth:`_seat_event`), in order."""
+        for seat, what in told:
+            self._seat_event(seat, what)
+
+    def _make_host(self, seat: int, *, claim: bool = True) -> Told:
+        """Give the host role to the player of ``seat``; returns the ``seat_event host``
+        every member is to be told. With ``claim``, its session becomes :attr:`host` (the
+        one before loses the role); without, the creator's session keeps its claim (it may
         still start the room, and takes the role back when it sits down)."""
         for holder in self.seats:
             if holder is not None:
@@ -590,13 +571,12 @@ class Room(RoomViews, RoomClocks, RoomChat):
         holder.host = True
         if claim:
             self.host = holder.conn.session if holder.conn is not None else ""
-        self._seat_event(seat, "host")
+        return seat, "host"
 
     def _free_seat(self, seat: int) -> None:
         """Free ``seat`` of a waiting room (its player left, was kicked, or was dropped
         past its grace window) and tell every member (``seat_event left``). When it was the
-        host's, the host role goes to the longest-seated player still connected (or, if
-        none is, still held for its dropped player), who is told with everyone else
+        host's, the host role goes to :func:`~.table.heir`, who is told with everyone else
         (``seat_event host``); with nobody seated, the next player to sit down gets it.
         """
         holder = self.seats[seat]
@@ -606,10 +586,9 @@ class Room(RoomViews, RoomClocks, RoomChat):
         self._unseated(holder)
         if holder is None or not holder.host:
             return
-        seated = [(h.conn is None, h.since, s) for s, h in enumerate(self.seats)
-                  if h is not None and not h.bot]
-        if seated:
-            self._make_host(min(seated)[2])
+        heir = table.heir(self.seats)
+        if heir is not None:
+            self._tell([self._make_host(heir)])
         else:
             self.host = ""
 
@@ -621,23 +600,13 @@ class Room(RoomViews, RoomClocks, RoomChat):
     @property
     def startable(self) -> bool:
         """True for a waiting room someone can start now, or whose next player becomes its
-        host: a seat holds the host role and its player is connected, or no seat holds it
-        (quick join sends nobody into a room whose host is away: :meth:`Lobby.quick_room`).
-        """
-        hosts = [h for h in self.seats if h is not None and h.host]
-        return not hosts or any(h.conn is not None for h in hosts)
-
-    def unjoin(self, conn: Connection, seat: int) -> None:
-        """Undo :meth:`join` (its state could not be saved)."""
-        holder = self.seats[seat]
-        if holder is not None and holder.conn is conn:
-            self.members.pop(conn, None)
-            conn.rooms.pop(self.id, None)
-            self._free_seat(seat)
+        host (:func:`~.table.startable`; quick join sends nobody into a room whose host is
+        away: :meth:`Lobby.quick_room`)."""
+        return table.startable(self.seats)
 
     def reattach(self, conn: Connection, seat: int | None) -> None:
         """Put a member recorded in the stored state back (after a takeover)."""
-        self.members[conn] = _Member(seat)
+        self.members[conn] = Member(seat)
         conn.rooms[self.id] = self
         if seat is not None and self.seats[seat] is not None:
             holder = self.seats[seat]
@@ -651,7 +620,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
         time s), whatever was left of an earlier window, so that its client can ``resume``
         it; the timer is armed by :meth:`resync`. Server bots' seats and forfeited ones are
         left as they are; so is a finished room."""
-        if self.status == "finished":
+        if self.game_phase is FINISHED:
             return
         until = since + self.settings["grace_seconds"]
         for holder in self.seats:
@@ -665,7 +634,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
             member.sent(None)
         self._schedule()
         self._broadcast([])
-        if self.status == "finished" and self.lease_current():
+        if self.game_phase is FINISHED and self.lease_current():
             frame = self._game_over()
             for conn in self.members:
                 conn.send(frame)
@@ -674,7 +643,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
     def spectate(self, conn: Connection) -> None:
         """Add ``conn`` as a spectator (a seated connection stays seated)."""
         if conn not in self.members:
-            self.members[conn] = _Member(None)
+            self.members[conn] = Member(None)
             self._save_soon()
             self._facts_soon()
         conn.rooms[self.id] = self
@@ -737,14 +706,16 @@ class Room(RoomViews, RoomClocks, RoomChat):
             old.rooms.pop(self.id, None)
             old.send(p.Left(room=self.id))
         holder.conn, holder.grace_until, holder.bot = conn, None, False
-        self.members[conn] = _Member(seat)
+        self.members[conn] = Member(seat)
         conn.rooms[self.id] = self
         self._seat_event(seat, "resumed")
         self._schedule()
         return seat
 
     async def leave(self, conn: Connection) -> None:
-        """``conn`` leaves: a waiting seat is freed; a playing seat is abandoned at once."""
+        """``conn`` leaves: what becomes of its seat is :func:`~.table.on_leave`'s: a
+        waiting seat is freed; a playing seat is abandoned at once; in a finished room
+        only the connection goes."""
         member = self.members.pop(conn, None)
         conn.rooms.pop(self.id, None)
         if member is None or member.seat is None:
@@ -755,30 +726,33 @@ class Room(RoomViews, RoomClocks, RoomChat):
         if holder is None or holder.conn is not conn:
             return
         holder.conn = None
-        if self.status == "waiting":
+        leaving = table.on_leave(self.game_phase)
+        if leaving is Leaving.FREE:
             self._free_seat(member.seat)
-        elif self.status == "playing":
+        elif leaving is Leaving.ABANDON:
             self._seat_event(member.seat, "left")
             await self._abandon(member.seat)
 
     async def kick(self, seat: int) -> str:
         """Remove the player of ``seat`` (an operator's kick, a work item of the room): its
         connection, if any, gets ``error room/kicked`` and an unsolicited ``left`` and is
-        detached; the seat's token is voided (it cannot be resumed). A waiting room frees
-        the seat; a playing one follows ``on_abandon`` at once, as a ``leave`` would (a
-        server bot takes the seat, or it forfeits); in a finished room only the connection
-        is detached.
+        detached; the seat's token is voided (it cannot be resumed). Then as a ``leave``
+        (:func:`~.table.on_leave`): a waiting room frees the seat; a playing one follows
+        ``on_abandon`` at once (a server bot takes the seat, or it forfeits); in a finished
+        room only the connection is detached.
 
         Returns:
             What became of the seat: ``"freed"``, ``"bot"``, ``"forfeit"`` or ``"detached"``.
 
         Raises:
             RoomError: ``room/not_seated`` when no player holds ``seat`` (out of range,
-                empty, a server bot's, or forfeited or kicked already).
+                empty, a server bot's, or forfeited or kicked already:
+                :func:`~.table.kickable`).
         """
         holder = self.seats[seat] if 0 <= seat < len(self.seats) else None
-        if holder is None or (holder.conn is None and (holder.bot or not holder.token)):
+        if holder is None or not table.kickable(holder):
             raise RoomError("room/not_seated", f"no player holds seat {seat}")
+        leaving = table.on_leave(self.game_phase)
         conn, holder.conn, holder.token = holder.conn, None, ""
         self._unseated(holder)
         if conn is not None:
@@ -786,20 +760,19 @@ class Room(RoomViews, RoomClocks, RoomChat):
             conn.rooms.pop(self.id, None)
             conn.send_error("room/kicked", f"an operator removed you from seat {seat}")
             conn.send(p.Left(room=self.id))
-        if self.status == "waiting":
+        if leaving is Leaving.FREE:
             self._free_seat(seat)
-            self._save_soon()
-            return "freed"
-        if self.status == "finished":
-            self._save_soon()
-            return "detached"
-        self._seat_event(seat, "left")
-        await self._abandon(seat)
+        elif leaving is Leaving.ABANDON:
+            self._seat_event(seat, "left")
+            await self._abandon(seat)
         self._save_soon()
-        return "bot" if holder.bot else "forfeit"
+        if leaving is Leaving.ABANDON:
+            return "bot" if holder.bot else "forfeit"
+        return "freed" if leaving is Leaving.FREE else "detached"
 
     def dropped(self, conn: Connection) -> None:
-        """``conn`` lost its connection: hold its seat for the grace window."""
+        """``conn`` lost its connection: hold its seat for the grace window (not in a
+        finished room: :func:`~.table.holds_on_drop`)."""
         member = self.members.pop(conn, None)
         conn.rooms.pop(self.id, None)
         if member is None or member.seat is None:
@@ -811,7 +784,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
         if holder is None or holder.conn is not conn:
             return
         holder.conn = None
-        if self.status == "finished":
+        if not table.holds_on_drop(self.game_phase):
             return
         holder.grace_until = time.time() + self.settings["grace_seconds"]
         self._seat_event(member.seat, "dropped")
@@ -821,7 +794,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
     async def _abandon(self, seat: int) -> None:
         """The grace window ended (or the player left): bot or forfeit (``on_abandon``)."""
         holder = self.seats[seat]
-        if holder is None or self.status != "playing":
+        if holder is None or self.game_phase is not PLAYING:
             return
         holder.grace_until = None
         if self.settings["on_abandon"] == "bot":
@@ -847,16 +820,16 @@ class Room(RoomViews, RoomClocks, RoomChat):
 
     @property
     def commitment(self) -> str | None:
-        """The deal commitment (:func:`cardhall.protocol.fairness.commitment` of the engine's
-        seed and :attr:`salt`: 64 hex digits), or None for a room stored without a salt.
-        Published at start, in ``started`` and the view's room facts; the seed and salt are
-        revealed in ``game_over`` (protocol/README.md, "Fair deals")."""
+        """The deal commitment (:func:`~.table.commitment` of the engine's seed and
+        :attr:`salt`: 64 hex digits), or None for a room stored without a salt. Published
+        at start, in ``started`` and the view's room facts; the seed and salt are revealed
+        in ``game_over`` (protocol/README.md, "Fair deals")."""
         if not self.salt:
             return None
         seed = self.options["seed"]
         cached = self._commitment
         if cached is None or cached[0] != seed:
-            cached = self._commitment = (seed, fairness.commitment(seed, self.salt))
+            cached = self._commitment = (seed, table.commitment(seed, self.salt) or "")
         return cached[1]
 
     async def start(self, by: Connection | None, re: Any = None) -> None:
@@ -865,83 +838,101 @@ class Room(RoomViews, RoomClocks, RoomChat):
         then every member gets ``started`` (``by``'s carries ``re``), then its view.
 
         Raises:
-            RoomError: ``room/not_host`` (``by`` is neither the host's connection nor holds
-                the seat the host took: a host that reconnected and resumed its seat may
-                start), ``room/already_started``.
+            RoomError: ``room/not_host`` (``by`` may not start it:
+                :func:`~.table.check_starter`), ``room/already_started``.
             StoreError: the started state could not be saved (:class:`OwnershipLost`:
                 another process owns the room); the room is left waiting as it was.
         """
-        if by is not None and by.session != self.host and not any(
-                h is not None and h.host and h.conn is by for h in self.seats):
-            raise RoomError("room/not_host", "only the room's host may start it")
-        to_bots = self._begin_start()
-        try:
-            await self.save_state()
-        except StoreError:
-            self._undo_start(to_bots)
-            raise
-        self._announce_start(to_bots, by, re)
+        table.check_starter(self.seats, self.host, by, by.session if by is not None else "")
+        told = await self._saved(self._begin_start)
+        self._announce_start(told, by, re)
 
     async def seat_player(self, conn: Connection, seat: int | None, re: Any) -> None:
-        """Seat ``conn`` (:meth:`join`), save, then answer ``joined`` (with the seat's
-        token, durable before anyone sees it). The player who fills the last seat of a
-        waiting room starts it: the same save holds the start; ``joined`` shows the room as
-        the player joined it, and ``started`` and the views follow at once.
+        """Seat ``conn`` (:meth:`_seat`), save, then tell every member and answer
+        ``joined`` (with the seat's token, durable before anyone sees it). The player who
+        fills the last seat of a waiting room starts it: the same save holds the start;
+        ``joined`` shows the room as the player joined it, and ``started`` and the views
+        follow at once.
 
         Raises:
-            RoomError: as :meth:`join` (the seat is taken, the room is full...).
-            StoreError: the state could not be saved; the seat is free again and the room
-                as it was.
+            RoomError: as :meth:`_seat` (the seat is taken, the room is full...).
+            StoreError: the state could not be saved; nobody was told, the seat is free
+                again and the room as it was.
         """
-        seat_no, token = self.join(conn, seat)
-        full = self.taken == self.seat_count and self.status == "waiting"
-        joined = self.view_for(seat_no) if full else None  # the room as it was joined
-        to_bots = self._begin_start() if full else []
+        joined: dict[str, Any] | None = None
+
+        def change() -> tuple[int, str, list[Told], list[Told] | None]:
+            nonlocal joined
+            seat_no, token, told = self._seat(conn, seat)
+            if not table.full(self.phase, self.seats):
+                return seat_no, token, told, None
+            joined = self.view_for(seat_no)  # the room as it was joined
+            return seat_no, token, told, self._begin_start()
+
+        seat_no, token, told, started = await self._saved(change)
+        self._tell(told)
+        if self.ledger is not None:
+            self.ledger.seated(conn.account, self.id, seat_no, self.game_name,
+                               self.options.get("mode"))
+        self.send_joined(conn, re, token, view=joined)
+        if started is not None:
+            self._announce_start(started, None, None)
+
+    async def _saved(self, change: Callable[[], T]) -> T:
+        """Make ``change`` (it changes the seats, the host, the members, the phase and the
+        deadlines, sends nothing, and returns what to tell: seat events), then save the
+        state (:meth:`save_state`): saved before anyone is told. Returns what ``change``
+        returned, for the caller to tell.
+
+        Raises:
+            RoomError: from ``change``, which then changed nothing.
+            StoreError: the state could not be saved: the room is put back as it was
+                before ``change`` (the deal of a start is kept: the same seed deals it
+                again), and nobody was told.
+        """
+        seats = list(self.seats)
+        before = (seats, [h is not None and h.host for h in seats], self.host,
+                  self.game_phase, dict(self.deadlines), dict(self.members))
+        told = change()
         try:
             await self.save_state()
         except StoreError:
-            if full:
-                self._undo_start(to_bots)
-            self.unjoin(conn, seat_no)
+            seats, hosts, self.host, phase, deadlines, members = before
+            self.seats[:] = seats
+            for holder, host in zip(seats, hosts):
+                if holder is not None:
+                    holder.host = host
+            self._set_phase(phase)  # closed meanwhile: it stays so
+            self.deadlines = deadlines
+            for conn in self.members.keys() - members.keys():
+                self.members.pop(conn)
+                conn.rooms.pop(self.id, None)
+            self._schedule()  # the grace windows' timer only
             raise
-        self.send_joined(conn, re, token, view=joined)
-        if full:
-            self._announce_start(to_bots, None, None)
+        return told
 
-    def _begin_start(self) -> list[int]:
-        """The start's state change (nothing sent, nothing saved): bots in the empty seats,
-        the deal, status ``playing``, the first turn's deadlines. Returns the seats given to
-        bots.
+    def _begin_start(self) -> list[Told]:
+        """The start's state change (nothing sent, nothing saved): bots in the empty seats
+        (:func:`~.table.start_seats`), the deal, phase playing, the first turn's deadlines.
+        Returns the seat events of the seats given to bots.
 
         Raises:
-            RoomError: ``room/already_started``.
+            TransitionError: ``room/already_started``.
         """
-        if self.status != "waiting":
-            raise RoomError("room/already_started", "the game has already started")
-        to_bots = [s for s, holder in enumerate(self.seats) if holder is None]
+        phase, to_bots = table.start_seats(self.game_phase, self.seats)
         for s in to_bots:
             self.seats[s] = Seat(token=secrets.token_urlsafe(24), conn=None,
                                  name=f"bot-{s}", bot=True)
         if self.game is None:
             self.game = self.game_cls(self.options, self.seat_count)  # the deal
-        self.status = "playing"
+        self._set_phase(phase)
         self._schedule()  # the deadlines are part of the state the start saves
-        return to_bots
+        return [(s, "bot") for s in to_bots]
 
-    def _undo_start(self, to_bots: list[int]) -> None:
-        """Undo :meth:`_begin_start` (its state could not be saved): waiting again, the bots'
-        seats free (the deal is kept: the same seed deals it again)."""
-        for s in to_bots:
-            self.seats[s] = None
-        self.status = "waiting"
-        self.deadlines.clear()
-        self._schedule()  # the grace windows' timer only
-
-    def _announce_start(self, to_bots: list[int], by: Connection | None, re: Any) -> None:
-        """Tell everyone of a start that is saved: the bots' seats, ``started`` (``by``'s
-        carries ``re``), then each member's view; wake the bots."""
-        for s in to_bots:
-            self._seat_event(s, "bot")
+    def _announce_start(self, told: list[Told], by: Connection | None, re: Any) -> None:
+        """Tell everyone of a start that is saved: the bots' seats (``told``), ``started``
+        (``by``'s carries ``re``), then each member's view; wake the bots."""
+        self._tell(told)
         self._game_started()
         commitment = self.commitment
         for conn in self.members:
@@ -1002,9 +993,12 @@ class Room(RoomViews, RoomClocks, RoomChat):
             self._refuse(conn, "server/unavailable", "the room is reloading its game from the "
                             "store after a failed write: retry shortly", msg.id)
             return
-        if self.status == "waiting":
-            self._refuse(conn, "room/not_started", "the game has not started yet", msg.id)
-            return
+        if self.phase is not PLAYING:  # refused as the transition table says
+            try:
+                table.step(self.phase, Event.ACT)
+            except RoomError as exc:
+                self._refuse(conn, exc.code, exc.message, msg.id)
+                return
         game = self.game
         if game.over:
             self._refuse(conn, "action/game_over", "the game is over", msg.id)
@@ -1150,7 +1144,8 @@ class Room(RoomViews, RoomClocks, RoomChat):
                 self._seat_version[s] = sid
         if self.game.over:
             self.deadlines.clear()
-            self.status = "finished"  # the final update carries it (room.status; see _finish)
+            self._set_phase(table.step(self.game_phase, Event.FINISH))  # the final update
+            # carries it (the room facts' status; see _finish)
         elif entry.kind != SETTING:  # a setting ends no turn
             ends = self.game.TYPE.turn_end_verbs
             if entry.kind == FORFEIT or ends is None or (entry.action or [None])[0] in ends:
@@ -1174,7 +1169,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
         between tries. Goes on while the room is broken (it may break again before this task
         has ended), unless the reload gives up; ends with the room's :meth:`close`."""
         try:
-            while self._broken and not self._closing:
+            while self._broken and self.phase is not CLOSED:
                 async for attempt in AsyncRetrying(
                         wait=wait_exponential_jitter(multiplier=RELOAD_FIRST_SECONDS,
                                                      max=RELOAD_MAX_SECONDS,
@@ -1199,7 +1194,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
         Raises:
             StoreError: the store is still unavailable.
         """
-        if not self._broken or self._closing:
+        if not self._broken or self.phase is CLOSED:
             return True
         try:
             loaded = await self.store.load(self.id, lease=self.lease)
@@ -1224,7 +1219,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
         log.info("room %s: engine rebuilt from the store at state %d", self.id, game.state_id)
         self._broadcast([])
         if game.over:
-            if self.status == "playing":
+            if table.allows(self.game_phase, Event.FINISH):
                 self._finish()
             return True
         self._schedule()
@@ -1232,10 +1227,17 @@ class Room(RoomViews, RoomClocks, RoomChat):
         return True
 
     def _finish(self) -> None:
-        """The game is over (its final update, with ``room.status`` ``"finished"``, has
+        """The game is over (its final update, with the room facts' status ``"finished"``, has
         gone): send ``game_over``, whose ``outcome`` is the view's ``outcome`` plus the key
-        ``stats`` (the engine's :meth:`Game.stats`), stop the clocks, save."""
-        self.status = "finished"
+        ``stats`` (the engine's :meth:`Game.stats`), stop the clocks, save, rank
+        (:func:`~.table.ranked_account`). Enters the phase finished unless the final
+        update did (:meth:`_accepted`).
+
+        Raises:
+            TransitionError: the room never started (``room/not_started``).
+        """
+        if self.game_phase is not FINISHED:
+            self._set_phase(table.step(self.game_phase, Event.FINISH))
         self.finished_at = time.time()
         self._game_finished()
         self.deadlines.clear()
@@ -1261,12 +1263,11 @@ class Room(RoomViews, RoomClocks, RoomChat):
         guest's counts; an anonymous connection's does not), on a deal the server drew, under
         a board's rules, that counts there. The store keeps the account's best score; a
         failed write is logged (the game is not ranked)."""
-        holder = self.seats[0] if self.seat_count == 1 else None
-        if holder is None or holder.assisted or self.chosen_deal or not holder.account:
+        account = table.ranked_account(self.seats, self.chosen_deal)
+        if account is None:
             return
         board = leaderboard.board_of(self.game_name, self.options, self.seat_count)
         score = leaderboard.score_of(board, self.game.outcome()) if board else None
-        account = holder.account
         if board is None or score is None:
             return
 

@@ -17,6 +17,7 @@ from cardhall.server.lobby import Lobby
 from cardhall.server.room import Room
 from cardhall.server.memory_store import MemoryStore
 from cardhall.server.store import Lease, LogEntry
+from cardhall.server.table import Phase
 
 from .room_harness import Recorder, WriteLog, started_room
 
@@ -195,7 +196,7 @@ async def test_a_finished_room_sends_game_over_again_when_frames_were_lost() -> 
     while not game.over:  # forfeits end it: every seat but one gives up
         room.game.forfeit(game.to_act()[0])
     room._finish()
-    assert room.status == "finished"
+    assert room.phase is Phase.FINISHED
     log.clear()
     room.resend(seats[1])  # type: ignore[arg-type]
     assert log == [("seat1", ["update"]), ("seat1", ["game_over"])]
