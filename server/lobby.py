@@ -163,7 +163,7 @@ class Lobby:
             StoreError: the state could not be saved or the lease released (the room stays
                 stopped here; its lease expires and it is taken over all the same).
         """
-        async with room._busy:  # no work item or action is running, none starts
+        async with room.work.busy:  # no work item or action is running, none starts
             await self.demote(room, quiet=True)
             try:
                 await room.save_state()
