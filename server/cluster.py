@@ -302,8 +302,8 @@ class Cluster:
                     sum(len(items) for items in out.values()),
                     asyncio.get_running_loop().time() - queued_at)
         for process, items in out.items():
-            for session in {sess for sess, _ in items}:
-                peer = self.peers.get((process, session))
+            for session_id in {sess for sess, _ in items}:
+                peer = self.peers.get((process, session_id))
                 if peer is not None:
                     for room in peer.rooms.values():
                         room.post(functools.partial(room.resend, peer))

@@ -55,7 +55,7 @@ from prometheus_client.registry import Collector
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
-from ..games import OUTCOMES, outcome_kind
+from ..games import OUTCOMES
 from .store import Store
 
 #: Histogram buckets of the action latency, seconds (100 us .. 1 s).
