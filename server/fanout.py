@@ -5,13 +5,12 @@
 :class:`RoomViews` holds the :class:`~cardhall.server.room.Room` methods that build views
 and send them (join, resume, ``get_view``, and the update of every accepted action);
 :class:`_Fanout` builds one broadcast's frames, member by member, sharing the deltas of
-members whose last view came from the same broadcast; :class:`_Deltas` builds them from the
-engine's own deltas.
+members whose last view came from the same broadcast.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -188,50 +187,6 @@ class _Fanout:
         return frame
 
 
-class _Deltas:
-    """The update frames of one broadcast of the engine's deltas (:meth:`Game.deltas`):
-    members whose deltas are equal and who hold the same room facts share one frame,
-    packed once.
-
-    Attributes:
-        parts: The update's encoded parts (:func:`~cardhall.protocol.update_parts`).
-        deltas: Each seat's delta (None: a spectator's), as the engine reported them.
-        sid: The state id the update brings.
-        table: The room facts now (:meth:`RoomViews.table`).
-    """
-
-    __slots__ = ("parts", "deltas", "sid", "table", "frames", "changes")
-
-    def __init__(self, parts: tuple[bytes, bytes],
-                 deltas: Mapping[int | None, dict[str, Any]], sid: int,
-                 table: dict[str, Any]) -> None:
-        self.parts, self.deltas, self.sid, self.table = parts, deltas, sid, table
-        self.frames: dict[tuple[int, int], bytes] = {}  # (id(delta), id(old table)) -> frame
-        self.changes: dict[int, dict[str, Any]] = {}  # id(old table) -> its change to table
-
-    def frame(self, member: Member, re: Any = None) -> bytes | None:
-        """``member``'s frame (carrying ``re``, the id of the request it answers), or None
-        when it does not hold the state before this one (it needs its full view)."""
-        old = member.table
-        if member.sid != self.sid - 1 or old is None:
-            return None
-        table = self.table
-        delta = self.deltas[member.seat]
-        key = (id(delta), id(old))
-        frame = self.frames.get(key) if re is None else None
-        if frame is None:
-            if old is not table:
-                change = self.changes.get(id(old))
-                if change is None:
-                    change = self.changes[id(old)] = p.diff({"room": old}, {"room": table})
-                delta = {**delta, **change}
-            frame = p.update_frame(self.parts, delta=delta, re=re)
-            if re is None:
-                self.frames[key] = frame
-        member.last, member.base, member.sid, member.table = None, None, self.sid, table
-        return frame
-
-
 class RoomViews:
     """The views and broadcasts of a :class:`~cardhall.server.room.Room` (a base class of
     it, so that its state stays in one place; these methods run inside the room task)."""
@@ -244,9 +199,7 @@ class RoomViews:
         id: str
         phase: Phase
         game_phase: Phase
-
-        @property
-        def stored_status(self) -> str: ...
+        stored_status: str
         game_name: str
         options: dict[str, Any]
         game: Game | None
@@ -379,20 +332,45 @@ class RoomViews:
         if deltas is None:
             self._broadcast_diffed(parts, table, first, leader, lead, re)
             return
-        self._send_deltas(_Deltas(parts, deltas, self.state_id, table), first, leader,
+        sid = self.state_id
+        frames: dict[tuple[int, int], bytes] = {}  # (id(delta), id(old table)) -> frame
+        changes: dict[int, dict[str, Any]] = {}  # id(old table) -> its change to ``table``
+
+        def frame_of(member: Member, re: Any = None) -> bytes | None:
+            old = member.table
+            if member.sid != sid - 1 or old is None:
+                return None
+            delta = deltas[member.seat]
+            key = (id(delta), id(old))
+            frame = frames.get(key) if re is None else None
+            if frame is None:
+                if old is not table:
+                    change = changes.get(id(old))
+                    if change is None:
+                        change = changes[id(old)] = p.diff({"room": old}, {"room": table})
+                    delta = {**delta, **change}
+                frame = p.update_frame(parts, delta=delta, re=re)
+                if re is None:
+                    frames[key] = frame
+            member.last, member.base, member.sid, member.table = None, None, sid, table
+            return frame
+
+        self._send_deltas(frame_of, parts, table, first, leader,
                           () if lead is None else (lead,), re)
 
-    def _send_deltas(self, fan: _Deltas, first: Connection | None, leader: Member | None,
+    def _send_deltas(self, frame_of: Callable[..., bytes | None], parts: tuple[bytes, bytes],
+                     table: dict[str, Any], first: Connection | None, leader: Member | None,
                      ahead: tuple[bytes, ...], re: Any) -> None:
-        """Send every member its frame of a broadcast of the engine's deltas (``fan``):
-        ``first``'s (its member ``leader``) ahead of everyone's, after its ``ahead`` frame
-        and carrying ``re``; a member not at the state before gets its full view; the
-        spectators of a crowd get theirs later (:data:`LATER_SPECTATORS`)."""
-        members, parts, table = self.members, fan.parts, fan.table
+        """Send every member its frame of a broadcast of the engine's deltas (``frame_of``
+        makes a member's, or returns None when it needs its full view): ``first``'s (its
+        member ``leader``) ahead of everyone's, after its ``ahead`` frame and carrying
+        ``re``; a member not at the state before gets its full view; the spectators of a
+        crowd get theirs later (:data:`LATER_SPECTATORS`)."""
+        members = self.members
         full: list[tuple[Connection, Member]] = []
         if leader is not None:
             assert first is not None
-            frame = fan.frame(leader, re)
+            frame = frame_of(leader, re)
             if frame is None:
                 full.append((first, leader))
             else:
@@ -403,7 +381,7 @@ class RoomViews:
         for conn, member in members.items():
             if conn is first:
                 continue
-            frame = fan.frame(member)
+            frame = frame_of(member)
             if frame is None:
                 full.append((conn, member))
             else:

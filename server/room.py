@@ -126,6 +126,10 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
     #: :attr:`phase`, or for a closed copy the phase it was closed in: a work item in
     #: flight at the close goes on against it, and what it writes stores it.
     game_phase: Phase = Phase.WAITING
+    #: The stored form of :attr:`game_phase` (``"waiting"``, ``"playing"`` or
+    #: ``"finished"``: :attr:`~.table.Phase.stored`), in the state, the summary and the room
+    #: facts of every view; kept with it by :meth:`_set_phase` (read twice per action).
+    stored_status: str = field(default="waiting", init=False)
     seats: list[Seat | None] = field(default_factory=list)
     members: dict[Connection, Member] = field(default_factory=dict)
     deadlines: dict[int, float] = field(default_factory=dict)
@@ -190,7 +194,7 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
         if self.game is not None:
             self.game_cls, self.options = type(self.game), self.game.options
             self.seat_count = self.game.seats
-        self.game_phase = self.phase
+        self._set_phase(self.phase)
         self.work = WorkQueue(f"room-{self.id}")
         self.seats = [None] * self.seat_count
         self._seat_version = [0] * self.seat_count
@@ -201,16 +205,9 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
         """The engine's ``state_id`` (0 while the room waits: no action yet)."""
         return 0 if self.game is None else self.game.state_id
 
-    @property
-    def stored_status(self) -> str:
-        """The stored form of :attr:`game_phase` (``"waiting"``, ``"playing"`` or
-        ``"finished"``: :func:`~.table.stored_phase`), in the state, the summary and the
-        room facts of every view."""
-        return self.game_phase.stored
-
     def _set_phase(self, phase: Phase) -> None:
         """Enter ``phase`` (a closed copy records it in :attr:`game_phase` alone)."""
-        self.game_phase = phase
+        self.game_phase, self.stored_status = phase, phase.stored
         if self.phase is not CLOSED:
             self.phase = phase
 

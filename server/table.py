@@ -75,7 +75,7 @@ class TransitionError(RoomError):
 
 class Phase(enum.Enum):
     """A room's phase. The value is its stored form (``Closed`` is never stored: a closed
-    copy keeps printing the phase it closed in, see :func:`stored_phase`)."""
+    copy keeps printing the phase it was closed in: ``Room.game_phase``)."""
 
     WAITING = "waiting"
     PLAYING = "playing"
@@ -182,12 +182,6 @@ def step(phase: Phase, event: Event) -> Phase:
         raise TransitionError(code, message)
     after = row[event]
     return phase if after is None else after
-
-
-def stored_phase(phase: Phase, closed_in: Phase) -> str:
-    """The stored form of a room's phase: a closed copy prints ``closed_in``, the phase
-    it was closed in (a write that was in flight at its close must not store "closed")."""
-    return (closed_in if phase is C else phase).stored
 
 
 # -- seats -----------------------------------------------------------------------------
