@@ -243,22 +243,35 @@ class RoomSeats:
         """``conn`` leaves: what becomes of its seat is :func:`~.table.on_leave`'s: a
         waiting seat is freed; a playing seat is abandoned at once; in a finished room
         only the connection goes."""
+        seat = self._detach(conn)
+        if seat is None:
+            return
+        leaving = table.on_leave(self.game_phase)
+        if leaving is Leaving.FREE:
+            self._free_seat(seat)
+        elif leaving is Leaving.ABANDON:
+            self._seat_event(seat, "left")
+            await self._abandon(seat)
+
+    def _detach(self, conn: Connection, save_spectator: bool = False) -> int | None:
+        """Take ``conn`` out of the room's members (a spectator's going is told to the
+        members soon: :meth:`_facts_soon`; with ``save_spectator``, saved soon too: a dropped
+        spectator is no longer in the stored state's members). Returns the
+        seat it played, whose connection is None now, or None (a spectator, not a member,
+        or the seat is played from another connection)."""
         member = self.members.pop(conn, None)
         conn.rooms.pop(self.id, None)
         if member is None or member.seat is None:
             if member is not None:
+                if save_spectator:
+                    self._save_soon()
                 self._facts_soon()
-            return
+            return None
         holder = self.seats[member.seat]
         if holder is None or holder.conn is not conn:
-            return
+            return None
         holder.conn = None
-        leaving = table.on_leave(self.game_phase)
-        if leaving is Leaving.FREE:
-            self._free_seat(member.seat)
-        elif leaving is Leaving.ABANDON:
-            self._seat_event(member.seat, "left")
-            await self._abandon(member.seat)
+        return member.seat
 
     async def kick(self, seat: int) -> str:
         """Remove the player of ``seat`` (an operator's kick, a work item of the room): its
@@ -300,21 +313,13 @@ class RoomSeats:
     def dropped(self, conn: Connection) -> None:
         """``conn`` lost its connection: hold its seat for the grace window (not in a
         finished room: :func:`~.table.holds_on_drop`)."""
-        member = self.members.pop(conn, None)
-        conn.rooms.pop(self.id, None)
-        if member is None or member.seat is None:
-            if member is not None:
-                self._save_soon()
-                self._facts_soon()
+        seat = self._detach(conn, save_spectator=True)
+        if seat is None or not table.holds_on_drop(self.game_phase):
             return
-        holder = self.seats[member.seat]
-        if holder is None or holder.conn is not conn:
-            return
-        holder.conn = None
-        if not table.holds_on_drop(self.game_phase):
-            return
+        holder = self.seats[seat]
+        assert holder is not None  # _detach found it
         holder.grace_until = time.time() + self.settings["grace_seconds"]
-        self._seat_event(member.seat, "dropped")
+        self._seat_event(seat, "dropped")
         self._schedule()
         self._save_soon()
 
