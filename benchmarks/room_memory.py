@@ -66,8 +66,8 @@ async def run(rooms: int, actions: int, seed: int) -> float:
             act = p.Act(room=room.id, state_id=game.state_id, id=1,
                         action=list(bot(game.bot_view(seat), rng)))
             await room.play(conns[seat], act)  # type: ignore[arg-type]
-        queue = room._queue  # None: nothing was ever posted
-        while (queue is not None and not queue.empty()) or room._busy.locked():  # posted work
+        queue = room.work.queue  # None: nothing was ever posted
+        while (queue is not None and not queue.empty()) or room.work.busy.locked():  # posted work
             await asyncio.sleep(0)
         kept.append(room)
     gc.collect()

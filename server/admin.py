@@ -63,6 +63,7 @@ from .connection import Connection, peer_address
 from .lobby import Lobby
 from .logs import event
 from .room import Room, RoomError
+from .table import Phase
 from .store import Store, StoreError, store_kind
 
 log = logging.getLogger("cardhall.admin")
@@ -429,7 +430,7 @@ class Admin:
         lobby = self.server.lobby
 
         def playing() -> list[str]:
-            return sorted(r.id for r in lobby.rooms.values() if r.status == "playing")
+            return sorted(r.id for r in lobby.rooms.values() if r.phase is Phase.PLAYING)
 
         while playing() and time.monotonic() < deadline:
             self._drain["rooms_left"] = playing()

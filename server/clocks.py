@@ -17,6 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..games import Game, LogEntry
 from .metrics import observe_action
+from .table import Phase
+
+WAITING, PLAYING, FINISHED = Phase.WAITING, Phase.PLAYING, Phase.FINISHED
 
 if TYPE_CHECKING:
     from .fanout import Seat
@@ -34,7 +37,8 @@ class RoomClocks:
     __slots__ = ()
 
     if TYPE_CHECKING:
-        status: str
+        phase: Phase
+        game_phase: Phase
         game: Game
         options: dict[str, Any]
         seats: list[Seat | None]
@@ -67,7 +71,7 @@ class RoomClocks:
                 and all(h is None or h.grace_until is None for h in self.seats)):
             return  # no clocks in this room and none running: nothing to set
         now = time.time()
-        if self.status == "playing":
+        if self.game_phase is PLAYING:
             turn = self.settings["turn_seconds"]
             bid = self.settings["bid_seconds"] or turn
             acting = set(self.game.to_act())
@@ -100,15 +104,15 @@ class RoomClocks:
         now = time.time()
         for s, holder in enumerate(self.seats):
             if holder is not None and holder.grace_until is not None and holder.grace_until <= now:
-                if self.status == "waiting":
+                if self.game_phase is WAITING:
                     self._free_seat(s)  # the host role may move on
                     self.seats_changed(expired=True)
                 else:
                     await self._abandon(s)
         expired = [s for s, t in self.deadlines.items() if t <= now]
-        if expired and self.status == "playing":
+        if expired and self.game_phase is PLAYING:
             await self._play_defaults(expired)
-        elif self.status != "finished":
+        elif self.game_phase is not FINISHED:
             self._schedule()
 
     async def _play_defaults(self, seats: list[int]) -> None:
@@ -143,7 +147,7 @@ class RoomClocks:
     def _wake_bots(self) -> None:
         """Queue a server-bot action when a bot seat may act: at once, or after
         ``bot_seconds`` (one pending at a time; see :data:`REAL_TIME_BOT_SECONDS`)."""
-        if self.status != "playing" or self.game.over or self._bot_timer is not None:
+        if self.game_phase is not PLAYING or self.game.over or self._bot_timer is not None:
             return
         to_act = self.game.to_act()
         if not any((h := self.seats[s]) is not None and h.bot for s in to_act):
@@ -169,7 +173,7 @@ class RoomClocks:
         await asyncio.sleep(0)  # a room of bots must not starve the other rooms
         if self._broken:  # its reload wakes the bots again
             return
-        if self.status != "playing" or self.game.over:
+        if self.game_phase is not PLAYING or self.game.over:
             return
         ready = [s for s in self.game.to_act()
                  if (holder := self.seats[s]) is not None and holder.bot]

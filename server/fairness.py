@@ -32,6 +32,7 @@ from ..protocol import fairness
 from .. import games
 from ..games import Game, GameError, LogEntry, OptionError
 from ..games.base import SETTING
+from .table import Phase, is_phase
 
 RECORD_FORMAT = "cardhall-game-record/1"
 
@@ -117,7 +118,7 @@ def _differing(seen: dict[str, Any], truth: dict[str, Any]) -> list[str]:
     """The keys in which the view ``seen`` differs from the replay's ``truth``, sorted: the
     server's room facts are left out, and the legal actions unless the room was playing."""
     facts = seen.get("room")
-    playing = isinstance(facts, dict) and facts.get("status") == "playing"
+    playing = isinstance(facts, dict) and is_phase(facts.get("status"), Phase.PLAYING)
     skip = {"room"} if playing else {"room", "legal_actions"}
     mine = {k: v for k, v in seen.items() if k not in skip}
     real = {k: v for k, v in truth.items() if k not in skip}
@@ -163,7 +164,7 @@ class _Views:
             if sid < game.state_id:
                 raise VerificationFailed(f"bad record: views out of order at state {sid}")
             facts = view.get("room")
-            if not (isinstance(facts, dict) and facts.get("status") == "waiting"):
+            if not (isinstance(facts, dict) and is_phase(facts.get("status"), Phase.WAITING)):
                 # (before the start the room may not be dealt yet: not compared)
                 if truth is None:
                     truth = _plain(game.view(self.seat))

@@ -10,11 +10,15 @@ members whose last view came from the same broadcast.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import protocol as p
 from ..games import Game
+from .table import Phase
+
+WAITING, PLAYING, FINISHED = Phase.WAITING, Phase.PLAYING, Phase.FINISHED
 
 #: Spectators named in the room facts (``room.spectators.names``); the count says the rest.
 SPECTATOR_NAMES = 20
@@ -115,7 +119,7 @@ class Seat:
 
 
 @dataclass
-class _Member:
+class Member:
     """A connection in the room and what it was last sent (for deltas).
 
     Attributes:
@@ -161,7 +165,7 @@ class _Fanout:
         self.own = per_seat
         self.shared = None if per_seat is None else [k for k in sample if k not in per_seat]
 
-    def frame(self, member: _Member, views: dict[int | None, dict[str, Any]],
+    def frame(self, member: Member, views: dict[int | None, dict[str, Any]],
               re: Any = None) -> bytes:
         """``member``'s frame (its full view the first time, else a delta from the last
         view it was sent; ``re``: the id of the request it answers); that view becomes its
@@ -193,14 +197,16 @@ class RoomViews:
 
     if TYPE_CHECKING:
         id: str
-        status: str
+        phase: Phase
+        game_phase: Phase
+        stored_status: str
         game_name: str
         options: dict[str, Any]
         game: Game | None
         game_cls: type[Game]
         seats: list[Seat | None]
         deadlines: dict[int, float]
-        members: dict[Connection, _Member]
+        members: dict[Connection, Member]
         @property
         def commitment(self) -> str | None: ...
 
@@ -224,11 +230,11 @@ class RoomViews:
         object as last time (the delta diff then skips it by identity; do not mutate it)."""
         watching = [c.name for c, m in self.members.items() if m.seat is None]
         table = {"id": self.id, "game": self.game_name, "mode": self.options.get("mode"),
-                 "status": self.status,
+                 "status": self.stored_status,
                  "players": [None if h is None else h.public(s)
                              for s, h in enumerate(self.seats)],
                  "deadlines": [[s, t] for s, t in sorted(self.deadlines.items())],
-                 "commitment": None if self.status == "waiting" else self.commitment,
+                 "commitment": None if self.game_phase is WAITING else self.commitment,
                  "spectators": {"count": len(watching),
                                 "names": [n[:64] for n in watching[:SPECTATOR_NAMES]]}}
         if table == self._table:
@@ -245,7 +251,7 @@ class RoomViews:
         if table is None:
             table = self.table()
         for view in views.values():
-            if self.status != "playing":
+            if self.game_phase is not PLAYING:
                 view["legal_actions"] = []
             view["room"] = table
         return views
@@ -272,7 +278,7 @@ class RoomViews:
         if conn not in self.members or not self.lease_current():
             return
         self.full_view(conn)
-        if self.status == "finished":
+        if self.game_phase is FINISHED:
             conn.send(self._game_over())
 
     def send_joined(self, conn: Connection, re: Any, token: str | None = None,
@@ -289,7 +295,7 @@ class RoomViews:
             view = self.view_for(member.seat)
         member.sent(view)
         conn.send(p.Joined(room=self.id, seat=member.seat, token=token, view=view, re=re))
-        if self.status == "finished":
+        if self.game_phase is FINISHED:
             conn.send(self._game_over())
         self.send_chat_history(conn)
 
@@ -321,17 +327,16 @@ class RoomViews:
         table = self.table()
         parts = p.update_parts(self.id, self.state_id, events)
         deltas = None
-        if self.status != "waiting" and self.game is not None:
+        if self.phase is not WAITING and self.game is not None:
             deltas = self.game.deltas({m.seat for m in members.values()})
         if deltas is None:
             self._broadcast_diffed(parts, table, first, leader, lead, re)
             return
         sid = self.state_id
-        ahead = () if lead is None else (lead,)  # written with the leader's update
         frames: dict[tuple[int, int], bytes] = {}  # (id(delta), id(old table)) -> frame
         changes: dict[int, dict[str, Any]] = {}  # id(old table) -> its change to ``table``
 
-        def frame_of(member: _Member, re: Any = None) -> bytes | None:
+        def frame_of(member: Member, re: Any = None) -> bytes | None:
             old = member.table
             if member.sid != sid - 1 or old is None:
                 return None
@@ -350,7 +355,19 @@ class RoomViews:
             member.last, member.base, member.sid, member.table = None, None, sid, table
             return frame
 
-        full: list[tuple[Connection, _Member]] = []
+        self._send_deltas(frame_of, parts, table, first, leader,
+                          () if lead is None else (lead,), re)
+
+    def _send_deltas(self, frame_of: Callable[..., bytes | None], parts: tuple[bytes, bytes],
+                     table: dict[str, Any], first: Connection | None, leader: Member | None,
+                     ahead: tuple[bytes, ...], re: Any) -> None:
+        """Send every member its frame of a broadcast of the engine's deltas (``frame_of``
+        makes a member's, or returns None when it needs its full view): ``first``'s (its
+        member ``leader``) ahead of everyone's, after its ``ahead`` frame and carrying
+        ``re``; a member not at the state before gets its full view; the spectators of a
+        crowd get theirs later (:data:`LATER_SPECTATORS`)."""
+        members = self.members
+        full: list[tuple[Connection, Member]] = []
         if leader is not None:
             assert first is not None
             frame = frame_of(leader, re)
@@ -385,7 +402,7 @@ class RoomViews:
             conn.send_later(frame)
 
     def _broadcast_diffed(self, parts: tuple[bytes, bytes], table: dict[str, Any],
-                          first: Connection | None, leader: _Member | None,
+                          first: Connection | None, leader: Member | None,
                           lead: bytes | None, re: Any) -> None:
         """:meth:`_broadcast` for an engine that does not report its deltas (or cannot
         now): every member's view built (the public part shared: engines cache it per

@@ -23,6 +23,7 @@ from ..games import outcome_kind
 from .account_store import GameHistory
 from .store import LobbyIndex, StoreError
 from .tasks import cancel_until_done
+from .table import Phase, is_phase
 
 log = logging.getLogger("cardhall.history")
 
@@ -141,7 +142,7 @@ async def my_games(history: GameHistory, rooms: LobbyIndex, account_id: str,
         ids = sorted(held)
         for room_id, summary in zip(ids, await rooms.entries(ids) if ids else []):
             entry = held[room_id]
-            if summary is None or summary["status"] == "finished":
+            if summary is None or is_phase(summary["status"], Phase.FINISHED):
                 await history.set_seat(account_id, room_id, None)
                 continue
             running.append({"room": room_id, "seat": entry["seat"], "name": summary["name"],

@@ -21,6 +21,7 @@ from .metrics import bind_game
 from ..games import GameError, OptionError
 from .room import Peer
 from .room import Room, RoomError, split_options
+from .table import Phase
 from .store import Lease, OwnershipLost, Store, StoreError
 from .tasks import SHUTDOWN_GRACE, Background
 
@@ -162,7 +163,7 @@ class Lobby:
             StoreError: the state could not be saved or the lease released (the room stays
                 stopped here; its lease expires and it is taken over all the same).
         """
-        async with room._busy:  # no work item or action is running, none starts
+        async with room.work.busy:  # no work item or action is running, none starts
             await self.demote(room, quiet=True)
             try:
                 await room.save_state()
@@ -226,7 +227,7 @@ class Lobby:
         room.seats_changed()  # a waiting room nobody sits in expires here too
         self.cluster.reattach(room, (loaded.state or {}).get("members", []))
         room.post(room.resync)
-        if room.status == "finished":
+        if room.phase is Phase.FINISHED:
             self._finished(room)
         log.info("room taken over room=%s state_id=%d members=%d lease=%s", room_id,
                  room.state_id, len(room.members), lease)
@@ -354,7 +355,7 @@ class Lobby:
         stayed so for ``empty_room_ttl`` seconds (:meth:`_sweep_empty`); one whose last
         seat's grace window ended with nobody connected to it is removed now."""
         ttl = self.settings.empty_room_ttl
-        if ttl is None or room.taken or room.status != "waiting":
+        if ttl is None or room.taken or room.phase is not Phase.WAITING:
             self._empty.pop(room.id, None)
             return
         if expired and not room.members:
@@ -384,7 +385,7 @@ class Lobby:
                 return
             del self._empty[room_id]
             room = self.rooms.get(room_id)
-            if room is not None and room.status == "waiting" and not room.taken:
+            if room is not None and room.phase is Phase.WAITING and not room.taken:
                 self.background.spawn(self.expire(room_id, f"nobody sat in it for {ttl:g} s"))
 
     async def expire(self, room_id: str, why: str) -> None:
@@ -392,7 +393,7 @@ class Lobby:
         get ``error room/closed`` (the ``message`` says ``why``) and an unsolicited
         ``left`` first. A room that was taken or started meanwhile is left alone."""
         room = self.rooms.get(room_id)
-        if room is None or room.status != "waiting" or room.taken:
+        if room is None or room.phase is not Phase.WAITING or room.taken:
             return
         for conn in list(room.members):
             conn.send_error("room/closed", f"the room was removed: {why}")

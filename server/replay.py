@@ -25,6 +25,8 @@ import msgpack
 
 from ..games import Game, LogEntry, replay
 from .room import Room, RoomError
+from . import table
+from .table import Event, Phase
 
 __all__ = ["CACHED", "STRIDE", "Replay", "replay_of", "replay_view"]
 
@@ -102,8 +104,8 @@ async def replay_of(room: Room) -> Replay:
         StoreError: the store is unavailable.
         GameError: the stored log does not replay (a bug).
     """
-    if room.status != "finished":
-        raise RoomError("room/not_finished", "a room's game can be replayed once it is over")
+    if room.game_phase is not Phase.FINISHED:  # as the transition table says
+        table.step(room.game_phase, Event.REPLAY)
     key = (room.id, room.salt, room.state_id)
     replay = _cache.get(key)
     if replay is None:

@@ -10,15 +10,13 @@ with ``ok``, then broadcast: every seat gets its own view, spectators the public
 full view on join, resume or request, updates carry a ``delta``: only the values that
 changed, by top-level key or by JSON Pointer (see :mod:`cardhall.protocol.delta`).
 
-This module holds the room's state, its work queue, membership, actions and persistence;
-its views and broadcasts are in :mod:`cardhall.server.fanout` (:class:`RoomViews`) and its
-turn clocks and server bots in :mod:`cardhall.server.clocks` (:class:`RoomClocks`), two
-base classes of :class:`Room`.
-
-The engine never shows what the store may not hold: an append that fails rolls it back at
-once to the last stored state, and the room, broken, answers ``get_view`` and ``act`` with
-``server/unavailable`` while it reloads from the store with backoff; then every member gets
-the true state, and turn timers and server bots go on (:meth:`Room._persist`).
+This module is the driver: the room's state, its work queue (:mod:`.work`), its start,
+actions and end. The rules it carries out (phases, the transition table, who may take
+which seat) are in :mod:`cardhall.server.table`, without I/O. Base classes of :class:`Room`
+hold the rest: seats and members in :mod:`.seating` (:class:`RoomSeats`), the store writes
+and the reload after a failed append in :mod:`.saving` (:class:`RoomSaving`), views and
+broadcasts in :mod:`.fanout` (:class:`RoomViews`), turn clocks and server bots in
+:mod:`.clocks` (:class:`RoomClocks`), the chat in :mod:`.chat` (:class:`RoomChat`).
 
 Room options (server-side, next to the engine's options in ``create_room.options``):
     turn_seconds:  seconds a seat has for its turn (None: no timer).
@@ -34,98 +32,54 @@ Room options (server-side, next to the engine's options in ``create_room.options
 from __future__ import annotations
 
 import asyncio
-import hmac
 import logging
 import math
 import random
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
-import msgpack
-from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential_jitter
 
 from .. import protocol as p
 from ..protocol import fairness
 from ..games import Game, GameError, LogEntry, bots, replay
 from ..games.base import FORFEIT, SETTING
-from ..games.options import Option, parse_options
 from . import leaderboard
 from .logs import event
 from ..games import outcome_kind
 from .account_store import SeatLedger
 from .metrics import GameMetrics, observe_action
-from .store import Lease, Loaded, OwnershipLost, Store, StoreError
+from .store import Lease, Loaded, Store, StoreError
 from .clocks import REAL_TIME_BOT_SECONDS as REAL_TIME_BOT_SECONDS  # re-exported
 from .clocks import RoomClocks
 from .chat import RoomChat
-from .fanout import Connection, RoomViews, Seat, _Member
+from .fanout import Connection, RoomViews, Seat, Member
 from .fanout import Peer as Peer  # re-exported: what a room needs of a member
 from .tasks import cancel_until_done
+from .work import WorkQueue
+from .saving import SNAPSHOT_EVERY as SNAPSHOT_EVERY  # re-exported
+from .saving import RoomSaving
+from .seating import RoomSeats, Told
+from . import table
+from .table import ROOM_OPTION_NAMES as ROOM_OPTION_NAMES  # re-exported
+from .table import ROOM_OPTIONS as ROOM_OPTIONS  # re-exported
+from .table import Event, Phase
+from .table import RoomError as RoomError  # re-exported
+from .table import split_options as split_options  # re-exported
 
 log = logging.getLogger("cardhall.room")
+WAITING, PLAYING, FINISHED, CLOSED = Phase
+T = TypeVar("T")
 
-ROOM_OPTIONS: tuple[Option, ...] = (
-    Option("turn_seconds", float, None, "Seconds per turn; on expiry the server plays the "
-           "game's default action (Skipper: pass, or discard one card and end).", min=0.05,
-           max=86_400),
-    Option("bid_seconds", float, None, "Seconds per bid in an auction (default: "
-           "turn_seconds); on expiry the bidder passes.", min=0.05, max=86_400),
-    Option("grace_seconds", float, 120.0, "Seconds a dropped seat is held for its player.",
-           min=0, max=86_400),
-    Option("on_abandon", str, "bot", "When the grace window ends: a server bot takes the seat "
-           "(bot) or the seat forfeits (forfeit).", choices=("bot", "forfeit")),
-    Option("bot_seconds", float, None, "Seconds a server bot takes over each action (default: "
-           "1 in real-time games, where seats act at once, so that bots do not outrace people; "
-           "0 in turn-based ones).", min=0, max=60),
-    Option("multi_seat", bool, False, "One account may hold several seats of the room (a hot "
-           "seat); off: a second seat is refused (room/already_seated)."),
-)
-ROOM_OPTION_NAMES = frozenset(o.name for o in ROOM_OPTIONS)
 BOT_STRATEGY = "greedy"
-SNAPSHOT_EVERY = 64  # log entries between engine snapshots in the store
-#: Seconds between a broken room's reloads from its store: doubling from the first to the
-#: last, plus up to RELOAD_JITTER_SECONDS at random, so that the rooms an outage broke do
-#: not all ask the store at the same moments (see :meth:`Room._recover`).
-RELOAD_FIRST_SECONDS = 0.05
-RELOAD_MAX_SECONDS = 2.0
-RELOAD_JITTER_SECONDS = 0.25
-#: Share of a lease's length before its end at which a room stops sending frames unless
-#: the lease was renewed meanwhile (issue #35: a process woken after a pause longer than its
-#: leases sent frames of rooms another process had taken over).
-LEASE_MARGIN = 0.2
-
-
-def _noop() -> None:
-    """A work item that does nothing (wakes an idle room task: :meth:`Room.close`)."""
-
-
-def split_options(raw: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Split ``create_room.options`` into (room options, engine options).
-
-    Raises:
-        OptionError: a room option has a bad value.
-    """
-    room = {k: v for k, v in raw.items() if k in ROOM_OPTION_NAMES}
-    engine = {k: v for k, v in raw.items() if k not in ROOM_OPTION_NAMES}
-    return parse_options(ROOM_OPTIONS, room), engine
-
-
-class RoomError(Exception):
-    """A request the room refuses; ``code`` is a protocol error code."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 # slots: ~1.2 KiB less per room than an instance dict of 36 keys; a weak reference slot:
 # tests see a finished room freed by reference counting (issue #35)
 @dataclass(slots=True, weakref_slot=True)
-class Room(RoomViews, RoomClocks, RoomChat):
+class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
     """One room and its game. Create with :meth:`Lobby.create_room`, never directly.
 
     Attributes:
@@ -145,7 +99,8 @@ class Room(RoomViews, RoomClocks, RoomChat):
         host: Session id of the connection that holds the host role: the creating
             connection, or the player the role was handed to (``""``: none connected, e.g.
             the new host is dropped; it starts the room from its seat once it resumes).
-        status: ``"waiting"``, ``"playing"`` or ``"finished"``.
+        phase: The room's :class:`~.table.Phase` (stored as ``"waiting"``, ``"playing"``
+            or ``"finished"``: :attr:`stored_status`).
         salt: The salt of the deal commitment (32 hex digits; see :attr:`commitment`),
             drawn at creation and kept in the record; ``""`` for a room stored without one.
         chosen_deal: True when its creator set the deal (``seed`` or ``deck``, allowed in
@@ -167,9 +122,16 @@ class Room(RoomViews, RoomClocks, RoomChat):
     private: bool = False
     code: str | None = None
     host: str = ""
-    status: str = "waiting"
+    phase: Phase = Phase.WAITING
+    #: :attr:`phase`, or for a closed copy the phase it was closed in: a work item in
+    #: flight at the close goes on against it, and what it writes stores it.
+    game_phase: Phase = Phase.WAITING
+    #: The stored form of :attr:`game_phase` (``"waiting"``, ``"playing"`` or
+    #: ``"finished"``: :attr:`~.table.Phase.stored`), in the state, the summary and the room
+    #: facts of every view; kept with it by :meth:`_set_phase` (read twice per action).
+    stored_status: str = field(default="waiting", init=False)
     seats: list[Seat | None] = field(default_factory=list)
-    members: dict[Connection, _Member] = field(default_factory=dict)
+    members: dict[Connection, Member] = field(default_factory=dict)
     deadlines: dict[int, float] = field(default_factory=dict)
     on_finish: Callable[[Room], None] | None = None
     on_lost: Callable[[Room], None] | None = None
@@ -192,10 +154,8 @@ class Room(RoomViews, RoomClocks, RoomChat):
     created: float = field(default_factory=time.time)
     finished_at: float | None = None
     started_at: float | None = None  # unix time s of the start (None: waiting, or unknown)
-    _queue: asyncio.Queue[Callable[[], Any]] | None = None  # made by the first work item
-    #: Held while a work item runs, whichever task runs it (see :meth:`play`).
-    _busy: asyncio.Lock = field(default_factory=asyncio.Lock)
-    _task: asyncio.Task[None] | None = None
+    #: The room's work items, run one at a time by its task (:meth:`submit`, :meth:`play`).
+    work: WorkQueue = field(init=False)
     _timer: asyncio.TimerHandle | None = None
     _bot_timer: asyncio.TimerHandle | None = None
     _seat_version: list[int] = field(default_factory=list)
@@ -210,7 +170,6 @@ class Room(RoomViews, RoomClocks, RoomChat):
     #: (fewer than SNAPSHOT_EVERY; a list append per action, no copy of the engine).
     _saved_snapshot: dict[str, Any] | bytes | None = None
     _saved_entries: list[LogEntry] = field(default_factory=list)
-    _closing: bool = False
     #: This room's game's metrics, bound by the lobby (:func:`~.metrics.bind_game`; None in
     #: bare tests).
     metrics: GameMetrics | None = None
@@ -229,16 +188,14 @@ class Room(RoomViews, RoomClocks, RoomChat):
     game_cls: type[Game] = field(default=None, kw_only=True)  # type: ignore[assignment]
     options: dict[str, Any] = field(default_factory=dict, kw_only=True)
     seat_count: int = field(default=0, kw_only=True)
-    _may_run: bool = False  # start_task() was called: work items start the task
-    #: Futures of :meth:`submit` not resolved yet: failed by :meth:`close`, so that no caller
-    #: waits for ever for a work item a closed room will never run.
-    _waiting: set[asyncio.Future[Any]] = field(default_factory=set)
     _bot: Callable[..., Any] = field(init=False)  # the server bots' strategy
 
     def __post_init__(self) -> None:
         if self.game is not None:
             self.game_cls, self.options = type(self.game), self.game.options
             self.seat_count = self.game.seats
+        self._set_phase(self.phase)
+        self.work = WorkQueue(f"room-{self.id}")
         self.seats = [None] * self.seat_count
         self._seat_version = [0] * self.seat_count
         self._bot = bots.strategy(self.game_name, BOT_STRATEGY)
@@ -248,6 +205,12 @@ class Room(RoomViews, RoomClocks, RoomChat):
         """The engine's ``state_id`` (0 while the room waits: no action yet)."""
         return 0 if self.game is None else self.game.state_id
 
+    def _set_phase(self, phase: Phase) -> None:
+        """Enter ``phase`` (a closed copy records it in :attr:`game_phase` alone)."""
+        self.game_phase, self.stored_status = phase, phase.stored
+        if self.phase is not CLOSED:
+            self.phase = phase
+
     def _engine(self) -> Game:
         """The engine, or for a waiting room a fresh deal of its options (the same deal the
         start will make; not kept)."""
@@ -255,66 +218,21 @@ class Room(RoomViews, RoomClocks, RoomChat):
             return self.game
         return self.game_cls(self.options, self.seat_count)
 
-    # -- task and queue -----------------------------------------------------------------
+    # -- work queue (:class:`~.work.WorkQueue`) ------------------------------------------
 
     def start_task(self) -> None:
         """Let the room's task run: it starts now if work is queued, else with the first
         work item (a waiting room nobody entered holds no task)."""
-        self._may_run = True
-        if self._queue is not None and not self._queue.empty():
-            self._spawn()
-
-    def _spawn(self) -> None:
-        if self._task is None and self._may_run and not self._closing:
-            self._task = asyncio.get_running_loop().create_task(self._run(), name=f"room-{self.id}")
-
-    def _enqueue(self, item: Callable[[], Any]) -> None:
-        """Queue ``item`` for the room's task (making the queue, starting the task)."""
-        queue = self._queue
-        if queue is None:
-            queue = self._queue = asyncio.Queue()
-        queue.put_nowait(item)
-        if self._task is None:
-            self._spawn()
-
-    async def _run(self) -> None:
-        queue = self._queue
-        assert queue is not None  # the task starts with the first work item
-        while not self._closing:
-            item = await queue.get()
-            if self._closing:  # woken by close(): end without a cancellation (see there)
-                return
-            try:
-                async with self._busy:
-                    result = item()
-                    if asyncio.iscoroutine(result):
-                        await result
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # a bug in one work item must not kill the room
-                log.exception("room %s: work item failed", self.id)
+        self.work.start()
 
     def submit(self, fn: Callable[[], Any]) -> asyncio.Future[Any]:
         """Run ``fn`` (sync or async) in the room's task; the future gets its result or
         exception."""
-        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._waiting.add(fut)
-        fut.add_done_callback(self._waiting.discard)
+        return self.work.submit(fn)
 
-        async def item() -> None:
-            try:
-                res = fn()
-                if asyncio.iscoroutine(res):
-                    res = await res
-            except Exception as exc:  # delivered to the caller
-                if not fut.done():
-                    fut.set_exception(exc)
-            else:
-                if not fut.done():
-                    fut.set_result(res)
-
-        self._enqueue(item)
-        return fut
+    def post(self, fn: Callable[[], Any]) -> None:
+        """Queue ``fn`` for the room's task without waiting for it."""
+        self.work.post(fn)
 
     async def play(self, conn: Connection, msg: p.Act) -> None:
         """Apply ``conn``'s ``act`` (:meth:`act`) as the room's next work item.
@@ -322,50 +240,35 @@ class Room(RoomViews, RoomClocks, RoomChat):
         When the room is idle (no work queued, none running) the action is applied at once in
         the caller's task: the hot path skips the hop through the room's task (a loop
         iteration, a future and a queue round). Otherwise it waits its turn in the queue.
-        Either way work items never interleave (``_busy``), and their order is the order they
-        arrived in. Should the caller be cancelled while the store is appending, the room is
-        marked broken and reloads from the store before its next action (:meth:`_persist`).
+        Either way work items never interleave (:attr:`WorkQueue.busy`), and their order is
+        the order they arrived in. Should the caller be cancelled while the store is
+        appending, the room is marked broken and reloads from the store before its next
+        action (:meth:`_persist`).
         """
-        queue = self._queue
-        if self._busy.locked() or (queue is not None and not queue.empty()) or self._closing:
-            await self.submit(lambda: self.act(conn, msg))
+        work = self.work
+        queue = work.queue
+        if work.busy.locked() or (queue is not None and not queue.empty()) or work.closed:
+            await work.submit(lambda: self.act(conn, msg))
             return
-        async with self._busy:  # free: taken without waiting
+        async with work.busy:  # free: taken without waiting
             await self.act(conn, msg)
-
-    def post(self, fn: Callable[[], Any]) -> None:
-        """Queue ``fn`` for the room's task without waiting for it."""
-        self._enqueue(fn)
 
     async def close(self) -> None:
         """Stop the task and timers (the room is being removed, handed over or demoted).
         Callers of :meth:`submit` whose work item has not run get ``server/unavailable``
         (:class:`RoomError`): the room is not run here any more."""
-        self._closing = True
+        self.phase = table.step(self.phase, Event.CLOSE)
+        self.work.closed = True  # nothing starts the task from here
         for timer in (self._timer, self._bot_timer):
             if timer is not None:
                 timer.cancel()
-        # The ended tasks are dropped: a cancelled task keeps its CancelledError, whose
+        # The ended task is dropped: a cancelled task keeps its CancelledError, whose
         # traceback holds the task's frames and so this room (a reference cycle that only the
         # cycle collector would free: issue #35).
         recovery, self._recovery = self._recovery, None
         if recovery is not None:
             await cancel_until_done(recovery)
-        task, self._task = self._task, None
-        if task is not None:
-            if not self._busy.locked() and self._queue is not None:
-                # Idle: woken, it ends by itself. A task ended by a cancellation keeps
-                # frames of it (and so this room) alive in a reference cycle.
-                self._queue.put_nowait(_noop)
-                await asyncio.wait({task}, timeout=1.0)
-            exc = await cancel_until_done(task)
-            if exc is not None:
-                log.error("room %s task ended with %r", self.id, exc)
-        for fut in list(self._waiting):
-            if not fut.done():
-                fut.set_exception(RoomError("server/unavailable", "the room is no longer run "
-                                            "by this server process: retry"))
-                fut.exception()  # retrieved: no warning when its caller is gone
+        await self.work.close()
 
     def _seat_event(self, seat: int, event: str) -> None:
         """Tell every member of the seat's ``event`` (:meth:`RoomViews._seat_event`); in a
@@ -377,34 +280,10 @@ class Room(RoomViews, RoomClocks, RoomChat):
     def seats_changed(self, expired: bool = False) -> None:
         """Call ``on_seats`` when the room waits (``expired``: a seat was freed because its
         grace window ended)."""
-        if self.on_seats is not None and self.status == "waiting":
+        if self.on_seats is not None and self.game_phase is WAITING:
             self.on_seats(self, expired)
 
     # -- fenced fan-out ------------------------------------------------------------------
-
-    def lease_current(self) -> bool:
-        """True when this copy may send frames: its lease is known to hold for a while yet
-        by the local clock (:attr:`lease_until` less :data:`LEASE_MARGIN` of a lease).
-        Otherwise the frames of the moment are withheld: another process may own the room
-        by now and have sent newer states; once the lease is renewed, every member gets its
-        full view (:meth:`confirmed`), and if it is not, this copy is demoted."""
-        if self.lease_until == math.inf:
-            return True
-        margin = LEASE_MARGIN * self.store.lease_seconds
-        if asyncio.get_running_loop().time() + margin < self.lease_until:
-            return True
-        if not self._withheld:
-            log.warning("room %s: lease not confirmed current: frames withheld", self.id)
-        self._withheld = True
-        return False
-
-    def confirmed(self, until: float) -> None:
-        """The store renewed the lease, valid until ``until`` (loop time, s); members whose
-        frames were withheld meanwhile get their full views (:meth:`resync`)."""
-        self.lease_until = until
-        if self._withheld:
-            self._withheld = False
-            self.post(self.resync)
 
     # -- lobby facts ---------------------------------------------------------------------
 
@@ -424,7 +303,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
         """The room as the lobby lists it (a ``rooms`` entry of the protocol)."""
         return {"room": self.id, "name": self.name, "game": self.game_name,
                 "mode": self.options.get("mode"), "seats": self.seat_count,
-                "taken": self.taken, "status": self.status, "private": self.private,
+                "taken": self.taken, "status": self.stored_status, "private": self.private,
                 "spectators": sum(m.seat is None for m in self.members.values()),
                 "created": int(self.created)}
 
@@ -442,7 +321,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
         (``[[seat, unix time s]]``), start and finish times (unix time s, or None), the
         host's session (it changes when the host role is handed on), the last chat lines and
         the muted seats (:mod:`.chat`)."""
-        return {"status": self.status, "finished_at": self.finished_at, "host": self.host,
+        return {"status": self.stored_status, "finished_at": self.finished_at, "host": self.host,
                 "chat": list(self.chat), "muted": sorted(self.muted),
                 "started_at": self.started_at,
                 "seats": [None if h is None else h.stored() for h in self.seats],
@@ -459,9 +338,9 @@ class Room(RoomViews, RoomClocks, RoomChat):
             GameError: the log does not replay (the store holds another game).
         """
         rec, st = loaded.record, loaded.state or {}
-        status = st.get("status", "waiting")
+        phase = Phase.parse(st.get("status", WAITING.stored))
         game: Game | None = None
-        if status != "waiting" or loaded.snapshot is not None or loaded.entries:
+        if phase is not WAITING or loaded.snapshot is not None or loaded.entries:
             game = replay(game_cls, rec["options"], rec["seats"], loaded.entries,
                           loaded.snapshot)
         # None is the field's default, typed Game for the rooms that play (see Room.game)
@@ -470,7 +349,7 @@ class Room(RoomViews, RoomClocks, RoomChat):
                    game_cls=game_cls, options=dict(rec["options"]), seat_count=rec["seats"],
                    settings=dict(rec["settings"]), store=store, private=rec["private"],
                    code=rec.get("code"), host=st.get("host", rec.get("host", "")),
-                   status=status, created=rec.get("created", 0.0),
+                   phase=phase, created=rec.get("created", 0.0),
                    salt=rec.get("salt", ""),
                    chosen_deal=rec.get("chosen_deal", True))  # unknown: never ranked
         room.finished_at = st.get("finished_at")
@@ -489,35 +368,6 @@ class Room(RoomViews, RoomClocks, RoomChat):
         room._saved_snapshot, room._saved_entries = loaded.snapshot, list(loaded.entries)
         return room
 
-    async def save_state(self) -> None:
-        """Write :meth:`state` and the lobby entry to the store now.
-
-        Raises:
-            OwnershipLost: another process owns the room now.
-            StoreError: the store is unavailable.
-        """
-        state = self.state()
-        self._stored_state = None  # unknown until the store confirms
-        await self.store.save_state(self.id, state, self.summary(), lease=self.lease)
-        self._stored_state = state
-
-    def _save_soon(self) -> None:
-        """Queue one state write after the current work item (coalesced)."""
-        if self._save_posted:
-            return
-        self._save_posted = True
-
-        async def save() -> None:
-            self._save_posted = False
-            try:
-                await self.save_state()
-            except OwnershipLost:
-                self._lost()
-            except StoreError as exc:
-                log.warning("room %s: state not saved: %s", self.id, exc)
-
-        self.post(save)
-
     def _lost(self) -> None:
         """Another process owns the room now: stop running it here."""
         log.warning("room %s: ownership lost", self.id)
@@ -526,138 +376,6 @@ class Room(RoomViews, RoomClocks, RoomChat):
 
     # -- membership (called inside the room task) -----------------------------------------
 
-    def join(self, conn: Connection, seat: int | None) -> tuple[int, str]:
-        """Seat ``conn`` at ``seat`` (or the first free seat). Returns ``(seat, token)``.
-
-        The seat is the host's when ``conn`` holds the host role (the room's creator, its
-        role not handed on), or when no seat is the host's (the creator has not sat down,
-        or everyone left): then every member gets ``seat_event host`` for it (and again
-        should the creator sit down later and take the role back).
-
-        An account holds one seat of a room unless the room allows more (``multi_seat``).
-
-        Raises:
-            RoomError: ``room/already_started``, ``room/full``, ``room/already_seated``
-                (the account of ``conn`` holds a seat here already).
-        """
-        if self.status != "waiting":
-            raise RoomError("room/already_started", "the game has started; seats are closed")
-        for s, holder in enumerate(self.seats):
-            if holder is not None and holder.conn is conn:
-                raise RoomError("room/full", f"you already hold seat {s} here")
-            if (holder is not None and conn.account and holder.account == conn.account
-                    and not self.settings.get("multi_seat")):
-                raise RoomError("room/already_seated", f"your account holds seat {s} of this "
-                                "room already (resume it; the host may allow several seats: "
-                                "room option multi_seat)")
-        if seat is None:
-            free = [i for i, s in enumerate(self.seats) if s is None]
-            if not free:
-                raise RoomError("room/full", "every seat is taken")
-            seat = free[0]
-        elif seat >= len(self.seats):
-            raise RoomError("room/full", f"this room has seats 0..{len(self.seats) - 1}")
-        elif self.seats[seat] is not None:
-            raise RoomError("room/full", f"seat {seat} is taken")
-        token = secrets.token_urlsafe(24)  # 192 bits
-        hosted = any(h is not None and h.host for h in self.seats)
-        holder = self.seats[seat] = Seat(token=token, conn=conn, name=conn.name,
-                                         since=time.time(), account=conn.account)
-        self.members[conn] = _Member(seat)
-        conn.rooms[self.id] = self
-        self._seat_event(seat, "joined")
-        if self.ledger is not None:
-            self.ledger.seated(conn.account, self.id, seat, self.game_name,
-                               self.options.get("mode"))
-        if conn.session == self.host and hosted:
-            self._make_host(seat)  # the creator takes the role back from an early joiner
-        elif conn.session == self.host:
-            holder.host = True
-        elif not hosted:
-            self._make_host(seat, claim=not self.host)
-        return seat, token
-
-    def _make_host(self, seat: int, *, claim: bool = True) -> None:
-        """Give the host role to the player of ``seat`` and tell every member
-        (``seat_event host``). With ``claim``, its session becomes :attr:`host` (the one
-        before loses the role); without, the creator's session keeps its claim (it may
-        still start the room, and takes the role back when it sits down)."""
-        for holder in self.seats:
-            if holder is not None:
-                holder.host = False
-        holder = self.seats[seat]
-        assert holder is not None
-        holder.host = True
-        if claim:
-            self.host = holder.conn.session if holder.conn is not None else ""
-        self._seat_event(seat, "host")
-
-    def _free_seat(self, seat: int) -> None:
-        """Free ``seat`` of a waiting room (its player left, was kicked, or was dropped
-        past its grace window) and tell every member (``seat_event left``). When it was the
-        host's, the host role goes to the longest-seated player still connected (or, if
-        none is, still held for its dropped player), who is told with everyone else
-        (``seat_event host``); with nobody seated, the next player to sit down gets it.
-        """
-        holder = self.seats[seat]
-        self.seats[seat] = None
-        self._seat_event(seat, "left")
-        self._save_soon()
-        self._unseated(holder)
-        if holder is None or not holder.host:
-            return
-        seated = [(h.conn is None, h.since, s) for s, h in enumerate(self.seats)
-                  if h is not None and not h.bot]
-        if seated:
-            self._make_host(min(seated)[2])
-        else:
-            self.host = ""
-
-    def _unseated(self, holder: Seat | None) -> None:
-        """Tell the ledger that ``holder``'s account holds the seat no more."""
-        if holder is not None and holder.account and self.ledger is not None:
-            self.ledger.unseated(holder.account, self.id)
-
-    @property
-    def startable(self) -> bool:
-        """True for a waiting room someone can start now, or whose next player becomes its
-        host: a seat holds the host role and its player is connected, or no seat holds it
-        (quick join sends nobody into a room whose host is away: :meth:`Lobby.quick_room`).
-        """
-        hosts = [h for h in self.seats if h is not None and h.host]
-        return not hosts or any(h.conn is not None for h in hosts)
-
-    def unjoin(self, conn: Connection, seat: int) -> None:
-        """Undo :meth:`join` (its state could not be saved)."""
-        holder = self.seats[seat]
-        if holder is not None and holder.conn is conn:
-            self.members.pop(conn, None)
-            conn.rooms.pop(self.id, None)
-            self._free_seat(seat)
-
-    def reattach(self, conn: Connection, seat: int | None) -> None:
-        """Put a member recorded in the stored state back (after a takeover)."""
-        self.members[conn] = _Member(seat)
-        conn.rooms[self.id] = self
-        if seat is not None and self.seats[seat] is not None:
-            holder = self.seats[seat]
-            assert holder is not None
-            holder.conn, holder.grace_until = conn, None
-
-    def hold_seats(self, since: float) -> None:
-        """After a restart (the room loaded from a durable store that no other process
-        shares): every seat of a player with no connection now (the previous run's are
-        gone) is held for the room's ``grace_seconds`` from ``since`` (the restart, unix
-        time s), whatever was left of an earlier window, so that its client can ``resume``
-        it; the timer is armed by :meth:`resync`. Server bots' seats and forfeited ones are
-        left as they are; so is a finished room."""
-        if self.status == "finished":
-            return
-        until = since + self.settings["grace_seconds"]
-        for holder in self.seats:
-            if holder is not None and holder.conn is None and not holder.bot and holder.token:
-                holder.grace_until = until
-
     def resync(self) -> None:
         """After a takeover: every member gets its full view (and, in a finished room, the
         ``game_over`` the dead owner may not have sent); timers and bots go on."""
@@ -665,198 +383,26 @@ class Room(RoomViews, RoomClocks, RoomChat):
             member.sent(None)
         self._schedule()
         self._broadcast([])
-        if self.status == "finished" and self.lease_current():
+        if self.game_phase is FINISHED and self.lease_current():
             frame = self._game_over()
             for conn in self.members:
                 conn.send(frame)
         self._wake_bots()
 
-    def spectate(self, conn: Connection) -> None:
-        """Add ``conn`` as a spectator (a seated connection stays seated)."""
-        if conn not in self.members:
-            self.members[conn] = _Member(None)
-            self._save_soon()
-            self._facts_soon()
-        conn.rooms[self.id] = self
-
-    def _facts_soon(self) -> None:
-        """The spectators changed: send the members the room facts after the current work
-        item (:meth:`facts_changed`; coalesced, so a crowd coming costs one frame each)."""
-        if self._facts_posted:
-            return
-        self._facts_posted = True
-
-        def send() -> None:
-            self._facts_posted = False
-            self.facts_changed()
-
-        self.post(send)
-
-    def find_token(self, token: str) -> int | None:
-        """The seat whose token equals ``token`` (compared in constant time), or None."""
-        found = None
-        for s, holder in enumerate(self.seats):
-            if (holder is not None and holder.token
-                    and hmac.compare_digest(holder.token.encode(), token.encode())):
-                found = s
-        return found
-
-    def resume(self, conn: Connection, token: str) -> int:
-        """Give the seat with ``token`` back to ``conn``. Returns the seat.
-
-        Raises:
-            RoomError: ``room/bad_token`` when no seat has that token (or it was forfeited).
-        """
-        seat = self.find_token(token)
-        if seat is None:
-            raise RoomError("room/bad_token", "no seat of this room has that token")
-        return self._resume_seat(conn, seat)
-
-    def resume_account(self, conn: Connection) -> int:
-        """Give ``conn`` back the seat its account holds (any device: no token needed); with
-        several (``multi_seat``), the first one not played from ``conn``. Returns the seat.
-
-        Raises:
-            RoomError: ``room/not_seated`` when ``conn`` is signed in to no account, or its
-                account holds no seat here it may resume (never one, or forfeited, kicked).
-        """
-        held = [s for s, h in enumerate(self.seats) if h is not None and conn.account
-                and h.account == conn.account and h.token]
-        if not held:
-            raise RoomError("room/not_seated", "your account holds no seat of this room "
-                            "(sign in to the account that took it, or resume with its token)")
-        free = [s for s in held if (h := self.seats[s]) is not None and h.conn is not conn]
-        return self._resume_seat(conn, (free or held)[0])
-
-    def _resume_seat(self, conn: Connection, seat: int) -> int:
-        holder = self.seats[seat]
-        assert holder is not None
-        old = holder.conn
-        if old is not None and old is not conn:
-            self.members.pop(old, None)
-            old.rooms.pop(self.id, None)
-            old.send(p.Left(room=self.id))
-        holder.conn, holder.grace_until, holder.bot = conn, None, False
-        self.members[conn] = _Member(seat)
-        conn.rooms[self.id] = self
-        self._seat_event(seat, "resumed")
-        self._schedule()
-        return seat
-
-    async def leave(self, conn: Connection) -> None:
-        """``conn`` leaves: a waiting seat is freed; a playing seat is abandoned at once."""
-        member = self.members.pop(conn, None)
-        conn.rooms.pop(self.id, None)
-        if member is None or member.seat is None:
-            if member is not None:
-                self._facts_soon()
-            return
-        holder = self.seats[member.seat]
-        if holder is None or holder.conn is not conn:
-            return
-        holder.conn = None
-        if self.status == "waiting":
-            self._free_seat(member.seat)
-        elif self.status == "playing":
-            self._seat_event(member.seat, "left")
-            await self._abandon(member.seat)
-
-    async def kick(self, seat: int) -> str:
-        """Remove the player of ``seat`` (an operator's kick, a work item of the room): its
-        connection, if any, gets ``error room/kicked`` and an unsolicited ``left`` and is
-        detached; the seat's token is voided (it cannot be resumed). A waiting room frees
-        the seat; a playing one follows ``on_abandon`` at once, as a ``leave`` would (a
-        server bot takes the seat, or it forfeits); in a finished room only the connection
-        is detached.
-
-        Returns:
-            What became of the seat: ``"freed"``, ``"bot"``, ``"forfeit"`` or ``"detached"``.
-
-        Raises:
-            RoomError: ``room/not_seated`` when no player holds ``seat`` (out of range,
-                empty, a server bot's, or forfeited or kicked already).
-        """
-        holder = self.seats[seat] if 0 <= seat < len(self.seats) else None
-        if holder is None or (holder.conn is None and (holder.bot or not holder.token)):
-            raise RoomError("room/not_seated", f"no player holds seat {seat}")
-        conn, holder.conn, holder.token = holder.conn, None, ""
-        self._unseated(holder)
-        if conn is not None:
-            self.members.pop(conn, None)
-            conn.rooms.pop(self.id, None)
-            conn.send_error("room/kicked", f"an operator removed you from seat {seat}")
-            conn.send(p.Left(room=self.id))
-        if self.status == "waiting":
-            self._free_seat(seat)
-            self._save_soon()
-            return "freed"
-        if self.status == "finished":
-            self._save_soon()
-            return "detached"
-        self._seat_event(seat, "left")
-        await self._abandon(seat)
-        self._save_soon()
-        return "bot" if holder.bot else "forfeit"
-
-    def dropped(self, conn: Connection) -> None:
-        """``conn`` lost its connection: hold its seat for the grace window."""
-        member = self.members.pop(conn, None)
-        conn.rooms.pop(self.id, None)
-        if member is None or member.seat is None:
-            if member is not None:
-                self._save_soon()
-                self._facts_soon()
-            return
-        holder = self.seats[member.seat]
-        if holder is None or holder.conn is not conn:
-            return
-        holder.conn = None
-        if self.status == "finished":
-            return
-        holder.grace_until = time.time() + self.settings["grace_seconds"]
-        self._seat_event(member.seat, "dropped")
-        self._schedule()
-        self._save_soon()
-
-    async def _abandon(self, seat: int) -> None:
-        """The grace window ended (or the player left): bot or forfeit (``on_abandon``)."""
-        holder = self.seats[seat]
-        if holder is None or self.status != "playing":
-            return
-        holder.grace_until = None
-        if self.settings["on_abandon"] == "bot":
-            holder.bot = holder.assisted = True
-            self._seat_event(seat, "bot")
-            self._save_soon()
-            self._wake_bots()
-        else:
-            if self._broken:  # forfeited by the timer once the room has reloaded
-                holder.grace_until = time.time()
-                return
-            self._seat_event(seat, "forfeit")
-            holder.token = ""  # a forfeited seat cannot be resumed (matches no token)
-            self._unseated(holder)
-            try:
-                events = self.game.apply_entry(LogEntry.forfeit(seat))
-            except GameError:
-                return  # already out of the game
-            if not await self._persist(LogEntry.forfeit(seat), events, None, None):
-                holder.grace_until = time.time()  # again once the room has reloaded
-
     # -- starting -------------------------------------------------------------------------
 
     @property
     def commitment(self) -> str | None:
-        """The deal commitment (:func:`cardhall.protocol.fairness.commitment` of the engine's
-        seed and :attr:`salt`: 64 hex digits), or None for a room stored without a salt.
-        Published at start, in ``started`` and the view's room facts; the seed and salt are
-        revealed in ``game_over`` (protocol/README.md, "Fair deals")."""
+        """The deal commitment (:func:`~.table.commitment` of the engine's seed and
+        :attr:`salt`: 64 hex digits), or None for a room stored without a salt. Published
+        at start, in ``started`` and the view's room facts; the seed and salt are revealed
+        in ``game_over`` (protocol/README.md, "Fair deals")."""
         if not self.salt:
             return None
         seed = self.options["seed"]
         cached = self._commitment
         if cached is None or cached[0] != seed:
-            cached = self._commitment = (seed, fairness.commitment(seed, self.salt))
+            cached = self._commitment = (seed, table.commitment(seed, self.salt) or "")
         return cached[1]
 
     async def start(self, by: Connection | None, re: Any = None) -> None:
@@ -865,83 +411,101 @@ class Room(RoomViews, RoomClocks, RoomChat):
         then every member gets ``started`` (``by``'s carries ``re``), then its view.
 
         Raises:
-            RoomError: ``room/not_host`` (``by`` is neither the host's connection nor holds
-                the seat the host took: a host that reconnected and resumed its seat may
-                start), ``room/already_started``.
+            RoomError: ``room/not_host`` (``by`` may not start it:
+                :func:`~.table.check_starter`), ``room/already_started``.
             StoreError: the started state could not be saved (:class:`OwnershipLost`:
                 another process owns the room); the room is left waiting as it was.
         """
-        if by is not None and by.session != self.host and not any(
-                h is not None and h.host and h.conn is by for h in self.seats):
-            raise RoomError("room/not_host", "only the room's host may start it")
-        to_bots = self._begin_start()
-        try:
-            await self.save_state()
-        except StoreError:
-            self._undo_start(to_bots)
-            raise
-        self._announce_start(to_bots, by, re)
+        table.check_starter(self.seats, self.host, by, by.session if by is not None else "")
+        told = await self._saved(self._begin_start)
+        self._announce_start(told, by, re)
 
     async def seat_player(self, conn: Connection, seat: int | None, re: Any) -> None:
-        """Seat ``conn`` (:meth:`join`), save, then answer ``joined`` (with the seat's
-        token, durable before anyone sees it). The player who fills the last seat of a
-        waiting room starts it: the same save holds the start; ``joined`` shows the room as
-        the player joined it, and ``started`` and the views follow at once.
+        """Seat ``conn`` (:meth:`_seat`), save, then tell every member and answer
+        ``joined`` (with the seat's token, durable before anyone sees it). The player who
+        fills the last seat of a waiting room starts it: the same save holds the start;
+        ``joined`` shows the room as the player joined it, and ``started`` and the views
+        follow at once.
 
         Raises:
-            RoomError: as :meth:`join` (the seat is taken, the room is full...).
-            StoreError: the state could not be saved; the seat is free again and the room
-                as it was.
+            RoomError: as :meth:`_seat` (the seat is taken, the room is full...).
+            StoreError: the state could not be saved; nobody was told, the seat is free
+                again and the room as it was.
         """
-        seat_no, token = self.join(conn, seat)
-        full = self.taken == self.seat_count and self.status == "waiting"
-        joined = self.view_for(seat_no) if full else None  # the room as it was joined
-        to_bots = self._begin_start() if full else []
+        joined: dict[str, Any] | None = None
+
+        def change() -> tuple[int, str, list[Told], list[Told] | None]:
+            nonlocal joined
+            seat_no, token, told = self._seat(conn, seat)
+            if not table.full(self.phase, self.seats):
+                return seat_no, token, told, None
+            joined = self.view_for(seat_no)  # the room as it was joined
+            return seat_no, token, told, self._begin_start()
+
+        seat_no, token, told, started = await self._saved(change)
+        self._tell(told)
+        if self.ledger is not None:
+            self.ledger.seated(conn.account, self.id, seat_no, self.game_name,
+                               self.options.get("mode"))
+        self.send_joined(conn, re, token, view=joined)
+        if started is not None:
+            self._announce_start(started, None, None)
+
+    async def _saved(self, change: Callable[[], T]) -> T:
+        """Make ``change`` (it changes the seats, the host, the members, the phase and the
+        deadlines, sends nothing, and returns what to tell: seat events), then save the
+        state (:meth:`save_state`): saved before anyone is told. Returns what ``change``
+        returned, for the caller to tell.
+
+        Raises:
+            RoomError: from ``change``, which then changed nothing.
+            StoreError: the state could not be saved: the room is put back as it was
+                before ``change`` (the deal of a start is kept: the same seed deals it
+                again), and nobody was told.
+        """
+        seats = list(self.seats)
+        before = (seats, [h is not None and h.host for h in seats], self.host,
+                  self.game_phase, dict(self.deadlines), dict(self.members))
+        told = change()
         try:
             await self.save_state()
         except StoreError:
-            if full:
-                self._undo_start(to_bots)
-            self.unjoin(conn, seat_no)
+            seats, hosts, self.host, phase, deadlines, members = before
+            self.seats[:] = seats
+            for holder, host in zip(seats, hosts):
+                if holder is not None:
+                    holder.host = host
+            self._set_phase(phase)  # closed meanwhile: it stays so
+            self.deadlines = deadlines
+            for conn in self.members.keys() - members.keys():
+                self.members.pop(conn)
+                conn.rooms.pop(self.id, None)
+            self._schedule()  # the grace windows' timer only
             raise
-        self.send_joined(conn, re, token, view=joined)
-        if full:
-            self._announce_start(to_bots, None, None)
+        return told
 
-    def _begin_start(self) -> list[int]:
-        """The start's state change (nothing sent, nothing saved): bots in the empty seats,
-        the deal, status ``playing``, the first turn's deadlines. Returns the seats given to
-        bots.
+    def _begin_start(self) -> list[Told]:
+        """The start's state change (nothing sent, nothing saved): bots in the empty seats
+        (:func:`~.table.start_seats`), the deal, phase playing, the first turn's deadlines.
+        Returns the seat events of the seats given to bots.
 
         Raises:
-            RoomError: ``room/already_started``.
+            TransitionError: ``room/already_started``.
         """
-        if self.status != "waiting":
-            raise RoomError("room/already_started", "the game has already started")
-        to_bots = [s for s, holder in enumerate(self.seats) if holder is None]
+        phase, to_bots = table.start_seats(self.game_phase, self.seats)
         for s in to_bots:
             self.seats[s] = Seat(token=secrets.token_urlsafe(24), conn=None,
                                  name=f"bot-{s}", bot=True)
         if self.game is None:
             self.game = self.game_cls(self.options, self.seat_count)  # the deal
-        self.status = "playing"
+        self._set_phase(phase)
         self._schedule()  # the deadlines are part of the state the start saves
-        return to_bots
+        return [(s, "bot") for s in to_bots]
 
-    def _undo_start(self, to_bots: list[int]) -> None:
-        """Undo :meth:`_begin_start` (its state could not be saved): waiting again, the bots'
-        seats free (the deal is kept: the same seed deals it again)."""
-        for s in to_bots:
-            self.seats[s] = None
-        self.status = "waiting"
-        self.deadlines.clear()
-        self._schedule()  # the grace windows' timer only
-
-    def _announce_start(self, to_bots: list[int], by: Connection | None, re: Any) -> None:
-        """Tell everyone of a start that is saved: the bots' seats, ``started`` (``by``'s
-        carries ``re``), then each member's view; wake the bots."""
-        for s in to_bots:
-            self._seat_event(s, "bot")
+    def _announce_start(self, told: list[Told], by: Connection | None, re: Any) -> None:
+        """Tell everyone of a start that is saved: the bots' seats (``told``), ``started``
+        (``by``'s carries ``re``), then each member's view; wake the bots."""
+        self._tell(told)
         self._game_started()
         commitment = self.commitment
         for conn in self.members:
@@ -1002,9 +566,12 @@ class Room(RoomViews, RoomClocks, RoomChat):
             self._refuse(conn, "server/unavailable", "the room is reloading its game from the "
                             "store after a failed write: retry shortly", msg.id)
             return
-        if self.status == "waiting":
-            self._refuse(conn, "room/not_started", "the game has not started yet", msg.id)
-            return
+        if self.phase is not PLAYING:  # refused as the transition table says
+            try:
+                table.step(self.phase, Event.ACT)
+            except RoomError as exc:
+                self._refuse(conn, exc.code, exc.message, msg.id)
+                return
         game = self.game
         if game.over:
             self._refuse(conn, "action/game_over", "the game is over", msg.id)
@@ -1051,94 +618,6 @@ class Room(RoomViews, RoomClocks, RoomChat):
             return
         await self._persist(entry, events, conn, msg.id)
 
-    async def _persist(self, entry: LogEntry, events: list[dict[str, Any]],
-                       conn: Connection | None, re: Any) -> bool:
-        """Append ``entry`` (already applied to the engine: :meth:`Game.apply_entry`) to the
-        store at the engine's :attr:`~Game.log_length` - 1, then announce it.
-
-        Returns False when the store did not confirm it; nobody was told of it then. A
-        plain :class:`StoreError` (or a cancelled append) may or may not have written the
-        entry: the engine is rolled back at once to the last state the store is known to
-        hold (:meth:`_roll_back`), the room is broken until it has reloaded from the store
-        (:meth:`_recover`, started here), and ``conn`` is told that the fate of its action
-        is unknown (so is a :class:`~.store.LogConflict`: the log grew under this copy's
-        own lease, by an earlier append of its own that landed unanswered: the reload picks
-        it up). :class:`OwnershipLost` wrote nothing: rolled back, the room is given up
-        (:meth:`_lost`).
-        """
-        sid = self.game.log_length  # the log's length after this entry
-        state = self.state()
-        unchanged = state == self._stored_state
-        self._stored_state = None  # unknown until the store confirms
-        try:
-            await self.store.append(self.id, [entry], sid - 1, None if unchanged else state,
-                                    lease=self.lease)
-        except asyncio.CancelledError:
-            self._break()  # the entry may or may not have landed: reload first
-            raise
-        except OwnershipLost as exc:
-            log.error("room %s: append refused at log entry %d: %s", self.id, sid, exc)
-            self._roll_back()
-            self._broken = True  # nothing more is written here: the room moves elsewhere
-            if conn is not None:
-                conn.send_error("server/unavailable", "the room moved to another server "
-                                "process; the action was not applied: retry", re)
-            self._lost()
-            return False
-        except StoreError as exc:
-            log.error("room %s: append failed at log entry %d: %s", self.id, sid, exc)
-            self._break()
-            if conn is not None:
-                conn.send_error("server/unavailable", "the room's store did not confirm the "
-                                "action, which may or may not have been applied; the room "
-                                "reloads from the store, then sends every seat its true "
-                                "view: choose again from it", re)
-            return False
-        self._stored_state = state
-        if sid % SNAPSHOT_EVERY == 0:
-            snap = self.game.snapshot()
-            self._saved_snapshot, self._saved_entries = snap, []
-            self.post(lambda: self._snapshot(sid, snap))
-        else:
-            self._saved_entries.append(entry)
-        self._accepted(entry, events, conn, re)
-        return True
-
-    def _roll_back(self) -> None:
-        """Put the engine back at once to the last state the store is known to hold
-        (``_saved_snapshot`` plus ``_saved_entries``): an append failed, and the engine
-        must not show what the store may not hold. Left as it is (the room is broken until
-        it reloads anyway) if that state cannot be rebuilt, which would be a bug."""
-        game, snap = self.game, self._saved_snapshot
-        try:
-            if isinstance(snap, bytes):
-                snap = msgpack.unpackb(snap, strict_map_key=False)
-            saved = replay(type(game), game.options, game.seats, self._saved_entries, snap)
-        except GameError:
-            log.exception("room %s: cannot roll back to the saved state", self.id)
-            return
-        if saved.log_length != game.log_length - 1:
-            log.error("room %s: the saved log entry %d is not the one before the engine's %d",
-                      self.id, saved.log_length, game.log_length)
-            return
-        self.game = saved
-
-    def _break(self) -> None:
-        """An append failed or was cancelled: roll back, and reload from the store."""
-        self._roll_back()
-        self._broken = True
-        if self._recovery is None or self._recovery.done():
-            self._recovery = asyncio.get_running_loop().create_task(
-                self._recover(), name=f"room-{self.id}-reload")
-
-    async def _snapshot(self, sid: int, snap: dict[str, Any]) -> None:
-        if self._saved_snapshot is snap:  # kept packed: 4 KiB, not 32 (Skipper, 4 seats)
-            self._saved_snapshot = msgpack.packb(snap)
-        try:
-            await self.store.save_snapshot(self.id, sid, snap)
-        except StoreError as exc:
-            log.warning("room %s: snapshot %d not saved: %s", self.id, sid, exc)
-
     def _accepted(self, entry: LogEntry, events: list[dict[str, Any]],
                   conn: Connection | None, re: Any) -> None:
         """After the log holds ``entry``: reply, broadcast, timers, bots, game over."""
@@ -1150,7 +629,8 @@ class Room(RoomViews, RoomClocks, RoomChat):
                 self._seat_version[s] = sid
         if self.game.over:
             self.deadlines.clear()
-            self.status = "finished"  # the final update carries it (room.status; see _finish)
+            self._set_phase(table.step(self.game_phase, Event.FINISH))  # the final update
+            # carries it (the room facts' status; see _finish)
         elif entry.kind != SETTING:  # a setting ends no turn
             ends = self.game.TYPE.turn_end_verbs
             if entry.kind == FORFEIT or ends is None or (entry.action or [None])[0] in ends:
@@ -1167,75 +647,18 @@ class Room(RoomViews, RoomClocks, RoomChat):
             return
         self._wake_bots()
 
-    async def _recover(self) -> None:
-        """Reload a broken room from the store (:meth:`_reload`, each try a work item of
-        the room) until the store answers: at once, then after exponential backoff with
-        jitter (tenacity) from :data:`RELOAD_FIRST_SECONDS` up to :data:`RELOAD_MAX_SECONDS`
-        between tries. Goes on while the room is broken (it may break again before this task
-        has ended), unless the reload gives up; ends with the room's :meth:`close`."""
-        try:
-            while self._broken and not self._closing:
-                async for attempt in AsyncRetrying(
-                        wait=wait_exponential_jitter(multiplier=RELOAD_FIRST_SECONDS,
-                                                     max=RELOAD_MAX_SECONDS,
-                                                     jitter=RELOAD_JITTER_SECONDS),
-                        retry=retry_if_exception_type(StoreError), reraise=True):
-                    with attempt:
-                        if not await self.submit(self._reload):
-                            return
-        except Exception:  # a bug: logged, never lost in an unawaited task
-            log.exception("room %s: reload failed", self.id)
-
-    async def _reload(self) -> bool:
-        """Rebuild the engine from the store (a broken room; a work item of
-        :meth:`_recover`); then every member gets the true state, the turn clocks run
-        again (a turn that ran out meanwhile is played at once) and server bots move. The
-        entry of a failed append may have landed: it may even have ended the game.
-
-        Returns:
-            False when the room is given up: gone from the store (handed to
-            :meth:`_lost`), or its stored log does not replay (left broken: a bug).
+    def _finish(self) -> None:
+        """The game is over (its final update, with the room facts' status ``"finished"``, has
+        gone): send ``game_over``, whose ``outcome`` is the view's ``outcome`` plus the key
+        ``stats`` (the engine's :meth:`Game.stats`), stop the clocks, save, rank
+        (:func:`~.table.ranked_account`). Enters the phase finished unless the final
+        update did (:meth:`_accepted`).
 
         Raises:
-            StoreError: the store is still unavailable.
+            TransitionError: the room never started (``room/not_started``).
         """
-        if not self._broken or self._closing:
-            return True
-        try:
-            loaded = await self.store.load(self.id, lease=self.lease)
-        except OwnershipLost:  # taken over meanwhile (a failover, say): it runs elsewhere
-            log.error("room %s: lease lost while reloading; given up", self.id)
-            self._lost()
-            return False
-        if loaded is None:  # deleted or expired meanwhile: nothing to run here any more
-            log.error("room %s: gone from the store; given up", self.id)
-            self._lost()
-            return False
-        try:
-            game = replay(self.game_cls, loaded.record["options"], loaded.record["seats"],
-                          loaded.entries, loaded.snapshot)
-        except GameError:
-            log.exception("room %s: the stored log does not replay; left broken", self.id)
-            return False
-        self.game = game
-        self._saved_snapshot, self._saved_entries = loaded.snapshot, list(loaded.entries)
-        self._broken = False
-        self._seat_version = [game.state_id] * game.seats
-        log.info("room %s: engine rebuilt from the store at state %d", self.id, game.state_id)
-        self._broadcast([])
-        if game.over:
-            if self.status == "playing":
-                self._finish()
-            return True
-        self._schedule()
-        self._wake_bots()
-        return True
-
-    def _finish(self) -> None:
-        """The game is over (its final update, with ``room.status`` ``"finished"``, has
-        gone): send ``game_over``, whose ``outcome`` is the view's ``outcome`` plus the key
-        ``stats`` (the engine's :meth:`Game.stats`), stop the clocks, save."""
-        self.status = "finished"
+        if self.game_phase is not FINISHED:
+            self._set_phase(table.step(self.game_phase, Event.FINISH))
         self.finished_at = time.time()
         self._game_finished()
         self.deadlines.clear()
@@ -1261,12 +684,11 @@ class Room(RoomViews, RoomClocks, RoomChat):
         guest's counts; an anonymous connection's does not), on a deal the server drew, under
         a board's rules, that counts there. The store keeps the account's best score; a
         failed write is logged (the game is not ranked)."""
-        holder = self.seats[0] if self.seat_count == 1 else None
-        if holder is None or holder.assisted or self.chosen_deal or not holder.account:
+        account = table.ranked_account(self.seats, self.chosen_deal)
+        if account is None:
             return
         board = leaderboard.board_of(self.game_name, self.options, self.seat_count)
         score = leaderboard.score_of(board, self.game.outcome()) if board else None
-        account = holder.account
         if board is None or score is None:
             return
 

@@ -25,6 +25,8 @@ from .identity import AuthError
 from .lobby import Lobby
 from .replay import replay_view
 from .room import ROOM_OPTIONS, Room, RoomError
+from . import table
+from .table import Event, Phase
 from .store import Store, StoreError
 
 log = logging.getLogger("cardhall.session")
@@ -309,9 +311,8 @@ class Session:
             StoreError: the store is unavailable.
         """
         room = self._visible_room(msg.room)
-        if room.status != "finished":
-            raise RoomError("room/not_finished", "the log and the deal seed of a room are "
-                            "revealed when its game is over")
+        if room.game_phase is not Phase.FINISHED:  # as the transition table says
+            table.step(room.game_phase, Event.REVEAL)
         entries = await self.server.store.log(room.id)
         first = msg.first or 0
         page: list[Any] = []

@@ -63,6 +63,7 @@ from typing import Any, Protocol
 import msgpack
 
 from ..games import LogEntry as LogEntry  # the log's entries (stored as [kind, seat, action])
+from .table import Phase, is_phase
 
 log = logging.getLogger("cardhall.store")
 
@@ -174,7 +175,7 @@ def unpack(data: bytes) -> Any:
 def waiting_entry(summary: dict[str, Any]) -> bool:
     """True when the room of ``summary`` may be entered by anyone now: public, waiting for
     players and with a free seat (what ``list_rooms.waiting`` and quick join look for)."""
-    return (summary["status"] == "waiting" and not summary["private"]
+    return (is_phase(summary["status"], Phase.WAITING) and not summary["private"]
             and summary["taken"] < summary["seats"])
 
 

@@ -26,6 +26,7 @@ from typing import Any
 from .account_store import AccountStore, KeyTaken
 from .leaderboard import BOARD_SIZE, boards
 from .store import Boards, Store, StoreError
+from .table import Phase, is_phase
 
 #: Leaderboard entries read per page of the source.
 BOARD_PAGE = 500
@@ -79,7 +80,7 @@ async def copy_rooms(source: Store, target: Store, finished_ttl: float,
             await target.append(room_id, entries, 0, None, lease=lease)
         if loaded.snapshot is not None:
             await target.save_snapshot(room_id, loaded.snapshot_state_id, loaded.snapshot)
-        if summary["status"] == "finished":
+        if is_phase(summary["status"], Phase.FINISHED):
             ended = state.get("finished_at") or time.time()
             await target.finish_room(room_id, max(1.0, ended + finished_ttl - time.time()))
         await target.release(room_id)

@@ -138,6 +138,8 @@ CITED_ELSEWHERE = {
     # Unicode's own files: server/names.py reduces the first to data/confusables.tsv.
     "confusables.txt": "unicode", "PATH/confusables.txt": "unicode",
     "DerivedCoreProperties.txt": "unicode",
+    # The model codebases DESIGN.md holds up (h11's transition table).
+    "_state.py": "h11",
 }
 #: A cited file name: a path of word characters ending in one of these extensions.
 CITATION = re.compile(r"(?<![\w./-])((?:\.\./|[\w.-]+/)*[\w-]+\."

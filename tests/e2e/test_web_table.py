@@ -23,6 +23,7 @@ from cardhall.client.client import Client
 from cardhall.server.app import Server
 from cardhall.server.room import Room
 from cardhall.server.memory_store import MemoryStore
+from cardhall.server.table import Phase
 
 from .. import web_screens as ws
 from ..conftest import serving
@@ -112,7 +113,7 @@ async def test_host_leaves_and_the_next_player_gets_the_start_button() -> None:
         assert "is now the host" in await bob.inner_text("#log")
         await bob.click("#start")
         await bob.wait_for_selector("#room[data-status='playing']")
-        assert server.lobby.rooms[room_id].status == "playing"
+        assert server.lobby.rooms[room_id].phase is Phase.PLAYING
 
 
 # -- 3. names ---------------------------------------------------------------------------
@@ -352,7 +353,7 @@ async def test_lobby_lists_rooms_to_join_first_newest_first_and_hides_finished()
         done = await make("solo", 1, 5_000)
         await done.submit(lambda: done.start(None))  # a server bot plays it to the end
         for _ in range(200):
-            if done.status == "finished":
+            if done.phase is Phase.FINISHED:
                 break
             await asyncio.sleep(0.05)
         await done.save_state()
@@ -370,7 +371,7 @@ async def test_lobby_lists_rooms_to_join_first_newest_first_and_hides_finished()
                                               "rs => rs.map(r => r.dataset.room)")
         assert ids[:2] == [newer.id, older.id]
         assert done.id not in ids
-        statuses = [lobby.rooms[i].status for i in ids]
+        statuses = [lobby.rooms[i].stored_status for i in ids]
         assert statuses[2:] == ["playing"] * (len(ids) - 2)
         assert [lobby.rooms[i].created for i in ids[2:]] == sorted(
             (lobby.rooms[i].created for i in ids[2:]), reverse=True)

@@ -27,7 +27,7 @@ import websockets
 from cardhall import protocol as p
 from cardhall.client.bots import play_seat, timed_actions
 from cardhall.client.client import Client, ServerError
-from cardhall.server import room as room_module
+from cardhall.server import seating  # Room.find_token: RoomSeats
 from cardhall.server import session as session_module
 from cardhall.games.bots import strategy
 from cardhall.server.limits import AddressCounter, TokenBucket
@@ -459,13 +459,13 @@ async def test_seat_tokens_are_unguessable_and_compared_in_constant_time(
             tokens.add(joined.token)
         assert len(tokens) == 20
         compared = []
-        real = room_module.hmac.compare_digest
+        real = seating.hmac.compare_digest
 
         def spy(a: Any, b: Any) -> bool:
             compared.append((a, b))
             return real(a, b)
 
-        monkeypatch.setattr(room_module.hmac, "compare_digest", spy)
+        monkeypatch.setattr(seating.hmac, "compare_digest", spy)
         async with Client(server.url, reconnect=False) as other:
             with pytest.raises(ServerError):
                 await other.resume(room, joined.token[:-1] + ("A" if joined.token[-1] != "A"

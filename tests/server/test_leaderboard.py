@@ -21,6 +21,7 @@ from cardhall.server.app import Server
 from cardhall.server.identity import Account
 from cardhall.server.redis_store import RedisStore
 from cardhall.server.room import Room
+from cardhall.server.table import Phase
 from cardhall.games import get
 
 GAME_SECONDS = 120  # a greedy solo game takes well under a second; the machine is loaded
@@ -234,10 +235,10 @@ async def test_a_seat_a_server_bot_played_is_not_ranked(server: Server) -> None:
         await c.leave(created.room)
     room = server.lobby.rooms[created.room]
     for _ in range(600):
-        if room.status == "finished":
+        if room.phase is Phase.FINISHED:
             break
         await asyncio.sleep(0.1)
-    assert room.status == "finished" and room.game.outcome()["reason"] == "won"
+    assert room.phase is Phase.FINISHED and room.game.outcome()["reason"] == "won"
     await settle(server, created.room)
     assert (await board(server, "skipper")).total == 0
 

@@ -84,7 +84,7 @@ async def test_a_waiting_room_holds_no_engine_or_task_and_deals_its_seed_at_star
         created = await host.create_room("skipper", mode="multi", seats=3)
         room = srv.lobby.rooms[created.room]
         seed = room.options["seed"]  # drawn by the server at creation (fair deals)
-        assert room.game is None and room._task is None and room._queue is None
+        assert room.game is None and room.work.task is None and room.work.queue is None
         joined = await host.join(created.room)
         # A joined player of a waiting room gets the view of the deal the start will make.
         dealt = Skipper({"mode": "multi", "seed": seed}, 3)

@@ -18,6 +18,7 @@ from cardhall.server.app import Server
 from cardhall.games import create, replay
 from cardhall.server.room import Room
 from cardhall.server.memory_store import MemoryStore
+from cardhall.server.table import Phase
 
 from ..room_harness import Recorder, WriteLog
 
@@ -145,7 +146,7 @@ async def test_view_kept_by_deltas_says_finished_and_game_over_matches_it() -> N
         assert seat0.view is not None and seat0.view["room"]["status"] == "playing"
         await room.act(seat0, p.Act(room="r1", state_id=room.game.state_id,  # type: ignore
                                     action=["resign"]))
-        assert room.status == "finished"
+        assert room.phase is Phase.FINISHED
         for keeper in (seat0, seat1):
             view = keeper.view
             assert view is not None

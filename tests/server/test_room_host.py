@@ -15,9 +15,12 @@ from cardhall import protocol as p
 from cardhall.client.client import Client, ServerError
 from cardhall.server.room import Room
 from cardhall.server.memory_store import MemoryStore
-from cardhall.server.store import Loaded
+from cardhall.games.skipper import Skipper
+from cardhall.server.store import Loaded, StoreError
+from cardhall.server.table import Phase
 
 from ..conftest import serving
+from ..room_harness import Recorder, WriteLog
 
 
 async def seat_events(client: Client, room: str, want: int, timeout: float = 5.0
@@ -77,7 +80,7 @@ async def test_host_who_leaves_hands_the_role_to_the_longest_seated() -> None:
                 await cy.start(room)
             assert refused.value.code == "room/not_host"
             await bob.start(room)
-            assert server.lobby.rooms[room].status == "playing"
+            assert server.lobby.rooms[room].phase is Phase.PLAYING
 
 
 async def test_host_dropped_past_grace_hands_over_and_within_grace_keeps_it() -> None:
@@ -96,7 +99,7 @@ async def test_host_dropped_past_grace_hands_over_and_within_grace_keeps_it() ->
             assert refused.value.code == "room/not_host"
             assert await seat_events(bob, room, 2) == [(0, "left"), (1, "host")]
             await bob.start(room)
-            assert server.lobby.rooms[room].status == "playing"
+            assert server.lobby.rooms[room].phase is Phase.PLAYING
 
 
 async def test_quick_join_skips_a_room_whose_host_is_away() -> None:
@@ -122,7 +125,7 @@ async def test_quick_join_skips_a_room_whose_host_is_away() -> None:
             assert joined.room != room and joined.seat == 0
             assert hosts(cy, joined.room) == [0]
             await cy.start(joined.room)
-            assert server.lobby.rooms[joined.room].status == "playing"
+            assert server.lobby.rooms[joined.room].phase is Phase.PLAYING
 
 
 async def test_the_first_to_sit_hosts_a_room_whose_creator_never_sat() -> None:
@@ -135,7 +138,7 @@ async def test_the_first_to_sit_hosts_a_room_whose_creator_never_sat() -> None:
             await bob.join(room)
             assert hosts(bob, room) == [0]
             await bob.start(room)
-            assert server.lobby.rooms[room].status == "playing"
+            assert server.lobby.rooms[room].phase is Phase.PLAYING
 
 
 class Stand:
@@ -189,3 +192,37 @@ async def test_creator_sitting_down_late_takes_the_role_back_and_it_survives_a_r
                                     snapshot_state_id=0, entries=[]), room.store, room.game_cls)
     assert again.host == "bob" and again.seats[0] is not None and again.seats[0].host
     assert again.seats[0].since == room.seats[0].since > 0
+
+
+class _SaveFails(MemoryStore):
+    """A memory store whose state writes fail (the store is down)."""
+
+    async def save_state(self, room_id: str, state: dict[str, Any], summary: dict[str, Any],
+                         *, lease: Any = None) -> None:
+        raise StoreError("store down (test)")
+
+
+@pytest.mark.parametrize("seats", [3, 2])
+async def test_a_join_whose_save_failed_tells_nobody_and_changes_nothing(seats: int) -> None:
+    """Saved before anyone is told (issue #31): a join whose state could not be saved sends
+    no ``seat_event`` (before, every member heard ``joined`` then ``left``), leaves the seat
+    free and the host role where it was; with the last seat (``seats`` 2), the start the same
+    save held is undone too: the room waits, no bot sits, nobody heard ``started``."""
+    log: WriteLog = []
+    settings = {"turn_seconds": 30.0, "bid_seconds": None, "grace_seconds": 60.0,
+                "on_abandon": "bot"}
+    room = Room(id="r1", name="r1", game_name="skipper", settings=settings,
+                store=_SaveFails(), game_cls=Skipper,
+                options=Skipper({"mode": "multi"}, seats).options, seat_count=seats,
+                host="host")
+    host, guest = Recorder("host", log), Recorder("guest", log)
+    room.join(host, 0)  # type: ignore[arg-type]
+    log.clear()
+    with pytest.raises(StoreError):
+        await room.seat_player(guest, None, 7)  # type: ignore[arg-type]
+    assert log == []
+    assert room.seats[1:] == [None] * (seats - 1) and room.taken == 1
+    assert guest not in room.members and not guest.rooms
+    assert room.phase is Phase.WAITING and room.stored_status == "waiting"
+    assert room.host == "host" and room.seats[0] is not None and room.seats[0].host
+    assert not room.deadlines

@@ -32,6 +32,7 @@ from cardhall.games import replay as replay_log
 from cardhall.server.room import SNAPSHOT_EVERY, Room
 from cardhall.server.memory_store import MemoryStore
 from cardhall.server.store import Lease, Loaded, LogEntry, Store, StoreError
+from cardhall.server.table import Phase
 
 from ..conftest import RedisProcess, serving
 from ..room_harness import Recorder, WriteLog, started_room
@@ -432,7 +433,7 @@ async def test_an_append_writes_the_state_only_when_it_changed(server: Server) -
                                    options={"turn_seconds": 60.0})).room
         clients = {(await a.join(rid)).seat: a, (await b.join(rid)).seat: b}
         room = server.lobby.rooms[rid]  # full: it started
-        assert room.status == "playing"
+        assert room.phase is Phase.PLAYING
         rng = random.Random(4)
         for n in range(60):
             if room.game.over:

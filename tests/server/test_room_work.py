@@ -17,6 +17,7 @@ from cardhall.server.lobby import Lobby
 from cardhall.server.room import Room
 from cardhall.server.memory_store import MemoryStore
 from cardhall.server.store import Lease, LogEntry
+from cardhall.server.table import Phase
 
 from ..room_harness import Recorder, WriteLog, started_room
 
@@ -46,7 +47,8 @@ async def _room(store: MemoryStore) -> tuple[Room, Skipper, list[Recorder], Writ
     await store.save_room(room.id, room.record(), room.state(), room.summary())
     room.start_task()
     async with asyncio.timeout(5):
-        while (room._queue is not None and not room._queue.empty()) or room._busy.locked():
+        work = room.work
+        while (work.queue is not None and not work.queue.empty()) or work.busy.locked():
             await asyncio.sleep(0)
     log.clear()
     return room, game, seats, log
@@ -85,7 +87,7 @@ async def test_work_queued_while_an_act_appends_runs_after_it() -> None:
                    ("seat1", ["update"]),
                    ("seat0", ["ok", "update"]), ("seat1", ["update"])]
     assert len(await store.log("r1")) == 2 and game.state_id == 2
-    assert store.tasks[0] is first and store.tasks[1] is room._task  # inline, then queued
+    assert store.tasks[0] is first and store.tasks[1] is room.work.task  # inline, then queued
     await room.close()
 
 
@@ -99,7 +101,7 @@ async def test_a_caller_cancelled_while_appending_leaves_the_room_to_reload() ->
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert room._broken and not room._busy.locked()
+    assert room._broken and not room.work.busy.locked()
     assert log == []  # nobody heard of an action the store may not hold
     store.gate.set()
     # The player tries again: the room first reloads the engine from the store (which never
@@ -195,7 +197,7 @@ async def test_a_finished_room_sends_game_over_again_when_frames_were_lost() -> 
     while not game.over:  # forfeits end it: every seat but one gives up
         room.game.forfeit(game.to_act()[0])
     room._finish()
-    assert room.status == "finished"
+    assert room.phase is Phase.FINISHED
     log.clear()
     room.resend(seats[1])  # type: ignore[arg-type]
     assert log == [("seat1", ["update"]), ("seat1", ["game_over"])]
