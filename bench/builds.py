@@ -19,13 +19,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import tomllib
 import zipfile
 from pathlib import Path
 
 from .versions import ROOT, export
 
-#: Source folders whose ``.py`` files a build depends on (with setup.py and pyproject.toml).
-SOURCES = ("games", "protocol", "server", "client", "bench")
+#: Files of the source folders that are no part of a build: what builds and runs leave.
+BUILD_LEFTOVERS = (".pyc", ".so", ".pyd")
 #: Where :func:`compiled` keeps its builds (``build/`` is ignored by git).
 CACHE = ROOT / "build" / "cardhall-bench"
 
@@ -56,13 +57,33 @@ def pure(dest: Path) -> Path:
     return dest
 
 
+def sources() -> list[str]:
+    """The checkout's source folders, one per package of ``cardhall`` (pyproject.toml's
+    ``[tool.setuptools] package-dir``: ``["bench", "cli", "client", ...]``), sorted.
+
+    Raises:
+        FileNotFoundError: this is not a checkout (no pyproject.toml).
+    """
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        dirs = tomllib.load(f)["tool"]["setuptools"]["package-dir"]
+    return sorted(set(dirs.values()))
+
+
 def digest() -> str:
     """A digest of what the compiled build is made of: setup.py, pyproject.toml and every
-    ``.py`` file of :data:`SOURCES` (paths and contents), 16 hex digits."""
+    file of the packages' folders (:func:`sources`: the sources, the web page's files and
+    data files alike; not what builds and runs leave there, :data:`BUILD_LEFTOVERS` and
+    ``__pycache__``), paths and contents, 16 hex digits.
+
+    Raises:
+        FileNotFoundError: this is not a checkout (no pyproject.toml).
+    """
     h = hashlib.sha256()
     files = [ROOT / "setup.py", ROOT / "pyproject.toml"]
-    for folder in SOURCES:
-        files += sorted((ROOT / folder).rglob("*.py"))
+    for folder in sources():
+        files += sorted(f for f in (ROOT / folder).rglob("*")
+                        if f.is_file() and "__pycache__" not in f.parts
+                        and not f.name.endswith(BUILD_LEFTOVERS))
     for f in files:
         h.update(str(f.relative_to(ROOT)).encode() + b"\0" + f.read_bytes() + b"\0")
     return h.hexdigest()[:16]
@@ -107,10 +128,10 @@ def compiled(dest: Path | None = None) -> Path:
 def cached() -> Path | None:
     """The compiled build :func:`compiled` would reuse now (the sources unchanged since it
     was made), or None when it would have to build one."""
+    if not (ROOT / "setup.py").exists():
+        return None
     target = CACHE / digest()
-    if (ROOT / "setup.py").exists() and (target / "cardhall").is_dir():
-        return target
-    return None
+    return target if (target / "cardhall").is_dir() else None
 
 
 def both(tmp: Path) -> dict[str, Path | None]:
