@@ -125,7 +125,7 @@ UNMIRRORED = {
     # The client: tests/client/test_client.py and test_terminal.py, tests/e2e/test_server.py.
     "client": "account_file bots connection reach state_file",
     # The contract and its parts: tests/games/test_game_contract.py and each engine's tests.
-    "games": "base bots cards errors options rng",
+    "games": "base bots",
     # tests/protocol/test_protocol.py (known values) and test_protocol_fuzz.py (properties).
     "protocol": "accounts codec errors fairness messages",
 }
