@@ -127,7 +127,7 @@ UNMIRRORED = {
     # The contract and its parts: tests/games/test_game_contract.py and each engine's tests.
     "games": "base bots",
     # tests/protocol/test_protocol.py (known values) and test_protocol_fuzz.py (properties).
-    "protocol": "accounts codec messages",
+    "protocol": "messages",
 }
 
 
