@@ -112,18 +112,18 @@ UNMIRRORED = {
     "cli": "admin bench options play serve tools",
     # The harnesses: tests/bench/test_bench.py, tests/e2e/test_chaos.py and the tests'
     # processes (procs: conftest's ServeProcess and RedisProcess).
-    "bench": "config drills durable ha_chaos load loadgen peers procs recording report "
-             "servers topology versions views",
+    "bench": "drills durable ha_chaos load loadgen peers procs recording report "
+             "servers topology versions",
     # The server: tests/e2e/test_server.py and tests/server/ by concern (room_* for room,
     # clocks, fanout, seating, saving and work; accounts and auth for the account stores,
     # identity and operator_jwt; store_ports and sqlite_store for the room stores;
     # test_ops for metrics).
     "server": "account_memory account_redis account_sqlite account_store admission app clocks "
-              "config connection fanout history identity local_ports "
+              "config connection fanout history identity "
               "memory_store metrics operator_jwt redis_keys redis_leases redis_store "
               "redis_topology saving schema seating session sqlite_file transfer work",
     # The client: tests/client/test_client.py and test_terminal.py, tests/e2e/test_server.py.
-    "client": "account_file bots connection reach state_file",
+    "client": "account_file bots connection reach",
     # The contract and its parts: tests/games/test_game_contract.py and each engine's tests.
     "games": "base bots",
     # tests/protocol/test_protocol.py (known values) and test_protocol_fuzz.py (properties).
