@@ -109,7 +109,7 @@ PACKAGES = ("cli", "bench", "server", "client", "games", "protocol")
 UNMIRRORED = {
     # The command line: tests/cli/ (test_cli_errors, test_bot_tools) and every test that
     # runs `cardhall` (run_cli, ServeProcess).
-    "cli": "admin bench options play serve tools",
+    "cli": "admin bench play serve tools",
     # The harnesses: tests/bench/test_bench.py, tests/e2e/test_chaos.py and the tests'
     # processes (procs: conftest's ServeProcess and RedisProcess).
     "bench": "drills durable ha_chaos load loadgen peers procs recording report "
@@ -123,7 +123,7 @@ UNMIRRORED = {
               "memory_store metrics operator_jwt redis_keys redis_leases redis_store "
               "redis_topology saving schema seating session sqlite_file transfer work",
     # The client: tests/client/test_client.py and test_terminal.py, tests/e2e/test_server.py.
-    "client": "account_file bots connection reach",
+    "client": "account_file bots connection",
     # The contract and its parts: tests/games/test_game_contract.py and each engine's tests.
     "games": "base bots",
     # tests/protocol/test_protocol.py (known values) and test_protocol_fuzz.py (properties).
