@@ -123,7 +123,7 @@ UNMIRRORED = {
               "memory_store metrics operator_jwt redis_keys redis_leases redis_store "
               "redis_topology saving schema seating session sqlite_file transfer work",
     # The client: tests/client/test_client.py and test_terminal.py, tests/e2e/test_server.py.
-    "client": "account_file bots connection",
+    "client": "bots connection",
     # The contract and its parts: tests/games/test_game_contract.py and each engine's tests.
     "games": "base bots",
     # tests/protocol/test_protocol.py (known values) and test_protocol_fuzz.py (properties).
