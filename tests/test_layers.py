@@ -115,11 +115,11 @@ UNMIRRORED = {
     "bench": "drills durable ha_chaos load loadgen peers procs recording report "
              "servers topology versions",
     # The server: tests/e2e/test_server.py and tests/server/ by concern (room_* for room,
-    # clocks, fanout, seating, saving and work; accounts and auth for the account stores,
-    # identity and operator_jwt; store_ports and sqlite_store for the room stores;
+    # clocks, fanout, seating, saving and work; accounts and auth for the account stores
+    # and operator_jwt; store_ports and sqlite_store for the room stores;
     # test_ops for metrics).
     "server": "account_memory account_redis account_sqlite account_store admission app clocks "
-              "config connection fanout history identity "
+              "connection fanout history "
               "memory_store metrics operator_jwt redis_keys redis_leases redis_store "
               "redis_topology saving schema seating session sqlite_file transfer work",
     # The client: tests/client/test_client.py and test_terminal.py, tests/e2e/test_server.py.
