@@ -115,13 +115,13 @@ UNMIRRORED = {
     "bench": "drills durable ha_chaos load loadgen peers procs recording report "
              "servers topology versions",
     # The server: tests/e2e/test_server.py and tests/server/ by concern (room_* for room,
-    # clocks, fanout, seating, saving and work; accounts and auth for the account stores
+    # clocks, fanout, seating and saving; accounts and auth for the account stores
     # and operator_jwt; store_ports and sqlite_store for the room stores;
     # test_ops for metrics).
     "server": "account_memory account_redis account_sqlite account_store admission app clocks "
               "connection fanout history "
               "memory_store metrics operator_jwt redis_keys redis_leases redis_store "
-              "redis_topology saving schema seating session sqlite_file transfer work",
+              "redis_topology saving schema seating session sqlite_file transfer",
     # The client: tests/client/test_client.py and test_terminal.py, tests/e2e/test_server.py.
     "client": "bots connection",
     # The contract and its parts: tests/games/test_game_contract.py and each engine's tests.
