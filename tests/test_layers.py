@@ -119,7 +119,7 @@ UNMIRRORED = {
     # and operator_jwt; store_ports and sqlite_store for the room stores;
     # test_ops for metrics).
     "server": "account_memory account_redis account_sqlite account_store admission app clocks "
-              "connection fanout history "
+              "connection fanout "
               "memory_store metrics operator_jwt redis_keys redis_leases redis_store "
               "redis_topology saving schema seating session sqlite_file transfer",
     # The client: tests/client/test_client.py and test_terminal.py, tests/e2e/test_server.py.
