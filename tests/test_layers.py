@@ -120,7 +120,7 @@ UNMIRRORED = {
     # test_ops for metrics).
     "server": "account_memory account_redis account_sqlite account_store admission app clocks "
               "connection fanout "
-              "memory_store metrics operator_jwt redis_keys redis_leases redis_store "
+              "memory_store metrics operator_jwt redis_leases redis_store "
               "redis_topology saving schema seating session sqlite_file transfer",
     # The client: tests/client/test_client.py and test_terminal.py, tests/e2e/test_server.py.
     "client": "bots connection",
