@@ -121,7 +121,7 @@ UNMIRRORED = {
     "server": "account_memory account_redis account_sqlite account_store admission app clocks "
               "connection fanout "
               "memory_store metrics operator_jwt redis_leases redis_store "
-              "redis_topology saving schema seating session sqlite_file transfer",
+              "redis_topology saving seating session sqlite_file transfer",
     # The client: tests/client/test_client.py and test_terminal.py, tests/e2e/test_server.py.
     "client": "bots connection",
     # The contract and its parts: tests/games/test_game_contract.py and each engine's tests.
