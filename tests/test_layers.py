@@ -115,11 +115,11 @@ UNMIRRORED = {
     "bench": "drills durable ha_chaos load loadgen peers procs "
              "servers topology versions",
     # The server: tests/e2e/test_server.py and tests/server/ by concern (room_* for room,
-    # clocks, fanout, seating and saving; accounts and auth for the account stores
-    # and operator_jwt; store_ports and sqlite_store for the room stores).
+    # clocks, fanout, seating and saving; accounts and auth for the account stores;
+    # store_ports and sqlite_store for the room stores).
     "server": "account_memory account_redis account_sqlite account_store admission app clocks "
               "connection fanout "
-              "memory_store operator_jwt redis_leases redis_store "
+              "memory_store redis_leases redis_store "
               "redis_topology saving seating session sqlite_file transfer",
     # The client: tests/client/test_client.py and test_terminal.py, tests/e2e/test_server.py.
     "client": "bots connection",
