@@ -124,7 +124,7 @@ UNMIRRORED = {
     # The client: tests/client/test_client.py and test_terminal.py, tests/e2e/test_server.py.
     "client": "bots connection",
     # The contract and its parts: tests/games/test_game_contract.py and each engine's tests.
-    "games": "base bots",
+    "games": "base",
     # tests/protocol/test_protocol.py (known values) and test_protocol_fuzz.py (properties).
     "protocol": "messages",
 }
