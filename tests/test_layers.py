@@ -113,7 +113,7 @@ UNMIRRORED = {
     # The harnesses: tests/bench/test_bench.py, tests/e2e/test_chaos.py and the tests'
     # processes (procs: conftest's ServeProcess and RedisProcess).
     "bench": "drills durable ha_chaos load loadgen peers procs "
-             "servers topology versions",
+             "servers topology",
     # The server: tests/e2e/test_server.py and tests/server/ by concern (room_* for room,
     # clocks, fanout, seating and saving; accounts and auth for the account stores;
     # store_ports and sqlite_store for the room stores).
