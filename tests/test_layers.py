@@ -119,7 +119,7 @@ UNMIRRORED = {
     # store_ports and sqlite_store for the room stores).
     "server": "account_memory account_redis account_sqlite account_store admission app clocks "
               "connection fanout "
-              "memory_store redis_leases redis_store "
+              "redis_leases redis_store "
               "redis_topology saving seating session sqlite_file transfer",
     # The client: tests/client/test_client.py and test_terminal.py, tests/e2e/test_server.py.
     "client": "bots connection",
