@@ -115,12 +115,12 @@ UNMIRRORED = {
     "bench": "drills durable ha_chaos load loadgen peers procs "
              "servers topology",
     # The server: tests/e2e/test_server.py and tests/server/ by concern (room_* for room,
-    # clocks, fanout, seating and saving; accounts and auth for the account stores;
+    # clocks, fanout and saving; accounts and auth for the account stores;
     # store_ports and sqlite_store for the room stores).
     "server": "account_memory account_redis account_sqlite account_store app clocks "
               "connection fanout "
               "redis_leases redis_store "
-              "redis_topology saving seating session sqlite_file transfer",
+              "redis_topology saving session sqlite_file transfer",
     # The client: tests/client/test_client.py and test_terminal.py, tests/e2e/test_server.py.
     "client": "bots connection",
     # The contract and its parts: tests/games/test_game_contract.py and each engine's tests.
