@@ -109,7 +109,7 @@ PACKAGES = ("cli", "bench", "server", "client", "games", "protocol")
 UNMIRRORED = {
     # The command line: tests/cli/ (test_cli_errors, test_bot_tools) and every test that
     # runs `cardhall` (run_cli, ServeProcess).
-    "cli": "play serve",
+    "cli": "play",
     # The harnesses: tests/bench/test_bench.py, tests/e2e/test_chaos.py and the tests'
     # processes (procs: conftest's ServeProcess and RedisProcess).
     "bench": "drills durable ha_chaos load loadgen peers procs "
