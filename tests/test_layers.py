@@ -107,9 +107,8 @@ PACKAGES = ("cli", "bench", "server", "client", "games", "protocol")
 #: test modules the comment names. A new module needs its own test module instead; one that
 #: gains a test module must leave this list (the test below says so).
 UNMIRRORED = {
-    # The command line: tests/cli/ (test_cli_errors, test_bot_tools) and every test that
-    # runs `cardhall` (run_cli, ServeProcess).
-    "cli": "play",
+    # Every module of the command line has its own test module.
+    "cli": "",
     # The harnesses: tests/bench/test_bench.py, tests/e2e/test_chaos.py and the tests'
     # processes (procs: conftest's ServeProcess and RedisProcess).
     "bench": "drills durable ha_chaos load loadgen peers procs "
