@@ -119,7 +119,7 @@ UNMIRRORED = {
     "server": "account_memory account_redis account_sqlite account_store app clocks "
               "connection fanout "
               "redis_leases redis_store "
-              "saving session transfer",
+              "saving session",
     # The client: tests/client/test_client.py and test_terminal.py, tests/e2e/test_server.py.
     "client": "bots connection",
     # The contract and its parts: tests/games/test_game_contract.py and each engine's tests.
