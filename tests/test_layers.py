@@ -109,9 +109,9 @@ PACKAGES = ("cli", "bench", "server", "client", "games", "protocol")
 UNMIRRORED = {
     # Every module of the command line has its own test module.
     "cli": "",
-    # The harnesses: tests/bench/test_bench.py, tests/e2e/test_chaos.py and the tests'
-    # processes (procs: conftest's ServeProcess and RedisProcess).
-    "bench": "drills durable ha_chaos load loadgen peers procs "
+    # The harnesses that start servers and Redis: tests/bench/test_bench.py and
+    # tests/e2e/test_chaos.py run them.
+    "bench": "drills durable ha_chaos load loadgen peers "
              "servers topology",
     # The server: tests/e2e/test_server.py and tests/server/ by concern (room_* for room,
     # clocks, fanout and saving; accounts and auth for the account stores;
