@@ -116,7 +116,7 @@ UNMIRRORED = {
     # The server: tests/e2e/test_server.py and tests/server/ by concern (room_* for room,
     # clocks, fanout and saving; accounts and auth for the account stores;
     # store_ports and sqlite_store for the room stores).
-    "server": "account_memory account_redis account_sqlite account_store app clocks "
+    "server": "account_redis account_sqlite account_store app clocks "
               "connection fanout "
               "redis_leases redis_store "
               "saving session",
