@@ -41,7 +41,7 @@ def test_keyed_buckets_are_one_burst_per_key() -> None:
 
 def test_full_buckets_are_swept_once_more_than_max_keys_are_held() -> None:
     """Memory stays bounded: buckets that refilled are dropped, a spent one is kept (it still
-    limits its key)."""
+    limits its key); a sweep runs at most once per ``max_keys`` new keys."""
     clock = Clock()
     buckets = KeyedBuckets(rate=1, capacity=5, max_keys=3, clock=clock)
     for key in ("a", "b", "c"):
@@ -57,6 +57,9 @@ def test_full_buckets_are_swept_once_more_than_max_keys_are_held() -> None:
     assert buckets.take("f")
     assert len(buckets) == 2  # spent (empty) and f; d and e were full
     assert not buckets.take("spent")
+    clock.now += 10  # f is full again, spent is spent again
+    assert buckets.take("spent", 5) and buckets.take("g") and buckets.take("h")
+    assert len(buckets) == 4  # the next sweep waits for max_keys new keys (2 kept + 3)
 
 
 @pytest.mark.parametrize("rate, capacity", [(0, 1), (-1, 5), (1, 0.5)])
