@@ -107,27 +107,24 @@ PACKAGES = ("cli", "bench", "server", "client", "games", "protocol")
 #: test modules the comment names. A new module needs its own test module instead; one that
 #: gains a test module must leave this list (the test below says so).
 UNMIRRORED = {
-    # The command line: tests/cli/ (test_cli_errors, test_bot_tools) and every test that
-    # runs `cardhall` (run_cli, ServeProcess).
-    "cli": "admin bench options play serve tools",
-    # The harnesses: tests/bench/test_bench.py, tests/e2e/test_chaos.py and the tests'
-    # processes (procs: conftest's ServeProcess and RedisProcess).
-    "bench": "config drills durable ha_chaos load loadgen peers procs recording report "
-             "servers topology versions views",
-    # The server: tests/e2e/test_server.py and tests/server/ by concern (room_* for room,
-    # clocks, fanout, seating, saving and work; accounts and auth for the account stores,
-    # identity, names and operator_jwt; store_ports and sqlite_store for the room stores;
-    # test_ops for metrics).
-    "server": "account_memory account_redis account_sqlite account_store admission app clocks "
-              "config connection fanout history identity limits local_ports logs "
-              "memory_store metrics names operator_jwt redis_keys redis_leases redis_store "
-              "redis_topology saving schema seating session sqlite_file transfer work",
+    # Every module of the command line has its own test module.
+    "cli": "",
+    # The harnesses that start servers and Redis: tests/bench/test_bench.py and
+    # tests/e2e/test_chaos.py run them.
+    "bench": "drills durable ha_chaos load loadgen peers servers topology",
+    # The server's parts that need a live server, a Redis or a room in play: tests/e2e/
+    # test_server.py (app, connection, session), tests/server/test_room_*.py (clocks,
+    # fanout, saving), test_accounts.py and test_auth.py (the account stores over every
+    # backend), conftest's ``server`` (every server test on Redis too) and tests/e2e/
+    # test_redis_ha.py (the Redis store and its leases).
+    "server": "account_redis account_sqlite account_store app clocks connection fanout "
+              "redis_leases redis_store saving session",
     # The client: tests/client/test_client.py and test_terminal.py, tests/e2e/test_server.py.
-    "client": "account_file bots connection reach state_file",
-    # The contract and its parts: tests/games/test_game_contract.py and each engine's tests.
-    "games": "base bots cards errors options rng",
-    # tests/protocol/test_protocol.py (known values) and test_protocol_fuzz.py (properties).
-    "protocol": "accounts codec errors fairness messages",
+    "client": "bots connection",
+    # Every module of the engines has its own test module.
+    "games": "",
+    # Every module of the protocol has its own test module.
+    "protocol": "",
 }
 
 
