@@ -64,14 +64,14 @@ def _latency_rows(t: _Rows, mem: Any, echo: Any, lat: str) -> None:
     """The paced phase's round trips (``lat``: its rooms and rate)."""
     t.row(f"round trip p50 ({lat})", "us", _get(mem, "latency", "rtt_p50_us"),
           _get(echo, "latency", "rtt_p50_us"), "<= 1.5x echo",
-          lambda _v, q: q is not None and q <= 1.5)
+          lambda _v, q: None if q is None else q <= 1.5)
     by_round = zip(_get(mem, "latency", "rtt_p50_us_by_round") or [],
                    _get(echo, "latency", "rtt_p50_us_by_round") or [])
     for k, (ours, base) in enumerate(by_round, 1):  # the spread within this run
         t.row(f"  round {k} of the p50 above", "us", ours, base)
     t.row(f"round trip p99 ({lat})", "us", _get(mem, "latency", "rtt_p99_us"),
           _get(echo, "latency", "rtt_p99_us"), "<= 2x echo",
-          lambda _v, q: q is not None and q <= 2.0)
+          lambda _v, q: None if q is None else q <= 2.0)
     t.row(f"round trip max ({lat})", "us", _get(mem, "latency", "rtt_max_us"),
           _get(echo, "latency", "rtt_max_us"))
     t.row("round trip p50, to the reader task", "us", _get(mem, "latency", "rtt_task_p50_us"),
@@ -90,7 +90,7 @@ def _load_rows(t: _Rows, mem: Any, echo: Any) -> None:
           _get(echo, "throughput", "actions_per_s"))
     t.row("update frames delivered / s", "1/s", _get(mem, "throughput", "update_frames_per_s"),
           _get(echo, "throughput", "update_frames_per_s"), ">= 0.5x echo msgs/s",
-          lambda _v, q: q is not None and q >= 0.5)
+          lambda _v, q: None if q is None else q >= 0.5)
     t.row("update frame bytes, median", "B", _get(mem, "throughput", "update_bytes_p50"),
           _get(echo, "throughput", "update_bytes_p50"), "<= 300 B", lambda v, _q: v <= 300)
     t.row("update frame bytes, p99", "B", _get(mem, "throughput", "update_bytes_p99"),

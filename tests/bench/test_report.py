@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import pytest
 from cardhall.bench.report import render, rows, sqlite_rows, to_json
 
 
@@ -46,11 +45,9 @@ def test_missing_figures_give_no_ratio_and_no_verdict() -> None:
     assert (cpu["cardhall"], cpu["echo"]) == (50.0, 10.0) and cpu["ratio"] == 5.0
 
 
-@pytest.mark.xfail(strict=True, reason="a ratio target with the echo's figure missing is "
-                   "judged False (shown NO), though rows() promises None when a figure is "
-                   "missing: _Rows.row calls the check whenever Cardhall's figure is there")
 def test_a_ratio_target_without_the_echos_figure_gives_no_verdict() -> None:
-    """The docstring of :func:`rows`: ``pass`` is None when a figure is missing."""
+    """The docstring of :func:`rows`: ``pass`` is None when a figure is missing (the ratio
+    targets judged a missing echo figure NO)."""
     result = _result(150.0, 100.0)
     del result["echo"]["latency"]["rtt_p50_us"]
     assert _row(rows(result), "round trip p50 (100")["pass"] is None
