@@ -412,17 +412,20 @@ class DataFile:
             StoreError: the transaction failed (nothing of it was written).
         """
         db = self.db
+        committed = False
         try:
             db.execute("BEGIN IMMEDIATE")
             done = [self._run(work, len(works) > 1) for work in works]
             if db.in_transaction:  # a lone work that raised rolled it back
                 db.execute("COMMIT")
+                committed = True
         except sqlite3.Error as exc:
             with contextlib.suppress(sqlite3.Error):
                 if db.in_transaction:
                     db.execute("ROLLBACK")
             raise self._refused(exc) from None
-        self._committed(len(works))
+        if committed:  # the works that raised were undone: they are no committed writes
+            self._committed(sum(1 for _, error in done if error is None))
         return done
 
     def _refused(self, exc: sqlite3.Error) -> StoreError:
