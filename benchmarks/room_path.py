@@ -23,7 +23,9 @@ almost no memory). That shows what a cold CPU costs, and what makes it cold:
 store on a temporary file, each append committed at once (``sqlite-each``), the appends of
 one loop tick in one transaction (``sqlite-tick``: here one per tick, as rooms play in turn)
 or the first append of a tick at once and the others together (``sqlite-adaptive``: here
-every append at once).
+every append at once), all three without the append journal, or the store as ``cardhall
+serve`` opens it (``sqlite-journal``: each lone append one ``write(2)`` to the journal,
+folded into SQLite after the answer).
 The CPU time per action (this process's, threads included) is printed too.
 
 Under ``valgrind --tool=callgrind`` (run twice with different ``--actions`` and divide the
@@ -77,11 +79,16 @@ def _gap(seconds: float, spin: bool) -> None:
 
 
 def make_store(kind: str, folder: Path) -> Store:
-    """The store of ``--store``: ``memory``, or ``sqlite-each``, ``sqlite-tick`` or
-    ``sqlite-adaptive`` (a data file in ``folder``, that commit policy)."""
+    """The store of ``--store``: ``memory``, ``sqlite-journal`` (a data file in ``folder``
+    as ``cardhall serve`` opens it: lone appends to the append journal), or
+    ``sqlite-each``, ``sqlite-tick`` or ``sqlite-adaptive`` (that commit policy in SQLite,
+    no journal)."""
     if kind == "memory":
         return MemoryStore()
-    return SQLiteStore(folder / "room_path.db", commit=kind.removeprefix("sqlite-"))
+    if kind == "sqlite-journal":
+        return SQLiteStore(folder / "room_path.db")
+    return SQLiteStore(folder / "room_path.db", commit=kind.removeprefix("sqlite-"),
+                       journal=False)
 
 
 async def run(actions: int, pause: float, seed: int, rooms: int = 1,
@@ -149,8 +156,8 @@ def main() -> None:
                         help="busy-wait through the pause instead of sleeping")
     parser.add_argument("--rooms", type=int, default=1, help="rooms taking turns")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--store", choices=("memory", "sqlite-each", "sqlite-tick",
-                                            "sqlite-adaptive"),
+    parser.add_argument("--store", choices=("memory", "sqlite-journal", "sqlite-each",
+                                            "sqlite-tick", "sqlite-adaptive"),
                         default="memory", help="the rooms' store (memory)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="cardhall-room-path-") as tmp:

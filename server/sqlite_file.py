@@ -29,10 +29,12 @@ action before its entry is committed. How they commit (:data:`COMMITS`):
   the system calls of a commit are paid once for many actions). The default with
   ``--fsync normal`` (benchmarks/RESULTS.md, "SQLite store").
 
-A write that commits at once and is one SQL statement (a room's log append of one entry, the
-common case) may run as that statement alone, in SQLite's autocommit
-(:meth:`DataFile.execute_alone`): the same locks, write-ahead log frames and sync as a
-transaction, without the ``BEGIN`` and ``COMMIT`` statements.
+A room's log append of one entry (the common case: :meth:`DataFile.append_alone`) commits
+by itself: with ``--fsync normal``, as one ``write(2)`` to the append journal
+(``PATH.appends``, sqlite_journal.py), folded into the ``log`` table by the file's next
+transaction, right after the answer; with ``--fsync always``, as one ``INSERT`` in SQLite's
+autocommit (the same locks, write-ahead log frames and sync as a transaction, without the
+``BEGIN`` and ``COMMIT`` statements).
 
 Schema (version 2)::
 
@@ -54,17 +56,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import os
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
 from filelock import FileLock, Timeout
 
 from .account_sqlite import create_tables as _v3_accounts
+from .sqlite_journal import APPEND, RECOVER, AppendJournal, Row, journal_path, recover
 from .store import StoreError, unpack, waiting_entry
 
 log = logging.getLogger("cardhall.sqlite")
@@ -169,8 +173,10 @@ def lobby_columns(summary: dict[str, Any]) -> tuple[str, int]:
     return summary["game"], int(waiting_entry(summary))
 
 
-def _say(exc: sqlite3.Error) -> str:
-    """SQLite's words for ``exc`` (``database or disk is full``, ...)."""
+def _say(exc: sqlite3.Error | OSError) -> str:
+    """SQLite's (or the system's) words for ``exc`` (``database or disk is full``, ...)."""
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+        return "the disk is full (no space left on device)"
     return str(exc) or type(exc).__name__
 
 
@@ -266,21 +272,28 @@ class DataFile:
         lock: The held lock on ``PATH.lock`` (released by :meth:`close`).
         checkpointer: The thread that checkpoints the log (stopped by :meth:`close`).
         commit: How writes commit, one of :data:`COMMITS` (see the module docstring).
+        journal: The append journal lone log appends go to (``--fsync normal``), or None
+            (they commit in SQLite).
 
     Attributes:
         errors: Writes and reads the file refused (disk full, I/O errors) so far.
         failing: True from a refused write until a write succeeds (``/healthz`` says 503).
-        commits: Transactions committed (the group commit's batches count once).
-        writes: Writes committed (``writes / commits``: writes per transaction).
+        commits: Transactions committed (the group commit's batches count once, as does
+            a fold of the journal).
+        writes: Writes committed (``writes / commits``: writes per transaction); a log
+            append written to the journal counts as one.
     """
 
     def __init__(self, path: Path, db: sqlite3.Connection, lock: FileLock | None,
-                 commit: str, checkpointer: Checkpointer | None = None) -> None:
+                 commit: str, checkpointer: Checkpointer | None = None,
+                 journal: AppendJournal | None = None) -> None:
         self.path = path
         self.db = db
         self.lock = lock
         self.commit = commit
         self.checkpointer = checkpointer
+        self.journal = journal
+        self._fold_due = False
         self.errors = 0
         self.failing = False
         self.commits = 0
@@ -291,11 +304,15 @@ class DataFile:
 
     @contextlib.contextmanager
     def reading(self) -> Iterator[sqlite3.Connection]:
-        """The connection, for reads: a SQLite error becomes a :class:`StoreError`.
+        """The connection, for reads (the journal folded first, so the log is whole): a
+        SQLite error becomes a :class:`StoreError`.
 
         Raises:
-            StoreError: the file refused the read (damaged, I/O error).
+            StoreError: the file refused the read (damaged, I/O error), or the fold of the
+                journal before it (a full disk: what the journal holds is safe in it).
         """
+        if self.journal is not None and self.journal.pending:
+            self._commit([])
         try:
             yield self.db
         except sqlite3.Error as exc:
@@ -328,31 +345,47 @@ class DataFile:
             loop.call_soon(self.flush)
         return await fut
 
-    def execute_alone(self, sql: str, params: Sequence[Any]) -> bool:
-        """Run the one SQL statement ``sql`` as a transaction of its own, committed before
-        this returns, when a write now commits at once by itself (:attr:`commit`
-        ``"each"``, or ``"adaptive"`` and no write of this tick yet); else run nothing and
-        return False (the caller writes through :meth:`write`, sharing the tick's commit).
+    def append_alone(self, row: Row) -> bool:
+        """Append the log row ``row`` (``(room, seq, packed entry)``) as a write of its own,
+        committed before this returns, when one may commit by itself now; else write
+        nothing and return False (the caller writes through :meth:`write`).
 
-        The statement runs in SQLite's autocommit mode (no ``BEGIN`` and ``COMMIT``
-        statements: the same locks, write-ahead log frames and ``synchronous`` sync as a
-        transaction of one write, for a third of the statements; benchmarks/RESULTS.md,
-        session 15).
+        With a journal (``--fsync normal``), ``row`` is written to it (one ``write(2)``:
+        it survives a ``kill -9`` once this returns) and folded into the log table by a
+        loop callback queued now, or by any transaction or read of the file that comes
+        first (sqlite_journal.py). Not while the file refuses writes (:attr:`failing`:
+        the next write through :meth:`write` folds what waits, or is refused). Without a
+        journal, it runs as one ``INSERT`` in SQLite's autocommit mode when a write
+        commits at once by itself (:attr:`commit` ``"each"``, or ``"adaptive"`` and no
+        write of this tick yet; benchmarks/RESULTS.md, sessions 15 and 17).
 
         Returns:
-            True when the statement ran and is committed.
+            True when ``row`` is written and committed.
 
         Raises:
-            StoreError: the file refused it (disk full, I/O error) or it broke a constraint:
-                nothing of it was written.
+            StoreError: the journal or the file refused it (disk full, I/O error) or it
+                broke a constraint: nothing of it was written.
         """
+        journal = self.journal
+        if journal is not None:
+            if self.failing:
+                return False
+            try:
+                journal.append(row)
+            except OSError as exc:
+                raise self._refused(exc) from None
+            self.writes += 1
+            if not self._fold_due:
+                self._fold_due = True
+                asyncio.get_running_loop().call_soon(self.fold)
+            return True
         if self.commit != "each":
             if self.commit != "adaptive" or self._tick_wrote:
                 return False
             self._tick_wrote = True
             asyncio.get_running_loop().call_soon(self._next_tick)
         try:
-            self.db.execute(sql, params)
+            self.db.execute(APPEND, row)
         except sqlite3.IntegrityError as exc:  # as _run: its rows clash, nothing written
             raise StoreError(f"the data file refused a write: {exc}") from None
         except sqlite3.Error as exc:
@@ -362,6 +395,15 @@ class DataFile:
             raise self._refused(exc) from None
         self._committed(1)
         return True
+
+    def fold(self) -> None:
+        """Fold the journal's waiting rows into the log table, in one transaction (a loop
+        callback; never raises: a refusal is counted and logged, and the rows stay in the
+        journal for the next transaction or open)."""
+        self._fold_due = False
+        if self.journal is not None and self.journal.pending:
+            with contextlib.suppress(StoreError):
+                self._commit([])
 
     def _next_tick(self) -> None:
         """A loop callback: the tick of the last write that committed at once is over."""
@@ -401,7 +443,8 @@ class DataFile:
                 fut.set_result(result)
 
     def _commit(self, works: list[Work]) -> list[tuple[Any, Exception | None]]:
-        """Run ``works`` in one transaction and commit. When there are several, each runs
+        """Run ``works`` in one transaction and commit, after the journal's waiting rows
+        (folded by it). When there are several works, or rows to fold, each work runs
         inside a savepoint, so that one that raises is undone alone; a lone work that
         raises undoes the transaction.
 
@@ -413,9 +456,13 @@ class DataFile:
         """
         db = self.db
         committed = False
+        folding = self.journal.pending if self.journal is not None else None
         try:
             db.execute("BEGIN IMMEDIATE")
-            done = [self._run(work, len(works) > 1) for work in works]
+            if folding:
+                self._fold(db, folding)
+            nested = len(works) > 1 or bool(folding)
+            done = [self._run(work, nested) for work in works]
             if db.in_transaction:  # a lone work that raised rolled it back
                 db.execute("COMMIT")
                 committed = True
@@ -425,10 +472,26 @@ class DataFile:
                     db.execute("ROLLBACK")
             raise self._refused(exc) from None
         if committed:  # the works that raised were undone: they are no committed writes
+            if folding and self.journal is not None:
+                self.journal.folded()
             self._committed(sum(1 for _, error in done if error is None))
         return done
 
-    def _refused(self, exc: sqlite3.Error) -> StoreError:
+    def _fold(self, db: sqlite3.Connection, rows: list[Row]) -> None:
+        """Insert the journal's ``rows`` into the open transaction's log table. A row whose
+        ``(room, seq)`` is taken (never seen: this process alone writes the file, and the
+        store checks each append's length) keeps the log's row, with an error logged,
+        rather than make every later fold fail.
+
+        Raises:
+            sqlite3.Error: the file refused the rows.
+        """
+        clashed = len(rows) - db.executemany(RECOVER, rows).rowcount
+        if clashed:
+            log.error("data file %s: %d journaled log entries clashed with rows in the log; "
+                      "the log's rows are kept", self.path, clashed)
+
+    def _refused(self, exc: sqlite3.Error | OSError) -> StoreError:
         """Count a write the file refused (``exc``), say so once, and return the error."""
         self.errors += 1
         if not self.failing:
@@ -491,9 +554,14 @@ class DataFile:
         return free - FREE_PAGES_KEPT // 2
 
     def close(self) -> None:
-        """Commit what waits, checkpoint the write-ahead log into the file, close, and
-        release the lock."""
+        """Commit what waits, fold the journal, checkpoint the write-ahead log into the
+        file, close, and release the lock. A refused fold is logged; the journal keeps its
+        rows for the next open."""
         self.flush()
+        if self.journal is not None:
+            self.fold()
+            self.journal.close()
+            self.journal = None
         log.debug("data file %s closed: %d writes in %d transactions", self.path, self.writes,
                   self.commits)
         if self.checkpointer is not None:
@@ -577,7 +645,8 @@ def take_lock(path: Path) -> FileLock:
     return lock
 
 
-def open_file(path: Path, *, fsync: str = "normal", commit: str = "each") -> DataFile:
+def open_file(path: Path, *, fsync: str = "normal", commit: str = "each",
+              journal: bool | None = None) -> DataFile:
     """Open (or create) the data file ``path`` for this process: lock, settings, checks and
     migrations (see the module docstring).
 
@@ -585,6 +654,10 @@ def open_file(path: Path, *, fsync: str = "normal", commit: str = "each") -> Dat
         path: The file.
         fsync: ``"normal"`` (``synchronous=NORMAL``) or ``"always"`` (``FULL``).
         commit: One of :data:`COMMITS` (see :class:`DataFile`).
+        journal: Lone log appends go to the append journal (:meth:`DataFile.append_alone`);
+            None: with ``fsync "normal"``. Never with ``"always"`` (a journal's write is
+            not on the disk when it returns). A journal left by a killed process is folded
+            into the file either way.
 
     Raises:
         DataFileLocked: another process holds the file.
@@ -612,19 +685,72 @@ def open_file(path: Path, *, fsync: str = "normal", commit: str = "each") -> Dat
         except sqlite3.Error as exc:
             raise DataFileError(f"cannot set up the data file {path}: {_say(exc)}") from None
         migrate(db, path, found)
+        _recover(db, path)
+        appends = _open_journal(path) if fsync == "normal" and journal is not False else None
     except BaseException:
         if db is not None:
             db.close()
         lock.release()
         raise
     return DataFile(path, db, lock, commit,
-                    Checkpointer(path, SYNCHRONOUS[fsync]))
+                    Checkpointer(path, SYNCHRONOUS[fsync]), appends)
+
+
+def _recover(db: sqlite3.Connection, path: Path) -> None:
+    """Fold the append journal that a process killed while serving ``path`` left.
+
+    Raises:
+        DataFileError: the journal cannot be read or folded (what it holds stays in it).
+    """
+    try:
+        recover(db, path)
+    except (OSError, sqlite3.Error) as exc:
+        raise DataFileError(f"cannot fold the append journal of {path} into it: {exc}"
+                            " (free some disk space and start again)") from None
+
+
+def _open_journal(path: Path) -> AppendJournal:
+    """The append journal of ``path``, open for appends.
+
+    Raises:
+        DataFileError: it cannot be opened.
+    """
+    try:
+        return AppendJournal(path)
+    except OSError as exc:
+        raise DataFileError(f"cannot open the append journal of {path}: {exc}") from None
+
+
+def _fold_idle(path: Path) -> None:
+    """Fold the append journal of data file ``path`` when no process serves it (a server
+    killed with entries in it), so that a copy of the file holds them; a serving process
+    folds its own at once (sqlite_journal.py).
+
+    Raises:
+        DataFileError: the journal cannot be folded (see :func:`_recover`).
+    """
+    try:
+        if not journal_path(path).stat().st_size:
+            return
+        lock = take_lock(path)
+    except (FileNotFoundError, DataFileLocked):
+        return
+    try:
+        db = _connect(path, create=True)  # read-write: the fold writes
+        try:
+            _recover(db, path)
+        finally:
+            db.close()
+    finally:
+        lock.release()
 
 
 def backup(source: Path, dest: Path) -> int:
     """Copy data file ``source`` to ``dest`` with SQLite's online backup API, safe while a
     server writes to it (the copy is the state of one moment; the server is not stopped,
-    nor its lock taken). ``dest`` is made ``0600``; an existing ``dest`` is replaced.
+    nor its lock taken; the log entries of the last milliseconds, in its append journal
+    until its next fold, are not in it). When no server holds the file, its journal is
+    folded into it first. ``dest`` is made ``0600``; an existing ``dest`` is replaced.
 
     Returns:
         The size of the copy in bytes.
@@ -635,6 +761,7 @@ def backup(source: Path, dest: Path) -> int:
     """
     if not source.is_file():
         raise DataFileError(f"no data file at {source}")
+    _fold_idle(source)
     src = _connect(source, create=False)
     part = dest.with_name(dest.name + ".part")
     try:

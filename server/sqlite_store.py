@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .sqlite_file import DataFile, lobby_columns, open_file
+from .sqlite_journal import APPEND
 from .local_ports import LocalInbox, LocalLeases
 from .store import Lease, Loaded, LogConflict, LogEntry, Store, StoreHealth
 from .store import new_process_id, pack, unpack
@@ -41,7 +42,6 @@ log = logging.getLogger("cardhall.sqlite")
 #: SQL condition: the room of this row has not expired (``?`` is the time now, unix s).
 LIVE = "(expires_at IS NULL OR expires_at > ?)"
 #: SQL: append one log entry (room, seq, msgpack entry).
-APPEND = "INSERT INTO log (room, seq, entry) VALUES (?, ?, ?)"
 
 
 class SQLiteRooms:
@@ -104,7 +104,7 @@ class SQLiteRooms:
                      state: dict[str, Any] | None, *, lease: Lease | None = None) -> None:
         """Append to the log (and store ``state`` unless None) in this tick's transaction;
         returns once it is committed (one entry without a state, alone in its tick: one
-        ``INSERT`` committed by itself, :meth:`~.sqlite_file.DataFile.execute_alone`).
+        write committed by itself, :meth:`~.sqlite_file.DataFile.append_alone`).
 
         Raises:
             OwnershipLost: ``lease`` is not the room's lease; nothing was written.
@@ -113,11 +113,11 @@ class SQLiteRooms:
         """
         lengths = self.lengths
         if state is None and len(entries) == 1 and lengths.get(room_id) == expect:
-            # The common case, one entry and the state as stored: one INSERT, committed
-            # by itself when nothing else of this tick has been (DataFile.execute_alone).
+            # The common case, one entry and the state as stored: one write committed by
+            # itself (DataFile.append_alone: the append journal, or one INSERT).
             self.fence(room_id, lease)
             try:
-                if self.file.execute_alone(APPEND, (room_id, expect, pack(entries[0]))):
+                if self.file.append_alone((room_id, expect, pack(entries[0]))):
                     lengths[room_id] = expect + 1
                     return
             except BaseException:
@@ -389,6 +389,9 @@ class SQLiteStore(SQLiteRooms, SQLiteLobby, SQLiteBoards, LocalLeases, LocalInbo
             default): ``"tick"`` with ``fsync "always"`` (one disk sync per tick, not per
             action), ``"adaptive"`` with ``"normal"`` (benchmarks/RESULTS.md, "SQLite
             store").
+        journal: Lone log appends go to the append journal (sqlite_journal.py) rather
+            than SQLite; None (the default): with ``fsync "normal"`` (benchmarks/RESULTS.md,
+            session 17). A journal is never used with ``"always"``.
 
     Raises:
         DataFileLocked: another process holds the file.
@@ -401,7 +404,7 @@ class SQLiteStore(SQLiteRooms, SQLiteLobby, SQLiteBoards, LocalLeases, LocalInbo
     durable = True
 
     def __init__(self, path: str | Path, *, fsync: str = "normal",
-                 commit: str | None = None) -> None:
+                 commit: str | None = None, journal: bool | None = None) -> None:
         LocalLeases.__init__(self)
         self.lengths = {}
         self.process_id = new_process_id()
@@ -409,7 +412,7 @@ class SQLiteStore(SQLiteRooms, SQLiteLobby, SQLiteBoards, LocalLeases, LocalInbo
         self.path = Path(path)
         if commit is None:
             commit = "tick" if fsync == "always" else "adaptive"
-        self.file = open_file(self.path, fsync=fsync, commit=commit)
+        self.file = open_file(self.path, fsync=fsync, commit=commit, journal=journal)
         try:
             pruned = self.prune()
         except BaseException:

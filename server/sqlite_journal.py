@@ -1,0 +1,208 @@
+"""The data file's append journal: a room's log entry made durable by one ``write(2)``.
+
+An action is answered only once its log entry is committed. With ``--fsync normal`` a
+commit means "in the operating system" (it survives a ``kill -9`` of the process, not a
+power loss): SQLite's ``synchronous=NORMAL`` commit in WAL mode, or an ``os.write`` to a
+file opened ``O_APPEND``. The second costs a third of the first on a cold CPU
+(benchmarks/RESULTS.md, sessions 15 and 17: 20 against 69 µs), so a room's lone log append
+(:meth:`~.sqlite_file.DataFile.append_alone`) is written here, answered, and *folded* into
+the data file's ``log`` table by the next transaction of the file (a loop callback run right
+after, or any write or read that comes first), in one transaction for every entry waiting;
+the journal is then cut back to empty. The data file alone is thus always a consistent
+earlier moment of the store, and the journal the few entries after it.
+
+The file is ``PATH.appends`` beside the data file ``PATH`` (mode ``0600``), a sequence of
+records::
+
+    <u32: payload bytes> <u32: CRC-32 of the payload> <payload>
+    payload = <i64: seq> <u16: room bytes> <room: UTF-8> <entry: the packed log entry>
+    (little-endian; one row of the log table; struct, not msgpack: a third of the cost on
+    a cold CPU, benchmarks/RESULTS.md, session 17)
+
+At open (:func:`recover`), every whole record with a good CRC is inserted into the log with
+``INSERT OR IGNORE`` (a fold committed just before a ``kill -9`` could not cut the journal:
+its rows are there already), in one transaction, and the journal is emptied. A record torn
+by a power loss (short, or a bad CRC) ends the journal: it and what follows are dropped
+with a warning giving the bytes dropped (a power loss may cost the last entries, as
+SQLite's ``synchronous=NORMAL`` may; docs/operations.md).
+
+A write that fails (``ENOSPC``, ``EIO``) or comes out short cuts the file back to its last
+whole record, so a later record never follows a torn one.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+import struct
+import zlib
+from pathlib import Path
+
+log = logging.getLogger("cardhall.sqlite")
+
+#: One row of the ``log`` table: ``(room, seq, packed entry)``.
+Row = tuple[str, int, bytes]
+#: A record's header: payload length (bytes), CRC-32 of the payload.
+HEADER = struct.Struct("<II")
+#: The head of a payload: the entry's seq, the room id's length in bytes.
+HEAD = struct.Struct("<qH")
+#: The ``INSERT`` of a log row (the data file's schema, sqlite_file.py).
+APPEND = "INSERT INTO log (room, seq, entry) VALUES (?, ?, ?)"
+#: The same, at recovery: a row folded before the crash is there already.
+RECOVER = "INSERT OR IGNORE INTO log (room, seq, entry) VALUES (?, ?, ?)"
+
+
+def journal_path(path: Path) -> Path:
+    """The append journal of data file ``path`` (``PATH.appends``)."""
+    return path.with_name(path.name + ".appends")
+
+
+def encode(row: Row) -> bytes:
+    """One record of the journal for log row ``row`` (header and payload).
+
+    Raises:
+        struct.error: a room id over 65,535 bytes, or a seq beyond 64 bits.
+    """
+    room, seq, entry = row
+    name = room.encode()
+    payload = HEAD.pack(seq, len(name)) + name + entry
+    return HEADER.pack(len(payload), zlib.crc32(payload)) + payload
+
+
+def decode(data: bytes) -> tuple[list[Row], int]:
+    """The rows of a journal's bytes ``data``, up to its first torn or damaged record.
+
+    Returns:
+        ``(rows, bytes dropped)``: the whole records' rows in order, and the bytes from the
+        first bad record to the end (0 for a sound journal).
+    """
+    rows: list[Row] = []
+    at, end = 0, len(data)
+    while at < end:
+        if end - at < HEADER.size:
+            break
+        size, crc = HEADER.unpack_from(data, at)
+        payload = data[at + HEADER.size:at + HEADER.size + size]
+        if len(payload) != size or zlib.crc32(payload) != crc:
+            break
+        if size < HEAD.size:
+            break
+        seq, length = HEAD.unpack_from(payload)
+        name = payload[HEAD.size:HEAD.size + length]
+        try:
+            room = name.decode()
+        except UnicodeDecodeError:
+            break
+        if len(name) != length:
+            break
+        rows.append((room, seq, payload[HEAD.size + length:]))
+        at += HEADER.size + size
+    return rows, end - at
+
+
+def recover(db: sqlite3.Connection, path: Path) -> int:
+    """Fold the journal of data file ``path`` into its log table (``db``: a connection to
+    it in autocommit mode, the file locked by this process), in one transaction, then empty
+    the journal. Rows already in the log are kept as they are (``INSERT OR IGNORE``).
+
+    Returns:
+        The rows read from the journal (0 when it is missing or empty).
+
+    Raises:
+        OSError: the journal cannot be read or emptied.
+        sqlite3.Error: the data file refused the transaction (the journal is kept whole).
+    """
+    journal = journal_path(path)
+    try:
+        data = journal.read_bytes()
+    except FileNotFoundError:
+        return 0
+    if not data:
+        return 0
+    rows, dropped = decode(data)
+    if dropped:
+        log.warning("append journal %s: %d bytes after its last whole record dropped "
+                    "(torn by a power loss or a disk error)", journal, dropped)
+    if rows:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.executemany(RECOVER, rows)
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+        log.info("append journal %s: %d log entries folded into the data file", journal,
+                 len(rows))
+    os.truncate(journal, 0)
+    return len(rows)
+
+
+class AppendJournal:
+    """The open append journal of a data file (see the module docstring): rows are written
+    to it, then folded into the data file by its owner (:class:`~.sqlite_file.DataFile`),
+    which calls :meth:`folded` once they are committed there.
+
+    Args:
+        path: The data file (the journal is :func:`journal_path` of it; created ``0600``).
+
+    Attributes:
+        pending: The rows written and not yet folded, in order.
+        size: The journal's length in bytes.
+
+    Raises:
+        OSError: the journal cannot be opened.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = journal_path(path)
+        self.fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC,
+                          0o600)
+        self.size = os.fstat(self.fd).st_size
+        self.pending: list[Row] = []
+
+    def append(self, row: Row) -> None:
+        """Write ``row``'s record with one ``write(2)``; it survives a ``kill -9`` once this
+        returns.
+
+        Raises:
+            OSError: the write failed or came out short (``ENOSPC`` for a short one); the
+                journal was cut back to its last whole record and ``row`` is not in it.
+        """
+        data = encode(row)
+        try:
+            written = os.write(self.fd, data)
+        except OSError:
+            self._cut()
+            raise
+        if written != len(data):
+            self._cut()
+            raise OSError(28, "No space left on device (a short write to the journal)")
+        self.size += written
+        self.pending.append(row)
+
+    def _cut(self) -> None:
+        """Cut the journal back to :attr:`size` (after a failed or short write)."""
+        try:
+            os.ftruncate(self.fd, self.size)
+        except OSError as exc:  # the next open drops the torn tail (decode)
+            log.error("append journal %s: cannot cut a torn record: %s", self.path, exc)
+
+    def folded(self) -> None:
+        """The :attr:`pending` rows are committed in the data file: forget them and empty
+        the journal. An error emptying it is logged (the next open folds the rows again,
+        ``INSERT OR IGNORE``), not raised."""
+        self.pending.clear()
+        if self.size:
+            try:
+                os.ftruncate(self.fd, 0)
+                self.size = 0
+            except OSError as exc:
+                log.error("append journal %s: cannot empty it: %s", self.path, exc)
+
+    def close(self) -> None:
+        """Close the journal; remove it when it is empty (nothing waits to be folded)."""
+        os.close(self.fd)
+        if not self.pending and self.size == 0:
+            self.path.unlink(missing_ok=True)

@@ -1,0 +1,227 @@
+"""The data file's append journal (server/sqlite_journal.py, issue #30): a lone log append is
+one ``write(2)``, answered at once, folded into SQLite after; a ``kill -9`` loses none of
+them, a torn tail is dropped, a full disk refuses the append and keeps the journal whole,
+and reads and backups see every acknowledged entry.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import logging
+import os
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cardhall.server import sqlite_journal
+from cardhall.server.sqlite_file import backup
+from cardhall.server.sqlite_journal import AppendJournal, decode, encode, journal_path
+from cardhall.server.sqlite_store import SQLiteStore
+from cardhall.server.store import StoreError, pack
+
+from .test_sqlite_store import add_room, rows
+
+ENTRY = ["a", 0, ["play", "QS"]]
+
+
+def test_records_round_trip_and_a_torn_or_damaged_tail_ends_the_journal() -> None:
+    made = [("r1", 0, pack(ENTRY)), ("ré", 2**40, b""), ("r1", 1, pack(["end"]))]
+    data = b"".join(encode(row) for row in made)
+    assert decode(data) == (made, 0)
+    for cut in range(1, len(encode(made[2]))):  # a power loss tore the last record
+        assert decode(data[:-cut]) == (made[:2], len(encode(made[2])) - cut)
+    damaged = bytearray(data)
+    damaged[len(encode(made[0])) + 9] ^= 0xFF  # a flipped bit in the second payload
+    assert decode(bytes(damaged)) == (made[:1], len(data) - len(encode(made[0])))
+    assert decode(b"") == ([], 0)
+
+
+async def test_a_lone_append_is_one_write_answered_at_once_and_folded_after(
+        tmp_path: Path) -> None:
+    path = tmp_path / "data.db"
+    store = SQLiteStore(path)  # the default: fsync normal, with the journal
+    try:
+        assert store.file.journal is not None
+        lease = await add_room(store, "r", "playing")
+        await store.append("r", [ENTRY], 0, None, lease=lease)  # length now known
+        await asyncio.sleep(0)
+        statements: list[str] = []
+        store.file.db.set_trace_callback(statements.append)
+        lone = store.append("r", [["a", 1, ["draw"]]], 1, None, lease=lease)
+        with pytest.raises(StopIteration):
+            lone.send(None)  # answered without waiting
+        assert statements == []  # no SQL before the answer: one write(2) to the journal
+        assert decode(journal_path(path).read_bytes())[0] == [("r", 1, pack(["a", 1,
+                                                                              ["draw"]]))]
+        assert rows(path, "SELECT count(*) FROM log") == [(1,)]  # not in SQLite yet
+        await asyncio.sleep(0)  # the loop goes round: the fold
+        assert statements[0] == "BEGIN IMMEDIATE" and statements[-1] == "COMMIT"
+        assert rows(path, "SELECT count(*) FROM log") == [(2,)]
+        assert journal_path(path).stat().st_size == 0  # emptied once folded
+    finally:
+        await store.close()
+    assert not journal_path(path).exists()  # a clean close leaves no journal
+
+
+async def test_reads_and_transactions_see_what_waits_in_the_journal(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "data.db")
+    try:
+        lease = await add_room(store, "r", "playing")
+        await store.append("r", [ENTRY], 0, None, lease=lease)
+        await asyncio.sleep(0)
+        for seq in range(1, 4):  # three in one tick: all in the journal
+            await store.append("r", [["a", seq, ["draw"]]], seq, None, lease=lease)
+        assert store.file.journal is not None and len(store.file.journal.pending) == 3
+        assert len(await store.log("r")) == 4  # the read folded them first
+        await store.append("r", [["a", 4, ["draw"]]], 4, None, lease=lease)
+        await store.append("r", [["a", 0, ["end"]]], 5, {"status": "finished"}, lease=lease)
+        loaded = await store.load("r")  # the transaction with the state folded it first
+        assert loaded is not None and len(loaded.entries) == 6
+        assert [e[2] for e in loaded.entries][4:] == [["draw"], ["end"]]
+    finally:
+        await store.close()
+
+
+KILLED = textwrap.dedent("""
+    import asyncio, os, signal, sys
+    from cardhall.server.sqlite_store import SQLiteStore
+
+    async def main() -> None:
+        store = SQLiteStore(sys.argv[1])
+        summary = {"room": "r", "name": "r", "game": "skipper", "mode": "solo", "seats": 1,
+                   "taken": 1, "status": "playing", "private": False, "spectators": 0}
+        lease = await store.save_room("r", {"room": "r", "game": "skipper", "code": None},
+                                      {"status": "playing"}, summary)
+        await store.append("r", [["a", 0, ["draw"]]], 0, None, lease=lease)
+        await asyncio.sleep(0)  # folded
+        for seq in range(1, 6):  # acknowledged, in the journal alone
+            await store.append("r", [["a", seq, ["draw"]]], seq, None, lease=lease)
+        print(len(store.file.journal.pending), flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    asyncio.run(main())
+""")
+
+
+def test_a_kill_9_loses_no_acknowledged_append_and_the_next_open_folds_them(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "data.db"
+    done = subprocess.run([sys.executable, "-c", KILLED, str(path)], capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert done.returncode == -9 and done.stdout.split() == ["5"], done.stderr
+    assert rows(path, "SELECT count(*) FROM log") == [(1,)]  # SQLite alone: the first
+    assert len(decode(journal_path(path).read_bytes())[0]) == 5
+    copy = tmp_path / "copy.db"
+    backup(path, copy)  # nobody serves the file: the backup folds the journal first
+    assert rows(copy, "SELECT count(*) FROM log") == [(6,)]
+    assert journal_path(path).stat().st_size == 0
+    # And a restart folds it when the backup has not: a journal written again by hand.
+    journal_path(path).write_bytes(encode(("r", 6, pack(["a", 6, ["end"]]))))
+    with caplog.at_level(logging.INFO, logger="cardhall.sqlite"):
+        store = SQLiteStore(path)
+    try:
+        assert "1 log entries folded" in caplog.text
+
+        async def log() -> list[Any]:
+            return await store.log("r")
+
+        entries = asyncio.run(log())
+        assert [e[2] for e in entries] == [["draw"]] * 6 + [["end"]]
+    finally:
+        store.file.close()
+
+
+def test_a_restart_drops_a_torn_record_and_keeps_the_whole_ones(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "data.db"
+    SQLiteStore(path).file.close()
+    records = [encode(("r", k, pack(["a", k, ["draw"]]))) for k in range(3)]
+    journal_path(path).write_bytes(b"".join(records) + records[0][:7])  # torn by a crash
+    with caplog.at_level(logging.WARNING, logger="cardhall.sqlite"):
+        store = SQLiteStore(path)
+    store.file.close()
+    assert "7 bytes after its last whole record dropped" in caplog.text
+    assert rows(path, "SELECT seq FROM log ORDER BY seq") == [(0,), (1,), (2,)]
+
+
+async def test_a_refused_journal_write_is_cut_back_and_refused_then_sqlite_takes_over(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "data.db"
+    store = SQLiteStore(path)
+    try:
+        lease = await add_room(store, "r", "playing")
+        await store.append("r", [ENTRY], 0, None, lease=lease)
+        await store.append("r", [ENTRY], 1, None, lease=lease)  # in the journal
+        before = journal_path(path).read_bytes()
+        real_write = os.write
+
+        def short(fd: int, data: bytes) -> int:  # the disk fills in the middle of a record
+            return real_write(fd, data[:5])
+
+        monkeypatch.setattr(sqlite_journal.os, "write", short)
+        with pytest.raises(StoreError, match="disk is full"):
+            await store.append("r", [ENTRY], 2, None, lease=lease)
+        assert journal_path(path).read_bytes() == before  # no torn record left behind
+
+        def full(fd: int, data: bytes) -> int:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        monkeypatch.setattr(sqlite_journal.os, "write", full)
+        assert not await store.healthy()
+        assert store.file.append_alone(("r", 2, pack(ENTRY))) is False  # not while failing
+        # While the file refuses writes, appends go through SQLite (which folds the
+        # journal first) and the journal is not written.
+        await store.append("r", [ENTRY], 2, None, lease=lease)
+        assert await store.healthy()
+        assert journal_path(path).stat().st_size == 0
+        assert rows(path, "SELECT seq FROM log ORDER BY seq") == [(0,), (1,), (2,)]
+    finally:
+        monkeypatch.undo()
+        await store.close()
+
+
+async def test_a_fold_that_clashes_keeps_the_logs_row_and_the_journal_goes_on(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "data.db"
+    store = SQLiteStore(path)
+    try:
+        lease = await add_room(store, "r", "playing")
+        await store.append("r", [ENTRY], 0, None, lease=lease)
+        await asyncio.sleep(0)
+        db = sqlite3.connect(path)  # a row this store does not know of (never in service)
+        db.execute("INSERT INTO log (room, seq, entry) VALUES ('r', 1, ?)", (pack(["x"]),))
+        db.commit()
+        db.close()
+        with caplog.at_level(logging.ERROR, logger="cardhall.sqlite"):
+            await store.append("r", [["a", 1, ["y"]]], 1, None, lease=lease)
+            await asyncio.sleep(0)  # the fold: it does not fail for good
+        assert "1 journaled log entries clashed" in caplog.text
+        await store.append("r", [["a", 2, ["z"]]], 2, None, lease=lease)
+        assert await store.log("r") == [ENTRY, ["x"], ["a", 2, ["z"]]]
+        assert await store.healthy()
+    finally:
+        await store.close()
+
+
+def test_no_journal_when_every_commit_syncs_the_disk(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "data.db", fsync="always")
+    try:
+        assert store.file.journal is None
+        assert not journal_path(tmp_path / "data.db").exists()
+    finally:
+        store.file.close()
+
+
+def test_the_journal_is_private(tmp_path: Path) -> None:
+    journal = AppendJournal(tmp_path / "data.db")
+    try:
+        assert journal.path.stat().st_mode & 0o777 == 0o600
+    finally:
+        journal.close()
+    assert not journal.path.exists()  # empty: removed
