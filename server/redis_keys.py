@@ -38,11 +38,10 @@ from __future__ import annotations
 import zlib
 from typing import Any
 
-import msgpack
 from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
 from redis.exceptions import ResponseError
 
-from .store import LogConflict, OwnershipLost, StoreError, room_indexes
+from .store import LogConflict, OwnershipLost, StoreError, pack, room_indexes
 
 LOBBY = "cardhall:lobby"
 CODES = "cardhall:codes"
@@ -236,16 +235,7 @@ def refusal(exc: ResponseError) -> StoreError | None:
     return None
 
 
-def pack(obj: Any) -> bytes:
-    """``obj`` as msgpack bytes (bin type for bytes)."""
-    return msgpack.packb(obj, use_bin_type=True)
-
-
 def text(value: bytes | str) -> str:
     """A Redis reply as text (UTF-8)."""
     return value.decode() if isinstance(value, bytes) else value
 
-
-def unpack(data: bytes) -> Any:
-    """msgpack bytes as Python data (str keys allowed as ints too)."""
-    return msgpack.unpackb(data, raw=False, strict_map_key=False)

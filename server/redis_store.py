@@ -51,10 +51,8 @@ from .redis_keys import (
     index_key,
     inbox,
     key,
-    pack,
     refusal,
     text,
-    unpack,
 )
 from .redis_leases import RedisLeases, lease_keys
 from .redis_topology import RedisTarget
@@ -69,6 +67,8 @@ from .store import (
     StoreError,
     StoreHealth,
     new_process_id,
+    pack,
+    unpack,
 )
 from .tasks import Background
 

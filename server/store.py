@@ -161,10 +161,21 @@ class Loaded:
 PAGE_SCAN = 256
 
 
+#: One packer for :func:`pack`: ``msgpack.packb`` makes a packer per call, which costs 17
+#: against 7 µs for a log entry on a cold CPU (benchmarks/RESULTS.md, session 17). Safe
+#: across threads: ``Packer.pack`` holds the GIL from start to end, and resets its buffer
+#: after each object, or after an error.
+_PACKER = msgpack.Packer(use_bin_type=True)
+
+
 def pack(obj: Any) -> bytes:
     """``obj`` as MessagePack (strings as str, bytes as bin), as durable stores keep
-    records, states, lobby entries, log entries and snapshots."""
-    return msgpack.packb(obj, use_bin_type=True)
+    records, states, lobby entries, log entries and snapshots.
+
+    Raises:
+        TypeError, ValueError, OverflowError: ``obj`` holds what MessagePack cannot encode.
+    """
+    return _PACKER.pack(obj)
 
 
 def unpack(data: bytes) -> Any:

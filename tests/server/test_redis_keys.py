@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from cardhall.server import redis_keys as K
-from cardhall.server.store import LogConflict, OwnershipLost
+from cardhall.server.store import LogConflict, OwnershipLost, pack, unpack
 from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
 from redis.exceptions import ResponseError
 
@@ -65,8 +65,8 @@ def test_put_writes_the_entry_and_moves_the_room_between_indexes() -> None:
     summary = {"game": "shop", "mode": None, "status": "waiting", "private": False,
                "taken": 0, "seats": 2}
     lobby.put(pipe, "r1", summary)
-    assert pipe.calls[0] == ("hset", K.LOBBY, "r1", K.pack(summary))
-    assert K.unpack(pipe.calls[0][3]) == summary
+    assert pipe.calls[0] == ("hset", K.LOBBY, "r1", pack(summary))
+    assert unpack(pipe.calls[0][3]) == summary
     assert sorted(c[1] for c in pipe.calls if c[0] == "zadd") == [
         "cardhall:index:all", "cardhall:index:game:shop", "cardhall:index:waiting",
         "cardhall:index:waiting:shop"]
@@ -92,5 +92,5 @@ def test_a_scripts_refusal_becomes_its_store_error(reply: str, cls: type | None)
 def test_pack_keeps_bytes_and_unpack_takes_int_keys() -> None:
     """Bytes stay bytes (bin type); a map keyed by seat numbers reads back."""
     data = {"token": b"\x00\xff", "seats": {0: "alice", 1: None}}
-    assert K.unpack(K.pack(data)) == data
+    assert unpack(pack(data)) == data  # the stores' one form (store.py)
     assert K.text(b"caf\xc3\xa9") == "café" and K.text("x") == "x"

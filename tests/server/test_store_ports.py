@@ -172,3 +172,18 @@ async def test_a_local_lease_is_fenced_by_a_later_acquisition() -> None:
     assert await store.renew({"r": second}) == []
     assert await store.alive(store.process_id) and not await store.alive("elsewhere")
     assert await store.publish("elsewhere", b"x") == 0
+
+
+def test_pack_reuses_one_packer_and_an_error_leaves_nothing_behind() -> None:
+    """:func:`store.pack` keeps one msgpack packer: a value it refused leaves no bytes in
+    it for the next value, and what it makes is ``msgpack.packb``'s form."""
+    import msgpack
+    import pytest
+
+    from cardhall.server.store import pack, unpack
+
+    with pytest.raises(TypeError):
+        pack(["a", 1, {"bad": object()}])
+    entry = ["a", 1, ["play", "QS"], b"\x00"]
+    assert pack(entry) == msgpack.packb(entry, use_bin_type=True)
+    assert unpack(pack({0: "seat", "k": None})) == {0: "seat", "k": None}
