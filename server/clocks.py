@@ -22,6 +22,11 @@ from .room_parts import RoomParts
 
 WAITING, PLAYING, FINISHED = Phase.WAITING, Phase.PLAYING, Phase.FINISHED
 
+#: Seconds an armed timer may fire after the first deadline and still be kept
+#: (:meth:`RoomClocks._schedule`): the same deadline, converted from wall-clock to loop
+#: time again, comes out some microseconds apart.
+TIMER_SLACK = 0.001
+
 #: Server bots' seconds per action in real-time games when ``bot_seconds`` is not set.
 REAL_TIME_BOT_SECONDS = 1.0
 
@@ -34,7 +39,10 @@ class RoomClocks(RoomParts):
     __slots__ = tuple[str, ...]()
 
     def _schedule(self) -> None:
-        """Set deadlines for the seats to act and the grace windows; arm one timer."""
+        """Set deadlines for the seats to act and the grace windows; arm one timer, for the
+        first of them. A timer already armed that fires no later is kept (an action moves
+        the first deadline later, as a rule: a fresh turn's): when it fires with nothing run
+        out, :meth:`_on_timer` arms the next. No timer and no deadline: nothing armed."""
         if (self._timer is None and not self.deadlines and self.settings["turn_seconds"] is None
                 and self.settings["bid_seconds"] is None
                 and all(h is None or h.grace_until is None for h in self.seats)):
@@ -58,14 +66,19 @@ class RoomClocks(RoomParts):
                     self.deadlines[s] = now + limit
         moments = list(self.deadlines.values()) + [
             h.grace_until for h in self.seats if h is not None and h.grace_until is not None]
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        if moments:
-            loop = asyncio.get_running_loop()
-            delay = max(0.0, min(moments) - now)
-            self._timer = loop.call_later(
-                delay, self.post, self._on_timer)
+        timer = self._timer
+        if not moments:
+            if timer is not None:
+                timer.cancel()
+                self._timer = None
+            return
+        loop = asyncio.get_running_loop()
+        due = loop.time() + max(0.0, min(moments) - now)  # loop time of the first moment
+        if timer is not None:
+            if timer.when() <= due + TIMER_SLACK:
+                return  # it fires first (or has fired: its _on_timer is queued)
+            timer.cancel()
+        self._timer = loop.call_at(due, self.post, self._on_timer)
 
     async def _on_timer(self) -> None:
         self._timer = None
