@@ -30,25 +30,29 @@ from setuptools.command.build_ext import build_ext
 ROOT = Path(__file__).resolve().parent
 #: Compiled (globs, relative to the checkout): the engines and the protocol whole (a new
 #: game's package is compiled without a change here), and the server's modules on an
-#: action's path that no test subclasses or patches. The rest of the server stays pure: its
-#: I/O edges lean on third-party typings a compiled module checks at run time (uvloop's
-#: ``Server.sockets`` is a list where websockets says tuple), for little gain.
+#: action's path: the lobby, the room and its parts (mypyc traits on
+#: ``server/room_parts.py``), the connection and its session. The rest of the server stays
+#: pure: its I/O edges lean on third-party typings a compiled module checks at run time
+#: (uvloop's ``Server.sockets`` is a list where websockets says tuple), for little gain.
 COMPILED = ("games/**/*.py", "protocol/**/*.py",
             "server/tasks.py", "server/limits.py",
-            "server/metrics.py", "server/lobby.py", "server/replay.py", "server/build.py")
+            "server/metrics.py", "server/lobby.py", "server/replay.py", "server/build.py",
+            "server/room.py", "server/room_parts.py", "server/fanout.py", "server/clocks.py",
+            "server/seating.py", "server/saving.py", "server/work.py", "server/table.py",
+            "server/chat.py", "server/connection.py", "server/session.py")
 #: Left pure among :data:`COMPILED` (globs), each with why.
 PURE = (
     "**/__init__.py",  # package fronts: imports only
     "protocol/messages.py", "protocol/accounts.py",  # records: dataclass field metadata
 )
-# Not compiled, though on an action's path, because a compiled class refuses what the tests
-# do to them (subclass from Python, patch a method): the store and its ports (store.py,
-# memory_store.py, local_ports.py, sqlite_store.py, redis_store.py, redis_leases.py:
-# MemoryStore and RedisStore subclassed), room.py with its parts fanout.py,
-# clocks.py, chat.py (Room.act patched; plain mixins, where mypyc wants traits),
-# connection.py (Connection._frame patched), session.py (Connection subclasses its Session)
-# and admission.py (it subclasses websockets' ServerConnection per server, at run time).
-# Compiling them is the next step of issue #34 (benchmarks/RESULTS.md, session 14).
+# Not compiled, though on an action's path: the store and its ports (store.py,
+# memory_store.py, local_ports.py, sqlite_store.py, redis_store.py, redis_leases.py: tests
+# subclass MemoryStore and RedisStore and patch their instances, and mypyc 2.4 crashes on
+# MemoryStore's bases, a class and two Protocols; the memory append costs 0.5 us of an
+# action), and admission.py (it subclasses websockets' ServerConnection per server, at run
+# time). A compiled class takes no patched method: tests inject instead (a store
+# instance's method, ``Server.connection_class``); Session and Connection allow Python
+# subclasses (cluster.RemotePeer; a test's connection). benchmarks/RESULTS.md, session 17.
 
 #: Written into the installed package: which build this is (``cardhall --version``).
 BUILD_NOTE = "cardhall/server/build.txt"

@@ -10,7 +10,11 @@ room and of the store, a stand-in around the engine, the room module's ``observe
 swapped), for the steps. The steps are exclusive: the fan-out's figure is
 ``_broadcast`` less the ``table()`` and engine calls made inside it; "the rest" is the clean
 whole less every step (the room's checks, its lock, the act frame's decoding, the ``ok``).
-Each step's figure has the timer's own cost (measured around a no-op) taken off.
+Each step's figure has the timer's own cost (measured around a no-op) taken off. A compiled
+room (:data:`cardhall.server.room.COMPILED`) takes no subclass from Python and no stand-in
+engine, and calls its parts directly: its steps cannot be timed from outside, and only the
+whole action and the engine alone are measured (the steps come out empty, ``-`` in the
+table).
 
 :func:`side_by_side` runs :func:`measure` in a child process per build (pure Python and the
 compiled core, :mod:`cardhall.bench.builds`), by turns; :func:`render` prints the medians
@@ -265,15 +269,24 @@ def measure(actions: int = 3000, rooms: int = 10, seed: int = 1,
     "engine_alone_us", "timer_us", "steps": {label: µs per action}, "rest_us"}`` (µs of
     CPU per action; see the module docstring).
 
+    A compiled room's steps are not timed (see the module docstring): ``"steps"`` is empty
+    and ``"rest_us"`` None.
+
     Raises:
         ValueError: ``actions`` or ``rooms`` is below 1.
     """
     from ..server import build
+    from ..server.room import COMPILED
 
     if actions < 1 or rooms < 1:
         raise ValueError("actions and rooms must be at least 1")
     asyncio.run(_play(min(actions, 300), rooms, seed + 1, None, turn_seconds))  # warm up
     whole = asyncio.run(_play(actions, rooms, seed, None, turn_seconds)) / actions
+    alone = engine_alone(actions, seed) / actions * 1e6
+    if COMPILED:
+        return {"build": build.kind(), "actions": actions, "rooms": rooms,
+                "whole_us": whole * 1e6, "engine_alone_us": alone, "timer_us": None,
+                "steps": {}, "rest_us": None}
     clock = Clock()
     asyncio.run(_play(actions, rooms, seed, clock, turn_seconds))
     cost = timer_cost()
@@ -287,8 +300,8 @@ def measure(actions: int = 3000, rooms: int = 10, seed: int = 1,
         sum(clock.calls[n] for n in ("room.table", "game.deltas", "game.views")) / actions)
     us = {k: v * 1e6 for k, v in steps.items()}
     return {"build": build.kind(), "actions": actions, "rooms": rooms,
-            "whole_us": whole * 1e6, "engine_alone_us": engine_alone(actions, seed) / actions
-            * 1e6, "timer_us": cost * 1e6, "steps": us,
+            "whole_us": whole * 1e6, "engine_alone_us": alone, "timer_us": cost * 1e6,
+            "steps": us,
             "rest_us": whole * 1e6 - sum(us.values())}
 
 
@@ -318,10 +331,12 @@ def side_by_side(paths: dict[str, Path | None], rounds: int, actions: int, rooms
     return runs
 
 
-def rows(run: dict[str, Any]) -> dict[str, float]:
-    """``{figure: µs per action}`` of one :func:`measure` result, in print order."""
+def rows(run: dict[str, Any]) -> dict[str, float | None]:
+    """``{figure: µs per action}`` of one :func:`measure` result, in print order (None: not
+    measured, a compiled room's steps)."""
+    steps = run["steps"] or dict.fromkeys(label for label, _ in STEPS)
     return {"whole action (room.play, memory store), CPU": run["whole_us"],
-            **{f"  {k}": v for k, v in run["steps"].items()},
+            **{f"  {k}": v for k, v in steps.items()},
             "  the rest (checks, lock, decode, ok)": run["rest_us"],
             "engine alone, no room (apply + deltas)": run["engine_alone_us"]}
 
@@ -336,8 +351,8 @@ def render(runs: dict[str, list[dict[str, Any]]]) -> str:
     lines = ["| figure (CPU per action) | unit | " + " | ".join(head) + " |",
              "|---|---|" + "---:|" * (len(kinds) + (len(kinds) == 2))]
     for name in rows(runs[kinds[0]][0]):
-        values = {k: [rows(r)[name] for r in runs[k]] for k in kinds}
-        cells = [f"{statistics.median(values[k]):,.1f}" for k in kinds]
+        values = {k: [v for r in runs[k] if (v := rows(r)[name]) is not None] for k in kinds}
+        cells = [f"{statistics.median(values[k]):,.1f}" if values[k] else "-" for k in kinds]
         if len(kinds) == 2:
             ratios = [b / a for a, b in zip(values[kinds[0]], values[kinds[1]]) if a > 0]
             cells.append(f"{statistics.median(ratios):.2f}x" if ratios else "-")

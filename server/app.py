@@ -119,6 +119,10 @@ class Server:
     ``cardhall serve`` runs :meth:`serve_forever`.
     """
 
+    #: The class of the connections it serves (``(server, ws)``): a test's subclass of
+    #: :class:`Connection` goes here (the compiled build's classes take no patched method).
+    connection_class: type[Connection] = Connection
+
     def __init__(self, settings: Settings | None = None, store: Store | None = None,
                  accounts: AccountStore | None = None) -> None:
         self.settings = settings or Settings()
@@ -227,7 +231,7 @@ class Server:
         return response
 
     async def _handle(self, ws: ServerConnection) -> None:
-        conn = Connection(self, ws)
+        conn = self.connection_class(self, ws)
         self.connections.add(conn)
         event(log, logging.INFO, "conn_open", session=conn.session, addr=conn.addr)
         try:

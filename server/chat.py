@@ -20,10 +20,13 @@ import time
 import unicodedata
 from typing import TYPE_CHECKING, Any
 
+from mypy_extensions import trait
+
 from .. import protocol as p
+from .room_parts import RoomParts
 
 if TYPE_CHECKING:
-    from .fanout import Peer, Seat
+    from .fanout import Peer
 
 __all__ = ["HISTORY_LINES", "ChatRefused", "RoomChat", "clean_text"]
 
@@ -68,22 +71,13 @@ def clean_text(text: str) -> str:
     return "".join(out).strip()
 
 
-class RoomChat:
+@trait
+class RoomChat(RoomParts):
     """The chat of a :class:`~cardhall.server.room.Room` (a base class of it, so that its
     state stays in one place: ``chat``, the kept lines oldest first, and ``muted``, the
     seats an operator muted)."""
 
-    # Room's slots, declared below for mypy (see RoomViews).
-    __slots__ = ()
-
-    if TYPE_CHECKING:
-        id: str
-        seats: list[Seat | None]
-        members: dict[Peer, Any]  # the room's members (fanout's member records)
-        chat: tuple[dict[str, Any], ...]
-        muted: frozenset[int]
-
-        def _save_soon(self) -> None: ...
+    __slots__ = tuple[str, ...]()
 
     def say(self, conn: Peer, msg: p.Chat) -> None:
         """Say ``msg`` (a line or an emote) from member ``conn``: ``ok`` to it, then the
@@ -111,7 +105,7 @@ class RoomChat:
             if not text:
                 raise ChatRefused("protocol/bad_value", "chat: the text has nothing to show")
             line["text"] = text
-        self.chat = (*self.chat[-(HISTORY_LINES - 1):], line)  # type: ignore[misc]
+        self.chat = (*self.chat[-(HISTORY_LINES - 1):], line)
         conn.send(p.Ok(re=msg.id))
         frame = p.encode(p.ChatLines(room=self.id, lines=[line]))
         for member_conn in self.members:
@@ -147,6 +141,6 @@ class RoomChat:
             raise ChatRefused("room/not_seated", f"this room has seats 0..{len(self.seats) - 1}")
         muted = self.muted | {seat} if on else self.muted - {seat}
         if muted != self.muted:
-            self.muted = muted  # type: ignore[misc]
+            self.muted = muted
             self._save_soon()
         return {"seat": seat, "muted": on}

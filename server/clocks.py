@@ -12,60 +12,37 @@ import asyncio
 import random
 import secrets
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
-from ..games import Game, LogEntry
+from mypy_extensions import trait
+
+from ..games import LogEntry
 from .metrics import observe_action
 from .table import Phase
+from .room_parts import RoomParts
 
 WAITING, PLAYING, FINISHED = Phase.WAITING, Phase.PLAYING, Phase.FINISHED
 
-if TYPE_CHECKING:
-    from .fanout import Seat
+#: Seconds an armed timer may fire after the first deadline and still be kept
+#: (:meth:`RoomClocks._schedule`): the same deadline, converted from wall-clock to loop
+#: time again, comes out some microseconds apart.
+TIMER_SLACK = 0.001
 
 #: Server bots' seconds per action in real-time games when ``bot_seconds`` is not set.
 REAL_TIME_BOT_SECONDS = 1.0
 
 
-class RoomClocks:
+@trait
+class RoomClocks(RoomParts):
     """The timers and server bots of a :class:`~cardhall.server.room.Room` (a base class of
     it, so that its state stays in one place; these methods run inside the room task)."""
 
-    # Room's slots, declared below for mypy: an assignment to one is taken for one to a
-    # missing slot (python/mypy#21794), hence the `type: ignore[misc]` on those lines.
-    __slots__ = ()
-
-    if TYPE_CHECKING:
-        phase: Phase
-        game_phase: Phase
-        game: Game
-        options: dict[str, Any]
-        seats: list[Seat | None]
-        settings: dict[str, Any]
-        deadlines: dict[int, float]
-        metrics: Any
-        _timer: asyncio.TimerHandle | None
-        _bot_timer: asyncio.TimerHandle | None
-        _bot_rng: random.Random | None
-        _broken: bool
-        _bot: Callable[..., Any]
-
-        def post(self, fn: Callable[[], Any]) -> None: ...
-
-        async def _persist(self, entry: LogEntry, events: list[dict[str, Any]],
-                           conn: Any, re: Any) -> bool: ...
-
-        async def _abandon(self, seat: int) -> None: ...
-
-        def _seat_event(self, seat: int, event: str) -> None: ...
-
-        def _free_seat(self, seat: int) -> None: ...
-
-        def seats_changed(self, expired: bool = False) -> None: ...
+    __slots__ = tuple[str, ...]()
 
     def _schedule(self) -> None:
-        """Set deadlines for the seats to act and the grace windows; arm one timer."""
+        """Set deadlines for the seats to act and the grace windows; arm one timer, for the
+        first of them. A timer already armed that fires no later is kept (an action moves
+        the first deadline later, as a rule: a fresh turn's): when it fires with nothing run
+        out, :meth:`_on_timer` arms the next. No timer and no deadline: nothing armed."""
         if (self._timer is None and not self.deadlines and self.settings["turn_seconds"] is None
                 and self.settings["bid_seconds"] is None
                 and all(h is None or h.grace_until is None for h in self.seats)):
@@ -74,8 +51,9 @@ class RoomClocks:
         if self.game_phase is PLAYING:
             turn = self.settings["turn_seconds"]
             bid = self.settings["bid_seconds"] or turn
-            acting = set(self.game.to_act())
-            in_auction = self.game.bidding
+            game = self.dealt()
+            acting = set(game.to_act())
+            in_auction = game.bidding
             for s in list(self.deadlines):
                 if s not in acting:
                     del self.deadlines[s]
@@ -88,17 +66,22 @@ class RoomClocks:
                     self.deadlines[s] = now + limit
         moments = list(self.deadlines.values()) + [
             h.grace_until for h in self.seats if h is not None and h.grace_until is not None]
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None  # type: ignore[misc]  # mypy#21794
-        if moments:
-            loop = asyncio.get_running_loop()
-            delay = max(0.0, min(moments) - now)
-            self._timer = loop.call_later(  # type: ignore[misc]  # mypy#21794
-                delay, self.post, self._on_timer)
+        timer = self._timer
+        if not moments:
+            if timer is not None:
+                timer.cancel()
+                self._timer = None
+            return
+        loop = asyncio.get_running_loop()
+        due = loop.time() + max(0.0, min(moments) - now)  # loop time of the first moment
+        if timer is not None:
+            if timer.when() <= due + TIMER_SLACK:
+                return  # it fires first (or has fired: its _on_timer is queued)
+            timer.cancel()
+        self._timer = loop.call_at(due, self.post, self._on_timer)
 
     async def _on_timer(self) -> None:
-        self._timer = None  # type: ignore[misc]  # mypy#21794
+        self._timer = None
         if self._broken:  # its reload re-arms the timer (what ran out meanwhile fires then)
             return
         now = time.time()
@@ -122,48 +105,51 @@ class RoomClocks:
         ends a turn, so one default action), at most 16 actions. Should the store fail
         meanwhile, the seat keeps its expired deadline: the timer fires again once the room
         has reloaded (:meth:`_reload`)."""
-        ends = self.game.TYPE.turn_end_verbs
+        ends = self.dealt().TYPE.turn_end_verbs
         for seat in seats:
             due = self.deadlines.pop(seat, None)
-            if not self.game.over and seat in self.game.to_act():
+            if not self.dealt().over and seat in self.dealt().to_act():
                 self._seat_event(seat, "timeout")  # why the seat plays what follows
             for _ in range(16):
-                if self.game.over or seat not in self.game.to_act():
+                if self.dealt().over or seat not in self.dealt().to_act():
                     break
-                action = self.game.default_action(seat)
+                action = self.dealt().default_action(seat)
                 if action is None:
                     break
                 entry = LogEntry.act(seat, action)
-                events = self.game.apply_entry(entry)
+                events = self.dealt().apply_entry(entry)
                 if not await self._persist(entry, events, None, None):
                     if due is not None:
                         self.deadlines[seat] = due
                     return
                 if ends is None or action[0] in ends:
                     break
-        if not self.game.over:
+        if not self.dealt().over:
             self._schedule()
 
     def _wake_bots(self) -> None:
         """Queue a server-bot action when a bot seat may act: at once, or after
         ``bot_seconds`` (one pending at a time; see :data:`REAL_TIME_BOT_SECONDS`)."""
-        if self.game_phase is not PLAYING or self.game.over or self._bot_timer is not None:
+        if self.game_phase is not PLAYING or self._bot_timer is not None:
             return
-        to_act = self.game.to_act()
+        game = self.dealt()
+        if game.over:
+            return
+        to_act = game.to_act()
         if not any((h := self.seats[s]) is not None and h.bot for s in to_act):
             return
         delay = self.settings.get("bot_seconds")
         if delay is None:
-            delay = REAL_TIME_BOT_SECONDS if self.game.TYPE.real_time(self.options) else 0.0
+            delay = REAL_TIME_BOT_SECONDS if game.TYPE.real_time(self.options) else 0.0
         if delay <= 0:
             self.post(self._bot_step)
         else:
             loop = asyncio.get_running_loop()
-            self._bot_timer = loop.call_later(  # type: ignore[misc]  # mypy#21794
+            self._bot_timer = loop.call_later(
                 delay, self._bot_due)
 
     def _bot_due(self) -> None:
-        self._bot_timer = None  # type: ignore[misc]  # mypy#21794
+        self._bot_timer = None
         self.post(self._bot_step)
 
     async def _bot_step(self) -> None:
@@ -173,24 +159,24 @@ class RoomClocks:
         await asyncio.sleep(0)  # a room of bots must not starve the other rooms
         if self._broken:  # its reload wakes the bots again
             return
-        if self.game_phase is not PLAYING or self.game.over:
+        if self.game_phase is not PLAYING or self.dealt().over:
             return
-        ready = [s for s in self.game.to_act()
+        ready = [s for s in self.dealt().to_act()
                  if (holder := self.seats[s]) is not None and holder.bot]
         if not ready:
             return
         if self._bot_rng is None:
-            self._bot_rng = random.Random(secrets.randbits(64))  # type: ignore[misc]  # mypy#21794
+            self._bot_rng = random.Random(secrets.randbits(64))
         s = ready[0] if len(ready) == 1 else ready[self._bot_rng.randrange(len(ready))]
         # The strategy decides in a worker thread, on a plain copy of the seat's view: a
         # planning bot (The Shah's takes up to tens of ms) must not stall every other room
         # of the process. The room's next work item waits for this one meanwhile, so the
         # game cannot change under the decision.
-        view = dict(self.game.bot_view(s))
+        view = dict(self.dealt().bot_view(s))
         action = await asyncio.to_thread(self._bot, view, self._bot_rng)
-        if self._broken or self.game.over or s not in self.game.to_act():
+        if self._broken or self.dealt().over or s not in self.dealt().to_act():
             return  # defensive: no other work item of the room runs meanwhile
         entry = LogEntry.act(s, action)
-        events = self.game.apply_entry(entry)
+        events = self.dealt().apply_entry(entry)
         if await self._persist(entry, events, None, None):
             observe_action(self.metrics, None)

@@ -23,6 +23,7 @@ import logging
 import secrets
 from typing import Protocol
 
+from mypy_extensions import mypyc_attr
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
@@ -126,6 +127,8 @@ class Hub(Protocol):
     accounts: AccountStore
 
 
+# Compiled (setup.py); subclassed by tests (:attr:`Server.connection_class`).
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Connection(Session):
     """A client connection on the server (its requests are handled by :class:`Session`).
 
@@ -144,10 +147,11 @@ class Connection(Session):
         rooms: Rooms this connection is seated in or watching, by id.
     """
 
-    server: Hub
-
     def __init__(self, server: Hub, ws: ServerConnection) -> None:
         self.server = server
+        #: The same server, typed as what a connection needs of it (:class:`Hub`; the
+        #: ``server`` of :class:`Session` is what a session needs of it).
+        self.hub = server
         self.ws = ws
         self.session = secrets.token_hex(8)
         self.process = server.store.process_id
@@ -199,7 +203,7 @@ class Connection(Session):
         if self.closed or (not self._out and self._write_now(frames)):
             return
         self._pending += sum(map(len, frames))
-        if self._pending > self.server.settings.max_pending_bytes:
+        if self._pending > self.hub.settings.max_pending_bytes:
             log.warning("slow reader dropped session=%s pending=%d", self.session, self._pending)
             self._abort(CLOSE_SLOW_READER, "slow reader: too many bytes pending", flush=False)
             return
@@ -215,14 +219,14 @@ class Connection(Session):
         if self.closed:
             return
         self._pending += len(frame)
-        if self._pending > self.server.settings.max_pending_bytes:
+        if self._pending > self.hub.settings.max_pending_bytes:
             log.warning("slow reader dropped session=%s pending=%d", self.session, self._pending)
             self._abort(CLOSE_SLOW_READER, "slow reader: too many bytes pending", flush=False)
             return
         self._out.append(frame)
         if not self._laned and (self._writer is None or self._writer.done()):
             self._laned = True
-            self.server.lane.add(self)
+            self.hub.lane.add(self)
 
     def flush_later(self) -> None:
         """Write what :meth:`send_later` queued (the :class:`Lane` calls it): at once when
@@ -303,7 +307,7 @@ class Connection(Session):
         if self.closed:
             return
         self.closed = True
-        self.server.metrics.closed(code)
+        self.hub.metrics.closed(code)
         event(log, logging.INFO if code in _ROUTINE_CLOSES else logging.WARNING, "conn_closing",
               session=self.session, addr=self.addr, code=code, reason=reason)
         if not flush:
@@ -313,7 +317,7 @@ class Connection(Session):
         # A client that reads nothing would keep the writer in ws.send()'s drain, and the
         # socket open with its buffers full, until it went away: after close_grace the
         # transport is aborted, whatever the writer is doing.
-        asyncio.get_running_loop().call_later(self.server.settings.close_grace,
+        asyncio.get_running_loop().call_later(self.hub.settings.close_grace,
                                               self._close_deadline)
 
     def close_with(self, code: int, reason: str) -> None:
@@ -337,10 +341,10 @@ class Connection(Session):
 
     async def run(self) -> None:
         """Serve the connection until it closes: hello first, then requests in order."""
-        self.server.sessions[self.session] = self
+        self.hub.sessions[self.session] = self
         try:
             if (await self._handshake() and isinstance(self.ws, AdmittedConnection)
-                    and self.server.store.answers_at_once):
+                    and self.hub.store.answers_at_once):
                 self.ws.frame_handler = self._frame_now
             async for frame in self.ws:
                 if self._inflight is not None:  # an earlier frame is still being handled
@@ -363,12 +367,12 @@ class Connection(Session):
                 else:
                     await asyncio.wait({inflight})
             self.closed = True
-            self.server.sessions.pop(self.session, None)
-            self.server.auth.unbind(self)
+            self.hub.sessions.pop(self.session, None)
+            self.hub.auth.unbind(self)
             for room in list(self.rooms.values()):
                 room.post(functools.partial(room.dropped, self))
             self.rooms.clear()
-            self.server.cluster.local_closed(self)
+            self.hub.cluster.local_closed(self)
             if self._writer is not None:
                 if self._close_with is not None:  # let the writer flush and close
                     try:
@@ -379,7 +383,7 @@ class Connection(Session):
                 await cancel_until_done(self._writer)
 
     async def _handshake(self) -> bool:
-        settings = self.server.settings
+        settings = self.hub.settings
         hs = p.ServerHandshake(server=settings.server_name, session=self.session,
                                max_frame=settings.max_frame)
         try:
@@ -415,7 +419,7 @@ class Connection(Session):
             self._abort(exc.close_code, exc.code)
             return False
         self.bad_frames += 1
-        if self.bad_frames > self.server.settings.max_bad_frames:
+        if self.bad_frames > self.hub.settings.max_bad_frames:
             log.warning("closing session=%s after %d bad frames", self.session, self.bad_frames)
             self._abort(CLOSE_PROTOCOL, "too many bad frames")
             return False
@@ -440,9 +444,9 @@ class Connection(Session):
         socket buffers)."""
         bucket = self._bucket
         assert bucket is not None
-        s = self.server.settings
+        s = self.hub.settings
         self.refused += 1
-        self.server.metrics.rate_limited.inc()
+        self.hub.metrics.rate_limited.inc()
         try:
             re = p.reply_id(p.decode(frame, side="client", max_size=s.max_frame))
         except p.ProtocolError as exc:
@@ -479,17 +483,17 @@ class Connection(Session):
         """
         if not isinstance(msg, (p.CreateRoom, p.QuickJoin)):
             return True
-        s = self.server.settings
+        s = self.hub.settings
         bucket = self._room_bucket
         if bucket is not None and not bucket.take():
             why = f"at most {s.rooms_per_minute} new rooms a minute per connection"
-        elif (creators := self.server.creators) is not None and not creators.take(
+        elif (creators := self.hub.creators) is not None and not creators.take(
                 self.creator()):
             why = (f"at most {s.rooms_per_minute_per_address} new rooms a minute from one "
                    "address")
         else:
             return True
-        self.server.metrics.room_refused("rate")
+        self.hub.metrics.room_refused("rate")
         self.send_error("room/limit", why, p.reply_id(msg))
         event(log, logging.INFO, "room_limited", session=self.session, addr=self.addr,
               code="room/limit", request=msg.TYPE)
@@ -505,7 +509,7 @@ class Connection(Session):
         bucket = self._chat_bucket
         if bucket is None or type(msg) is not p.Chat or bucket.take():
             return True
-        s = self.server.settings
+        s = self.hub.settings
         self.send_error("rate/limited", f"at most {s.chat_rate:g} chat lines a second (burst "
                         f"{s.chat_burst}): wait {bucket.wait_time():.1f} s", p.reply_id(msg))
         return False
@@ -552,7 +556,7 @@ class Connection(Session):
             await self._refuse(frame)
             return
         try:
-            msg = p.decode(frame, side="client", max_size=self.server.settings.max_frame)
+            msg = p.decode(frame, side="client", max_size=self.hub.settings.max_frame)
         except p.ProtocolError as exc:
             self._bad(exc)
             return

@@ -1,9 +1,10 @@
 """What a room sends its members: views, full or as deltas, one broadcast at a time.
 
-:class:`Peer` is what a room needs of a member (a local connection or a forwarded client) and
-:class:`Seat` a taken seat (shown to everyone in the room facts of every view);
-:class:`RoomViews` holds the :class:`~cardhall.server.room.Room` methods that build views
-and send them (join, resume, ``get_view``, and the update of every accepted action);
+:class:`~.room_parts.Peer` is what a room needs of a member (a local connection or a
+forwarded client) and :class:`~.room_parts.Seat` a taken seat (shown to everyone in the room
+facts of every view; both re-exported here); :class:`RoomViews` holds the
+:class:`~cardhall.server.room.Room` methods that build views and send them (join, resume,
+``get_view``, and the update of every accepted action);
 :class:`_Fanout` builds one broadcast's frames, member by member, sharing the deltas of
 members whose last view came from the same broadcast.
 """
@@ -11,12 +12,17 @@ members whose last view came from the same broadcast.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
+
+from mypy_extensions import trait
 
 from .. import protocol as p
-from ..games import Game
 from .table import Phase
+from .room_parts import Connection as Connection  # re-exported: the room's name for Peer
+from .room_parts import Member as Member  # re-exported
+from .room_parts import Peer as Peer  # re-exported
+from .room_parts import RoomParts
+from .room_parts import Seat as Seat  # re-exported
 
 WAITING, PLAYING, FINISHED = Phase.WAITING, Phase.PLAYING, Phase.FINISHED
 
@@ -24,127 +30,11 @@ WAITING, PLAYING, FINISHED = Phase.WAITING, Phase.PLAYING, Phase.FINISHED
 SPECTATOR_NAMES = 20
 
 
-class Peer(Protocol):
-    """What a room needs of a member: a local connection or a client forwarded from another
-    process (both are :class:`~cardhall.server.session.Session`; declared here so the room
-    does not import the layers above it).
-
-    Attributes: ``session`` (the peer's random id), ``process`` (id of the server process the
-    client is connected to), ``account`` (the id of the account it is signed in to, ``""``
-    for none), ``name`` (that account's display name), ``rooms`` (rooms of this process it is
-    in, by id), ``remote_rooms`` (ids of rooms owned by other processes) and ``act_reply``
-    (its hello's: ``"ok"``, or ``"update"`` when its accepted actions are answered by its
-    update alone, carrying the act's id).
-    """
-
-    session: str
-    process: str
-    account: str
-    name: str
-    rooms: dict[str, Any]  # the Room objects it is in, by id (room sits above this module)
-    remote_rooms: set[str]
-    act_reply: str  # hello.act_reply: "ok" or "update" (the act's id on its update)
-
-    def send(self, msg: p.Message) -> None:
-        """Queue ``msg`` for the peer without waiting."""
-
-    def send_raw(self, *frames: bytes) -> None:
-        """Queue encoded frames for the peer, in order, without waiting."""
-
-    def send_later(self, frame: bytes) -> None:
-        """Queue an encoded frame for the peer, in order with every other, to be written
-        within a few loop iterations rather than now (a broadcast to many spectators: the
-        players' frames and requests go first)."""
-
-    def send_error(self, code: str, message: str, re: Any = None) -> None:
-        """Queue an error reply (``code`` as in protocol/README.md) for the peer."""
-
-
-#: The name the room's signatures use for a member's peer.
-Connection = Peer
-
 #: Spectators of one room above which a broadcast hands their frames to
 #: :meth:`Peer.send_later` (written a batch of connections per loop iteration) instead of
 #: writing them all before the room's next work item (issue #35: with 1,000 spectators a
 #: broadcast held the loop ~25 ms, and the players' actions waited behind it).
 LATER_SPECTATORS = 32
-
-
-@dataclass
-class Seat:
-    """A taken seat.
-
-    Attributes:
-        token: The secret that lets its player resume it (never shown to anyone else).
-        conn: The connection playing it, or None (dropped, or played by a server bot).
-        name: Display name (the player's account's, when the seat was taken).
-        bot: True once a server-side bot plays the seat.
-        assisted: True once a server-side bot has played the seat, even if its player took
-            it back (such a seat's game is not ranked: :mod:`.leaderboard`); bot seats too.
-        grace_until: ``time.time()`` deadline of a dropped seat's grace window, or None.
-        host: True for the seat of the room's host: whoever holds it (the host after a
-            reconnection, which gives it a new session) may start the room. The seat the
-            creator took, or the one the host role was handed to (:meth:`Room.join`,
-            :meth:`Room._free_seat`).
-        since: ``time.time()`` when the seat was taken (the longest-seated person becomes
-            the host of a waiting room whose host left); 0.0 when not known.
-        account: The id of the account that holds the seat (``""``: an anonymous guest's,
-            or a server bot's): it may resume the seat without the token, from any
-            connection signed in to it.
-    """
-
-    token: str
-    conn: Connection | None
-    name: str
-    bot: bool = False
-    grace_until: float | None = None
-    assisted: bool = False
-    host: bool = False
-    since: float = 0.0
-    account: str = ""
-
-    def __post_init__(self) -> None:
-        self.assisted = self.assisted or self.bot
-
-    def public(self, seat: int) -> dict[str, Any]:
-        """What everyone may know of the seat."""
-        return {"seat": seat, "name": self.name, "connected": self.conn is not None,
-                "bot": self.bot, "host": self.host}
-
-    def stored(self) -> dict[str, Any]:
-        """The seat as the store keeps it (token included: the store is trusted)."""
-        return {"token": self.token, "name": self.name, "bot": self.bot,
-                "grace_until": self.grace_until, "assisted": self.assisted, "host": self.host,
-                "since": self.since, "account": self.account}
-
-
-@dataclass
-class Member:
-    """A connection in the room and what it was last sent (for deltas).
-
-    Attributes:
-        last: The last full or diffed view it was sent, or None (a delta from the engine
-            went out since, or nothing yet): the base of a diffed delta.
-        base: The broadcast that sent ``last`` (a token object), or None when ``last`` was
-            built for this member alone (join, resume, ``get_view``). Members with the same
-            base hold the same values under the keys every seat shares.
-        sid: The state id of the view the member holds now, or None (send a full view).
-        table: The room facts (``"room"``) the member holds now (the very object).
-    """
-
-    seat: int | None
-    last: dict[str, Any] | None = None
-    base: object | None = None
-    sid: int | None = None
-    table: dict[str, Any] | None = None
-
-    def sent(self, view: dict[str, Any] | None, base: object | None = None) -> None:
-        """Record ``view`` as the last one sent to the member (None: send a full view next)."""
-        self.last, self.base = view, base
-        if view is None:
-            self.sid = self.table = None
-        else:
-            self.sid, self.table = view["state_id"], view.get("room")
 
 
 class _Fanout:
@@ -187,40 +77,12 @@ class _Fanout:
         return frame
 
 
-class RoomViews:
+@trait
+class RoomViews(RoomParts):
     """The views and broadcasts of a :class:`~cardhall.server.room.Room` (a base class of
     it, so that its state stays in one place; these methods run inside the room task)."""
 
-    # Room's slots, declared below for mypy: an assignment to one is taken for one to a
-    # missing slot (python/mypy#21794), hence the `type: ignore[misc]` on those lines.
-    __slots__ = ()
-
-    if TYPE_CHECKING:
-        id: str
-        phase: Phase
-        game_phase: Phase
-        stored_status: str
-        game_name: str
-        options: dict[str, Any]
-        game: Game | None
-        game_cls: type[Game]
-        seats: list[Seat | None]
-        deadlines: dict[int, float]
-        members: dict[Connection, Member]
-        @property
-        def commitment(self) -> str | None: ...
-
-        _table: dict[str, Any] | None
-
-        @property
-        def state_id(self) -> int: ...
-
-        def _engine(self) -> Game: ...
-
-        def _game_over(self) -> p.GameOver: ...
-
-        def lease_current(self) -> bool: ...
-        def send_chat_history(self, conn: Connection) -> None: ...
+    __slots__ = tuple[str, ...]()
 
     def table(self) -> dict[str, Any]:
         """Server facts added to every view under ``"room"``: id, game name, mode (nil: the
@@ -239,7 +101,7 @@ class RoomViews:
                                 "names": [n[:64] for n in watching[:SPECTATOR_NAMES]]}}
         if table == self._table:
             return self._table
-        self._table = table  # type: ignore[misc]  # mypy#21794
+        self._table = table
         return table
 
     def views_for(self, seats: set[int | None],

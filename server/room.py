@@ -39,7 +39,7 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 
 from .. import protocol as p
@@ -76,9 +76,17 @@ T = TypeVar("T")
 BOT_STRATEGY = "greedy"
 
 
-# slots: ~1.2 KiB less per room than an instance dict of 36 keys; a weak reference slot:
-# tests see a finished room freed by reference counting (issue #35)
-@dataclass(slots=True, weakref_slot=True)
+#: This module runs compiled (mypyc, setup.py): its classes are native, with their
+#: attributes in a C struct and no instance dict.
+COMPILED = not __file__.endswith(".py")
+
+
+# Pure Python: slots, ~1.2 KiB less per room than an instance dict of 36 keys, and a weak
+# reference slot (tests see a finished room freed by reference counting, issue #35).
+# Compiled: a native class keeps its attributes in a C struct already, and a slots
+# dataclass would be rebuilt as a Python class, which a native class refuses (the literal
+# mypy wants would fix one build).
+@dataclass(slots=not COMPILED, weakref_slot=not COMPILED)  # type: ignore[literal-required]
 class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
     """One room and its game. Create with :meth:`Lobby.create_room`, never directly.
 
@@ -184,7 +192,7 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
     _commitment: tuple[int, str] | None = None  # (seed, commitment) once computed
     # A waiting room holds no engine, no queue, no task and no bot RNG (issue #18: ~28 KiB
     # per empty room before): the engine is dealt at start, the rest made on first use.
-    game: Game = field(default=None, kw_only=True)  # type: ignore[assignment]  # None: waiting
+    game: Game | None = field(default=None, kw_only=True)  # None: waiting
     game_cls: type[Game] = field(default=None, kw_only=True)  # type: ignore[assignment]
     options: dict[str, Any] = field(default_factory=dict, kw_only=True)
     seat_count: int = field(default=0, kw_only=True)
@@ -343,9 +351,7 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
         if phase is not WAITING or loaded.snapshot is not None or loaded.entries:
             game = replay(game_cls, rec["options"], rec["seats"], loaded.entries,
                           loaded.snapshot)
-        # None is the field's default, typed Game for the rooms that play (see Room.game)
-        room = cls(id=rec["room"], name=rec["name"], game_name=rec["game"],
-                   game=cast(Game, game),
+        room = cls(id=rec["room"], name=rec["name"], game_name=rec["game"], game=game,
                    game_cls=game_cls, options=dict(rec["options"]), seat_count=rec["seats"],
                    settings=dict(rec["settings"]), store=store, private=rec["private"],
                    code=rec.get("code"), host=st.get("host", rec.get("host", "")),
@@ -375,6 +381,16 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
             self.on_lost(self)
 
     # -- membership (called inside the room task) -----------------------------------------
+
+    def confirmed(self, until: float) -> None:
+        """The store renewed the lease, valid until ``until`` (loop time, s); members whose
+        frames were withheld meanwhile get their full views (:meth:`resync`).
+        Here, not in :class:`~.saving.RoomSaving` with the rest of the lease fencing: mypyc
+        (2.4) fails to compile the store of a float into a trait's inherited attribute."""
+        self.lease_until = until
+        if self._withheld:
+            self._withheld = False
+            self.post(self.resync)
 
     def resync(self) -> None:
         """After a takeover: every member gets its full view (and, in a finished room, the
@@ -532,10 +548,11 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
         turns, duration in s; see :func:`~cardhall.games.outcome_kind`) and count it
         (``cardhall_games_finished_total``, ``cardhall_game_duration_seconds``). The
         duration is None when the start time is unknown (a room stored before it was kept)."""
-        outcome = self.game.outcome()
+        game = self.dealt()
+        outcome = game.outcome()
         kind = outcome_kind(outcome)
         duration = None if self.started_at is None else max(0.0, time.time() - self.started_at)
-        turns = self.game.stats().get("turns", self.game.state_id)
+        turns = game.stats().get("turns", game.state_id)
         event(log, logging.INFO, "game_finished", room=self.id, game=self.game_name,
               mode=self.options.get("mode"), outcome=kind,
               winner=None if outcome is None else outcome.get("winner"),
@@ -572,7 +589,7 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
             except RoomError as exc:
                 self._refuse(conn, exc.code, exc.message, msg.id)
                 return
-        game = self.game
+        game = self.dealt()
         if game.over:
             self._refuse(conn, "action/game_over", "the game is over", msg.id)
             return
@@ -594,10 +611,10 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
         entry = LogEntry.act(seat, msg.action)
         try:
             events = game.apply_entry(entry)
-        except GameError as exc:
+        except GameError as illegal:  # not `exc` (a RoomError above): mypyc types it once
             if self.metrics is not None:
                 self.metrics.refused.inc()
-            conn.send(p.error_reply(exc, re=msg.id))
+            conn.send(p.error_reply(illegal, re=msg.id))
             return
         if await self._persist(entry, events, conn, msg.id):
             observe_action(self.metrics, time.perf_counter() - started)
@@ -610,7 +627,7 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
         has the same ``state_id``."""
         entry = LogEntry.setting(seat, msg.action)
         try:
-            events = self.game.apply_entry(entry)
+            events = self.dealt().apply_entry(entry)
         except GameError as exc:
             if self.metrics is not None:
                 self.metrics.refused.inc()
@@ -621,18 +638,19 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
     def _accepted(self, entry: LogEntry, events: list[dict[str, Any]],
                   conn: Connection | None, re: Any) -> None:
         """After the log holds ``entry``: reply, broadcast, timers, bots, game over."""
-        sid = self.game.state_id
+        game = self.dealt()
+        sid = game.state_id
         touched = set() if entry.kind == SETTING else {e.get("seat") for e in events} | {
             entry.seat}  # a setting makes no seat's chosen action stale
         for s in touched:
             if isinstance(s, int) and 0 <= s < len(self._seat_version):
                 self._seat_version[s] = sid
-        if self.game.over:
+        if game.over:
             self.deadlines.clear()
             self._set_phase(table.step(self.game_phase, Event.FINISH))  # the final update
             # carries it (the room facts' status; see _finish)
         elif entry.kind != SETTING:  # a setting ends no turn
-            ends = self.game.TYPE.turn_end_verbs
+            ends = game.TYPE.turn_end_verbs
             if entry.kind == FORFEIT or ends is None or (entry.action or [None])[0] in ends:
                 self.deadlines.pop(entry.seat, None)  # that seat's turn is over: a fresh clock
             self._schedule()
@@ -642,7 +660,7 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
             self._broadcast(events, first=conn, re=re)
         else:
             self._broadcast(events, first=conn, lead=p.ok_frame(re))
-        if self.game.over:
+        if game.over:
             self._finish()
             return
         self._wake_bots()
@@ -673,7 +691,7 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
         if self.ledger is not None:
             self.ledger.finished(self.id, self.name, self.game_name, self.options.get("mode"),
                                  [h.account if h is not None else "" for h in self.seats],
-                                 self.game.outcome())
+                                 self.dealt().outcome())
         self._rank()
         if self.on_finish is not None:
             self.on_finish(self)
@@ -688,7 +706,7 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
         if account is None:
             return
         board = leaderboard.board_of(self.game_name, self.options, self.seat_count)
-        score = leaderboard.score_of(board, self.game.outcome()) if board else None
+        score = leaderboard.score_of(board, self.dealt().outcome()) if board else None
         if board is None or score is None:
             return
 
@@ -705,7 +723,8 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
         """The ``game_over`` of the finished game: ``outcome`` is the view's ``outcome`` plus
         the key ``stats`` (:meth:`Game.stats`); the deal's seed and salt are revealed
         (protocol/README.md, "Fair deals")."""
-        outcome = dict(self.game.outcome() or {})
-        outcome["stats"] = self.game.stats()
+        game = self.dealt()
+        outcome = dict(game.outcome() or {})
+        outcome["stats"] = game.stats()
         reveal = {"seed": self.options["seed"], "salt": self.salt} if self.salt else {}
-        return p.GameOver(room=self.id, state_id=self.game.state_id, outcome=outcome, **reveal)
+        return p.GameOver(room=self.id, state_id=game.state_id, outcome=outcome, **reveal)

@@ -15,17 +15,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgpack
+from mypy_extensions import trait
 from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential_jitter
 
-from ..games import Game, GameError, LogEntry, replay
+from ..games import GameError, LogEntry, replay
 from . import table
 from .fanout import Connection
-from .store import Lease, OwnershipLost, Store, StoreError
+from .store import OwnershipLost, StoreError
 from .table import Event, Phase
+from .room_parts import RoomParts
 
 log = logging.getLogger("cardhall.room")
 CLOSED = Phase.CLOSED
@@ -43,44 +44,13 @@ RELOAD_JITTER_SECONDS = 0.25
 LEASE_MARGIN = 0.2
 
 
-class RoomSaving:
+@trait
+class RoomSaving(RoomParts):
     """The store writes, rollback, reload and lease fencing of a
     :class:`~cardhall.server.room.Room` (a base class of it, so that its state stays in one
     place; these methods run inside the room task)."""
 
-    if not TYPE_CHECKING:  # Room's slots: for mypy, declared below (no __slots__ there, so
-        __slots__ = ()     # that assigning them is no error: python/mypy#21794)
-
-    if TYPE_CHECKING:
-        def _accepted(self, entry: LogEntry, events: list[dict[str, Any]],
-                      conn: Connection | None, re: Any) -> None: ...
-        def _broadcast(self, events: list[dict[str, Any]], first: Connection | None = None,
-                       lead: bytes | None = None, re: Any = None) -> None: ...
-        _broken: bool
-        def _finish(self) -> None: ...
-        def _lost(self) -> None: ...
-        _recovery: asyncio.Task[None] | None
-        _save_posted: bool
-        _saved_entries: list[LogEntry]
-        _saved_snapshot: dict[str, Any] | bytes | None
-        def _schedule(self) -> None: ...
-        _seat_version: list[int]
-        _stored_state: dict[str, Any] | None
-        def _wake_bots(self) -> None: ...
-        _withheld: bool
-        game: Game
-        game_cls: type[Game]
-        game_phase: Phase
-        id: str
-        lease: Lease | None
-        lease_until: float
-        phase: Phase
-        def post(self, fn: Callable[[], Any]) -> None: ...
-        def resync(self) -> None: ...
-        def state(self) -> dict[str, Any]: ...
-        store: Store
-        def submit(self, fn: Callable[[], Any]) -> asyncio.Future[Any]: ...
-        def summary(self) -> dict[str, Any]: ...
+    __slots__ = tuple[str, ...]()
 
     def lease_current(self) -> bool:
         """True when this copy may send frames: its lease is known to hold for a while yet
@@ -97,14 +67,6 @@ class RoomSaving:
             log.warning("room %s: lease not confirmed current: frames withheld", self.id)
         self._withheld = True
         return False
-
-    def confirmed(self, until: float) -> None:
-        """The store renewed the lease, valid until ``until`` (loop time, s); members whose
-        frames were withheld meanwhile get their full views (:meth:`resync`)."""
-        self.lease_until = until
-        if self._withheld:
-            self._withheld = False
-            self.post(self.resync)
 
     async def save_state(self) -> None:
         """Write :meth:`state` and the lobby entry to the store now.
@@ -150,7 +112,7 @@ class RoomSaving:
         it up). :class:`OwnershipLost` wrote nothing: rolled back, the room is given up
         (:meth:`_lost`).
         """
-        sid = self.game.log_length  # the log's length after this entry
+        sid = self.dealt().log_length  # the log's length after this entry
         state = self.state()
         unchanged = state == self._stored_state
         self._stored_state = None  # unknown until the store confirms
@@ -160,8 +122,8 @@ class RoomSaving:
         except asyncio.CancelledError:
             self._break()  # the entry may or may not have landed: reload first
             raise
-        except OwnershipLost as exc:
-            log.error("room %s: append refused at log entry %d: %s", self.id, sid, exc)
+        except OwnershipLost as lost:  # not `exc`: mypyc types a name by its first except
+            log.error("room %s: append refused at log entry %d: %s", self.id, sid, lost)
             self._roll_back()
             self._broken = True  # nothing more is written here: the room moves elsewhere
             if conn is not None:
@@ -180,7 +142,7 @@ class RoomSaving:
             return False
         self._stored_state = state
         if sid % SNAPSHOT_EVERY == 0:
-            snap = self.game.snapshot()
+            snap = self.dealt().snapshot()
             self._saved_snapshot, self._saved_entries = snap, []
             self.post(lambda: self._snapshot(sid, snap))
         else:
@@ -193,7 +155,7 @@ class RoomSaving:
         (``_saved_snapshot`` plus ``_saved_entries``): an append failed, and the engine
         must not show what the store may not hold. Left as it is (the room is broken until
         it reloads anyway) if that state cannot be rebuilt, which would be a bug."""
-        game, snap = self.game, self._saved_snapshot
+        game, snap = self.dealt(), self._saved_snapshot
         try:
             if isinstance(snap, bytes):
                 snap = msgpack.unpackb(snap, strict_map_key=False)

@@ -10,50 +10,27 @@ from __future__ import annotations
 import hmac
 import secrets
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+
+from mypy_extensions import trait
 
 from .. import protocol as p
-from ..games import Game, GameError, LogEntry
+from ..games import GameError, LogEntry
 from . import table
-from .account_store import SeatLedger
 from .fanout import Connection, Member, Seat
 from .table import Leaving, Phase, RoomError
+from .room_parts import RoomParts
 
 WAITING, PLAYING, FINISHED, CLOSED = Phase
 #: A seat event to send every member: (seat, event) (:meth:`RoomSeats._tell`).
 Told = tuple[int, str]
 
 
-class RoomSeats:
+@trait
+class RoomSeats(RoomParts):
     """The seats and members of a :class:`~cardhall.server.room.Room` (a base class of it,
     so that its state stays in one place; these methods run inside the room task)."""
 
-    if not TYPE_CHECKING:  # Room's slots: for mypy, declared below (no __slots__ there, so
-        __slots__ = ()     # that assigning them is no error: python/mypy#21794)
-
-    if TYPE_CHECKING:
-        _broken: bool
-        _facts_posted: bool
-        async def _persist(self, entry: LogEntry, events: list[dict[str, Any]],
-                           conn: Connection | None, re: Any) -> bool: ...
-        def _save_soon(self) -> None: ...
-        def _schedule(self) -> None: ...
-        def _seat_event(self, seat: int, event: str) -> None: ...
-        def _wake_bots(self) -> None: ...
-        def facts_changed(self) -> None: ...
-        game: Game
-        game_name: str
-        game_phase: Phase
-        host: str
-        id: str
-        ledger: SeatLedger | None
-        members: dict[Connection, Member]
-        options: dict[str, Any]
-        phase: Phase
-        def post(self, fn: Callable[[], Any]) -> None: ...
-        seats: list[Seat | None]
-        settings: dict[str, Any]
+    __slots__ = tuple[str, ...]()
 
     def join(self, conn: Connection, seat: int | None) -> tuple[int, str]:
         """Seat ``conn`` at ``seat`` (or the first free seat) and tell every member at once
@@ -342,7 +319,7 @@ class RoomSeats:
             holder.token = ""  # a forfeited seat cannot be resumed (matches no token)
             self._unseated(holder)
             try:
-                events = self.game.apply_entry(LogEntry.forfeit(seat))
+                events = self.dealt().apply_entry(LogEntry.forfeit(seat))
             except GameError:
                 return  # already out of the game
             if not await self._persist(LogEntry.forfeit(seat), events, None, None):

@@ -13,6 +13,7 @@ import logging
 from typing import Any, Protocol
 
 import msgpack
+from mypy_extensions import mypyc_attr
 
 from .. import protocol as p
 from .. import games
@@ -72,6 +73,8 @@ class Hub(Protocol):
         ...
 
 
+# Compiled (setup.py); a forwarded peer (cluster.RemotePeer, pure Python) subclasses it.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Session:
     """A peer of the server that sends requests and receives frames.
 
@@ -115,7 +118,7 @@ class Session:
 
     def send_later(self, frame: bytes) -> None:
         """Queue an encoded frame, in order with every other, to be written soon rather
-        than now (see :meth:`~cardhall.server.fanout.Peer.send_later`); here, now."""
+        than now (see :meth:`~cardhall.server.room_parts.Peer.send_later`); here, now."""
         self.send_raw(frame)
 
     def send_error(self, code: str, message: str, re: Any = None) -> None:
@@ -139,8 +142,8 @@ class Session:
             await self.dispatch(msg)
         except (RoomError, AuthError) as exc:
             self.send_error(exc.code, exc.message, re)
-        except StoreError as exc:
-            self.send_error("server/unavailable", str(exc) or "the store is unavailable", re)
+        except StoreError as down:  # not `exc`: mypyc types a name by its first except
+            self.send_error("server/unavailable", str(down) or "the store is unavailable", re)
         except Exception:
             log.exception("bug handling %s session=%s", msg.TYPE, self.session)
             self.send_error("server/internal", "internal error (logged on the server)", re)
@@ -313,7 +316,9 @@ class Session:
         room = self._visible_room(msg.room)
         if room.game_phase is not Phase.FINISHED:  # as the transition table says
             table.step(room.game_phase, Event.REVEAL)
-        entries = await self.server.store.log(room.id)
+        # Any: the SQLite and Redis stores hand back each entry as the list msgpack unpacks,
+        # which a compiled LogEntry (a tuple) would refuse
+        entries: list[Any] = await self.server.store.log(room.id)
         first = msg.first or 0
         page: list[Any] = []
         size = 0
@@ -322,11 +327,12 @@ class Session:
             if size > LOG_PAGE_BYTES and page:
                 break
             page.append(list(entry))
-        outcome = dict(room.game.outcome() or {})
-        outcome["stats"] = room.game.stats()
-        self.send(p.Log(room=room.id, game=room.game_name, seats=room.game.seats,
-                        options=dict(room.game.options), salt=room.salt or None,
-                        commitment=room.commitment, state_id=room.game.state_id,
+        game = room.dealt()
+        outcome = dict(game.outcome() or {})
+        outcome["stats"] = game.stats()
+        self.send(p.Log(room=room.id, game=room.game_name, seats=game.seats,
+                        options=dict(game.options), salt=room.salt or None,
+                        commitment=room.commitment, state_id=game.state_id,
                         outcome=outcome, first=first, entries=page,
                         more=first + len(page) < len(entries), re=msg.id))
 

@@ -188,7 +188,7 @@ def step(phase: Phase, event: Event) -> Phase:
 
 
 class SeatLike(Protocol):
-    """What the seat rules read of a taken seat (:class:`~cardhall.server.fanout.Seat`)."""
+    """What the seat rules read of a taken seat (:class:`~cardhall.server.room_parts.Seat`)."""
 
     @property
     def conn(self) -> object | None: ...  # the connection playing it (None: none)
