@@ -57,7 +57,7 @@ class CountingConnection:
     ``first_at`` was last reset to 0.0 happened."""
 
     def __init__(self, i: int, act_reply: str = "ok") -> None:
-        self.session = self.name = f"seat{i}"
+        self.session_id = self.name = f"seat{i}"
         self.account = ""  # signed in to no account
         self.process = "bench"
         self.act_reply = act_reply

@@ -59,7 +59,7 @@ class Member:
     """A stand-in connection for the auth service (what :class:`~.auth.Member` reads)."""
 
     def __init__(self, n: int) -> None:
-        self.session, self.addr = f"bench{n:010d}", "127.0.0.1"
+        self.session_id, self.addr = f"bench{n:010d}", "127.0.0.1"
         self.account = self.name = self.login = ""
         self.guest = True
 

@@ -205,7 +205,7 @@ class Connection:
         #: Per room: ``[state_id, "view" or "delta", map]`` for every view or delta applied.
         self._seen: dict[str, list[list[Any]]] = {}
         self._joined_as: dict[str, int | None] = {}  # seat of the last joined, by room
-        self.session = ""
+        self.session_id = ""
         self.url = self.urls[0]
         self._url_cycle = itertools.cycle(self.urls)
         self._ws: ClientConnection | None = None
@@ -279,7 +279,7 @@ class Connection:
         if self._closing:  # close() was called while this connection was being opened
             await ws.close()
             raise ConnectionLost("client closed")
-        self._ws, self.url, self.session = ws, url, reply.session
+        self._ws, self.url, self.session_id = ws, url, reply.session
         self.name = "Guest-" + reply.session[:6].upper()  # the spec's anonymous name
         self._reader = asyncio.get_running_loop().create_task(self._read(ws))
 

@@ -229,12 +229,12 @@ class Server:
     async def _handle(self, ws: ServerConnection) -> None:
         conn = Connection(self, ws)
         self.connections.add(conn)
-        event(log, logging.INFO, "conn_open", session=conn.session, addr=conn.addr)
+        event(log, logging.INFO, "conn_open", session=conn.session_id, addr=conn.addr)
         try:
             await conn.run()
         finally:
             self.connections.discard(conn)
-            event(log, logging.INFO, "conn_closed", session=conn.session, addr=conn.addr,
+            event(log, logging.INFO, "conn_closed", session=conn.session_id, addr=conn.addr,
                   code=ws.close_code, client=conn.software, account=conn.account or None)
 
     async def stop(self) -> None:

@@ -71,7 +71,7 @@ class Member(Protocol):
     ``login``: the digest of the session token it signed in with, ``""`` for none;
     ``guest``: False for a registered account)."""
 
-    session: str
+    session_id: str
     addr: str
     account: str
     name: str
@@ -299,12 +299,12 @@ class Auth:
             grant = await self._sign_in(member, msg)
         except AuthError as exc:
             self._count(way, exc.code)
-            event(log, logging.INFO, "sign_in_refused", session=member.session,
+            event(log, logging.INFO, "sign_in_refused", session=member.session_id,
                   addr=member.addr, way=way, code=exc.code)
             raise
         self._count(way, "ok")
         await self.bind(member, grant)
-        event(log, logging.INFO, "signed_in", session=member.session, addr=member.addr,
+        event(log, logging.INFO, "signed_in", session=member.session_id, addr=member.addr,
               way=way, account=grant.account.id)
         member.send(grant.reply(p.reply_id(msg)))
 
@@ -597,7 +597,7 @@ class Auth:
             if not held:
                 del self.online[member.account]
         member.account, member.login, member.guest = "", "", True
-        member.name = anonymous_name(member.session)
+        member.name = anonymous_name(member.session_id)
 
     async def logout(self, member: Member, everywhere: bool) -> None:
         """End ``member``'s session (``everywhere``: every session of its account, its other
@@ -617,7 +617,7 @@ class Auth:
             record = await self.accounts.get_token(account_id, login)
             pair = str((record or {}).get("pair", ""))
             await self.accounts.drop_tokens(account_id, login, *([pair] if pair else []))
-        event(log, logging.INFO, "signed_out", session=member.session, account=account_id,
+        event(log, logging.INFO, "signed_out", session=member.session_id, account=account_id,
               everywhere=everywhere)
 
     async def _rename(self, account: Account, name: str) -> Account:

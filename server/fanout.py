@@ -37,7 +37,7 @@ class Peer(Protocol):
     update alone, carrying the act's id).
     """
 
-    session: str
+    session_id: str
     process: str
     account: str
     name: str

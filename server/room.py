@@ -325,7 +325,7 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
                 "chat": list(self.chat), "muted": sorted(self.muted),
                 "started_at": self.started_at,
                 "seats": [None if h is None else h.stored() for h in self.seats],
-                "members": [[c.process, c.session, m.seat] for c, m in self.members.items()],
+                "members": [[c.process, c.session_id, m.seat] for c, m in self.members.items()],
                 "deadlines": [[s, t] for s, t in self.deadlines.items()]}
 
     @classmethod
@@ -416,7 +416,7 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
             StoreError: the started state could not be saved (:class:`OwnershipLost`:
                 another process owns the room); the room is left waiting as it was.
         """
-        table.check_starter(self.seats, self.host, by, by.session if by is not None else "")
+        table.check_starter(self.seats, self.host, by, by.session_id if by is not None else "")
         told = await self._saved(self._begin_start)
         self._announce_start(told, by, re)
 

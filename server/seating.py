@@ -80,7 +80,7 @@ class RoomSeats:
         """
         seat = table.choose_seat(self.phase, self.seats, conn, conn.account, seat,
                                  bool(self.settings.get("multi_seat")))
-        move = table.host_on_join(self.seats, conn.session == self.host, self.host)
+        move = table.host_on_join(self.seats, conn.session_id == self.host, self.host)
         token = secrets.token_urlsafe(24)  # 192 bits
         holder = self.seats[seat] = Seat(token=token, conn=conn, name=conn.name,
                                          since=time.time(), account=conn.account)
@@ -110,7 +110,7 @@ class RoomSeats:
         assert holder is not None
         holder.host = True
         if claim:
-            self.host = holder.conn.session if holder.conn is not None else ""
+            self.host = holder.conn.session_id if holder.conn is not None else ""
         return seat, "host"
 
     def _free_seat(self, seat: int) -> None:

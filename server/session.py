@@ -87,7 +87,7 @@ class Session:
     """
 
     server: Hub
-    session: str
+    session_id: str
     process: str
     name: str
     rooms: dict[str, Room]
@@ -126,7 +126,7 @@ class Session:
         try:
             reply = p.error_reply(code, message, re)
         except p.ProtocolError:
-            log.error("unbuildable error reply code=%.70r session=%s", code, self.session)
+            log.error("unbuildable error reply code=%.70r session=%s", code, self.session_id)
             reply = p.error_reply("server/internal", re=re)
         self.send(reply)
 
@@ -142,7 +142,7 @@ class Session:
         except StoreError as exc:
             self.send_error("server/unavailable", str(exc) or "the store is unavailable", re)
         except Exception:
-            log.exception("bug handling %s session=%s", msg.TYPE, self.session)
+            log.exception("bug handling %s session=%s", msg.TYPE, self.session_id)
             self.send_error("server/internal", "internal error (logged on the server)", re)
 
     async def dispatch(self, msg: p.Message) -> None:
@@ -457,7 +457,7 @@ class Session:
         """
         lobby = self.server.lobby
         room = lobby.find(room_id)
-        if room.private and room_id not in self.rooms and room.host != self.session:
+        if room.private and room_id not in self.rooms and room.host != self.session_id:
             lobby.find_public(room_id)
         return room
 

@@ -20,7 +20,7 @@ class Recorder:
     """A stand-in connection that records every write: ``(name, [frame types])``."""
 
     def __init__(self, name: str, log: WriteLog) -> None:
-        self.name, self.session, self.process = name, name, "test"
+        self.name, self.session_id, self.process = name, name, "test"
         self.account = ""  # signed in to no account
         self.act_reply = "ok"
         self.rooms: dict[str, Room] = {}

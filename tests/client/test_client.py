@@ -28,7 +28,7 @@ async def test_a_seat_dropped_while_connected_is_resumed_on_not_seated(server: S
                                        options={"seed": 3})).room
         seat = (await c.join(room_id)).seat
         room = server.lobby.rooms[room_id]
-        conn = server.sessions[c.session]
+        conn = server.sessions[c.session_id]
         await room.submit(lambda: room.dropped(conn))
         holder = room.seats[seat or 0]
         assert holder is not None and holder.conn is None and holder.grace_until
