@@ -356,6 +356,7 @@ class ServerHandshake:
         versions: Protocol versions accepted; by default only :data:`PROTOCOL_VERSION`.
 
     Attributes:
+        session_id: The session id (``welcome.session``).
         done: True once a ``hello`` was accepted.
         version: The accepted protocol version, or None before the handshake.
     """

@@ -22,7 +22,7 @@ client may be connected to any process:
   an operator's request (:mod:`.admin`) for a room this process owns; answered with
   ``{"k": "admin_re", "id": N, "status": HTTP_STATUS, "body": {...}}`` to ``PROC``.
 * ``{"k": "account", "from": PROC, "acct": ACCOUNT, "op": "close"|"name", ...}``: an
-  account was banned or its sessions revoked (close its connections here), or renamed
+  account was banned or its sign-ins revoked (close its connections here), or renamed
   (:meth:`~.auth.Auth.inbox`).
 
 An owner that dies stops renewing its leases; within ``lease_seconds`` (plus one scan) another
@@ -108,17 +108,17 @@ class RemotePeer(Session):
     Args:
         cluster: This process's cluster.
         process: The process the client is connected to.
-        session: The client's session id there.
+        session_id: The client's session id there.
         name: The client's display name.
         account: The account it is signed in to (``""``: none).
     """
 
-    def __init__(self, cluster: Cluster, process: str, session: str, name: str,
+    def __init__(self, cluster: Cluster, process: str, session_id: str, name: str,
                  account: str = "") -> None:
         self.cluster = cluster
         self.server = cluster.server
         self.process = process
-        self.session_id = session
+        self.session_id = session_id
         self.name = name
         self.account = account
         self.rooms: dict[str, Room] = {}

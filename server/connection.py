@@ -134,7 +134,7 @@ class Connection(Session):
         ws: The websockets connection.
 
     Attributes:
-        session: Random session id (16 hex characters), also the host identity of rooms it
+        session_id: Random session id (16 hex characters), also the host identity of rooms it
             creates.
         account: The id of the account it is signed in to (``""``: none, an anonymous
             guest): see :mod:`.auth`.

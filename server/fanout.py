@@ -29,12 +29,12 @@ class Peer(Protocol):
     process (both are :class:`~cardhall.server.session.Session`; declared here so the room
     does not import the layers above it).
 
-    Attributes: ``session`` (the peer's random id), ``process`` (id of the server process the
-    client is connected to), ``account`` (the id of the account it is signed in to, ``""``
-    for none), ``name`` (that account's display name), ``rooms`` (rooms of this process it is
-    in, by id), ``remote_rooms`` (ids of rooms owned by other processes) and ``act_reply``
-    (its hello's: ``"ok"``, or ``"update"`` when its accepted actions are answered by its
-    update alone, carrying the act's id).
+    Attributes: ``session_id`` (the peer's random session id), ``process`` (id of the server
+    process the client is connected to), ``account`` (the id of the account it is signed in
+    to, ``""`` for none), ``name`` (that account's display name), ``rooms`` (rooms of this
+    process it is in, by id), ``remote_rooms`` (ids of rooms owned by other processes) and
+    ``act_reply`` (its hello's: ``"ok"``, or ``"update"`` when its accepted actions are
+    answered by its update alone, carrying the act's id).
     """
 
     session_id: str

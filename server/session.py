@@ -75,12 +75,12 @@ class Hub(Protocol):
 class Session:
     """A peer of the server that sends requests and receives frames.
 
-    Subclasses provide :meth:`send`. Attributes every session has: ``server``, ``session``
+    Subclasses provide :meth:`send`. Attributes every session has: ``server``, ``session_id``
     (random id, also the host identity of rooms it creates), ``process`` (id of the server
     process the client is connected to), ``account`` (the id of the account it is signed in
     to, ``""`` for none: :mod:`.auth`), ``guest`` (False once signed in to a registered
     account), ``name`` (that account's display name, or an anonymous guest's name),
-    ``login`` (digest of its session token, ``""``), ``addr``
+    ``login`` (digest of its access token, ``""``), ``addr``
     (client address), ``rooms`` (rooms of this process it is seated in or watching, by id),
     ``remote_rooms`` (ids of rooms owned by other processes it was forwarded to), ``closed``
     and ``act_reply``.

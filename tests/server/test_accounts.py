@@ -19,7 +19,7 @@ from cardhall.server.account_sqlite import SQLiteAccounts, create_tables, plain
 from cardhall.server.account_store import AccountStore, KeyTaken
 from cardhall.server.history import Ledger, seat_result
 from cardhall.server.identity import (
-    REFRESH, SESSION, Account, AuthError, check_password, new_token, read_token)
+    ACCESS, REFRESH, Account, AuthError, check_password, new_token, read_token)
 from cardhall.server.redis_store import RedisStore
 
 from ..conftest import RedisProcess
@@ -86,9 +86,9 @@ def test_the_table_is_written_from_confusables_txt(tmp_path: Any) -> None:
 
 
 def test_tokens_name_their_account_and_kind() -> None:
-    token, digest = new_token(SESSION, "0123456789abcdef")
+    token, digest = new_token(ACCESS, "0123456789abcdef")
     assert token.startswith("chs1.0123456789abcdef.") and len(digest) == 64
-    assert read_token(token) == (SESSION, "0123456789abcdef", digest)
+    assert read_token(token) == (ACCESS, "0123456789abcdef", digest)
     refresh, _ = new_token(REFRESH, "0123456789abcdef")
     assert read_token(refresh)[0] == REFRESH  # type: ignore[index]
     for bad in ("", token + "x", token.replace("chs1", "chx1"), "chs1.short.x"):

@@ -112,7 +112,7 @@ async def test_the_cli_commands(make_server: ServerFactory) -> None:
     assert json.loads(await cli("account", "cleo"))["status"] == "banned"
     assert "unbanned" in await cli("unban", "cleo")
     assert "'Cleopatra'" in await cli("rename", "cleo", "Cleopatra")
-    assert "sessions revoked" in await cli("revoke", "cleo")
+    assert "sign-ins revoked" in await cli("revoke", "cleo")
     missing = await asyncio.to_thread(run_cli, "admin", "ban", "nobody", "--url", base,
                                       env={"CARDHALL_ADMIN_TOKEN": TOKEN})
     assert missing.returncode != 0 and "404" in missing.stderr
