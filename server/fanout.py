@@ -60,9 +60,6 @@ class Peer(Protocol):
         """Queue an error reply (``code`` as in protocol/README.md) for the peer."""
 
 
-#: The name the room's signatures use for a member's peer.
-Connection = Peer
-
 #: Spectators of one room above which a broadcast hands their frames to
 #: :meth:`Peer.send_later` (written a batch of connections per loop iteration) instead of
 #: writing them all before the room's next work item (issue #35: with 1,000 spectators a
@@ -94,7 +91,7 @@ class Seat:
     """
 
     token: str
-    conn: Connection | None
+    conn: Peer | None
     name: str
     bot: bool = False
     grace_until: float | None = None
@@ -206,7 +203,7 @@ class RoomViews:
         game_cls: type[Game]
         seats: list[Seat | None]
         deadlines: dict[int, float]
-        members: dict[Connection, Member]
+        members: dict[Peer, Member]
         @property
         def commitment(self) -> str | None: ...
 
@@ -220,7 +217,7 @@ class RoomViews:
         def _game_over(self) -> p.GameOver: ...
 
         def lease_current(self) -> bool: ...
-        def send_chat_history(self, conn: Connection) -> None: ...
+        def send_chat_history(self, conn: Peer) -> None: ...
 
     def table(self) -> dict[str, Any]:
         """Server facts added to every view under ``"room"``: id, game name, mode (nil: the
@@ -260,7 +257,7 @@ class RoomViews:
         """:meth:`views_for` of one seat."""
         return self.views_for({seat})[seat]
 
-    def full_view(self, conn: Connection, re: Any = None) -> None:
+    def full_view(self, conn: Peer, re: Any = None) -> None:
         """Send ``conn`` its full view now (join, resume, get_view)."""
         member = self.members.get(conn)
         if member is None:
@@ -270,7 +267,7 @@ class RoomViews:
         conn.send(p.Update(room=self.id, state_id=self.state_id, view=view, events=[],
                            re=re))
 
-    def resend(self, conn: Connection) -> None:
+    def resend(self, conn: Peer) -> None:
         """Send member ``conn`` what it may have missed after frames to it were lost (its
         process's inbox was unreachable): its full view and, once the game is over, the
         ``game_over`` again (a client that missed it would wait for it for ever). Nothing
@@ -281,7 +278,7 @@ class RoomViews:
         if self.game_phase is FINISHED:
             conn.send(self._game_over())
 
-    def send_joined(self, conn: Connection, re: Any, token: str | None = None,
+    def send_joined(self, conn: Peer, re: Any, token: str | None = None,
                     view: dict[str, Any] | None = None) -> None:
         """Send member ``conn`` its ``joined`` reply with its full view (recorded as its last
         view, for deltas): after a join, resume or spectate; in a finished room, the
@@ -299,7 +296,7 @@ class RoomViews:
             conn.send(self._game_over())
         self.send_chat_history(conn)
 
-    def _broadcast(self, events: list[dict[str, Any]], first: Connection | None = None,
+    def _broadcast(self, events: list[dict[str, Any]], first: Peer | None = None,
                    lead: bytes | None = None, re: Any = None) -> None:
         """Send every member its update: the full view the first time, then a delta.
 
@@ -359,7 +356,7 @@ class RoomViews:
                           () if lead is None else (lead,), re)
 
     def _send_deltas(self, frame_of: Callable[..., bytes | None], parts: tuple[bytes, bytes],
-                     table: dict[str, Any], first: Connection | None, leader: Member | None,
+                     table: dict[str, Any], first: Peer | None, leader: Member | None,
                      ahead: tuple[bytes, ...], re: Any) -> None:
         """Send every member its frame of a broadcast of the engine's deltas (``frame_of``
         makes a member's, or returns None when it needs its full view): ``first``'s (its
@@ -367,7 +364,7 @@ class RoomViews:
         ``re``; a member not at the state before gets its full view; the spectators of a
         crowd get theirs later (:data:`LATER_SPECTATORS`)."""
         members = self.members
-        full: list[tuple[Connection, Member]] = []
+        full: list[tuple[Peer, Member]] = []
         if leader is not None:
             assert first is not None
             frame = frame_of(leader, re)
@@ -375,8 +372,8 @@ class RoomViews:
                 full.append((first, leader))
             else:
                 first.send_raw(*ahead, frame)
-        outgoing: list[tuple[Connection, bytes]] = []
-        later: list[tuple[Connection, bytes]] = []
+        outgoing: list[tuple[Peer, bytes]] = []
+        later: list[tuple[Peer, bytes]] = []
         crowd = len(members) - len(self.seats) > LATER_SPECTATORS
         for conn, member in members.items():
             if conn is first:
@@ -402,7 +399,7 @@ class RoomViews:
             conn.send_later(frame)
 
     def _broadcast_diffed(self, parts: tuple[bytes, bytes], table: dict[str, Any],
-                          first: Connection | None, leader: Member | None,
+                          first: Peer | None, leader: Member | None,
                           lead: bytes | None, re: Any) -> None:
         """:meth:`_broadcast` for an engine that does not report its deltas (or cannot
         now): every member's view built (the public part shared: engines cache it per

@@ -23,7 +23,7 @@ from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential_ji
 
 from ..games import Game, GameError, LogEntry, replay
 from . import table
-from .fanout import Connection
+from .fanout import Peer
 from .store import Lease, OwnershipLost, Store, StoreError
 from .table import Event, Phase
 
@@ -53,8 +53,8 @@ class RoomSaving:
 
     if TYPE_CHECKING:
         def _accepted(self, entry: LogEntry, events: list[dict[str, Any]],
-                      conn: Connection | None, re: Any) -> None: ...
-        def _broadcast(self, events: list[dict[str, Any]], first: Connection | None = None,
+                      conn: Peer | None, re: Any) -> None: ...
+        def _broadcast(self, events: list[dict[str, Any]], first: Peer | None = None,
                        lead: bytes | None = None, re: Any = None) -> None: ...
         _broken: bool
         def _finish(self) -> None: ...
@@ -136,7 +136,7 @@ class RoomSaving:
         self.post(save)
 
     async def _persist(self, entry: LogEntry, events: list[dict[str, Any]],
-                       conn: Connection | None, re: Any) -> bool:
+                       conn: Peer | None, re: Any) -> bool:
         """Append ``entry`` (already applied to the engine: :meth:`Game.apply_entry`) to the
         store at the engine's :attr:`~Game.log_length` - 1, then announce it.
 

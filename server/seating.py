@@ -17,7 +17,7 @@ from .. import protocol as p
 from ..games import Game, GameError, LogEntry
 from . import table
 from .account_store import SeatLedger
-from .fanout import Connection, Member, Seat
+from .fanout import Peer, Member, Seat
 from .table import Leaving, Phase, RoomError
 
 WAITING, PLAYING, FINISHED, CLOSED = Phase
@@ -36,7 +36,7 @@ class RoomSeats:
         _broken: bool
         _facts_posted: bool
         async def _persist(self, entry: LogEntry, events: list[dict[str, Any]],
-                           conn: Connection | None, re: Any) -> bool: ...
+                           conn: Peer | None, re: Any) -> bool: ...
         def _save_soon(self) -> None: ...
         def _schedule(self) -> None: ...
         def _seat_event(self, seat: int, event: str) -> None: ...
@@ -48,14 +48,14 @@ class RoomSeats:
         host: str
         id: str
         ledger: SeatLedger | None
-        members: dict[Connection, Member]
+        members: dict[Peer, Member]
         options: dict[str, Any]
         phase: Phase
         def post(self, fn: Callable[[], Any]) -> None: ...
         seats: list[Seat | None]
         settings: dict[str, Any]
 
-    def join(self, conn: Connection, seat: int | None) -> tuple[int, str]:
+    def join(self, conn: Peer, seat: int | None) -> tuple[int, str]:
         """Seat ``conn`` at ``seat`` (or the first free seat) and tell every member at once
         (nothing saved: :meth:`seat_player` saves first). Returns ``(seat, token)``.
 
@@ -69,7 +69,7 @@ class RoomSeats:
                                self.options.get("mode"))
         return seat_no, token
 
-    def _seat(self, conn: Connection, seat: int | None) -> tuple[int, str, list[Told]]:
+    def _seat(self, conn: Peer, seat: int | None) -> tuple[int, str, list[Told]]:
         """The state change of a join, nothing sent, nothing saved: ``conn`` takes ``seat``
         (or the first free seat: :func:`~.table.choose_seat`), and the host role moves as
         :func:`~.table.host_on_join` says. Returns ``(seat, token, seat events to send)``.
@@ -144,7 +144,7 @@ class RoomSeats:
         away: :meth:`Lobby.quick_room`)."""
         return table.startable(self.seats)
 
-    def reattach(self, conn: Connection, seat: int | None) -> None:
+    def reattach(self, conn: Peer, seat: int | None) -> None:
         """Put a member recorded in the stored state back (after a takeover)."""
         self.members[conn] = Member(seat)
         conn.rooms[self.id] = self
@@ -167,7 +167,7 @@ class RoomSeats:
             if holder is not None and holder.conn is None and not holder.bot and holder.token:
                 holder.grace_until = until
 
-    def spectate(self, conn: Connection) -> None:
+    def spectate(self, conn: Peer) -> None:
         """Add ``conn`` as a spectator (a seated connection stays seated)."""
         if conn not in self.members:
             self.members[conn] = Member(None)
@@ -197,7 +197,7 @@ class RoomSeats:
                 found = s
         return found
 
-    def resume(self, conn: Connection, token: str) -> int:
+    def resume(self, conn: Peer, token: str) -> int:
         """Give the seat with ``token`` back to ``conn``. Returns the seat.
 
         Raises:
@@ -208,7 +208,7 @@ class RoomSeats:
             raise RoomError("room/bad_token", "no seat of this room has that token")
         return self._resume_seat(conn, seat)
 
-    def resume_account(self, conn: Connection) -> int:
+    def resume_account(self, conn: Peer) -> int:
         """Give ``conn`` back the seat its account holds (any device: no token needed); with
         several (``multi_seat``), the first one not played from ``conn``. Returns the seat.
 
@@ -224,7 +224,7 @@ class RoomSeats:
         free = [s for s in held if (h := self.seats[s]) is not None and h.conn is not conn]
         return self._resume_seat(conn, (free or held)[0])
 
-    def _resume_seat(self, conn: Connection, seat: int) -> int:
+    def _resume_seat(self, conn: Peer, seat: int) -> int:
         holder = self.seats[seat]
         assert holder is not None
         old = holder.conn
@@ -239,7 +239,7 @@ class RoomSeats:
         self._schedule()
         return seat
 
-    async def leave(self, conn: Connection) -> None:
+    async def leave(self, conn: Peer) -> None:
         """``conn`` leaves: what becomes of its seat is :func:`~.table.on_leave`'s: a
         waiting seat is freed; a playing seat is abandoned at once; in a finished room
         only the connection goes."""
@@ -253,7 +253,7 @@ class RoomSeats:
             self._seat_event(seat, "left")
             await self._abandon(seat)
 
-    def _detach(self, conn: Connection, save_spectator: bool = False) -> int | None:
+    def _detach(self, conn: Peer, save_spectator: bool = False) -> int | None:
         """Take ``conn`` out of the room's members (a spectator's going is told to the
         members soon: :meth:`_facts_soon`; with ``save_spectator``, saved soon too: a dropped
         spectator is no longer in the stored state's members). Returns the
@@ -310,7 +310,7 @@ class RoomSeats:
             return "bot" if holder.bot else "forfeit"
         return "freed" if leaving is Leaving.FREE else "detached"
 
-    def dropped(self, conn: Connection) -> None:
+    def dropped(self, conn: Peer) -> None:
         """``conn`` lost its connection: hold its seat for the grace window (not in a
         finished room: :func:`~.table.holds_on_drop`)."""
         seat = self._detach(conn, save_spectator=True)

@@ -207,7 +207,8 @@ def test_readme_layout_picture_names_every_module() -> None:
 def test_connection_session_peer_and_hub_have_one_meaning_each() -> None:
     """Issue #31, item 7: the README says what each of the four words means, and the code
     keeps to it: no module imports one of ``Connection``, ``Session``, ``Peer``, ``Hub``
-    under another of these names (lobby.py once called the room's ``Peer`` ``Session``),
+    under another of these names (lobby.py once called the room's ``Peer`` ``Session``) or
+    names one after another (fanout.py had ``Connection = Peer``),
     every ``Hub`` is a Protocol (the server as a lower module needs it), and the protocol
     package, which knows no rooms, never calls the other end "the peer"."""
     import ast
@@ -225,6 +226,10 @@ def test_connection_session_peer_and_hub_have_one_meaning_each() -> None:
                 if isinstance(node, ast.ImportFrom):
                     problems += [f"{where}: imports {a.name} as {a.asname}" for a in node.names
                                  if a.name in names and a.asname in names - {a.name}]
+                elif (isinstance(node, ast.Assign) and isinstance(node.value, ast.Name)
+                      and node.value.id in names):
+                    problems += [f"{where}: calls {node.value.id} {t.id}" for t in node.targets
+                                 if isinstance(t, ast.Name) and t.id in names - {node.value.id}]
                 elif isinstance(node, ast.ClassDef) and node.name == "Hub":
                     if "Protocol" not in ast.unparse(node):
                         problems.append(f"{where}: Hub is not a Protocol")
