@@ -76,10 +76,10 @@ def _ws_filter(record: logging.LogRecord) -> bool:
         del record.__dict__["websocket"]
         if "addr" not in record.__dict__:
             try:
-                peer = ws.remote_address
+                remote = ws.remote_address
             except AttributeError:  # no transport (any more): no address to give
-                peer = None
-            record.addr = str(peer[0]) if isinstance(peer, tuple) and peer else "?"
+                remote = None
+            record.addr = str(remote[0]) if isinstance(remote, tuple) and remote else "?"
     return True
 
 

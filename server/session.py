@@ -1,8 +1,8 @@
-"""Request handling shared by every kind of peer: a local socket or a forwarded one.
+"""Request handling shared by every kind of session: a client on a local socket or a forwarded one.
 
 :class:`Session` holds the handlers of the client requests (``list_rooms`` .. ``ping``). A
 :class:`~cardhall.server.connection.Connection` is a Session on a local WebSocket; a
-forwarded peer (a client connected to another server process, whose requests reach the
+forwarded client (a client connected to another server process, whose requests reach the
 room's owner through the store) is a Session too, so every request is handled by the same
 code wherever the client is connected.
 """
@@ -73,7 +73,7 @@ class Hub(Protocol):
 
 
 class Session:
-    """A peer of the server that sends requests and receives frames.
+    """A client as the server serves it: it sends requests and receives frames.
 
     Subclasses provide :meth:`send`. Attributes every session has: ``server``, ``session_id``
     (random id, also the host identity of rooms it creates), ``process`` (id of the server
@@ -131,7 +131,7 @@ class Session:
         self.send(reply)
 
     async def handle(self, msg: p.Message) -> None:
-        """Handle one decoded request; every failure becomes an ``error`` reply (peer faults
+        """Handle one decoded request; every failure becomes an ``error`` reply (client faults
         with their code, store outages as ``server/unavailable``, our bugs as
         ``server/internal``, logged, never a traceback to the client)."""
         re = p.reply_id(msg)
