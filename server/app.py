@@ -109,7 +109,7 @@ class Server:
         settings: Listening address and limits (see :class:`Settings`).
         store: Room persistence; a :class:`MemoryStore` when None (``cardhall serve``
             passes its SQLite store unless told otherwise).
-        accounts: Accounts, sessions and histories (:mod:`.account_store`); None: the one
+        accounts: Accounts, their tokens and histories (:mod:`.account_store`); None: the one
             that shares ``store``'s backend (:func:`accounts_for`).
 
     Raises:
