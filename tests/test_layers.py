@@ -111,10 +111,9 @@ UNMIRRORED = {
     "cli": "",
     # Every module of the harnesses has its own test module.
     "bench": "",
-    # The server's parts that need a Redis: test_accounts.py and test_auth.py (the account
-    # stores over every backend), conftest's ``server`` (every server test on Redis too) and
-    # tests/e2e/test_redis_ha.py (the Redis store and its leases).
-    "server": "account_redis account_sqlite account_store redis_leases redis_store",
+    # The Redis room store and its leases: conftest's ``server`` (every server test on Redis
+    # too) and tests/e2e/test_redis_ha.py.
+    "server": "redis_leases redis_store",
     # Every module of the client has its own test module.
     "client": "",
     # Every module of the engines has its own test module.
