@@ -111,9 +111,8 @@ UNMIRRORED = {
     "cli": "",
     # Every module of the harnesses has its own test module.
     "bench": "",
-    # The Redis room store and its leases: conftest's ``server`` (every server test on Redis
-    # too) and tests/e2e/test_redis_ha.py.
-    "server": "redis_leases redis_store",
+    # Every module of the server has its own test module.
+    "server": "",
     # Every module of the client has its own test module.
     "client": "",
     # Every module of the engines has its own test module.
