@@ -1,7 +1,7 @@
 """Operators and accounts (issue #29, item 6): the admin API's account endpoints
 (server/admin_accounts.py) and the ``cardhall admin`` commands (cli/admin.py):
 list and find accounts, ban (closing the account's connections on every process) and unban,
-rename, revoke sessions; on both stores."""
+rename, revoke sign-ins; on both stores."""
 
 from __future__ import annotations
 

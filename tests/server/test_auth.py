@@ -1,4 +1,4 @@
-"""Players are who they say they are (issue #29): accounts, sessions, names nobody else can
+"""Players are who they say they are (issue #29): accounts, sign-ins, names nobody else can
 take, leaderboards only the server writes, My games; end to end over real servers on both
 stores (``make_server`` runs each test with the memory and the Redis store).
 """
@@ -483,7 +483,7 @@ async def test_bots_sign_in_as_a_guest_each_or_with_a_token(make_server: ServerF
 # -- cardhall play -----------------------------------------------------------------------------
 
 
-def _play_sessions(url: str, state: str) -> None:
+def _play_twice(url: str, state: str) -> None:
     """``cardhall play --register zoe`` then a plain ``cardhall play`` with the same state
     folder (a person in a pty each time)."""
     from ..client.test_terminal import LOBBY, Person
@@ -505,7 +505,7 @@ async def test_cardhall_play_registers_and_keeps_its_session_0600(
     import stat
 
     server = await make_server()
-    await asyncio.to_thread(_play_sessions, server.url, str(tmp_path))
+    await asyncio.to_thread(_play_twice, server.url, str(tmp_path))
     kept = tmp_path / "cardhall" / "account.json"
     assert stat.S_IMODE(kept.stat().st_mode) == 0o600
     entry = json.loads(kept.read_text())["servers"][server.url]
