@@ -55,13 +55,13 @@ ROOM_SETTINGS = {"turn_seconds": None, "bid_seconds": None, "grace_seconds": 120
                  "on_abandon": "bot"}
 
 
-class CountingConnection:
-    """Stands in for a client connection: counts the frames a room sends it, and notes in
-    ``first_at`` (a ``time.perf_counter()`` reading, s) when the first write after
+class CountingPeer:
+    """Stands in for a room's member (a peer): counts the frames the room sends it, and notes
+    in ``first_at`` (a ``time.perf_counter()`` reading, s) when the first write after
     ``first_at`` was last reset to 0.0 happened."""
 
     def __init__(self, i: int, act_reply: str = "ok") -> None:
-        self.session = self.name = f"seat{i}"
+        self.session_id = self.name = f"seat{i}"
         self.account = ""  # signed in to no account
         self.process = "bench"
         self.act_reply = act_reply
@@ -164,13 +164,13 @@ def timer_cost(calls: int = 20_000) -> float:
 
 async def open_table(room_cls: type[Any], number: int, seed: int, store: Any,
                      settings: dict[str, Any], metrics: Any = None
-                     ) -> tuple[Any, Any, list[CountingConnection]]:
+                     ) -> tuple[Any, Any, list[CountingPeer]]:
     """A started 4-seat Skipper ``multi`` room ``r{number}`` of ``room_cls`` (``Room`` or a
     subclass) on ``store``, with room options ``settings`` and bound ``metrics`` (None:
-    none), its engine (deal ``seed``) and its four :class:`CountingConnection` seated."""
+    none), its engine (deal ``seed``) and its four :class:`CountingPeer` seated."""
     from ..games.skipper import Skipper
 
-    conns = [CountingConnection(i) for i in range(4)]
+    conns = [CountingPeer(i) for i in range(4)]
     game = Skipper({"mode": "multi", "seed": seed}, 4)
     room = room_cls(id=f"r{number}", name="bench", game_name="skipper", game=game,
                     settings=settings, store=store)
@@ -202,7 +202,7 @@ async def _play(actions: int, rooms: int, seed: int, clock: Clock | None,
                               "skipper", "multi")
     made = 0
 
-    async def new_table() -> tuple[Any, Any, list[CountingConnection]]:
+    async def new_table() -> tuple[Any, Any, list[CountingPeer]]:
         nonlocal made
         made += 1
         room, game, conns = await open_table(

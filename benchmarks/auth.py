@@ -1,5 +1,6 @@
 """What accounts cost (issue #29): a password login's CPU, the event loop while logins
-arrive, a session resume's server time, and the memory an account takes in each store.
+arrive, a ``restore``'s server time (a sign-in with a kept access token), and the memory an
+account takes in each store.
 
     python benchmarks/auth.py
     python benchmarks/auth.py --logins 200 --rate 20 --accounts 5000 --redis
@@ -14,14 +15,14 @@ Prints:
    p99 and max of that lag, and the login round trips; and the same probe for as long with no
    login first (the machine's own baseline: compare the two). The target is a p99 under
    5 ms at 20 logins a second (the hashing runs in threads; argon2 releases the GIL).
-3. **Session resume**: server time of ``restore`` (the session token looked up, the account
+3. **Sign-in by restore**: server time of ``restore`` (the access token looked up, the account
    read, the connection signed in: :meth:`Auth.restore` and :meth:`Auth.bind`), median and
    p99 over ``--resumes`` resumes, for the memory store and (``--redis``) the Redis store
    (a round trip to Redis on loopback included). The target is at most 1 ms.
 4. **Memory per account**: ``--accounts`` guest accounts made through the auth service, each
-   with a display name and a session (token pair): bytes per account this process holds
-   (memory store: ``tracemalloc``), bytes of SQLite database (the SQLite account store, a
-   WAL file of its own), and bytes per account Redis holds (``INFO memory``
+   with a display name and a sign-in (an access and refresh token pair): bytes per account
+   this process holds (memory store: ``tracemalloc``), bytes of SQLite database (the SQLite
+   account store, a WAL file of its own), and bytes per account Redis holds (``INFO memory``
    ``used_memory``; ``--redis``). The resume time is measured on each store too.
 
 ``--redis`` starts a ``redis-server`` of its own on a free port (it must be installed). Compare
@@ -59,7 +60,7 @@ class Member:
     """A stand-in connection for the auth service (what :class:`~.auth.Member` reads)."""
 
     def __init__(self, n: int) -> None:
-        self.session, self.addr = f"bench{n:010d}", "127.0.0.1"
+        self.session_id, self.addr = f"bench{n:010d}", "127.0.0.1"
         self.account = self.name = self.login = ""
         self.guest = True
 
@@ -179,12 +180,12 @@ async def resume_time(server: Server, resumes: int, label: str) -> None:
         await auth.bind(member, again)
         times.append(time.perf_counter() - t0)
     ms = [x * 1000 for x in times]
-    print(f"session resume ({label}): median {statistics.median(ms):.3f} ms, p99 "
+    print(f"restore sign-in ({label}): median {statistics.median(ms):.3f} ms, p99 "
           f"{pct(ms, 0.99):.3f} ms of server time ({resumes} resumes)")
 
 
 async def make_accounts(auth: Auth, n: int) -> None:
-    """``n`` guest accounts, each named and holding a session (token pair)."""
+    """``n`` guest accounts, each named and holding a sign-in (a token pair)."""
     for i in range(n):
         member = Member(i)
         grant = await auth.guest(f"bench-device-{i:012d}-xxxxxxxxxx", "127.0.0.1")
@@ -204,7 +205,7 @@ async def memory_per_account(settings: Settings, n: int) -> None:
     tracemalloc.stop()
     grown = sum(s.size_diff for s in after.compare_to(before, "filename"))
     print(f"memory store: {grown / n:.0f} bytes per account ({n} guest accounts with a name "
-          "and a session)")
+          "and a sign-in)")
 
 
 async def redis_figures(settings: Settings, accounts: int, resumes: int) -> None:
@@ -240,7 +241,7 @@ async def redis_figures(settings: Settings, accounts: int, resumes: int) -> None
             await make_accounts(server.auth, accounts)
             after = int((await probe.info("memory"))["used_memory"])
             print(f"Redis store: {(after - before) / accounts:.0f} bytes of Redis memory per "
-                  f"account ({accounts} guest accounts with a name and a session)")
+                  f"account ({accounts} guest accounts with a name and a sign-in)")
             await server.store.close()
             await probe.aclose()
         finally:
@@ -271,7 +272,7 @@ async def sqlite_figures(settings: Settings, accounts: int, resumes: int) -> Non
         before = size()
         await make_accounts(server.auth, accounts)
         print(f"SQLite account store: {(size() - before) / accounts:.0f} bytes of database "
-              f"per account ({accounts} guest accounts with a name and a session)")
+              f"per account ({accounts} guest accounts with a name and a sign-in)")
         db.close()
 
 

@@ -27,7 +27,7 @@ from cardhall.games.skipper import Skipper
 from cardhall.server.room import Room
 from cardhall.server.memory_store import MemoryStore
 from cardhall.server.store import LogEntry
-from room_path import ROOM_SETTINGS, CountingConnection
+from room_path import ROOM_SETTINGS, CountingPeer
 
 
 class NullStore(MemoryStore):
@@ -51,7 +51,7 @@ async def run(rooms: int, actions: int, seed: int) -> float:
     tracemalloc.start()
     base = tracemalloc.get_traced_memory()[0]
     for r in range(rooms):
-        conns = [CountingConnection(i) for i in range(4)]
+        conns = [CountingPeer(i) for i in range(4)]
         room = Room(id=f"r{r}", name="memory", game_name="skipper",
                     game=Skipper({"mode": "multi", "seed": seed + r}, 4),
                     settings=dict(ROOM_SETTINGS), store=store)

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cardhall import protocol as p
-from cardhall.bench.steps import CountingConnection, open_table
+from cardhall.bench.steps import CountingPeer, open_table
 from cardhall.games.skipper import Skipper
 from cardhall.server.room import Room
 from cardhall.server.sqlite_store import SQLiteStore
@@ -100,7 +100,7 @@ async def run(actions: int, pause: float, seed: int, rooms: int = 1,
     store = store or MemoryStore()
     made = 0
 
-    async def new_table() -> tuple[Room, Skipper, list[CountingConnection]]:
+    async def new_table() -> tuple[Room, Skipper, list[CountingPeer]]:
         nonlocal made
         made += 1
         return await open_table(Room, made, rng.randrange(1 << 30), store,

@@ -46,7 +46,7 @@ def rss_bytes() -> int:
 class Host:
     """Stands in for the creating connection (the lobby reads its ``session`` only)."""
 
-    session = "bench-host"
+    session_id = "bench-host"
 
 
 async def run(args: argparse.Namespace) -> None:

@@ -1,6 +1,6 @@
 """``cardhall admin``: operate a running server through its admin HTTP API (the server runs
 with ``--admin-token``): rooms (list, close, kick or mute a seat), draining for a rolling
-restart, and accounts (list, find, show, ban, unban, rename, revoke their sessions; the API's
+restart, and accounts (list, find, show, ban, unban, rename, revoke their sign-ins; the API's
 account endpoints, :mod:`cardhall.server.admin_accounts`). Every command takes ``--url``,
 ``--token`` and ``--token-file`` (:func:`_admin_options`); a refusal or an unreachable server
 is one ``Error:`` line.
@@ -99,7 +99,7 @@ def _admin_call(url: str, token: str, method: str, path: str) -> dict[str, Any]:
 def admin() -> None:
     """Operate a running server through its admin HTTP API (the server runs with
     --admin-token): list and close rooms, kick or mute a seat, drain for a rolling restart;
-    list, find, ban, unban, rename accounts and revoke their sessions."""
+    list, find, ban, unban, rename accounts and revoke their sign-ins."""
 
 
 @admin.command("rooms")
@@ -246,14 +246,14 @@ def _account_op(op: str, doc: str) -> None:
     def command(url: str, token: str | None, token_file: Any, who: str) -> None:
         answer = _admin_call(url, _admin_token(token, token_file), "POST",
                              _account_path(who, op))
-        done = {"ban": "banned", "unban": "unbanned", "revoke": "sessions revoked"}[op]
+        done = {"ban": "banned", "unban": "unbanned", "revoke": "sign-ins revoked"}[op]
         click.echo(f"account {answer['account']} ({answer['username']}): {done}")
 
 
-_account_op("ban", "Ban the account WHO (id or username): its sessions end, its "
+_account_op("ban", "Ban the account WHO (id or username): its sign-ins end, its "
             "connections on every server are closed (auth/banned), and it cannot sign in.")
 _account_op("unban", "Lift the ban of the account WHO (id or username).")
-_account_op("revoke", "End every session of the account WHO (id or username) and close its "
+_account_op("revoke", "End every sign-in of the account WHO (id or username) and close its "
             "connections; it may sign in again.")
 
 

@@ -67,7 +67,7 @@ def reaching(url: str) -> Iterator[None]:
               help="Take PLAYERS free seats in this existing room (its game is looked up in "
                    "the lobby; --game for a private room) instead of creating rooms.")
 @click.option("--token", envvar="CARDHALL_TOKEN", default=None, metavar="TOKEN",
-              help="Sign every bot in with this session token (env CARDHALL_TOKEN; one "
+              help="Sign every bot in with this access token (env CARDHALL_TOKEN; one "
                    "account holds one seat of a room unless it allows more). Default: a "
                    "guest account per bot.")
 def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_games: int,
@@ -133,11 +133,11 @@ def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_gam
               "else your login).")
 @click.option("--login", "login", default=None, metavar="USERNAME",
               help="Log in to USERNAME (the password is asked for, or read from "
-                   "CARDHALL_PASSWORD); the session is kept for the next time.")
+                   "CARDHALL_PASSWORD); the sign-in is kept for the next time.")
 @click.option("--register", default=None, metavar="USERNAME",
               help="Register USERNAME (a guest account you play as is upgraded: it keeps its "
                    "games); the password is asked for twice, or read from CARDHALL_PASSWORD.")
-@click.option("--logout", is_flag=True, help="End the kept session (the guest account of "
+@click.option("--logout", is_flag=True, help="End the kept sign-in (the guest account of "
               "this computer is used next).")
 @click.option("--color/--no-color", default=None,
               help="ANSI colours (default: on when the output is a terminal and NO_COLOR is "
@@ -152,7 +152,7 @@ def play(url: str, name: str | None, color: bool | None, record_dir: str | None,
          ascii_cards: bool | None, login: str | None, register: str | None,
          logout: bool) -> None:
     """Play in a terminal: lobby, create/join rooms, numbered actions, turn clocks; signed in
-    as this computer's guest account, or --login / --register; the session and seat tokens
+    as this computer's guest account, or --login / --register; the access and seat tokens
     kept in the user's state folder (lobby command m: my games / resume)."""
     import asyncio
     import getpass

@@ -1,10 +1,10 @@
 """The account of ``cardhall play`` on disk, per server: its guest device secret and its
-session tokens (issue #29), kept like the seat tokens (:mod:`.seat_store`).
+access tokens (issue #29), kept like the seat tokens (:mod:`.seat_store`).
 
 One small JSON file, ``account.json`` in the user's state folder
 (``platformdirs.user_state_path("cardhall")``: ``$XDG_STATE_HOME/cardhall`` or
 ``~/.local/state/cardhall`` on Linux), readable by its owner only (mode 0600: a device secret
-or a session token signs whoever holds it in)::
+or an access token signs whoever holds it in)::
 
     {"format": "cardhall-account/1",
      "servers": {"ws://host:8765": {"guest": "...", "token": "...", "refresh": "...",
@@ -109,7 +109,7 @@ class AccountFile:
         self.put(url, **fields)
 
     def forget_tokens(self, url: str) -> None:
-        """Forget the session of ``url`` (a logout), keeping the device secret.
+        """Forget the sign-in of ``url`` (a logout), keeping the device secret.
 
         Raises:
             OSError: the file cannot be written.
@@ -125,7 +125,7 @@ async def sign_in_options(url: str, *, login: str | None = None, register: str |
     ``on_account``) from what ``file`` keeps for it, after a ``login`` or ``register``
     (``password`` given) or ``logout`` done first on a connection of its own.
 
-    With neither: the session kept (refreshed when it expired), else the guest account of
+    With neither: the sign-in kept (refreshed when it expired), else the guest account of
     the kept device secret (made now the first time). ``register`` while a guest upgrades
     that guest account (it keeps its games and board entries).
 

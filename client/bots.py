@@ -234,7 +234,7 @@ def bot_clients(urls: Sequence[str], players: int, prefix: str = "bot",
         guests: Each bot's guest device secret (bot ``i`` signs in to the guest account of
             ``guests[i]``); None: signed in to no account (anonymous guests), unless
             ``token`` is given.
-        token: A session token every bot signs in with (one account: it holds one seat of a
+        token: An access token every bot signs in with (one account: it holds one seat of a
             room unless the room allows more, room option ``multi_seat``).
         client_options: More :class:`~cardhall.client.client.Client` arguments
             (``keep_records``, say).

@@ -374,7 +374,7 @@ class Client(Connection):
         return self.account
 
     async def login(self, username: str, password: str) -> p.Account:
-        """Sign in with a username and password (later connections use the session token).
+        """Sign in with a username and password (later connections use the access token).
 
         Raises:
             ServerError: ``auth/bad_credentials``, ``auth/rate_limited``, ``auth/banned``.
@@ -407,7 +407,7 @@ class Client(Connection):
         return self.account
 
     async def restore(self, token: str) -> p.Account:
-        """Sign in with a session token.
+        """Sign in with an access token.
 
         Raises:
             ServerError: ``auth/bad_credentials``, ``auth/expired``, ``auth/banned``.
@@ -419,7 +419,7 @@ class Client(Connection):
         return self.account
 
     async def logout(self, everywhere: bool = False) -> None:
-        """End the session (``everywhere``: every session of the account); the client goes
+        """End the sign-in (``everywhere``: every sign-in of the account); the client goes
         on as an anonymous guest and forgets its tokens and ways in."""
         await self.request(p.Logout(everywhere=everywhere or None))
         self.account = None

@@ -5,11 +5,11 @@ protocol's requests (which are ``Client``'s methods): the hello, signing in, rec
 requests matched to their replies, the views kept (deltas applied) and the pushes queued.
 
 It signs in after the hello when it is given a way (protocol/README.md "Accounts"): a
-guest device secret, a session token (and its refresh token), a username and password, or
+guest device secret, an access token (and its refresh token), a username and password, or
 an operator's JWT; with none it plays as an anonymous guest. ``name`` is the display name it
 asks for (:meth:`Client.set_name`). It keeps each room's current view (applying deltas),
 remembers seat tokens, and, when the connection drops, reconnects (to the next URL when given
-several) with exponential backoff, signs in again (with its session token, refreshed when it
+several) with exponential backoff, signs in again (with its access token, refreshed when it
 expired) and resumes every held seat and spectated room. A seat the server took for
 disconnected while the connection is up (a ``seat_event dropped`` for the client's own
 seat, or a request refused with ``room/not_seated`` in a room it holds a token for) is
@@ -100,13 +100,13 @@ class Connection:
         software: The client software's name and version, sent as ``hello.client``.
         guest: A device secret (at least 22 characters; :func:`new_device_secret`): sign in
             to the guest account it names (made the first time).
-        token: A session token: sign in with it (``restore``).
+        token: An access token: sign in with it (``restore``).
         refresh: Its refresh token: traded for a new pair when ``token`` has expired.
         username: With ``password``: sign in (``login``), or with ``register`` register
             (upgrading the ``guest`` account when one is given too).
         password: The password of ``username``.
         register: Register ``username`` and ``password`` instead of logging in (once: later
-            connections use the session token).
+            connections use the access token).
         jwt: An operator's JWT to sign in with (``login`` with ``jwt``).
         on_account: Called with every ``account`` reply (new tokens included), to keep the
             tokens (``cardhall play`` writes them to its state folder).
@@ -142,10 +142,10 @@ class Connection:
     Attributes:
         account: The last ``account`` reply (who the client is signed in as), or None.
         name: The display name the server gave the connection.
-        token: The session token held (None: none).
+        token: The access token held (None: none).
         views: The current view of each room this client is in, by room id.
         seats: ``room -> (seat, token)`` for every seat held.
-        session: The server's session id of the current connection.
+        session_id: The server's session id of the current connection (``welcome.session``).
         commitments: The deal commitment of each room, as first published (in ``started``
             or a view's room facts), by room id; kept even if the server changes it later.
         reveals: The ``game_over`` of each finished room (with the revealed seed and salt),
@@ -205,7 +205,7 @@ class Connection:
         #: Per room: ``[state_id, "view" or "delta", map]`` for every view or delta applied.
         self._seen: dict[str, list[list[Any]]] = {}
         self._joined_as: dict[str, int | None] = {}  # seat of the last joined, by room
-        self.session = ""
+        self.session_id = ""
         self.url = self.urls[0]
         self._url_cycle = itertools.cycle(self.urls)
         self._ws: ClientConnection | None = None
@@ -279,7 +279,7 @@ class Connection:
         if self._closing:  # close() was called while this connection was being opened
             await ws.close()
             raise ConnectionLost("client closed")
-        self._ws, self.url, self.session = ws, url, reply.session
+        self._ws, self.url, self.session_id = ws, url, reply.session
         self.name = "Guest-" + reply.session[:6].upper()  # the spec's anonymous name
         self._reader = asyncio.get_running_loop().create_task(self._read(ws))
 
@@ -289,14 +289,14 @@ class Connection:
 
         Raises:
             ServerError: the server refused the sign-in (``auth/*``); ``auth/expired`` when
-                the client had a session token and no other way in, and it expired.
+                the client had an access token and no other way in, and it expired.
         """
         had_token = self.token is not None
         reply = await self._restore() if had_token else None
         if reply is None:
             reply = await self._sign_in_afresh()
         if reply is None and had_token:
-            raise ServerError("auth/expired", "the session token (and its refresh token) "
+            raise ServerError("auth/expired", "the access token (and its refresh token) "
                               "expired or was revoked: sign in again")
         if reply is not None:
             self._signed_in(reply)
@@ -324,7 +324,7 @@ class Connection:
         return None
 
     async def _restore(self) -> p.Message | None:
-        """``restore`` the session token, or ``refresh`` it when it expired; None (and the
+        """``restore`` the access token, or ``refresh`` it when it expired; None (and the
         tokens forgotten) when both expired or were revoked.
 
         Raises:
@@ -349,7 +349,7 @@ class Connection:
         self.account, self.name = reply, reply.name
         if reply.token is not None:
             self.token, self.refresh_token = reply.token, reply.refresh
-            self._register = False  # registered: later connections restore the session
+            self._register = False  # registered: later connections restore the sign-in
         if self.on_account is not None:
             try:
                 self.on_account(reply)

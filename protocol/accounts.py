@@ -58,7 +58,7 @@ MIN_SECRET_LEN = 22
 MAX_SECRET_LEN = 256
 """Longest guest device secret, in characters."""
 MAX_TOKEN_LEN = 512
-"""Longest session or refresh token, in characters."""
+"""Longest access or refresh token, in characters."""
 MAX_JWT_LEN = 8192
 """Longest operator JWT (``login.jwt``), in characters."""
 MAX_PASSWORD_LEN = 1024
@@ -145,11 +145,11 @@ class Login(Record):
 
 @message("restore", "client")
 class Restore(Record):
-    """``restore``: sign in with a session token from an earlier ``account`` reply (a new
+    """``restore``: sign in with an access token from an earlier ``account`` reply (a new
     connection, another device); answered by ``account`` (no new tokens).
 
     Attributes:
-        token: The session token (1..512 characters).
+        token: The access token (1..512 characters).
         id: Request id, or None.
     """
 
@@ -160,7 +160,7 @@ class Restore(Record):
 
 @message("refresh", "client")
 class Refresh(Record):
-    """``refresh``: trade a refresh token for a new session token and refresh token (the old
+    """``refresh``: trade a refresh token for a new access token and refresh token (the old
     pair stops working) and sign in; answered by ``account``.
 
     Attributes:
@@ -175,12 +175,12 @@ class Refresh(Record):
 
 @message("logout", "client")
 class Logout(Record):
-    """``logout``: end this connection's session (its tokens stop working) and go on
+    """``logout``: end this connection's sign-in (its tokens stop working) and go on
     unsigned; answered by ``signed_out``.
 
     Attributes:
-        everywhere: True: end every session of the account, and sign its other connections
-            out (they are closed with 4010). None or False: this session only.
+        everywhere: True: end every sign-in of the account, and sign its other connections
+            out (they are closed with 4010). None or False: this sign-in only.
         id: Request id, or None.
     """
 
@@ -237,7 +237,7 @@ class Account(Record):
         name: Its display name (1..64 characters): what tables, logs and boards show.
         guest: True for a guest account (no password yet: ``register`` upgrades it), and for
             an anonymous connection.
-        token: A new session token (1..512 characters; keep it secret), or None when the
+        token: A new access token (1..512 characters; keep it secret), or None when the
             tokens did not change (``restore``, ``set_name``).
         refresh: A new refresh token (1..512 characters), present with ``token``.
         expires: When ``token`` expires, in whole seconds since the Unix epoch; present with
@@ -262,7 +262,7 @@ class Account(Record):
 
 @message("signed_out", "server")
 class SignedOut(Record):
-    """``signed_out``: the session ended (reply to ``logout``); the connection goes on
+    """``signed_out``: the sign-in ended (reply to ``logout``); the connection goes on
     unsigned.
 
     Attributes:

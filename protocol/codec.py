@@ -356,6 +356,7 @@ class ServerHandshake:
         versions: Protocol versions accepted; by default only :data:`PROTOCOL_VERSION`.
 
     Attributes:
+        session_id: The session id (``welcome.session``).
         done: True once a ``hello`` was accepted.
         version: The accepted protocol version, or None before the handshake.
     """
@@ -363,7 +364,7 @@ class ServerHandshake:
     def __init__(self, *, server: str, session: str, max_frame: int = MAX_FRAME,
                  versions: frozenset[int] = frozenset({PROTOCOL_VERSION})) -> None:
         self.server = server
-        self.session = session
+        self.session_id = session
         self.max_frame = max_frame
         self.versions = versions
         self.done = False
@@ -397,7 +398,7 @@ class ServerHandshake:
                 )
             self.done = True
             self.version = msg.v
-            return Welcome(v=msg.v, server=self.server, session=self.session,
+            return Welcome(v=msg.v, server=self.server, session=self.session_id,
                            max_frame=self.max_frame, re=rid)
         if not self.done:
             raise HandshakeRequired(

@@ -202,7 +202,7 @@ ERROR_CODES: dict[str, str] = {
     "auth/bad_name": "not a valid username or display name (see the rules of register and "
                      "set_name)",
     "auth/weak_password": "a password must have 8 to 1,024 bytes (UTF-8)",
-    "auth/expired": "the session or refresh token has expired or was revoked (logout, an "
+    "auth/expired": "the access or refresh token has expired or was revoked (logout, an "
                     "operator): refresh it or sign in again",
     "auth/banned": "an operator banned this account: it cannot sign in",
     "auth/rate_limited": "too many sign-in attempts from this address or for this account; "
@@ -229,7 +229,7 @@ Codes are ``namespace/name``. Clients should handle unknown codes by their names
 
 
 CLOSE_CODES: dict[int, str] = {
-    1000: "normal closure (the client said goodbye, or the server ended the session)",
+    1000: "normal closure (the client said goodbye, or the server closed the connection)",
     1001: "going away (server shutdown or restart; reconnect and resume)",
     1009: "message too big (a frame longer than the maximum frame size)",
     1011: "internal server error",
@@ -240,7 +240,7 @@ CLOSE_CODES: dict[int, str] = {
     4002: "unsupported protocol version (after an error protocol/version)",
     4008: "rate limit (too many messages after rate/limited warnings)",
     4009: "slow reader (more than the server's limit of bytes waiting to be sent to this client)",
-    4010: "signed out by the server: an operator banned the account or revoked its sessions, "
+    4010: "signed out by the server: an operator banned the account or revoked its sign-ins, "
           "or it logged out everywhere (after an error auth/banned or auth/expired)",
 }
 """Every WebSocket close code the system uses, with its meaning."""

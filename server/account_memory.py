@@ -25,7 +25,7 @@ SWEEP_EVERY = 1024
 
 
 class MemoryAccounts:
-    """Accounts, sessions and histories in this process (an :class:`~.account_store.
+    """Accounts, tokens and histories in this process (an :class:`~.account_store.
     AccountStore`).
 
     Args:
@@ -107,7 +107,7 @@ class MemoryAccounts:
             found.append(self.accounts[account_id])
         return found
 
-    # -- sessions ------------------------------------------------------------------------
+    # -- tokens --------------------------------------------------------------------------
 
     async def put_token(self, account_id: str, digest: str, record: dict[str, Any],
                         ttl: float) -> None:

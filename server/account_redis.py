@@ -1,4 +1,4 @@
-"""The Redis account store (:class:`RedisAccounts`): accounts, sessions and histories shared
+"""The Redis account store (:class:`RedisAccounts`): accounts, tokens and histories shared
 by every server process of a lobby, on the room store's Redis.
 
 Key layout (``ID`` an account id; every key of one account shares the hash tag ``{acct:ID}``,
@@ -193,7 +193,7 @@ class RedisAccounts:
             ids.append(account_id)
         return [a for a in await self.get_many(ids) if a is not None]
 
-    # -- sessions ------------------------------------------------------------------------
+    # -- tokens --------------------------------------------------------------------------
 
     async def put_token(self, account_id: str, digest: str, record: dict[str, Any],
                         ttl: float) -> None:

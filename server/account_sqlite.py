@@ -1,4 +1,4 @@
-"""The account store on SQLite (:class:`SQLiteAccounts`): accounts, sessions and histories in
+"""The account store on SQLite (:class:`SQLiteAccounts`): accounts, tokens and histories in
 the tables of one database, for the durable embedded store.
 
 It runs each write as a function of the connection inside a transaction (``write``) and each
@@ -211,7 +211,7 @@ class SQLiteAccounts:
                 (after, prefix, len(prefix), prefix, count)).fetchall()
         return [Account.from_record(_unpack(r[0])) for r in rows]
 
-    # -- sessions ------------------------------------------------------------------------
+    # -- tokens --------------------------------------------------------------------------
 
     async def put_token(self, account_id: str, digest: str, record: dict[str, Any],
                         ttl: float) -> None:

@@ -9,8 +9,8 @@ room store's backend). What the auth service and the rooms need of it:
 * :class:`AccountBook`: account records and the unique keys they hold (a username, the keys
   of its names, a guest's device digest, an external subject), claimed and released
   together with the record, so that no two accounts ever hold one key;
-* :class:`TokenBook`: session and refresh token records by their digest, with expiry, and
-  the processes an account signed in on (an operator's ban is told to each); a session
+* :class:`TokenBook`: access and refresh token records by their digest, with expiry, and
+  the processes an account signed in on (an operator's ban is told to each); an access
   token signs a session (:class:`~.session.Session`: a client as the server serves it) in
   to the account;
 * :class:`GameHistory`: the seats an account holds in rooms still running, and its finished
@@ -122,7 +122,7 @@ class AccountBook(Protocol):
 
 
 class TokenBook(Protocol):
-    """Session and refresh token records, and where accounts signed in."""
+    """Access and refresh token records, and where accounts signed in."""
 
     async def put_token(self, account_id: str, digest: str, record: dict[str, Any],
                         ttl: float) -> None:

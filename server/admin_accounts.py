@@ -3,10 +3,10 @@ routes ``/admin/accounts...`` here, behind the same bearer token)::
 
     GET  /admin/accounts?find=PREFIX&after=USERNAME&limit=N   accounts by username (a page)
     GET  /admin/accounts/ACCOUNT                              one account
-    POST /admin/accounts/ACCOUNT/ban                          ban: sessions dropped, its
+    POST /admin/accounts/ACCOUNT/ban                          ban: sign-ins dropped, its
                                                               connections closed everywhere
     POST /admin/accounts/ACCOUNT/unban                        lift the ban
-    POST /admin/accounts/ACCOUNT/revoke                       drop every session, close its
+    POST /admin/accounts/ACCOUNT/revoke                       end every sign-in, close its
                                                               connections
     POST /admin/accounts/ACCOUNT/rename?name=NEW              a new display name
 

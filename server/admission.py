@@ -236,21 +236,21 @@ class AdmittedConnection(ServerConnection):
     @property
     def remote_address(self) -> Any:
         """The client's ``(host, port)``: from the PROXY header on a connection through a
-        trusted proxy, else the socket's peer."""
+        trusted proxy, else the socket's other end."""
         if self._client is not None:
             return self._client
         return super().remote_address
 
-    def _peer(self) -> str:
-        """The socket's peer IP address (the proxy's, behind one); ``"?"`` when none."""
-        peer = self.transport.get_extra_info("peername")
-        return str(peer[0]) if isinstance(peer, tuple) and peer else "?"
+    def _socket_ip(self) -> str:
+        """The IP address at the socket's other end (the proxy's, behind one); ``"?"`` when none."""
+        remote = self.transport.get_extra_info("peername")
+        return str(remote[0]) if isinstance(remote, tuple) and remote else "?"
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         """Count the socket at accept; abort it at once when a cap is reached."""
         super().connection_made(transport)
         gate = self.gate
-        addr = self._peer()
+        addr = self._socket_ip()
         if gate.open >= gate.max_connections:
             gate.refuse("server full", addr)
             self.transport.abort()
@@ -276,7 +276,7 @@ class AdmittedConnection(ServerConnection):
     def _header_expired(self) -> None:
         self._timer = None
         if self.request is None:
-            addr = self._address or self._peer()
+            addr = self._address or self._socket_ip()
             self.gate.refuse("header timeout", addr)
             self.transport.abort()
 
@@ -318,7 +318,7 @@ class AdmittedConnection(ServerConnection):
                 return b""  # a signature's first bytes so far: wait for the rest
             if not ahead:  # the trusted host itself, without a proxy in between
                 self._proxy_buffer = self._proxy_header = None
-                return bytes(buffer) if self._count(self._peer()) else b""
+                return bytes(buffer) if self._count(self._socket_ip()) else b""
         while True:
             try:
                 result = _PROXY.unpack(bytes(header))
@@ -346,7 +346,7 @@ class AdmittedConnection(ServerConnection):
         if is_ipv4(result) or is_ipv6(result):
             self._client = (str(result.source[0]), int(result.source[1]))
         # LOCAL (a health check of the proxy itself) or UNKNOWN: the proxy's own address.
-        addr = self._client[0] if self._client is not None else self._peer()
+        addr = self._client[0] if self._client is not None else self._socket_ip()
         if not self._count(addr):
             return b""
         return bytes(buffer)
@@ -359,7 +359,7 @@ class AdmittedConnection(ServerConnection):
 
     def _proxy_bad(self, why: str) -> bytes:
         self._proxy_buffer = self._proxy_header = None
-        addr = self._peer()
+        addr = self._socket_ip()
         event(log, logging.DEBUG, "proxy_header_refused", addr=addr, reason=why)
         self.gate.refuse("bad proxy header", addr)
         self.transport.abort()

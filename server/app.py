@@ -76,10 +76,10 @@ def _ws_filter(record: logging.LogRecord) -> bool:
         del record.__dict__["websocket"]
         if "addr" not in record.__dict__:
             try:
-                peer = ws.remote_address
+                remote = ws.remote_address
             except AttributeError:  # no transport (any more): no address to give
-                peer = None
-            record.addr = str(peer[0]) if isinstance(peer, tuple) and peer else "?"
+                remote = None
+            record.addr = str(remote[0]) if isinstance(remote, tuple) and remote else "?"
     return True
 
 
@@ -109,7 +109,7 @@ class Server:
         settings: Listening address and limits (see :class:`Settings`).
         store: Room persistence; a :class:`MemoryStore` when None (``cardhall serve``
             passes its SQLite store unless told otherwise).
-        accounts: Accounts, sessions and histories (:mod:`.account_store`); None: the one
+        accounts: Accounts, their tokens and histories (:mod:`.account_store`); None: the one
             that shares ``store``'s backend (:func:`accounts_for`).
 
     Raises:
@@ -233,12 +233,12 @@ class Server:
     async def _handle(self, ws: ServerConnection) -> None:
         conn = self.connection_class(self, ws)
         self.connections.add(conn)
-        event(log, logging.INFO, "conn_open", session=conn.session, addr=conn.addr)
+        event(log, logging.INFO, "conn_open", session=conn.session_id, addr=conn.addr)
         try:
             await conn.run()
         finally:
             self.connections.discard(conn)
-            event(log, logging.INFO, "conn_closed", session=conn.session, addr=conn.addr,
+            event(log, logging.INFO, "conn_closed", session=conn.session_id, addr=conn.addr,
                   code=ws.close_code, client=conn.software, account=conn.account or None)
 
     async def stop(self) -> None:

@@ -1,10 +1,10 @@
-"""Accounts and sessions: who a connection is (issue #29).
+"""Accounts and sign-ins: who a connection is (issue #29).
 
 Ways in (protocol/README.md, "Accounts"): ``guest`` (a device secret: the first time makes a
 guest account ``Guest-TAG``), ``register`` (a username and password; a guest upgrades in
 place, keeping its games, seats and board entries), ``login`` (username and password, or an
-operator's JWT: :mod:`.operator_jwt`), ``restore`` (a session token), ``refresh`` (a refresh
-token for a new pair). ``logout`` ends the session (``everywhere``: every session of the
+operator's JWT: :mod:`.operator_jwt`), ``restore`` (an access token), ``refresh`` (a refresh
+token for a new pair). ``logout`` ends the sign-in (``everywhere``: every sign-in of the
 account, its other connections signed out). A connection that signs in to nothing is an
 anonymous guest (``account`` ``""``) unless the server requires accounts.
 
@@ -12,7 +12,7 @@ Tokens are opaque (:mod:`.identity`) and kept by their digest in the account sto
 their expiry, so every process of a Redis lobby accepts a token another issued, and a
 logout, an expiry or a ban voids it everywhere at once.
 
-Operators (:mod:`.admin_accounts`): :meth:`Auth.ban` (sessions dropped, the account's
+Operators (:mod:`.admin_accounts`): :meth:`Auth.ban` (tokens dropped, the account's
 connections closed on every process it signed in on: ``error auth/banned``, then close
 4010), :meth:`Auth.unban`, :meth:`Auth.rename`, :meth:`Auth.revoke`.
 
@@ -47,7 +47,7 @@ from . import names
 from .account_store import AccountStore, KeyTaken
 from .config import Settings
 from .identity import (
-    BANNED, REFRESH, SESSION, Account, AuthError, check_password, digest, new_account_id,
+    ACCESS, BANNED, REFRESH, Account, AuthError, check_password, digest, new_account_id,
     new_token, read_token)
 from .logs import event
 from .operator_jwt import Claims, OperatorTokens
@@ -66,12 +66,12 @@ _TAG_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"
 
 class Member(Protocol):
     """What the auth service needs of a local connection (a
-    :class:`~cardhall.server.connection.Connection`): its ``session`` id, client ``addr``,
+    :class:`~cardhall.server.connection.Connection`): its ``session_id``, client ``addr``,
     and the identity it carries (``account``: an id or ``""``; ``name``: the display name;
-    ``login``: the digest of the session token it signed in with, ``""`` for none;
+    ``login``: the digest of the access token it signed in with, ``""`` for none;
     ``guest``: False for a registered account)."""
 
-    session: str
+    session_id: str
     addr: str
     account: str
     name: str
@@ -88,10 +88,10 @@ class Member(Protocol):
         """Close the connection with ``code`` once its queued frames are written."""
 
 
-def anonymous_name(session: str) -> str:
+def anonymous_name(session_id: str) -> str:
     """The display name of a connection signed in to no account: ``Guest-`` and six
     characters of its session id (``guest-`` names are reserved: no account takes one)."""
-    return "Guest-" + session[:6].upper()
+    return "Guest-" + session_id[:6].upper()
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,8 +100,8 @@ class Grant:
 
     Attributes:
         account: The account signed in to.
-        login: Digest of the session token the connection now holds.
-        token: A new session token (None: unchanged, a ``restore``).
+        login: Digest of the access token the connection now holds.
+        token: A new access token (None: unchanged, a ``restore``).
         refresh: Its refresh token (with ``token``).
         expires: When ``token`` expires, unix s (with ``token``).
     """
@@ -203,7 +203,7 @@ class Auth:
 
     Args:
         settings: The server's settings (``auth*``).
-        accounts: Where accounts and sessions are kept.
+        accounts: Where accounts and their tokens are kept.
         process_id: This process's id (the store's).
         publish: Sends a payload to another process's inbox (the room store's
             ``publish``): bans and renames are told to the processes an account signed in on.
@@ -275,7 +275,7 @@ class Auth:
 
     async def request(self, member: Member, msg: p.AccountRequest) -> None:
         """Handle a ``guest``, ``register``, ``login``, ``restore``, ``refresh``, ``logout``
-        or ``set_name`` of ``member`` and reply (``get_my_games`` is the session's).
+        or ``set_name`` of ``member`` and reply (``get_my_games``: :mod:`.session`).
 
         Raises:
             AuthError: the request is refused (its ``code`` says why).
@@ -299,12 +299,12 @@ class Auth:
             grant = await self._sign_in(member, msg)
         except AuthError as exc:
             self._count(way, exc.code)
-            event(log, logging.INFO, "sign_in_refused", session=member.session,
+            event(log, logging.INFO, "sign_in_refused", session=member.session_id,
                   addr=member.addr, way=way, code=exc.code)
             raise
         self._count(way, "ok")
         await self.bind(member, grant)
-        event(log, logging.INFO, "signed_in", session=member.session, addr=member.addr,
+        event(log, logging.INFO, "signed_in", session=member.session_id, addr=member.addr,
               way=way, account=grant.account.id)
         member.send(grant.reply(p.reply_id(msg)))
 
@@ -331,18 +331,18 @@ class Auth:
     # -- ways in ---------------------------------------------------------------------------
 
     async def _issue(self, account: Account) -> Grant:
-        """A new session and refresh token pair for ``account``.
+        """A new access and refresh token pair for ``account``.
 
         Raises:
             StoreError: the store is unavailable.
         """
         s = self.settings
-        token, login = new_token(SESSION, account.id)
+        token, login = new_token(ACCESS, account.id)
         refresh, renewal = new_token(REFRESH, account.id)
         now = time.time()
-        expires = int(now + s.auth_session_seconds)
+        expires = int(now + s.auth_access_seconds)
         await self.accounts.put_token(account.id, login, {
-            "kind": SESSION, "expires": expires, "pair": renewal}, s.auth_session_seconds)
+            "kind": ACCESS, "expires": expires, "pair": renewal}, s.auth_access_seconds)
         await self.accounts.put_token(account.id, renewal, {
             "kind": REFRESH, "expires": int(now + s.auth_refresh_seconds), "pair": login},
             s.auth_refresh_seconds)
@@ -543,7 +543,7 @@ class Auth:
         read = read_token(token)
         if read is None or read[0] != kind:
             raise AuthError("auth/bad_credentials", "not a " + (
-                "session" if kind == SESSION else "refresh") + " token of this server")
+                "access" if kind == ACCESS else "refresh") + " token of this server")
         _, account_id, login = read
         record = await self.accounts.get_token(account_id, login)
         if record is None or record.get("kind") != kind:
@@ -552,13 +552,13 @@ class Auth:
         return self._active(await self.accounts.get(account_id)), record, login
 
     async def restore(self, token: str) -> Grant:
-        """Sign in with a session token (no new tokens).
+        """Sign in with an access token (no new tokens).
 
         Raises:
             AuthError: ``auth/bad_credentials``, ``auth/expired``, ``auth/banned``.
             StoreError: the store is unavailable.
         """
-        account, _, login = await self._token(token, SESSION)
+        account, _, login = await self._token(token, ACCESS)
         return Grant(account, login)
 
     async def refresh(self, token: str) -> Grant:
@@ -597,10 +597,10 @@ class Auth:
             if not held:
                 del self.online[member.account]
         member.account, member.login, member.guest = "", "", True
-        member.name = anonymous_name(member.session)
+        member.name = anonymous_name(member.session_id)
 
     async def logout(self, member: Member, everywhere: bool) -> None:
-        """End ``member``'s session (``everywhere``: every session of its account, its other
+        """End ``member``'s sign-in (``everywhere``: every sign-in of its account, its other
         connections signed out, on every process).
 
         Raises:
@@ -617,7 +617,7 @@ class Auth:
             record = await self.accounts.get_token(account_id, login)
             pair = str((record or {}).get("pair", ""))
             await self.accounts.drop_tokens(account_id, login, *([pair] if pair else []))
-        event(log, logging.INFO, "signed_out", session=member.session, account=account_id,
+        event(log, logging.INFO, "signed_out", session=member.session_id, account=account_id,
               everywhere=everywhere)
 
     async def _rename(self, account: Account, name: str) -> Account:
@@ -700,7 +700,7 @@ class Auth:
         return await self._rename(account, name)
 
     async def ban(self, account_id: str, banned: bool = True) -> Account:
-        """Ban an account (every session dropped, every connection of it closed with
+        """Ban an account (every token dropped, every connection of it closed with
         ``auth/banned`` and 4010, on every process), or lift its ban.
 
         Raises:
@@ -720,9 +720,10 @@ class Auth:
         return updated
 
     async def revoke(self, account_id: str, *, code: str = "auth/expired",
-                     reason: str = "an operator revoked this account's sessions") -> int:
-        """Drop every session of the account and close its connections (``error code``,
-        then 4010) here and on every process it signed in on; returns the tokens dropped.
+                     reason: str = "an operator revoked this account's sign-ins") -> int:
+        """End every sign-in of the account (its tokens dropped) and close its connections
+        (``error code``, then 4010) here and on every process it signed in on; returns the
+        tokens dropped.
 
         Raises:
             StoreError: the store is unavailable.

@@ -22,7 +22,7 @@ client may be connected to any process:
   an operator's request (:mod:`.admin`) for a room this process owns; answered with
   ``{"k": "admin_re", "id": N, "status": HTTP_STATUS, "body": {...}}`` to ``PROC``.
 * ``{"k": "account", "from": PROC, "acct": ACCOUNT, "op": "close"|"name", ...}``: an
-  account was banned or its sessions revoked (close its connections here), or renamed
+  account was banned or its sign-ins revoked (close its connections here), or renamed
   (:meth:`~.auth.Auth.inbox`).
 
 An owner that dies stops renewing its leases; within ``lease_seconds`` (plus one scan) another
@@ -108,17 +108,17 @@ class RemotePeer(Session):
     Args:
         cluster: This process's cluster.
         process: The process the client is connected to.
-        session: The client's session id there.
+        session_id: The client's session id there.
         name: The client's display name.
         account: The account it is signed in to (``""``: none).
     """
 
-    def __init__(self, cluster: Cluster, process: str, session: str, name: str,
+    def __init__(self, cluster: Cluster, process: str, session_id: str, name: str,
                  account: str = "") -> None:
         self.cluster = cluster
         self.server = cluster.server
         self.process = process
-        self.session = session
+        self.session_id = session_id
         self.name = name
         self.account = account
         self.rooms: dict[str, Room] = {}
@@ -132,7 +132,7 @@ class RemotePeer(Session):
         inbox)."""
         if not self.closed:
             for data in frames:
-                self.cluster.send_out(self.process, self.session, data)
+                self.cluster.send_out(self.process, self.session_id, data)
 
     def request(self, frame: bytes) -> None:
         """Handle a forwarded request frame, in arrival order for this peer."""
@@ -230,7 +230,7 @@ class Cluster:
             RoomError: ``server/unavailable`` when no process took the room over in time.
             StoreError: the store is unavailable.
         """
-        payload = msgpack.packb({"k": "req", "from": origin.process, "sess": origin.session,
+        payload = msgpack.packb({"k": "req", "from": origin.process, "sess": origin.session_id,
                                  "acct": origin.account, "name": origin.name,
                                  "reply": origin.act_reply, "room": room_id,
                                  "frame": p.encode(msg)})
@@ -376,7 +376,7 @@ class Cluster:
                      and member.seat is not None]
             peer.gone()
             if seats:
-                self.tell_dropped(process, peer.session, seats)
+                self.tell_dropped(process, peer.session_id, seats)
 
     def tell_dropped(self, process: str, session: str, seats: list[list[Any]]) -> None:
         """Tell ``process`` that its client ``session`` was taken for disconnected and its
@@ -396,7 +396,7 @@ class Cluster:
         if not conn.remote_rooms or not self.shared:
             return
         rooms = list(conn.remote_rooms)
-        payload = msgpack.packb({"k": "drop", "from": self.me, "sess": conn.session})
+        payload = msgpack.packb({"k": "drop", "from": self.me, "sess": conn.session_id})
 
         async def tell() -> None:
             told: set[str] = set()
@@ -449,7 +449,7 @@ class Cluster:
                 for room_id, seat in msg["seats"]:
                     log.warning("seat dropped by its room's owner room=%s seat=%s "
                                 "session=%s: the client is told to resume", room_id, seat,
-                                conn.session)
+                                conn.session_id)
                     conn.send(p.SeatEvent(room=room_id, seat=seat, event="dropped"))
 
     # -- leases and takeover ---------------------------------------------------------------

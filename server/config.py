@@ -99,7 +99,7 @@ class Settings:
             anonymous guest (old clients that send only ``hello``); ``"required"``: every
             request but the lobby's listings, leaderboards, ``ping`` and the ways in needs a
             signed-in account (``auth/required``). See :mod:`.auth`.
-        auth_session_seconds: Life of a session token (1 day).
+        auth_access_seconds: Life of an access token (1 day).
         auth_refresh_seconds: Life of a refresh token (30 days); a refresh gives a new pair.
         auth_jwt_key: File of the operator identity provider's key (PEM public key, or an
             HMAC secret): its JWTs sign players in (:mod:`.operator_jwt`). None: off.
@@ -153,7 +153,7 @@ class Settings:
     gc_threshold: int | None = 50_000
     admin_token: str | None = field(default=None, repr=False)
     auth: str = "optional"
-    auth_session_seconds: float = 86_400.0
+    auth_access_seconds: float = 86_400.0
     auth_refresh_seconds: float = 30 * 86_400.0
     auth_jwt_key: str | None = None
     auth_jwks: str | None = None

@@ -153,11 +153,11 @@ class Connection(Session):
         #: ``server`` of :class:`Session` is what a session needs of it).
         self.hub = server
         self.ws = ws
-        self.session = secrets.token_hex(8)
+        self.session_id = secrets.token_hex(8)
         self.process = server.store.process_id
         self.remote_rooms: set[str] = set()
         self.account = self.login = ""
-        self.name = anonymous_name(self.session)
+        self.name = anonymous_name(self.session_id)
         self.software = ""
         self.rooms: dict[str, Room] = {}
         self.bad_frames = 0
@@ -170,7 +170,7 @@ class Connection(Session):
         #: A request handled in the protocol callback that is still waiting (see
         #: :meth:`_frame_now`): later frames wait for it.
         self._inflight: asyncio.Task[None] | None = None
-        self._frame_task = f"frame-{self.session}"  # its name (built once, not per frame)
+        self._frame_task = f"frame-{self.session_id}"  # its name (built once, not per frame)
         # Abuse limits (see Settings): messages/s, refusals before 4008, rooms/minute.
         s = server.settings
         self.addr = peer_address(ws)
@@ -204,7 +204,7 @@ class Connection(Session):
             return
         self._pending += sum(map(len, frames))
         if self._pending > self.hub.settings.max_pending_bytes:
-            log.warning("slow reader dropped session=%s pending=%d", self.session, self._pending)
+            log.warning("slow reader dropped session=%s pending=%d", self.session_id, self._pending)
             self._abort(CLOSE_SLOW_READER, "slow reader: too many bytes pending", flush=False)
             return
         self._out.extend(frames)
@@ -220,7 +220,7 @@ class Connection(Session):
             return
         self._pending += len(frame)
         if self._pending > self.hub.settings.max_pending_bytes:
-            log.warning("slow reader dropped session=%s pending=%d", self.session, self._pending)
+            log.warning("slow reader dropped session=%s pending=%d", self.session_id, self._pending)
             self._abort(CLOSE_SLOW_READER, "slow reader: too many bytes pending", flush=False)
             return
         self._out.append(frame)
@@ -309,7 +309,7 @@ class Connection(Session):
         self.closed = True
         self.hub.metrics.closed(code)
         event(log, logging.INFO if code in _ROUTINE_CLOSES else logging.WARNING, "conn_closing",
-              session=self.session, addr=self.addr, code=code, reason=reason)
+              session=self.session_id, addr=self.addr, code=code, reason=reason)
         if not flush:
             self._out.clear()
         self._close_with = (code, reason)
@@ -333,7 +333,7 @@ class Connection(Session):
         if ws.connection_lost_waiter.done():
             return
         code = self._close_with[0] if self._close_with is not None else None
-        event(log, logging.WARNING, "conn_aborted", session=self.session, addr=self.addr,
+        event(log, logging.WARNING, "conn_aborted", session=self.session_id, addr=self.addr,
               code=code, reason="not closed within close_grace")
         ws.transport.abort()
 
@@ -341,7 +341,7 @@ class Connection(Session):
 
     async def run(self) -> None:
         """Serve the connection until it closes: hello first, then requests in order."""
-        self.hub.sessions[self.session] = self
+        self.hub.sessions[self.session_id] = self
         try:
             if (await self._handshake() and isinstance(self.ws, AdmittedConnection)
                     and self.hub.store.answers_at_once):
@@ -367,7 +367,7 @@ class Connection(Session):
                 else:
                     await asyncio.wait({inflight})
             self.closed = True
-            self.hub.sessions.pop(self.session, None)
+            self.hub.sessions.pop(self.session_id, None)
             self.hub.auth.unbind(self)
             for room in list(self.rooms.values()):
                 room.post(functools.partial(room.dropped, self))
@@ -384,7 +384,7 @@ class Connection(Session):
 
     async def _handshake(self) -> bool:
         settings = self.hub.settings
-        hs = p.ServerHandshake(server=settings.server_name, session=self.session,
+        hs = p.ServerHandshake(server=settings.server_name, session=self.session_id,
                                max_frame=settings.max_frame)
         try:
             async with asyncio.timeout(settings.hello_timeout):
@@ -420,7 +420,7 @@ class Connection(Session):
             return False
         self.bad_frames += 1
         if self.bad_frames > self.hub.settings.max_bad_frames:
-            log.warning("closing session=%s after %d bad frames", self.session, self.bad_frames)
+            log.warning("closing session=%s after %d bad frames", self.session_id, self.bad_frames)
             self._abort(CLOSE_PROTOCOL, "too many bad frames")
             return False
         return True
@@ -457,7 +457,7 @@ class Connection(Session):
             self._abort(CLOSE_RATE_LIMIT, "rate limit: too many messages")
             return
         if self.refused == 1:
-            event(log, logging.INFO, "rate_limited", session=self.session, addr=self.addr,
+            event(log, logging.INFO, "rate_limited", session=self.session_id, addr=self.addr,
                   code="rate/limited")
         await asyncio.sleep(bucket.wait_time())
 
@@ -495,7 +495,7 @@ class Connection(Session):
             return True
         self.hub.metrics.room_refused("rate")
         self.send_error("room/limit", why, p.reply_id(msg))
-        event(log, logging.INFO, "room_limited", session=self.session, addr=self.addr,
+        event(log, logging.INFO, "room_limited", session=self.session_id, addr=self.addr,
               code="room/limit", request=msg.TYPE)
         return False
 
@@ -548,7 +548,7 @@ class Connection(Session):
     def _frame_failed(self, exc: BaseException) -> None:
         """A frame's handling raised (a bug: :meth:`_frame` answers every request's failure
         itself): log it and close with 1011, as websockets does when the reader fails."""
-        log.error("bug handling a frame session=%s", self.session, exc_info=exc)
+        log.error("bug handling a frame session=%s", self.session_id, exc_info=exc)
         self._abort(1011, "internal error")
 
     async def _frame(self, frame: bytes | str) -> None:

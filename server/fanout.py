@@ -18,7 +18,6 @@ from mypy_extensions import trait
 
 from .. import protocol as p
 from .table import Phase
-from .room_parts import Connection as Connection  # re-exported: the room's name for Peer
 from .room_parts import Member as Member  # re-exported
 from .room_parts import Peer as Peer  # re-exported
 from .room_parts import RoomParts
@@ -122,7 +121,7 @@ class RoomViews(RoomParts):
         """:meth:`views_for` of one seat."""
         return self.views_for({seat})[seat]
 
-    def full_view(self, conn: Connection, re: Any = None) -> None:
+    def full_view(self, conn: Peer, re: Any = None) -> None:
         """Send ``conn`` its full view now (join, resume, get_view)."""
         member = self.members.get(conn)
         if member is None:
@@ -132,7 +131,7 @@ class RoomViews(RoomParts):
         conn.send(p.Update(room=self.id, state_id=self.state_id, view=view, events=[],
                            re=re))
 
-    def resend(self, conn: Connection) -> None:
+    def resend(self, conn: Peer) -> None:
         """Send member ``conn`` what it may have missed after frames to it were lost (its
         process's inbox was unreachable): its full view and, once the game is over, the
         ``game_over`` again (a client that missed it would wait for it for ever). Nothing
@@ -143,7 +142,7 @@ class RoomViews(RoomParts):
         if self.game_phase is FINISHED:
             conn.send(self._game_over())
 
-    def send_joined(self, conn: Connection, re: Any, token: str | None = None,
+    def send_joined(self, conn: Peer, re: Any, token: str | None = None,
                     view: dict[str, Any] | None = None) -> None:
         """Send member ``conn`` its ``joined`` reply with its full view (recorded as its last
         view, for deltas): after a join, resume or spectate; in a finished room, the
@@ -161,7 +160,7 @@ class RoomViews(RoomParts):
             conn.send(self._game_over())
         self.send_chat_history(conn)
 
-    def _broadcast(self, events: list[dict[str, Any]], first: Connection | None = None,
+    def _broadcast(self, events: list[dict[str, Any]], first: Peer | None = None,
                    lead: bytes | None = None, re: Any = None) -> None:
         """Send every member its update: the full view the first time, then a delta.
 
@@ -221,7 +220,7 @@ class RoomViews(RoomParts):
                           () if lead is None else (lead,), re)
 
     def _send_deltas(self, frame_of: Callable[..., bytes | None], parts: tuple[bytes, bytes],
-                     table: dict[str, Any], first: Connection | None, leader: Member | None,
+                     table: dict[str, Any], first: Peer | None, leader: Member | None,
                      ahead: tuple[bytes, ...], re: Any) -> None:
         """Send every member its frame of a broadcast of the engine's deltas (``frame_of``
         makes a member's, or returns None when it needs its full view): ``first``'s (its
@@ -229,7 +228,7 @@ class RoomViews(RoomParts):
         ``re``; a member not at the state before gets its full view; the spectators of a
         crowd get theirs later (:data:`LATER_SPECTATORS`)."""
         members = self.members
-        full: list[tuple[Connection, Member]] = []
+        full: list[tuple[Peer, Member]] = []
         if leader is not None:
             assert first is not None
             frame = frame_of(leader, re)
@@ -237,8 +236,8 @@ class RoomViews(RoomParts):
                 full.append((first, leader))
             else:
                 first.send_raw(*ahead, frame)
-        outgoing: list[tuple[Connection, bytes]] = []
-        later: list[tuple[Connection, bytes]] = []
+        outgoing: list[tuple[Peer, bytes]] = []
+        later: list[tuple[Peer, bytes]] = []
         crowd = len(members) - len(self.seats) > LATER_SPECTATORS
         for conn, member in members.items():
             if conn is first:
@@ -264,7 +263,7 @@ class RoomViews(RoomParts):
             conn.send_later(frame)
 
     def _broadcast_diffed(self, parts: tuple[bytes, bytes], table: dict[str, Any],
-                          first: Connection | None, leader: Member | None,
+                          first: Peer | None, leader: Member | None,
                           lead: bytes | None, re: Any) -> None:
         """:meth:`_broadcast` for an engine that does not report its deltas (or cannot
         now): every member's view built (the public part shared: engines cache it per

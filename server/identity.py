@@ -1,4 +1,4 @@
-"""Who a player is: the account record, its secrets' digests, and the session tokens.
+"""Who a player is: the account record, its secrets' digests, and the access tokens.
 
 No I/O here: the account stores (:mod:`.account_store`) keep these records, the auth service
 (:mod:`.auth`) issues and checks them.
@@ -7,14 +7,15 @@ Secrets are never kept, compared or logged as they are:
 
 * a password is kept as its argon2id hash (:mod:`.auth` hashes and verifies it off the
   event loop; argon2's verify compares in constant time);
-* a guest's device secret, a session token's and a refresh token's secret part are kept
+* a guest's device secret, an access token's and a refresh token's secret part are kept
   and looked up as their SHA-256 :func:`digest` (each holds at least 128 random bits, so a
   fast hash suffices; a lookup by digest compares no secret byte by byte);
 * an operator identity provider's subject is kept as the digest of its issuer and ``sub``.
 
-Tokens (:func:`new_token`) read ``chs1.ACCOUNT.SECRET`` (a session) and ``chr1.ACCOUNT.SECRET``
-(a refresh token): the account id names where the store keeps the token's record (every key
-of an account shares one Redis hash slot), the secret (256 random bits) proves it.
+Tokens (:func:`new_token`) read ``chs1.ACCOUNT.SECRET`` (an access token) and
+``chr1.ACCOUNT.SECRET`` (a refresh token): the account id names where the store keeps the
+token's record (every key of an account shares one Redis hash slot), the secret (256 random
+bits) proves it.
 
 Exception tree::
 
@@ -30,7 +31,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-__all__ = ["ACTIVE", "BANNED", "PASSWORD_MAX", "PASSWORD_MIN", "REFRESH", "SESSION", "Account",
+__all__ = ["ACCESS", "ACTIVE", "BANNED", "PASSWORD_MAX", "PASSWORD_MIN", "REFRESH", "Account",
            "AuthError", "check_password", "digest", "new_account_id", "new_token",
            "read_token"]
 
@@ -38,9 +39,10 @@ PASSWORD_MIN, PASSWORD_MAX = 8, 1024
 """Bytes of a password (UTF-8), least and most (``auth/weak_password`` outside)."""
 ACTIVE, BANNED = "active", "banned"
 """Values of :attr:`Account.status`."""
-SESSION, REFRESH = "s", "r"
-"""Kinds of token: a session token (signs a connection in) and a refresh token (trades the
-pair for a new one)."""
+ACCESS, REFRESH = "s", "r"
+"""Kinds of token: an access token (signs a connection in) and a refresh token (trades the
+pair for a new one). The values are kept in stored token records and in the tokens
+themselves (``chs1.``): ``"s"`` stays."""
 
 _TOKEN = re.compile(r"ch([sr])1\.([0-9a-f]{16})\.([A-Za-z0-9_-]{43})")
 
@@ -70,7 +72,7 @@ def new_account_id() -> str:
 
 
 def new_token(kind: str, account: str) -> tuple[str, str]:
-    """A new token of ``kind`` (:data:`SESSION` or :data:`REFRESH`) for ``account``.
+    """A new token of ``kind`` (:data:`ACCESS` or :data:`REFRESH`) for ``account``.
 
     Returns:
         ``(token, digest)``: the token to hand to the client once, and the digest of its

@@ -306,7 +306,7 @@ class Lobby:
         room = Room(id=room_id, name=name or default, game_name=msg.game,
                     game_cls=cls, options=resolved, seat_count=seats, settings=settings,
                     store=self.store, private=private, code=code,
-                    host=conn.session, on_finish=self._finished, on_lost=self._lost,
+                    host=conn.session_id, on_finish=self._finished, on_lost=self._lost,
                     on_seats=self._seats, chosen_deal=bool(chosen), ledger=self.ledger)
         room.metrics = bind_game(self.metrics, room.game_name, room.options.get("mode"))
         # Registered before the store write: once the store lists the room, a quick join of

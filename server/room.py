@@ -55,7 +55,7 @@ from .store import Lease, Loaded, Store, StoreError
 from .clocks import REAL_TIME_BOT_SECONDS as REAL_TIME_BOT_SECONDS  # re-exported
 from .clocks import RoomClocks
 from .chat import RoomChat
-from .fanout import Connection, RoomViews, Seat, Member
+from .fanout import RoomViews, Seat, Member
 from .fanout import Peer as Peer  # re-exported: what a room needs of a member
 from .tasks import cancel_until_done
 from .work import WorkQueue
@@ -139,7 +139,7 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
     #: facts of every view; kept with it by :meth:`_set_phase` (read twice per action).
     stored_status: str = field(default="waiting", init=False)
     seats: list[Seat | None] = field(default_factory=list)
-    members: dict[Connection, Member] = field(default_factory=dict)
+    members: dict[Peer, Member] = field(default_factory=dict)
     deadlines: dict[int, float] = field(default_factory=dict)
     on_finish: Callable[[Room], None] | None = None
     on_lost: Callable[[Room], None] | None = None
@@ -242,7 +242,7 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
         """Queue ``fn`` for the room's task without waiting for it."""
         self.work.post(fn)
 
-    async def play(self, conn: Connection, msg: p.Act) -> None:
+    async def play(self, conn: Peer, msg: p.Act) -> None:
         """Apply ``conn``'s ``act`` (:meth:`act`) as the room's next work item.
 
         When the room is idle (no work queued, none running) the action is applied at once in
@@ -333,7 +333,7 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
                 "chat": list(self.chat), "muted": sorted(self.muted),
                 "started_at": self.started_at,
                 "seats": [None if h is None else h.stored() for h in self.seats],
-                "members": [[c.process, c.session, m.seat] for c, m in self.members.items()],
+                "members": [[c.process, c.session_id, m.seat] for c, m in self.members.items()],
                 "deadlines": [[s, t] for s, t in self.deadlines.items()]}
 
     @classmethod
@@ -421,7 +421,7 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
             cached = self._commitment = (seed, table.commitment(seed, self.salt) or "")
         return cached[1]
 
-    async def start(self, by: Connection | None, re: Any = None) -> None:
+    async def start(self, by: Peer | None, re: Any = None) -> None:
         """Start the game. Empty seats are given to server bots. The started state is saved
         before anyone is told (a process that takes the room over must find it started);
         then every member gets ``started`` (``by``'s carries ``re``), then its view.
@@ -432,11 +432,11 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
             StoreError: the started state could not be saved (:class:`OwnershipLost`:
                 another process owns the room); the room is left waiting as it was.
         """
-        table.check_starter(self.seats, self.host, by, by.session if by is not None else "")
+        table.check_starter(self.seats, self.host, by, by.session_id if by is not None else "")
         told = await self._saved(self._begin_start)
         self._announce_start(told, by, re)
 
-    async def seat_player(self, conn: Connection, seat: int | None, re: Any) -> None:
+    async def seat_player(self, conn: Peer, seat: int | None, re: Any) -> None:
         """Seat ``conn`` (:meth:`_seat`), save, then tell every member and answer
         ``joined`` (with the seat's token, durable before anyone sees it). The player who
         fills the last seat of a waiting room starts it: the same save holds the start;
@@ -518,7 +518,7 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
         self._schedule()  # the deadlines are part of the state the start saves
         return [(s, "bot") for s in to_bots]
 
-    def _announce_start(self, told: list[Told], by: Connection | None, re: Any) -> None:
+    def _announce_start(self, told: list[Told], by: Peer | None, re: Any) -> None:
         """Tell everyone of a start that is saved: the bots' seats (``told``), ``started``
         (``by``'s carries ``re``), then each member's view; wake the bots."""
         self._tell(told)
@@ -563,7 +563,7 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
             if duration is not None:
                 self.metrics.duration.observe(duration)
 
-    def _refuse(self, conn: Connection, code: str, message: str, re: Any) -> None:
+    def _refuse(self, conn: Peer, code: str, message: str, re: Any) -> None:
         """Answer an ``act`` with the error ``code`` and count it as refused."""
         if self.metrics is not None:
             self.metrics.refused.inc()
@@ -571,7 +571,7 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
 
     # -- actions --------------------------------------------------------------------------
 
-    async def act(self, conn: Connection, msg: p.Act) -> None:
+    async def act(self, conn: Peer, msg: p.Act) -> None:
         """Apply an ``act`` request from ``conn`` (as a work item of the room: :meth:`play`);
         replies itself."""
         member = self.members.get(conn)
@@ -619,7 +619,7 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
         if await self._persist(entry, events, conn, msg.id):
             observe_action(self.metrics, time.perf_counter() - started)
 
-    async def _set(self, conn: Connection, seat: int, msg: p.Act) -> None:
+    async def _set(self, conn: Peer, seat: int, msg: p.Act) -> None:
         """Apply a setting ``act`` (``[name, value]``: :meth:`Game.apply_setting`): the
         seat's own preference, accepted whatever the seat's turn and whatever ``state_id``
         the act carries, since it is no move and leaves ``state_id`` as it is (no seat's
@@ -636,7 +636,7 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
         await self._persist(entry, events, conn, msg.id)
 
     def _accepted(self, entry: LogEntry, events: list[dict[str, Any]],
-                  conn: Connection | None, re: Any) -> None:
+                  conn: Peer | None, re: Any) -> None:
         """After the log holds ``entry``: reply, broadcast, timers, bots, game over."""
         game = self.dealt()
         sid = game.state_id

@@ -30,7 +30,7 @@ from .metrics import GameMetrics
 from .store import Lease, Store
 from .table import Phase
 
-__all__ = ["Connection", "Member", "Peer", "RoomParts", "Seat"]
+__all__ = ["Member", "Peer", "RoomParts", "Seat"]
 
 
 class Peer(Protocol):
@@ -46,7 +46,7 @@ class Peer(Protocol):
     update alone, carrying the act's id).
     """
 
-    session: str
+    session_id: str
     process: str
     account: str
     name: str
@@ -68,9 +68,6 @@ class Peer(Protocol):
     def send_error(self, code: str, message: str, re: Any = None) -> None:
         """Queue an error reply (``code`` as in protocol/README.md) for the peer."""
 
-
-#: The name the room's signatures use for a member's peer.
-Connection = Peer
 
 
 
@@ -98,7 +95,7 @@ class Seat:
     """
 
     token: str
-    conn: Connection | None
+    conn: Peer | None
     name: str
     bot: bool = False
     grace_until: float | None = None
@@ -168,7 +165,7 @@ class RoomParts:
     game_phase: Phase
     stored_status: str
     seats: list[Seat | None]
-    members: dict[Connection, Member]
+    members: dict[Peer, Member]
     deadlines: dict[int, float]
     ledger: SeatLedger | None
     lease: Lease | None
@@ -254,7 +251,7 @@ class RoomParts:
 
     @abstractmethod
     def _accepted(self, entry: LogEntry, events: list[dict[str, Any]],
-                  conn: Connection | None, re: Any) -> None:
+                  conn: Peer | None, re: Any) -> None:
         """An action was stored (:class:`~cardhall.server.room.Room`)."""
 
     @abstractmethod
@@ -267,7 +264,7 @@ class RoomParts:
 
     @abstractmethod
     async def _persist(self, entry: LogEntry, events: list[dict[str, Any]],
-                       conn: Connection | None, re: Any) -> bool:
+                       conn: Peer | None, re: Any) -> bool:
         """Store an action (:class:`~.saving.RoomSaving`)."""
 
     @abstractmethod
@@ -287,7 +284,7 @@ class RoomParts:
         """Free a seat of a waiting room (:class:`~.seating.RoomSeats`)."""
 
     @abstractmethod
-    def _broadcast(self, events: list[dict[str, Any]], first: Connection | None = None,
+    def _broadcast(self, events: list[dict[str, Any]], first: Peer | None = None,
                    lead: bytes | None = None, re: Any = None) -> None:
         """Updates to every member (:class:`~.fanout.RoomViews`)."""
 
@@ -304,5 +301,5 @@ class RoomParts:
         """Queue a server-bot action (:class:`~.clocks.RoomClocks`)."""
 
     @abstractmethod
-    def send_chat_history(self, conn: Connection) -> None:
+    def send_chat_history(self, conn: Peer) -> None:
         """The kept chat lines to ``conn`` (:class:`~.chat.RoomChat`)."""

@@ -23,10 +23,9 @@ from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential_ji
 
 from ..games import GameError, LogEntry, replay
 from . import table
-from .fanout import Connection
+from .room_parts import Peer, RoomParts
 from .store import OwnershipLost, StoreError
 from .table import Event, Phase
-from .room_parts import RoomParts
 
 log = logging.getLogger("cardhall.room")
 CLOSED = Phase.CLOSED
@@ -98,7 +97,7 @@ class RoomSaving(RoomParts):
         self.post(save)
 
     async def _persist(self, entry: LogEntry, events: list[dict[str, Any]],
-                       conn: Connection | None, re: Any) -> bool:
+                       conn: Peer | None, re: Any) -> bool:
         """Append ``entry`` (already applied to the engine: :meth:`Game.apply_entry`) to the
         store at the engine's :attr:`~Game.log_length` - 1, then announce it.
 

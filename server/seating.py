@@ -16,7 +16,7 @@ from mypy_extensions import trait
 from .. import protocol as p
 from ..games import GameError, LogEntry
 from . import table
-from .fanout import Connection, Member, Seat
+from .fanout import Member, Peer, Seat
 from .table import Leaving, Phase, RoomError
 from .room_parts import RoomParts
 
@@ -32,7 +32,7 @@ class RoomSeats(RoomParts):
 
     __slots__ = tuple[str, ...]()
 
-    def join(self, conn: Connection, seat: int | None) -> tuple[int, str]:
+    def join(self, conn: Peer, seat: int | None) -> tuple[int, str]:
         """Seat ``conn`` at ``seat`` (or the first free seat) and tell every member at once
         (nothing saved: :meth:`seat_player` saves first). Returns ``(seat, token)``.
 
@@ -46,7 +46,7 @@ class RoomSeats(RoomParts):
                                self.options.get("mode"))
         return seat_no, token
 
-    def _seat(self, conn: Connection, seat: int | None) -> tuple[int, str, list[Told]]:
+    def _seat(self, conn: Peer, seat: int | None) -> tuple[int, str, list[Told]]:
         """The state change of a join, nothing sent, nothing saved: ``conn`` takes ``seat``
         (or the first free seat: :func:`~.table.choose_seat`), and the host role moves as
         :func:`~.table.host_on_join` says. Returns ``(seat, token, seat events to send)``.
@@ -57,7 +57,7 @@ class RoomSeats(RoomParts):
         """
         seat = table.choose_seat(self.phase, self.seats, conn, conn.account, seat,
                                  bool(self.settings.get("multi_seat")))
-        move = table.host_on_join(self.seats, conn.session == self.host, self.host)
+        move = table.host_on_join(self.seats, conn.session_id == self.host, self.host)
         token = secrets.token_urlsafe(24)  # 192 bits
         holder = self.seats[seat] = Seat(token=token, conn=conn, name=conn.name,
                                          since=time.time(), account=conn.account)
@@ -87,7 +87,7 @@ class RoomSeats(RoomParts):
         assert holder is not None
         holder.host = True
         if claim:
-            self.host = holder.conn.session if holder.conn is not None else ""
+            self.host = holder.conn.session_id if holder.conn is not None else ""
         return seat, "host"
 
     def _free_seat(self, seat: int) -> None:
@@ -121,7 +121,7 @@ class RoomSeats(RoomParts):
         away: :meth:`Lobby.quick_room`)."""
         return table.startable(self.seats)
 
-    def reattach(self, conn: Connection, seat: int | None) -> None:
+    def reattach(self, conn: Peer, seat: int | None) -> None:
         """Put a member recorded in the stored state back (after a takeover)."""
         self.members[conn] = Member(seat)
         conn.rooms[self.id] = self
@@ -144,7 +144,7 @@ class RoomSeats(RoomParts):
             if holder is not None and holder.conn is None and not holder.bot and holder.token:
                 holder.grace_until = until
 
-    def spectate(self, conn: Connection) -> None:
+    def spectate(self, conn: Peer) -> None:
         """Add ``conn`` as a spectator (a seated connection stays seated)."""
         if conn not in self.members:
             self.members[conn] = Member(None)
@@ -174,7 +174,7 @@ class RoomSeats(RoomParts):
                 found = s
         return found
 
-    def resume(self, conn: Connection, token: str) -> int:
+    def resume(self, conn: Peer, token: str) -> int:
         """Give the seat with ``token`` back to ``conn``. Returns the seat.
 
         Raises:
@@ -185,7 +185,7 @@ class RoomSeats(RoomParts):
             raise RoomError("room/bad_token", "no seat of this room has that token")
         return self._resume_seat(conn, seat)
 
-    def resume_account(self, conn: Connection) -> int:
+    def resume_account(self, conn: Peer) -> int:
         """Give ``conn`` back the seat its account holds (any device: no token needed); with
         several (``multi_seat``), the first one not played from ``conn``. Returns the seat.
 
@@ -201,7 +201,7 @@ class RoomSeats(RoomParts):
         free = [s for s in held if (h := self.seats[s]) is not None and h.conn is not conn]
         return self._resume_seat(conn, (free or held)[0])
 
-    def _resume_seat(self, conn: Connection, seat: int) -> int:
+    def _resume_seat(self, conn: Peer, seat: int) -> int:
         holder = self.seats[seat]
         assert holder is not None
         old = holder.conn
@@ -216,7 +216,7 @@ class RoomSeats(RoomParts):
         self._schedule()
         return seat
 
-    async def leave(self, conn: Connection) -> None:
+    async def leave(self, conn: Peer) -> None:
         """``conn`` leaves: what becomes of its seat is :func:`~.table.on_leave`'s: a
         waiting seat is freed; a playing seat is abandoned at once; in a finished room
         only the connection goes."""
@@ -230,7 +230,7 @@ class RoomSeats(RoomParts):
             self._seat_event(seat, "left")
             await self._abandon(seat)
 
-    def _detach(self, conn: Connection, save_spectator: bool = False) -> int | None:
+    def _detach(self, conn: Peer, save_spectator: bool = False) -> int | None:
         """Take ``conn`` out of the room's members (a spectator's going is told to the
         members soon: :meth:`_facts_soon`; with ``save_spectator``, saved soon too: a dropped
         spectator is no longer in the stored state's members). Returns the
@@ -287,7 +287,7 @@ class RoomSeats(RoomParts):
             return "bot" if holder.bot else "forfeit"
         return "freed" if leaving is Leaving.FREE else "detached"
 
-    def dropped(self, conn: Connection) -> None:
+    def dropped(self, conn: Peer) -> None:
         """``conn`` lost its connection: hold its seat for the grace window (not in a
         finished room: :func:`~.table.holds_on_drop`)."""
         seat = self._detach(conn, save_spectator=True)

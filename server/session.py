@@ -1,8 +1,8 @@
-"""Request handling shared by every kind of peer: a local socket or a forwarded one.
+"""Request handling shared by every kind of session: a client on a local socket or a forwarded one.
 
 :class:`Session` holds the handlers of the client requests (``list_rooms`` .. ``ping``). A
 :class:`~cardhall.server.connection.Connection` is a Session on a local WebSocket; a
-forwarded peer (a client connected to another server process, whose requests reach the
+forwarded client (a client connected to another server process, whose requests reach the
 room's owner through the store) is a Session too, so every request is handled by the same
 code wherever the client is connected.
 """
@@ -76,21 +76,21 @@ class Hub(Protocol):
 # Compiled (setup.py); a forwarded peer (cluster.RemotePeer, pure Python) subclasses it.
 @mypyc_attr(allow_interpreted_subclasses=True)
 class Session:
-    """A peer of the server that sends requests and receives frames.
+    """A client as the server serves it: it sends requests and receives frames.
 
-    Subclasses provide :meth:`send`. Attributes every session has: ``server``, ``session``
+    Subclasses provide :meth:`send`. Attributes every session has: ``server``, ``session_id``
     (random id, also the host identity of rooms it creates), ``process`` (id of the server
     process the client is connected to), ``account`` (the id of the account it is signed in
     to, ``""`` for none: :mod:`.auth`), ``guest`` (False once signed in to a registered
     account), ``name`` (that account's display name, or an anonymous guest's name),
-    ``login`` (digest of its session token, ``""``), ``addr``
+    ``login`` (digest of its access token, ``""``), ``addr``
     (client address), ``rooms`` (rooms of this process it is seated in or watching, by id),
     ``remote_rooms`` (ids of rooms owned by other processes it was forwarded to), ``closed``
     and ``act_reply``.
     """
 
     server: Hub
-    session: str
+    session_id: str
     process: str
     name: str
     rooms: dict[str, Room]
@@ -129,12 +129,12 @@ class Session:
         try:
             reply = p.error_reply(code, message, re)
         except p.ProtocolError:
-            log.error("unbuildable error reply code=%.70r session=%s", code, self.session)
+            log.error("unbuildable error reply code=%.70r session=%s", code, self.session_id)
             reply = p.error_reply("server/internal", re=re)
         self.send(reply)
 
     async def handle(self, msg: p.Message) -> None:
-        """Handle one decoded request; every failure becomes an ``error`` reply (peer faults
+        """Handle one decoded request; every failure becomes an ``error`` reply (client faults
         with their code, store outages as ``server/unavailable``, our bugs as
         ``server/internal``, logged, never a traceback to the client)."""
         re = p.reply_id(msg)
@@ -145,7 +145,7 @@ class Session:
         except StoreError as down:  # not `exc`: mypyc types a name by its first except
             self.send_error("server/unavailable", str(down) or "the store is unavailable", re)
         except Exception:
-            log.exception("bug handling %s session=%s", msg.TYPE, self.session)
+            log.exception("bug handling %s session=%s", msg.TYPE, self.session_id)
             self.send_error("server/internal", "internal error (logged on the server)", re)
 
     async def dispatch(self, msg: p.Message) -> None:
@@ -463,7 +463,7 @@ class Session:
         """
         lobby = self.server.lobby
         room = lobby.find(room_id)
-        if room.private and room_id not in self.rooms and room.host != self.session:
+        if room.private and room_id not in self.rooms and room.host != self.session_id:
             lobby.find_public(room_id)
         return room
 

@@ -6,7 +6,7 @@ with its record, state (seats and their tokens, deadlines), lobby entry, join co
 log and latest snapshot, finished rooms with the rest of their time to live, every
 leaderboard of :func:`~.leaderboard.boards`, and, given both sides' account stores, every
 account (its record: names, password hash, device and subject keys, status) with its running
-seats and its finished games (:func:`copy_accounts`). Sessions are not copied: a player
+seats and its finished games (:func:`copy_accounts`). Sign-ins (tokens) are not copied: a player
 signs in again on the target (a guest client does so by itself, with its device secret).
 
 Rooms in play arrive without a lease: the first server on the target takes them over (the

@@ -1,5 +1,6 @@
 """Rooms without sockets for tests: stand-in connections that record what a room writes, and
-a started Skipper room seated with them."""
+a started Skipper room seated with them; and a room rebuilt from what a server's store holds
+(:func:`replay_room`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from typing import Any
 import msgpack
 
 from cardhall import protocol as p
+from cardhall.games import get, replay
 from cardhall.games.skipper import Skipper
+from cardhall.server.app import Server
 from cardhall.server.room import Room
 from cardhall.server.memory_store import MemoryStore
 
@@ -20,7 +23,7 @@ class Recorder:
     """A stand-in connection that records every write: ``(name, [frame types])``."""
 
     def __init__(self, name: str, log: WriteLog) -> None:
-        self.name, self.session, self.process = name, name, "test"
+        self.name, self.session_id, self.process = name, name, "test"
         self.account = ""  # signed in to no account
         self.act_reply = "ok"
         self.rooms: dict[str, Room] = {}
@@ -60,3 +63,13 @@ async def started_room(seats: int, options: dict[str, Any], store: MemoryStore |
     await room.start(None)
     log.clear()
     return room, game, conns, log
+
+
+async def replay_room(server: Server, room_id: str) -> Any:
+    """The engine rebuilt from the store's record and log of the room."""
+    loaded = await server.store.load(room_id)
+    assert loaded is not None
+    record = loaded.record
+    entries = await server.store.log(room_id)
+    return record, entries, replay(get(record["game"]), record["options"], record["seats"],
+                                   entries)

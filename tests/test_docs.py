@@ -207,7 +207,8 @@ def test_readme_layout_picture_names_every_module() -> None:
 def test_connection_session_peer_and_hub_have_one_meaning_each() -> None:
     """Issue #31, item 7: the README says what each of the four words means, and the code
     keeps to it: no module imports one of ``Connection``, ``Session``, ``Peer``, ``Hub``
-    under another of these names (lobby.py once called the room's ``Peer`` ``Session``),
+    under another of these names (lobby.py once called the room's ``Peer`` ``Session``) or
+    names one after another (fanout.py had ``Connection = Peer``),
     every ``Hub`` is a Protocol (the server as a lower module needs it), and the protocol
     package, which knows no rooms, never calls the other end "the peer"."""
     import ast
@@ -225,6 +226,10 @@ def test_connection_session_peer_and_hub_have_one_meaning_each() -> None:
                 if isinstance(node, ast.ImportFrom):
                     problems += [f"{where}: imports {a.name} as {a.asname}" for a in node.names
                                  if a.name in names and a.asname in names - {a.name}]
+                elif (isinstance(node, ast.Assign) and isinstance(node.value, ast.Name)
+                      and node.value.id in names):
+                    problems += [f"{where}: calls {node.value.id} {t.id}" for t in node.targets
+                                 if isinstance(t, ast.Name) and t.id in names - {node.value.id}]
                 elif isinstance(node, ast.ClassDef) and node.name == "Hub":
                     if "Protocol" not in ast.unparse(node):
                         problems.append(f"{where}: Hub is not a Protocol")
@@ -232,3 +237,59 @@ def test_connection_session_peer_and_hub_have_one_meaning_each() -> None:
         if re.search(r"\bpeers?\b", path.read_text(encoding="utf-8"), re.IGNORECASE):
             problems.append(f"{path.relative_to(ROOT)} says 'peer'")
     assert not problems, problems
+
+
+#: How an account's sign-in was once called a "session" (issue #31, item 7): its proof is the
+#: *access token* (with the refresh token, as OAuth 2.0 names them) and what ``logout`` ends
+#: is a *sign-in*. The patterns avoid matching their own source text.
+_SIGN_IN_AS_SESSION = re.compile(
+    r"session\s+tokens?|session\s+(?:and|or)\s+refresh|every\s+session\s+of|"
+    r"(?:its|their|account's)\s+sessions\b|sessions?\s+(?:dropped|revoked)|"
+    r"session\s+resume|auth_session_second[s]|\bSESSION_KEY\b", re.IGNORECASE)
+
+
+def test_session_never_means_an_accounts_sign_in() -> None:
+    """Issue #31, item 7: "session" is a client as the server serves it, never an account's
+    sign-in: no "session" and "token" in a row (nor the other old phrasings of
+    :data:`_SIGN_IN_AS_SESSION`) in the docs, the code, the web client or the JSON Schemas
+    (``benchmarks/RESULTS.md`` is the record of past runs, left as written)."""
+    suffixes = {".py", ".md", ".js", ".mjs", ".html", ".json", ".toml", ".yaml", ".yml", ".sh"}
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
+                             check=True).stdout.split()
+    problems = []
+    for name in tracked:
+        path = ROOT / name
+        if path.suffix not in suffixes or name == "benchmarks/RESULTS.md" or not path.is_file():
+            continue
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            problems += [f"{name}:{n}: {m.group(0)!r}" for m in _SIGN_IN_AS_SESSION.finditer(line)]
+    assert not problems, "\n".join(problems)
+
+
+def test_no_attribute_named_session_holds_an_id() -> None:
+    """Issue #31, item 7: a session's id is its ``session_id`` (server ``Session``,
+    ``Connection``, ``cluster.RemotePeer``, ``fanout.Peer``, the client's ``Connection``), so
+    that ``session.session`` does not exist: nothing assigns an attribute ``session``, and no
+    class declares one, except the protocol's message classes (``welcome.session`` is a wire
+    field, which keeps its name)."""
+    import ast
+
+    problems = []
+    for folder in ("cli", "bench", "server", "client", "games", "protocol", "tests",
+                   "benchmarks", "examples"):
+        for path in (ROOT / folder).rglob("*.py"):
+            where = path.relative_to(ROOT)
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Attribute) and node.attr == "session" and isinstance(
+                        node.ctx, ast.Store):
+                    problems.append(f"{where}:{node.lineno}: assigns .session")
+                if isinstance(node, ast.ClassDef) and not any(
+                        "message" in ast.unparse(d) for d in node.decorator_list):
+                    for stmt in node.body:
+                        target = (stmt.target if isinstance(stmt, ast.AnnAssign) else
+                                  stmt.targets[0] if isinstance(stmt, ast.Assign) else None)
+                        if isinstance(target, ast.Name) and target.id == "session":
+                            problems.append(f"{where}:{stmt.lineno}: class {node.name} "
+                                            "declares session")
+    assert not problems, "\n".join(problems)

@@ -109,18 +109,12 @@ PACKAGES = ("cli", "bench", "server", "client", "games", "protocol")
 UNMIRRORED = {
     # Every module of the command line has its own test module.
     "cli": "",
-    # The harnesses that start servers and Redis: tests/bench/test_bench.py and
-    # tests/e2e/test_chaos.py run them.
-    "bench": "drills durable ha_chaos load loadgen peers servers topology",
-    # The server's parts that need a live server, a Redis or a room in play: tests/e2e/
-    # test_server.py (app, connection, session), tests/server/test_room_*.py (clocks,
-    # fanout, saving), test_accounts.py and test_auth.py (the account stores over every
-    # backend), conftest's ``server`` (every server test on Redis too) and tests/e2e/
-    # test_redis_ha.py (the Redis store and its leases).
-    "server": "account_redis account_sqlite account_store app clocks connection fanout "
-              "redis_leases redis_store saving session",
-    # The client: tests/client/test_client.py and test_terminal.py, tests/e2e/test_server.py.
-    "client": "bots connection",
+    # Every module of the harnesses has its own test module.
+    "bench": "",
+    # Every module of the server has its own test module.
+    "server": "",
+    # Every module of the client has its own test module.
+    "client": "",
     # Every module of the engines has its own test module.
     "games": "",
     # Every module of the protocol has its own test module.

@@ -22,7 +22,7 @@ class Quit(Exception):
 
 class Interrupted(Exception):
     """The player typed Ctrl-C: the program ends at once, keeping its seats (``m``
-    resumes them in the next session)."""
+    resumes them the next time ``cardhall play`` runs)."""
 
 
 class Disconnected(Exception):
@@ -40,7 +40,7 @@ class Terminal:
         record_dir: Folder where the record of each finished game is written
             (``<room>.json``, for ``cardhall verify``; the client needs ``keep_records``),
             or None.
-        store: Where seat tokens are kept between sessions (None: a
+        store: Where seat tokens are kept between runs (None: a
             :class:`~cardhall.client.seat_store.SeatStore` at its default path).
 
     Attributes:

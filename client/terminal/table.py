@@ -191,7 +191,7 @@ class Table:
                   f"state {view.get('state_id')}  {who}")]
         try:
             lines.append(self.render(view, color=self.term.color))
-        except RENDER_ERRORS as exc:  # a renderer bug must not end the session
+        except RENDER_ERRORS as exc:  # a renderer bug must not end the game
             lines.append(f"(cannot draw this table: {type(exc).__name__}: {exc})")
         lines.append(self._players_line(info))
         menu: list[Sequence[Any]] = []

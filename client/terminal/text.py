@@ -30,7 +30,7 @@ lobby commands:
   p CODE          join a private room by its code
   w N | w ID      watch a room (spectate)
   k [GAME [MODE]] quick-join a waiting room of a game (or a new one)
-  m               my games: the seats kept from earlier sessions on this server
+  m               my games: the seats kept from earlier runs on this server
   m N             resume my game number N (take the seat back)
   b [GAME [MODE]] a game's leaderboard (solo scores: best per player name)
   q               quit"""

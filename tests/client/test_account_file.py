@@ -1,5 +1,5 @@
 """Tests of ``cardhall play``'s account file (``cardhall.client.account_file``): per server,
-a device secret kept for good, session tokens kept and forgotten, never a password."""
+a device secret kept for good, access tokens kept and forgotten, never a password."""
 
 from __future__ import annotations
 

@@ -1,94 +1,12 @@
-"""The client library against a real server (both stores): recovering a dropped seat."""
+"""The client library's requests (``client/client.py``) against a real server: listing a
+lobby of many pages within the message rate (the connection itself:
+tests/client/test_connection.py)."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import gc
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
-
-import websockets
-from websockets.exceptions import ConnectionClosed
-
-from cardhall import protocol as p
-from cardhall.client.client import Client, ConnectionLost
-from cardhall.server.app import Server
+from cardhall.client.client import Client
 
 from ..conftest import ServerFactory
-
-
-async def test_a_seat_dropped_while_connected_is_resumed_on_not_seated(server: Server) -> None:
-    """The server takes the client's connection for gone and holds its seat for the grace
-    window, but the client hears nothing of it (the notice was lost). Its next action is
-    refused with ``room/not_seated``; the client library resumes the seat with its token
-    and sends the action again, which is applied."""
-    async with Client(server.url) as c:
-        room_id = (await c.create_room("skipper", seats=1,
-                                       options={"seed": 3})).room
-        seat = (await c.join(room_id)).seat
-        room = server.lobby.rooms[room_id]
-        conn = server.sessions[c.session]
-        await room.submit(lambda: room.dropped(conn))
-        holder = room.seats[seat or 0]
-        assert holder is not None and holder.conn is None and holder.grace_until
-        view = c.views[room_id]
-        assert view["legal_actions"]
-        await c.act(room_id, view["legal_actions"][0], view["state_id"])
-        assert c.seat_resumes == 1
-        assert holder.conn is conn and holder.grace_until is None
-        assert room.game.state_id == view["state_id"] + 1
-
-
-@contextlib.asynccontextmanager
-async def mute_server(on_request: Callable[[Any, bytes], Awaitable[None]] | None = None
-                      ) -> AsyncIterator[str]:
-    """A bare WebSocket server on 127.0.0.1 that welcomes a client and then answers nothing
-    (``on_request(ws, frame)`` is awaited for each frame after the hello); yields its URL."""
-
-    async def handler(ws: Any) -> None:
-        hello = p.decode(await ws.recv(), side="client")
-        await ws.send(p.encode(p.Welcome(v=p.PROTOCOL_VERSION, server="mute", session="s1",
-                                         max_frame=65536, re=p.reply_id(hello))))
-        with contextlib.suppress(ConnectionClosed):
-            async for frame in ws:
-                if on_request is not None:
-                    await on_request(ws, frame)
-
-    async with websockets.serve(handler, "127.0.0.1", 0, compression=None) as srv:
-        yield f"ws://127.0.0.1:{srv.sockets[0].getsockname()[1]}"
-
-
-async def test_no_future_exception_is_left_unretrieved_when_the_server_goes_away() -> None:
-    """Issue #35 defect 7: the server stops reading (its socket buffers fill up, so the
-    client's later requests wait in ``send``), then drops the connection. Every request
-    fails with ConnectionLost, and asyncio logs no "Future exception was never retrieved"
-    (the futures of the requests still in ``send`` were failed, then never awaited)."""
-
-    async def stall(ws: Any, frame: bytes) -> None:
-        ws.transport.pause_reading()
-        await asyncio.sleep(1.0)
-        ws.transport.abort()
-
-    loop = asyncio.get_running_loop()
-    reported: list[dict[str, Any]] = []
-    loop.set_exception_handler(lambda _, context: reported.append(context))
-    big = {"x": "a" * 60_000}  # 100 of them: more than the socket buffers hold
-    try:
-        async with mute_server(stall) as url:
-            client = Client(url, reconnect=False, max_frame=None)
-            await client.connect()
-            results = await asyncio.gather(
-                *(client.request(p.CreateRoom(game="skipper", seats=1, options=big))
-                  for _ in range(100)), return_exceptions=True)
-            await client.close()
-        assert all(isinstance(r, ConnectionLost) for r in results)
-        del results
-        gc.collect()
-        await asyncio.sleep(0)
-    finally:
-        loop.set_exception_handler(None)
-    assert [c.get("message") for c in reported] == []
 
 
 async def test_list_rooms_of_a_large_lobby_slows_down_to_the_message_rate(
@@ -104,41 +22,3 @@ async def test_list_rooms_of_a_large_lobby_slows_down_to_the_message_rate(
     async with Client(server.url) as reader:
         listed = [r["room"] async for r in reader.iter_rooms(limit=1)]
     assert sorted(listed) == sorted(made)
-
-
-async def test_stale_updates_are_ignored_and_a_gap_fetches_the_view() -> None:
-    """Issue #35 defect 3, the client's part: an update older than the view (a stale frame
-    of a woken owner) is ignored; one that skips states makes the client fetch the full
-    view (protocol/README.md, "Stale frames and gaps")."""
-    asked: list[int] = []
-
-    def view(sid: int, cards: list[str]) -> dict[str, Any]:
-        return {"state_id": sid, "hand": cards, "legal_actions": []}
-
-    async def serve(ws: Any, frame: bytes) -> None:
-        msg = p.decode(frame, side="client")
-        assert isinstance(msg, p.GetView)
-        asked.append(msg.id or 0)
-        if len(asked) == 1:
-            await ws.send(p.encode(p.Update(room="r", state_id=5, view=view(5, ["AS"]),
-                                            events=[], re=msg.id)))
-            await ws.send(p.encode(p.Update(room="r", state_id=4, events=[],
-                                            delta={"state_id": 4, "hand": ["KD"]})))
-            await ws.send(p.encode(p.Update(room="r", state_id=6, events=[],
-                                            delta={"state_id": 6, "hand": ["2C"]})))
-            await ws.send(p.encode(p.Update(room="r", state_id=8, events=[],
-                                            delta={"state_id": 8, "hand": ["3C"]})))
-        else:
-            await ws.send(p.encode(p.Update(room="r", state_id=8, view=view(8, ["3C", "4C"]),
-                                            events=[], re=msg.id)))
-
-    async with mute_server(serve) as url:
-        async with Client(url) as client:
-            await client.get_view("r")
-            for _ in range(100):
-                if len(asked) == 2 and client.views["r"]["state_id"] == 8:
-                    break
-                await asyncio.sleep(0.02)
-            assert client.stale_updates == 1  # the state-4 delta on a state-5 view
-            assert len(asked) == 2  # the gap (6 -> 8) fetched the view once
-            assert client.views["r"] == view(8, ["3C", "4C"])

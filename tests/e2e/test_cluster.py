@@ -402,7 +402,7 @@ class GoneListens(MemoryStore):
 
 
 async def test_a_process_is_not_declared_gone_right_after_a_store_outage() -> None:
-    """Frames reach nobody at a peer process and its heartbeat key is missing: right after
+    """Frames reach nobody at another process and its heartbeat key is missing: right after
     the store came back that is not believed (its key may be on its way back): its clients
     stay and get their views again. Once the store answered for two leases, it is."""
     from types import SimpleNamespace

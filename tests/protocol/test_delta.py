@@ -309,7 +309,7 @@ class _ViewKeeper:
     """A stand-in connection that keeps the view its frames describe, as a client does."""
 
     def __init__(self, name: str, act_reply: str = "ok") -> None:
-        self.name, self.session, self.process = name, name, "test"
+        self.name, self.session_id, self.process = name, name, "test"
         self.account = ""  # signed in to no account
         self.act_reply = act_reply
         self.rooms: dict[str, Any] = {}

@@ -1,28 +1,19 @@
 """Accounts without a server: names and their UTS #39 skeletons (server/names.py), tokens and
-passwords (server/identity.py), and the account store port on each backend
-(server/account_store.py: memory, Redis and SQLite, run by the same tests)."""
+passwords (server/identity.py), seat results and the JSON Schemas of the account messages
+(the account store port on each backend: tests/server/test_account_store.py)."""
 
 from __future__ import annotations
 
-import asyncio
-import itertools
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from cardhall.server import names
-from cardhall.server.account_memory import MemoryAccounts
-from cardhall.server.account_redis import RedisAccounts
-from cardhall.server.account_sqlite import SQLiteAccounts, create_tables, plain
-from cardhall.server.account_store import AccountStore, KeyTaken
-from cardhall.server.history import Ledger, seat_result
+from cardhall.server.history import seat_result
 from cardhall.server.identity import (
-    REFRESH, SESSION, Account, AuthError, check_password, new_token, read_token)
-from cardhall.server.redis_store import RedisStore
+    ACCESS, REFRESH, AuthError, check_password, new_token, read_token)
 
-from ..conftest import RedisProcess
 
 # -- names ---------------------------------------------------------------------------------
 
@@ -86,9 +77,9 @@ def test_the_table_is_written_from_confusables_txt(tmp_path: Any) -> None:
 
 
 def test_tokens_name_their_account_and_kind() -> None:
-    token, digest = new_token(SESSION, "0123456789abcdef")
+    token, digest = new_token(ACCESS, "0123456789abcdef")
     assert token.startswith("chs1.0123456789abcdef.") and len(digest) == 64
-    assert read_token(token) == (SESSION, "0123456789abcdef", digest)
+    assert read_token(token) == (ACCESS, "0123456789abcdef", digest)
     refresh, _ = new_token(REFRESH, "0123456789abcdef")
     assert read_token(refresh)[0] == REFRESH  # type: ignore[index]
     for bad in ("", token + "x", token.replace("chs1", "chx1"), "chs1.short.x"):
@@ -111,115 +102,6 @@ def test_seat_results() -> None:
     assert seat_result({"winner": None, "reason": "resigned"}, 0) == "abandoned"
     assert seat_result({"winner": None, "reason": "no move left"}, 0) == "lost"
     assert seat_result(None, 0) == "abandoned"
-
-
-# -- the store port, on each backend -------------------------------------------------------
-
-_ids = itertools.count()
-
-
-def account(username: str, name: str | None = None, **kw: Any) -> Account:
-    keys = (("user", username), *(("name", k) for k in sorted(names.name_keys(name or
-                                                                             username))))
-    return Account(id=f"{next(_ids):016x}", username=username, name=name or username,
-                   keys=kw.pop("keys", keys), **kw)
-
-
-@pytest.fixture(params=["memory", "redis", "sqlite"])
-async def accounts(request: pytest.FixtureRequest) -> AsyncIterator[AccountStore]:
-    if request.param == "memory":
-        yield MemoryAccounts()
-        return
-    if request.param == "sqlite":
-        import sqlite3
-
-        db = sqlite3.connect(":memory:", isolation_level=None)
-        create_tables(db)
-        yield SQLiteAccounts(*plain(db))
-        db.close()
-        return
-    redis_proc: RedisProcess = request.getfixturevalue("redis_server")
-    redis_proc.flush()
-    store = RedisStore(redis_proc.url)
-    try:
-        yield RedisAccounts(store.redis, store.health)
-    finally:
-        await store.close()
-
-
-async def test_keys_are_held_by_one_account(accounts: AccountStore) -> None:
-    alice = account("alice", "Alice")
-    await accounts.create(alice)
-    assert await accounts.get(alice.id) == alice
-    assert await accounts.lookup("user", "alice") == alice.id
-    twin = account("alice2", "ALICE")  # its name's key is alice's
-    with pytest.raises(KeyTaken) as err:
-        await accounts.create(twin)
-    assert err.value.kind == "name"
-    assert await accounts.get(twin.id) is None  # nothing kept
-    assert await accounts.lookup("user", "alice2") is None  # its username released
-    renamed = alice.with_(name="Al", keys=(("user", "alice"), ("name", "al"),
-                                           ("name", "alice")))
-    await accounts.save(renamed, alice)
-    bob = account("bob")
-    await accounts.create(bob)
-    with pytest.raises(KeyTaken):
-        await accounts.save(bob.with_(keys=(*bob.keys, ("name", "al"))), bob)
-    assert await accounts.get(bob.id) == bob  # unchanged
-    assert await accounts.get_many([bob.id, "nobody", alice.id]) == [bob, None, renamed]
-    upgraded = renamed.with_(username="alicia", keys=(("user", "alicia"), ("name", "al")))
-    await accounts.save(upgraded, renamed)
-    assert await accounts.lookup("user", "alice") is None
-    assert await accounts.lookup("name", "alice") is None
-    assert await accounts.lookup("user", "alicia") == alice.id
-
-
-async def test_accounts_page_by_username(accounts: AccountStore) -> None:
-    for username in ("carol", "ann", "bob", "anna", "annie"):
-        await accounts.create(account(username))
-    assert [a.username for a in await accounts.page("", 10)] == [
-        "ann", "anna", "annie", "bob", "carol"]
-    assert [a.username for a in await accounts.page("", 2)] == ["ann", "anna"]
-    assert [a.username for a in await accounts.page("anna", 2)] == ["annie", "bob"]
-    assert [a.username for a in await accounts.page("", 10, "ann")] == ["ann", "anna", "annie"]
-    assert [a.username for a in await accounts.page("ann", 10, "ann")] == ["anna", "annie"]
-    assert await accounts.page("", 10, "z") == []
-
-
-async def test_sessions_expire_and_are_dropped(accounts: AccountStore) -> None:
-    await accounts.put_token("a1", "d1", {"kind": "s", "pair": "d2"}, 30)
-    await accounts.put_token("a1", "d2", {"kind": "r", "pair": "d1"}, 30)
-    await accounts.put_token("a1", "short", {"kind": "s"}, 0.2)
-    assert await accounts.get_token("a1", "d1") == {"kind": "s", "pair": "d2"}
-    assert await accounts.get_token("a2", "d1") is None
-    await asyncio.sleep(0.4)
-    assert await accounts.get_token("a1", "short") is None
-    await accounts.drop_tokens("a1", "d1")
-    assert await accounts.get_token("a1", "d1") is None
-    assert await accounts.get_token("a1", "d2") is not None
-    await accounts.put_token("a1", "d3", {"kind": "s"}, 30)
-    assert await accounts.drop_all_tokens("a1") >= 2
-    assert await accounts.get_token("a1", "d2") is None
-    assert await accounts.get_token("a1", "d3") is None
-
-
-async def test_history_keeps_the_newest_games_and_the_seats(accounts: AccountStore) -> None:
-    ledger = Ledger(accounts, keep=3)
-    ledger.seated("a1", "r1", 2, "skipper", "multi")
-    ledger.seated("", "r1", 0, "skipper", "multi")  # no account: nothing kept
-    await ledger.flush()
-    assert list(await accounts.seats("a1")) == ["r1"]
-    for n in range(5):
-        ledger.finished(f"r{n}", f"Room {n}", "skipper", "multi", ["", "a1"],
-                        {"winner": 1, "reason": "won", "scores": [3, 9]})
-    await ledger.flush()
-    games, total = await accounts.games("a1", 0, 10)
-    assert total == 3 and [g["room"] for g in games] == ["r4", "r3", "r2"]
-    assert games[0] == {"room": "r4", "seat": 1, "seats": 2, "name": "Room 4",
-                        "game": "skipper", "mode": "multi", "finished": games[0]["finished"],
-                        "result": "won", "score": 9}
-    assert await accounts.seats("a1") == {}  # r1 finished: the seat is gone
-    assert (await accounts.games("a1", 2, 5)) == (games[2:], 3)
 
 
 # -- JSON Schemas of the account messages ----------------------------------------------------

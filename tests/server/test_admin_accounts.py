@@ -1,7 +1,7 @@
 """Operators and accounts (issue #29, item 6): the admin API's account endpoints
 (server/admin_accounts.py) and the ``cardhall admin`` commands (cli/admin.py):
 list and find accounts, ban (closing the account's connections on every process) and unban,
-rename, revoke sessions; on both stores."""
+rename, revoke sign-ins; on both stores."""
 
 from __future__ import annotations
 
@@ -112,7 +112,7 @@ async def test_the_cli_commands(make_server: ServerFactory) -> None:
     assert json.loads(await cli("account", "cleo"))["status"] == "banned"
     assert "unbanned" in await cli("unban", "cleo")
     assert "'Cleopatra'" in await cli("rename", "cleo", "Cleopatra")
-    assert "sessions revoked" in await cli("revoke", "cleo")
+    assert "sign-ins revoked" in await cli("revoke", "cleo")
     missing = await asyncio.to_thread(run_cli, "admin", "ban", "nobody", "--url", base,
                                       env={"CARDHALL_ADMIN_TOKEN": TOKEN})
     assert missing.returncode != 0 and "404" in missing.stderr

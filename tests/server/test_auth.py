@@ -1,4 +1,4 @@
-"""Players are who they say they are (issue #29): accounts, sessions, names nobody else can
+"""Players are who they say they are (issue #29): accounts, sign-ins, names nobody else can
 take, leaderboards only the server writes, My games; end to end over real servers on both
 stores (``make_server`` runs each test with the memory and the Redis store).
 """
@@ -142,11 +142,11 @@ async def test_a_guest_secret_is_one_account_across_reconnects_and_processes(
 
 async def test_tokens_work_on_every_process_until_logout_expiry_or_ban(
         make_server: ServerFactory) -> None:
-    """A session token issued by one process signs in on another (Redis: both processes
+    """An access token issued by one process signs in on another (Redis: both processes
     share the store; memory: the same process), and is refused after a logout, after it
     expired, and once its account is banned; a refresh token gives a new pair."""
-    a = await make_server(auth_session_seconds=1.0)
-    b = await make_server(auth_session_seconds=1.0) if isinstance(a.store, RedisStore) else a
+    a = await make_server(auth_access_seconds=1.0)
+    b = await make_server(auth_access_seconds=1.0) if isinstance(a.store, RedisStore) else a
     async with Client(a.url, username="carol", password=PASSWORD, register=True) as c:
         assert c.token is not None and c.account is not None
         token, refresh, account = c.token, c.refresh_token, c.account.account
@@ -160,7 +160,7 @@ async def test_tokens_work_on_every_process_until_logout_expiry_or_ban(
     async with Client(b.url, username="carol", password=PASSWORD) as c:
         token, refresh = c.token, c.refresh_token
     assert token is not None and refresh is not None
-    await asyncio.sleep(1.3)  # the session token expires; the refresh token lives on
+    await asyncio.sleep(1.3)  # the access token expires; the refresh token lives on
     await expect_error("auth/expired", _restore(a, token))
     async with Client(a.url, token=token, refresh=refresh) as c:  # refreshed
         assert c.account is not None and c.account.account == account
@@ -483,7 +483,7 @@ async def test_bots_sign_in_as_a_guest_each_or_with_a_token(make_server: ServerF
 # -- cardhall play -----------------------------------------------------------------------------
 
 
-def _play_sessions(url: str, state: str) -> None:
+def _play_twice(url: str, state: str) -> None:
     """``cardhall play --register zoe`` then a plain ``cardhall play`` with the same state
     folder (a person in a pty each time)."""
     from ..client.test_terminal import LOBBY, Person
@@ -505,7 +505,7 @@ async def test_cardhall_play_registers_and_keeps_its_session_0600(
     import stat
 
     server = await make_server()
-    await asyncio.to_thread(_play_sessions, server.url, str(tmp_path))
+    await asyncio.to_thread(_play_twice, server.url, str(tmp_path))
     kept = tmp_path / "cardhall" / "account.json"
     assert stat.S_IMODE(kept.stat().st_mode) == 0o600
     entry = json.loads(kept.read_text())["servers"][server.url]

@@ -46,4 +46,4 @@ def test_defaults_are_the_documented_ones() -> None:
     assert (s.host, s.max_frame, s.max_pending_bytes) == ("127.0.0.1", 65536, 1048576)
     assert (s.msg_rate, s.msg_burst, s.rooms_per_minute, s.auth) == (100.0, 200, 10,
                                                                     "optional")
-    assert s.auth_session_seconds == 86_400 and s.auth_refresh_seconds == 30 * 86_400
+    assert s.auth_access_seconds == 86_400 and s.auth_refresh_seconds == 30 * 86_400

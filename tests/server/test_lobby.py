@@ -104,7 +104,7 @@ async def test_a_waiting_room_holds_no_engine_or_task_and_deals_its_seed_at_star
 class _Host:
     """Stands in for the creating connection (the lobby reads its ``session``)."""
 
-    session = "host"
+    session_id = "host"
 
 
 async def _fill(srv: Any, n: int) -> dict[str, dict[str, Any]]:

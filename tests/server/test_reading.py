@@ -65,7 +65,7 @@ async def test_an_act_is_handled_in_the_callback_that_parsed_its_frame(
         for _ in range(3):
             view = c.views[room]
             await c.act(room, view["legal_actions"][0], view["state_id"])
-        conn = server.sessions[c.session]
+        conn = server.sessions[c.session_id]
         assert isinstance(conn, Connection) and isinstance(conn.ws, AdmittedConnection)
         assert conn.ws.frame_handler is not None
     assert ran_in == [None, None, None]
@@ -138,7 +138,7 @@ async def test_with_the_redis_store_frames_go_through_the_reader(
         await c.join(room)
         view = c.views[room]
         await c.act(room, view["legal_actions"][0], view["state_id"])
-        conn = server.sessions[c.session]
+        conn = server.sessions[c.session_id]
         assert isinstance(conn, Connection) and isinstance(conn.ws, AdmittedConnection)
         assert conn.ws.frame_handler is None
 

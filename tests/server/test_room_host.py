@@ -145,7 +145,7 @@ class Stand:
     """A stand-in member of a room: its session id and the frames written to it."""
 
     def __init__(self, session: str) -> None:
-        self.session, self.name, self.process = session, session, "test"
+        self.session_id, self.name, self.process = session, session, "test"
         self.account = ""  # signed in to no account
         self.act_reply = "ok"
         self.rooms: dict[str, Any] = {}

@@ -21,7 +21,7 @@ class Conn:
     """A stand-in connection: only its identity matters to the rules."""
 
     def __init__(self, session: str = "s", account: str = "") -> None:
-        self.session, self.account = session, account
+        self.session_id, self.account = session, account
 
 
 def seat(conn: Conn | None = None, *, host: bool = False, bot: bool = False, since: float = 0.0,

@@ -95,7 +95,7 @@ async def test_close_with_a_grace_lets_running_work_finish_and_cancels_the_rest(
 
 class NobodyListens(MemoryStore):
     """A store whose published frames reach nobody, at a process that is alive (what a
-    peer's inbox resubscribing looks like); counts the liveness checks."""
+    process's inbox resubscribing looks like); counts the liveness checks."""
 
     def __init__(self) -> None:
         super().__init__()

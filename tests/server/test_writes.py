@@ -33,7 +33,7 @@ async def test_the_acting_seat_gets_ok_and_its_update_first_in_one_write() -> No
 
 
 def _server_side(server: Server, client: Client) -> Connection:
-    conn = server.sessions[client.session]
+    conn = server.sessions[client.session_id]
     assert isinstance(conn, Connection)
     return conn
 

@@ -1,5 +1,5 @@
 // Accounts in the browser (protocol/README.md "Accounts"): the page signs in on every
-// connection, with its session token (refreshed when it expired), else as this browser's
+// connection, with its access token (refreshed when it expired), else as this browser's
 // guest (a device secret made once and kept in localStorage). The account menu signs in,
 // registers (a guest keeps its games), signs out, and shows the account's games from every
 // device (`get_my_games`): Resume takes a running seat back here; a finished game this
@@ -9,7 +9,7 @@ import { RequestError } from "./protocol.js";
 import { myGames, openReplay } from "./replay.js";
 
 const DEVICE_KEY = "cardhall.device"; // the guest device secret: 32 random bytes, base64url
-const SESSION_KEY = "cardhall.session"; // {token, refresh, expires}: the session tokens
+const TOKENS_KEY = "cardhall.session"; // {token, refresh, expires}: the sign-in (key kept as stored)
 
 function base64url(bytes) {
   let text = "";
@@ -29,7 +29,7 @@ export function deviceSecret() {
 
 function savedTokens() {
   try {
-    const saved = JSON.parse(localStorage.getItem(SESSION_KEY));
+    const saved = JSON.parse(localStorage.getItem(TOKENS_KEY));
     return saved && typeof saved.token === "string" ? saved : null;
   } catch {
     return null;
@@ -57,12 +57,12 @@ export class AccountMenu {
 
   _keep(reply) {
     const { token, refresh, expires, re, t, ...info } = reply;
-    if (token) localStorage.setItem(SESSION_KEY, JSON.stringify({ token, refresh, expires }));
+    if (token) localStorage.setItem(TOKENS_KEY, JSON.stringify({ token, refresh, expires }));
     this.info = info;
     if (this.app.session) this.app.session.name = info.name;
   }
 
-  /** Sign `session` in: restore the kept session, refresh it, or sign in as this browser's
+  /** Sign `session` in: restore the kept sign-in, refresh it, or sign in as this browser's
    * guest. A connection that cannot sign in goes on unsigned (the notice says why). */
   async signIn(session) {
     const saved = savedTokens();
@@ -77,7 +77,7 @@ export class AccountMenu {
       } catch (err) {
         if (!(err instanceof RequestError)) throw err; // the connection was lost
         if (msg.t === "guest") this.app.notice = `Not signed in: ${err.message}`;
-        else localStorage.removeItem(SESSION_KEY);
+        else localStorage.removeItem(TOKENS_KEY);
       }
     }
   }
@@ -108,14 +108,14 @@ export class AccountMenu {
     this.app.render();
   }
 
-  /** Sign out: the session ends, and the page signs in as this browser's guest again. */
+  /** Sign out: the sign-in ends, and the page signs in as this browser's guest again. */
   async signOut() {
     try {
       await this.app.session.request({ t: "logout" });
     } catch {
       /* a lost connection: the tokens are forgotten all the same */
     }
-    localStorage.removeItem(SESSION_KEY);
+    localStorage.removeItem(TOKENS_KEY);
     this.info = null;
     this.panel = null;
     await this.signIn(this.app.session);

@@ -1,6 +1,6 @@
 // The Cardhall web client: one session, a lobby view and a room view.
 // Seat tokens live in localStorage ("cardhall.seat"), so a reload resumes the seat; the page
-// signs in on every connection (account.js: its session token, else this browser's guest).
+// signs in on every connection (account.js: its access token, else this browser's guest).
 import { AccountMenu } from "./account.js";
 import { Session, RequestError, applyDelta, defaultUrl } from "./protocol.js";
 import { h } from "./cards.js";
