@@ -90,11 +90,11 @@ def decode(data: bytes) -> tuple[list[Row], int]:
             break
         seq, length = HEAD.unpack_from(payload)
         name = payload[HEAD.size:HEAD.size + length]
+        if len(name) != length:
+            break
         try:
             room = name.decode()
         except UnicodeDecodeError:
-            break
-        if len(name) != length:
             break
         rows.append((room, seq, payload[HEAD.size + length:]))
         at += HEADER.size + size

@@ -162,9 +162,10 @@ PAGE_SCAN = 256
 
 
 #: One packer for :func:`pack`: ``msgpack.packb`` makes a packer per call, which costs 17
-#: against 7 µs for a log entry on a cold CPU (benchmarks/RESULTS.md, session 17). Safe
-#: across threads: ``Packer.pack`` holds the GIL from start to end, and resets its buffer
-#: after each object, or after an error.
+#: against 7 µs for a log entry on a cold CPU (benchmarks/RESULTS.md, session 17). It resets
+#: its buffer after each object, or after an error. The stores pack on the event loop's
+#: thread only (no worker thread writes); msgpack's C packer would also hold the GIL
+#: throughout, its pure-Python fallback would not.
 _PACKER = msgpack.Packer(use_bin_type=True)
 
 
