@@ -68,7 +68,7 @@ from . import table
 from .table import ROOM_OPTION_NAMES as ROOM_OPTION_NAMES  # re-exported
 from .table import ROOM_OPTIONS as ROOM_OPTIONS  # re-exported
 from .table import (Append, Broadcast, ClearClocks, Effect, EndTurn, EnterPhase, Event,
-                    Finish, Finished, FreeSeat, GiveUp, Halt, Phase, Rank, Refuse, Released,
+                    Finish, RecordEnd, FreeSeat, GiveUp, Halt, Phase, Rank, Refuse, Released,
                     Reload, RollBack, SaveState, Schedule, SendGameOver, Stamp, Tell, WakeBots)
 from .table import RoomError as RoomError  # re-exported
 from .table import split_options as split_options  # re-exported
@@ -548,7 +548,7 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
             self.metrics.started.inc()
 
     def _game_finished(self) -> None:
-        """Record the end (:class:`~.table.Finished`): the finish time (:attr:`finished_at`,
+        """Record the end (:class:`~.table.RecordEnd`): the finish time (:attr:`finished_at`,
         kept in the state), the ``game_finished`` log line (INFO: room, game, mode, outcome
         kind, winner, reason, turns, duration in s; see :func:`~cardhall.games.outcome_kind`),
         its metrics (``cardhall_games_finished_total``, ``cardhall_game_duration_seconds``)
@@ -636,7 +636,7 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
             self._set_phase(effect.phase)
         elif isinstance(effect, Finish):
             self._finish()
-        elif isinstance(effect, Finished):
+        elif isinstance(effect, RecordEnd):
             self._game_finished()
         elif isinstance(effect, SendGameOver):
             if self.lease_current():

@@ -387,12 +387,15 @@ def commitment(seed: int, salt: str) -> str | None:
 
 
 class Effect:
-    """What the room's driver is to do (a base of the effect classes below)."""
+    """What the room's driver is to do (a base of the effect classes below). Effects are
+    values, never changed once made (not frozen dataclasses: those cost twice as much to
+    make in pure Python, on every action); those without fields are made once
+    (:data:`SCHEDULE`...)."""
 
     __slots__ = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Refuse(Effect):
     """Answer the act with ``error`` (a protocol ``error`` with its code) and count it
     refused; nothing changed (an illegal move leaves the engine exactly as it was)."""
@@ -400,7 +403,7 @@ class Refuse(Effect):
     error: RoomError | GameError
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Tell(Effect):
     """Answer the act, if it came from a connection, with ``error`` (not counted refused:
     the action was accepted, the store failed it)."""
@@ -408,7 +411,7 @@ class Tell(Effect):
     error: RoomError
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Append(Effect):
     """The engine has applied ``entry`` (whose events are ``events``): append it to the
     room's log. The driver then calls :func:`appended` once the store holds it, or
@@ -418,7 +421,7 @@ class Append(Effect):
     events: list[dict[str, Any]]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Stamp(Effect):
     """The views of ``seats`` are at ``state_id`` now: a real-time seat's ``act`` chosen
     against an older state is stale (:func:`act`)."""
@@ -427,31 +430,31 @@ class Stamp(Effect):
     state_id: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class EnterPhase(Effect):
     """Enter ``phase``."""
 
     phase: Phase
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class EndTurn(Effect):
     """``seat``'s turn is over: its deadline is dropped (a fresh clock at its next turn)."""
 
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Schedule(Effect):
     """Set the deadlines of the seats to act and arm the room's timer for the first one."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ClearClocks(Effect):
     """No more deadlines: the deadlines are dropped and the timer disarmed."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Broadcast(Effect):
     """Every member gets its update with ``events``; the acting connection, if any, first,
     with its answer (an ``ok``, or the update carrying the act's id)."""
@@ -459,73 +462,73 @@ class Broadcast(Effect):
     events: list[dict[str, Any]]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class WakeBots(Effect):
     """Queue a server-bot action if a bot seat may act."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Finish(Effect):
     """The game is over: carry out :func:`finish`."""
 
 
-@dataclass(frozen=True, slots=True)
-class Finished(Effect):
+@dataclass(slots=True)
+class RecordEnd(Effect):
     """Record the end: the finish time, the ``game_finished`` log line and metrics, and
     the account ledger ("My games")."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SendGameOver(Effect):
     """Every member gets ``game_over`` (while this copy's lease is current)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SaveState(Effect):
     """Queue a write of the room's state (coalesced, after the current work item)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Rank(Effect):
     """Put the finished solo game's score on its leaderboard for ``account``."""
 
     account: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Released(Effect):
     """Tell the lobby the game is over (``on_finish``)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RollBack(Effect):
     """Put the engine back to the last state the store is known to hold."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Reload(Effect):
     """The room serves nothing until it has reloaded its game from the store: start the
     reload (then :func:`reloaded`)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Halt(Effect):
     """The room serves nothing more here (it moved to another process)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class GiveUp(Effect):
     """Another process owns the room: stop running it here."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class FreeSeat(Effect):
     """Free ``seat`` of a waiting room (its grace window ended) and tell the lobby."""
 
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Abandon(Effect):
     """``seat``'s grace window ended in a playing room: a server bot takes it or it forfeits
     (``on_abandon``)."""
@@ -533,7 +536,7 @@ class Abandon(Effect):
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TurnsDue(Effect):
     """After the grace windows: play the turns that ran out by ``now`` (unix time s):
     :func:`turns_due`."""
@@ -541,12 +544,27 @@ class TurnsDue(Effect):
     now: float
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PlayDefaults(Effect):
     """The turns of ``seats`` ran out: play each one's default actions (:func:`timeout_step`)
     until its turn ends."""
 
     seats: tuple[int, ...]
+
+
+#: The effects without fields, each made once.
+SCHEDULE = Schedule()
+CLEAR_CLOCKS = ClearClocks()
+WAKE_BOTS = WakeBots()
+FINISH = Finish()
+RECORD_END = RecordEnd()
+SEND_GAME_OVER = SendGameOver()
+SAVE_STATE = SaveState()
+RELEASED = Released()
+ROLL_BACK = RollBack()
+RELOAD = Reload()
+HALT = Halt()
+GIVE_UP = GiveUp()
 
 
 _NOT_SEATED = RoomError("room/not_seated", "you hold no seat in this room")
@@ -610,8 +628,9 @@ def appended(game_phase: Phase, game: Game, entry: LogEntry,
              events: list[dict[str, Any]]) -> list[Effect]:
     """The store holds ``entry`` (applied to ``game``, with ``events``): what follows.
 
-    In order: the touched seats' versions (:class:`Stamp`: the acting seat and every seat
-    an event names; none for a setting, which makes no chosen action stale); when the game
+    In order: in a real-time game, the touched seats' versions (:class:`Stamp`: the acting
+    seat and every seat an event names; none for a setting, which makes no chosen action
+    stale; a turn-based game's floor is its ``state_id``: :func:`act`); when the game
     is over, no more clocks and the phase finished (the final update carries it), else the
     turn clock (the seat's turn ended unless the game's ``turn_end_verbs`` say it goes on;
     a setting ends no turn); the :class:`Broadcast` (the acting connection's answer first);
@@ -621,20 +640,20 @@ def appended(game_phase: Phase, game: Game, entry: LogEntry,
         TransitionError: the game ended in a room that is not playing (a bug).
     """
     effects: list[Effect] = []
-    if entry.kind != SETTING:
+    if entry.kind != SETTING and game.TYPE.real_time(game.options):
         touched = {e.get("seat") for e in events}
         touched.add(entry.seat)
         effects.append(Stamp(tuple(s for s in touched if isinstance(s, int)
                                    and 0 <= s < game.seats), game.state_id))
     if game.over:
-        effects.append(ClearClocks())
+        effects.append(CLEAR_CLOCKS)
         effects.append(EnterPhase(step(game_phase, Event.FINISH)))
     elif entry.kind != SETTING:
         if turn_ends(game, entry):
             effects.append(EndTurn(entry.seat))
-        effects.append(Schedule())
+        effects.append(SCHEDULE)
     effects.append(Broadcast(events))
-    effects.append(Finish() if game.over else WakeBots())
+    effects.append(FINISH if game.over else WAKE_BOTS)
     return effects
 
 
@@ -652,8 +671,8 @@ def append_failed(lost: bool) -> list[Effect]:
     rolled back to what the store is known to hold, the room reloads from the store, and
     the acting connection is told the fate of its action is unknown."""
     if lost:
-        return [RollBack(), Halt(), Tell(_MOVED), GiveUp()]
-    return [RollBack(), Reload(), Tell(_UNKNOWN)]
+        return [ROLL_BACK, HALT, Tell(_MOVED), GIVE_UP]
+    return [ROLL_BACK, RELOAD, Tell(_UNKNOWN)]
 
 
 def finish(game_phase: Phase, seats: Sequence[SeatLike | None],
@@ -668,11 +687,11 @@ def finish(game_phase: Phase, seats: Sequence[SeatLike | None],
     effects: list[Effect] = []
     if game_phase is not F:
         effects.append(EnterPhase(step(game_phase, Event.FINISH)))
-    effects += [Finished(), ClearClocks(), SendGameOver(), SaveState()]
+    effects += [RECORD_END, CLEAR_CLOCKS, SEND_GAME_OVER, SAVE_STATE]
     account = ranked_account(seats, chosen_deal)
     if account is not None:
         effects.append(Rank(account))
-    effects.append(Released())
+    effects.append(RELEASED)
     return effects
 
 
@@ -699,7 +718,7 @@ def turns_due(game_phase: Phase, deadlines: Mapping[int, float], now: float) -> 
     expired = tuple(s for s, t in deadlines.items() if t <= now)
     if expired and game_phase is P:
         return [PlayDefaults(expired)]
-    return [] if game_phase is F else [Schedule()]
+    return [] if game_phase is F else [SCHEDULE]
 
 
 def timeout_step(game: Game, seat: int) -> Append | None:
@@ -743,7 +762,7 @@ def reloaded(game_phase: Phase, game: Game) -> list[Effect]:
     effects: list[Effect] = [Stamp(tuple(range(game.seats)), game.state_id), Broadcast([])]
     if game.over:
         if allows(game_phase, Event.FINISH):
-            effects.append(Finish())
+            effects.append(FINISH)
     else:
-        effects += [Schedule(), WakeBots()]
+        effects += [SCHEDULE, WAKE_BOTS]
     return effects

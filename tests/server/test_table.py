@@ -300,11 +300,12 @@ def test_what_follows_a_stored_action_in_order() -> None:
     play = table.act(P, False, game, 0, list(game.legal_actions(0)[0]), 0, [0, 0], game.options)
     assert isinstance(play, table.Append)
     effects = table.appended(P, game, play.entry, play.events)
-    assert kinds(effects) == ["Stamp", "Schedule", "Broadcast", "WakeBots"]  # a play: turn on
+    assert kinds(effects) == ["Schedule", "Broadcast", "WakeBots"]  # a play: the turn goes on
     end = table.act(P, False, game, 0, ["end"], game.state_id, [0, 0], game.options)
     assert isinstance(end, table.Append)
     assert kinds(table.appended(P, game, end.entry, end.events)) == [
-        "Stamp", "EndTurn", "Schedule", "Broadcast", "WakeBots"]
+        "EndTurn", "Schedule", "Broadcast", "WakeBots"]  # turn-based: no stamp (act's floor
+    # is the game's state_id)
 
 
 def test_the_last_action_finishes_the_game_after_its_update() -> None:
@@ -314,10 +315,10 @@ def test_the_last_action_finishes_the_game_after_its_update() -> None:
         assert step is not None
     assert table.forfeit(game, 0) is None  # over: nobody forfeits any more
     effects = table.appended(P, game, step.entry, step.events)
-    assert kinds(effects) == ["Stamp", "ClearClocks", "EnterPhase", "Broadcast", "Finish"]
-    assert effects[2] == table.EnterPhase(F)
+    assert kinds(effects) == ["ClearClocks", "EnterPhase", "Broadcast", "Finish"]
+    assert effects[1] == table.EnterPhase(F)
     assert kinds(table.finish(F, [seat(), seat()], False)) == [
-        "Finished", "ClearClocks", "SendGameOver", "SaveState", "Released"]
+        "RecordEnd", "ClearClocks", "SendGameOver", "SaveState", "Released"]
 
 
 def test_a_finish_ranks_a_solo_game_of_a_signed_in_player_and_needs_a_started_room() -> None:
@@ -346,7 +347,7 @@ def test_the_timer_frees_or_abandons_ended_grace_windows_then_plays_due_turns() 
     assert table.on_timer(False, W, seats, 20.0) == [table.FreeSeat(0), table.TurnsDue(20.0)]
     assert table.on_timer(False, P, seats, 20.0) == [table.Abandon(0), table.TurnsDue(20.0)]
     assert table.turns_due(P, {0: 5.0, 1: 25.0}, 20.0) == [table.PlayDefaults((0,))]
-    assert table.turns_due(P, {1: 25.0}, 20.0) == [table.Schedule()]
+    assert table.turns_due(P, {1: 25.0}, 20.0) == [table.SCHEDULE]
     assert table.turns_due(F, {0: 5.0}, 20.0) == []
 
 
