@@ -586,8 +586,8 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
         member = self.members.get(conn)
         started = time.perf_counter()
         effect = play.act(self.phase, self._broken, self.game,
-                           None if member is None else member.seat, msg.action, msg.state_id,
-                           self._seat_version, self.options)
+                          None if member is None else member.seat, msg.action, msg.state_id,
+                          self._seat_version, self.options)
         if not isinstance(effect, Append):
             self._carry_out([effect], conn, msg.id)
         elif await self._persist(effect, conn, msg.id) and effect.entry.kind != SETTING:
@@ -597,8 +597,9 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
                    re: Any = None) -> None:
         """Carry out ``effects`` in order (:mod:`.play`'s), for an action of
         ``conn`` (None: a timer's, a bot's or a reload's), whose request id is ``re``.
-        :class:`~.play.Append` and the timer's effects are carried out by their callers
-        (:meth:`_persist`, :meth:`~.clocks.RoomClocks._on_timer`): they await."""
+        Those that await are carried out by :meth:`_carry_out_awaiting` (a seat abandoned,
+        a forfeit, the turns that ran out) and by :meth:`_persist`'s callers (an
+        :class:`~.play.Append`: :meth:`act`, the clocks, the bots)."""
         for effect in effects:
             if isinstance(effect, Broadcast):
                 if conn is None:
