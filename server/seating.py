@@ -68,6 +68,7 @@ class RoomSeats(RoomParts):
             holder.host = True
         elif move is not table.HostMove.NONE:
             told.append(self._make_host(seat, claim=move is not table.HostMove.LEND))
+        self.seats_touched()
         return seat, token, told
 
     def _tell(self, told: list[Told]) -> None:
@@ -88,6 +89,7 @@ class RoomSeats(RoomParts):
         holder.host = True
         if claim:
             self.host = holder.conn.session_id if holder.conn is not None else ""
+        self.seats_touched()
         return seat, "host"
 
     def _free_seat(self, seat: int) -> None:
@@ -98,6 +100,7 @@ class RoomSeats(RoomParts):
         """
         holder = self.seats[seat]
         self.seats[seat] = None
+        self.seats_touched()
         self._seat_event(seat, "left")
         self._save_soon()
         self._unseated(holder)
@@ -129,6 +132,7 @@ class RoomSeats(RoomParts):
             holder = self.seats[seat]
             assert holder is not None
             holder.conn, holder.grace_until = conn, None
+        self.seats_touched()
 
     def hold_seats(self, since: float) -> None:
         """After a restart (the room loaded from a durable store that no other process
@@ -143,11 +147,13 @@ class RoomSeats(RoomParts):
         for holder in self.seats:
             if holder is not None and holder.conn is None and not holder.bot and holder.token:
                 holder.grace_until = until
+        self.seats_touched()
 
     def spectate(self, conn: Peer) -> None:
         """Add ``conn`` as a spectator (a seated connection stays seated)."""
         if conn not in self.members:
             self.members[conn] = Member(None)
+            self.seats_touched()
             self._save_soon()
             self._facts_soon()
         conn.rooms[self.id] = self
@@ -212,6 +218,7 @@ class RoomSeats(RoomParts):
         holder.conn, holder.grace_until, holder.bot = conn, None, False
         self.members[conn] = Member(seat)
         conn.rooms[self.id] = self
+        self.seats_touched()
         self._seat_event(seat, "resumed")
         self._schedule()
         return seat
@@ -238,6 +245,7 @@ class RoomSeats(RoomParts):
         or the seat is played from another connection)."""
         member = self.members.pop(conn, None)
         conn.rooms.pop(self.id, None)
+        self.seats_touched()
         if member is None or member.seat is None:
             if member is not None:
                 if save_spectator:
@@ -248,6 +256,7 @@ class RoomSeats(RoomParts):
         if holder is None or holder.conn is not conn:
             return None
         holder.conn = None
+        self.seats_touched()
         return member.seat
 
     async def kick(self, seat: int) -> str:
@@ -272,6 +281,7 @@ class RoomSeats(RoomParts):
         leaving = table.on_leave(self.game_phase)
         conn, holder.conn, holder.token = holder.conn, None, ""
         self._unseated(holder)
+        self.seats_touched()
         if conn is not None:
             self.members.pop(conn, None)
             conn.rooms.pop(self.id, None)
@@ -296,6 +306,7 @@ class RoomSeats(RoomParts):
         holder = self.seats[seat]
         assert holder is not None  # _detach found it
         holder.grace_until = time.time() + self.settings["grace_seconds"]
+        self.seats_touched()
         self._seat_event(seat, "dropped")
         self._schedule()
         self._save_soon()
@@ -306,17 +317,21 @@ class RoomSeats(RoomParts):
         if holder is None or self.game_phase is not PLAYING:
             return
         holder.grace_until = None
+        self.seats_touched()
         if self.settings["on_abandon"] == "bot":
             holder.bot = holder.assisted = True
+            self.seats_touched()
             self._seat_event(seat, "bot")
             self._save_soon()
             self._wake_bots()
         else:
             if self._broken:  # forfeited by the timer once the room has reloaded
                 holder.grace_until = time.time()
+                self.seats_touched()
                 return
             self._seat_event(seat, "forfeit")
             holder.token = ""  # a forfeited seat cannot be resumed (matches no token)
+            self.seats_touched()
             self._unseated(holder)
             try:
                 events = self.dealt().apply_entry(LogEntry.forfeit(seat))
@@ -324,3 +339,4 @@ class RoomSeats(RoomParts):
                 return  # already out of the game
             if not await self._persist(LogEntry.forfeit(seat), events, None, None):
                 holder.grace_until = time.time()  # again once the room has reloaded
+                self.seats_touched()
