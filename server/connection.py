@@ -21,7 +21,7 @@ import collections
 import functools
 import logging
 import secrets
-from typing import Protocol
+from typing import Final, Protocol
 
 from mypy_extensions import mypyc_attr
 from websockets.asyncio.server import ServerConnection
@@ -50,12 +50,12 @@ CLOSE_PROTOCOL = 4000
 CLOSE_HELLO_TIMEOUT = 4001
 CLOSE_RATE_LIMIT = 4008
 CLOSE_SLOW_READER = 4009
-_OPEN = State.OPEN
+_OPEN: Final = State.OPEN  # Final: a C static in the compiled build, read per write
 #: Close codes logged at INFO (ordinary client trouble); the others at WARNING (abuse).
 _ROUTINE_CLOSES = frozenset({1009, CLOSE_HELLO_TIMEOUT, 4002})
 
 
-_SHORT_HEADERS = [bytes((0x82, n)) for n in range(126)]
+_SHORT_HEADERS: Final = [bytes((0x82, n)) for n in range(126)]
 
 
 def binary_header(size: int) -> bytes:
