@@ -15,9 +15,9 @@ import time
 
 from mypy_extensions import trait
 
-from ..games import LogEntry
+from . import table
 from .metrics import observe_action
-from .table import Phase
+from .table import Abandon, Phase, PlayDefaults, TurnsDue
 from .room_parts import RoomParts
 
 WAITING, PLAYING, FINISHED = Phase.WAITING, Phase.PLAYING, Phase.FINISHED
@@ -81,48 +81,41 @@ class RoomClocks(RoomParts):
         self._timer = loop.call_at(due, self.post, self._on_timer)
 
     async def _on_timer(self) -> None:
+        """The room's timer fired: carry out :func:`~.table.on_timer` (grace windows that
+        ended: seats freed or abandoned) and :func:`~.table.turns_due` (turns that ran out:
+        their defaults played)."""
         self._timer = None
-        if self._broken:  # its reload re-arms the timer (what ran out meanwhile fires then)
-            return
-        now = time.time()
-        for s, holder in enumerate(self.seats):
-            if holder is not None and holder.grace_until is not None and holder.grace_until <= now:
-                if self.game_phase is WAITING:
-                    self._free_seat(s)  # the host role may move on
-                    self.seats_changed(expired=True)
-                else:
-                    await self._abandon(s)
-        expired = [s for s, t in self.deadlines.items() if t <= now]
-        if expired and self.game_phase is PLAYING:
-            await self._play_defaults(expired)
-        elif self.game_phase is not FINISHED:
-            self._schedule()
+        for effect in table.on_timer(self._broken, self.game_phase, self.seats, time.time()):
+            if isinstance(effect, Abandon):
+                await self._abandon(effect.seat)
+            elif isinstance(effect, TurnsDue):
+                for due in table.turns_due(self.game_phase, self.deadlines, effect.now):
+                    if isinstance(due, PlayDefaults):
+                        await self._play_defaults(due.seats)
+                    else:
+                        self._carry_out([due])
+            else:
+                self._carry_out([effect])
 
-    async def _play_defaults(self, seats: list[int]) -> None:
+    async def _play_defaults(self, seats: tuple[int, ...]) -> None:
         """Turn timer expired: tell the room (``seat_event timeout``), then play the game's
-        default for each seat until its turn ends:
-        an action whose verb is in the game's ``TYPE.turn_end_verbs`` (``None``: every action
-        ends a turn, so one default action), at most 16 actions. Should the store fail
-        meanwhile, the seat keeps its expired deadline: the timer fires again once the room
-        has reloaded (:meth:`_reload`)."""
-        ends = self.dealt().TYPE.turn_end_verbs
+        default for each seat until its turn ends (:func:`~.table.timeout_step`,
+        :func:`~.table.turn_ends`), at most 16 actions. Should the store fail meanwhile,
+        the seat keeps its expired deadline: the timer fires again once the room has
+        reloaded (:meth:`_reload`)."""
         for seat in seats:
             due = self.deadlines.pop(seat, None)
             if not self.dealt().over and seat in self.dealt().to_act():
                 self._seat_event(seat, "timeout")  # why the seat plays what follows
             for _ in range(16):
-                if self.dealt().over or seat not in self.dealt().to_act():
+                step = table.timeout_step(self.dealt(), seat)
+                if step is None:
                     break
-                action = self.dealt().default_action(seat)
-                if action is None:
-                    break
-                entry = LogEntry.act(seat, action)
-                events = self.dealt().apply_entry(entry)
-                if not await self._persist(entry, events, None, None):
+                if not await self._persist(step, None, None):
                     if due is not None:
                         self.deadlines[seat] = due
                     return
-                if ends is None or action[0] in ends:
+                if table.turn_ends(self.dealt(), step.entry):
                     break
         if not self.dealt().over:
             self._schedule()
@@ -174,9 +167,6 @@ class RoomClocks(RoomParts):
         # game cannot change under the decision.
         view = dict(self.dealt().bot_view(s))
         action = await asyncio.to_thread(self._bot, view, self._bot_rng)
-        if self._broken or self.dealt().over or s not in self.dealt().to_act():
-            return  # defensive: no other work item of the room runs meanwhile
-        entry = LogEntry.act(s, action)
-        events = self.dealt().apply_entry(entry)
-        if await self._persist(entry, events, None, None):
+        move = table.bot_move(self._broken, self.dealt(), s, action)
+        if move is not None and await self._persist(move, None, None):
             observe_action(self.metrics, None)

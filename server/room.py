@@ -11,8 +11,10 @@ full view on join, resume or request, updates carry a ``delta``: only the values
 changed, by top-level key or by JSON Pointer (see :mod:`cardhall.protocol.delta`).
 
 This module is the driver: the room's state, its work queue (:mod:`.work`), its start,
-actions and end. The rules it carries out (phases, the transition table, who may take
-which seat) are in :mod:`cardhall.server.table`, without I/O. Base classes of :class:`Room`
+and the effects it carries out (:meth:`Room._carry_out`). The rules are in
+:mod:`cardhall.server.table`, without I/O: phases, the transition table, who may take which
+seat, and the action path as events in, effects out (an ``act``, the store's answer to an
+append, the timer, a bot's move, a reload). Base classes of :class:`Room`
 hold the rest: seats and members in :mod:`.seating` (:class:`RoomSeats`), the store writes
 and the reload after a failed append in :mod:`.saving` (:class:`RoomSaving`), views and
 broadcasts in :mod:`.fanout` (:class:`RoomViews`), turn clocks and server bots in
@@ -44,8 +46,8 @@ from typing import Any, TypeVar
 
 from .. import protocol as p
 from ..protocol import fairness
-from ..games import Game, GameError, LogEntry, bots, replay
-from ..games.base import FORFEIT, SETTING
+from ..games import Game, LogEntry, bots, replay
+from ..games.base import SETTING
 from . import leaderboard
 from .logs import event
 from ..games import outcome_kind
@@ -66,7 +68,9 @@ from .seating import RoomSeats, Told
 from . import table
 from .table import ROOM_OPTION_NAMES as ROOM_OPTION_NAMES  # re-exported
 from .table import ROOM_OPTIONS as ROOM_OPTIONS  # re-exported
-from .table import Event, Phase
+from .table import (Append, Broadcast, ClearClocks, Effect, EndTurn, EnterPhase, Event,
+                    Finish, RecordEnd, FreeSeat, GiveUp, Halt, Phase, Rank, Refuse, Released,
+                    Reload, RollBack, SaveState, Schedule, SendGameOver, Stamp, Tell, WakeBots)
 from .table import RoomError as RoomError  # re-exported
 from .table import split_options as split_options  # re-exported
 
@@ -588,10 +592,13 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
             self.metrics.started.inc()
 
     def _game_finished(self) -> None:
-        """Log ``game_finished`` (INFO: room, game, mode, outcome kind, winner, reason,
-        turns, duration in s; see :func:`~cardhall.games.outcome_kind`) and count it
-        (``cardhall_games_finished_total``, ``cardhall_game_duration_seconds``). The
-        duration is None when the start time is unknown (a room stored before it was kept)."""
+        """Record the end (:class:`~.table.RecordEnd`): the finish time (:attr:`finished_at`,
+        kept in the state), the ``game_finished`` log line (INFO: room, game, mode, outcome
+        kind, winner, reason, turns, duration in s; see :func:`~cardhall.games.outcome_kind`),
+        its metrics (``cardhall_games_finished_total``, ``cardhall_game_duration_seconds``)
+        and the account ledger ("My games"). The duration is None when the start time is
+        unknown (a room stored before it was kept)."""
+        self.finished_at = time.time()
         game = self.dealt()
         outcome = game.outcome()
         kind = outcome_kind(outcome)
@@ -606,149 +613,118 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
             self.metrics.finished[kind].inc()
             if duration is not None:
                 self.metrics.duration.observe(duration)
-
-    def _refuse(self, conn: Peer, code: str, message: str, re: Any) -> None:
-        """Answer an ``act`` with the error ``code`` and count it as refused."""
-        if self.metrics is not None:
-            self.metrics.refused.inc()
-        conn.send_error(code, message, re)
+        if self.ledger is not None:
+            self.ledger.finished(self.id, self.name, self.game_name, self.options.get("mode"),
+                                 [h.account if h is not None else "" for h in self.seats],
+                                 outcome)
 
     # -- actions --------------------------------------------------------------------------
 
     async def act(self, conn: Peer, msg: p.Act) -> None:
-        """Apply an ``act`` request from ``conn`` (as a work item of the room: :meth:`play`);
+        """Apply an ``act`` request from ``conn`` (a work item of the room: :meth:`play`):
+        the rules decide (:func:`~.table.act`: the engine applies it, or it is refused),
+        then the entry is appended and what follows is carried out (:meth:`_persist`);
         replies itself."""
         member = self.members.get(conn)
-        if member is None or member.seat is None:
-            self._refuse(conn, "room/not_seated", "you hold no seat in this room", msg.id)
-            return
-        seat = member.seat
-        if self._broken:
-            self._refuse(conn, "server/unavailable", "the room is reloading its game from the "
-                            "store after a failed write: retry shortly", msg.id)
-            return
-        if self.phase is not PLAYING:  # refused as the transition table says
-            try:
-                table.step(self.phase, Event.ACT)
-            except RoomError as exc:
-                self._refuse(conn, exc.code, exc.message, msg.id)
-                return
-        game = self.dealt()
-        if game.over:
-            self._refuse(conn, "action/game_over", "the game is over", msg.id)
-            return
-        if game.TYPE.is_setting(msg.action):  # the seat's own preference: not a move
-            await self._set(conn, seat, msg)
-            return
-        # Turn-based games: any accepted action makes older views stale. Real-time games
-        # (several seats acting at once): only actions that touched this seat do (events
-        # naming it), so seats racing each other do not refuse each other's actions.
-        floor = (self._seat_version[seat] if game.TYPE.real_time(self.options)
-                 else game.state_id)
-        if not floor <= msg.state_id <= game.state_id:
-            self._refuse(conn, "action/stale_state",
-                            f"the action was chosen against state {msg.state_id}; the room "
-                            f"is at {game.state_id}: choose again from the latest view",
-                            msg.id)
-            return
         started = time.perf_counter()
-        entry = LogEntry.act(seat, msg.action)
-        try:
-            events = game.apply_entry(entry)
-        except GameError as illegal:  # not `exc` (a RoomError above): mypyc types it once
-            if self.metrics is not None:
-                self.metrics.refused.inc()
-            conn.send(p.error_reply(illegal, re=msg.id))
-            return
-        if await self._persist(entry, events, conn, msg.id):
+        effect = table.act(self.phase, self._broken, self.game,
+                           None if member is None else member.seat, msg.action, msg.state_id,
+                           self._seat_version, self.options)
+        if not isinstance(effect, Append):
+            self._carry_out([effect], conn, msg.id)
+        elif await self._persist(effect, conn, msg.id) and effect.entry.kind != SETTING:
             observe_action(self.metrics, time.perf_counter() - started)
 
-    async def _set(self, conn: Peer, seat: int, msg: p.Act) -> None:
-        """Apply a setting ``act`` (``[name, value]``: :meth:`Game.apply_setting`): the
-        seat's own preference, accepted whatever the seat's turn and whatever ``state_id``
-        the act carries, since it is no move and leaves ``state_id`` as it is (no seat's
-        chosen action goes stale by it). Logged as a setting entry; the update that follows
-        has the same ``state_id``."""
-        entry = LogEntry.setting(seat, msg.action)
-        try:
-            events = self.dealt().apply_entry(entry)
-        except GameError as exc:
-            if self.metrics is not None:
-                self.metrics.refused.inc()
-            conn.send(p.error_reply(exc, re=msg.id))
-            return
-        await self._persist(entry, events, conn, msg.id)
+    def _carry_out(self, effects: list[Effect], conn: Peer | None = None,
+                   re: Any = None) -> None:
+        """Carry out ``effects`` in order (:mod:`.table`'s action path), for an action of
+        ``conn`` (None: a timer's, a bot's or a reload's), whose request id is ``re``.
+        :class:`~.table.Append` and the timer's effects are carried out by their callers
+        (:meth:`_persist`, :meth:`~.clocks.RoomClocks._on_timer`): they await."""
+        for effect in effects:
+            if isinstance(effect, Broadcast):
+                if conn is None:
+                    self._broadcast(effect.events)
+                elif conn.act_reply == "update":  # the update carries the act's id: no ok
+                    self._broadcast(effect.events, first=conn, re=re)
+                else:
+                    self._broadcast(effect.events, first=conn, lead=p.ok_frame(re))
+            elif isinstance(effect, Stamp):
+                for s in effect.seats:
+                    self._seat_version[s] = effect.state_id
+            elif isinstance(effect, Schedule):
+                self._schedule()
+            elif isinstance(effect, EndTurn):
+                self.deadlines.pop(effect.seat, None)
+            elif isinstance(effect, WakeBots):
+                self._wake_bots()
+            elif isinstance(effect, Refuse):
+                if self.metrics is not None:
+                    self.metrics.refused.inc()
+                if conn is not None:
+                    conn.send(p.error_reply(effect.error, re=re))
+            else:
+                self._carry_out_rarely(effect, conn, re)
 
-    def _accepted(self, entry: LogEntry, events: list[dict[str, Any]],
-                  conn: Peer | None, re: Any) -> None:
-        """After the log holds ``entry``: reply, broadcast, timers, bots, game over."""
-        game = self.dealt()
-        sid = game.state_id
-        touched = set() if entry.kind == SETTING else {e.get("seat") for e in events} | {
-            entry.seat}  # a setting makes no seat's chosen action stale
-        for s in touched:
-            if isinstance(s, int) and 0 <= s < len(self._seat_version):
-                self._seat_version[s] = sid
-        if game.over:
+    def _carry_out_rarely(self, effect: Effect, conn: Peer | None, re: Any) -> None:
+        """The effects of a game's end, a failed append and a timer (:meth:`_carry_out`)."""
+        if isinstance(effect, Tell):
+            if conn is not None:
+                conn.send(p.error_reply(effect.error, re=re))
+        elif isinstance(effect, ClearClocks):
             self.deadlines.clear()
-            self._set_phase(table.step(self.game_phase, Event.FINISH))  # the final update
-            # carries it (the room facts' status; see _finish)
-        elif entry.kind != SETTING:  # a setting ends no turn
-            ends = game.TYPE.turn_end_verbs
-            if entry.kind == FORFEIT or ends is None or (entry.action or [None])[0] in ends:
-                self.deadlines.pop(entry.seat, None)  # that seat's turn is over: a fresh clock
-            self._schedule()
-        if conn is None:
-            self._broadcast(events)
-        elif conn.act_reply == "update":  # the update carries the act's id: no ok
-            self._broadcast(events, first=conn, re=re)
-        else:
-            self._broadcast(events, first=conn, lead=p.ok_frame(re))
-        if game.over:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+        elif isinstance(effect, EnterPhase):
+            self._set_phase(effect.phase)
+        elif isinstance(effect, Finish):
             self._finish()
-            return
-        self._wake_bots()
+        elif isinstance(effect, RecordEnd):
+            self._game_finished()
+        elif isinstance(effect, SendGameOver):
+            if self.lease_current():
+                frame = self._game_over()
+                for member in self.members:
+                    member.send(frame)
+        elif isinstance(effect, SaveState):
+            self._save_soon()
+        elif isinstance(effect, Rank):
+            self._rank(effect.account)
+        elif isinstance(effect, Released):
+            if self.on_finish is not None:
+                self.on_finish(self)
+        elif isinstance(effect, RollBack):
+            self._roll_back()
+        elif isinstance(effect, Reload):
+            self._reload_soon()
+        elif isinstance(effect, Halt):
+            self._broken = True  # nothing more is written here: the room moves elsewhere
+        elif isinstance(effect, GiveUp):
+            self._lost()
+        elif isinstance(effect, FreeSeat):
+            self._free_seat(effect.seat)  # the host role may move on
+            self.seats_changed(expired=True)
+        else:
+            raise TypeError(f"room {self.id}: no driver for the effect {effect!r}")
 
     def _finish(self) -> None:
-        """The game is over (its final update, with the room facts' status ``"finished"``, has
-        gone): send ``game_over``, whose ``outcome`` is the view's ``outcome`` plus the key
-        ``stats`` (the engine's :meth:`Game.stats`), stop the clocks, save, rank
-        (:func:`~.table.ranked_account`). Enters the phase finished unless the final
-        update did (:meth:`_accepted`).
+        """The game is over (its final update, with the room facts' status ``"finished"``,
+        has gone): carry out :func:`~.table.finish`: ``game_over`` to every member (its
+        ``outcome`` is the view's plus the key ``stats``: :meth:`Game.stats`), no more
+        clocks, the state saved, the score ranked, the lobby told.
 
         Raises:
             TransitionError: the room never started (``room/not_started``).
         """
-        if self.game_phase is not FINISHED:
-            self._set_phase(table.step(self.game_phase, Event.FINISH))
-        self.finished_at = time.time()
-        self._game_finished()
-        self.deadlines.clear()
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        if self.lease_current():
-            frame = self._game_over()
-            for conn in self.members:
-                conn.send(frame)
-        self._save_soon()
-        if self.ledger is not None:
-            self.ledger.finished(self.id, self.name, self.game_name, self.options.get("mode"),
-                                 [h.account if h is not None else "" for h in self.seats],
-                                 self.dealt().outcome())
-        self._rank()
-        if self.on_finish is not None:
-            self.on_finish(self)
+        self._carry_out(table.finish(self.game_phase, self.seats, self.chosen_deal))
 
-    def _rank(self) -> None:
-        """Put a finished solo game's score on its leaderboard (:mod:`.leaderboard`): only
-        a game its person played alone (never a server bot), signed in to an account (a
-        guest's counts; an anonymous connection's does not), on a deal the server drew, under
-        a board's rules, that counts there. The store keeps the account's best score; a
-        failed write is logged (the game is not ranked)."""
-        account = table.ranked_account(self.seats, self.chosen_deal)
-        if account is None:
-            return
+    def _rank(self, account: str) -> None:
+        """Put the finished solo game's score on its leaderboard (:mod:`.leaderboard`) for
+        ``account`` (:func:`~.table.ranked_account`: only a game its person played alone,
+        never a server bot, signed in, on a deal the server drew): under a board's rules,
+        if it counts there. The store keeps the account's best score; a failed write is
+        logged (the game is not ranked)."""
         board = leaderboard.board_of(self.game_name, self.options, self.seat_count)
         score = leaderboard.score_of(board, self.dealt().outcome()) if board else None
         if board is None or score is None:

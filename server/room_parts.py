@@ -29,7 +29,7 @@ from ..games import Game, LogEntry
 from .account_store import SeatLedger
 from .metrics import GameMetrics
 from .store import Lease, Store
-from .table import Phase
+from .table import Append, Effect, Phase
 
 __all__ = ["CHECK_FACTS", "Member", "Peer", "RoomParts", "Seat"]
 
@@ -272,9 +272,9 @@ class RoomParts:
         """The finished game's ``game_over`` (:class:`~cardhall.server.room.Room`)."""
 
     @abstractmethod
-    def _accepted(self, entry: LogEntry, events: list[dict[str, Any]],
-                  conn: Peer | None, re: Any) -> None:
-        """An action was stored (:class:`~cardhall.server.room.Room`)."""
+    def _carry_out(self, effects: list[Effect], conn: Peer | None = None,
+                   re: Any = None) -> None:
+        """Carry out the rules' effects (:class:`~cardhall.server.room.Room`)."""
 
     @abstractmethod
     def _finish(self) -> None:
@@ -285,8 +285,7 @@ class RoomParts:
         """Another process owns the room (:class:`~cardhall.server.room.Room`)."""
 
     @abstractmethod
-    async def _persist(self, entry: LogEntry, events: list[dict[str, Any]],
-                       conn: Peer | None, re: Any) -> bool:
+    async def _persist(self, append: Append, conn: Peer | None, re: Any) -> bool:
         """Store an action (:class:`~.saving.RoomSaving`)."""
 
     @abstractmethod

@@ -21,11 +21,11 @@ import msgpack
 from mypy_extensions import trait
 from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential_jitter
 
-from ..games import GameError, LogEntry, replay
+from ..games import GameError, replay
 from . import table
 from .room_parts import Peer, RoomParts
 from .store import OwnershipLost, StoreError
-from .table import Event, Phase
+from .table import Append, Phase
 
 log = logging.getLogger("cardhall.room")
 CLOSED = Phase.CLOSED
@@ -96,22 +96,25 @@ class RoomSaving(RoomParts):
 
         self.post(save)
 
-    async def _persist(self, entry: LogEntry, events: list[dict[str, Any]],
-                       conn: Peer | None, re: Any) -> bool:
-        """Append ``entry`` (already applied to the engine: :meth:`Game.apply_entry`) to the
-        store at the engine's :attr:`~Game.log_length` - 1, then announce it.
+    async def _persist(self, append: Append, conn: Peer | None, re: Any) -> bool:
+        """Append ``append.entry`` (already applied to the engine: :func:`~.table.act`) to
+        the store at the engine's :attr:`~Game.log_length` - 1, then carry out what follows
+        (:func:`~.table.appended`: the sends come after the store holds the entry).
 
-        Returns False when the store did not confirm it; nobody was told of it then. A
-        plain :class:`StoreError` (or a cancelled append) may or may not have written the
-        entry: the engine is rolled back at once to the last state the store is known to
-        hold (:meth:`_roll_back`), the room is broken until it has reloaded from the store
-        (:meth:`_recover`, started here), and ``conn`` is told that the fate of its action
-        is unknown (so is a :class:`~.store.LogConflict`: the log grew under this copy's
-        own lease, by an earlier append of its own that landed unanswered: the reload picks
-        it up). :class:`OwnershipLost` wrote nothing: rolled back, the room is given up
+        Returns False when the store did not confirm it; nobody was told of it then, and
+        :func:`~.table.append_failed` is carried out. A plain :class:`StoreError` (or a
+        cancelled append) may or may not have written the entry: the engine is rolled back
+        at once to the last state the store is known to hold (:meth:`_roll_back`), the room
+        is broken until it has reloaded from the store (:meth:`_recover`, started here),
+        and ``conn`` is told that the fate of its action is unknown (so is a
+        :class:`~.store.LogConflict`: the log grew under this copy's own lease, by an
+        earlier append of its own that landed unanswered: the reload picks it up).
+        :class:`OwnershipLost` wrote nothing: rolled back, the room is given up
         (:meth:`_lost`).
         """
-        sid = self.dealt().log_length  # the log's length after this entry
+        entry = append.entry
+        game = self.dealt()
+        sid = game.log_length  # the log's length after this entry
         state = self.state()
         unchanged = state == self._stored_state
         self._stored_state = None  # unknown until the store confirms
@@ -123,30 +126,20 @@ class RoomSaving(RoomParts):
             raise
         except OwnershipLost as lost:  # not `exc`: mypyc types a name by its first except
             log.error("room %s: append refused at log entry %d: %s", self.id, sid, lost)
-            self._roll_back()
-            self._broken = True  # nothing more is written here: the room moves elsewhere
-            if conn is not None:
-                conn.send_error("server/unavailable", "the room moved to another server "
-                                "process; the action was not applied: retry", re)
-            self._lost()
+            self._carry_out(table.append_failed(lost=True), conn, re)
             return False
         except StoreError as exc:
             log.error("room %s: append failed at log entry %d: %s", self.id, sid, exc)
-            self._break()
-            if conn is not None:
-                conn.send_error("server/unavailable", "the room's store did not confirm the "
-                                "action, which may or may not have been applied; the room "
-                                "reloads from the store, then sends every seat its true "
-                                "view: choose again from it", re)
+            self._carry_out(table.append_failed(lost=False), conn, re)
             return False
         self._stored_state = state
         if sid % SNAPSHOT_EVERY == 0:
-            snap = self.dealt().snapshot()
+            snap = game.snapshot()
             self._saved_snapshot, self._saved_entries = snap, []
             self.post(lambda: self._snapshot(sid, snap))
         else:
             self._saved_entries.append(entry)
-        self._accepted(entry, events, conn, re)
+        self._carry_out(table.appended(self.game_phase, game, entry, append.events), conn, re)
         return True
 
     def _roll_back(self) -> None:
@@ -169,8 +162,13 @@ class RoomSaving(RoomParts):
         self.game = saved
 
     def _break(self) -> None:
-        """An append failed or was cancelled: roll back, and reload from the store."""
+        """An append was cancelled: roll back, and reload from the store."""
         self._roll_back()
+        self._reload_soon()
+
+    def _reload_soon(self) -> None:
+        """The room is broken (it serves nothing) until it has reloaded from the store:
+        start the reloads (:meth:`_recover`) unless they run already."""
         self._broken = True
         if self._recovery is None or self._recovery.done():
             self._recovery = asyncio.get_running_loop().create_task(
@@ -237,13 +235,6 @@ class RoomSaving(RoomParts):
         self.game = game
         self._saved_snapshot, self._saved_entries = loaded.snapshot, list(loaded.entries)
         self._broken = False
-        self._seat_version = [game.state_id] * game.seats
         log.info("room %s: engine rebuilt from the store at state %d", self.id, game.state_id)
-        self._broadcast([])
-        if game.over:
-            if table.allows(self.game_phase, Event.FINISH):
-                self._finish()
-            return True
-        self._schedule()
-        self._wake_bots()
+        self._carry_out(table.reloaded(self.game_phase, game))
         return True

@@ -14,7 +14,6 @@ import time
 from mypy_extensions import trait
 
 from .. import protocol as p
-from ..games import GameError, LogEntry
 from . import table
 from .fanout import Member, Peer, Seat
 from .table import Leaving, Phase, RoomError
@@ -333,10 +332,9 @@ class RoomSeats(RoomParts):
             holder.token = ""  # a forfeited seat cannot be resumed (matches no token)
             self.seats_touched()
             self._unseated(holder)
-            try:
-                events = self.dealt().apply_entry(LogEntry.forfeit(seat))
-            except GameError:
+            step = table.forfeit(self.dealt(), seat)
+            if step is None:
                 return  # already out of the game
-            if not await self._persist(LogEntry.forfeit(seat), events, None, None):
+            if not await self._persist(step, None, None):
                 holder.grace_until = time.time()  # again once the room has reloaded
                 self.seats_touched()

@@ -8,6 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
+from cardhall.games import LogEntry
+from cardhall.games.skipper import Skipper
 from cardhall.server import table
 from cardhall.server.fanout import Seat
 from cardhall.server.table import (Event, HostMove, Leaving, Phase, RoomError, TransitionError,
@@ -212,3 +214,169 @@ def test_the_commitment_needs_a_salt() -> None:
     assert table.commitment(7, "") is None
     assert table.commitment(7, "ab" * 16) == table.commitment(7, "ab" * 16)
     assert len(table.commitment(7, "ab" * 16) or "") == 64
+
+
+# -- the action path: events in, effects out (no event loop) ----------------------------
+
+
+def dealt(mode: str = "multi", seats: int = 2) -> Skipper:
+    options = {"mode": mode, "seed": 3} | ({"first_seat": 0} if mode == "multi" else {})
+    return Skipper(options, seats)
+
+
+def kinds(effects: list[table.Effect]) -> list[str]:
+    return [type(e).__name__ for e in effects]
+
+
+def refused(effect: table.Effect) -> str:
+    assert isinstance(effect, table.Refuse), effect
+    return str(effect.error.code)
+
+
+@pytest.mark.parametrize(("phase", "reloading", "seat", "code"), [
+    (P, False, None, "room/not_seated"),
+    (P, True, 0, "server/unavailable"),
+    (W, False, 0, "room/not_started"),
+    (C, False, 0, "server/unavailable"),
+    (F, False, 0, "action/game_over"),
+])
+def test_an_act_the_room_refuses_leaves_the_engine_as_it_was(
+        phase: Phase, reloading: bool, seat: int | None, code: str) -> None:
+    game = dealt()
+    before = game.snapshot()
+    action = list(game.legal_actions(0)[0])
+    effect = table.act(phase, reloading, game, seat, action, 0, [0, 0], game.options)
+    assert refused(effect) == code
+    assert game.snapshot() == before and game.state_id == 0
+
+
+def test_a_stale_or_illegal_act_is_refused_and_a_legal_one_applied_not_yet_told() -> None:
+    """An accepted act yields one Append and no send: the sends follow the store's
+    answer (``appended``), so nobody can be told before the entry is saved."""
+    game = dealt()
+    before = game.snapshot()
+    action = list(game.legal_actions(0)[0])
+    assert refused(table.act(P, False, game, 0, action, 1, [0, 0], game.options)) \
+        == "action/stale_state"
+    assert refused(table.act(P, False, game, 1, action, 0, [0, 0], game.options)) \
+        == "action/not_your_turn"
+    assert game.snapshot() == before
+    effect = table.act(P, False, game, 0, action, 0, [0, 0], game.options)
+    assert isinstance(effect, table.Append)
+    assert effect.entry == LogEntry.act(0, action) and game.state_id == 1
+
+
+def test_a_setting_is_accepted_off_turn_against_any_state_and_moves_no_state_id() -> None:
+    """Issue #31: Skipper's ``auto_trash`` from a seat not on turn must not make the acting
+    seat's chosen action stale."""
+    game = dealt()
+    effect = table.act(P, False, game, 1, ["auto_trash", "off"], 99, [0, 0], game.options)
+    assert isinstance(effect, table.Append) and effect.entry.kind == "s"
+    assert game.state_id == 0
+    after = table.appended(P, game, effect.entry, effect.events)
+    assert kinds(after) == ["Broadcast", "WakeBots"]  # no stamp, no clock: no turn ended
+
+
+def test_a_real_time_seat_may_act_on_a_view_older_than_the_game_but_not_its_own() -> None:
+    game = dealt("race")
+    a0 = table.act(P, False, game, 0, list(game.legal_actions(0)[0]), 0, [0, 0], game.options)
+    assert isinstance(a0, table.Append)
+    stamp = table.appended(P, game, a0.entry, a0.events)[0]
+    assert isinstance(stamp, table.Stamp) and 0 in stamp.seats
+    versions = [0, 0]
+    for s in stamp.seats:
+        versions[s] = stamp.state_id
+    action = list(game.legal_actions(1)[0])
+    if 1 not in stamp.seats:  # seat 1 untouched: its view at state 0 is still good
+        assert isinstance(table.act(P, False, game, 1, action, 0, versions, game.options),
+                          table.Append)
+    action0 = list(game.legal_actions(0)[0])
+    assert refused(table.act(P, False, game, 0, action0, 0, versions, game.options)) \
+        == "action/stale_state"
+
+
+def test_what_follows_a_stored_action_in_order() -> None:
+    game = dealt()
+    play = table.act(P, False, game, 0, list(game.legal_actions(0)[0]), 0, [0, 0], game.options)
+    assert isinstance(play, table.Append)
+    effects = table.appended(P, game, play.entry, play.events)
+    assert kinds(effects) == ["Schedule", "Broadcast", "WakeBots"]  # a play: the turn goes on
+    end = table.act(P, False, game, 0, ["end"], game.state_id, [0, 0], game.options)
+    assert isinstance(end, table.Append)
+    assert kinds(table.appended(P, game, end.entry, end.events)) == [
+        "EndTurn", "Schedule", "Broadcast", "WakeBots"]  # turn-based: no stamp (act's floor
+    # is the game's state_id)
+
+
+def test_the_last_action_finishes_the_game_after_its_update() -> None:
+    game = dealt()
+    while not game.over:  # forfeits end it: every seat but one gives up
+        step = table.forfeit(game, game.to_act()[0])
+        assert step is not None
+    assert table.forfeit(game, 0) is None  # over: nobody forfeits any more
+    effects = table.appended(P, game, step.entry, step.events)
+    assert kinds(effects) == ["ClearClocks", "EnterPhase", "Broadcast", "Finish"]
+    assert effects[1] == table.EnterPhase(F)
+    assert kinds(table.finish(F, [seat(), seat()], False)) == [
+        "RecordEnd", "ClearClocks", "SendGameOver", "SaveState", "Released"]
+
+
+def test_a_finish_ranks_a_solo_game_of_a_signed_in_player_and_needs_a_started_room() -> None:
+    assert table.Rank("acc") in table.finish(P, [seat(Conn(), account="acc")], False)
+    assert kinds(table.finish(P, [seat(Conn(), account="acc")], True))[0] == "EnterPhase"
+    with pytest.raises(TransitionError):
+        table.finish(W, [seat()], False)
+
+
+def test_a_failed_append_rolls_back_first_and_tells_the_actor() -> None:
+    lost = table.append_failed(lost=True)
+    assert kinds(lost) == ["RollBack", "Halt", "Tell", "GiveUp"]
+    unknown = table.append_failed(lost=False)
+    assert kinds(unknown) == ["RollBack", "Reload", "Tell"]
+    assert all(isinstance(e, table.Tell) and e.error.code == "server/unavailable"
+               for e in (lost[2], unknown[2]))
+
+
+def test_the_timer_frees_or_abandons_ended_grace_windows_then_plays_due_turns() -> None:
+    held = seat()
+    held.grace_until = 10.0
+    later = seat()
+    later.grace_until = 30.0
+    seats = [held, later, None]
+    assert table.on_timer(True, P, seats, 20.0) == []  # reloading: its reload re-arms
+    assert table.on_timer(False, W, seats, 20.0) == [table.FreeSeat(0), table.TurnsDue(20.0)]
+    assert table.on_timer(False, P, seats, 20.0) == [table.Abandon(0), table.TurnsDue(20.0)]
+    assert table.turns_due(P, {0: 5.0, 1: 25.0}, 20.0) == [table.PlayDefaults((0,))]
+    assert table.turns_due(P, {1: 25.0}, 20.0) == [table.SCHEDULE]
+    assert table.turns_due(F, {0: 5.0}, 20.0) == []
+
+
+def test_a_timed_out_seat_plays_its_default_until_its_turn_ends() -> None:
+    game = dealt()
+    assert table.timeout_step(game, 1) is None and game.state_id == 0  # not on turn
+    default = game.default_action(0)
+    step = table.timeout_step(game, 0)
+    assert default is not None and step is not None
+    assert step.entry == LogEntry.act(0, default) and game.state_id == 1
+    assert table.turn_ends(game, step.entry) == (default[0] in game.TYPE.turn_end_verbs)
+    assert not table.turn_ends(game, LogEntry.act(0, ["play", "KC", "C"]))
+    assert table.turn_ends(game, LogEntry.forfeit(0))
+
+
+def test_a_bot_move_is_dropped_when_the_room_reloads_or_the_seat_may_not_act() -> None:
+    game = dealt()
+    action = list(game.legal_actions(0)[0])
+    assert table.bot_move(True, game, 0, action) is None
+    assert table.bot_move(False, game, 1, action) is None and game.state_id == 0
+    move = table.bot_move(False, game, 0, action)
+    assert move is not None and game.state_id == 1
+
+
+def test_a_reload_stamps_every_seat_then_finishes_or_restarts_clocks_and_bots() -> None:
+    game = dealt()
+    assert kinds(table.reloaded(P, game)) == ["Stamp", "Broadcast", "Schedule", "WakeBots"]
+    assert table.reloaded(P, game)[0] == table.Stamp((0, 1), 0)
+    while not game.over:
+        table.forfeit(game, game.to_act()[0])
+    assert kinds(table.reloaded(P, game)) == ["Stamp", "Broadcast", "Finish"]
+    assert kinds(table.reloaded(F, game)) == ["Stamp", "Broadcast"]  # finished already
