@@ -39,6 +39,7 @@ COMPILED = ("games/**/*.py", "protocol/**/*.py",
             "server/metrics.py", "server/lobby.py", "server/replay.py", "server/build.py",
             "server/room.py", "server/room_parts.py", "server/fanout.py", "server/clocks.py",
             "server/seating.py", "server/saving.py", "server/work.py", "server/table.py",
+            "server/play.py",
             "server/chat.py", "server/connection.py", "server/session.py")
 #: Left pure among :data:`COMPILED` (globs), each with why.
 PURE = (

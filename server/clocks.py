@@ -15,9 +15,9 @@ import time
 
 from mypy_extensions import trait
 
-from . import table
+from . import play
 from .metrics import observe_action
-from .table import Abandon, Phase, PlayDefaults, TurnsDue
+from .table import Phase
 from .room_parts import RoomParts
 
 WAITING, PLAYING, FINISHED = Phase.WAITING, Phase.PLAYING, Phase.FINISHED
@@ -81,26 +81,17 @@ class RoomClocks(RoomParts):
         self._timer = loop.call_at(due, self.post, self._on_timer)
 
     async def _on_timer(self) -> None:
-        """The room's timer fired: carry out :func:`~.table.on_timer` (grace windows that
-        ended: seats freed or abandoned) and :func:`~.table.turns_due` (turns that ran out:
+        """The room's timer fired: carry out :func:`~.play.on_timer` (grace windows that
+        ended: seats freed or abandoned) and :func:`~.play.turns_due` (turns that ran out:
         their defaults played)."""
         self._timer = None
-        for effect in table.on_timer(self._broken, self.game_phase, self.seats, time.time()):
-            if isinstance(effect, Abandon):
-                await self._abandon(effect.seat)
-            elif isinstance(effect, TurnsDue):
-                for due in table.turns_due(self.game_phase, self.deadlines, effect.now):
-                    if isinstance(due, PlayDefaults):
-                        await self._play_defaults(due.seats)
-                    else:
-                        self._carry_out([due])
-            else:
-                self._carry_out([effect])
+        await self._carry_out_awaiting(
+            play.on_timer(self._broken, self.game_phase, self.seats, time.time()))
 
     async def _play_defaults(self, seats: tuple[int, ...]) -> None:
         """Turn timer expired: tell the room (``seat_event timeout``), then play the game's
-        default for each seat until its turn ends (:func:`~.table.timeout_step`,
-        :func:`~.table.turn_ends`), at most 16 actions. Should the store fail meanwhile,
+        default for each seat until its turn ends (:func:`~.play.timeout_step`,
+        :func:`~.play.turn_ends`), at most 16 actions. Should the store fail meanwhile,
         the seat keeps its expired deadline: the timer fires again once the room has
         reloaded (:meth:`_reload`)."""
         for seat in seats:
@@ -108,14 +99,14 @@ class RoomClocks(RoomParts):
             if not self.dealt().over and seat in self.dealt().to_act():
                 self._seat_event(seat, "timeout")  # why the seat plays what follows
             for _ in range(16):
-                step = table.timeout_step(self.dealt(), seat)
+                step = play.timeout_step(self.dealt(), seat)
                 if step is None:
                     break
                 if not await self._persist(step, None, None):
                     if due is not None:
                         self.deadlines[seat] = due
                     return
-                if table.turn_ends(self.dealt(), step.entry):
+                if play.turn_ends(self.dealt(), step.entry):
                     break
         if not self.dealt().over:
             self._schedule()
@@ -167,6 +158,6 @@ class RoomClocks(RoomParts):
         # game cannot change under the decision.
         view = dict(self.dealt().bot_view(s))
         action = await asyncio.to_thread(self._bot, view, self._bot_rng)
-        move = table.bot_move(self._broken, self.dealt(), s, action)
+        move = play.bot_move(self._broken, self.dealt(), s, action)
         if move is not None and await self._persist(move, None, None):
             observe_action(self.metrics, None)

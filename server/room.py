@@ -11,10 +11,10 @@ full view on join, resume or request, updates carry a ``delta``: only the values
 changed, by top-level key or by JSON Pointer (see :mod:`cardhall.protocol.delta`).
 
 This module is the driver: the room's state, its work queue (:mod:`.work`), its start,
-and the effects it carries out (:meth:`Room._carry_out`). The rules are in
-:mod:`cardhall.server.table`, without I/O: phases, the transition table, who may take which
-seat, and the action path as events in, effects out (an ``act``, the store's answer to an
-append, the timer, a bot's move, a reload). Base classes of :class:`Room`
+and the effects it carries out (:meth:`Room._carry_out`). The rules are without I/O: the
+phases, the transition table and who may take which seat in :mod:`cardhall.server.table`;
+the play as events in, effects out (an ``act``, the store's answer to an append, the timer,
+a bot's move, a reload) in :mod:`cardhall.server.play`. Base classes of :class:`Room`
 hold the rest: seats and members in :mod:`.seating` (:class:`RoomSeats`), the store writes
 and the reload after a failed append in :mod:`.saving` (:class:`RoomSaving`), views and
 broadcasts in :mod:`.fanout` (:class:`RoomViews`), turn clocks and server bots in
@@ -65,12 +65,14 @@ from .work import WorkQueue
 from .saving import SNAPSHOT_EVERY as SNAPSHOT_EVERY  # re-exported
 from .saving import RoomSaving
 from .seating import RoomSeats, Told
-from . import table
+from . import play, table
 from .table import ROOM_OPTION_NAMES as ROOM_OPTION_NAMES  # re-exported
 from .table import ROOM_OPTIONS as ROOM_OPTIONS  # re-exported
-from .table import (Append, Broadcast, ClearClocks, Effect, EndTurn, EnterPhase, Event,
-                    Finish, RecordEnd, FreeSeat, GiveUp, Halt, Phase, Rank, Refuse, Released,
-                    Reload, RollBack, SaveState, Schedule, SendGameOver, Stamp, Tell, WakeBots)
+from .play import (Abandon, Append, Broadcast, ClearClocks, Effect, EndTurn, EnterPhase,
+                   Finish, Forfeit, FreeSeat, GiveUp, Halt, HoldSeat, PlayDefaults, Rank,
+                   RecordEnd, Refuse, Released, Reload, RollBack, SaveState, Schedule, SeatEvent,
+                   SendGameOver, Stamp, Tell, ToBot, TurnsDue, VoidSeat, WakeBots)
+from .table import Event, Phase
 from .table import RoomError as RoomError  # re-exported
 from .table import split_options as split_options  # re-exported
 
@@ -592,7 +594,7 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
             self.metrics.started.inc()
 
     def _game_finished(self) -> None:
-        """Record the end (:class:`~.table.RecordEnd`): the finish time (:attr:`finished_at`,
+        """Record the end (:class:`~.play.RecordEnd`): the finish time (:attr:`finished_at`,
         kept in the state), the ``game_finished`` log line (INFO: room, game, mode, outcome
         kind, winner, reason, turns, duration in s; see :func:`~cardhall.games.outcome_kind`),
         its metrics (``cardhall_games_finished_total``, ``cardhall_game_duration_seconds``)
@@ -622,14 +624,14 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
 
     async def act(self, conn: Peer, msg: p.Act) -> None:
         """Apply an ``act`` request from ``conn`` (a work item of the room: :meth:`play`):
-        the rules decide (:func:`~.table.act`: the engine applies it, or it is refused),
+        the rules decide (:func:`~.play.act`: the engine applies it, or it is refused),
         then the entry is appended and what follows is carried out (:meth:`_persist`);
         replies itself."""
         member = self.members.get(conn)
         started = time.perf_counter()
-        effect = table.act(self.phase, self._broken, self.game,
-                           None if member is None else member.seat, msg.action, msg.state_id,
-                           self._seat_version, self.options)
+        effect = play.act(self.phase, self._broken, self.game,
+                          None if member is None else member.seat, msg.action, msg.state_id,
+                          self._seat_version, self.options)
         if not isinstance(effect, Append):
             self._carry_out([effect], conn, msg.id)
         elif await self._persist(effect, conn, msg.id) and effect.entry.kind != SETTING:
@@ -637,10 +639,11 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
 
     def _carry_out(self, effects: list[Effect], conn: Peer | None = None,
                    re: Any = None) -> None:
-        """Carry out ``effects`` in order (:mod:`.table`'s action path), for an action of
+        """Carry out ``effects`` in order (:mod:`.play`'s), for an action of
         ``conn`` (None: a timer's, a bot's or a reload's), whose request id is ``re``.
-        :class:`~.table.Append` and the timer's effects are carried out by their callers
-        (:meth:`_persist`, :meth:`~.clocks.RoomClocks._on_timer`): they await."""
+        Those that await are carried out by :meth:`_carry_out_awaiting` (a seat abandoned,
+        a forfeit, the turns that ran out) and by :meth:`_persist`'s callers (an
+        :class:`~.play.Append`: :meth:`act`, the clocks, the bots)."""
         for effect in effects:
             if isinstance(effect, Broadcast):
                 if conn is None:
@@ -704,20 +707,60 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
             self._lost()
         elif isinstance(effect, FreeSeat):
             self._free_seat(effect.seat)  # the host role may move on
-            self.seats_changed(expired=True)
+            if effect.expired:
+                self.seats_changed(expired=True)
+        elif isinstance(effect, SeatEvent):
+            self._seat_event(effect.seat, effect.event)
+        elif isinstance(effect, HoldSeat):
+            if (holder := self.seats[effect.seat]) is not None:
+                holder.grace_until = effect.until
+                self.seats_touched()
+        elif isinstance(effect, ToBot):
+            if (holder := self.seats[effect.seat]) is not None:
+                holder.bot = holder.assisted = True
+                self.seats_touched()
+        elif isinstance(effect, VoidSeat):
+            if (holder := self.seats[effect.seat]) is not None:
+                holder.token = ""  # a forfeited seat cannot be resumed (matches no token)
+                self.seats_touched()
+                self._unseated(holder)
         else:
             raise TypeError(f"room {self.id}: no driver for the effect {effect!r}")
 
+    async def _carry_out_awaiting(self, effects: list[Effect]) -> None:
+        """Carry out ``effects`` in order, those that await among them: a seat abandoned
+        (:func:`~.play.abandon`), a forfeit appended (should the append fail:
+        :func:`~.play.forfeit_failed`), the turns that ran out (:func:`~.play.turns_due`,
+        their defaults played: :meth:`~.clocks.RoomClocks._play_defaults`); the rest as
+        :meth:`_carry_out`."""
+        for effect in effects:
+            if isinstance(effect, Abandon):
+                if self.seats[effect.seat] is not None:
+                    await self._carry_out_awaiting(play.abandon(
+                        self.game_phase, self._broken, self.settings["on_abandon"],
+                        effect.seat, time.time()))
+            elif isinstance(effect, Forfeit):
+                step = play.forfeit(self.dealt(), effect.seat)
+                if step is not None and not await self._persist(step, None, None):
+                    self._carry_out(play.forfeit_failed(effect.seat, time.time()))
+            elif isinstance(effect, TurnsDue):
+                await self._carry_out_awaiting(
+                    play.turns_due(self.game_phase, self.deadlines, effect.now))
+            elif isinstance(effect, PlayDefaults):
+                await self._play_defaults(effect.seats)
+            else:
+                self._carry_out([effect])
+
     def _finish(self) -> None:
         """The game is over (its final update, with the room facts' status ``"finished"``,
-        has gone): carry out :func:`~.table.finish`: ``game_over`` to every member (its
+        has gone): carry out :func:`~.play.finish`: ``game_over`` to every member (its
         ``outcome`` is the view's plus the key ``stats``: :meth:`Game.stats`), no more
         clocks, the state saved, the score ranked, the lobby told.
 
         Raises:
             TransitionError: the room never started (``room/not_started``).
         """
-        self._carry_out(table.finish(self.game_phase, self.seats, self.chosen_deal))
+        self._carry_out(play.finish(self.game_phase, self.seats, self.chosen_deal))
 
     def _rank(self, account: str) -> None:
         """Put the finished solo game's score on its leaderboard (:mod:`.leaderboard`) for

@@ -29,7 +29,8 @@ from ..games import Game, LogEntry
 from .account_store import SeatLedger
 from .metrics import GameMetrics
 from .store import Lease, Store
-from .table import Append, Effect, Phase
+from .play import Append, Effect
+from .table import Phase
 
 __all__ = ["CHECK_FACTS", "Member", "Peer", "RoomParts", "Seat"]
 
@@ -297,8 +298,8 @@ class RoomParts:
         """This copy may send frames (:class:`~.saving.RoomSaving`)."""
 
     @abstractmethod
-    async def _abandon(self, seat: int) -> None:
-        """A grace window ended (:class:`~.seating.RoomSeats`)."""
+    async def _carry_out_awaiting(self, effects: list[Effect]) -> None:
+        """Carry out effects that await (:class:`~cardhall.server.room.Room`)."""
 
     @abstractmethod
     def _free_seat(self, seat: int) -> None:

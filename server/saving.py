@@ -22,10 +22,11 @@ from mypy_extensions import trait
 from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential_jitter
 
 from ..games import GameError, replay
-from . import table
+from . import play
 from .room_parts import Peer, RoomParts
 from .store import OwnershipLost, StoreError
-from .table import Append, Phase
+from .play import Append
+from .table import Phase
 
 log = logging.getLogger("cardhall.room")
 CLOSED = Phase.CLOSED
@@ -97,12 +98,12 @@ class RoomSaving(RoomParts):
         self.post(save)
 
     async def _persist(self, append: Append, conn: Peer | None, re: Any) -> bool:
-        """Append ``append.entry`` (already applied to the engine: :func:`~.table.act`) to
+        """Append ``append.entry`` (already applied to the engine: :func:`~.play.act`) to
         the store at the engine's :attr:`~Game.log_length` - 1, then carry out what follows
-        (:func:`~.table.appended`: the sends come after the store holds the entry).
+        (:func:`~.play.appended`: the sends come after the store holds the entry).
 
         Returns False when the store did not confirm it; nobody was told of it then, and
-        :func:`~.table.append_failed` is carried out. A plain :class:`StoreError` (or a
+        :func:`~.play.append_failed` is carried out. A plain :class:`StoreError` (or a
         cancelled append) may or may not have written the entry: the engine is rolled back
         at once to the last state the store is known to hold (:meth:`_roll_back`), the room
         is broken until it has reloaded from the store (:meth:`_recover`, started here),
@@ -126,11 +127,11 @@ class RoomSaving(RoomParts):
             raise
         except OwnershipLost as lost:  # not `exc`: mypyc types a name by its first except
             log.error("room %s: append refused at log entry %d: %s", self.id, sid, lost)
-            self._carry_out(table.append_failed(lost=True), conn, re)
+            self._carry_out(play.append_failed(lost=True), conn, re)
             return False
         except StoreError as exc:
             log.error("room %s: append failed at log entry %d: %s", self.id, sid, exc)
-            self._carry_out(table.append_failed(lost=False), conn, re)
+            self._carry_out(play.append_failed(lost=False), conn, re)
             return False
         self._stored_state = state
         if sid % SNAPSHOT_EVERY == 0:
@@ -139,7 +140,7 @@ class RoomSaving(RoomParts):
             self.post(lambda: self._snapshot(sid, snap))
         else:
             self._saved_entries.append(entry)
-        self._carry_out(table.appended(self.game_phase, game, entry, append.events), conn, re)
+        self._carry_out(play.appended(self.game_phase, game, entry, append.events), conn, re)
         return True
 
     def _roll_back(self) -> None:
@@ -236,5 +237,5 @@ class RoomSaving(RoomParts):
         self._saved_snapshot, self._saved_entries = loaded.snapshot, list(loaded.entries)
         self._broken = False
         log.info("room %s: engine rebuilt from the store at state %d", self.id, game.state_id)
-        self._carry_out(table.reloaded(self.game_phase, game))
+        self._carry_out(play.reloaded(self.game_phase, game))
         return True

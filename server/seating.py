@@ -14,7 +14,7 @@ import time
 from mypy_extensions import trait
 
 from .. import protocol as p
-from . import table
+from . import play, table
 from .fanout import Member, Peer, Seat
 from .table import Leaving, Phase, RoomError
 from .room_parts import RoomParts
@@ -223,18 +223,12 @@ class RoomSeats(RoomParts):
         return seat
 
     async def leave(self, conn: Peer) -> None:
-        """``conn`` leaves: what becomes of its seat is :func:`~.table.on_leave`'s: a
+        """``conn`` leaves: what becomes of its seat is :func:`~.play.leave`'s: a
         waiting seat is freed; a playing seat is abandoned at once; in a finished room
         only the connection goes."""
         seat = self._detach(conn)
-        if seat is None:
-            return
-        leaving = table.on_leave(self.game_phase)
-        if leaving is Leaving.FREE:
-            self._free_seat(seat)
-        elif leaving is Leaving.ABANDON:
-            self._seat_event(seat, "left")
-            await self._abandon(seat)
+        if seat is not None:
+            await self._carry_out_awaiting(play.leave(self.game_phase, seat))
 
     def _detach(self, conn: Peer, save_spectator: bool = False) -> int | None:
         """Take ``conn`` out of the room's members (a spectator's going is told to the
@@ -262,7 +256,7 @@ class RoomSeats(RoomParts):
         """Remove the player of ``seat`` (an operator's kick, a work item of the room): its
         connection, if any, gets ``error room/kicked`` and an unsolicited ``left`` and is
         detached; the seat's token is voided (it cannot be resumed). Then as a ``leave``
-        (:func:`~.table.on_leave`): a waiting room frees the seat; a playing one follows
+        (:func:`~.play.leave`): a waiting room frees the seat; a playing one follows
         ``on_abandon`` at once (a server bot takes the seat, or it forfeits); in a finished
         room only the connection is detached.
 
@@ -286,11 +280,7 @@ class RoomSeats(RoomParts):
             conn.rooms.pop(self.id, None)
             conn.send_error("room/kicked", f"an operator removed you from seat {seat}")
             conn.send(p.Left(room=self.id))
-        if leaving is Leaving.FREE:
-            self._free_seat(seat)
-        elif leaving is Leaving.ABANDON:
-            self._seat_event(seat, "left")
-            await self._abandon(seat)
+        await self._carry_out_awaiting(play.leave(self.game_phase, seat))
         self._save_soon()
         if leaving is Leaving.ABANDON:
             return "bot" if holder.bot else "forfeit"
@@ -298,43 +288,8 @@ class RoomSeats(RoomParts):
 
     def dropped(self, conn: Peer) -> None:
         """``conn`` lost its connection: hold its seat for the grace window (not in a
-        finished room: :func:`~.table.holds_on_drop`)."""
+        finished room: :func:`~.play.drop`)."""
         seat = self._detach(conn, save_spectator=True)
-        if seat is None or not table.holds_on_drop(self.game_phase):
-            return
-        holder = self.seats[seat]
-        assert holder is not None  # _detach found it
-        holder.grace_until = time.time() + self.settings["grace_seconds"]
-        self.seats_touched()
-        self._seat_event(seat, "dropped")
-        self._schedule()
-        self._save_soon()
-
-    async def _abandon(self, seat: int) -> None:
-        """The grace window ended (or the player left): bot or forfeit (``on_abandon``)."""
-        holder = self.seats[seat]
-        if holder is None or self.game_phase is not PLAYING:
-            return
-        holder.grace_until = None
-        self.seats_touched()
-        if self.settings["on_abandon"] == "bot":
-            holder.bot = holder.assisted = True
-            self.seats_touched()
-            self._seat_event(seat, "bot")
-            self._save_soon()
-            self._wake_bots()
-        else:
-            if self._broken:  # forfeited by the timer once the room has reloaded
-                holder.grace_until = time.time()
-                self.seats_touched()
-                return
-            self._seat_event(seat, "forfeit")
-            holder.token = ""  # a forfeited seat cannot be resumed (matches no token)
-            self.seats_touched()
-            self._unseated(holder)
-            step = table.forfeit(self.dealt(), seat)
-            if step is None:
-                return  # already out of the game
-            if not await self._persist(step, None, None):
-                holder.grace_until = time.time()  # again once the room has reloaded
-                self.seats_touched()
+        if seat is not None:
+            self._carry_out(play.drop(self.game_phase, seat, self.settings["grace_seconds"],
+                                      time.time()))
