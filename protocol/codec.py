@@ -9,7 +9,7 @@ socket, a clock or an event loop.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal, TypeAlias, overload
+from typing import Any, Final, Literal, TypeAlias, overload
 
 import msgpack
 from msgpack.exceptions import ExtraData
@@ -61,9 +61,11 @@ Side = Literal["client", "server"]
 Frame = bytes | bytearray | memoryview
 """The payload of one binary WebSocket frame."""
 
-_TABLES = {"client": CLIENT_MESSAGES, "server": SERVER_MESSAGES}
-_unpackb = msgpack.unpackb
-_packb = msgpack.packb
+# Module constants are Final: the compiled build reads them as C statics, not from the
+# module's dict at every use (several per frame).
+_TABLES: Final = {"client": CLIENT_MESSAGES, "server": SERVER_MESSAGES}
+_unpackb: Final = msgpack.unpackb
+_packb: Final = msgpack.packb
 
 
 def _valid_id(v: object) -> RequestId | None:
@@ -232,7 +234,7 @@ def encode(msg: Message, *, max_size: int | None = None) -> bytes:
     return data
 
 
-_ENCODABLE = frozenset(MESSAGE_TYPES.values())
+_ENCODABLE: Final = frozenset(MESSAGE_TYPES.values())
 
 
 def reply_id(msg: Message) -> RequestId | None:
@@ -410,13 +412,13 @@ class ServerHandshake:
 #: One packer reused by the server's frame builders below (``msgpack.packb`` makes a packer
 #: per call, several times slower for the small pieces these pack). Not thread-safe: the
 #: builders are for the thread of the server's event loop.
-_PACKER = msgpack.Packer()
-_pack = _PACKER.pack
-_MAP5 = _PACKER.pack_map_header(5)
-_MAP6 = _PACKER.pack_map_header(6)
-_UPDATE_HEAD = _pack("t") + _pack("update") + _pack("room")
-_OK_HEAD = _PACKER.pack_map_header(2) + _pack("t") + _pack("ok") + _pack("re")
-_OK_BARE = _PACKER.pack_map_header(1) + _pack("t") + _pack("ok")
+_PACKER: Final = msgpack.Packer()
+_pack: Final = _PACKER.pack
+_MAP5: Final = _PACKER.pack_map_header(5)
+_MAP6: Final = _PACKER.pack_map_header(6)
+_UPDATE_HEAD: Final = _pack("t") + _pack("update") + _pack("room")
+_OK_HEAD: Final = _PACKER.pack_map_header(2) + _pack("t") + _pack("ok") + _pack("re")
+_OK_BARE: Final = _PACKER.pack_map_header(1) + _pack("t") + _pack("ok")
 
 
 def update_parts(room: str, state_id: int, events: Sequence[Any]) -> tuple[bytes, bytes]:

@@ -21,10 +21,11 @@ import collections
 import functools
 import logging
 import secrets
-from typing import Protocol
+from typing import Final, Protocol
 
 from mypy_extensions import mypyc_attr
 from websockets.asyncio.server import ServerConnection
+from websockets.server import ServerProtocol
 from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
 
@@ -49,12 +50,12 @@ CLOSE_PROTOCOL = 4000
 CLOSE_HELLO_TIMEOUT = 4001
 CLOSE_RATE_LIMIT = 4008
 CLOSE_SLOW_READER = 4009
-_OPEN = State.OPEN
+_OPEN: Final = State.OPEN  # Final: a C static in the compiled build, read per write
 #: Close codes logged at INFO (ordinary client trouble); the others at WARNING (abuse).
 _ROUTINE_CLOSES = frozenset({1009, CLOSE_HELLO_TIMEOUT, 4002})
 
 
-_SHORT_HEADERS = [bytes((0x82, n)) for n in range(126)]
+_SHORT_HEADERS: Final = [bytes((0x82, n)) for n in range(126)]
 
 
 def binary_header(size: int) -> bytes:
@@ -171,6 +172,13 @@ class Connection(Session):
         #: :meth:`_frame_now`): later frames wait for it.
         self._inflight: asyncio.Task[None] | None = None
         self._frame_task = f"frame-{self.session_id}"  # its name (built once, not per frame)
+        #: What :meth:`_write_now` reads of ``ws`` on every write and what never changes
+        #: once the connection is open: its Sans-I/O protocol, its transport, and whether
+        #: frames need the protocol's serializer (extensions, debug logging). Read at the
+        #: first write (attribute reads of a cold Python object: ~1 us per write before).
+        self._protocol: ServerProtocol | None = None
+        self._transport: asyncio.Transport | None = None
+        self._extended = False
         # Abuse limits (see Settings): messages/s, refusals before 4008, rooms/minute.
         s = server.settings
         self.addr = peer_address(ws)
@@ -260,12 +268,15 @@ class Connection(Session):
             return False
         ws = self.ws
         try:
-            protocol = ws.protocol
+            protocol, transport = self._protocol, self._transport
+            if protocol is None or transport is None:  # read once: fixed after the handshake
+                protocol, transport = ws.protocol, ws.transport
+                self._protocol, self._transport = protocol, transport
+                self._extended = bool(protocol.extensions or protocol.debug)
             if (ws.send_in_progress is not None or ws.paused or protocol.state is not _OPEN
-                    or ws.transport.is_closing()):
+                    or transport.is_closing()):
                 return False
-            plain = not (protocol.extensions or protocol.expect_continuation_frame
-                         or protocol.debug)
+            plain = not (self._extended or protocol.expect_continuation_frame)
         except AttributeError:  # another websockets version: the writer task does it
             return False
         if plain:
@@ -278,7 +289,7 @@ class Connection(Session):
                 protocol.send_binary(data)
             out = protocol.data_to_send()
         # Only data frames were added to an OPEN connection: no EOF marker (b"") among them.
-        ws.transport.writelines(out)
+        transport.writelines(out)
         return True
 
     def _start_writer(self) -> None:

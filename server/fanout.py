@@ -20,7 +20,7 @@ from .. import protocol as p
 from .table import Phase
 from .room_parts import Member as Member  # re-exported
 from .room_parts import Peer as Peer  # re-exported
-from .room_parts import RoomParts
+from .room_parts import CHECK_FACTS, RoomParts
 from .room_parts import Seat as Seat  # re-exported
 
 WAITING, PLAYING, FINISHED = Phase.WAITING, Phase.PLAYING, Phase.FINISHED
@@ -88,8 +88,13 @@ class RoomViews(RoomParts):
         game's default), status, players, deadlines (``[[seat, unix time in s], ...]``), the
         deal ``commitment`` (nil until the game starts), ``spectators`` (``{count, names}``:
         the first :data:`SPECTATOR_NAMES` names). While they do not change, the same dict
-        object as last time (the delta diff then skips it by identity; do not mutate it)."""
+        object as last time (the delta diff then skips it by identity; do not mutate it):
+        rebuilt only when :meth:`facts_key` or the spectators' names changed."""
         watching = [c.name for c, m in self.members.items() if m.seat is None]
+        key = (self.facts_key(), watching)
+        cached = self._table
+        if cached is not None and key == self._table_key and not CHECK_FACTS:
+            return cached
         table = {"id": self.id, "game": self.game_name, "mode": self.options.get("mode"),
                  "status": self.stored_status,
                  "players": [None if h is None else h.public(s)
@@ -98,9 +103,13 @@ class RoomViews(RoomParts):
                  "commitment": None if self.game_phase is WAITING else self.commitment,
                  "spectators": {"count": len(watching),
                                 "names": [n[:64] for n in watching[:SPECTATOR_NAMES]]}}
-        if table == self._table:
-            return self._table
-        self._table = table
+        if cached is not None and table == cached:
+            self._table_key = key
+            return cached
+        if CHECK_FACTS and key == self._table_key:
+            raise RuntimeError(f"room {self.id}: stale cached room facts: a seat or member "
+                               "changed without seats_touched()")
+        self._table, self._table_key = table, key
         return table
 
     def views_for(self, seats: set[int | None],

@@ -58,6 +58,7 @@ from .clocks import REAL_TIME_BOT_SECONDS as REAL_TIME_BOT_SECONDS  # re-exporte
 from .clocks import RoomClocks
 from .chat import RoomChat
 from .fanout import RoomViews, Seat, Member
+from .room_parts import CHECK_FACTS
 from .fanout import Peer as Peer  # re-exported: what a room needs of a member
 from .tasks import cancel_until_done
 from .work import WorkQueue
@@ -194,6 +195,12 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
     #: an append whose state equals it writes only its entry (:meth:`_persist`).
     _stored_state: dict[str, Any] | None = None
     _table: dict[str, Any] | None = None  # the last table() (see there)
+    #: :meth:`facts_key` and the spectators' names :attr:`_table` was built from.
+    _table_key: tuple[Any, ...] | None = None
+    #: The last :meth:`state` with the :meth:`facts_key` it was built from.
+    _state_cache: tuple[tuple[Any, ...], dict[str, Any]] | None = None
+    #: Changes of the seats and members so far (:meth:`seats_touched`).
+    _facts_version: int = 0
     salt: str = field(default_factory=fairness.new_salt)
     _commitment: tuple[int, str] | None = None  # (seed, commitment) once computed
     # A waiting room holds no engine, no queue, no task and no bot RNG (issue #18: ~28 KiB
@@ -329,18 +336,52 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
                 "host": self.host, "code": self.code, "created": self.created,
                 "salt": self.salt, "chosen_deal": self.chosen_deal}
 
+    def seats_touched(self) -> None:
+        """Record that a seat (its holder, connection, grace window, bot, host role, token)
+        or the members changed: :meth:`state` and :meth:`table`, cached while
+        :meth:`facts_key` stays the same, are built afresh on their next call. Every method
+        that changes a :class:`~.room_parts.Seat`, :attr:`seats` or :attr:`members` calls
+        it (the rest of what they show is in :meth:`facts_key` itself); tests check that
+        none is missed (:data:`~.room_parts.CHECK_FACTS`)."""
+        self._facts_version += 1
+
+    def facts_key(self) -> tuple[Any, ...]:
+        """What :meth:`state` and :meth:`table` are built from, but the seats and members
+        (counted by :meth:`seats_touched` instead): equal keys, equal results. Cheap (no
+        dict built): read on every action, where the state and the room facts rarely
+        change."""
+        return (self._facts_version, self.stored_status, self.game_phase, self.host,
+                self.finished_at, self.started_at, self.chat, self.muted,
+                tuple(self.deadlines.items()))
+
     def state(self) -> dict[str, Any]:
         """The server-side state the store keeps beside the log: status, seats (with
         tokens), where each member is connected (``[process, session, seat]``), deadlines
         (``[[seat, unix time s]]``), start and finish times (unix time s, or None), the
         host's session (it changes when the host role is handed on), the last chat lines and
-        the muted seats (:mod:`.chat`)."""
-        return {"status": self.stored_status, "finished_at": self.finished_at, "host": self.host,
-                "chat": list(self.chat), "muted": sorted(self.muted),
-                "started_at": self.started_at,
-                "seats": [None if h is None else h.stored() for h in self.seats],
-                "members": [[c.process, c.session_id, m.seat] for c, m in self.members.items()],
-                "deadlines": [[s, t] for s, t in self.deadlines.items()]}
+        the muted seats (:mod:`.chat`).
+
+        While :meth:`facts_key` stays the same, the same dict object as last time (not
+        rebuilt per action; an action's append compares it with the stored one, which is
+        then the same object, value by value by identity; do not mutate it)."""
+        key = self.facts_key()
+        cached = self._state_cache
+        if cached is not None and cached[0] == key and not CHECK_FACTS:
+            return cached[1]
+        state = {"status": self.stored_status, "finished_at": self.finished_at,
+                 "host": self.host, "chat": list(self.chat), "muted": sorted(self.muted),
+                 "started_at": self.started_at,
+                 "seats": [None if h is None else h.stored() for h in self.seats],
+                 "members": [[c.process, c.session_id, m.seat]
+                             for c, m in self.members.items()],
+                 "deadlines": [[s, t] for s, t in self.deadlines.items()]}
+        if cached is not None and cached[0] == key:  # CHECK_FACTS: the cache must hold
+            if cached[1] != state:
+                raise RuntimeError(f"room {self.id}: stale cached state: a seat or member "
+                                   "changed without seats_touched()")
+            return cached[1]
+        self._state_cache = (key, state)
+        return state
 
     @classmethod
     def from_loaded(cls, loaded: Loaded, store: Store, game_cls: type[Game]) -> Room:
@@ -376,6 +417,7 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
                                      host=data.get("host", False), since=data.get("since", 0.0),
                                      account=data.get("account", ""))
         room.deadlines = {int(s): float(t) for s, t in st.get("deadlines", [])}
+        room.seats_touched()
         room._seat_version = [room.state_id] * room.seat_count
         room._saved_snapshot, room._saved_entries = loaded.snapshot, list(loaded.entries)
         return room
@@ -502,6 +544,7 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
             for conn in self.members.keys() - members.keys():
                 self.members.pop(conn)
                 conn.rooms.pop(self.id, None)
+            self.seats_touched()
             self._schedule()  # the grace windows' timer only
             raise
         return told
@@ -518,6 +561,7 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
         for s in to_bots:
             self.seats[s] = Seat(token=secrets.token_urlsafe(24), conn=None,
                                  name=f"bot-{s}", bot=True)
+        self.seats_touched()
         if self.game is None:
             self.game = self.game_cls(self.options, self.seat_count)  # the deal
         self._set_phase(phase)
@@ -670,12 +714,15 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
         elif isinstance(effect, HoldSeat):
             if (holder := self.seats[effect.seat]) is not None:
                 holder.grace_until = effect.until
+                self.seats_touched()
         elif isinstance(effect, ToBot):
             if (holder := self.seats[effect.seat]) is not None:
                 holder.bot = holder.assisted = True
+                self.seats_touched()
         elif isinstance(effect, VoidSeat):
             if (holder := self.seats[effect.seat]) is not None:
                 holder.token = ""  # a forfeited seat cannot be resumed (matches no token)
+                self.seats_touched()
                 self._unseated(holder)
         else:
             raise TypeError(f"room {self.id}: no driver for the effect {effect!r}")

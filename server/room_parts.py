@@ -15,6 +15,7 @@ declarations never hide a part's own method.
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 from abc import abstractmethod
 from collections.abc import Callable
@@ -31,7 +32,14 @@ from .store import Lease, Store
 from .play import Append, Effect
 from .table import Phase
 
-__all__ = ["Member", "Peer", "RoomParts", "Seat"]
+__all__ = ["CHECK_FACTS", "Member", "Peer", "RoomParts", "Seat"]
+
+#: ``CARDHALL_CHECK_FACTS=1`` (the test suite sets it, tests/conftest.py): every
+#: :meth:`~cardhall.server.room.Room.state` and :meth:`~.fanout.RoomViews.table` is built
+#: afresh even when its cached one is current by :meth:`RoomParts.facts_key`, and a cached
+#: one that differs from it raises RuntimeError: a change of a seat or a member made
+#: without :meth:`RoomParts.seats_touched` (a bug) fails the test that made it.
+CHECK_FACTS = os.environ.get("CARDHALL_CHECK_FACTS", "") == "1"
 
 
 class Peer(Protocol):
@@ -168,6 +176,8 @@ class RoomParts:
     seats: list[Seat | None]
     members: dict[Peer, Member]
     deadlines: dict[int, float]
+    finished_at: float | None
+    started_at: float | None
     ledger: SeatLedger | None
     lease: Lease | None
     lease_until: float
@@ -190,6 +200,9 @@ class RoomParts:
     _facts_posted: bool
     _stored_state: dict[str, Any] | None
     _table: dict[str, Any] | None
+    _table_key: tuple[Any, ...] | None
+    _state_cache: tuple[tuple[Any, ...], dict[str, Any]] | None
+    _facts_version: int
     _bot: Callable[..., Any]
 
     def dealt(self) -> Game:
@@ -225,6 +238,15 @@ class RoomParts:
     @abstractmethod
     def state(self) -> dict[str, Any]:
         """The state the store keeps (:class:`~cardhall.server.room.Room`)."""
+
+    @abstractmethod
+    def seats_touched(self) -> None:
+        """A seat or a member changed (:class:`~cardhall.server.room.Room`)."""
+
+    @abstractmethod
+    def facts_key(self) -> tuple[Any, ...]:
+        """What the state and the room facts are built from
+        (:class:`~cardhall.server.room.Room`)."""
 
     @abstractmethod
     def summary(self) -> dict[str, Any]:

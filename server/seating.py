@@ -67,6 +67,7 @@ class RoomSeats(RoomParts):
             holder.host = True
         elif move is not table.HostMove.NONE:
             told.append(self._make_host(seat, claim=move is not table.HostMove.LEND))
+        self.seats_touched()
         return seat, token, told
 
     def _tell(self, told: list[Told]) -> None:
@@ -87,6 +88,7 @@ class RoomSeats(RoomParts):
         holder.host = True
         if claim:
             self.host = holder.conn.session_id if holder.conn is not None else ""
+        self.seats_touched()
         return seat, "host"
 
     def _free_seat(self, seat: int) -> None:
@@ -97,6 +99,7 @@ class RoomSeats(RoomParts):
         """
         holder = self.seats[seat]
         self.seats[seat] = None
+        self.seats_touched()
         self._seat_event(seat, "left")
         self._save_soon()
         self._unseated(holder)
@@ -128,6 +131,7 @@ class RoomSeats(RoomParts):
             holder = self.seats[seat]
             assert holder is not None
             holder.conn, holder.grace_until = conn, None
+        self.seats_touched()
 
     def hold_seats(self, since: float) -> None:
         """After a restart (the room loaded from a durable store that no other process
@@ -142,11 +146,13 @@ class RoomSeats(RoomParts):
         for holder in self.seats:
             if holder is not None and holder.conn is None and not holder.bot and holder.token:
                 holder.grace_until = until
+        self.seats_touched()
 
     def spectate(self, conn: Peer) -> None:
         """Add ``conn`` as a spectator (a seated connection stays seated)."""
         if conn not in self.members:
             self.members[conn] = Member(None)
+            self.seats_touched()
             self._save_soon()
             self._facts_soon()
         conn.rooms[self.id] = self
@@ -211,6 +217,7 @@ class RoomSeats(RoomParts):
         holder.conn, holder.grace_until, holder.bot = conn, None, False
         self.members[conn] = Member(seat)
         conn.rooms[self.id] = self
+        self.seats_touched()
         self._seat_event(seat, "resumed")
         self._schedule()
         return seat
@@ -231,6 +238,7 @@ class RoomSeats(RoomParts):
         or the seat is played from another connection)."""
         member = self.members.pop(conn, None)
         conn.rooms.pop(self.id, None)
+        self.seats_touched()
         if member is None or member.seat is None:
             if member is not None:
                 if save_spectator:
@@ -241,6 +249,7 @@ class RoomSeats(RoomParts):
         if holder is None or holder.conn is not conn:
             return None
         holder.conn = None
+        self.seats_touched()
         return member.seat
 
     async def kick(self, seat: int) -> str:
@@ -265,6 +274,7 @@ class RoomSeats(RoomParts):
         leaving = table.on_leave(self.game_phase)
         conn, holder.conn, holder.token = holder.conn, None, ""
         self._unseated(holder)
+        self.seats_touched()
         if conn is not None:
             self.members.pop(conn, None)
             conn.rooms.pop(self.id, None)

@@ -153,3 +153,66 @@ async def test_an_act_is_answered_as_the_hello_asked(server: Server, act_reply: 
         assert isinstance(p.decode(await ws.recv(), side="server"), p.Pong)
     finally:
         await ws.close()
+
+
+class _Transport:
+    """Stands in for an asyncio transport: records what is written."""
+
+    def __init__(self) -> None:
+        self.written: list[bytes] = []
+        self.closing = False
+
+    def is_closing(self) -> bool:
+        return self.closing
+
+    def writelines(self, data: list[bytes]) -> None:
+        self.written.append(b"".join(data))
+
+
+class _Socket:
+    """Stands in for websockets' ServerConnection as :meth:`Connection._write_now` reads it,
+    counting the reads of ``protocol`` and ``transport``."""
+
+    def __init__(self) -> None:
+        self.reads = 0
+        self._protocol = websockets.ServerProtocol()
+        self._protocol.state = websockets.protocol.State.OPEN
+        self._transport = _Transport()
+        self.send_in_progress = None
+        self.paused = False
+        self.remote_address = ("127.0.0.1", 1)
+
+    @property
+    def protocol(self) -> Any:
+        self.reads += 1
+        return self._protocol
+
+    @property
+    def transport(self) -> Any:
+        self.reads += 1
+        return self._transport
+
+
+def test_a_write_reads_the_sockets_fixed_parts_once() -> None:
+    """Issue #34 item 3: every write read ``ws.protocol``, ``ws.transport`` and the
+    protocol's extensions and debug flag (attribute reads of a cold Python object, ~1 us a
+    write, four writes an action). They are read at the first write and kept; what changes
+    (flow control, the connection's state, the transport closing) is still read per write."""
+    from types import SimpleNamespace
+
+    from cardhall.server.config import Settings
+    from cardhall.server.connection import Connection, binary_header
+
+    ws = _Socket()
+    conn = Connection(SimpleNamespace(settings=Settings(), store=SimpleNamespace(  # type: ignore[arg-type]
+        process_id="p")), ws)  # type: ignore[arg-type]
+    conn.send_raw(b"ab", b"c")
+    conn.send_raw(b"d")
+    assert ws._transport.written == [binary_header(2) + b"ab" + binary_header(1) + b"c",
+                                     binary_header(1) + b"d"]
+    assert ws.reads == 2  # protocol and transport, once each
+    ws._transport.closing = True  # closing: queued for the writer task instead
+    assert not conn._write_now((b"e",))
+    ws._transport.closing, ws.paused = False, True
+    assert not conn._write_now((b"e",))
+    assert len(ws._transport.written) == 2
