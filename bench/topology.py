@@ -23,6 +23,11 @@ from .procs import Child, cpu_seconds, free_port
 
 #: The Sentinel master name the drills use (``cardhall serve --redis-service``).
 SERVICE = "cardhall"
+#: Options every ``redis-server`` node starts with (its own ``args`` may override them): a
+#: replica's full sync starts at once. Redis 7 waits ``repl-diskless-sync-delay`` (5 s) for
+#: more replicas to share one transfer; a master here has one or two, so that wait was 5 s of
+#: every topology's setup and of every resync, with nothing to share.
+SYNC_AT_ONCE = ("--repl-diskless-sync-delay", "0")
 
 
 def _client(port: int, timeout: float = 2.0) -> redis.Redis:
@@ -91,7 +96,7 @@ class Node:
             RuntimeError: it exited or did not listen in time.
         """
         head = [self.program, *self.args[:1]] if self.program == "redis-sentinel" \
-            else [self.program]
+            else [self.program, *SYNC_AT_ONCE]
         rest = self.args[1:] if self.program == "redis-sentinel" else self.args
         self.child = Child(self.program, [
             *head, "--port", str(self.port), "--bind", "127.0.0.1", "--protected-mode", "no",
@@ -105,11 +110,25 @@ class Node:
                 self.child.proc.wait(timeout=10)
 
     def stop(self) -> None:
-        """Stop it (SIGCONT first, in case it was stopped)."""
-        if self.child is not None:
+        """Stop it: SIGCONT first (in case it was stopped), then SIGTERM, sent again every
+        0.2 s until it exits (Redis drops a SIGTERM that comes while it writes its first AOF,
+        e.g. just after a replica's sync: "Writing initial AOF, can't exit"), and SIGKILL
+        after 10 s."""
+        if self.child is None:
+            return
+        proc = self.child.proc
+        with contextlib.suppress(ProcessLookupError):
+            self.signal(signal.SIGCONT)
+        deadline = time.monotonic() + 10
+        while proc.poll() is None and time.monotonic() < deadline:
             with contextlib.suppress(ProcessLookupError):
-                self.signal(signal.SIGCONT)
-            self.child.stop()
+                proc.terminate()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=0.2)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+        self.child.stop()  # whatever else the child holds
 
     def role(self) -> str:
         """``master`` or ``slave`` (``ROLE``; raises a Redis error when it does not answer)."""
