@@ -54,11 +54,26 @@ def until(check: Any, seconds: float, what: str, poll: float = 0.1) -> Any:
 
 
 def online_replicas(port: int) -> int:
-    """How many replicas of the node on ``port`` are in sync with it (``state=online``)."""
+    """How many replicas of the node on ``port`` are in sync with it (``state=online``) and
+    done with what a sync starts: a replica rewrites its AOF just after it, and finishing
+    that (fsync, rename) holds its main thread, so a ``WAIT`` sent meanwhile may go
+    unanswered for longer than the store waits (a replica that does not answer here counts
+    as not in sync)."""
     with _client(port) as c:
         info = c.info("replication")
     return sum(1 for k, v in info.items() if k.startswith("slave") and isinstance(v, dict)
-               and v.get("state") == "online")
+               and v.get("state") == "online" and _settled_node(int(v["port"])))
+
+
+def _settled_node(port: int) -> bool:
+    """The node on ``port`` answers and neither loads data nor rewrites its AOF."""
+    try:
+        with _client(port, timeout=0.5) as c:
+            info = c.info("persistence")
+    except (redis.RedisError, OSError):
+        return False
+    return not (info.get("loading") or info.get("aof_rewrite_in_progress")
+                or info.get("aof_rewrite_scheduled"))
 
 
 class Node:
