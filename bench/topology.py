@@ -23,6 +23,11 @@ from .procs import Child, cpu_seconds, free_port
 
 #: The Sentinel master name the drills use (``cardhall serve --redis-service``).
 SERVICE = "cardhall"
+#: Options every ``redis-server`` node starts with (its own ``args`` may override them): a
+#: replica's full sync starts at once. Redis 7 waits ``repl-diskless-sync-delay`` (5 s) for
+#: more replicas to share one transfer; a master here has one or two, so that wait was 5 s of
+#: every topology's setup and of every resync, with nothing to share.
+SYNC_AT_ONCE = ("--repl-diskless-sync-delay", "0")
 
 
 def _client(port: int, timeout: float = 2.0) -> redis.Redis:
@@ -49,11 +54,26 @@ def until(check: Any, seconds: float, what: str, poll: float = 0.1) -> Any:
 
 
 def online_replicas(port: int) -> int:
-    """How many replicas of the node on ``port`` are in sync with it (``state=online``)."""
+    """How many replicas of the node on ``port`` are in sync with it (``state=online``) and
+    done with what a sync starts: a replica rewrites its AOF just after it, and finishing
+    that (fsync, rename) holds its main thread, so a ``WAIT`` sent meanwhile may go
+    unanswered for longer than the store waits (a replica that does not answer here counts
+    as not in sync)."""
     with _client(port) as c:
         info = c.info("replication")
     return sum(1 for k, v in info.items() if k.startswith("slave") and isinstance(v, dict)
-               and v.get("state") == "online")
+               and v.get("state") == "online" and _settled_node(int(v["port"])))
+
+
+def _settled_node(port: int) -> bool:
+    """The node on ``port`` answers and neither loads data nor rewrites its AOF."""
+    try:
+        with _client(port, timeout=0.5) as c:
+            info = c.info("persistence")
+    except (redis.RedisError, OSError):
+        return False
+    return not (info.get("loading") or info.get("aof_rewrite_in_progress")
+                or info.get("aof_rewrite_scheduled"))
 
 
 class Node:
@@ -91,7 +111,7 @@ class Node:
             RuntimeError: it exited or did not listen in time.
         """
         head = [self.program, *self.args[:1]] if self.program == "redis-sentinel" \
-            else [self.program]
+            else [self.program, *SYNC_AT_ONCE]
         rest = self.args[1:] if self.program == "redis-sentinel" else self.args
         self.child = Child(self.program, [
             *head, "--port", str(self.port), "--bind", "127.0.0.1", "--protected-mode", "no",
@@ -105,11 +125,25 @@ class Node:
                 self.child.proc.wait(timeout=10)
 
     def stop(self) -> None:
-        """Stop it (SIGCONT first, in case it was stopped)."""
-        if self.child is not None:
+        """Stop it: SIGCONT first (in case it was stopped), then SIGTERM, sent again every
+        0.2 s until it exits (Redis drops a SIGTERM that comes while it writes its first AOF,
+        e.g. just after a replica's sync: "Writing initial AOF, can't exit"), and SIGKILL
+        after 10 s."""
+        if self.child is None:
+            return
+        proc = self.child.proc
+        with contextlib.suppress(ProcessLookupError):
+            self.signal(signal.SIGCONT)
+        deadline = time.monotonic() + 10
+        while proc.poll() is None and time.monotonic() < deadline:
             with contextlib.suppress(ProcessLookupError):
-                self.signal(signal.SIGCONT)
-            self.child.stop()
+                proc.terminate()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=0.2)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+        self.child.stop()  # whatever else the child holds
 
     def role(self) -> str:
         """``master`` or ``slave`` (``ROLE``; raises a Redis error when it does not answer)."""

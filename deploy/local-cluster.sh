@@ -37,7 +37,9 @@ cleanup() {
   for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
     pid=${pids[$i]}
     kill "$pid" 2>/dev/null || continue
-    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    # SIGTERM again each time: Redis drops one that comes while it writes its first AOF
+    # (a replica just synced: "Writing initial AOF, can't exit").
+    for _ in $(seq 100); do kill "$pid" 2>/dev/null || break; sleep 0.1; done
     kill -9 "$pid" 2>/dev/null || true
   done
   wait 2>/dev/null || true
@@ -56,8 +58,10 @@ wait_port() {  # wait_port PORT: until something listens (10 s at most)
 redis_node() {  # redis_node PORT [OPTIONS...]: an append-only redis-server in its own folder
   local port=$1; shift
   mkdir -p "$work/redis-$port"
+  # A replica's full sync starts at once (Redis waits 5 s by default for more replicas to
+  # share one transfer; a master here has at most two).
   redis-server --port "$port" --bind 127.0.0.1 --appendonly yes --dir "$work/redis-$port" \
-    --save "" "$@" >"$work/redis-$port.log" 2>&1 &
+    --save "" --repl-diskless-sync-delay 0 "$@" >"$work/redis-$port.log" 2>&1 &
   pids+=($!)
   wait_port "$port"
 }
