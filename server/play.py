@@ -4,8 +4,9 @@ cores).
 What happens to a playing room's game comes in as a call: an ``act`` (:func:`act`), the
 store's answer to an append (:func:`appended`, :func:`append_failed`), the room's timer
 (:func:`on_timer`, :func:`turns_due`, :func:`timeout_step`), a server bot's move
-(:func:`bot_move`), a forfeit (:func:`forfeit`), the game's end (:func:`finish`) and a
-reload (:func:`reloaded`). Each returns :class:`Effect` values, in order, that the driver
+(:func:`bot_move`), a forfeit (:func:`forfeit`), the game's end (:func:`finish`), a
+reload (:func:`reloaded`), and a seat given up (:func:`leave`, :func:`drop`,
+:func:`abandon`). Each returns :class:`Effect` values, in order, that the driver
 (:class:`~cardhall.server.room.Room`, :meth:`~cardhall.server.room.Room._carry_out`)
 carries out: it sends, arms timers, writes to the store and feeds the store's answer back.
 The engine (I/O-free itself) is applied here. An accepted action yields one
