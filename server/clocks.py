@@ -20,7 +20,7 @@ from .metrics import observe_action
 from .table import Phase
 from .room_parts import RoomParts
 
-WAITING, PLAYING, FINISHED = Phase.WAITING, Phase.PLAYING, Phase.FINISHED
+PLAYING = Phase.PLAYING
 
 #: Seconds an armed timer may fire after the first deadline and still be kept
 #: (:meth:`RoomClocks._schedule`): the same deadline, converted from wall-clock to loop

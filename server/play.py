@@ -265,7 +265,7 @@ _UNKNOWN = RoomError("server/unavailable", "the room's store did not confirm the
 
 
 def act(phase: Phase, reloading: bool, game: Game | None, seat: int | None, action: Any,
-        state_id: int, seat_version: Sequence[int], options: Mapping[str, Any]) -> Effect:
+        state_id: int, seat_version: Sequence[int]) -> Effect:
     """An ``act`` of ``seat`` (None: the connection holds no seat) choosing ``action``
     against ``state_id``: the engine applies it, or it is refused and nothing changed.
 
@@ -297,7 +297,7 @@ def act(phase: Phase, reloading: bool, game: Game | None, seat: int | None, acti
     if game.TYPE.is_setting(action):
         entry = LogEntry.setting(seat, action)
     else:
-        floor = seat_version[seat] if game.TYPE.real_time(options) else game.state_id
+        floor = seat_version[seat] if game.TYPE.real_time(game.options) else game.state_id
         if not floor <= state_id <= game.state_id:
             return Refuse(RoomError(
                 "action/stale_state", f"the action was chosen against state {state_id}; "

@@ -631,7 +631,7 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
         started = time.perf_counter()
         effect = play.act(self.phase, self._broken, self.game,
                           None if member is None else member.seat, msg.action, msg.state_id,
-                          self._seat_version, self.options)
+                          self._seat_version)
         if not isinstance(effect, Append):
             self._carry_out([effect], conn, msg.id)
         elif await self._persist(effect, conn, msg.id) and effect.entry.kind != SETTING:

@@ -19,7 +19,7 @@ from .fanout import Member, Peer, Seat
 from .table import Leaving, Phase, RoomError
 from .room_parts import RoomParts
 
-WAITING, PLAYING, FINISHED, CLOSED = Phase
+FINISHED = Phase.FINISHED
 #: A seat event to send every member: (seat, event) (:meth:`RoomSeats._tell`).
 Told = tuple[int, str]
 

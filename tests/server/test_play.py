@@ -55,7 +55,7 @@ def test_an_act_the_room_refuses_leaves_the_engine_as_it_was(
     game = dealt()
     before = game.snapshot()
     action = list(game.legal_actions(0)[0])
-    effect = play.act(phase, reloading, game, seat, action, 0, [0, 0], game.options)
+    effect = play.act(phase, reloading, game, seat, action, 0, [0, 0])
     assert refused(effect) == code
     assert game.snapshot() == before and game.state_id == 0
 
@@ -66,12 +66,12 @@ def test_a_stale_or_illegal_act_is_refused_and_a_legal_one_applied_not_yet_told(
     game = dealt()
     before = game.snapshot()
     action = list(game.legal_actions(0)[0])
-    assert refused(play.act(P, False, game, 0, action, 1, [0, 0], game.options)) \
+    assert refused(play.act(P, False, game, 0, action, 1, [0, 0])) \
         == "action/stale_state"
-    assert refused(play.act(P, False, game, 1, action, 0, [0, 0], game.options)) \
+    assert refused(play.act(P, False, game, 1, action, 0, [0, 0])) \
         == "action/not_your_turn"
     assert game.snapshot() == before
-    effect = play.act(P, False, game, 0, action, 0, [0, 0], game.options)
+    effect = play.act(P, False, game, 0, action, 0, [0, 0])
     assert isinstance(effect, play.Append)
     assert effect.entry == LogEntry.act(0, action) and game.state_id == 1
 
@@ -80,7 +80,7 @@ def test_a_setting_is_accepted_off_turn_against_any_state_and_moves_no_state_id(
     """Issue #31: Skipper's ``auto_trash`` from a seat not on turn must not make the acting
     seat's chosen action stale."""
     game = dealt()
-    effect = play.act(P, False, game, 1, ["auto_trash", "off"], 99, [0, 0], game.options)
+    effect = play.act(P, False, game, 1, ["auto_trash", "off"], 99, [0, 0])
     assert isinstance(effect, play.Append) and effect.entry.kind == "s"
     assert game.state_id == 0
     after = play.appended(P, game, effect.entry, effect.events)
@@ -89,7 +89,7 @@ def test_a_setting_is_accepted_off_turn_against_any_state_and_moves_no_state_id(
 
 def test_a_real_time_seat_may_act_on_a_view_older_than_the_game_but_not_its_own() -> None:
     game = dealt("race")
-    a0 = play.act(P, False, game, 0, list(game.legal_actions(0)[0]), 0, [0, 0], game.options)
+    a0 = play.act(P, False, game, 0, list(game.legal_actions(0)[0]), 0, [0, 0])
     assert isinstance(a0, play.Append)
     stamp = play.appended(P, game, a0.entry, a0.events)[0]
     assert isinstance(stamp, play.Stamp) and 0 in stamp.seats
@@ -98,20 +98,20 @@ def test_a_real_time_seat_may_act_on_a_view_older_than_the_game_but_not_its_own(
         versions[s] = stamp.state_id
     action = list(game.legal_actions(1)[0])
     if 1 not in stamp.seats:  # seat 1 untouched: its view at state 0 is still good
-        assert isinstance(play.act(P, False, game, 1, action, 0, versions, game.options),
+        assert isinstance(play.act(P, False, game, 1, action, 0, versions),
                           play.Append)
     action0 = list(game.legal_actions(0)[0])
-    assert refused(play.act(P, False, game, 0, action0, 0, versions, game.options)) \
+    assert refused(play.act(P, False, game, 0, action0, 0, versions)) \
         == "action/stale_state"
 
 
 def test_what_follows_a_stored_action_in_order() -> None:
     game = dealt()
-    move = play.act(P, False, game, 0, list(game.legal_actions(0)[0]), 0, [0, 0], game.options)
+    move = play.act(P, False, game, 0, list(game.legal_actions(0)[0]), 0, [0, 0])
     assert isinstance(move, play.Append)
     effects = play.appended(P, game, move.entry, move.events)
     assert kinds(effects) == ["Schedule", "Broadcast", "WakeBots"]  # a play: the turn goes on
-    end = play.act(P, False, game, 0, ["end"], game.state_id, [0, 0], game.options)
+    end = play.act(P, False, game, 0, ["end"], game.state_id, [0, 0])
     assert isinstance(end, play.Append)
     assert kinds(play.appended(P, game, end.entry, end.events)) == [
         "EndTurn", "Schedule", "Broadcast", "WakeBots"]  # turn-based: no stamp (act's floor
