@@ -35,11 +35,7 @@ Limits (abuse and capacity):
                                           or ``capacity`` (the process's ``max_rooms``)
 
 A room binds its labelled children once (:meth:`Metrics.game`), so an accepted action costs
-one counter increment and one histogram observation, as before the labels. Those two, on
-every action's path, are plain numbers of this module (:class:`Tally`,
-:class:`LatencyHistogram`: no lock, no call into prometheus-client, about 2-3 us less per
-action) that collectors turn into the same exposition prometheus-client's ``Counter`` and
-``Histogram`` give, from the numbers as they are at the scrape (nothing is batched).
+one counter increment and one histogram observation, as before the labels.
 """
 
 from __future__ import annotations
@@ -48,17 +44,14 @@ import asyncio
 import contextlib
 import http
 import math
-import os
-import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client import generate_latest
-from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily
+from prometheus_client.core import CounterMetricFamily
 from prometheus_client.registry import Collector
-from prometheus_client.utils import floatToGoString
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
@@ -136,136 +129,23 @@ class Health:
                 await probe
 
 
-#: prometheus-client's formatting of a bucket bound (``+Inf``, ``0.00025``...), typed.
-_go_float: Callable[[float], str] = floatToGoString
-
-
-def _created_series() -> bool:
-    """Whether ``_created`` series are exported: prometheus-client's own rule
-    (``PROMETHEUS_DISABLE_CREATED_SERIES`` unset or false), read once per scrape."""
-    return os.environ.get("PROMETHEUS_DISABLE_CREATED_SERIES", "False").lower() not in (
-        "true", "1", "t")
-
-
-class Tally:
-    """A counter of the action path: a plain float, raised by :meth:`inc` in the event
-    loop's thread, which alone reads it (``/metrics`` is answered there too), so it takes
-    no lock. Exported as a prometheus-client ``Counter``'s child would be
-    (:class:`_TallyFamily`).
-
-    Attributes:
-        value: Count so far.
-        created: ``time.time()`` when it was made (the ``_created`` sample, s).
-    """
-
-    def __init__(self) -> None:
-        self.value = 0.0
-        self.created = time.time()
-
-    def inc(self) -> None:
-        """Count one."""
-        self.value += 1.0
-
-
-class LatencyHistogram:
-    """A histogram of the action path, as :class:`Tally` is a counter: per-bucket counts
-    and a sum as plain numbers, exported as a prometheus-client ``Histogram`` would be
-    (:class:`_HistogramFamily`).
-
-    Args:
-        buckets: Upper bounds, seconds, rising (``+Inf`` is added).
-
-    Attributes:
-        upper: The upper bounds, ``+Inf`` last.
-        counts: Observations per bucket (not cumulative): the first bucket whose bound is
-            at least the value, as prometheus-client's ``bisect_left``.
-        sum: Sum of the observed values, seconds.
-        created: ``time.time()`` when it was made (s).
-    """
-
-    def __init__(self, buckets: tuple[float, ...]) -> None:
-        self.upper = [*buckets, math.inf]
-        self.counts = [0] * len(self.upper)
-        self.sum = 0.0
-        self.created = time.time()
-
-    def observe(self, seconds: float) -> None:
-        """Count one observation of ``seconds``."""
-        upper = self.upper
-        i = 0
-        last = len(upper) - 1
-        while i < last and seconds > upper[i]:
-            i += 1
-        self.counts[i] += 1
-        self.sum += seconds
-
-
-class _TallyFamily(Collector):
-    """A labelled counter family made of :class:`Tally` children, read when scraped: the
-    samples (``NAME_total`` and ``NAME_created`` per child, children in the order they
-    were made) of a prometheus-client ``Counter`` with the same name, help and labels."""
-
-    def __init__(self, name: str, documentation: str, labels: list[str]) -> None:
-        self.name, self.documentation, self.labels = name, documentation, labels
-        self.children: dict[tuple[str, ...], Tally] = {}
-
-    def child(self, *values: str) -> Tally:
-        """The child of the label ``values`` (made at the first call)."""
-        found = self.children.get(values)
-        if found is None:
-            found = self.children[values] = Tally()
-        return found
-
-    def collect(self) -> Iterator[CounterMetricFamily]:
-        """One counter family with every child."""
-        family = CounterMetricFamily(self.name, self.documentation, labels=self.labels)
-        created = _created_series()
-        for values, tally in self.children.items():
-            family.add_metric(list(values), tally.value,
-                              created=tally.created if created else None)
-        yield family
-
-
-class _HistogramFamily(Collector):
-    """An unlabelled histogram from a :class:`LatencyHistogram`, read when scraped: the
-    samples (``_bucket`` per bound, cumulative, ``_count``, ``_sum``, ``_created``) of a
-    prometheus-client ``Histogram`` with the same name, help and buckets."""
-
-    def __init__(self, name: str, documentation: str, histogram: LatencyHistogram) -> None:
-        self.name, self.documentation, self.histogram = name, documentation, histogram
-
-    def collect(self) -> Iterator[HistogramMetricFamily]:
-        """One histogram family."""
-        h = self.histogram
-        family = HistogramMetricFamily(self.name, self.documentation)
-        buckets: list[tuple[str, float]] = []
-        total = 0
-        for bound, count in zip(h.upper, h.counts):
-            total += count
-            buckets.append((_go_float(bound), float(total)))
-        family.add_metric([], buckets, h.sum)
-        if _created_series():
-            family.add_sample(f"{self.name}_created", {}, h.created)
-        yield family
-
-
 @dataclass(frozen=True, slots=True)
 class GameMetrics:
     """The metrics of one (game, mode), their labelled children bound once, for the rooms
     of that game (:meth:`Metrics.game`).
 
     Attributes:
-        accepted: ``cardhall_actions_accepted_total`` child (:class:`Tally`).
+        accepted: ``cardhall_actions_accepted_total`` child.
         refused: ``cardhall_actions_refused_total`` child.
-        latency: ``cardhall_action_latency_seconds`` (all games: :class:`LatencyHistogram`).
+        latency: ``cardhall_action_latency_seconds`` (all games).
         started: ``cardhall_games_started_total`` child.
         finished: ``cardhall_games_finished_total`` children by outcome kind.
         duration: ``cardhall_game_duration_seconds`` child (seconds).
     """
 
-    accepted: Tally
+    accepted: Any
     refused: Any
-    latency: LatencyHistogram
+    latency: Any
     started: Any
     finished: Mapping[str, Any]
     duration: Any
@@ -287,7 +167,7 @@ class _Sum(Collector):
     """An unlabelled counter that is the sum of a labelled one's children, read when scraped
     (``cardhall_actions_total``: the sum over games, at no cost per action)."""
 
-    def __init__(self, name: str, documentation: str, counter: Collector) -> None:
+    def __init__(self, name: str, documentation: str, counter: Counter) -> None:
         self.name, self.documentation, self.counter = name, documentation, counter
 
     def collect(self) -> Iterator[CounterMetricFamily]:
@@ -317,9 +197,8 @@ class Metrics:
         Gauge("cardhall_connections", "Open client connections",
               registry=self.registry).set_function(connections)
         labels = ["game", "mode"]
-        self._accepted = _TallyFamily("cardhall_actions_accepted", "Actions applied and "
-                                      "stored, by game", labels)
-        self.registry.register(self._accepted)
+        self._accepted = Counter("cardhall_actions_accepted", "Actions applied and stored, "
+                                 "by game", labels, registry=self.registry)
         self.registry.register(_Sum("cardhall_actions", "Actions accepted by this process's "
                                     "rooms", self._accepted))
         self._refused_actions = Counter("cardhall_actions_refused", "Act requests refused "
@@ -344,10 +223,9 @@ class Metrics:
                                       registry=self.registry)
         for reason in ROOM_REFUSALS:
             self._rooms_refused.labels(reason)
-        self.latency = LatencyHistogram(LATENCY_BUCKETS)
-        self.registry.register(_HistogramFamily("cardhall_action_latency_seconds",
-                                                "Seconds from an act request to its ok "
-                                                "reply", self.latency))
+        self.latency = Histogram("cardhall_action_latency_seconds",
+                                 "Seconds from an act request to its ok reply",
+                                 buckets=LATENCY_BUCKETS, registry=self.registry)
         self.registry.register(_StoreErrors(store))
         self._refused = Counter("cardhall_connections_refused",
                                 "Sockets reset at admission, by reason", ["reason"],
@@ -377,7 +255,7 @@ class Metrics:
         found = self._games.get(key)
         if found is None:
             found = self._games[key] = GameMetrics(
-                accepted=self._accepted.child(*key), refused=self._refused_actions.labels(*key),
+                accepted=self._accepted.labels(*key), refused=self._refused_actions.labels(*key),
                 latency=self.latency, started=self._started.labels(*key),
                 finished={kind: self._finished.labels(*key, kind) for kind in OUTCOMES},
                 duration=self._duration.labels(*key))
