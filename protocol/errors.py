@@ -176,7 +176,8 @@ ERROR_CODES: dict[str, str] = {
     "lobby/bad_options": "the game rejected the options or the seat count (the engine's "
                          "options/invalid)",
     # Rooms: membership and life cycle.
-    "room/not_found": "no such room, or no open room for this join code",
+    "room/not_found": "no such room (or a private room of others: the same answer), or no "
+                      "open room for this join code",
     "room/full": "every seat is taken (or the requested seat is taken)",
     "room/not_started": "the game of this room has not started yet",
     "room/not_finished": "the game of this room is not over yet (its log and deal seed are "

@@ -24,6 +24,7 @@ from .room import Room, RoomError, split_options
 from .table import Phase
 from .store import Lease, OwnershipLost, Store, StoreError
 from .tasks import SHUTDOWN_GRACE, Background
+from . import visibility
 
 
 class Cluster(Protocol):
@@ -82,19 +83,7 @@ class Lobby:
         """
         room = self.rooms.get(room_id)
         if room is None:
-            raise RoomError("room/not_found", f"no room {room_id!r}")
-        return room
-
-    def find_public(self, room_id: str) -> Room:
-        """:meth:`find` for a room that may be entered by id (private rooms need their code).
-
-        Raises:
-            RoomError: ``room/not_found``, for a private room word for word as for a room
-                that does not exist (nothing tells that a hidden room exists).
-        """
-        room = self.find(room_id)
-        if room.private:
-            raise RoomError("room/not_found", f"no room {room_id!r}")
+            raise visibility.hidden(room_id)
         return room
 
     async def route(self, room_id: str) -> Room | str:
@@ -210,7 +199,7 @@ class Lobby:
         loaded = await self.store.load(room_id, lease=lease)
         if loaded is None:
             await self.store.release(room_id)
-            raise RoomError("room/not_found", f"no room {room_id!r}")
+            raise visibility.hidden(room_id)
         try:
             room = Room.from_loaded(loaded, self.store, games.get(loaded.record["game"]))
         except GameError as exc:
@@ -418,7 +407,8 @@ class Lobby:
             page, cursor = await self.store.list_page(
                 game=msg.game, mode=msg.mode, waiting=True, cursor=cursor, limit=QUICK_PAGE)
             fits: list[str] = [s["room"] for s in page
-                               if (msg.seats is None or s["seats"] == msg.seats)
+                               if visibility.listed(s)
+                               and (msg.seats is None or s["seats"] == msg.seats)
                                and (not local or s["room"] in self.rooms)
                                and ((room := self.rooms.get(s["room"])) is None
                                     or room.startable)]

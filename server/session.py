@@ -17,7 +17,7 @@ from mypy_extensions import mypyc_attr
 
 from .. import protocol as p
 from .. import games
-from . import leaderboard, names
+from . import leaderboard, names, visibility
 from .account_store import AccountStore
 from .auth import Auth
 from .chat import ChatRefused
@@ -181,7 +181,7 @@ class Session:
             if msg.code is not None:
                 room_id = await self.server.store.room_by_code(msg.code.upper())
                 if room_id is None:
-                    raise RoomError("room/not_found", "no open room has that join code")
+                    raise visibility.unknown_code()
                 return room_id
             return msg.room or ""
         if isinstance(msg, _ROOM_REQUESTS):
@@ -201,7 +201,7 @@ class Session:
         page, cursor = await self.server.store.list_page(
             game=msg.game, mode=msg.mode, waiting=bool(msg.waiting), cursor=msg.cursor,
             limit=msg.limit or p.LIST_LIMIT, public=True)
-        self.send(p.Rooms(rooms=[p.RoomSummary(**s) for s in page],
+        self.send(p.Rooms(rooms=[p.RoomSummary(**s) for s in page if visibility.listed(s)],
                           more=True if cursor is not None else None, cursor=cursor,
                           re=msg.id))
 
@@ -214,11 +214,11 @@ class Session:
         await room.submit(lambda: room.seat_player(self, seat, re))
 
     async def _join(self, msg: p.Join) -> None:
-        lobby = self.server.lobby
+        rooms = self.server.lobby.rooms
         if msg.code is not None:
-            room = lobby.find(await self._target(msg) or "")
+            room = visibility.by_code(rooms, await self._target(msg))
         else:
-            room = lobby.find_public(msg.room or "")
+            room = visibility.enterable(rooms, msg.room or "")
         await self._join_room(room, msg.seat, msg.id)
 
     async def _quick_join(self, msg: p.QuickJoin) -> None:
@@ -247,7 +247,7 @@ class Session:
             await self._join_room(await lobby.create(self, msg), None, msg.id)
 
     async def _spectate(self, msg: p.Spectate) -> None:
-        room = self.server.lobby.find_public(msg.room)
+        room = visibility.enterable(self.server.lobby.rooms, msg.room)
 
         def work() -> None:
             if not room.lease_current():  # a stale copy, maybe (issue #35)
@@ -277,9 +277,7 @@ class Session:
                 else:
                     room.resume_account(self)
             except RoomError as exc:
-                if room.private and exc.code in ("room/bad_token", "room/not_seated"):
-                    self.server.lobby.find_public(msg.room)  # answered as an unknown room
-                raise
+                raise visibility.refusal(room, self, exc) from None
             await room.save_state()
             room.send_joined(self, msg.id, msg.token)
 
@@ -399,13 +397,8 @@ class Session:
                 ``protocol/bad_value`` (``state_id`` past the end).
             StoreError: the store is unavailable.
         """
-        room = self.server.lobby.find(msg.room)
-        if msg.seat is not None:
-            member = room.members.get(self)
-            if member is None or member.seat != msg.seat:
-                raise RoomError("room/not_seated", f"only the player of seat {msg.seat} may "
-                                "see its replay; ask without seat for the public view")
-        view, events, final = await replay_view(room, msg.state_id, msg.seat)
+        room = self._visible_room(msg.room)
+        view, events, final = await replay_view(room, self, msg.state_id, msg.seat)
         self.send(p.Replay(room=room.id, state_id=msg.state_id, final=final, seat=msg.seat,
                            view=view, events=events, re=msg.id))
 
@@ -446,26 +439,22 @@ class Session:
         self.send(p.Pong(re=msg.id))
 
     def _member_room(self, room_id: str) -> Room:
-        room = self.rooms.get(room_id)
-        if room is None:
-            # room/not_found if it does not exist at all, or is private (hidden)
-            self._visible_room(room_id)
-            raise RoomError("room/not_seated", f"you are not in room {room_id!r}")
-        return room
+        """The room ``room_id`` this session is in (:func:`.visibility.member`).
+
+        Raises:
+            RoomError: ``room/not_found`` (missing or hidden), ``room/not_seated``.
+        """
+        return visibility.member(self.server.lobby.rooms, self, room_id)
 
     def _visible_room(self, room_id: str) -> Room:
-        """The room ``room_id`` of this process, when this session may know it exists: a
-        public room, or a private one it is in or created (issue #35: a hidden room answers
-        as an unknown one does).
+        """The room ``room_id`` of this process, when this session may know it exists
+        (:func:`.visibility.visible`: a public room, or a private one it is in or created;
+        issue #35 and #41: a hidden room answers as an unknown one does).
 
         Raises:
             RoomError: ``room/not_found``.
         """
-        lobby = self.server.lobby
-        room = lobby.find(room_id)
-        if room.private and room_id not in self.rooms and room.host != self.session_id:
-            lobby.find_public(room_id)
-        return room
+        return visibility.visible(self.server.lobby.rooms, self, room_id)
 
 
 HANDLERS: dict[type, Any] = {

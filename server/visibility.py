@@ -1,0 +1,145 @@
+"""Who may see which room: the one visibility rule every request goes through (issue #41).
+
+The rule:
+
+* a **public** room: anyone may know it, watch it by id, and once it is finished read its
+  log and replay (the deal is revealed by then);
+* a **private** room: only its **members** may know it exists: the sessions seated in it or
+  watching it (``session.rooms``) and the session that created it (the host, before it sits
+  down). It is entered by its join code (:func:`by_code`), never by id (:func:`enterable`);
+* a **seat's own view** (a replay's): only the member holding that seat (:func:`seat_view`).
+
+Everyone else gets :func:`hidden`'s answer, ``room/not_found`` with ``no room 'ID'``: word for
+word the answer about a room that does not exist (:meth:`Lobby.find`), so no request type
+tells a private room from a missing one. The session's handlers (:mod:`.session`), the
+replays (:mod:`.replay`), the lobby's listing and quick join (:func:`listed`), and the
+requests forwarded from other processes (they run the same handlers) go through the
+functions here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from .room import Room, RoomError
+
+__all__ = ["HIDDEN", "Viewer", "by_code", "enterable", "hidden",
+           "listed", "member", "may_see", "refusal", "seat_view", "unknown_code", "visible"]
+
+#: The code of the answer about a room one may not see (and about a missing one).
+HIDDEN = "room/not_found"
+
+
+class Viewer(Protocol):
+    """Who asks (a :class:`~.session.Session`): its ``session_id`` and the rooms of this
+    process it is seated in or watching, by id (``rooms``)."""
+
+    session_id: str
+
+    @property
+    def rooms(self) -> Mapping[str, Any]:  # read-only here: a session's dict of Rooms
+        """Rooms of this process the session is in, by id."""
+
+
+def hidden(room_id: str) -> RoomError:
+    """The answer about a room the asker may not see, word for word the one about a room
+    that does not exist: ``room/not_found``, ``no room 'ID'``."""
+    return RoomError(HIDDEN, f"no room {room_id!r}")
+
+
+def may_see(room: Room, viewer: Viewer) -> bool:
+    """Whether ``viewer`` may know that ``room`` exists (see the module's rule)."""
+    return (not room.private or room.id in viewer.rooms
+            or (bool(room.host) and room.host == viewer.session_id))
+
+
+def visible(rooms: Mapping[str, Room], viewer: Viewer, room_id: str) -> Room:
+    """The room ``room_id`` of this process (``rooms``: the lobby's), when ``viewer`` may
+    see it.
+
+    Raises:
+        RoomError: :func:`hidden` (no such room here, or a private room of others).
+    """
+    room = rooms.get(room_id)
+    if room is None or not may_see(room, viewer):
+        raise hidden(room_id)
+    return room
+
+
+def enterable(rooms: Mapping[str, Room], room_id: str) -> Room:
+    """The room ``room_id`` when it may be entered by id (``join`` by id, ``spectate``):
+    a public room; a private one is entered by its code only, even by its members.
+
+    Raises:
+        RoomError: :func:`hidden` (no such room here, or a private one).
+    """
+    room = rooms.get(room_id)
+    if room is None or room.private:
+        raise hidden(room_id)
+    return room
+
+
+def unknown_code() -> RoomError:
+    """The answer to a ``join`` by a code no open room has: ``room/not_found``."""
+    return RoomError(HIDDEN, "no open room has that join code")
+
+
+def by_code(rooms: Mapping[str, Room], room_id: str | None) -> Room:
+    """The room a join code named (``room_id``: what the store holds for the code, None
+    for none): whoever holds the code may enter.
+
+    Raises:
+        RoomError: ``room/not_found`` (no open room has that join code: :func:`unknown_code`).
+    """
+    room = rooms.get(room_id) if room_id is not None else None
+    if room is None:
+        raise unknown_code()
+    return room
+
+
+def member(rooms: Mapping[str, Room], viewer: Viewer, room_id: str) -> Room:
+    """The room ``room_id`` that ``viewer`` is in (seated or watching).
+
+    Raises:
+        RoomError: :func:`hidden` (no such room, or a private room of others),
+            ``room/not_seated`` (a room the viewer may see but is not in).
+    """
+    room = viewer.rooms.get(room_id)
+    if room is None:
+        visible(rooms, viewer, room_id)
+        raise RoomError("room/not_seated", f"you are not in room {room_id!r}")
+    assert isinstance(room, Room)
+    return room
+
+
+def refusal(room: Room, viewer: Viewer, exc: RoomError) -> RoomError:
+    """The answer to give for ``exc``, a refusal of ``viewer``'s ``resume`` of ``room``: a
+    private room the viewer may not see answers a wrong token (``room/bad_token``) or a
+    seat it does not hold (``room/not_seated``) as a missing room does."""
+    if (exc.code in ("room/bad_token", "room/not_seated") and room.private
+            and not may_see(room, viewer)):
+        return hidden(room.id)
+    return exc
+
+
+def seat_view(room: Room, viewer: Any, seat: int | None) -> None:
+    """Check that ``viewer`` may see ``seat``'s own view of ``room`` (None: the public
+    view, which whoever may see the room may see).
+
+    Raises:
+        RoomError: ``room/not_seated`` (the viewer does not hold that seat).
+    """
+    if seat is None:
+        return
+    held = room.members.get(viewer)
+    if held is None or held.seat != seat:
+        raise RoomError("room/not_seated", f"only the player of seat {seat} may see its "
+                        "replay; ask without seat for the public view")
+
+
+def listed(summary: Mapping[str, Any]) -> bool:
+    """Whether a room's lobby summary may be listed to anyone (``list_rooms``,
+    ``quick_join``): public rooms only (issue #35)."""
+    return not summary.get("private")
+
