@@ -309,6 +309,9 @@ def _limits(opts: dict[str, Any]) -> dict[str, Any]:
                    "PROXY protocol v1/v2 header naming the client (repeat; default: none).")
 @click.option("--rooms-per-minute", type=click.IntRange(0), default=10, show_default=True,
               help="Rooms one connection may create per minute (0: no limit).")
+@click.option("--ipv6-prefix", type=click.IntRange(0, 128), default=64, show_default=True,
+              help="Leading bits of a client's IPv6 address that count as one address in "
+                   "every per-address limit (64: a /64 network; 128: each address).")
 @click.option("--rooms-per-minute-per-address", type=click.IntRange(0), default=30,
               show_default=True, help="Rooms all connections from one client address may "
               "create per minute together (0: no limit).")

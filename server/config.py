@@ -112,6 +112,9 @@ class Settings:
         auth_address_limit: Password and JWT sign-ins (each costs a hash) per client
             address (``"30/minute"``).
         auth_guest_limit: New guest accounts per client address (``"30/minute"``).
+        ipv6_prefix: Leading bits of a client's IPv6 address that make its key in every
+            per-address limit (64: one /64 network counts as one address; 128: each
+            address alone): :func:`~.limits.address_key`. IPv4 addresses count alone.
         auth_hash: argon2id parameters ``(time_cost, memory_cost in KiB, parallelism)``:
             ``(3, 19456, 1)`` (above OWASP's least, 2 passes over 19 MiB) costs about 27 ms
             of a worker thread per login, in the 20-100 ms asked for (benchmarks/auth.py:
@@ -162,6 +165,7 @@ class Settings:
     auth_login_limit: str = "10/5 minutes"
     auth_address_limit: str = "30/minute"
     auth_guest_limit: str = "30/minute"
+    ipv6_prefix: int = 64
     auth_hash: tuple[int, int, int] = (3, 19_456, 1)
     auth_hash_threads: int = 2
 
@@ -172,8 +176,10 @@ class Settings:
             ValueError: a ``trusted_proxies`` entry is not an IP network, the PROXY
                 protocol is asked for together with TLS, ``auth`` is neither
                 ``"optional"`` nor ``"required"``, or a JWT key comes without an issuer
-                and an audience.
+                and an audience, or ``ipv6_prefix`` is not in 0..128.
         """
+        if not 0 <= self.ipv6_prefix <= 128:
+            raise ValueError(f"ipv6_prefix must be in 0..128, not {self.ipv6_prefix}")
         if self.auth not in ("optional", "required"):
             raise ValueError(f"auth must be 'optional' or 'required', not {self.auth!r}")
         if (self.auth_jwt_key or self.auth_jwks) and not (self.auth_issuer

@@ -22,7 +22,9 @@ from .account_store import AccountStore
 from .auth import Auth
 from .chat import ChatRefused
 from .history import my_games
+from .config import Settings
 from .identity import AuthError
+from .limits import address_key
 from .lobby import Lobby
 from .replay import replay_view
 from .room import ROOM_OPTIONS, Room, RoomError
@@ -61,8 +63,10 @@ class Forwarder(Protocol):
 class Hub(Protocol):
     """What a session needs of its server (:class:`~cardhall.server.app.Server`), declared
     here so that sessions do not import the layers above them: the ``store``, the ``lobby``
-    of this process's rooms and the ``cluster`` that forwards requests to other processes."""
+    of this process's rooms, the ``cluster`` that forwards requests to other processes and
+    the ``settings`` (``ipv6_prefix``)."""
 
+    settings: Settings
     store: Store
     lobby: Lobby
     auth: Auth
@@ -103,6 +107,12 @@ class Session:
     login: str = ""
     guest: bool = True  # signed in to a guest account, or to none
     addr: str = "?"
+
+    @property
+    def address_key(self) -> str:
+        """The key of the client's address in every per-address limit
+        (:func:`~.limits.address_key`: an IPv6 address by its network)."""
+        return address_key(self.addr, self.server.settings.ipv6_prefix)
 
     def send(self, msg: p.Message) -> None:
         """Queue ``msg`` for the peer without waiting."""

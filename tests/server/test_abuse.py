@@ -416,3 +416,29 @@ async def test_behind_the_shipped_haproxy_each_player_is_capped_by_its_own_addre
             await ws.close()
         proxy.terminate()
         await proxy.wait()
+
+
+async def test_connections_per_address_count_an_ipv6_network_as_one_address(
+        aserver: Factory) -> None:
+    """Issue #41 item 5: two addresses of one /64 share one connection budget, another /64
+    has its own, and an IPv4-mapped address counts as its IPv4 address."""
+    server = await aserver(trusted_proxies=("127.0.0.1/32",), max_connections_per_address=2)
+
+    def v1(client: str) -> bytes:
+        family = "TCP6" if ":" in client else "TCP4"
+        here = "::1" if family == "TCP6" else "127.0.0.1"
+        return f"PROXY {family} {client} {here} 40000 8765\r\n".encode()
+
+    a = await hello(server.url, sock=await tcp(server.port, data=v1("2001:db8:1:2::a")))
+    b = await hello(server.url, sock=await tcp(server.port, data=v1("2001:db8:1:2:ffff::b")))
+    assert server.addresses.count("2001:db8:1:2::/64") == 2
+    with pytest.raises((InvalidMessage, OSError)):  # a third address of that /64: refused
+        await hello(server.url, sock=await tcp(server.port, data=v1("2001:db8:1:2::c")))
+    assert server.gate.refused["address full"] == 1
+    c = await hello(server.url, sock=await tcp(server.port, data=v1("2001:db8:1:3::a")))
+    d = await hello(server.url, sock=await tcp(server.port, data=v1("::ffff:203.0.113.5")))
+    assert server.addresses.count("2001:db8:1:3::/64") == 1
+    assert server.addresses.count("203.0.113.5") == 1
+    for ws in (a, b, c, d):
+        await ws.close()
+    await until(lambda: len(server.addresses) == 0 and server.gate.open == 0)

@@ -47,3 +47,11 @@ def test_defaults_are_the_documented_ones() -> None:
     assert (s.msg_rate, s.msg_burst, s.rooms_per_minute, s.auth) == (100.0, 200, 10,
                                                                     "optional")
     assert s.auth_access_seconds == 86_400 and s.auth_refresh_seconds == 30 * 86_400
+
+
+def test_settings_refuse_a_bad_ipv6_prefix() -> None:
+    """Issue #41: ``ipv6_prefix`` is 0..128."""
+    assert Settings(ipv6_prefix=128).ipv6_prefix == 128
+    for bad in (129, -1):
+        with pytest.raises(ValueError):
+            Settings(ipv6_prefix=bad)
