@@ -218,7 +218,8 @@ ERROR_CODES: dict[str, str] = {
     "action/stale_state": "act.state_id is not the room's current state_id; fetch the view "
                           "and choose again",
     # Rate limiting and server trouble.
-    "rate/limited": "too many messages; slow down (repeated abuse closes with 4008)",
+    "rate/limited": "too many messages or chat lines; slow down (repeated abuse closes with "
+                    "4008); or too many failed look-ups of rooms: wait",
     "server/unavailable": "the server cannot serve this now (shutting down, storage down, "
                           "room moving to another process); retry later",
     "server/internal": "a bug on the server; it has been logged",

@@ -36,6 +36,7 @@ from .auth import Auth, anonymous_name
 from .cluster import Cluster
 from .config import Settings
 from .limits import KeyedBuckets, TokenBucket
+from .visibility import Lookups
 from .lobby import Lobby
 from .logs import event
 from .metrics import Metrics
@@ -126,6 +127,7 @@ class Hub(Protocol):
     lane: Lane
     auth: Auth
     accounts: AccountStore
+    lookups: Lookups  # failed look-ups of rooms (:mod:`.visibility`)
 
 
 # Compiled (setup.py); subclassed by tests (:attr:`Server.connection_class`).

@@ -38,6 +38,10 @@ class Cluster(Protocol):
 
 log = logging.getLogger("cardhall.lobby")
 _CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
+#: Characters of a join code: 32**10 = 2**50 codes, so that guessing one of 1,000 waiting
+#: private rooms' codes takes about 10**5 years at the failed look-up limit of one address
+#: (docs/operations.md, "Join codes").
+CODE_LENGTH = 10
 #: Engine options that fix the deal: only solo rooms (one seat) may set them; in a room of
 #: several seats the server draws the seed itself (protocol/README.md, "Fair deals").
 DEAL_OPTIONS = ("seed", "deck")
@@ -289,7 +293,8 @@ class Lobby:
         room_id = secrets.token_hex(4)
         while room_id in self.rooms:
             room_id = secrets.token_hex(4)
-        code = "".join(secrets.choice(_CODE_ALPHABET) for _ in range(6)) if private else None
+        code = ("".join(secrets.choice(_CODE_ALPHABET) for _ in range(CODE_LENGTH))
+                if private else None)
         host_name = getattr(conn, "name", "")  # the creator's display name (the room list)
         default = f"{host_name}'s {cls.title}"[:64] if host_name else f"{cls.title} {room_id}"
         room = Room(id=room_id, name=name or default, game_name=msg.game,

@@ -21,8 +21,8 @@ from . import leaderboard, names, visibility
 from .account_store import AccountStore
 from .auth import Auth
 from .chat import ChatRefused
-from .history import my_games
 from .config import Settings
+from .history import my_games
 from .identity import AuthError
 from .limits import address_key
 from .lobby import Lobby
@@ -63,14 +63,15 @@ class Forwarder(Protocol):
 class Hub(Protocol):
     """What a session needs of its server (:class:`~cardhall.server.app.Server`), declared
     here so that sessions do not import the layers above them: the ``store``, the ``lobby``
-    of this process's rooms, the ``cluster`` that forwards requests to other processes and
-    the ``settings`` (``ipv6_prefix``)."""
+    of this process's rooms, the ``cluster`` that forwards requests to other processes, the
+    ``settings`` (``ipv6_prefix``) and the count of failed look-ups (``lookups``)."""
 
     settings: Settings
     store: Store
     lobby: Lobby
     auth: Auth
     accounts: AccountStore
+    lookups: visibility.Lookups
 
     @property
     def cluster(self) -> Forwarder:  # read-only: a server's Cluster is one
@@ -161,6 +162,10 @@ class Session:
     async def dispatch(self, msg: p.Message) -> None:
         """Run the handler of ``msg`` here, or forward it to the process owning its room.
 
+        A look-up (:meth:`_looks_up`) is refused with ``rate/limited`` while this client's
+        address or account is out of failed look-ups, and one answered ``room/not_found``
+        counts as failed (:class:`~.visibility.Lookups`).
+
         Raises:
             RoomError: the request is refused (its ``code`` says why).
             StoreError: the store is unavailable.
@@ -178,6 +183,20 @@ class Session:
         if not self.account and self.server.auth.required and type(msg) not in _OPEN_REQUESTS:
             raise AuthError("auth/required", "this server requires an account: sign in "
                             "(guest, register, login or restore) first")
+        if not self._looks_up(msg):
+            await self._run(handler, msg)
+            return
+        lookups, key = self.server.lookups, self.address_key
+        await lookups.check(key, self.account)
+        try:
+            await self._run(handler, msg)
+        except RoomError as exc:
+            if exc.code == visibility.HIDDEN:
+                await lookups.failed(key, self.account)
+            raise
+
+    async def _run(self, handler: Any, msg: p.Message) -> None:
+        """Route ``msg`` to its room's process and run ``handler`` here, or forward it."""
         room_id = await self._target(msg)
         if room_id is not None:
             where = await self.server.lobby.route(room_id)
@@ -185,6 +204,19 @@ class Session:
                 await self.server.cluster.forward(self, where, room_id, msg)
                 return
         await handler(self, msg)
+
+    def _looks_up(self, msg: p.Message) -> bool:
+        """Whether ``msg`` looks a room up: a ``join`` by code, or any request naming a room
+        this session is not in (here or on another process)."""
+        if isinstance(msg, p.Join):
+            if msg.code is not None:
+                return True
+            room_id = msg.room or ""
+        elif isinstance(msg, _ROOM_REQUESTS):
+            room_id = msg.room
+        else:
+            return False
+        return room_id not in self.rooms and room_id not in self.remote_rooms
 
     async def _target(self, msg: p.Message) -> str | None:
         if isinstance(msg, p.Join):

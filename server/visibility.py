@@ -1,4 +1,5 @@
-"""Who may see which room: the one visibility rule every request goes through (issue #41).
+"""Who may see which room: the one visibility rule every request goes through (issue #41),
+and what asking about a room one may not see costs.
 
 The rule:
 
@@ -15,20 +16,34 @@ tells a private room from a missing one. The session's handlers (:mod:`.session`
 replays (:mod:`.replay`), the lobby's listing and quick join (:func:`listed`), and the
 requests forwarded from other processes (they run the same handlers) go through the
 functions here.
+
+Look-ups that fail (a missing or hidden room, a join code no room has) are counted per client
+address (its key: :func:`~.limits.address_key`, IPv6 by network) and per account in a moving
+window (``limits``, in the account store's storage: a Redis lobby's processes count
+together): :class:`Lookups`. Beyond the limit every look-up, even of a room that exists, is
+answered ``rate/limited`` until the window moves on (protocol/README.md, "Limits"; the
+arithmetic of guessing a join code is in docs/operations.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from typing import Any, Protocol
 
-from .room import Room, RoomError
+from limits import RateLimitItem, parse
+from limits.aio.storage import Storage
+from limits.aio.strategies import MovingWindowRateLimiter
 
-__all__ = ["HIDDEN", "Viewer", "by_code", "enterable", "hidden",
+from .room import Room, RoomError
+from .store import StoreError
+
+__all__ = ["HIDDEN", "LIMITED", "Lookups", "Viewer", "by_code", "enterable", "hidden",
            "listed", "member", "may_see", "refusal", "seat_view", "unknown_code", "visible"]
 
 #: The code of the answer about a room one may not see (and about a missing one).
 HIDDEN = "room/not_found"
+#: The code of a look-up refused for too many failed ones.
+LIMITED = "rate/limited"
 
 
 class Viewer(Protocol):
@@ -143,3 +158,61 @@ def listed(summary: Mapping[str, Any]) -> bool:
     ``quick_join``): public rooms only (issue #35)."""
     return not summary.get("private")
 
+
+class Lookups:
+    """Failed look-ups of rooms, counted in moving windows (``limits``) per client address
+    key and per account, in ``storage`` (a Redis lobby's processes share it).
+
+    Args:
+        storage: The ``limits`` storage (:meth:`AccountStore.limits_storage`).
+        limit: Failed look-ups per address key and per account (``limits`` notation,
+            ``"20/minute"``); None: no limit.
+
+    Raises:
+        ValueError: ``limit`` is not in ``limits`` notation.
+    """
+
+    def __init__(self, storage: Storage, limit: str | None) -> None:
+        self.limiter = MovingWindowRateLimiter(storage)
+        self.item: RateLimitItem | None = parse(limit) if limit else None
+
+    async def _run(self, call: Awaitable[bool]) -> bool:
+        try:
+            return await call
+        except Exception as exc:  # the storage's own errors (redis-py's, say)
+            raise StoreError(f"look-up limits unavailable: {exc}") from None
+
+    async def check(self, address: str, account: str) -> None:
+        """Refuse a look-up when ``address`` (a key: :func:`~.limits.address_key`) or
+        ``account`` (``""``: none) is out of failed look-ups. Counts nothing.
+
+        Raises:
+            RoomError: ``rate/limited``.
+            StoreError: the storage is unavailable.
+        """
+        item = self.item
+        if item is None:
+            return
+        if not await self._run(self.limiter.test(item, "lookup", "addr", address)):
+            who = "this address"
+        elif account and not await self._run(self.limiter.test(item, "lookup", "acct",
+                                                               account)):
+            who = "this account"
+        else:
+            return
+        raise RoomError(LIMITED, f"too many look-ups of rooms or join codes that do not "
+                        f"exist from {who} (at most {item.amount} per {item.get_expiry()} s):"
+                        " wait, then try again")
+
+    async def failed(self, address: str, account: str) -> None:
+        """Count one failed look-up of ``address`` and of ``account`` (``""``: none).
+
+        Raises:
+            StoreError: the storage is unavailable.
+        """
+        item = self.item
+        if item is None:
+            return
+        await self._run(self.limiter.hit(item, "lookup", "addr", address))
+        if account:
+            await self._run(self.limiter.hit(item, "lookup", "acct", account))

@@ -49,9 +49,9 @@ def test_defaults_are_the_documented_ones() -> None:
     assert s.auth_access_seconds == 86_400 and s.auth_refresh_seconds == 30 * 86_400
 
 
-def test_settings_refuse_a_bad_ipv6_prefix() -> None:
-    """Issue #41: ``ipv6_prefix`` is 0..128."""
-    assert Settings(ipv6_prefix=128).ipv6_prefix == 128
-    for bad in (129, -1):
+def test_settings_refuse_a_bad_ipv6_prefix_or_lookup_limit() -> None:
+    """Issue #41: ``ipv6_prefix`` is 0..128 and ``lookup_limit`` a ``limits`` rate (or None)."""
+    assert Settings(ipv6_prefix=128, lookup_limit=None).ipv6_prefix == 128
+    for bad in ({"ipv6_prefix": 129}, {"ipv6_prefix": -1}, {"lookup_limit": "often"}):
         with pytest.raises(ValueError):
-            Settings(ipv6_prefix=bad)
+            Settings(**bad)  # type: ignore[arg-type]
