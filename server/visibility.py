@@ -44,6 +44,9 @@ __all__ = ["HIDDEN", "LIMITED", "Lookups", "Viewer", "by_code", "enterable", "hi
 HIDDEN = "room/not_found"
 #: The code of a look-up refused for too many failed ones.
 LIMITED = "rate/limited"
+#: Address keys that name no address (:class:`Lookups` counts nothing under them: one shared
+#: budget would let one client exhaust every such client's).
+_UNKNOWN = frozenset({"", "?"})
 
 
 class Viewer(Protocol):
@@ -183,7 +186,8 @@ class Lookups:
             raise StoreError(f"look-up limits unavailable: {exc}") from None
 
     async def check(self, address: str, account: str) -> None:
-        """Refuse a look-up when ``address`` (a key: :func:`~.limits.address_key`) or
+        """Refuse a look-up when ``address`` (a key: :func:`~.limits.address_key`; ``"?"``:
+        unknown, e.g. forwarded by a process of an older version, not counted) or
         ``account`` (``""``: none) is out of failed look-ups. Counts nothing.
 
         Raises:
@@ -193,7 +197,8 @@ class Lookups:
         item = self.item
         if item is None:
             return
-        if not await self._run(self.limiter.test(item, "lookup", "addr", address)):
+        if address not in _UNKNOWN and not await self._run(
+                self.limiter.test(item, "lookup", "addr", address)):
             who = "this address"
         elif account and not await self._run(self.limiter.test(item, "lookup", "acct",
                                                                account)):
@@ -205,7 +210,8 @@ class Lookups:
                         " wait, then try again")
 
     async def failed(self, address: str, account: str) -> None:
-        """Count one failed look-up of ``address`` and of ``account`` (``""``: none).
+        """Count one failed look-up of ``address`` (``"?"``: unknown, not counted) and of
+        ``account`` (``""``: none).
 
         Raises:
             StoreError: the storage is unavailable.
@@ -213,6 +219,7 @@ class Lookups:
         item = self.item
         if item is None:
             return
-        await self._run(self.limiter.hit(item, "lookup", "addr", address))
+        if address not in _UNKNOWN:
+            await self._run(self.limiter.hit(item, "lookup", "addr", address))
         if account:
             await self._run(self.limiter.hit(item, "lookup", "acct", account))

@@ -332,7 +332,34 @@ async def test_lookup_limits_count_in_moving_windows() -> None:
     with pytest.raises(RoomError) as err:
         await lookups.check("203.0.113.3", "acct1")  # the account: two
     assert err.value.code == "rate/limited" and "account" in err.value.message
+    for _ in range(3):  # an unknown address ("?"): not counted, one budget for all would be
+        await lookups.failed("?", "")
+    await lookups.check("?", "")
     off = visibility.Lookups(MemoryStorage(), None)
     for _ in range(5):
         await off.failed("203.0.113.1", "")
     await off.check("203.0.113.1", "")
+
+
+async def test_forwarded_failed_lookups_count_for_the_clients_address(
+        make_server: ServerFactory, store_kind: str) -> None:
+    """A Redis lobby: look-ups of a private room of another process are forwarded to its
+    owner, which counts the failures under the client's address (carried with the request),
+    so the client's process refuses the next look-up."""
+    if store_kind != "redis":
+        pytest.skip("only a Redis lobby has two servers sharing rooms")
+    proxy = ("127.0.0.1/32",)
+    owner = await make_server(lookup_limit="3/minute", trusted_proxies=proxy)
+    other = await make_server(lookup_limit="3/minute", trusted_proxies=proxy)
+    room, _ = await private_code(owner)
+    async with Proxied(other, "203.0.113.20") as a:
+        for _ in range(3):
+            assert await a.code(p.GetLog(room=room)) == "room/not_found"
+        for _ in range(50):  # the owner counts after it answered: wait for the count
+            if await a.code(p.GetLog(room=room)) == "rate/limited":
+                break
+            await asyncio.sleep(0.02)
+        else:
+            raise AssertionError("the forwarded failures were not counted")
+    async with Proxied(other, "198.51.100.20") as b:  # another address: served
+        assert await b.code(p.GetLog(room=room)) == "room/not_found"
