@@ -119,7 +119,8 @@ class Settings:
             naming a room that does not exist or is hidden) per client address and per
             account, in ``limits`` notation (``"20/minute"``); beyond, every look-up (even
             of a room that exists) is refused with ``rate/limited`` until the window moves
-            on; requests about rooms the session is in never count nor wait. None: no limit.
+            on; requests about rooms the session is in, and ``resume``, never count nor
+            wait. None: no limit.
             See :mod:`.visibility`.
         ipv6_prefix: Leading bits of a client's IPv6 address that make its key in every
             per-address limit (64: one /64 network counts as one address; 128: each

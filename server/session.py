@@ -206,8 +206,12 @@ class Session:
         await handler(self, msg)
 
     def _looks_up(self, msg: p.Message) -> bool:
-        """Whether ``msg`` looks a room up: a ``join`` by code, or any request naming a room
-        this session is not in (here or on another process)."""
+        """Whether ``msg`` looks a room up: a ``join`` by code, or any request but ``resume``
+        naming a room this session is not in (here or on another process). A ``resume``
+        proves itself with its seat token (or account), tells a guesser nothing of a private
+        room, and must take a seat back even from an address out of look-ups."""
+        if isinstance(msg, p.Resume):
+            return False
         if isinstance(msg, p.Join):
             if msg.code is not None:
                 return True

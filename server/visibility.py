@@ -22,7 +22,8 @@ address (its key: :func:`~.limits.address_key`, IPv6 by network) and per account
 window (``limits``, in the account store's storage: a Redis lobby's processes count
 together): :class:`Lookups`. Beyond the limit every look-up, even of a room that exists, is
 answered ``rate/limited`` until the window moves on (protocol/README.md, "Limits"; the
-arithmetic of guessing a join code is in docs/operations.md).
+arithmetic of guessing a join code is in docs/operations.md). A ``resume`` is no look-up:
+its seat token proves it, and a player behind a busy address must get its seat back.
 """
 
 from __future__ import annotations

@@ -363,3 +363,20 @@ async def test_forwarded_failed_lookups_count_for_the_clients_address(
             raise AssertionError("the forwarded failures were not counted")
     async with Proxied(other, "198.51.100.20") as b:  # another address: served
         assert await b.code(p.GetLog(room=room)) == "room/not_found"
+
+
+async def test_a_resume_is_no_lookup(proxied_server: ServerFactory) -> None:
+    """An address out of look-ups still takes its seats back (``resume`` proves itself with
+    its token): a reconnecting player behind a busy address keeps its seat."""
+    server = await proxied_server(lookup_limit="2/minute")
+    async with Proxied(server, "203.0.113.30") as a:
+        room = (await a.ask(p.CreateRoom(game="skipper", mode="multi",
+                                         seats=2))).room  # type: ignore[union-attr]
+        joined = await a.ask(p.Join(room=room))
+        assert isinstance(joined, p.Joined) and joined.token
+        for _ in range(2):
+            assert await a.code(p.Join(room=MISSING)) == "room/not_found"
+        assert await a.code(p.Spectate(room=MISSING)) == "rate/limited"
+    async with Proxied(server, "203.0.113.30") as again:  # reconnected: not in the room yet
+        assert await again.code(p.Resume(room=room, token=joined.token)) == "ok"
+        assert await again.code(p.Resume(room=MISSING, token=joined.token)) == "room/not_found"
