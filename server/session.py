@@ -190,10 +190,15 @@ class Session:
         await lookups.check(key, self.account)
         try:
             await self._run(handler, msg)
+            return
         except RoomError as exc:
-            if exc.code == visibility.HIDDEN:
-                await lookups.failed(key, self.account)
-            raise
+            if exc.code != visibility.HIDDEN:
+                raise
+            hidden = exc
+        # Counted outside the handler: compiled (mypyc), an await inside an except block
+        # that then re-raises crashed the interpreter once the await really suspended.
+        await lookups.failed(key, self.account)
+        raise hidden
 
     async def _run(self, handler: Any, msg: p.Message) -> None:
         """Route ``msg`` to its room's process and run ``handler`` here, or forward it."""
