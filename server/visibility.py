@@ -6,9 +6,12 @@ The rule:
 * a **public** room: anyone may know it, watch it by id, and once it is finished read its
   log and replay (the deal is revealed by then);
 * a **private** room: only its **members** may know it exists: the sessions seated in it or
-  watching it (``session.rooms``) and the session that created it (the host, before it sits
-  down). It is entered by its join code (:func:`by_code`), never by id (:func:`enterable`);
-* a **seat's own view** (a replay's): only the member holding that seat (:func:`seat_view`).
+  watching it (``session.rooms``), the session that created it (the host, before it sits
+  down), and a session signed in to an account that holds one of its seats (its player on
+  another device, or back after a reload: "My games" and its replays). It is entered by its
+  join code (:func:`by_code`), never by id (:func:`enterable`);
+* a **seat's own view** (a replay's): only its player: the member holding that seat, or a
+  session signed in to the account that holds it (:func:`seat_view`).
 
 Everyone else gets :func:`hidden`'s answer, ``room/not_found`` with ``no room 'ID'``: word for
 word the answer about a room that does not exist (:meth:`Lobby.find`), so no request type
@@ -39,7 +42,8 @@ from .room import Room, RoomError
 from .store import StoreError
 
 __all__ = ["HIDDEN", "LIMITED", "Lookups", "Viewer", "by_code", "enterable", "hidden",
-           "listed", "member", "may_see", "refusal", "seat_view", "unknown_code", "visible"]
+           "holds_seat", "listed", "member", "may_see", "refusal", "seat_view", "unknown_code",
+           "visible"]
 
 #: The code of the answer about a room one may not see (and about a missing one).
 HIDDEN = "room/not_found"
@@ -51,10 +55,12 @@ _UNKNOWN = frozenset({"", "?"})
 
 
 class Viewer(Protocol):
-    """Who asks (a :class:`~.session.Session`): its ``session_id`` and the rooms of this
-    process it is seated in or watching, by id (``rooms``)."""
+    """Who asks (a :class:`~.session.Session`): its ``session_id``, the ``account`` it is
+    signed in to (``""``: none) and the rooms of this process it is seated in or watching,
+    by id (``rooms``)."""
 
     session_id: str
+    account: str
 
     @property
     def rooms(self) -> Mapping[str, Any]:  # read-only here: a session's dict of Rooms
@@ -67,10 +73,21 @@ def hidden(room_id: str) -> RoomError:
     return RoomError(HIDDEN, f"no room {room_id!r}")
 
 
+def holds_seat(room: Room, viewer: Viewer, seat: int | None = None) -> bool:
+    """Whether ``viewer`` is signed in to the account that holds a seat of ``room`` (that
+    ``seat``; None: any)."""
+    account = viewer.account
+    if not account:
+        return False
+    seats = room.seats if seat is None else room.seats[seat:seat + 1]
+    return any(held is not None and held.account == account for held in seats)
+
+
 def may_see(room: Room, viewer: Viewer) -> bool:
     """Whether ``viewer`` may know that ``room`` exists (see the module's rule)."""
     return (not room.private or room.id in viewer.rooms
-            or (bool(room.host) and room.host == viewer.session_id))
+            or (bool(room.host) and room.host == viewer.session_id)
+            or holds_seat(room, viewer))
 
 
 def visible(rooms: Mapping[str, Room], viewer: Viewer, room_id: str) -> Room:
@@ -144,7 +161,8 @@ def refusal(room: Room, viewer: Viewer, exc: RoomError) -> RoomError:
 
 def seat_view(room: Room, viewer: Any, seat: int | None) -> None:
     """Check that ``viewer`` may see ``seat``'s own view of ``room`` (None: the public
-    view, which whoever may see the room may see).
+    view, which whoever may see the room may see): the member holding that seat, or a
+    session signed in to the account that holds it.
 
     Raises:
         RoomError: ``room/not_seated`` (the viewer does not hold that seat).
@@ -152,7 +170,7 @@ def seat_view(room: Room, viewer: Any, seat: int | None) -> None:
     if seat is None:
         return
     held = room.members.get(viewer)
-    if held is None or held.seat != seat:
+    if (held is None or held.seat != seat) and not holds_seat(room, viewer, seat):
         raise RoomError("room/not_seated", f"only the player of seat {seat} may see its "
                         "replay; ask without seat for the public view")
 

@@ -164,6 +164,34 @@ async def test_members_keep_their_access(server: Server) -> None:
             assert err.value.code == "room/not_seated"
 
 
+
+async def test_a_seats_account_sees_its_private_game_from_a_new_connection(
+        server: Server) -> None:
+    """The player of a seat, signed in to the account that holds it, reads the log and the
+    replays (the public view and its seat's) of its finished private room from another
+    connection (another device, a reload: "My games"); another account gets nothing."""
+    async with Client(server.url, guest="a" * 32) as host, \
+            Client(server.url, guest="b" * 32) as guest:
+        created = await host.create_room("skipper", mode="multi", seats=2, private=True)
+        assert created.code is not None
+        room = created.room
+        await host.join(code=created.code)
+        await guest.join(code=created.code)
+        await wait_status(host, room, "playing")
+        await host.act(room, ["resign"])
+        await wait_status(guest, room, "finished")
+    async with Client(server.url, guest="b" * 32) as again, \
+            Client(server.url, guest="c" * 32) as stranger:
+        assert (await again.fetch_log(room)).room == room
+        assert (await again.replay(room, 1, seat=1)).seat == 1
+        with pytest.raises(ServerError) as err:
+            await again.replay(room, 1, seat=0)
+        assert err.value.code == "room/not_seated"
+        for request in (p.GetLog(room=room), p.GetReplay(room=room, state_id=0)):
+            assert await answer(stranger, request) == await answer(
+                stranger, dataclasses.replace(request, room=MISSING))
+
+
 # -- failed look-ups, throttled (issue #41 item 4) ---------------------------------------
 
 
