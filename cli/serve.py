@@ -160,6 +160,15 @@ def _limit(ctx: click.Context, param: click.Parameter, value: str) -> str:
     return value
 
 
+def _limit_or_off(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """Click callback: :func:`_limit`, or ``"0"`` (no limit).
+
+    Raises:
+        click.BadParameter: ``value`` is neither.
+    """
+    return value if value.strip() == "0" else _limit(ctx, param, value)
+
+
 def auth_options(fn: Any) -> Any:
     """The ``--auth*`` options of ``cardhall serve`` (see
     :class:`~cardhall.server.config.Settings`)."""
@@ -256,6 +265,8 @@ def _limits(opts: dict[str, Any]) -> dict[str, Any]:
             out[key] = None
     out["origins"] = tuple(out["origins"]) or None
     out["trusted_proxies"] = tuple(out["trusted_proxies"])
+    if out["lookup_limit"].strip() == "0":
+        out["lookup_limit"] = None
     return out
 
 
@@ -309,6 +320,12 @@ def _limits(opts: dict[str, Any]) -> dict[str, Any]:
                    "PROXY protocol v1/v2 header naming the client (repeat; default: none).")
 @click.option("--rooms-per-minute", type=click.IntRange(0), default=10, show_default=True,
               help="Rooms one connection may create per minute (0: no limit).")
+@click.option("--ipv6-prefix", type=click.IntRange(0, 128), default=64, show_default=True,
+              help="Leading bits of a client's IPv6 address that count as one address in "
+                   "every per-address limit (64: a /64 network; 128: each address).")
+@click.option("--lookup-limit", default="20/minute", show_default=True, callback=_limit_or_off,
+              help="Failed look-ups of rooms or join codes per client address and per "
+                   "account ('0' for none); beyond, look-ups get rate/limited.")
 @click.option("--rooms-per-minute-per-address", type=click.IntRange(0), default=30,
               show_default=True, help="Rooms all connections from one client address may "
               "create per minute together (0: no limit).")

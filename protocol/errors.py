@@ -176,7 +176,8 @@ ERROR_CODES: dict[str, str] = {
     "lobby/bad_options": "the game rejected the options or the seat count (the engine's "
                          "options/invalid)",
     # Rooms: membership and life cycle.
-    "room/not_found": "no such room, or no open room for this join code",
+    "room/not_found": "no such room (or a private room of others: the same answer), or no "
+                      "open room for this join code",
     "room/full": "every seat is taken (or the requested seat is taken)",
     "room/not_started": "the game of this room has not started yet",
     "room/not_finished": "the game of this room is not over yet (its log and deal seed are "
@@ -217,7 +218,8 @@ ERROR_CODES: dict[str, str] = {
     "action/stale_state": "act.state_id is not the room's current state_id; fetch the view "
                           "and choose again",
     # Rate limiting and server trouble.
-    "rate/limited": "too many messages; slow down (repeated abuse closes with 4008)",
+    "rate/limited": "too many messages or chat lines; slow down (repeated abuse closes with "
+                    "4008); or too many failed look-ups of rooms: wait",
     "server/unavailable": "the server cannot serve this now (shutting down, storage down, "
                           "room moving to another process); retry later",
     "server/internal": "a bug on the server; it has been logged",

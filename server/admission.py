@@ -31,7 +31,7 @@ from proxyprotocol.result import is_ipv4, is_ipv6
 from websockets.asyncio.server import ServerConnection
 from websockets.frames import Opcode
 
-from .limits import AddressCounter
+from .limits import AddressCounter, address_key
 from .logs import event
 
 if TYPE_CHECKING:
@@ -133,13 +133,14 @@ class Gate:
 
     Args:
         settings: ``max_connections_per_address``, ``header_timeout``, ``trusted_proxies``
-            are read from it.
+            and ``ipv6_prefix`` are read from it.
         max_connections: Most sockets (handshakes included) held at once.
         on_refuse: Called with the reason of each refused socket (the metrics counter).
 
     Attributes:
-        addresses: Open connections per client address (the real client's address for a
-            connection through a trusted proxy).
+        addresses: Open connections per client address key (:func:`~.limits.address_key`
+            of the real client's address for a connection through a trusted proxy: an
+            IPv6 address counts by its ``ipv6_prefix`` network).
         open: Sockets counted now.
         refused: Sockets refused so far, by reason (``server full``, ``address full``,
             ``bad proxy header``, ``header timeout``).
@@ -227,7 +228,7 @@ class AdmittedConnection(ServerConnection):
     def __init__(self, protocol: Any, server: Any, **kwargs: Any) -> None:
         super().__init__(protocol, server, **kwargs)
         self._counted = False
-        self._address: str | None = None  # counted in gate.addresses
+        self._address: str | None = None  # the key counted in gate.addresses
         self._client: tuple[str, int] | None = None  # from the PROXY header
         self._proxy_buffer: bytearray | None = None  # bytes received while a PROXY header
         self._proxy_header: bytearray | None = None  # is awaited, and that header so far
@@ -265,12 +266,15 @@ class AdmittedConnection(ServerConnection):
         self._timer = self.loop.call_later(gate.settings.header_timeout, self._header_expired)
 
     def _count(self, addr: str) -> bool:
-        """Count ``addr``'s connection; abort and return False when it holds too many."""
-        if not self.gate.addresses.acquire(addr):
-            self.gate.refuse("address full", addr)
+        """Count ``addr``'s connection under its key (:func:`~.limits.address_key`); abort
+        and return False when that key holds too many."""
+        gate = self.gate
+        key = address_key(addr, gate.settings.ipv6_prefix)
+        if not gate.addresses.acquire(key):
+            gate.refuse("address full", addr)
             self.transport.abort()
             return False
-        self._address = addr
+        self._address = key
         return True
 
     def _header_expired(self) -> None:

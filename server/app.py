@@ -35,6 +35,7 @@ from .config import Settings
 from .connection import Connection, Lane, peer_address
 from .history import Ledger
 from .limits import AddressCounter, KeyedBuckets
+from .visibility import Lookups
 from .lobby import Lobby
 from .logs import event
 from .metrics import Metrics
@@ -145,6 +146,8 @@ class Server:
                          self.metrics.refused)
         n = s.rooms_per_minute_per_address
         self.creators = KeyedBuckets(n / 60.0, n) if n else None
+        #: Failed look-ups of rooms per address key and account (:mod:`.visibility`).
+        self.lookups = Lookups(self.accounts.limits_storage(), s.lookup_limit)
         self.lane = Lane()
 
     @property

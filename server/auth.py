@@ -46,6 +46,7 @@ from .. import protocol as p
 from . import names
 from .account_store import AccountStore, KeyTaken
 from .config import Settings
+from .limits import address_key
 from .identity import (
     ACCESS, BANNED, REFRESH, Account, AuthError, check_password, digest, new_account_id,
     new_token, read_token)
@@ -313,16 +314,18 @@ class Auth:
             self._on_sign_in(way, result)
 
     async def _sign_in(self, member: Member, msg: p.AccountRequest) -> Grant:
+        # The per-address limits count the address's key (IPv6 by network).
+        addr = address_key(member.addr, self.settings.ipv6_prefix)
         if isinstance(msg, p.Guest):
-            return await self.guest(msg.secret, member.addr)
+            return await self.guest(msg.secret, addr)
         if isinstance(msg, p.Register):
-            return await self.register(msg.username, msg.password, member.addr,
+            return await self.register(msg.username, msg.password, addr,
                                        upgrade=member.account)
         if isinstance(msg, p.Login):
             if msg.jwt is not None:
-                return await self.login_jwt(msg.jwt, member.addr)
+                return await self.login_jwt(msg.jwt, addr)
             assert msg.username is not None and msg.password is not None
-            return await self.login(msg.username, msg.password, member.addr)
+            return await self.login(msg.username, msg.password, addr)
         if isinstance(msg, p.Restore):
             return await self.restore(msg.token)
         assert isinstance(msg, p.Refresh)

@@ -232,6 +232,7 @@ class Cluster:
         """
         payload = msgpack.packb({"k": "req", "from": origin.process, "sess": origin.session_id,
                                  "acct": origin.account, "name": origin.name,
+                                 "addr": origin.addr,
                                  "reply": origin.act_reply, "room": room_id,
                                  "frame": p.encode(msg)})
         if isinstance(msg, (p.Join, p.Spectate, p.Resume, p.QuickJoin)):
@@ -425,6 +426,7 @@ class Cluster:
             peer.act_reply = msg.get("reply", "ok")  # absent: a process of an older version
             # The client may have signed in (or out) since its last request.
             peer.account, peer.name = msg.get("acct", ""), msg["name"]
+            peer.addr = msg.get("addr", "?")  # its limits' key (absent: an older process)
             peer.request(msg["frame"])
         elif kind == "out":
             sessions = self.server.sessions

@@ -5,6 +5,8 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass, field
 
+from limits import parse
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -112,6 +114,17 @@ class Settings:
         auth_address_limit: Password and JWT sign-ins (each costs a hash) per client
             address (``"30/minute"``).
         auth_guest_limit: New guest accounts per client address (``"30/minute"``).
+        lookup_limit: Failed look-ups of rooms (``join`` by a code no room has; ``join``,
+            ``spectate``, ``get_view``, ``get_log``, ``get_replay`` and every other request
+            naming a room that does not exist or is hidden) per client address and per
+            account, in ``limits`` notation (``"20/minute"``); beyond, every look-up (even
+            of a room that exists) is refused with ``rate/limited`` until the window moves
+            on; requests about rooms the session is in, and ``resume``, never count nor
+            wait. None: no limit.
+            See :mod:`.visibility`.
+        ipv6_prefix: Leading bits of a client's IPv6 address that make its key in every
+            per-address limit (64: one /64 network counts as one address; 128: each
+            address alone): :func:`~.limits.address_key`. IPv4 addresses count alone.
         auth_hash: argon2id parameters ``(time_cost, memory_cost in KiB, parallelism)``:
             ``(3, 19456, 1)`` (above OWASP's least, 2 passes over 19 MiB) costs about 27 ms
             of a worker thread per login, in the 20-100 ms asked for (benchmarks/auth.py:
@@ -162,6 +175,8 @@ class Settings:
     auth_login_limit: str = "10/5 minutes"
     auth_address_limit: str = "30/minute"
     auth_guest_limit: str = "30/minute"
+    lookup_limit: str | None = "20/minute"
+    ipv6_prefix: int = 64
     auth_hash: tuple[int, int, int] = (3, 19_456, 1)
     auth_hash_threads: int = 2
 
@@ -172,8 +187,17 @@ class Settings:
             ValueError: a ``trusted_proxies`` entry is not an IP network, the PROXY
                 protocol is asked for together with TLS, ``auth`` is neither
                 ``"optional"`` nor ``"required"``, or a JWT key comes without an issuer
-                and an audience.
+                and an audience, ``lookup_limit`` is not in ``limits`` notation, or
+                ``ipv6_prefix`` is not in 0..128.
         """
+        if not 0 <= self.ipv6_prefix <= 128:
+            raise ValueError(f"ipv6_prefix must be in 0..128, not {self.ipv6_prefix}")
+        if self.lookup_limit:
+            try:
+                parse(self.lookup_limit)
+            except ValueError:
+                raise ValueError(f"lookup limit {self.lookup_limit!r} is not a rate such as "
+                                 "'20/minute'") from None
         if self.auth not in ("optional", "required"):
             raise ValueError(f"auth must be 'optional' or 'required', not {self.auth!r}")
         if (self.auth_jwt_key or self.auth_jwks) and not (self.auth_issuer

@@ -36,6 +36,7 @@ from .auth import Auth, anonymous_name
 from .cluster import Cluster
 from .config import Settings
 from .limits import KeyedBuckets, TokenBucket
+from .visibility import Lookups
 from .lobby import Lobby
 from .logs import event
 from .metrics import Metrics
@@ -126,6 +127,7 @@ class Hub(Protocol):
     lane: Lane
     auth: Auth
     accounts: AccountStore
+    lookups: Lookups  # failed look-ups of rooms (:mod:`.visibility`)
 
 
 # Compiled (setup.py); subclassed by tests (:attr:`Server.connection_class`).
@@ -476,12 +478,12 @@ class Connection(Session):
         """Whose allowance of new rooms a ``create_room`` or ``quick_join`` of this
         connection spends (``rooms_per_minute_per_address``): ``"acct:ID"``, the registered
         account it is signed in to (players behind one address each have theirs), else
-        ``"addr:IP"``, the client's address (behind a trusted proxy, the one its PROXY header
-        named): a guest account spends its address's (guests are made on demand: one each
-        must not be a fresh allowance)."""
+        ``"addr:KEY"``, the key of the client's address (:attr:`address_key`; behind a
+        trusted proxy, of the one its PROXY header named): a guest account spends its
+        address's (guests are made on demand: one each must not be a fresh allowance)."""
         if self.account and not self.guest:
             return f"acct:{self.account}"
-        return f"addr:{self.addr}"
+        return f"addr:{self.address_key}"
 
     def _may_create(self, msg: p.Message) -> bool:
         """Apply ``rooms_per_minute`` (this connection's) and

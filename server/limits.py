@@ -1,5 +1,6 @@
 """Abuse limits: a token bucket (messages per second, rooms per minute), token buckets by key
-(rooms per minute per client address) and a per-address connection counter.
+(rooms per minute per client address) and a per-address connection counter; and the key of a
+client address under every per-address limit (:func:`address_key`: IPv6 by network).
 
 Both are plain synchronous objects for the event-loop thread: checking a limit never awaits
 and never blocks, it answers yes or no (the caller refuses the message, or the connection).
@@ -16,10 +17,52 @@ of arithmetic on :func:`time.monotonic`.
 
 from __future__ import annotations
 
+import ipaddress
 import time
 from collections.abc import Callable
 
-__all__ = ["AddressCounter", "KeyedBuckets", "TokenBucket"]
+__all__ = ["AddressCounter", "KeyedBuckets", "TokenBucket", "address_key"]
+
+#: The default length (bits) of the IPv6 prefix that counts as one client address.
+IPV6_PREFIX = 64
+
+
+def address_key(address: str, ipv6_prefix: int = IPV6_PREFIX) -> str:
+    """The key a client address counts under in every per-address limit (connections, new
+    rooms, sign-ins, new guests, failed look-ups).
+
+    One IPv6 host commonly holds a whole /64 (SLAAC, privacy addresses), so keying on the
+    full address would give it 2**64 budgets: IPv6 addresses count by their network.
+
+    Args:
+        address: The client's IP address as text (``"203.0.113.7"``, ``"2001:db8::1"``,
+            ``"::ffff:203.0.113.7"``), or anything else (``"?"`` when the socket has none).
+        ipv6_prefix: Leading bits of an IPv6 address that make its key, 0..128 (64: a
+            /64 network; 128: the address itself).
+
+    Returns:
+        An IPv4 address unchanged; an IPv4-mapped IPv6 address as its IPv4 address; another
+        IPv6 address as its network in CIDR notation (``"2001:db8:1:2::/64"``; with
+        ``ipv6_prefix`` 128 the compressed address alone, its zone dropped); text that is
+        no IP address unchanged.
+
+    Raises:
+        ValueError: ``ipv6_prefix`` is not in 0..128.
+    """
+    if not 0 <= ipv6_prefix <= 128:
+        raise ValueError(f"ipv6_prefix must be in 0..128, not {ipv6_prefix}")
+    if ":" not in address:  # IPv4 (or no IP address at all): as it is
+        return address
+    try:
+        ip = ipaddress.IPv6Address(address)
+    except ValueError:
+        return address
+    mapped = ip.ipv4_mapped
+    if mapped is not None:
+        return str(mapped)
+    host = 128 - ipv6_prefix
+    net = ipaddress.IPv6Network(((int(ip) >> host) << host, ipv6_prefix))
+    return str(net.network_address) if ipv6_prefix == 128 else str(net)
 
 
 class TokenBucket:

@@ -24,6 +24,7 @@ from .room import Room, RoomError, split_options
 from .table import Phase
 from .store import Lease, OwnershipLost, Store, StoreError
 from .tasks import SHUTDOWN_GRACE, Background
+from . import visibility
 
 
 class Cluster(Protocol):
@@ -37,6 +38,10 @@ class Cluster(Protocol):
 
 log = logging.getLogger("cardhall.lobby")
 _CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
+#: Characters of a join code: 32**10 = 2**50 codes, so that guessing one of 1,000 waiting
+#: private rooms' codes takes about 10**5 years at the failed look-up limit of one address
+#: (docs/operations.md, "Join codes").
+CODE_LENGTH = 10
 #: Engine options that fix the deal: only solo rooms (one seat) may set them; in a room of
 #: several seats the server draws the seed itself (protocol/README.md, "Fair deals").
 DEAL_OPTIONS = ("seed", "deck")
@@ -82,19 +87,7 @@ class Lobby:
         """
         room = self.rooms.get(room_id)
         if room is None:
-            raise RoomError("room/not_found", f"no room {room_id!r}")
-        return room
-
-    def find_public(self, room_id: str) -> Room:
-        """:meth:`find` for a room that may be entered by id (private rooms need their code).
-
-        Raises:
-            RoomError: ``room/not_found``, for a private room word for word as for a room
-                that does not exist (nothing tells that a hidden room exists).
-        """
-        room = self.find(room_id)
-        if room.private:
-            raise RoomError("room/not_found", f"no room {room_id!r}")
+            raise visibility.hidden(room_id)
         return room
 
     async def route(self, room_id: str) -> Room | str:
@@ -210,7 +203,7 @@ class Lobby:
         loaded = await self.store.load(room_id, lease=lease)
         if loaded is None:
             await self.store.release(room_id)
-            raise RoomError("room/not_found", f"no room {room_id!r}")
+            raise visibility.hidden(room_id)
         try:
             room = Room.from_loaded(loaded, self.store, games.get(loaded.record["game"]))
         except GameError as exc:
@@ -300,7 +293,8 @@ class Lobby:
         room_id = secrets.token_hex(4)
         while room_id in self.rooms:
             room_id = secrets.token_hex(4)
-        code = "".join(secrets.choice(_CODE_ALPHABET) for _ in range(6)) if private else None
+        code = ("".join(secrets.choice(_CODE_ALPHABET) for _ in range(CODE_LENGTH))
+                if private else None)
         host_name = getattr(conn, "name", "")  # the creator's display name (the room list)
         default = f"{host_name}'s {cls.title}"[:64] if host_name else f"{cls.title} {room_id}"
         room = Room(id=room_id, name=name or default, game_name=msg.game,
@@ -418,7 +412,8 @@ class Lobby:
             page, cursor = await self.store.list_page(
                 game=msg.game, mode=msg.mode, waiting=True, cursor=cursor, limit=QUICK_PAGE)
             fits: list[str] = [s["room"] for s in page
-                               if (msg.seats is None or s["seats"] == msg.seats)
+                               if visibility.listed(s)
+                               and (msg.seats is None or s["seats"] == msg.seats)
                                and (not local or s["room"] in self.rooms)
                                and ((room := self.rooms.get(s["room"])) is None
                                     or room.startable)]

@@ -11,8 +11,10 @@ not the whole game. The last :data:`CACHED` replays are kept (by room and deal),
 browser's replay viewer (``js/replay.js``) and ``cardhall verify``-style tools share them.
 
 The game is over, its seed revealed by ``game_over`` and ``get_log`` (protocol/README.md,
-"Fair deals"), so no view here shows anything a player could not compute already; a seat's
-own view is still given only to the member holding that seat.
+"Fair deals"), so no view here shows anything a player could not compute already; still,
+every view goes through the visibility rule (:mod:`.visibility`): a private room's replay
+only to its members (anyone else is answered as about a missing room, before the end and
+after), a seat's own view only to the member holding that seat.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import msgpack
 
 from ..games import Game, LogEntry, replay
 from .room import Room, RoomError
-from . import table
+from . import table, visibility
 from .table import Event, Phase
 
 __all__ = ["CACHED", "STRIDE", "Replay", "replay_of", "replay_view"]
@@ -118,17 +120,22 @@ async def replay_of(room: Room) -> Replay:
     return replay
 
 
-async def replay_view(room: Room, state_id: int, seat: int | None
+async def replay_view(room: Room, viewer: visibility.Viewer, state_id: int, seat: int | None
                       ) -> tuple[dict[str, Any], list[dict[str, Any]], int]:
-    """The view of ``seat`` (None: the public view) at ``state_id`` of finished ``room``,
-    with the room's facts under ``"room"`` and no legal actions, the events that led there,
-    and the final state_id.
+    """The view of ``seat`` (None: the public view) at ``state_id`` of finished ``room``, as
+    ``viewer`` (the asking session) may see it, with the room's facts under ``"room"`` and no
+    legal actions, the events that led there, and the final state_id.
 
     Raises:
-        RoomError: ``room/not_finished``; ``protocol/bad_value`` (``state_id`` past the end
-            or ``seat`` not a seat of the room).
+        RoomError: ``room/not_found`` (a private room ``viewer`` may not see: as a missing
+            room, :func:`.visibility.hidden`), ``room/not_seated`` (``seat`` is not the
+            viewer's), ``room/not_finished``; ``protocol/bad_value`` (``state_id`` past the
+            end or ``seat`` not a seat of the room).
         StoreError: the store is unavailable.
     """
+    if not visibility.may_see(room, viewer):
+        raise visibility.hidden(room.id)
+    visibility.seat_view(room, viewer, seat)
     replay = await replay_of(room)
     if seat is not None and seat >= replay.seats:
         raise RoomError("protocol/bad_value", f"get_replay: seat: the room has seats "

@@ -17,12 +17,14 @@ from mypy_extensions import mypyc_attr
 
 from .. import protocol as p
 from .. import games
-from . import leaderboard, names
+from . import leaderboard, names, visibility
 from .account_store import AccountStore
 from .auth import Auth
 from .chat import ChatRefused
+from .config import Settings
 from .history import my_games
 from .identity import AuthError
+from .limits import address_key
 from .lobby import Lobby
 from .replay import replay_view
 from .room import ROOM_OPTIONS, Room, RoomError
@@ -61,12 +63,15 @@ class Forwarder(Protocol):
 class Hub(Protocol):
     """What a session needs of its server (:class:`~cardhall.server.app.Server`), declared
     here so that sessions do not import the layers above them: the ``store``, the ``lobby``
-    of this process's rooms and the ``cluster`` that forwards requests to other processes."""
+    of this process's rooms, the ``cluster`` that forwards requests to other processes, the
+    ``settings`` (``ipv6_prefix``) and the count of failed look-ups (``lookups``)."""
 
+    settings: Settings
     store: Store
     lobby: Lobby
     auth: Auth
     accounts: AccountStore
+    lookups: visibility.Lookups
 
     @property
     def cluster(self) -> Forwarder:  # read-only: a server's Cluster is one
@@ -103,6 +108,12 @@ class Session:
     login: str = ""
     guest: bool = True  # signed in to a guest account, or to none
     addr: str = "?"
+
+    @property
+    def address_key(self) -> str:
+        """The key of the client's address in every per-address limit
+        (:func:`~.limits.address_key`: an IPv6 address by its network)."""
+        return address_key(self.addr, self.server.settings.ipv6_prefix)
 
     def send(self, msg: p.Message) -> None:
         """Queue ``msg`` for the peer without waiting."""
@@ -151,6 +162,10 @@ class Session:
     async def dispatch(self, msg: p.Message) -> None:
         """Run the handler of ``msg`` here, or forward it to the process owning its room.
 
+        A look-up (:meth:`_looks_up`) is refused with ``rate/limited`` while this client's
+        address or account is out of failed look-ups, and one answered ``room/not_found``
+        counts as failed (:class:`~.visibility.Lookups`).
+
         Raises:
             RoomError: the request is refused (its ``code`` says why).
             StoreError: the store is unavailable.
@@ -168,6 +183,25 @@ class Session:
         if not self.account and self.server.auth.required and type(msg) not in _OPEN_REQUESTS:
             raise AuthError("auth/required", "this server requires an account: sign in "
                             "(guest, register, login or restore) first")
+        if not self._looks_up(msg):
+            await self._run(handler, msg)
+            return
+        lookups, key = self.server.lookups, self.address_key
+        await lookups.check(key, self.account)
+        try:
+            await self._run(handler, msg)
+            return
+        except RoomError as exc:
+            if exc.code != visibility.HIDDEN:
+                raise
+            hidden = exc
+        # Counted outside the handler: compiled (mypyc), an await inside an except block
+        # that then re-raises crashed the interpreter once the await really suspended.
+        await lookups.failed(key, self.account)
+        raise hidden
+
+    async def _run(self, handler: Any, msg: p.Message) -> None:
+        """Route ``msg`` to its room's process and run ``handler`` here, or forward it."""
         room_id = await self._target(msg)
         if room_id is not None:
             where = await self.server.lobby.route(room_id)
@@ -176,12 +210,29 @@ class Session:
                 return
         await handler(self, msg)
 
+    def _looks_up(self, msg: p.Message) -> bool:
+        """Whether ``msg`` looks a room up: a ``join`` by code, or any request but ``resume``
+        naming a room this session is not in (here or on another process). A ``resume``
+        proves itself with its seat token (or account), tells a guesser nothing of a private
+        room, and must take a seat back even from an address out of look-ups."""
+        if isinstance(msg, p.Resume):
+            return False
+        if isinstance(msg, p.Join):
+            if msg.code is not None:
+                return True
+            room_id = msg.room or ""
+        elif isinstance(msg, _ROOM_REQUESTS):
+            room_id = msg.room
+        else:
+            return False
+        return room_id not in self.rooms and room_id not in self.remote_rooms
+
     async def _target(self, msg: p.Message) -> str | None:
         if isinstance(msg, p.Join):
             if msg.code is not None:
                 room_id = await self.server.store.room_by_code(msg.code.upper())
                 if room_id is None:
-                    raise RoomError("room/not_found", "no open room has that join code")
+                    raise visibility.unknown_code()
                 return room_id
             return msg.room or ""
         if isinstance(msg, _ROOM_REQUESTS):
@@ -201,7 +252,7 @@ class Session:
         page, cursor = await self.server.store.list_page(
             game=msg.game, mode=msg.mode, waiting=bool(msg.waiting), cursor=msg.cursor,
             limit=msg.limit or p.LIST_LIMIT, public=True)
-        self.send(p.Rooms(rooms=[p.RoomSummary(**s) for s in page],
+        self.send(p.Rooms(rooms=[p.RoomSummary(**s) for s in page if visibility.listed(s)],
                           more=True if cursor is not None else None, cursor=cursor,
                           re=msg.id))
 
@@ -214,11 +265,11 @@ class Session:
         await room.submit(lambda: room.seat_player(self, seat, re))
 
     async def _join(self, msg: p.Join) -> None:
-        lobby = self.server.lobby
+        rooms = self.server.lobby.rooms
         if msg.code is not None:
-            room = lobby.find(await self._target(msg) or "")
+            room = visibility.by_code(rooms, await self._target(msg))
         else:
-            room = lobby.find_public(msg.room or "")
+            room = visibility.enterable(rooms, msg.room or "")
         await self._join_room(room, msg.seat, msg.id)
 
     async def _quick_join(self, msg: p.QuickJoin) -> None:
@@ -247,7 +298,7 @@ class Session:
             await self._join_room(await lobby.create(self, msg), None, msg.id)
 
     async def _spectate(self, msg: p.Spectate) -> None:
-        room = self.server.lobby.find_public(msg.room)
+        room = visibility.enterable(self.server.lobby.rooms, msg.room)
 
         def work() -> None:
             if not room.lease_current():  # a stale copy, maybe (issue #35)
@@ -277,9 +328,7 @@ class Session:
                 else:
                     room.resume_account(self)
             except RoomError as exc:
-                if room.private and exc.code in ("room/bad_token", "room/not_seated"):
-                    self.server.lobby.find_public(msg.room)  # answered as an unknown room
-                raise
+                raise visibility.refusal(room, self, exc) from None
             await room.save_state()
             room.send_joined(self, msg.id, msg.token)
 
@@ -399,13 +448,8 @@ class Session:
                 ``protocol/bad_value`` (``state_id`` past the end).
             StoreError: the store is unavailable.
         """
-        room = self.server.lobby.find(msg.room)
-        if msg.seat is not None:
-            member = room.members.get(self)
-            if member is None or member.seat != msg.seat:
-                raise RoomError("room/not_seated", f"only the player of seat {msg.seat} may "
-                                "see its replay; ask without seat for the public view")
-        view, events, final = await replay_view(room, msg.state_id, msg.seat)
+        room = self._visible_room(msg.room)
+        view, events, final = await replay_view(room, self, msg.state_id, msg.seat)
         self.send(p.Replay(room=room.id, state_id=msg.state_id, final=final, seat=msg.seat,
                            view=view, events=events, re=msg.id))
 
@@ -446,26 +490,22 @@ class Session:
         self.send(p.Pong(re=msg.id))
 
     def _member_room(self, room_id: str) -> Room:
-        room = self.rooms.get(room_id)
-        if room is None:
-            # room/not_found if it does not exist at all, or is private (hidden)
-            self._visible_room(room_id)
-            raise RoomError("room/not_seated", f"you are not in room {room_id!r}")
-        return room
+        """The room ``room_id`` this session is in (:func:`.visibility.member`).
+
+        Raises:
+            RoomError: ``room/not_found`` (missing or hidden), ``room/not_seated``.
+        """
+        return visibility.member(self.server.lobby.rooms, self, room_id)
 
     def _visible_room(self, room_id: str) -> Room:
-        """The room ``room_id`` of this process, when this session may know it exists: a
-        public room, or a private one it is in or created (issue #35: a hidden room answers
-        as an unknown one does).
+        """The room ``room_id`` of this process, when this session may know it exists
+        (:func:`.visibility.visible`: a public room, or a private one it is in or created;
+        issue #35 and #41: a hidden room answers as an unknown one does).
 
         Raises:
             RoomError: ``room/not_found``.
         """
-        lobby = self.server.lobby
-        room = lobby.find(room_id)
-        if room.private and room_id not in self.rooms and room.host != self.session_id:
-            lobby.find_public(room_id)
-        return room
+        return visibility.visible(self.server.lobby.rooms, self, room_id)
 
 
 HANDLERS: dict[type, Any] = {

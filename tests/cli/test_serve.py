@@ -78,6 +78,8 @@ def test_the_default_store_is_the_sqlite_data_file(started: list[tuple[Any, Any,
     (["--origin", "https://cards.example/path"], "is not an origin like"),
     (["--redis-db", "2", "--redis-url", "redis://127.0.0.1:1/0"], "--redis-db goes with"),
     (["--trusted-proxy", "proxy.local"], "is not an IP address or network"),
+    (["--ipv6-prefix", "129"], "--ipv6-prefix"),
+    (["--lookup-limit", "often"], "is not a rate like 10/5 minutes"),
 ])
 def test_bad_options_are_refused_before_anything_listens(
         started: list[tuple[Any, Any, str]], args: list[str], needle: str) -> None:
@@ -95,3 +97,16 @@ def test_an_empty_admin_token_file_is_refused(started: list[tuple[Any, Any, str]
     result = CliRunner().invoke(serve, ["--store", "memory", "--admin-token-file", str(empty)])
     assert result.exit_code == 2 and "the file holds no token" in result.output
     assert started == []
+
+
+def test_ipv6_prefix_and_lookup_limit_options(started: list[tuple[Any, Any, str]]) -> None:
+    """Issue #41: ``--ipv6-prefix`` and ``--lookup-limit`` make their settings (defaults 64
+    and 20 a minute; ``--lookup-limit 0``: no limit)."""
+    for args, want in (([], (64, "20/minute")),
+                       (["--ipv6-prefix", "56", "--lookup-limit", "5/minute"], (56, "5/minute")),
+                       (["--ipv6-prefix", "128", "--lookup-limit", "0"], (128, None))):
+        started.clear()
+        result = CliRunner().invoke(serve, ["--store", "memory", *args])
+        assert result.exit_code == 0, result.output
+        settings = started[0][0]
+        assert (settings.ipv6_prefix, settings.lookup_limit) == want

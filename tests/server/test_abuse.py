@@ -416,3 +416,58 @@ async def test_behind_the_shipped_haproxy_each_player_is_capped_by_its_own_addre
             await ws.close()
         proxy.terminate()
         await proxy.wait()
+
+
+async def test_connections_per_address_count_an_ipv6_network_as_one_address(
+        aserver: Factory) -> None:
+    """Issue #41 item 5: two addresses of one /64 share one connection budget, another /64
+    has its own, and an IPv4-mapped address counts as its IPv4 address."""
+    server = await aserver(trusted_proxies=("127.0.0.1/32",), max_connections_per_address=2)
+
+    def v1(client: str) -> bytes:
+        family = "TCP6" if ":" in client else "TCP4"
+        here = "::1" if family == "TCP6" else "127.0.0.1"
+        return f"PROXY {family} {client} {here} 40000 8765\r\n".encode()
+
+    a = await hello(server.url, sock=await tcp(server.port, data=v1("2001:db8:1:2::a")))
+    b = await hello(server.url, sock=await tcp(server.port, data=v1("2001:db8:1:2:ffff::b")))
+    assert server.addresses.count("2001:db8:1:2::/64") == 2
+    with pytest.raises((InvalidMessage, OSError)):  # a third address of that /64: refused
+        await hello(server.url, sock=await tcp(server.port, data=v1("2001:db8:1:2::c")))
+    assert server.gate.refused["address full"] == 1
+    c = await hello(server.url, sock=await tcp(server.port, data=v1("2001:db8:1:3::a")))
+    d = await hello(server.url, sock=await tcp(server.port, data=v1("::ffff:203.0.113.5")))
+    assert server.addresses.count("2001:db8:1:3::/64") == 1
+    assert server.addresses.count("203.0.113.5") == 1
+    for ws in (a, b, c, d):
+        await ws.close()
+    await until(lambda: len(server.addresses) == 0 and server.gate.open == 0)
+
+
+async def test_new_rooms_and_guests_count_an_ipv6_network_as_one_address(
+        aserver: Factory) -> None:
+    """Issue #41 item 5, the other per-address limits: new rooms (``room/limit``) and new
+    guest accounts (``auth/rate_limited``) of two addresses of one /64 share a budget; an
+    address of another /64 has its own."""
+    server = await aserver(trusted_proxies=("127.0.0.1/32",), rooms_per_minute=None,
+                           rooms_per_minute_per_address=1, auth_guest_limit="1/minute",
+                           msg_rate=None)
+
+    async def answer(client: str, msg: p.ClientMessage) -> str:
+        header = f"PROXY TCP6 {client} ::1 40000 8765\r\n".encode()
+        ws = await hello(server.url, sock=await tcp(server.port, data=header))
+        try:
+            await ws.send(p.encode(msg))
+            reply = p.decode(await asyncio.wait_for(ws.recv(), 5), side="server")
+        finally:
+            await ws.close()
+        return reply.code if isinstance(reply, p.Error) else type(reply).__name__
+
+    create = p.CreateRoom(game="skipper", seats=1, id=1)
+    assert await answer("2001:db8:1:2::a", create) == "RoomCreated"
+    assert await answer("2001:db8:1:2::b", create) == "room/limit"
+    assert await answer("2001:db8:1:3::a", create) == "RoomCreated"
+    guests = [p.Guest(secret=c * 32, id=1) for c in "xyz"]
+    assert await answer("2001:db8:1:2::a", guests[0]) == "Account"
+    assert await answer("2001:db8:1:2::b", guests[1]) == "auth/rate_limited"
+    assert await answer("2001:db8:1:3::a", guests[2]) == "Account"

@@ -47,3 +47,11 @@ def test_defaults_are_the_documented_ones() -> None:
     assert (s.msg_rate, s.msg_burst, s.rooms_per_minute, s.auth) == (100.0, 200, 10,
                                                                     "optional")
     assert s.auth_access_seconds == 86_400 and s.auth_refresh_seconds == 30 * 86_400
+
+
+def test_settings_refuse_a_bad_ipv6_prefix_or_lookup_limit() -> None:
+    """Issue #41: ``ipv6_prefix`` is 0..128 and ``lookup_limit`` a ``limits`` rate (or None)."""
+    assert Settings(ipv6_prefix=128, lookup_limit=None).ipv6_prefix == 128
+    for bad in ({"ipv6_prefix": 129}, {"ipv6_prefix": -1}, {"lookup_limit": "often"}):
+        with pytest.raises(ValueError):
+            Settings(**bad)  # type: ignore[arg-type]

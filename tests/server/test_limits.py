@@ -5,7 +5,7 @@ their sweep)."""
 from __future__ import annotations
 
 import pytest
-from cardhall.server.limits import KeyedBuckets, TokenBucket
+from cardhall.server.limits import KeyedBuckets, TokenBucket, address_key
 
 
 class Clock:
@@ -67,3 +67,22 @@ def test_keyed_buckets_check_their_arguments(rate: float, capacity: float) -> No
     """The same ValueError a single bucket raises, at construction."""
     with pytest.raises(ValueError, match="rate > 0 and capacity >= 1"):
         KeyedBuckets(rate, capacity)
+
+
+def test_address_key_groups_ipv6_by_network() -> None:
+    """Issue #41 item 5: IPv4 unchanged, IPv4-mapped IPv6 as IPv4, other IPv6 by its /64 (or
+    the prefix asked for; 128: the address alone), anything else unchanged."""
+    assert address_key("203.0.113.7") == "203.0.113.7"
+    assert address_key("::ffff:203.0.113.7") == "203.0.113.7"
+    assert address_key("2001:db8:1:2:3:4:5:6") == "2001:db8:1:2::/64"
+    assert address_key("2001:DB8:1:2::9") == address_key("2001:db8:1:2:ffff::1")
+    assert address_key("2001:db8:1:3::9") == "2001:db8:1:3::/64"
+    assert address_key("2001:db8:1:2:3::6", 48) == "2001:db8:1::/48"
+    assert address_key("2001:db8:1:2:3::6", 128) == "2001:db8:1:2:3::6"
+    assert address_key("fe80::1%eth0", 128) == "fe80::1"
+    assert address_key("2001:db8::1", 0) == "::/0"
+    for other in ("?", "", "not:an:address"):
+        assert address_key(other) == other
+    for bad in (-1, 129):
+        with pytest.raises(ValueError):
+            address_key("2001:db8::1", bad)

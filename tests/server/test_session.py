@@ -12,6 +12,7 @@ import pytest
 
 from cardhall import protocol as p
 from cardhall.client.client import Client, ServerError
+from cardhall.server import lobby
 from cardhall.server.app import Server
 
 from ..conftest import ServerFactory
@@ -49,7 +50,7 @@ async def test_private_room_join_code_and_lobby_listing(server: Server) -> None:
     async with Client(server.url) as a, Client(server.url) as b:
         created = await a.create_room("skipper", mode="multi", seats=2, private=True,
                                       name="friends")
-        assert created.code is not None and len(created.code) == 6
+        assert created.code is not None and len(created.code) == lobby.CODE_LENGTH == 10
         assert created.room not in {r["room"] for r in await b.list_rooms()}
         with pytest.raises(ServerError) as err:
             await b.join(created.room)
