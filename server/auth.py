@@ -348,9 +348,11 @@ class Auth:
             s.auth_refresh_seconds)
         return Grant(account, login, token, refresh, expires)
 
-    async def _create(self, make: Callable[[str], Account], what: str) -> Account:
+    async def _create(self, make: Callable[[str], Account], what: str, *,
+                      generated: bool = True) -> Account:
         """Create the account ``make(tag)`` returns, with a fresh random tag (and id) while
-        its generated username is taken.
+        its generated username (and, with ``generated``, its display name: generated too)
+        is taken.
 
         Raises:
             AuthError: ``auth/name_taken`` when a key other than a generated one is taken.
@@ -361,7 +363,7 @@ class Auth:
             try:
                 await self.accounts.create(account)
             except KeyTaken as exc:
-                if exc.kind in ("user", "id"):
+                if exc.kind in ("user", "id") or generated and exc.kind == "name":
                     continue  # a generated name or id met another: draw again
                 raise AuthError("auth/name_taken", f"that {what} is held by another "
                                 "account") from None
@@ -513,24 +515,54 @@ class Auth:
             account = await self._external(claims, subject)
         return await self._issue(self._active(account))
 
+    async def _unheld(self, *keys: tuple[str, str]) -> bool:
+        """Whether no account holds any of ``keys``.
+
+        Raises:
+            StoreError: the store is unavailable.
+        """
+        for kind, key in keys:
+            if await self.accounts.lookup(kind, key) is not None:
+                return False
+        return True
+
     async def _external(self, claims: Claims, subject: str) -> Account:
-        """A new account for an identity provider's subject: its claimed username and name
-        when valid and free, else ``user-TAG``."""
+        """A new account for an identity provider's subject, named by one rule: its username
+        is the claimed ``preferred_username`` when that is a valid username no account holds
+        (nor a name like it), else a generated one (:func:`.names.external_names`); its
+        display name is the first of ``name`` and ``preferred_username`` that is a valid,
+        free display name, else its username.
+
+        Raises:
+            AuthError: ``auth/name_taken`` (a claimed name was taken meanwhile).
+            StoreError: the store is unavailable.
+        """
         wanted = ""
         try:
             wanted = names.username(claims.username) if claims.username else ""
-            display = names.display_name(claims.name or claims.username or "x")
-            await self._free(wanted or "user-x", display, "")
-        except (names.BadName, AuthError):
-            wanted, display = "", ""
+        except names.BadName:
+            pass
+        if wanted and not await self._unheld(("user", wanted), *(
+                ("name", k) for k in sorted(names.name_keys(wanted)))):
+            wanted = ""
+        display = ""
+        for claimed in (claims.name, claims.username):
+            try:
+                shown = names.display_name(claimed) if claimed else ""
+            except names.BadName:
+                continue
+            if shown and not names.is_reserved(shown) and await self._unheld(*(
+                    ("name", k) for k in sorted(names.name_keys(shown)))):
+                display = shown
+                break
 
         def make(tag: str) -> Account:
-            user = wanted or f"user-{tag}"
-            shown = display or user
+            user, shown = (wanted, wanted) if wanted else names.external_names(tag)
+            shown = display or shown
             return Account(id=new_account_id(), username=user, name=shown,
                            keys=_keys(user, shown, guest=False, subject=subject))
 
-        return await self._create(make, "subject")
+        return await self._create(make, "subject", generated=not display)
 
     async def _token(self, token: str, kind: str) -> tuple[Account, dict[str, Any], str]:
         """The account, record and digest of a live token of ``kind``.

@@ -568,3 +568,29 @@ async def test_the_sqlite_account_store_serves_a_server(tmp_path: Any) -> None:
     (count,) = db.execute("SELECT count(*) FROM account_tokens").fetchone()
     assert count >= 2
     db.close()
+
+
+# -- operators' identity provider: names (issue #41) --------------------------------------------
+
+
+async def test_an_operator_jwt_without_names_is_named_by_the_one_rule(
+        make_server: ServerFactory, tmp_path: Any) -> None:
+    """Issue #41, item 7: a JWT naming neither ``preferred_username`` nor ``name`` makes an
+    account named as every unnamed one is (its generated username ``user-TAG`` is its
+    display name), not "x"; a second one follows the same rule, and a claimed name that
+    is taken falls back the same way."""
+    key, public = _rsa()
+    (tmp_path / "idp.pem").write_bytes(public)
+    server = await make_server(auth_jwt_key=str(tmp_path / "idp.pem"),
+                               auth_issuer="https://id.example", auth_audience="cardhall")
+    made = []
+    async with Client(server.url) as c:
+        for sub, claims in (("s1", {}), ("s2", {}), ("s3", {"name": "Ivy"}),
+                            ("s4", {"name": "Ivy"})):
+            made.append(await c.login_jwt(_jwt(key, sub=sub, **{
+                "preferred_username": None, "name": None, **claims})))
+    assert made[2].name == "Ivy"
+    for account in (made[0], made[1], made[3]):
+        assert account.username.startswith("user-"), account
+        assert account.name == account.username, account
+    assert len({a.name for a in made}) == 4
