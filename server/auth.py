@@ -17,11 +17,12 @@ connections closed on every process it signed in on: ``error auth/banned``, then
 4010), :meth:`Auth.unban`, :meth:`Auth.rename`, :meth:`Auth.revoke`.
 
 Costs and limits: passwords are hashed with argon2id (``argon2-cffi``) in a small thread
-pool, off the event loop (:attr:`Settings.auth_hash`); sign-in attempts are counted with
-``limits`` (a moving window, in the account store's backend so that a Redis lobby counts
-for all its processes): per client address, per account for failed passwords, per address
-for new guests. A log line or a metric label never holds a password, secret, token or
-username (only account ids, addresses and error codes).
+pool, off the event loop (:attr:`Settings.auth_hash`); sign-in attempts are counted
+(:class:`~.attempts.Attempts`) per client address, per account for password logins (before
+the password is hashed: issue #41), per address for new guests.
+
+A log line or a metric label never holds a password, secret, token or username (only
+account ids, addresses and error codes).
 """
 
 from __future__ import annotations
@@ -38,13 +39,11 @@ from typing import Any, Protocol
 import msgpack
 from argon2 import PasswordHasher, Type
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
-from limits import RateLimitItem, parse
-from limits.aio.storage import Storage
-from limits.aio.strategies import MovingWindowRateLimiter
 
 from .. import protocol as p
 from . import names
 from .account_store import AccountStore, KeyTaken
+from .attempts import Attempts
 from .config import Settings
 from .identity import (
     ACCESS, BANNED, REFRESH, Account, AuthError, check_password, digest, new_account_id,
@@ -55,7 +54,7 @@ from .store import StoreError
 
 log = logging.getLogger("cardhall.auth")
 
-__all__ = ["CLOSE_SIGNED_OUT", "Attempts", "Auth", "Grant", "Member", "anonymous_name"]
+__all__ = ["CLOSE_SIGNED_OUT", "Auth", "Grant", "Member", "anonymous_name"]
 
 #: Close code of a connection the server signs out (ban, revoke, logout everywhere).
 CLOSE_SIGNED_OUT = 4010
@@ -117,59 +116,6 @@ class Grant:
         a = self.account
         return p.Account(account=a.id, username=a.username, name=a.name, guest=a.guest,
                          token=self.token, refresh=self.refresh, expires=self.expires, re=re)
-
-
-class Attempts:
-    """Sign-in attempts counted in moving windows (``limits``), in a storage every process
-    of the lobby shares when the account store is shared.
-
-    Args:
-        storage: The ``limits`` storage (:meth:`AccountBook.limits_storage`).
-        per_account: Failed password logins per account (``"10/5 minutes"``).
-        per_address: Password and JWT sign-ins per client address.
-        guests: New guest accounts per client address.
-    """
-
-    def __init__(self, storage: Storage, per_account: str, per_address: str,
-                 guests: str) -> None:
-        self.limiter = MovingWindowRateLimiter(storage)
-        self.per_account: RateLimitItem = parse(per_account)
-        self.per_address: RateLimitItem = parse(per_address)
-        self.guests: RateLimitItem = parse(guests)
-
-    async def _run(self, call: Awaitable[bool]) -> bool:
-        try:
-            return await call
-        except Exception as exc:  # the storage's own errors (redis-py's, say)
-            raise StoreError(f"sign-in limits unavailable: {exc}") from None
-
-    async def allowed(self, address: str, username: str) -> bool:
-        """Whether a password (or JWT) sign-in from ``address`` for ``username`` may be
-        tried now: the address's attempt is counted; the account's failures are looked at.
-
-        Raises:
-            StoreError: the storage is unavailable.
-        """
-        if not await self._run(self.limiter.hit(self.per_address, "addr", address)):
-            return False
-        return not username or await self._run(
-            self.limiter.test(self.per_account, "user", username))
-
-    async def failed(self, username: str) -> None:
-        """Count a wrong password for ``username``.
-
-        Raises:
-            StoreError: the storage is unavailable.
-        """
-        await self._run(self.limiter.hit(self.per_account, "user", username))
-
-    async def new_guest(self, address: str) -> bool:
-        """Count a new guest account from ``address``; False when over the limit.
-
-        Raises:
-            StoreError: the storage is unavailable.
-        """
-        return await self._run(self.limiter.hit(self.guests, "guest", address))
 
 
 def _held(account: Account, kind: str) -> str:
@@ -442,7 +388,7 @@ class Auth:
         if old is not None and not names.is_reserved(old.name):
             display = old.name  # the guest chose a name: it stays
         await self._free(user, display, upgrade)
-        if not await self.attempts.allowed(addr, ""):
+        if not await self.attempts.from_address(addr):
             raise AuthError("auth/rate_limited", "too many sign-in attempts from this "
                             "address: wait a minute")
         hashed = await self.hash_password(password)
@@ -463,28 +409,35 @@ class Auth:
         return await self._issue(account)
 
     async def login(self, username: str, password: str, addr: str) -> Grant:
-        """Sign in with a username and password.
+        """Sign in with a username and password. The attempt is counted against the account
+        before the password is checked (see the module docstring; a username no account may
+        hold: per address only).
+
+        Args:
+            username: The username, as typed (normalised here).
+            password: The password.
+            addr: The client's address (the per-address limit's key).
 
         Raises:
             AuthError: ``auth/bad_credentials`` (unknown username or wrong password: the
                 same answer, in about the same time), ``auth/rate_limited`` (too many
-                attempts from ``addr``, or too many failures for the account),
-                ``auth/banned``.
+                attempts from ``addr``, or for the account), ``auth/banned``.
             StoreError: the store is unavailable.
         """
         try:
             user = names.username(username)
         except names.BadName:
             user = ""
-        if not await self.attempts.allowed(addr, user or "?"):
+        if not await self.attempts.from_address(addr):
+            raise AuthError("auth/rate_limited", "too many sign-in attempts from this "
+                            "address: wait a minute")
+        found = await self.accounts.lookup("user", user) if user else None
+        if user and not await self.attempts.reserve(user):
             raise AuthError("auth/rate_limited", "too many sign-in attempts: wait a few "
                             "minutes")
-        found = await self.accounts.lookup("user", user) if user else None
         account = await self.accounts.get(found) if found else None
         hashed = account.password if account is not None else ""
         if not await self.verify_password(hashed, password) or account is None:
-            if user:
-                await self.attempts.failed(user)
             raise AuthError("auth/bad_credentials", "unknown username or wrong password")
         account = self._active(account)
         if self.hasher.check_needs_rehash(account.password):  # the parameters changed
@@ -504,7 +457,7 @@ class Auth:
         """
         if self.jwt is None:
             raise AuthError("auth/bad_credentials", "this server takes no operator JWTs")
-        if not await self.attempts.allowed(addr, ""):
+        if not await self.attempts.from_address(addr):
             raise AuthError("auth/rate_limited", "too many sign-in attempts from this "
                             "address: wait a minute")
         claims = self.jwt.verify(token)

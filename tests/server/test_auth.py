@@ -570,6 +570,48 @@ async def test_the_sqlite_account_store_serves_a_server(tmp_path: Any) -> None:
     db.close()
 
 
+# -- the failed-login limit under concurrency (issue #41) ---------------------------------------
+
+
+def _count_verifications(server: Server) -> list[int]:
+    """Wrap the server's password verifier; the list's one item counts its calls."""
+    calls = [0]
+    verify = server.auth.verify_password
+
+    async def counted(hashed: str, password: str) -> bool:
+        calls[0] += 1
+        return await verify(hashed, password)
+
+    server.auth.verify_password = counted  # type: ignore[method-assign]
+    return calls
+
+
+async def test_sixty_wrong_logins_at_once_from_sixty_addresses_check_at_most_ten(
+        make_server: ServerFactory) -> None:
+    """Issue #41, item 2: the account's attempt is reserved before its password is hashed,
+    so 60 wrong logins sent at once, each from an address of its own (the per-address limit
+    never bites), check at most 10 passwords (``auth_login_limit`` 10/5 minutes); every
+    other one is refused as ``auth/rate_limited`` without a hash."""
+    from cardhall.server.identity import AuthError
+
+    server = await make_server()
+    async with Client(server.url, username="olga", password=PASSWORD, register=True):
+        pass
+    calls = _count_verifications(server)
+
+    async def guess(k: int) -> str:
+        try:
+            await server.auth.login("olga", f"guess number {k}", f"198.51.100.{k + 1}")
+        except AuthError as exc:
+            return exc.code
+        return "ok"
+
+    codes = await asyncio.gather(*(guess(k) for k in range(60)))
+    assert calls[0] <= 10, f"{calls[0]} passwords checked"
+    assert codes.count("auth/bad_credentials") == calls[0]
+    assert codes.count("auth/rate_limited") == 60 - calls[0]
+
+
 # -- operators' identity provider: names (issue #41) --------------------------------------------
 
 
