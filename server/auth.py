@@ -19,7 +19,11 @@ connections closed on every process it signed in on: ``error auth/banned``, then
 Costs and limits: passwords are hashed with argon2id (``argon2-cffi``) in a small thread
 pool, off the event loop (:attr:`Settings.auth_hash`); sign-in attempts are counted
 (:class:`~.attempts.Attempts`) per client address, per account for password logins (before
-the password is hashed: issue #41), per address for new guests.
+the password is hashed), per address for new guests; a password ``login`` or ``register``
+gives the device a remembered-device token (:class:`~.attempts.Devices`), with which its
+next login is counted per device instead of per account: guesses from elsewhere lock out
+new devices only (issue #41). Failed guesses never touch existing sign-ins: their
+connections stay, their refresh tokens trade as ever.
 
 A log line or a metric label never holds a password, secret, token or username (only
 account ids, addresses and error codes).
@@ -43,7 +47,7 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 from .. import protocol as p
 from . import names
 from .account_store import AccountStore, KeyTaken
-from .attempts import Attempts
+from .attempts import Attempts, Devices
 from .config import Settings
 from .identity import (
     ACCESS, BANNED, REFRESH, Account, AuthError, check_password, digest, new_account_id,
@@ -103,6 +107,7 @@ class Grant:
         token: A new access token (None: unchanged, a ``restore``).
         refresh: Its refresh token (with ``token``).
         expires: When ``token`` expires, unix s (with ``token``).
+        device: A new remembered-device token (None: none given, not a password sign-in).
     """
 
     account: Account
@@ -110,12 +115,14 @@ class Grant:
     token: str | None = None
     refresh: str | None = None
     expires: int | None = None
+    device: str | None = None
 
     def reply(self, re: Any = None) -> p.Account:
         """The ``account`` message of this grant."""
         a = self.account
         return p.Account(account=a.id, username=a.username, name=a.name, guest=a.guest,
-                         token=self.token, refresh=self.refresh, expires=self.expires, re=re)
+                         token=self.token, refresh=self.refresh, expires=self.expires,
+                         device=self.device, re=re)
 
 
 def _held(account: Account, kind: str) -> str:
@@ -177,6 +184,7 @@ class Auth:
         self._dummy: str | None = None  # a hash to verify against for unknown usernames
         self.attempts = Attempts(accounts.limits_storage(), settings.auth_login_limit,
                                  settings.auth_address_limit, settings.auth_guest_limit)
+        self.devices = Devices(accounts)
         self.jwt = None
         if settings.auth_jwt_key or settings.auth_jwks:
             assert settings.auth_issuer and settings.auth_audience  # Settings checks it
@@ -268,7 +276,8 @@ class Auth:
             if msg.jwt is not None:
                 return await self.login_jwt(msg.jwt, member.addr)
             assert msg.username is not None and msg.password is not None
-            return await self.login(msg.username, msg.password, member.addr)
+            return await self.login(msg.username, msg.password, member.addr,
+                                    device=msg.device)
         if isinstance(msg, p.Restore):
             return await self.restore(msg.token)
         assert isinstance(msg, p.Refresh)
@@ -276,8 +285,15 @@ class Auth:
 
     # -- ways in ---------------------------------------------------------------------------
 
-    async def _issue(self, account: Account) -> Grant:
+    async def _issue(self, account: Account, *, remember: bool = False,
+                     forget: str = "") -> Grant:
         """A new access and refresh token pair for ``account``.
+
+        Args:
+            account: The account signed in to.
+            remember: Also give the device a remembered-device token (a password sign-in).
+            forget: The digest of the device token the sign-in came with (``""``: none),
+                dropped: the new one replaces it.
 
         Raises:
             StoreError: the store is unavailable.
@@ -292,7 +308,8 @@ class Auth:
         await self.accounts.put_token(account.id, renewal, {
             "kind": REFRESH, "expires": int(now + s.auth_refresh_seconds), "pair": login},
             s.auth_refresh_seconds)
-        return Grant(account, login, token, refresh, expires)
+        device = await self.devices.remember(account.id, forget) if remember else None
+        return Grant(account, login, token, refresh, expires, device)
 
     async def _create(self, make: Callable[[str], Account], what: str, *,
                       generated: bool = True) -> Account:
@@ -406,22 +423,27 @@ class Auth:
         except KeyTaken:
             raise AuthError("auth/name_taken", "that name is held by another account, or "
                             "looks like one") from None
-        return await self._issue(account)
+        return await self._issue(account, remember=True)
 
-    async def login(self, username: str, password: str, addr: str) -> Grant:
-        """Sign in with a username and password. The attempt is counted against the account
-        before the password is checked (see the module docstring; a username no account may
-        hold: per address only).
+    async def login(self, username: str, password: str, addr: str, *,
+                    device: str | None = None) -> Grant:
+        """Sign in with a username and password. The attempt is counted before the password
+        is checked (see the module docstring): against the remembered device when
+        ``device`` is a live remembered-device token of the account, else against the
+        account (a username no account may hold: per address only). The grant brings a new
+        remembered-device token (the one sent is dropped).
 
         Args:
             username: The username, as typed (normalised here).
             password: The password.
             addr: The client's address (the per-address limit's key).
+            device: The remembered-device token the client sent (None: none).
 
         Raises:
             AuthError: ``auth/bad_credentials`` (unknown username or wrong password: the
                 same answer, in about the same time), ``auth/rate_limited`` (too many
-                attempts from ``addr``, or for the account), ``auth/banned``.
+                attempts from ``addr``, from this remembered device, or for the account
+                from devices it does not remember), ``auth/banned``.
             StoreError: the store is unavailable.
         """
         try:
@@ -432,7 +454,8 @@ class Auth:
             raise AuthError("auth/rate_limited", "too many sign-in attempts from this "
                             "address: wait a minute")
         found = await self.accounts.lookup("user", user) if user else None
-        if user and not await self.attempts.reserve(user):
+        remembered = await self.devices.check(device, found)
+        if user and not await self.attempts.reserve(user, remembered):
             raise AuthError("auth/rate_limited", "too many sign-in attempts: wait a few "
                             "minutes")
         account = await self.accounts.get(found) if found else None
@@ -444,7 +467,7 @@ class Auth:
             updated = account.with_(password=await self.hash_password(password))
             await self.accounts.save(updated, account)
             account = updated
-        return await self._issue(account)
+        return await self._issue(account, remember=True, forget=remembered)
 
     async def login_jwt(self, token: str, addr: str) -> Grant:
         """Sign in with the operator's JWT; its subject's first sign-in makes its account
