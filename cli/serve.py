@@ -193,7 +193,8 @@ def auth_options(fn: Any) -> Any:
                      default=30 * 86_400.0, show_default=True,
                      help="Life of a refresh token."),
         click.option("--auth-login-limit", default="10/5 minutes", show_default=True,
-                     callback=_limit, help="Failed password logins per account."),
+                     callback=_limit, help="Password logins per account from devices it "
+                     "does not remember, and per remembered device."),
         click.option("--auth-address-limit", default="30/minute", show_default=True,
                      callback=_limit, help="Password and JWT sign-ins per client address."),
         click.option("--auth-guest-limit", default="30/minute", show_default=True,

@@ -1,5 +1,6 @@
-"""The account of ``cardhall play`` on disk, per server: its guest device secret and its
-access tokens (issue #29), kept like the seat tokens (:mod:`.seat_store`).
+"""The account of ``cardhall play`` on disk, per server: its guest device secret, its
+access tokens (issue #29) and its remembered-device token (issue #41), kept like the seat
+tokens (:mod:`.seat_store`).
 
 One small JSON file, ``account.json`` in the user's state folder
 (``platformdirs.user_state_path("cardhall")``: ``$XDG_STATE_HOME/cardhall`` or
@@ -8,7 +9,12 @@ or an access token signs whoever holds it in)::
 
     {"format": "cardhall-account/1",
      "servers": {"ws://host:8765": {"guest": "...", "token": "...", "refresh": "...",
-                                    "account": "0123456789abcdef", "username": "alice"}}}
+                                    "account": "0123456789abcdef", "username": "alice",
+                                    "device": "..."}}}
+
+``device`` is the remembered-device token the last password sign-in gave: the next
+``--login`` sends it, so that a guesser elsewhere does not lock this computer out of its
+account (the server ignores it for another account). A logout keeps it.
 
 A missing or unreadable file is an empty one (an unreadable one is replaced on the next
 save); saving writes a new file and renames it over the old one, so a crash never leaves half
@@ -27,7 +33,7 @@ from .state_file import load_entries, save_entries, state_path
 __all__ = ["FORMAT", "AccountFile", "default_path"]
 
 FORMAT = "cardhall-account/1"
-_FIELDS = ("guest", "token", "refresh", "account", "username")
+_FIELDS = ("guest", "token", "refresh", "account", "username", "device")
 
 
 def default_path() -> Path:
@@ -60,7 +66,7 @@ class AccountFile:
 
     def get(self, url: str) -> dict[str, str]:
         """What is kept for the server at ``url`` (``{}``: nothing): ``guest``, ``token``,
-        ``refresh``, ``account``, ``username``."""
+        ``refresh``, ``account``, ``username``, ``device``."""
         return dict(self._load().get(url, {}))
 
     def put(self, url: str, **fields: str | None) -> None:
@@ -106,10 +112,13 @@ class AccountFile:
         fields: dict[str, str | None] = {"account": reply.account, "username": reply.username}
         if reply.token is not None:
             fields.update(token=reply.token, refresh=reply.refresh)
+        if reply.device is not None:
+            fields.update(device=reply.device)
         self.put(url, **fields)
 
     def forget_tokens(self, url: str) -> None:
-        """Forget the sign-in of ``url`` (a logout), keeping the device secret.
+        """Forget the sign-in of ``url`` (a logout), keeping the device secret and the
+        remembered-device token.
 
         Raises:
             OSError: the file cannot be written.
@@ -126,7 +135,8 @@ async def sign_in_options(url: str, *, login: str | None = None, register: str |
     (``password`` given) or ``logout`` done first on a connection of its own.
 
     With neither: the sign-in kept (refreshed when it expired), else the guest account of
-    the kept device secret (made now the first time). ``register`` while a guest upgrades
+    the kept device secret (made now the first time). A ``login`` sends the kept
+    remembered-device token. ``register`` while a guest upgrades
     that guest account (it keeps its games and board entries).
 
     Raises:
@@ -145,7 +155,7 @@ async def sign_in_options(url: str, *, login: str | None = None, register: str |
                                "refresh": kept.get("refresh"), "on_account": keep}
     if login is None and register is None and not logout:
         return options
-    async with Client(url, reconnect=False, **options) as client:
+    async with Client(url, reconnect=False, device=kept.get("device"), **options) as client:
         if logout:
             await client.logout()
         elif login is not None:

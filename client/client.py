@@ -374,12 +374,14 @@ class Client(Connection):
         return self.account
 
     async def login(self, username: str, password: str) -> p.Account:
-        """Sign in with a username and password (later connections use the access token).
+        """Sign in with a username and password (later connections use the access token),
+        with the remembered-device token held (:attr:`device`), which the reply replaces.
 
         Raises:
             ServerError: ``auth/bad_credentials``, ``auth/rate_limited``, ``auth/banned``.
         """
-        self._signed_in(await self.request(p.Login(username=username, password=password)))
+        self._signed_in(await self.request(p.Login(username=username, password=password,
+                                                   device=self.device)))
         assert self.account is not None
         return self.account
 

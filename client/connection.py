@@ -108,6 +108,9 @@ class Connection:
         register: Register ``username`` and ``password`` instead of logging in (once: later
             connections use the access token).
         jwt: An operator's JWT to sign in with (``login`` with ``jwt``).
+        device: The remembered-device token an earlier ``account`` reply gave for
+            ``username`` (sent with its ``login``: a guesser elsewhere does not lock this
+            device out); each password sign-in replaces it (:attr:`device`).
         on_account: Called with every ``account`` reply (new tokens included), to keep the
             tokens (``cardhall play`` writes them to its state folder).
         reconnect: Reconnect and resume seats when the connection drops.
@@ -143,6 +146,8 @@ class Connection:
         account: The last ``account`` reply (who the client is signed in as), or None.
         name: The display name the server gave the connection.
         token: The access token held (None: none).
+        device: The remembered-device token held (None: none), the last an ``account``
+            reply brought.
         views: The current view of each room this client is in, by room id.
         seats: ``room -> (seat, token)`` for every seat held.
         session_id: The server's session id of the current connection (``welcome.session``).
@@ -164,7 +169,7 @@ class Connection:
                  software: str = SOFTWARE, guest: str | None = None,
                  token: str | None = None, refresh: str | None = None,
                  username: str | None = None, password: str | None = None,
-                 register: bool = False, jwt: str | None = None,
+                 register: bool = False, jwt: str | None = None, device: str | None = None,
                  on_account: Callable[[p.Account], None] | None = None,
                  reconnect: bool = True, reconnect_timeout: float = 30.0,
                  request_timeout: float = 30.0, max_frame: int | None = 1 << 20,
@@ -185,6 +190,7 @@ class Connection:
         self.token, self.refresh_token = token, refresh
         self.username, self.password, self._register = username, password, register
         self.jwt = jwt
+        self.device = device
         self.on_account = on_account
         self.account: p.Account | None = None
         self.reconnect = reconnect
@@ -315,8 +321,11 @@ class Connection:
             ServerError: the server refused the sign-in.
         """
         if self.username is not None and self.password is not None:
-            way = p.Register if self._register else p.Login
-            return await self._request(way(username=self.username, password=self.password))
+            if self._register:
+                return await self._request(p.Register(username=self.username,
+                                                      password=self.password))
+            return await self._request(p.Login(username=self.username, password=self.password,
+                                               device=self.device))
         if self.jwt is not None:
             return await self._request(p.Login(jwt=self.jwt))
         if self.guest_secret is not None:
@@ -350,6 +359,8 @@ class Connection:
         if reply.token is not None:
             self.token, self.refresh_token = reply.token, reply.refresh
             self._register = False  # registered: later connections restore the sign-in
+        if reply.device is not None:
+            self.device = reply.device
         if self.on_account is not None:
             try:
                 self.on_account(reply)

@@ -58,7 +58,7 @@ MIN_SECRET_LEN = 22
 MAX_SECRET_LEN = 256
 """Longest guest device secret, in characters."""
 MAX_TOKEN_LEN = 512
-"""Longest access or refresh token, in characters."""
+"""Longest access, refresh or remembered-device token, in characters."""
 MAX_JWT_LEN = 8192
 """Longest operator JWT (``login.jwt``), in characters."""
 MAX_PASSWORD_LEN = 1024
@@ -117,22 +117,29 @@ class Login(Record):
     """``login``: sign in with a username and password, or with a JWT signed by the server
     operator's identity provider; answered by ``account`` (with fresh tokens).
 
-    Exactly one way: ``username`` and ``password`` together, or ``jwt`` alone.
+    Exactly one way: ``username`` and ``password`` together (with ``device`` when this
+    device signed in to that account before), or ``jwt`` alone.
 
     Attributes:
         username: Username (1..64 characters), or None.
         password: Password (1..1024 characters), or None.
         jwt: The operator's signed token (1..8192 characters), or None.
+        device: The remembered-device token (1..512 characters) an earlier ``account``
+            reply gave this device for this account, or None: a login with a valid one is
+            limited per device, not by the account's failed-login limit (a guesser
+            elsewhere does not lock its owner out).
         id: Request id, or None.
 
     Raises:
-        BadValue: neither way given, both, or a username without a password (or back).
+        BadValue: neither way given, both, a username without a password (or back), or a
+            ``device`` without them.
     """
 
     TYPE: ClassVar[str]
     username: str | None = wire_field(_NAME, default=None)
     password: str | None = wire_field(str_check(1, MAX_PASSWORD_LEN), default=None)
     jwt: str | None = wire_field(str_check(1, MAX_JWT_LEN), default=None)
+    device: str | None = wire_field(_TOKEN, default=None)
     id: RequestId | None = wire_field(_ID, default=None)
 
     def _validate(self) -> None:
@@ -141,6 +148,8 @@ class Login(Record):
             raise BadValue("give username and password together")
         if (self.jwt is None) == pair[0]:
             raise BadValue("give exactly one of username+password and jwt")
+        if self.device is not None and pair[0]:
+            raise BadValue("device comes with username and password")
 
 
 @message("restore", "client")
@@ -242,6 +251,9 @@ class Account(Record):
         refresh: A new refresh token (1..512 characters), present with ``token``.
         expires: When ``token`` expires, in whole seconds since the Unix epoch; present with
             ``token``.
+        device: A new remembered-device token (1..512 characters; keep it secret, with the
+            account's username: ``login.device``), or None. A ``register`` and a password
+            ``login`` bring one; it replaces the one the login was sent with.
         re: The request's id, or None.
     """
 
@@ -253,6 +265,7 @@ class Account(Record):
     token: str | None = wire_field(_TOKEN, default=None)
     refresh: str | None = wire_field(_TOKEN, default=None)
     expires: int | None = wire_field(_TIME, default=None)
+    device: str | None = wire_field(_TOKEN, default=None)
     re: RequestId | None = wire_field(_ID, default=None)
 
     def _validate(self) -> None:

@@ -17,11 +17,16 @@ connections closed on every process it signed in on: ``error auth/banned``, then
 4010), :meth:`Auth.unban`, :meth:`Auth.rename`, :meth:`Auth.revoke`.
 
 Costs and limits: passwords are hashed with argon2id (``argon2-cffi``) in a small thread
-pool, off the event loop (:attr:`Settings.auth_hash`); sign-in attempts are counted with
-``limits`` (a moving window, in the account store's backend so that a Redis lobby counts
-for all its processes): per client address, per account for failed passwords, per address
-for new guests. A log line or a metric label never holds a password, secret, token or
-username (only account ids, addresses and error codes).
+pool, off the event loop (:attr:`Settings.auth_hash`); sign-in attempts are counted
+(:class:`~.attempts.Attempts`) per client address, per account for password logins (before
+the password is hashed), per address for new guests; a password ``login`` or ``register``
+gives the device a remembered-device token (:class:`~.attempts.Devices`), with which its
+next login is counted per device instead of per account: guesses from elsewhere lock out
+new devices only (issue #41). Failed guesses never touch existing sign-ins: their
+connections stay, their refresh tokens trade as ever.
+
+A log line or a metric label never holds a password, secret, token or username (only
+account ids, addresses and error codes).
 """
 
 from __future__ import annotations
@@ -38,13 +43,11 @@ from typing import Any, Protocol
 import msgpack
 from argon2 import PasswordHasher, Type
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
-from limits import RateLimitItem, parse
-from limits.aio.storage import Storage
-from limits.aio.strategies import MovingWindowRateLimiter
 
 from .. import protocol as p
 from . import names
 from .account_store import AccountStore, KeyTaken
+from .attempts import Attempts, Devices
 from .config import Settings
 from .limits import address_key
 from .identity import (
@@ -56,7 +59,7 @@ from .store import StoreError
 
 log = logging.getLogger("cardhall.auth")
 
-__all__ = ["CLOSE_SIGNED_OUT", "Attempts", "Auth", "Grant", "Member", "anonymous_name"]
+__all__ = ["CLOSE_SIGNED_OUT", "Auth", "Grant", "Member", "anonymous_name"]
 
 #: Close code of a connection the server signs out (ban, revoke, logout everywhere).
 CLOSE_SIGNED_OUT = 4010
@@ -105,6 +108,7 @@ class Grant:
         token: A new access token (None: unchanged, a ``restore``).
         refresh: Its refresh token (with ``token``).
         expires: When ``token`` expires, unix s (with ``token``).
+        device: A new remembered-device token (None: none given, not a password sign-in).
     """
 
     account: Account
@@ -112,65 +116,14 @@ class Grant:
     token: str | None = None
     refresh: str | None = None
     expires: int | None = None
+    device: str | None = None
 
     def reply(self, re: Any = None) -> p.Account:
         """The ``account`` message of this grant."""
         a = self.account
         return p.Account(account=a.id, username=a.username, name=a.name, guest=a.guest,
-                         token=self.token, refresh=self.refresh, expires=self.expires, re=re)
-
-
-class Attempts:
-    """Sign-in attempts counted in moving windows (``limits``), in a storage every process
-    of the lobby shares when the account store is shared.
-
-    Args:
-        storage: The ``limits`` storage (:meth:`AccountBook.limits_storage`).
-        per_account: Failed password logins per account (``"10/5 minutes"``).
-        per_address: Password and JWT sign-ins per client address.
-        guests: New guest accounts per client address.
-    """
-
-    def __init__(self, storage: Storage, per_account: str, per_address: str,
-                 guests: str) -> None:
-        self.limiter = MovingWindowRateLimiter(storage)
-        self.per_account: RateLimitItem = parse(per_account)
-        self.per_address: RateLimitItem = parse(per_address)
-        self.guests: RateLimitItem = parse(guests)
-
-    async def _run(self, call: Awaitable[bool]) -> bool:
-        try:
-            return await call
-        except Exception as exc:  # the storage's own errors (redis-py's, say)
-            raise StoreError(f"sign-in limits unavailable: {exc}") from None
-
-    async def allowed(self, address: str, username: str) -> bool:
-        """Whether a password (or JWT) sign-in from ``address`` for ``username`` may be
-        tried now: the address's attempt is counted; the account's failures are looked at.
-
-        Raises:
-            StoreError: the storage is unavailable.
-        """
-        if not await self._run(self.limiter.hit(self.per_address, "addr", address)):
-            return False
-        return not username or await self._run(
-            self.limiter.test(self.per_account, "user", username))
-
-    async def failed(self, username: str) -> None:
-        """Count a wrong password for ``username``.
-
-        Raises:
-            StoreError: the storage is unavailable.
-        """
-        await self._run(self.limiter.hit(self.per_account, "user", username))
-
-    async def new_guest(self, address: str) -> bool:
-        """Count a new guest account from ``address``; False when over the limit.
-
-        Raises:
-            StoreError: the storage is unavailable.
-        """
-        return await self._run(self.limiter.hit(self.guests, "guest", address))
+                         token=self.token, refresh=self.refresh, expires=self.expires,
+                         device=self.device, re=re)
 
 
 def _held(account: Account, kind: str) -> str:
@@ -232,6 +185,7 @@ class Auth:
         self._dummy: str | None = None  # a hash to verify against for unknown usernames
         self.attempts = Attempts(accounts.limits_storage(), settings.auth_login_limit,
                                  settings.auth_address_limit, settings.auth_guest_limit)
+        self.devices = Devices(accounts)
         self.jwt = None
         if settings.auth_jwt_key or settings.auth_jwks:
             assert settings.auth_issuer and settings.auth_audience  # Settings checks it
@@ -325,7 +279,7 @@ class Auth:
             if msg.jwt is not None:
                 return await self.login_jwt(msg.jwt, addr)
             assert msg.username is not None and msg.password is not None
-            return await self.login(msg.username, msg.password, addr)
+            return await self.login(msg.username, msg.password, addr, device=msg.device)
         if isinstance(msg, p.Restore):
             return await self.restore(msg.token)
         assert isinstance(msg, p.Refresh)
@@ -333,8 +287,15 @@ class Auth:
 
     # -- ways in ---------------------------------------------------------------------------
 
-    async def _issue(self, account: Account) -> Grant:
+    async def _issue(self, account: Account, *, remember: bool = False,
+                     forget: str = "") -> Grant:
         """A new access and refresh token pair for ``account``.
+
+        Args:
+            account: The account signed in to.
+            remember: Also give the device a remembered-device token (a password sign-in).
+            forget: The digest of the device token the sign-in came with (``""``: none),
+                dropped: the new one replaces it.
 
         Raises:
             StoreError: the store is unavailable.
@@ -349,11 +310,14 @@ class Auth:
         await self.accounts.put_token(account.id, renewal, {
             "kind": REFRESH, "expires": int(now + s.auth_refresh_seconds), "pair": login},
             s.auth_refresh_seconds)
-        return Grant(account, login, token, refresh, expires)
+        device = await self.devices.remember(account.id, forget) if remember else None
+        return Grant(account, login, token, refresh, expires, device)
 
-    async def _create(self, make: Callable[[str], Account], what: str) -> Account:
+    async def _create(self, make: Callable[[str], Account], what: str, *,
+                      generated: bool = True) -> Account:
         """Create the account ``make(tag)`` returns, with a fresh random tag (and id) while
-        its generated username is taken.
+        its generated username (and, with ``generated``, its display name: generated too)
+        is taken.
 
         Raises:
             AuthError: ``auth/name_taken`` when a key other than a generated one is taken.
@@ -364,7 +328,7 @@ class Auth:
             try:
                 await self.accounts.create(account)
             except KeyTaken as exc:
-                if exc.kind in ("user", "id"):
+                if exc.kind in ("user", "id") or generated and exc.kind == "name":
                     continue  # a generated name or id met another: draw again
                 raise AuthError("auth/name_taken", f"that {what} is held by another "
                                 "account") from None
@@ -443,7 +407,7 @@ class Auth:
         if old is not None and not names.is_reserved(old.name):
             display = old.name  # the guest chose a name: it stays
         await self._free(user, display, upgrade)
-        if not await self.attempts.allowed(addr, ""):
+        if not await self.attempts.from_address(addr):
             raise AuthError("auth/rate_limited", "too many sign-in attempts from this "
                             "address: wait a minute")
         hashed = await self.hash_password(password)
@@ -461,38 +425,51 @@ class Auth:
         except KeyTaken:
             raise AuthError("auth/name_taken", "that name is held by another account, or "
                             "looks like one") from None
-        return await self._issue(account)
+        return await self._issue(account, remember=True)
 
-    async def login(self, username: str, password: str, addr: str) -> Grant:
-        """Sign in with a username and password.
+    async def login(self, username: str, password: str, addr: str, *,
+                    device: str | None = None) -> Grant:
+        """Sign in with a username and password. The attempt is counted before the password
+        is checked (see the module docstring): against the remembered device when
+        ``device`` is a live remembered-device token of the account, else against the
+        account (a username no account may hold: per address only). The grant brings a new
+        remembered-device token (the one sent is dropped).
+
+        Args:
+            username: The username, as typed (normalised here).
+            password: The password.
+            addr: The client's address (the per-address limit's key).
+            device: The remembered-device token the client sent (None: none).
 
         Raises:
             AuthError: ``auth/bad_credentials`` (unknown username or wrong password: the
                 same answer, in about the same time), ``auth/rate_limited`` (too many
-                attempts from ``addr``, or too many failures for the account),
-                ``auth/banned``.
+                attempts from ``addr``, from this remembered device, or for the account
+                from devices it does not remember), ``auth/banned``.
             StoreError: the store is unavailable.
         """
         try:
             user = names.username(username)
         except names.BadName:
             user = ""
-        if not await self.attempts.allowed(addr, user or "?"):
+        if not await self.attempts.from_address(addr):
+            raise AuthError("auth/rate_limited", "too many sign-in attempts from this "
+                            "address: wait a minute")
+        found = await self.accounts.lookup("user", user) if user else None
+        remembered = await self.devices.check(device, found)
+        if user and not await self.attempts.reserve(user, remembered):
             raise AuthError("auth/rate_limited", "too many sign-in attempts: wait a few "
                             "minutes")
-        found = await self.accounts.lookup("user", user) if user else None
         account = await self.accounts.get(found) if found else None
         hashed = account.password if account is not None else ""
         if not await self.verify_password(hashed, password) or account is None:
-            if user:
-                await self.attempts.failed(user)
             raise AuthError("auth/bad_credentials", "unknown username or wrong password")
         account = self._active(account)
         if self.hasher.check_needs_rehash(account.password):  # the parameters changed
             updated = account.with_(password=await self.hash_password(password))
             await self.accounts.save(updated, account)
             account = updated
-        return await self._issue(account)
+        return await self._issue(account, remember=True, forget=remembered)
 
     async def login_jwt(self, token: str, addr: str) -> Grant:
         """Sign in with the operator's JWT; its subject's first sign-in makes its account
@@ -505,7 +482,7 @@ class Auth:
         """
         if self.jwt is None:
             raise AuthError("auth/bad_credentials", "this server takes no operator JWTs")
-        if not await self.attempts.allowed(addr, ""):
+        if not await self.attempts.from_address(addr):
             raise AuthError("auth/rate_limited", "too many sign-in attempts from this "
                             "address: wait a minute")
         claims = self.jwt.verify(token)
@@ -516,24 +493,54 @@ class Auth:
             account = await self._external(claims, subject)
         return await self._issue(self._active(account))
 
+    async def _unheld(self, *keys: tuple[str, str]) -> bool:
+        """Whether no account holds any of ``keys``.
+
+        Raises:
+            StoreError: the store is unavailable.
+        """
+        for kind, key in keys:
+            if await self.accounts.lookup(kind, key) is not None:
+                return False
+        return True
+
     async def _external(self, claims: Claims, subject: str) -> Account:
-        """A new account for an identity provider's subject: its claimed username and name
-        when valid and free, else ``user-TAG``."""
+        """A new account for an identity provider's subject, named by one rule: its username
+        is the claimed ``preferred_username`` when that is a valid username no account holds
+        (nor a name like it), else a generated one (:func:`.names.external_names`); its
+        display name is the first of ``name`` and ``preferred_username`` that is a valid,
+        free display name, else its username.
+
+        Raises:
+            AuthError: ``auth/name_taken`` (a claimed name was taken meanwhile).
+            StoreError: the store is unavailable.
+        """
         wanted = ""
         try:
             wanted = names.username(claims.username) if claims.username else ""
-            display = names.display_name(claims.name or claims.username or "x")
-            await self._free(wanted or "user-x", display, "")
-        except (names.BadName, AuthError):
-            wanted, display = "", ""
+        except names.BadName:
+            pass
+        if wanted and not await self._unheld(("user", wanted), *(
+                ("name", k) for k in sorted(names.name_keys(wanted)))):
+            wanted = ""
+        display = ""
+        for claimed in (claims.name, claims.username):
+            try:
+                shown = names.display_name(claimed) if claimed else ""
+            except names.BadName:
+                continue
+            if shown and not names.is_reserved(shown) and await self._unheld(*(
+                    ("name", k) for k in sorted(names.name_keys(shown)))):
+                display = shown
+                break
 
         def make(tag: str) -> Account:
-            user = wanted or f"user-{tag}"
-            shown = display or user
+            user, shown = (wanted, wanted) if wanted else names.external_names(tag)
+            shown = display or shown
             return Account(id=new_account_id(), username=user, name=shown,
                            keys=_keys(user, shown, guest=False, subject=subject))
 
-        return await self._create(make, "subject")
+        return await self._create(make, "subject", generated=not display)
 
     async def _token(self, token: str, kind: str) -> tuple[Account, dict[str, Any], str]:
         """The account, record and digest of a live token of ``kind``.

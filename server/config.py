@@ -108,9 +108,10 @@ class Settings:
         auth_jwks: A JSON Web Key Set file instead of ``auth_jwt_key``.
         auth_issuer: The ``iss`` those JWTs must carry.
         auth_audience: The ``aud`` they must hold.
-        auth_login_limit: Failed password logins per account (``limits`` notation:
-            ``"10/5 minutes"``); beyond, every login of that account is refused
-            (``auth/rate_limited``) until the window moves on.
+        auth_login_limit: Password logins per account from devices it does not remember,
+            and per remembered device (``limits`` notation: ``"10/5 minutes"``), counted
+            before the password is checked; beyond, such logins are refused
+            (``auth/rate_limited``) until the window moves on (see :mod:`.auth`).
         auth_address_limit: Password and JWT sign-ins (each costs a hash) per client
             address (``"30/minute"``).
         auth_guest_limit: New guest accounts per client address (``"30/minute"``).

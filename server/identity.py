@@ -12,8 +12,10 @@ Secrets are never kept, compared or logged as they are:
   fast hash suffices; a lookup by digest compares no secret byte by byte);
 * an operator identity provider's subject is kept as the digest of its issuer and ``sub``.
 
-Tokens (:func:`new_token`) read ``chs1.ACCOUNT.SECRET`` (an access token) and
-``chr1.ACCOUNT.SECRET`` (a refresh token): the account id names where the store keeps the
+Tokens (:func:`new_token`) read ``chs1.ACCOUNT.SECRET`` (an access token),
+``chr1.ACCOUNT.SECRET`` (a refresh token) and ``chd1.ACCOUNT.SECRET`` (a remembered-device
+token: the device signed in to the account with its password, and may sign in again past the
+account's failed-login limit, :mod:`.auth`): the account id names where the store keeps the
 token's record (every key of an account shares one Redis hash slot), the secret (256 random
 bits) proves it.
 
@@ -31,20 +33,21 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-__all__ = ["ACCESS", "ACTIVE", "BANNED", "PASSWORD_MAX", "PASSWORD_MIN", "REFRESH", "Account",
-           "AuthError", "check_password", "digest", "new_account_id", "new_token",
+__all__ = ["ACCESS", "ACTIVE", "BANNED", "DEVICE", "PASSWORD_MAX", "PASSWORD_MIN", "REFRESH",
+           "Account", "AuthError", "check_password", "digest", "new_account_id", "new_token",
            "read_token"]
 
 PASSWORD_MIN, PASSWORD_MAX = 8, 1024
 """Bytes of a password (UTF-8), least and most (``auth/weak_password`` outside)."""
 ACTIVE, BANNED = "active", "banned"
 """Values of :attr:`Account.status`."""
-ACCESS, REFRESH = "s", "r"
-"""Kinds of token: an access token (signs a connection in) and a refresh token (trades the
-pair for a new one). The values are kept in stored token records and in the tokens
-themselves (``chs1.``): ``"s"`` stays."""
+ACCESS, REFRESH, DEVICE = "s", "r", "d"
+"""Kinds of token: an access token (signs a connection in), a refresh token (trades the
+pair for a new one) and a remembered-device token (lets its device's password login past
+the account's failed-login limit). The values are kept in stored token records and in the
+tokens themselves (``chs1.``): ``"s"`` stays."""
 
-_TOKEN = re.compile(r"ch([sr])1\.([0-9a-f]{16})\.([A-Za-z0-9_-]{43})")
+_TOKEN = re.compile(r"ch([srd])1\.([0-9a-f]{16})\.([A-Za-z0-9_-]{43})")
 
 
 class AuthError(Exception):
@@ -72,7 +75,8 @@ def new_account_id() -> str:
 
 
 def new_token(kind: str, account: str) -> tuple[str, str]:
-    """A new token of ``kind`` (:data:`ACCESS` or :data:`REFRESH`) for ``account``.
+    """A new token of ``kind`` (:data:`ACCESS`, :data:`REFRESH` or :data:`DEVICE`) for
+    ``account``.
 
     Returns:
         ``(token, digest)``: the token to hand to the client once, and the digest of its

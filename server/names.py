@@ -33,9 +33,9 @@ import sys
 import unicodedata
 from pathlib import Path
 
-__all__ = ["GUEST_PREFIX", "NAME_MAX", "USERNAME_MAX", "USERNAME_MIN", "BadName",
-           "display_name", "guest_names", "is_reserved", "name_keys", "skeleton", "username",
-           "username_prefix", "write_table"]
+__all__ = ["GUEST_PREFIX", "NAME_MAX", "USERNAME_MAX", "USERNAME_MIN", "USER_PREFIX",
+           "BadName", "display_name", "external_names", "guest_names", "is_reserved",
+           "name_keys", "skeleton", "username", "username_prefix", "write_table"]
 
 USERNAME_MIN, USERNAME_MAX = 3, 32
 """Code points of a username, after normalisation."""
@@ -43,6 +43,9 @@ NAME_MAX = 32
 """Code points of a display name at most (longer names are cut)."""
 GUEST_PREFIX = "guest-"
 """Usernames of guest accounts begin with it; no other username may look like it."""
+USER_PREFIX = "user-"
+"""Generated usernames of accounts the operator's identity provider made begin with it
+(:func:`external_names`)."""
 
 TABLE = Path(__file__).parent / "data" / "confusables.tsv"
 _SPACES = re.compile(r"\s+")
@@ -164,6 +167,16 @@ def guest_names(tag: str) -> tuple[str, str]:
     """The username and display name of a guest account whose tag is ``tag`` (letters and
     digits): ``("guest-7qf3k2", "Guest-7QF3K2")``."""
     return GUEST_PREFIX + tag.lower(), "Guest-" + tag.upper()
+
+
+def external_names(tag: str) -> tuple[str, str]:
+    """The username and display name of an account the operator's identity provider made
+    whose token claims no free name (neither ``preferred_username`` nor ``name``, or only
+    names that are taken or not valid): one rule for every such account, the display name
+    is the generated username, ``("user-7qf3k2", "user-7qf3k2")`` for the tag ``7QF3K2``
+    (letters and digits)."""
+    generated = USER_PREFIX + tag.lower()
+    return generated, generated
 
 
 def write_table(source: str | Path, target: str | Path = TABLE) -> int:

@@ -13,7 +13,9 @@ is accepted only when (PyJWT, :func:`jwt.decode`):
   (required, as are ``sub`` and ``iat``) has not passed (30 s leeway for clocks).
 
 Its subject (``iss`` and ``sub``) maps to one account (:mod:`.auth`); ``preferred_username``
-and ``name``, when present, name a new account.
+and ``name``, when present, valid and free, name a new account; an account whose token
+claims no such name gets the generated ``user-TAG`` as username and display name alike
+(:func:`.names.external_names`).
 """
 
 from __future__ import annotations

@@ -14,8 +14,9 @@ A, B = "ws://a:1", "ws://b:2"
 
 
 def _reply(account: str = "acc1", username: str = "alice", token: str | None = "tok",
-           refresh: str | None = "ref") -> SimpleNamespace:
-    return SimpleNamespace(account=account, username=username, token=token, refresh=refresh)
+           refresh: str | None = "ref", device: str | None = None) -> SimpleNamespace:
+    return SimpleNamespace(account=account, username=username, token=token, refresh=refresh,
+                           device=device)
 
 
 def test_the_guest_secret_is_made_once_per_server(tmp_path: Path) -> None:
@@ -44,6 +45,17 @@ def test_tokens_are_kept_from_a_reply_and_forgotten_without_the_secret(tmp_path:
     file.forget_tokens(A)
     assert file.get(A) == {"guest": secret}
     assert file.get(B) == {}
+
+
+def test_the_remembered_device_token_is_kept_through_a_logout(tmp_path: Path) -> None:
+    """Issue #41: a password sign-in's remembered-device token is kept (a reply without one
+    keeps the old one); a logout forgets the session, not the device's token."""
+    file = AccountFile(tmp_path / "account.json")
+    file.keep_tokens(A, _reply(device="chd1.a.b"))
+    file.keep_tokens(A, _reply(token=None, refresh=None))
+    assert file.get(A)["device"] == "chd1.a.b"
+    file.forget_tokens(A)
+    assert file.get(A) == {"device": "chd1.a.b"}
 
 
 def test_only_the_listed_fields_are_kept(tmp_path: Path) -> None:

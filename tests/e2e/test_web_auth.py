@@ -100,3 +100,46 @@ async def test_a_taken_name_is_refused_in_the_lobby() -> None:
         assert "cannot be yours" in await second.inner_text("#notice")
         assert not (await account_name(second)).startswith("ZED")
     assert not errors, errors
+
+
+async def sign_in(page: Any, username: str) -> None:
+    """Fill and send the account menu's sign-in form (the answer is not awaited)."""
+    await page.click("#account-signin")
+    await page.fill("#account-username", username)
+    await page.fill("#account-password", PASSWORD)
+    await page.click("#signin-submit")
+
+
+async def test_a_browser_that_signed_in_before_is_not_locked_out_by_guesses() -> None:
+    """Issue #41, item 3: the page keeps its remembered-device token (``localStorage``) and
+    sends it with its next sign-in: after ten wrong guesses from elsewhere it signs in,
+    where another browser is refused (``auth/rate_limited``)."""
+    _need_browser()
+    from cardhall.client.client import Client, ServerError
+
+    errors: list[str] = []
+    async with serving(MemoryStore, **TEST_SETTINGS) as make, chromium() as b:
+        server = await make()
+        cleo = await open_page(b, server.port, "desktop", errors)
+        await register(cleo, "Cleo")
+        kept = await cleo.evaluate(
+            "() => JSON.parse(localStorage.getItem('cardhall.remembered')).cleo")
+        assert kept.startswith("chd1.")
+        await cleo.click("#account-signout")
+        await cleo.wait_for_function(
+            "() => document.querySelector('#account-name').textContent.endsWith('(guest)')")
+        async with Client(server.url) as guesser:
+            for k in range(10):
+                with pytest.raises(ServerError):
+                    await guesser.login("cleo", f"guess {k}")
+        other = await open_page(b, server.port, "desktop", errors)
+        await sign_in(other, "cleo")
+        await other.wait_for_selector("#account-error")
+        assert "too many" in await other.inner_text("#account-error")
+        await sign_in(cleo, "Cleo")
+        await cleo.wait_for_function(
+            "() => document.querySelector('#account-name').textContent === 'Cleo'")
+        renewed = await cleo.evaluate(
+            "() => JSON.parse(localStorage.getItem('cardhall.remembered')).cleo")
+        assert renewed.startswith("chd1.") and renewed != kept
+    assert not errors, errors

@@ -19,9 +19,11 @@ FINISHED = {"room": "r0", "seat": 1, "seats": 4, "name": "", "game": "skipper",
 @pytest.mark.parametrize("fields", [
     {}, {"username": "alice"}, {"password": "pw"},
     {"username": "alice", "password": "pw", "jwt": "a.b.c"}, {"jwt": "a.b.c", "password": "pw"},
+    {"jwt": "a.b.c", "device": "chd1.a.b"}, {"device": "chd1.a.b"},
 ])
 def test_login_takes_exactly_one_way_in(fields: dict[str, str]) -> None:
-    """Username with password, or a JWT alone; anything else is BadValue, built or decoded."""
+    """Username with password (and a remembered-device token, or none), or a JWT alone;
+    anything else is BadValue, built or decoded."""
     with pytest.raises(p.BadValue):
         p.Login(**fields)
     with pytest.raises(p.BadValue):

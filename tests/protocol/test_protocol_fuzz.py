@@ -150,7 +150,8 @@ STRATEGIES: dict[str, st.SearchStrategy[Any]] = {
     # Accounts (protocol/accounts.py).
     "guest": st.builds(p.Guest, secret=s(22, 256), id=rid),
     "register": st.builds(p.Register, username=s(1, 64), password=s(1, 1024), id=rid),
-    "login": st.one_of(st.builds(p.Login, username=s(1, 64), password=s(1, 1024), id=rid),
+    "login": st.one_of(st.builds(p.Login, username=s(1, 64), password=s(1, 1024),
+                                 device=st.none() | s(1, 512), id=rid),
                        st.builds(p.Login, jwt=s(1, 8192), id=rid)),
     "restore": st.builds(p.Restore, token=s(1, 512), id=rid),
     "refresh": st.builds(p.Refresh, token=s(1, 512), id=rid),
@@ -163,7 +164,7 @@ STRATEGIES: dict[str, st.SearchStrategy[Any]] = {
                   guest=st.booleans(), re=rid),
         st.builds(p.Account, account=s(1, 64), username=s(1, 64), name=s(1, 64),
                   guest=st.booleans(), token=s(1, 512), refresh=s(1, 512),
-                  expires=state_id, re=rid)),
+                  expires=state_id, device=st.none() | s(1, 512), re=rid)),
     "signed_out": st.builds(p.SignedOut, re=rid),
     "my_games": st.builds(
         p.MyGames,

@@ -139,7 +139,10 @@ def test_json_schemas_describe_the_account_messages() -> None:
                      ("my_games", {"t": "my_games", "running": [{"room": "r"}],
                                    "finished": [], "total": 0}),
                      ("register", {"t": "register", "username": "a", "password": "b",
-                                   "extra": 1})):
+                                   "extra": 1}),
+                     ("login", {"t": "login", "jwt": "x", "device": "chd1.a.b"}),
+                     ("account", {"t": "account", "account": "a", "username": "u",
+                                  "name": "U", "device": ""})):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(bad, schemas[tag])
         with pytest.raises(p.ProtocolError):

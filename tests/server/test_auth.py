@@ -450,9 +450,11 @@ async def _refresh(server: Server, token: str) -> p.Message:
         return await c.request(p.Refresh(token=token))
 
 
-async def _login(server: Server, username: str, password: str) -> p.Message:
+async def _login(server: Server, username: str, password: str,
+                 device: str | None = None) -> p.Message:
     async with Client(server.url) as c:
-        return await c.request(p.Login(username=username, password=password))
+        remembered = {"device": device} if device is not None else {}
+        return await c.request(p.Login(username=username, password=password, **remembered))
 
 
 
@@ -568,3 +570,132 @@ async def test_the_sqlite_account_store_serves_a_server(tmp_path: Any) -> None:
     (count,) = db.execute("SELECT count(*) FROM account_tokens").fetchone()
     assert count >= 2
     db.close()
+
+
+# -- the failed-login limit under concurrency, remembered devices (issue #41) ------------------
+
+
+def _count_verifications(server: Server) -> list[int]:
+    """Wrap the server's password verifier; the list's one item counts its calls."""
+    calls = [0]
+    verify = server.auth.verify_password
+
+    async def counted(hashed: str, password: str) -> bool:
+        calls[0] += 1
+        return await verify(hashed, password)
+
+    server.auth.verify_password = counted  # type: ignore[method-assign]
+    return calls
+
+
+async def test_sixty_wrong_logins_at_once_from_sixty_addresses_check_at_most_ten(
+        make_server: ServerFactory) -> None:
+    """Issue #41, item 2: the account's attempt is reserved before its password is hashed,
+    so 60 wrong logins sent at once, each from an address of its own (the per-address limit
+    never bites), check at most 10 passwords (``auth_login_limit`` 10/5 minutes); every
+    other one is refused as ``auth/rate_limited`` without a hash."""
+    from cardhall.server.identity import AuthError
+
+    server = await make_server()
+    async with Client(server.url, username="olga", password=PASSWORD, register=True):
+        pass
+    calls = _count_verifications(server)
+
+    async def guess(k: int) -> str:
+        try:
+            await server.auth.login("olga", f"guess number {k}", f"198.51.100.{k + 1}")
+        except AuthError as exc:
+            return exc.code
+        return "ok"
+
+    codes = await asyncio.gather(*(guess(k) for k in range(60)))
+    assert calls[0] <= 10, f"{calls[0]} passwords checked"
+    assert codes.count("auth/bad_credentials") == calls[0]
+    assert codes.count("auth/rate_limited") == 60 - calls[0]
+
+
+async def test_a_remembered_device_signs_its_owner_in_past_a_guessers_lockout(
+        make_server: ServerFactory) -> None:
+    """Issue #41, item 3 (OWASP's device cookies): ten wrong guesses from elsewhere lock out
+    new devices only. The owner's device, given a remembered-device token at its sign-in,
+    still signs in with it (a new token replaces it); a login without one is refused; the
+    owner's live connection is not kicked, and its refresh token still trades for a pair. A
+    device token is no master key: it is the account's only (another account's is ignored),
+    and wrong passwords sent with it are limited per device."""
+    server = await make_server(auth_login_limit="10/5 minutes",
+                               auth_address_limit="1000/minute")
+    owner = Client(server.url, username="pia", password=PASSWORD, register=True)
+    await owner.connect()
+    assert owner.account is not None and owner.account.device is not None
+    device, refresh = owner.account.device, owner.refresh_token
+    assert device.startswith("chd1.") and refresh is not None
+    async with Client(server.url, username="quentin", password=PASSWORD, register=True) as q:
+        assert q.account is not None
+        other_device = q.account.device
+    async with Client(server.url) as guesser:
+        for k in range(10):
+            await expect_error("auth/bad_credentials", guesser.login("pia", f"guess {k}"))
+        await expect_error("auth/rate_limited", guesser.login("pia", "guess 11"))
+    await expect_error("auth/rate_limited", _login(server, "pia", PASSWORD))  # a new device
+    await expect_error("auth/rate_limited", _login(server, "pia", PASSWORD, other_device))
+    async with Client(server.url, username="pia", password=PASSWORD, device=device) as again:
+        assert again.account is not None and again.account.username == "pia"
+        renewed = again.account.device
+    assert renewed is not None and renewed != device
+    await expect_error("auth/rate_limited", _login(server, "pia", PASSWORD, device))  # used
+    assert (await owner.my_games()).total == 0  # the live sign-in was not kicked
+    assert owner.account is not None
+    pair = await _refresh(server, refresh)
+    assert isinstance(pair, p.Account) and pair.token is not None
+    for k in range(10):
+        await expect_error("auth/bad_credentials",
+                           _login(server, "pia", f"stolen {k}", renewed))
+    await expect_error("auth/rate_limited", _login(server, "pia", PASSWORD, renewed))
+    await owner.close()
+
+
+# -- operators' identity provider: names (issue #41) --------------------------------------------
+
+
+async def test_an_operator_jwt_without_names_is_named_by_the_one_rule(
+        make_server: ServerFactory, tmp_path: Any) -> None:
+    """Issue #41, item 7: a JWT naming neither ``preferred_username`` nor ``name`` makes an
+    account named as every unnamed one is (its generated username ``user-TAG`` is its
+    display name), not "x"; a second one follows the same rule, and a claimed name that
+    is taken falls back the same way."""
+    key, public = _rsa()
+    (tmp_path / "idp.pem").write_bytes(public)
+    server = await make_server(auth_jwt_key=str(tmp_path / "idp.pem"),
+                               auth_issuer="https://id.example", auth_audience="cardhall")
+    made = []
+    async with Client(server.url) as c:
+        for sub, claims in (("s1", {}), ("s2", {}), ("s3", {"name": "Ivy"}),
+                            ("s4", {"name": "Ivy"})):
+            made.append(await c.login_jwt(_jwt(key, sub=sub, **{
+                "preferred_username": None, "name": None, **claims})))
+    assert made[2].name == "Ivy"
+    for account in (made[0], made[1], made[3]):
+        assert account.username.startswith("user-"), account
+        assert account.name == account.username, account
+    assert len({a.name for a in made}) == 4
+
+
+async def test_cardhall_play_keeps_its_remembered_device_token_in_its_account_file(
+        make_server: ServerFactory, tmp_path: Any) -> None:
+    """Issue #41, item 3: ``cardhall play --register`` keeps the remembered-device token in
+    ``account.json``; after ten wrong guesses from elsewhere, its ``--login`` (the token
+    sent) signs in, where the same login from another computer's file is refused."""
+    from cardhall.client.account_file import AccountFile, sign_in_options
+
+    server = await make_server()
+    mine, theirs = AccountFile(tmp_path / "mine.json"), AccountFile(tmp_path / "theirs.json")
+    await sign_in_options(server.url, register="rae", password=PASSWORD, file=mine)
+    assert mine.get(server.url)["device"].startswith("chd1.")
+    async with Client(server.url) as guesser:
+        for k in range(10):
+            await expect_error("auth/bad_credentials", guesser.login("rae", f"guess {k}"))
+    await expect_error("auth/rate_limited", sign_in_options(
+        server.url, login="rae", password=PASSWORD, file=theirs))
+    kept = mine.get(server.url)["device"]
+    options = await sign_in_options(server.url, login="Rae", password=PASSWORD, file=mine)
+    assert options["token"] and mine.get(server.url)["device"] not in (None, kept)

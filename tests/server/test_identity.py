@@ -8,7 +8,8 @@ import hashlib
 import msgpack
 import pytest
 from cardhall.server.identity import (
-    ACTIVE, BANNED, Account, AuthError, check_password, digest, new_account_id, new_token)
+    ACTIVE, BANNED, DEVICE, Account, AuthError, check_password, digest, new_account_id,
+    new_token, read_token)
 
 ALICE = Account(id="0123456789abcdef", username="alice", name="Alice", created=1_800_000_000.5,
                 guest=False, password="$argon2id$v=19$...", subject="ab" * 32,
@@ -58,3 +59,12 @@ def test_a_weak_password_error_names_its_size_in_bytes() -> None:
     with pytest.raises(AuthError) as err:
         check_password("é" * 3)
     assert err.value.code == "auth/weak_password" and "this one has 6" in err.value.message
+
+
+def test_a_remembered_device_token_reads_back_as_its_own_kind() -> None:
+    """Issue #41: ``chd1.`` tokens are the third kind, told apart from access and refresh
+    tokens by their prefix."""
+    token, kept = new_token(DEVICE, "0123456789abcdef")
+    assert token.startswith("chd1.0123456789abcdef.")
+    assert read_token(token) == (DEVICE, "0123456789abcdef", kept)
+    assert read_token(token.replace("chd1", "chx1")) is None

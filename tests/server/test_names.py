@@ -51,3 +51,13 @@ def test_name_keys_ignore_case_width_spaces_and_invisibles() -> None:
     assert names.name_keys(" zoë kay\u00ad ") == keys
     assert names.name_keys("ＺＯË\tKAY") == keys
     assert not names.name_keys("Zoe Kay2") & keys
+
+
+def test_external_names_are_one_rule_username_and_display_alike() -> None:
+    """Issue #41, item 7: an identity provider's account without a free claimed name gets
+    ``user-`` and its tag as username and display name alike: a valid username, not a
+    guest's, and a valid display name."""
+    user, shown = names.external_names("7QF3K2")
+    assert (user, shown) == ("user-7qf3k2", "user-7qf3k2")
+    assert names.username(user) == user and names.display_name(shown) == shown
+    assert not names.is_reserved(shown)

@@ -3,13 +3,17 @@
 // guest (a device secret made once and kept in localStorage). The account menu signs in,
 // registers (a guest keeps its games), signs out, and shows the account's games from every
 // device (`get_my_games`): Resume takes a running seat back here; a finished game this
-// browser kept (replay.js, the lobby's "My games") opens in the replay viewer.
+// browser kept (replay.js, the lobby's "My games") opens in the replay viewer. A password
+// sign-in's remembered-device token is kept per username and sent with the next login of
+// that username (`login.device`): guesses from elsewhere never lock this browser out.
 import { h } from "./cards.js";
 import { RequestError } from "./protocol.js";
 import { myGames, openReplay } from "./replay.js";
 
 const DEVICE_KEY = "cardhall.device"; // the guest device secret: 32 random bytes, base64url
 const TOKENS_KEY = "cardhall.session"; // {token, refresh, expires}: the sign-in (key kept as stored)
+const REMEMBERED_KEY = "cardhall.remembered"; // {username: remembered-device token}
+const REMEMBERED_MAX = 10; // accounts whose device tokens one browser keeps
 
 function base64url(bytes) {
   let text = "";
@@ -36,6 +40,31 @@ function savedTokens() {
   }
 }
 
+function rememberedTokens() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(REMEMBERED_KEY));
+    return saved && typeof saved === "object" && !Array.isArray(saved) ? saved : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The username as the server keeps it, near enough to find a kept device token (the
+ * server ignores a token of another account). */
+function usernameKey(username) {
+  return username.normalize("NFKC").toLowerCase().trim();
+}
+
+/** Keep `device` (a remembered-device token) for `username`, the newest last. */
+function remember(username, device) {
+  const kept = rememberedTokens();
+  delete kept[username];
+  kept[username] = device;
+  const names = Object.keys(kept);
+  for (const old of names.slice(0, Math.max(0, names.length - REMEMBERED_MAX))) delete kept[old];
+  localStorage.setItem(REMEMBERED_KEY, JSON.stringify(kept));
+}
+
 function when(seconds) {
   return new Date(seconds * 1000).toLocaleString([], { dateStyle: "short", timeStyle: "short" });
 }
@@ -56,8 +85,9 @@ export class AccountMenu {
   }
 
   _keep(reply) {
-    const { token, refresh, expires, re, t, ...info } = reply;
+    const { token, refresh, expires, device, re, t, ...info } = reply;
     if (token) localStorage.setItem(TOKENS_KEY, JSON.stringify({ token, refresh, expires }));
+    if (device) remember(info.username, device);
     this.info = info;
     if (this.app.session) this.app.session.name = info.name;
   }
@@ -96,8 +126,11 @@ export class AccountMenu {
 
   async _submit(kind) {
     const { username, password } = this.draft;
+    const msg = { t: kind, username, password };
+    const device = kind === "login" ? rememberedTokens()[usernameKey(username)] : undefined;
+    if (typeof device === "string" && device) msg.device = device;
     try {
-      const reply = await this.app.session.request({ t: kind, username, password });
+      const reply = await this.app.session.request(msg);
       this._keep(reply);
       this.draft = { username: "", password: "" };
       this.panel = null;
