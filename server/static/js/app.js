@@ -6,6 +6,7 @@ import { Session, RequestError, applyDelta, defaultUrl } from "./protocol.js";
 import { h } from "./cards.js";
 import { Lobby } from "./lobby.js";
 import { RoomView } from "./room.js";
+import { loadRenderers } from "./renderers.js";
 import { openLink, syncAddress } from "./links.js";
 import { measure, animate } from "./motion.js";
 import { afterMessage, soundToggle } from "./sound.js";
@@ -69,6 +70,7 @@ class App {
       this.backoff = 500;
       this.connState = "open";
       const games = await session.request({ t: "list_games" });
+      await loadRenderers(games.games.map((g) => g.game)); // one per game hosted
       this.games = games.games;
       this.roomOptions = games.room_options;
     } catch {
