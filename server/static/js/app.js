@@ -18,7 +18,7 @@ const MAX_BACKOFF_MS = 5000;
  * message rate is spent): a create or join answered so is asked again (App.patient). */
 const BUSY = new Set(["server/unavailable", "rate/limited"]);
 /** The pauses before each new try of a refused-for-now create or join, in ms (4 more
- * tries, 7.5 s in all; the client library's policy: client/connection.py `patiently`). */
+ * tries, 7.5 s in all; the shape of the client library's, client/connection.py `patiently`). */
 const BUSY_PAUSES_MS = [500, 1000, 2000, 4000];
 
 function loadJson(key, fallback) {
