@@ -24,7 +24,7 @@ import traceback
 from glob import glob
 from pathlib import Path
 
-from setuptools import Extension, setup
+from setuptools import Extension, find_packages, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
@@ -65,6 +65,17 @@ def parts() -> dict[str, str]:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     mapping = config["tool"]["setuptools"]["package-dir"]
     return {name.removeprefix("cardhall."): folder for name, folder in mapping.items()}
+
+
+def packages() -> list[str]:
+    """Every package of the ``cardhall`` namespace, sorted: each sub-package of
+    :func:`parts` and the packages below its folder (setuptools' ``find_packages``), so
+    that a new game's package (``games/NAME/``) ships without a change to any list."""
+    found = []
+    for part, folder in parts().items():
+        found.append(f"cardhall.{part}")
+        found += [f"cardhall.{part}.{sub}" for sub in find_packages(str(ROOT / folder))]
+    return sorted(found)
 
 
 def compiled_sources() -> list[str]:
@@ -180,5 +191,6 @@ class BuildCompiled(build_ext):
 if __name__ == "__main__":  # what setuptools' build backend runs (tests import this file)
     # A stand-in: setuptools runs build_ext only for a distribution with extensions (and
     # tags the wheel for this platform); BuildCompiled replaces it with mypyc's.
-    setup(ext_modules=[Extension("cardhall.server._compiled", sources=[])],
+    setup(packages=packages(),
+          ext_modules=[Extension("cardhall.server._compiled", sources=[])],
           cmdclass={"build_ext": BuildCompiled})

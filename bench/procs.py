@@ -1,6 +1,7 @@
 """Child processes on 127.0.0.1 for the bench, the drills, the benchmarks and the tests: free
 ports, a child that is up once it listens (:class:`Child`), ``cardhall serve`` and
-``redis-server`` children, CPU pinning, and the CPU and memory figures of a process.
+``redis-server`` children (and the command of a Sentinel, :func:`sentinel_command`), CPU
+pinning, and the CPU and memory figures of a process.
 
 Nothing here starts anything on import. Every wait is bounded; :class:`Child` stops its
 process when it does not come up.
@@ -11,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import shutil
 import socket
 import subprocess
 import sys
@@ -175,6 +177,23 @@ def serve_command(port: int, *options: str, package: Path | None = None) -> list
     if package is not None and not (package / "cardhall" / "cli").is_dir():
         module = OLD_CLI_MODULE
     return [sys.executable, "-m", module, "serve", "--port", str(port), *options]
+
+
+def sentinel_command(config: Path | str) -> list[str]:
+    """The command that runs a Redis Sentinel with the config file ``config`` (options may
+    follow it): ``redis-sentinel CONFIG`` when that program is on ``PATH``, else
+    ``redis-server CONFIG --sentinel``, the same server in Sentinel mode (Debian and Ubuntu
+    ship ``redis-sentinel`` as a package of its own).
+
+    Raises:
+        FileNotFoundError: neither program is on ``PATH``.
+    """
+    if shutil.which("redis-sentinel") is not None:
+        return ["redis-sentinel", str(config)]
+    if shutil.which("redis-server") is not None:
+        return ["redis-server", str(config), "--sentinel"]
+    raise FileNotFoundError("neither redis-sentinel nor redis-server is on PATH "
+                            "(Debian and Ubuntu: apt-get install redis-server redis-sentinel)")
 
 
 def start_redis(workdir: Path, cpus: set[int] | None = None) -> Child:

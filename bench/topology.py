@@ -2,7 +2,8 @@
 tests: a master with replicas watched by Sentinels (:class:`SentinelSet`), and a Redis Cluster
 of masters with one replica each (:class:`ClusterSet`).
 
-Every node runs ``redis-server`` (``redis-sentinel`` for Sentinels) with append-only
+Every node runs ``redis-server`` (``redis-sentinel`` for Sentinels, or where that program is
+missing ``redis-server --sentinel``: :func:`~.procs.sentinel_command`) with append-only
 persistence in its own folder, on free ports, and can be killed (``kill -9``), stopped
 (``SIGSTOP``), continued and restarted on the same port and folder. Every wait is bounded;
 :meth:`SentinelSet.stop` and :meth:`ClusterSet.stop` stop every process they started.
@@ -19,7 +20,7 @@ from typing import Any
 
 import redis
 
-from .procs import Child, cpu_seconds, free_port
+from .procs import Child, cpu_seconds, free_port, sentinel_command
 
 #: The Sentinel master name the drills use (``cardhall serve --redis-service``).
 SERVICE = "cardhall"
@@ -77,13 +78,15 @@ def _settled_node(port: int) -> bool:
 
 
 class Node:
-    """One ``redis-server`` (or ``redis-sentinel``) process on a fixed port, restartable on
-    it with the same folder.
+    """One ``redis-server`` (or Sentinel) process on a fixed port, restartable on it with the
+    same folder.
 
     Args:
         workdir: Its folder (AOF, ``nodes.conf``, ``sentinel.conf``); made if missing.
         args: Options after ``--port PORT`` (a Sentinel: its config file comes first).
-        program: ``redis-server`` or ``redis-sentinel``.
+        program: ``redis-server``, or ``redis-sentinel`` for a Sentinel (run as
+            :func:`~.procs.sentinel_command` says: ``redis-server --sentinel`` where
+            ``redis-sentinel`` is not installed).
         port: Its port (None: a free one).
     """
 
@@ -109,10 +112,12 @@ class Node:
 
         Raises:
             RuntimeError: it exited or did not listen in time.
+            FileNotFoundError: its program is not installed (a Sentinel: neither
+                ``redis-sentinel`` nor ``redis-server``).
         """
-        head = [self.program, *self.args[:1]] if self.program == "redis-sentinel" \
-            else [self.program, *SYNC_AT_ONCE]
-        rest = self.args[1:] if self.program == "redis-sentinel" else self.args
+        sentinel = self.program == "redis-sentinel"
+        head = sentinel_command(self.args[0]) if sentinel else [self.program, *SYNC_AT_ONCE]
+        rest = self.args[1:] if sentinel else self.args
         self.child = Child(self.program, [
             *head, "--port", str(self.port), "--bind", "127.0.0.1", "--protected-mode", "no",
             "--dir", str(self.workdir), *rest, *extra], self.port, self.log)

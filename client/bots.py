@@ -250,7 +250,10 @@ async def seat_bots(clients: Sequence[Client], game: str, mode: str | None = Non
                     options: dict[str, Any] | None = None,
                     room: str | None = None) -> tuple[str, list[int]]:
     """Connect ``clients`` and seat each in one room: a new room of ``game`` with a seat per
-    client, created by the first (the room starts when full), or the existing ``room``.
+    client, created by the first (the room starts when full), or the existing ``room``. A
+    create or join the server refuses for now (``server/unavailable``: its store fails over
+    or a replica is in its first sync; ``rate/limited``) is asked again with backoff
+    (``patient``: :meth:`~.client.Client.create_room`).
 
     Args:
         clients: Clients not connected yet (:func:`bot_clients`).
@@ -264,17 +267,18 @@ async def seat_bots(clients: Sequence[Client], game: str, mode: str | None = Non
         The room id and each client's seat, in the order of ``clients``.
 
     Raises:
-        ServerError: the server refused to create or join the room.
+        ServerError: the server refused to create or join the room (for
+            ``server/unavailable``: still, after the last try).
         OSError: no server could be reached.
     """
     for c in clients:
         await c.connect()
     if room is None:
         room = (await clients[0].create_room(game, mode=mode, seats=len(clients),
-                                             options=dict(options or {}))).room
+                                             options=dict(options or {}), patient=True)).room
     seats = []
     for c in clients:
-        joined = await c.join(room)
+        joined = await c.join(room, patient=True)
         assert joined.seat is not None
         seats.append(joined.seat)
     return room, seats

@@ -23,22 +23,20 @@ import os
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from tenacity import (
-    AsyncRetrying,
-    retry_if_exception,
-    stop_after_delay,
-    wait_exponential_jitter,
-)
+from tenacity import RetryCallState
 
 from .. import protocol as p
 from .connection import (
+    BUSY_CODES,
     CHAT_KEPT,
+    PATIENT_ATTEMPTS,
     SOFTWARE,
     Connection,
     ConnectionLost,
     Push,
     ServerError,
     new_device_secret,
+    patiently,
 )
 
 __all__ = ["CHAT_KEPT", "SOFTWARE", "Client", "Connection", "ConnectionLost", "Push",
@@ -147,57 +145,101 @@ class Client(Connection):
         assert isinstance(reply, p.Rooms)
         return reply
 
-    async def request_patiently(self, msg: p.ClientMessage) -> p.Message:
-        """:meth:`request`, asked again while the server answers ``rate/limited``, after an
-        exponential backoff with jitter from 0.05 s up to 2 s, for at most
-        ``reconnect_timeout`` seconds: a reader of many pages (a large lobby, a long log)
-        slows down to the server's message rate instead of failing (issue #35).
+    async def request_patiently(self, msg: p.ClientMessage, *,
+                                codes: frozenset[str] = frozenset({"rate/limited"}),
+                                attempts: int | None = None) -> p.Message:
+        """:meth:`request`, asked again while the server refuses it for now: the client's
+        one retry policy (:func:`~.connection.patiently`: exponential backoff with jitter
+        from 0.05 s up to 2 s, for at most ``reconnect_timeout`` seconds and ``attempts``
+        tries). By default only ``rate/limited`` is asked again, for as long as
+        ``reconnect_timeout``: a reader of many pages (a large lobby, a long log) slows
+        down to the server's message rate instead of failing (issue #35). Each pause is
+        told to ``on_connection`` as ``"busy"`` (``request``: the message's type,
+        ``code``, ``attempt`` from 1, ``wait`` in seconds).
+
+        Args:
+            msg: The request.
+            codes: The refusals asked again (``connection.BUSY_CODES``: also
+                ``server/unavailable``).
+            attempts: Most tries, the first included (None: ``reconnect_timeout`` alone
+                bounds them).
 
         Raises:
-            ServerError: the server refused the request, or still answers ``rate/limited``
-                after ``reconnect_timeout`` seconds.
+            ServerError: the server refused the request, or still refuses it with one of
+                ``codes`` after the last try.
             ConnectionLost: as :meth:`request`.
             TimeoutError: as :meth:`request`.
         """
-        async for attempt in AsyncRetrying(
-                wait=wait_exponential_jitter(multiplier=0.05, max=2.0, jitter=0.05),
-                stop=stop_after_delay(self.reconnect_timeout),
-                retry=retry_if_exception(
-                    lambda e: isinstance(e, ServerError) and e.code == "rate/limited"),
-                reraise=True):
+        def told(state: RetryCallState) -> None:
+            error = state.outcome.exception() if state.outcome is not None else None
+            self._tell("busy", {
+                "request": getattr(msg, "TYPE", None), "code": getattr(error, "code", None),
+                "attempt": state.attempt_number,
+                "wait": state.next_action.sleep if state.next_action else 0.0})
+
+        async for attempt in patiently(self.reconnect_timeout, attempts=attempts, codes=codes,
+                                       before_sleep=told):
             with attempt:
                 return await self.request(msg)
         raise AssertionError("unreachable: tenacity returns or raises")  # pragma: no cover
 
+    async def _ask(self, msg: p.ClientMessage, patient: bool) -> p.Message:
+        """:meth:`request`, or with ``patient`` :meth:`request_patiently` asking again on
+        every refusal of ``connection.BUSY_CODES``, at most ``PATIENT_ATTEMPTS`` tries."""
+        if not patient:
+            return await self.request(msg)
+        return await self.request_patiently(msg, codes=BUSY_CODES, attempts=PATIENT_ATTEMPTS)
+
     async def create_room(self, game: str, *, mode: str | None = None, seats: int = 1,
                           options: dict[str, Any] | None = None, private: bool = False,
-                          name: str | None = None) -> p.RoomCreated:
+                          name: str | None = None, patient: bool = False) -> p.RoomCreated:
         """Create a room (the creator is its host; it is not seated until it joins).
 
+        Args:
+            patient: Ask again while the server answers ``server/unavailable`` (its store
+                is down for a moment: a Redis failover, a replica in its first sync) or
+                ``rate/limited``, with backoff, at most ``PATIENT_ATTEMPTS`` tries and
+                ``reconnect_timeout`` seconds (:meth:`request_patiently`). A refused
+                create makes no room, so asking again makes one room at most.
+
         Raises:
-            ServerError: ``lobby/unknown_game``, ``lobby/bad_options``, ``room/limit``.
+            ServerError: ``lobby/unknown_game``, ``lobby/bad_options``, ``room/limit``,
+                ``server/unavailable`` (with ``patient``: still, after the last try).
         """
-        reply = await self.request(p.CreateRoom(game=game, mode=mode, seats=seats,
-                                                options=options or {}, private=private,
-                                                name=name))
+        reply = await self._ask(p.CreateRoom(game=game, mode=mode, seats=seats,
+                                             options=options or {}, private=private,
+                                             name=name), patient)
         assert isinstance(reply, p.RoomCreated)
         return reply
 
     async def join(self, room: str | None = None, *, code: str | None = None,
-                   seat: int | None = None) -> p.Joined:
+                   seat: int | None = None, patient: bool = False) -> p.Joined:
         """Take a seat (``seat`` or the first free one) in ``room`` or the room of ``code``.
 
+        Args:
+            patient: As for :meth:`create_room` (a refused join seats nobody: the room puts
+                its seats back as they were).
+
         Raises:
-            ServerError: ``room/not_found``, ``room/full``, ``room/already_started``.
+            ServerError: ``room/not_found``, ``room/full``, ``room/already_started``,
+                ``server/unavailable`` (with ``patient``: still, after the last try).
         """
-        reply = await self.request(p.Join(room=room, code=code, seat=seat))
+        reply = await self._ask(p.Join(room=room, code=code, seat=seat), patient)
         assert isinstance(reply, p.Joined)
         return reply
 
     async def quick_join(self, game: str, *, mode: str | None = None,
-                         seats: int | None = None) -> p.Joined:
-        """Join any open public room of ``game`` (and mode/size), or a new one."""
-        reply = await self.request(p.QuickJoin(game=game, mode=mode, seats=seats))
+                         seats: int | None = None, patient: bool = False) -> p.Joined:
+        """Join any open public room of ``game`` (and mode/size), or a new one.
+
+        Args:
+            patient: As for :meth:`create_room`.
+
+        Raises:
+            ServerError: ``lobby/unknown_game``, ``room/limit``, ``server/unavailable``
+                (with ``patient``: still, after the last try).
+        """
+        reply = await self._ask(p.QuickJoin(game=game, mode=mode, seats=seats), patient)
         assert isinstance(reply, p.Joined)
         return reply
 

@@ -32,10 +32,13 @@ from typing import Any, Self
 import websockets
 from tenacity import (
     AsyncRetrying,
+    RetryCallState,
     retry_if_exception,
     retry_if_exception_type,
+    stop_after_attempt,
     stop_after_delay,
     wait_exponential,
+    wait_exponential_jitter,
 )
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
@@ -61,6 +64,13 @@ def new_device_secret() -> str:
 Push = p.Update | p.SeatEvent | p.GameOver | p.Left | p.Started | p.ChatLines
 #: Chat lines a client keeps per room (:attr:`Client.chat`).
 CHAT_KEPT = 200
+#: Refusals that mean "not now" rather than "not this": the store is down or a room reloads
+#: (``server/unavailable``), or the message rate is spent (``rate/limited``). A patient
+#: request (:func:`patiently`) asks again after a pause.
+BUSY_CODES = frozenset({"server/unavailable", "rate/limited"})
+#: Most tries of one patient request, the first included (the waits between them: 0.05 s
+#: doubling up to 2 s, about 9 s in all).
+PATIENT_ATTEMPTS = 10
 
 
 class ServerError(Exception):
@@ -75,6 +85,38 @@ class ServerError(Exception):
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+
+
+def patiently(seconds: float, *, attempts: int | None = PATIENT_ATTEMPTS,
+              codes: frozenset[str] = BUSY_CODES,
+              before_sleep: Callable[[RetryCallState], None] | None = None) -> AsyncRetrying:
+    """The client's one retry policy for a request the server refused for now (tenacity):
+    asked again while the refusal's code is one of ``codes``, after an exponential backoff
+    with jitter (0.05 s doubling up to 2 s, plus up to 0.05 s), at most ``attempts`` tries
+    and ``seconds`` seconds; then the last refusal is raised. Any other error is raised at
+    once.
+
+    ::
+
+        async for attempt in patiently(30.0):
+            with attempt:
+                reply = await conn.request(msg)
+
+    Args:
+        seconds: Most seconds from the first try to the last (the last try's own wait for a
+            reply not counted).
+        attempts: Most tries, the first included (:data:`PATIENT_ATTEMPTS`); None: only
+            ``seconds`` bounds them.
+        codes: The ``error`` codes asked again.
+        before_sleep: Called before each pause with tenacity's state (``attempt_number``
+            from 1, ``next_action.sleep`` in seconds, ``outcome``).
+    """
+    return AsyncRetrying(
+        wait=wait_exponential_jitter(multiplier=0.05, max=2.0, jitter=0.05),
+        stop=(stop_after_delay(seconds) if attempts is None
+              else stop_after_attempt(attempts) | stop_after_delay(seconds)),
+        retry=retry_if_exception(lambda e: isinstance(e, ServerError) and e.code in codes),
+        before_sleep=before_sleep, reraise=True)
 
 
 class ConnectionLost(Exception):
@@ -125,8 +167,10 @@ class Connection:
             reconnects), ``"retry"`` after each failed reconnection attempt (``attempt``
             number from 1, ``wait`` seconds before the next one, ``error`` text),
             ``"back"`` (reconnected and the seats resumed, or tried: ``url``, and
-            ``lost_rooms``, the rooms whose seat or watch could not be taken back) and
-            ``"gave_up"`` (``error``). None: nobody is told.
+            ``lost_rooms``, the rooms whose seat or watch could not be taken back),
+            ``"gave_up"`` (``error``), and ``"busy"`` before a patient request is asked
+            again (:meth:`Client.request_patiently`: ``request``, ``code``, ``attempt``,
+            ``wait``). None: nobody is told.
         act_reply: ``hello.act_reply``: ``"update"`` (default) has an accepted action
             answered by this seat's update carrying the act's id, one frame instead of an
             ``ok`` and the update; ``"ok"`` asks for the ``ok``. :meth:`act` works with both
@@ -401,14 +445,10 @@ class Connection:
     async def _refetch(self, room: str) -> None:
         """Fetch the full view of ``room`` after a missed update; asked again with backoff
         while the room answers ``server/unavailable`` (it reloads after a failed write), for
-        at most ``reconnect_timeout`` seconds."""
+        at most ``reconnect_timeout`` seconds (:func:`patiently`)."""
         try:
-            async for attempt in AsyncRetrying(
-                    wait=wait_exponential(multiplier=0.05, max=2.0),
-                    stop=stop_after_delay(self.reconnect_timeout),
-                    retry=retry_if_exception(
-                        lambda e: isinstance(e, ServerError) and e.code == "server/unavailable"),
-                    reraise=True):
+            async for attempt in patiently(self.reconnect_timeout, attempts=None,
+                                           codes=frozenset({"server/unavailable"})):
                 with attempt:
                     await self.request(p.GetView(room=room))
         except (ServerError, ConnectionLost, TimeoutError) as exc:

@@ -1,4 +1,11 @@
-"""Pure, deterministic rule engines, one module per game, and the registry of games by name.
+"""Pure, deterministic rule engines, one package per game, and the registry of games by name.
+
+The registry is the game packages themselves: every sub-package of ``cardhall.games``
+(``games/NAME/``) is the game ``NAME`` (:data:`MODULES`), with its engine class ``GAME`` and
+its bots ``STRATEGIES``. Everything else that knows the games takes them from here: the
+server's ``list_games``, the wheel's packages (setup.py finds them), the web client's
+renderers (``server/static/js/games/NAME.js``, loaded by the names ``list_games`` serves)
+and the terminal's (``client/renderers/NAME.py``). README "Add a game" lists the places.
 
 Use :func:`create` to make a game by name and :func:`get` to look up its class. Every engine
 implements :class:`cardhall.games.base.Game` and declares its :class:`~.base.GameType`;
@@ -9,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import importlib
-import importlib.util
+import pkgutil
 from collections.abc import Mapping
 from typing import Any
 
@@ -36,15 +43,13 @@ from .errors import (
     UnknownAction,
 )
 
-#: Game name -> the package (or module) of ``cardhall.games`` that defines it, with its
-#: ``GAME`` (the engine class) and ``STRATEGIES`` (its bots); imported on first use.
-MODULES = {
-    "skipper": "skipper",
-    "shop": "shop",
-    "shah": "shah",
-    "thirtysix": "thirtysix",
-    "shufflejack": "shufflejack",
-}
+#: Game name -> the package of ``cardhall.games`` that defines it (the same name), with its
+#: ``GAME`` (the engine class) and ``STRATEGIES`` (its bots), imported on first use: every
+#: sub-package of this package, in name order. A game's name is its package's, so it
+#: matches the protocol's game names (``[a-z0-9_]``, 1..32 characters).
+MODULES = {info.name: info.name
+           for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name)
+           if info.ispkg}
 _CLASSES: dict[str, type[Game]] = {}
 
 
@@ -71,11 +76,8 @@ def get(name: str) -> type[Game]:
 
 
 def names() -> list[str]:
-    """Names of all games whose modules are present, sorted."""
-    return sorted(
-        name for name, module in MODULES.items()
-        if importlib.util.find_spec(f"{__name__}.{module}") is not None
-    )
+    """Names of all games (:data:`MODULES`), sorted."""
+    return sorted(MODULES)
 
 
 @functools.cache

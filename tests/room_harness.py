@@ -1,6 +1,7 @@
 """Rooms without sockets for tests: stand-in connections that record what a room writes, and
-a started Skipper room seated with them; and a room rebuilt from what a server's store holds
-(:func:`replay_room`)."""
+a started Skipper room seated with them; a room rebuilt from what a server's store holds
+(:func:`replay_room`); and a store that refuses its first writes for a moment
+(:class:`Flaky`)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from cardhall.games.skipper import Skipper
 from cardhall.server.app import Server
 from cardhall.server.room import Room
 from cardhall.server.memory_store import MemoryStore
+from cardhall.server.store import Lease, StoreError
 
 #: What a stand-in connection records: ``(its name, [the "t" of each frame of one write])``.
 WriteLog = list[tuple[str, list[str]]]
@@ -73,3 +75,31 @@ async def replay_room(server: Server, room_id: str) -> Any:
     entries = await server.store.log(room_id)
     return record, entries, replay(get(record["game"]), record["options"], record["seats"],
                                    entries)
+
+
+class Flaky(MemoryStore):
+    """A memory store that refuses its first room creations and seat writes (as a Redis
+    store does while Sentinel promotes a replica, or the replica is in its first sync).
+
+    Args:
+        creates: How many ``save_room`` calls to refuse (:class:`StoreError`) first.
+        seats: How many ``save_state`` calls (a join's seat) to refuse first.
+    """
+
+    def __init__(self, creates: int = 1, seats: int = 1) -> None:
+        super().__init__()
+        self.creates, self.seats = creates, seats
+
+    async def save_room(self, room_id: str, record: dict[str, Any], state: dict[str, Any],
+                        summary: dict[str, Any]) -> Lease:
+        if self.creates > 0:
+            self.creates -= 1
+            raise StoreError("store down for a moment (test)")
+        return await super().save_room(room_id, record, state, summary)
+
+    async def save_state(self, room_id: str, state: dict[str, Any],
+                         summary: dict[str, Any], *, lease: Lease | None = None) -> None:
+        if self.seats > 0:
+            self.seats -= 1
+            raise StoreError("store down for a moment (test)")
+        await super().save_state(room_id, state, summary, lease=lease)

@@ -12,6 +12,7 @@ from collections.abc import Awaitable
 from typing import Any
 
 from ..client import Client, ConnectionLost, ServerError
+from ..connection import PATIENT_ATTEMPTS
 from ..seat_store import SeatStore
 from .console import Console, PromptArea
 
@@ -89,7 +90,8 @@ class Terminal:
 
     def show_connection(self, event: str, facts: dict[str, Any]) -> None:
         """One line about the connection (``lost``, each failed ``retry``, ``back``,
-        ``gave_up``; see :class:`~cardhall.client.client.Client`'s ``on_connection``)."""
+        ``gave_up``, and ``busy``: a request refused for now, asked again; see
+        :class:`~cardhall.client.client.Client`'s ``on_connection``)."""
         if event == "lost":
             self.error(f"lost the connection to {facts.get('url')}; reconnecting")
         elif event == "retry":
@@ -100,6 +102,11 @@ class Terminal:
             self.say(f"* reconnected to {facts.get('url')}")
         elif event == "gave_up":
             self.error(f"could not reconnect ({facts.get('error')}); giving up")
+        elif event == "busy":
+            self.say(f"* the server cannot take {facts.get('request') or 'the request'} now "
+                     f"({facts.get('code')}); asking again in "
+                     f"{float(facts.get('wait') or 0):.1f} s (try {facts.get('attempt')} of "
+                     f"{PATIENT_ATTEMPTS})")
 
     # -- the event stream -------------------------------------------------------------------
 
@@ -112,8 +119,7 @@ class Terminal:
             after Ctrl-C.
         """
         self.console.start(lambda kind, text: self.events.put_nowait((kind, text)))
-        self.client.on_connection = lambda event, facts: self.events.put_nowait(
-            ("conn", (event, facts)))
+        self.client.on_connection = self._on_connection
         loop = asyncio.get_running_loop()
         tasks = [loop.create_task(self._pump()), loop.create_task(self._tick())]
         try:
@@ -131,6 +137,14 @@ class Terminal:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             await self.console.stop()
+
+    def _on_connection(self, event: str, facts: dict[str, Any]) -> None:
+        """Connection news: a request asked again (``busy``) is said at once, while the
+        player waits for it; the rest goes through the event stream."""
+        if event == "busy":
+            self.show_connection(event, facts)
+        else:
+            self.events.put_nowait(("conn", (event, facts)))
 
     async def _pump(self) -> None:
         async for msg in self.client.updates():

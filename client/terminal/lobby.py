@@ -123,13 +123,14 @@ class Lobby:
         room = self._room_id(arg)
         if room is None:
             return False
-        return await self.enter(await self.term.request(self.term.client.join(room)))
+        return await self.enter(await self.term.request(self.term.client.join(room, patient=True)))
 
     async def _cmd_code(self, arg: str) -> bool:
         code = arg or await self.term.ask("join code: ")
         if not code:
             return False
-        return await self.enter(await self.term.request(self.term.client.join(code=code)))
+        return await self.enter(await self.term.request(
+            self.term.client.join(code=code, patient=True)))
 
     async def _cmd_watch(self, arg: str) -> bool:
         room = self._room_id(arg)
@@ -144,7 +145,7 @@ class Lobby:
             return False
         mode = words[1] if len(words) > 1 else None
         return await self.enter(await self.term.request(
-            self.term.client.quick_join(game, mode=mode)))
+            self.term.client.quick_join(game, mode=mode, patient=True)))
 
     async def _cmd_mine(self, arg: str) -> bool:
         """``m``: list the kept seats; ``m N``: resume number N (a seat the server no longer
@@ -211,7 +212,7 @@ class Lobby:
             try:
                 created = await term.client.create_room(
                     spec.game, mode=spec.mode, seats=spec.seats, options=spec.options,
-                    private=spec.private, name=spec.name)
+                    private=spec.private, name=spec.name, patient=True)
                 break
             except ServerError as exc:
                 if exc.code != "lobby/bad_options":
@@ -228,9 +229,9 @@ class Lobby:
         term.say(f"created room {created.room}"
                  + (f"; private join code {created.code}" if created.code else ""))
         if created.code:  # a private room is joined by its code, even by its host
-            joined = await term.request(term.client.join(code=created.code))
+            joined = await term.request(term.client.join(code=created.code, patient=True))
         else:
-            joined = await term.request(term.client.join(created.room))
+            joined = await term.request(term.client.join(created.room, patient=True))
         return await self.enter(joined, spec.game)
 
     async def enter(self, joined: p.Joined | None, game: str | None = None) -> bool:

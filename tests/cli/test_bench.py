@@ -79,3 +79,23 @@ def test_chaos_picks_each_kind_once_and_exits_1_when_a_target_is_missed(
     assert seen[0].kinds == ("sqlite-kill",) and seen[0].rooms == 2
     assert json.loads(result.stdout) == {"ok": False, "kinds": ["sqlite-kill"]}
     assert CliRunner().invoke(chaos, ["--kind", "fire"]).exit_code == 2
+
+
+def test_chaos_sentinel_kinds_need_no_redis_sentinel_program(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue #41 item 9: where ``redis-sentinel`` is missing (Debian ships it apart), the
+    Sentinel kinds run ``redis-server --sentinel``; without redis-server they are refused
+    with one line."""
+    seen: list[Any] = []
+    monkeypatch.setattr(drills, "run", lambda cfg, say, logdir: seen.append(cfg) or {
+        "ok": True, "kinds": list(cfg.kinds)})
+    installed = {"redis-server", "redis-cli"}
+    monkeypatch.setattr("shutil.which", lambda tool: f"/usr/bin/{tool}"
+                        if tool in installed else None)
+    result = CliRunner().invoke(chaos, ["--kind", "sentinel-kill", "--json"])
+    assert result.exit_code == 0, result.output
+    assert seen and seen[0].kinds == ("sentinel-kill",)
+    installed.discard("redis-server")
+    result = CliRunner().invoke(chaos, ["--kind", "sentinel-kill", "--json"])
+    assert result.exit_code == 1 and "redis-server is not on PATH" in result.output
+    assert len(seen) == 1

@@ -29,6 +29,8 @@ from cardhall.server.app import Server
 from cardhall.server.config import Settings
 from cardhall.server.fairness import verify_record
 
+from ..conftest import TEST_SETTINGS, serving
+from ..room_harness import Flaky
 from ..terminal_harness import (
     EXPECT_TIMEOUT,
     IDLE,
@@ -114,6 +116,33 @@ def event_lines(out: str) -> list[str]:
 def menu_phrase(menu: dict[str, str], number: str) -> str:
     """The phrase of action ``number`` in a menu of ``phrase -> number``."""
     return next(phrase for phrase, n in menu.items() if n == number)
+
+
+def _busy_session(url: str) -> str:
+    with Person(url) as person:
+        person.expect(LOBBY)
+        person.say("c", "skipper", "solo", "turn_limit=4", "n", "")
+        person.expect(r"\* the server cannot take create_room now \(server/unavailable\); "
+                      r"asking again in \d+\.\d s")
+        person.expect(r"created room (\w+)")
+        person.expect(r"\* the server cannot take join now \(server/unavailable\)")
+        person.expect(r"Skipper solo  state 0  your turn")
+        person.expect(MOVE)
+        assert "error:" not in person.output
+        person.quit()
+        return str(person.exit_status())
+
+
+@pytest.mark.timeout(60)
+async def test_a_create_and_join_refused_for_now_are_asked_again() -> None:
+    # Issue #41 item 8: the store refuses the first create and the first join for a moment
+    # (a Sentinel failover): the terminal says so and asks again; the player gets the seat.
+    store = Flaky(creates=1, seats=1)
+    async with serving(lambda: store, **TEST_SETTINGS) as make:
+        server = await make()
+        status = await in_thread(_busy_session, server.url)
+    assert store.creates == 0 and store.seats == 0
+    assert status == "0"
 
 
 @pytest.mark.timeout(60)

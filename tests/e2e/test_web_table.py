@@ -27,6 +27,7 @@ from cardhall.server.table import Phase
 
 from .. import web_screens as ws
 from ..conftest import serving
+from ..room_harness import Flaky
 from .test_web import _need_browser, room_attr, shot
 
 pytestmark = pytest.mark.timeout(240)
@@ -457,4 +458,26 @@ async def test_a_stopped_server_shows_reconnecting_then_the_seat_is_resumed(
             assert await page.is_enabled("button.resign")
     finally:
         server.stop()
+    assert not errors, errors
+
+
+# -- a create and a join refused for now (issue #41 item 8) --------------------------------
+
+async def test_a_create_and_join_refused_for_now_are_asked_again_and_said() -> None:
+    """The store refuses the first create and the first join for a moment (a Sentinel
+    failover): the page says the server is busy and tries again; the player sits down."""
+    _need_browser()
+    errors: list[str] = []
+    store = Flaky(creates=1, seats=1)
+    async with serving(lambda: store, msg_rate=None) as make, ws.chromium() as b:
+        server = await make()
+        page = await page_at(b, server, errors)
+        await page.select_option("#create-game", "skipper")
+        await page.select_option("#create-mode", "solo")
+        await page.click("#create-submit")
+        notice = page.locator("#notice", has_text="busy for a moment (server/unavailable)")
+        await notice.wait_for(timeout=10_000)
+        await page.wait_for_selector("#room[data-seat='0']", timeout=15_000)
+        assert store.creates == 0 and store.seats == 0  # both were refused once
+        assert not await page.locator("#create-form").count()
     assert not errors, errors

@@ -6,6 +6,7 @@ import { Session, RequestError, applyDelta, defaultUrl } from "./protocol.js";
 import { h } from "./cards.js";
 import { Lobby } from "./lobby.js";
 import { RoomView } from "./room.js";
+import { loadRenderers } from "./renderers.js";
 import { openLink, syncAddress } from "./links.js";
 import { measure, animate } from "./motion.js";
 import { afterMessage, soundToggle } from "./sound.js";
@@ -13,6 +14,12 @@ import { afterMessage, soundToggle } from "./sound.js";
 const SEAT_KEY = "cardhall.seat";
 const HOST_KEY = "cardhall.hosted";
 const MAX_BACKOFF_MS = 5000;
+/** Refusals that mean "not now" (the store fails over, a replica is in its first sync; the
+ * message rate is spent): a create or join answered so is asked again (App.patient). */
+const BUSY = new Set(["server/unavailable", "rate/limited"]);
+/** The pauses before each new try of a refused-for-now create or join, in ms (4 more
+ * tries, 7.5 s in all; the shape of the client library's, client/connection.py `patiently`). */
+const BUSY_PAUSES_MS = [500, 1000, 2000, 4000];
 
 function loadJson(key, fallback) {
   try {
@@ -63,6 +70,7 @@ class App {
       this.backoff = 500;
       this.connState = "open";
       const games = await session.request({ t: "list_games" });
+      await loadRenderers(games.games.map((g) => g.game)); // one per game hosted
       this.games = games.games;
       this.roomOptions = games.room_options;
     } catch {
@@ -114,8 +122,30 @@ class App {
 
   // --- lobby actions -----------------------------------------------------------------------
 
+  /** Send `msg` (a create or join) and return the reply; while the server answers it with a
+   * "not now" code (BUSY), say so in the notice and ask again after each of BUSY_PAUSES_MS.
+   * Throws the last refusal (a busy one with a plain sentence), or any other error at once. */
+  async patient(msg) {
+    const tries = BUSY_PAUSES_MS.length + 1;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.session.request(msg);
+      } catch (err) {
+        if (!(err instanceof RequestError) || !BUSY.has(err.code)) throw err;
+        if (attempt >= tries) {
+          throw new RequestError(err.code, "The server cannot take new players right now " +
+            `(${err.code}, ${tries} tries): please try again in a minute.`);
+        }
+        const pause = BUSY_PAUSES_MS[attempt - 1];
+        this.notify(`The server is busy for a moment (${err.code}): trying again in ` +
+          `${(pause / 1000).toFixed(1)} s (try ${attempt + 1} of ${tries})\u2026`);
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
+  }
+
   async create(msg) {
-    const created = await this.session.request(msg);
+    const created = await this.patient(msg);
     const hosted = loadJson(HOST_KEY, []);
     hosted.push(created.room);
     localStorage.setItem(HOST_KEY, JSON.stringify(hosted.slice(-20)));
@@ -125,7 +155,7 @@ class App {
 
   async join(where, code) {
     try {
-      const joined = await this.session.request({ t: "join", ...where });
+      const joined = await this.patient({ t: "join", ...where });
       this.enterRoom(joined, joined.token, code || where.code);
     } catch (err) {
       this.notify(`Could not join: ${err.message}`);
@@ -134,7 +164,7 @@ class App {
 
   async quickJoin(game) {
     try {
-      const joined = await this.session.request({ t: "quick_join", game });
+      const joined = await this.patient({ t: "quick_join", game });
       this.enterRoom(joined, joined.token);
     } catch (err) {
       this.notify(`Could not quick-join: ${err.message}`);

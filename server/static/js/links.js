@@ -70,7 +70,7 @@ export async function openLink(app, saved) {
     return true;
   }
   try {
-    const joined = await app.session.request({ t: "join", ...want });
+    const joined = await app.patient({ t: "join", ...want });
     app.enterRoom(joined, joined.token, want.code);
     return true;
   } catch (err) {

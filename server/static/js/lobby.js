@@ -486,6 +486,7 @@ export class Lobby {
         await app.create(msg);
       } catch (err) {
         error.textContent = err.message;
+        if (!error.isConnected) app.notify(err.message); // the lobby was drawn again meanwhile
       }
     });
     form.dataset.game = createGame.value;

@@ -5,16 +5,11 @@
 // and salt (WebCrypto) against the commitment the page saw at the start (docs/fair-deals.md).
 import { h, prettyCards } from "./cards.js";
 import { explainEnd } from "./help.js";
-import * as skipper from "./games/skipper.js";
-import * as shop from "./games/shop.js";
-import * as shah from "./games/shah.js";
-import * as thirtysix from "./games/thirtysix.js";
-import * as shufflejack from "./games/shufflejack.js";
 import * as generic from "./games/generic.js";
+import { rendererFor } from "./renderers.js";
 
 const GAMES_KEY = "cardhall.games";
 const KEEP_GAMES = 50;
-const DRAWERS = { skipper, shop, shah, thirtysix, shufflejack };
 
 /** The finished games kept in this browser, newest first. */
 export function myGames() {
@@ -217,7 +212,7 @@ export class ReplayView {
 
   render() {
     const rec = this.record;
-    const drawer = DRAWERS[rec.game] || generic;
+    const drawer = rendererFor(rec.game);
     const names = rec.players || [];
     const who = (s) => (s === rec.seat ? `${names[s] || `seat ${s}`} (you)` : names[s] || `seat ${s}`);
     let table = h("p", {}, "Loading\u2026");

@@ -1,20 +1,15 @@
 // The room view: seat list with connected/bot status, countdown timers, the game's table
-// (one renderer per game, in games/), the legal actions not tied to a card as buttons,
+// (one renderer per game, in games/: renderers.js), the legal actions not tied to a card as buttons,
 // the event log in words, and the game-over panel with "play again".
 import { applyDelta, RequestError } from "./protocol.js";
 import { h, prettyCards, cardName, isCard } from "./cards.js";
-import * as skipper from "./games/skipper.js";
-import * as shop from "./games/shop.js";
-import * as shah from "./games/shah.js";
-import * as thirtysix from "./games/thirtysix.js";
-import * as shufflejack from "./games/shufflejack.js";
 import * as generic from "./games/generic.js";
+import { rendererFor } from "./renderers.js";
 import { chatFor } from "./chat.js";
 import { copyLinkButton, spectatorsPanel } from "./links.js";
 import { auctionHelp, explainEnd, helpButton } from "./help.js";
 import { openReplay, recordGame } from "./replay.js";
 
-const RENDERERS = { skipper, shop, shah, thirtysix, shufflejack };
 const LOG_LINES = 200;
 /** Verbs that give the game up: asked for again before they are sent. */
 const GIVE_UP = new Set(["resign", "close_shop", "concede"]);
@@ -54,7 +49,7 @@ export class RoomView {
     this.error = "";
     this.pending = false;
     this.confirming = null; // a give-up action waiting for "yes"
-    this.game = this.view.game || this.guessGame();
+    this.game = this.view.game; // every view names its game (protocol/README.md "Views")
     this.outEvents = []; // the events that put seats out (their reasons: help.js)
     this.gameOver = null; // the game_over message, once it came
     this.addLog(
@@ -63,18 +58,8 @@ export class RoomView {
     if (!ticker) ticker = setInterval(tick, 250);
   }
 
-  guessGame() {
-    const v = this.view;
-    if ("seats" in v && "auction" in v) return "skipper";
-    if ("candles" in v) return "shop";
-    if ("shah" in v) return "shah";
-    if ("enemy" in v) return "thirtysix";
-    if ("tableau" in v) return "shufflejack";
-    return "unknown";
-  }
-
   get renderer() {
-    return RENDERERS[this.game] || generic;
+    return rendererFor(this.game);
   }
 
   title() {
