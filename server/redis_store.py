@@ -27,7 +27,7 @@ import contextlib
 import heapq
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.asyncio.sentinel import SentinelConnectionPool
@@ -274,7 +274,7 @@ class RedisStore(RedisLeases, Store):
         pool = getattr(self.redis, "connection_pool", None)
         if isinstance(pool, SentinelConnectionPool):
             with contextlib.suppress(*FAILURES):
-                await pool.get_master_address()  # type: ignore[no-untyped-call]
+                await cast(Any, pool).get_master_address()
 
     def _confirmed(self, wait: _Wait, result: Any) -> StoreError | None:
         """None when ``WAIT`` answered ``result`` >= the replicas it asked for on the master that
@@ -648,7 +648,7 @@ class RedisStore(RedisLeases, Store):
                 await pubsub.subscribe(channel)
             while not self._closed:
                 if self.cluster:
-                    msg = await pubsub.get_sharded_message(  # type: ignore[attr-defined]
+                    msg = await cast(Any, pubsub).get_sharded_message(
                         ignore_subscribe_messages=True, timeout=1.0)
                 else:
                     msg = await pubsub.get_message(timeout=1.0)
@@ -663,7 +663,7 @@ class RedisStore(RedisLeases, Store):
                     await self._inbox_on_master(pubsub)
         finally:
             with contextlib.suppress(Exception):
-                await pubsub.aclose()  # type: ignore[no-untyped-call]  # unannotated in redis-py
+                await cast(Any, pubsub).aclose()
 
     async def _inbox_on_master(self, pubsub: Any) -> None:
         """With Sentinel: the inbox must listen on the master the Sentinels name, where the
@@ -679,7 +679,7 @@ class RedisStore(RedisLeases, Store):
         if not isinstance(pool, SentinelConnectionPool) or conn is None:
             return
         try:
-            master = await pool.get_master_address()  # type: ignore[no-untyped-call]
+            master = await cast(Any, pool).get_master_address()
         except FAILURES:
             return  # no Sentinel answers now: keep listening
         if (conn.host, int(conn.port)) != (master[0], int(master[1])):

@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import ClusterNode, RedisCluster
@@ -72,14 +72,14 @@ class FollowingSentinelConnection(SentinelManagedConnection):
         """Connect to ``address`` (the Sentinels' answer of a moment ago)."""
         self._resolved = True
         try:
-            await super().connect_to(address)  # type: ignore[no-untyped-call]
+            await cast(Any, super()).connect_to(address)
         finally:
             self._resolved = False
 
     async def _connect(self) -> None:
         if not self._resolved and self.connection_pool.is_master:
             self.host, self.port = await self.connection_pool.get_master_address()
-        await super()._connect()  # type: ignore[no-untyped-call]  # unannotated in redis-py
+        await cast(Any, super())._connect()
 
 
 class FollowingSentinelSSLConnection(FollowingSentinelConnection, SSLConnection):
@@ -242,7 +242,7 @@ class RedisTarget:
                 "socket_timeout": timeout, "socket_connect_timeout": timeout, **self._tls()}
             if self.sentinel_password is not None:
                 sentinel_kwargs["password"] = self.sentinel_password
-            sentinel = Sentinel(  # type: ignore[no-untyped-call]  # unannotated in redis-py
+            sentinel: Sentinel = cast(Any, Sentinel)(
                 list(self.sentinels), sentinel_kwargs=sentinel_kwargs)
             client: aioredis.Redis = sentinel.master_for(
                 self.service, connection_pool_class=BlockingSentinelPool, db=self.db,
