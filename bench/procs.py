@@ -116,14 +116,14 @@ class Child:
         self.what = what
         self.port = port
         self.log = log
-        out = open(log, "ab") if log is not None else subprocess.DEVNULL  # noqa: SIM115
-        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
-                                     env=env)
-        if cpus:
-            os.sched_setaffinity(self.proc.pid, cpus)
-        if log is not None:
-            out.close()  # type: ignore[union-attr]
+        with contextlib.ExitStack() as files:  # the child keeps its own copy of the log
+            out = (files.enter_context(open(log, "ab")) if log is not None
+                   else subprocess.DEVNULL)
+            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out,
+                                         stderr=out, env=env)
         try:
+            if cpus:
+                os.sched_setaffinity(self.proc.pid, cpus)
             wait_port(port, self.proc, what)
         except BaseException:
             self.stop()

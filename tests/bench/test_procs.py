@@ -4,11 +4,13 @@ children stopped however a block ends, figures of a process."""
 
 from __future__ import annotations
 
+import gc
 import os
 import socket
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -32,6 +34,18 @@ def test_a_child_that_exits_is_reported_with_its_code() -> None:
     with pytest.raises(RuntimeError, match="quitter exited with code 3"):
         procs.Child("quitter", [sys.executable, "-c", "raise SystemExit(3)"],
                     procs.free_port(), None)
+
+
+def test_a_child_that_cannot_start_leaves_no_log_file_open(tmp_path: Path) -> None:
+    """A program that cannot be started raises OSError, and the log file Child opened for it
+    is closed (a leaked handle fails a later, unrelated test with a ResourceWarning)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(OSError):
+            procs.Child("missing", [str(tmp_path / "no-such-program")], procs.free_port(),
+                        tmp_path / "child.log")
+        gc.collect()
+    assert [w for w in caught if issubclass(w.category, ResourceWarning)] == []
 
 
 def test_a_child_that_never_listens_times_out_and_can_be_stopped() -> None:
@@ -82,3 +96,21 @@ def test_figures_of_this_process() -> None:
     sum(i * i for i in range(2_000_000))
     assert procs.cpu_seconds(os.getpid()) > before
     assert 5 * 2**20 < procs.rss_bytes(os.getpid()) < 4 * 2**30
+
+
+def test_no_test_starts_a_bare_cardhall_command() -> None:
+    """No test's command line starts with a bare ``cardhall`` (a list literal whose first item
+    is ``"cardhall"``): it is on PATH only in an activated venv, and the README's test command
+    does not activate one. Tests run this interpreter's ``-m cardhall.cli``
+    (:func:`procs.serve_command`)."""
+    import ast
+
+    tests = Path(__file__).resolve().parent.parent
+    bare = []
+    for path in sorted(tests.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.List) and node.elts
+                    and isinstance(node.elts[0], ast.Constant)
+                    and node.elts[0].value == "cardhall"):
+                bare.append(f"{path.relative_to(tests)}:{node.lineno}")
+    assert bare == []

@@ -422,11 +422,13 @@ async def test_a_stopped_server_shows_reconnecting_then_the_seat_is_resumed(
     "Reconnecting…", with the seat list unknown and the buttons off (Leave aside); once
     the server runs again (SIGCONT) the page reconnects and resumes its seat."""
     _need_browser()
-    from cardhall.bench.procs import Child, free_port
+    from cardhall.bench.procs import Child, free_port, serve_command
 
     port = free_port()
-    server = Child("cardhall", ["cardhall", "serve", "--host", "127.0.0.1", "--port",
-                                str(port), "--msg-rate", "0"], port, tmp_path / "serve.log")
+    # This interpreter's `python -m cardhall.cli`: `cardhall` is on PATH only in an
+    # activated venv.
+    server = Child("cardhall", serve_command(port, "--host", "127.0.0.1", "--msg-rate", "0"),
+                   port, tmp_path / "serve.log")
     errors: list[str] = []
     try:
         async with ws.chromium() as b:
