@@ -123,16 +123,24 @@ async def test_an_action_waits_for_every_replica_in_sync(tmp_path: Path) -> None
         for replica in replicas:
             replica.start("--replicaof", "127.0.0.1", str(master.port))
         until(lambda: online_replicas(master.port) == 2, 20, "both replicas in sync")
+        with redis.Redis(port=master.port) as r:  # both have acknowledged all there is
+            until(lambda: r.wait(2, 1000) == 2, 20, "both replicas acknowledging")
+        # A WAIT of seconds, not 300 ms: under a loaded machine (CI's suite beside the
+        # compiled build) a replica in sync may take longer than 300 ms to acknowledge, and
+        # the write was refused as "1 of 2". The refusal below still comes from the stopped
+        # replica alone, after the full wait. A long lease: the test outlasts three waits.
         store = RedisStore(f"redis://127.0.0.1:{master.port}/0", min_replicas=1,
-                           wait_seconds=0.3)
+                           timeout=5.0, wait_seconds=3.0, lease_seconds=60.0)
         await store.heartbeat()
         assert store.in_sync == {"": 2}
         lease = await store.save_room("w1", {"game": "skipper"}, {"s": 0}, SUMMARY)
         await store.append("w1", [["a", 0, [0]]], 0, None, lease=lease)
         replicas[1].signal(signal.SIGSTOP)
         try:
+            started = time.monotonic()
             with pytest.raises(NotReplicated, match="1 of 2"):
                 await store.append("w1", [["a", 0, [1]]], 1, None, lease=lease)
+            assert time.monotonic() - started >= 2.9  # it waited for the stopped replica
             deadline = time.monotonic() + 15
             while store.in_sync != {"": 1}:  # its lag grows: it drops out
                 assert time.monotonic() < deadline, store.in_sync
