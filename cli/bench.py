@@ -14,6 +14,8 @@ from typing import Any
 
 import click
 
+from .options import WS_URL, redis_url
+
 
 @click.command()
 @click.option("--rooms", type=click.IntRange(1), default=100, show_default=True,
@@ -34,7 +36,7 @@ import click
 @click.option("--redis", "redis_mode", type=click.Choice(["auto", "off"]), default="auto",
               show_default=True,
               help="auto: start a redis-server (append-only) when one is on PATH.")
-@click.option("--redis-url", default=None, metavar="URL",
+@click.option("--redis-url", default=None, metavar="URL", callback=redis_url,
               help="Use this running Redis for the Redis mode instead of starting one.")
 @click.option("--sqlite/--no-sqlite", default=True, show_default=True,
               help="Also bench the SQLite store (cardhall serve's default) in turns with the "
@@ -50,7 +52,7 @@ import click
 @click.option("--restart-rooms", type=click.IntRange(0), default=1000, show_default=True,
               help="Rooms in play when the SQLite server is killed with -9 and restarted "
                    "(0: skip the restart figure).")
-@click.option("--url", default=None, metavar="URL",
+@click.option("--url", default=None, type=WS_URL,
               help="Bench a running Cardhall server (its limits must allow the load).")
 @click.option("--server-pid", type=int, default=None,
               help="Process id of the server at --url (for its CPU and RSS figures).")

@@ -1,13 +1,14 @@
 """What the commands of :mod:`cardhall.cli` share: parameter types (:data:`WS_URL`), option
-callbacks (:func:`game_name`), option definitions (:func:`data_option`), the check of a bot
-strategy and of a URL's parts; each refusal is one of click's usage errors (exit 2).
+callbacks (:func:`game_name`, :func:`redis_url`), option definitions (:func:`data_option`),
+the check of a bot strategy and of a URL's parts; each refusal is one of click's usage errors
+(exit 2).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import click
 
@@ -28,19 +29,38 @@ class WsUrl(click.ParamType[str]):
         """The URL unchanged when websockets accepts it.
 
         Raises:
-            click.BadParameter: no ``ws://``/``wss://`` scheme, or no host.
+            click.BadParameter: no ``ws://``/``wss://`` scheme, no host, a port that is not
+                a number in 0..65535, or an unclosed ``[`` of an IPv6 address.
         """
         from websockets.exceptions import InvalidURI
         from websockets.uri import parse_uri
 
         try:
             parse_uri(str(value))
-        except InvalidURI as exc:
+        except (InvalidURI, ValueError) as exc:  # ValueError: urllib's, for the port or [
             self.fail(f"{value!r} is not a server URL like ws://HOST:PORT ({exc})", param, ctx)
         return str(value)
 
 
 WS_URL = WsUrl()
+
+
+def redis_url(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Click callback: ``value`` is a URL redis-py accepts (``redis://``, ``rediss://``,
+    ``unix://``) with a valid port, or None.
+
+    Raises:
+        click.BadParameter: redis-py's parser refuses it (no such scheme, a port that is not
+            a number in 0..65535, an unclosed ``[``).
+    """
+    if value:
+        from redis.connection import parse_url
+
+        try:
+            cast(Any, parse_url)(value)  # unannotated in some redis-py versions
+        except ValueError as exc:
+            raise click.BadParameter(f"{value!r}: {exc}") from None
+    return value
 
 
 def game_name(ctx: click.Context, param: click.Parameter, value: str) -> str:

@@ -8,32 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from .options import data_option, http_url_parts
+from .options import data_option, http_url_parts, redis_url
 
 if TYPE_CHECKING:
     from ..server.sqlite_store import SQLiteStore
     from ..server.store import Store
-
-
-def _redis_url(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """Click callback: ``value`` is a URL redis-py accepts (``redis://``, ``rediss://``,
-    ``unix://``), or None.
-
-    Raises:
-        click.BadParameter: redis-py's parser refuses it.
-    """
-    if value:
-        from redis.connection import parse_url
-
-        try:
-            cast(Any, parse_url)(value)
-        except ValueError as exc:
-            raise click.BadParameter(f"{value!r}: {exc}") from None
-    return value
 
 
 def _redis_nodes(ctx: click.Context, param: click.Parameter,
@@ -55,7 +38,7 @@ def redis_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """The Redis connection options of ``serve`` (gathered by :func:`_redis_target`)."""
     options = [
         click.option("--redis-url", envvar="CARDHALL_REDIS_URL", default=None, metavar="URL",
-                     callback=_redis_url,
+                     callback=redis_url,
                      help="redis://HOST:PORT/DB (rediss:// for TLS): keep rooms in this lone "
                           "Redis, shared with every server using it (env CARDHALL_REDIS_URL). "
                           "Default: the --data file (SQLite)."),

@@ -188,3 +188,26 @@ def test_play_refuses_a_url_that_is_not_a_server_url() -> None:
     proc = run_cli("play", "--url", "ftp://x")
     assert_one_error(proc, "--url", "ftp://x", "ws://")
     assert proc.returncode == 2  # a usage error, like every other command's --url
+
+
+# -- a bad port or host in any URL option (issue #41 item 13) -------------------------------
+
+_BAD_PORTS = ["127.0.0.1:99999", "127.0.0.1:abc", "[::1"]
+
+
+@pytest.mark.parametrize("bad", _BAD_PORTS)
+@pytest.mark.parametrize("command, scheme", [
+    (("rooms", "--url"), "ws://"), (("play", "--url"), "ws://"), (("bots", "--url"), "ws://"),
+    (("verify", "--room", "r1", "--url"), "ws://"), (("bench", "--url"), "ws://"),
+    (("bench", "--redis-url"), "redis://"), (("serve", "--port", "0", "--redis-url"), "redis://"),
+    (("admin", "rooms", "--token", "t", "--url"), "http://"),
+])
+def test_a_bad_port_or_host_in_a_url_is_one_usage_error(
+        command: tuple[str, ...], scheme: str, bad: str) -> None:
+    """``ws://127.0.0.1:99999``, ``ws://127.0.0.1:abc``, ``ws://[::1`` (and the same in a
+    Redis or an HTTP URL): one ``Error:`` line naming the option and the value, exit 2 (a
+    usage error, as for a URL without a scheme), never a traceback."""
+    url = scheme + bad
+    proc = run_cli(*command, url, timeout=60)
+    assert_one_error(proc, command[-1], url)
+    assert proc.returncode == 2, proc.stderr
