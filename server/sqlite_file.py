@@ -11,9 +11,9 @@ One SQLite file (``cardhall serve --data PATH``) holds what
    ``synchronous`` NORMAL (a ``kill -9`` loses nothing committed; a power loss may lose the
    last transactions) or FULL (``--fsync always``: every commit is on the disk before it
    returns), incremental auto-vacuum (:meth:`DataFile.vacuum` gives freed pages back);
-4. checks the file (``PRAGMA quick_check``) and its schema version (``PRAGMA
-   user_version``) and runs the :data:`MIGRATIONS` it lacks, in order, each in one
-   transaction with the version it reaches.
+4. checks the file (:mod:`.sqlite_checks`: not empty unless new, no bytes appended, not
+   another program's; ``PRAGMA quick_check``) and its ``user_version``, and runs the
+   :data:`MIGRATIONS` it lacks, each in one transaction with the version it reaches.
 
 Writes (:meth:`DataFile.write`) are functions of the connection, and nobody is told of an
 action before its entry is committed. How they commit (:data:`COMMITS`):
@@ -67,6 +67,7 @@ from typing import Any, TypeVar
 
 from filelock import FileLock, Timeout
 
+from . import sqlite_checks as checks
 from .account_sqlite import create_tables as _v3_accounts
 from .sqlite_journal import APPEND, RECOVER, AppendJournal, Row, journal_path, recover
 from .store import StoreError, unpack, waiting_entry
@@ -225,7 +226,14 @@ def _check(db: sqlite3.Connection, path: Path) -> int:
         raise DataFileError(f"the data file {path} has schema version {version}, newer than "
                             f"this Cardhall's {SCHEMA_VERSION}: run a newer Cardhall, or "
                             "restore a backup made by this version")
+    _refuse(checks.schema_problem(db, path, version))
     return version
+
+
+def _refuse(problem: str | None) -> None:
+    """Raise DataFileError(``problem``) when :mod:`.sqlite_checks` found one."""
+    if problem:
+        raise DataFileError(problem)
 
 
 def migrate(db: sqlite3.Connection, path: Path, found: int | None = None) -> int:
@@ -637,6 +645,10 @@ def take_lock(path: Path) -> FileLock:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         lock.acquire(timeout=0)
     except Timeout:
+        try:  # not taken by another process when it cannot be made at all (/proc/x.lock)
+            os.close(os.open(lock_path(path), os.O_RDWR | os.O_CREAT, 0o600))
+        except OSError as exc:
+            raise DataFileError(f"cannot lock the data file {path}: {exc}") from None
         raise DataFileLocked(f"the data file {path} is in use by another cardhall process "
                              f"(it holds {lock_path(path)}): stop that process, or give "
                              "another --data") from None
@@ -669,10 +681,13 @@ def open_file(path: Path, *, fsync: str = "normal", commit: str = "each",
         raise ValueError(f"fsync must be one of {', '.join(SYNCHRONOUS)}, not {fsync!r}")
     if commit not in COMMITS:
         raise ValueError(f"commit must be one of {', '.join(COMMITS)}, not {commit!r}")
+    _refuse(checks.problem(path, None))
     lock = take_lock(path)
     db: sqlite3.Connection | None = None
     try:
+        created = not path.exists()
         db = _connect(path, create=True)
+        _refuse(checks.problem(path, created))
         found = _check(db, path)
         try:
             if found == 0:
@@ -761,7 +776,9 @@ def backup(source: Path, dest: Path) -> int:
     """
     if not source.is_file():
         raise DataFileError(f"no data file at {source}")
+    _refuse(checks.problem(source, None))
     _fold_idle(source)
+    _refuse(checks.problem(source, False))
     src = _connect(source, create=False)
     part = dest.with_name(dest.name + ".part")
     try:

@@ -32,6 +32,7 @@ from cardhall.server.sqlite_file import (
     SCHEMA_VERSION,
     DataFileLocked,
     backup,
+    open_file,
 )
 from cardhall.server.sqlite_store import SQLiteStore
 from cardhall.server.store import Lease, LogConflict, OwnershipLost, StoreError, pack
@@ -584,15 +585,37 @@ def _damage(path: Path) -> None:
         f.write(b"\xff" * 4096)
 
 
-@pytest.mark.parametrize("kind", ["newer", "not-sqlite", "damaged", "unopenable"])
+@pytest.mark.parametrize("kind", ["newer", "not-sqlite", "damaged", "unopenable", "empty",
+                                  "appended", "another-program", "proc"])
 def test_serve_refuses_a_file_it_cannot_use_with_one_error_line(tmp_path: Path,
                                                                   kind: str) -> None:
+    """Exit 1, one ``Error:`` line with the reason, the file left as it was (issue #41 item 6:
+    an empty file and one with bytes appended too; item 14: ``/proc/version`` is no data
+    file, and not "in use")."""
     path = tmp_path / "data.db"
-    if kind == "newer":
+    if kind == "empty":
+        path.touch()
+        needles: tuple[str, ...] = ("empty (0 bytes)", "restore a backup")
+    elif kind == "appended":
+        open_file(path).close()
+        with open(path, "ab") as f:
+            f.write(b"junk" * 10)
+        needles = ("40 bytes more", "appended", "restore a backup")
+    elif kind == "another-program":
+        db = sqlite3.connect(path)
+        db.execute("CREATE TABLE notes (x)")
+        db.close()
+        needles = ("another program", "notes")
+    elif kind == "proc":
+        path = Path("/proc/version")
+        if not path.is_file():
+            pytest.skip("no /proc/version")
+        needles = ("not a Cardhall data file",)
+    elif kind == "newer":
         db = sqlite3.connect(path)
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
         db.close()
-        needles: tuple[str, ...] = (f"schema version {SCHEMA_VERSION + 1}", "newer")
+        needles = (f"schema version {SCHEMA_VERSION + 1}", "newer")
     elif kind == "not-sqlite":
         path.write_bytes(b"these are not the pages you are looking for" * 100)
         needles = ("not a Cardhall data file or is damaged", "restore a backup")
@@ -604,7 +627,9 @@ def test_serve_refuses_a_file_it_cannot_use_with_one_error_line(tmp_path: Path,
         path = tmp_path / "file" / "data.db"
         needles = ("data.db",)
     before = path.read_bytes() if path.is_file() else None
-    assert_one_error(run_cli("serve", "--port", "0", "--data", str(path)), *needles)
+    proc = run_cli("serve", "--port", "0", "--data", str(path))
+    assert "in use" not in assert_one_error(proc, *needles)
+    assert proc.returncode == 1
     assert (path.read_bytes() if path.is_file() else None) == before  # left as it was
 
 
