@@ -218,7 +218,8 @@ def origins(ctx: click.Context, param: click.Parameter,
         parts = http_url_parts(origin)
         if parts is None or parts.path or parts.query or parts.fragment or parts.username:
             raise click.BadParameter(
-                f"{origin!r} is not an origin like https://cards.example[:PORT]")
+                f"{origin!r} is not an origin like https://cards.example[:PORT] "
+                "(http:// or https://, a host, no path)")
     return value
 
 
@@ -284,7 +285,8 @@ def _limits(opts: dict[str, Any]) -> dict[str, Any]:
 @click.option("--keyfile", type=click.Path(exists=True, dir_okay=False), default=None,
               help="PEM private key of --certfile (default: inside --certfile).")
 @click.option("--origin", "origins", multiple=True, metavar="URL", callback=origins,
-              help="Allowed browser origin, e.g. https://cards.example (repeat; default: any). "
+              help="Allowed browser origin, http(s)://HOST[:PORT], e.g. https://cards.example "
+                   "(repeat; default: any). "
                    "Clients sending no Origin header (bots) are always allowed.")
 @click.option("--msg-rate", type=click.FloatRange(0), default=100.0, show_default=True,
               help="Messages per second one connection may send, sustained (0: no limit).")

@@ -27,7 +27,7 @@ import sqlite3
 import stat
 from pathlib import Path
 
-#: The first 16 bytes of every SQLite 3 file (sqlite.org/fileformat.html, 1.3).
+#: The first 16 bytes of every SQLite 3 file (SQLite's file format, section 1.3).
 SQLITE_MAGIC = b"SQLite format 3\x00"
 #: The size of SQLite's file header (bytes).
 HEADER_BYTES = 100

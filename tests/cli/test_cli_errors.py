@@ -92,6 +92,19 @@ def test_serve_refuses_an_origin_that_is_not_one(origin: str) -> None:
     assert_one_error(run_cli("serve", "--port", "0", "--origin", origin), "--origin", origin)
 
 
+def test_the_readme_and_serve_agree_that_an_origin_is_http_or_https() -> None:
+    """Issue #41 item 14: the README said ``https://`` only, while ``http://`` is accepted
+    (a site served without TLS has an ``http://`` origin): both now say both."""
+    from cardhall.cli.serve import origins
+
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert ("an origin that is not `http://HOST[:PORT]` or `https://HOST[:PORT]`"
+            in readme)
+    ok = ("http://cards.example", "https://cards.example:8443")
+    assert origins(None, None, ok) == ok  # type: ignore[arg-type]
+    assert "http(s)://HOST[:PORT]" in " ".join(run_cli("serve", "--help").stdout.split())
+
+
 def test_serve_origin_check_accepts_real_origins() -> None:
     from cardhall.cli.serve import origins
 
