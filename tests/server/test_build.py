@@ -182,3 +182,46 @@ def test_bench_builds_shows_the_pure_and_the_compiled_figures_side_by_side() -> 
                  "table()", "fan-out (frames, less the above)"):
         pure, compiled, ratio = rows[name]
         assert float(pure.replace(",", "")) > 0 and (compiled, ratio) == ("-", "-"), name
+
+
+def _third_party_imports(source: Path) -> set[str]:
+    """The top-level names of the modules ``source`` imports that are neither the standard
+    library's nor Cardhall's (``import x.y``, ``from x import y``; under ``TYPE_CHECKING``
+    too: mypyc needs their types as much)."""
+    import ast
+
+    names = set()
+    for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return {n for n in names if n not in sys.stdlib_module_names and n != "cardhall"}
+
+
+def test_the_build_requires_every_package_a_compiled_module_imports() -> None:
+    """Issue #41 item 10: ``pip install .`` builds in an isolated environment that holds only
+    ``[build-system] requires``; a compiled module's import missing there (tenacity was)
+    stops mypyc and the install falls back to pure Python. Every third-party import of
+    setup.py's compiled modules is the package of a requirement (by its distribution's
+    name: ``mypy_extensions`` is ``mypy-extensions``)."""
+    import importlib.metadata
+    import re
+    import tomllib
+
+    def norm(name: str) -> str:
+        return re.sub(r"[-_.]+", "-", name).lower()
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    required = {norm(re.split(r"[\s<>=!~;\[]", r, maxsplit=1)[0])
+                for r in config["build-system"]["requires"]}
+    distributions = importlib.metadata.packages_distributions()
+    sources = _setup().compiled_sources()
+    assert "server/saving.py" in sources
+    missing = {}
+    for source in sources:
+        for name in _third_party_imports(ROOT / source):
+            dists = {norm(d) for d in distributions.get(name, [name])}
+            if not dists & required:
+                missing.setdefault(name, []).append(source)
+    assert missing == {}, f"add to [build-system] requires: {missing}"
