@@ -85,21 +85,35 @@ export function describeEvent(ev, who) {
   }
 }
 
+/** Why a Skipper game ended, in words, by the engine's `reason` (docs/rules/skipper.md). */
+const REASON = {
+  won: "all four stacks are complete",
+  completed: "completed all four stacks first",
+  last_standing: "is the last player in the game",
+  turn_limit: "the turn limit was reached",
+  all_out: "every player is out of the game",
+  resigned: "resigned",
+  unwinnable: "no seat can finish any more",
+};
+
 export function describeOutcome(outcome, who, view) {
   if (!outcome) return "";
-  const reason = String(outcome.reason || "").replace(/_/g, " ");
+  const raw = String(outcome.reason || "");
+  const reason = REASON[raw] || raw.replace(/_/g, " ");
   const scores = outcome.scores || [];
   if (view && view.mode === "solo") {
     const verdict = outcome.winner === 0 ? "You won" : "You lost";
     return `${verdict} (${reason}) after ${scores[0] ?? "?"} turns.`;
   }
-  const head =
-    outcome.winner === null || outcome.winner === undefined
-      ? "Nobody won"
-      : `${who(outcome.winner)} won`;
+  const won = outcome.winner !== null && outcome.winner !== undefined;
+  const ownDeed = raw === "completed" || raw === "last_standing";
+  const head = !won
+    ? `Nobody won: ${reason}`
+    : ownDeed
+      ? `${who(outcome.winner)} won: ${reason}`
+      : `${who(outcome.winner)} won (${reason})`;
   const stacks = scores.map((n, i) => `${who(i)} ${n}`).join(", ");
-  return `${head} (${reason}). Complete stacks: ${stacks}.`;
-  // genericOutcome is the fallback for unknown shapes
+  return `${head}. Complete stacks: ${stacks}.`;
 }
 
 function stackElement(stack, seatIndex, ui, mine) {

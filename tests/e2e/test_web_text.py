@@ -1,0 +1,100 @@
+"""Words a player reads (issue #44, items 3-9), in Debian's Chromium driven by Playwright (the
+harness of tests/e2e/test_web.py): game-over summaries, status bars and log lines without raw
+values, one name for each seat, the hint when no card can be played, the account pop-overs,
+the game-over box without card motion, the leaderboards' texts and the chat's length limit.
+Most checks call the page's own modules (``import()`` in the page) on views the engines make,
+so each is quick and needs no whole game; each failed on the code before its fix.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from cardhall.games import create
+from cardhall.server.memory_store import MemoryStore
+
+from ..conftest import serving
+from .test_web import browser
+from .test_web_people import DESKTOP, PHONE, page_at
+
+pytestmark = pytest.mark.slow
+
+#: JavaScript: ``[module path, function name, ...arguments]`` -> the function's result; an
+#: argument ``WHO`` is the seat-naming function (seat 3 -> "Seat3").
+CALL = """async ([path, fn, ...args]) => {
+    const m = await import(path);
+    return m[fn](...args.map((a) => a === 'WHO' ? (s) => `Seat${s}` : a)); }"""
+WHO = "WHO"
+#: JavaScript: ``[module path, view, legal actions]`` -> the text of the table it draws.
+DRAW = """async ([path, view, legal]) => {
+    const m = await import(path);
+    const { h } = await import('/js/cards.js');
+    const ui = { seat: 0, view, selected: null, select() {}, marks: [], toggle() {},
+                 act() {}, seatName: (s) => `Seat${s}`, handled() {}, legal,
+                 actionButton: (a, label) => h('button', {}, label) };
+    return m.render(view, ui).textContent; }"""
+
+
+def played(game: str, moves: int | None, **options: Any) -> Any:
+    """A solo ``game`` (seed 5) after ``moves`` first-listed moves then a resignation, or
+    played to its end (``moves`` None) by always taking the first move listed."""
+    g = create(game, {"seed": 5, **options}, 1)
+    n = 0
+    events: list[dict[str, Any]] = []
+    while not g.over and n < 3000:
+        legal = g.legal_actions(0)
+        action = legal[-1] if moves is not None and n >= moves else legal[0]
+        events += g.apply(0, action)
+        n += 1
+    return g, events
+
+
+async def page_of(b: Any, port: int, errors: list[str],
+                  viewport: dict[str, int] = DESKTOP) -> Any:
+    return await page_at(b, port, errors, viewport)
+
+
+# -- item 3: broken or raw text -------------------------------------------------------------
+
+async def test_game_over_texts_and_status_bars_read_as_words() -> None:
+    """Thirty-Six's end names no "(null)" and says how many points win; its commit is a
+    sentence; ShuffleJack's resigned game shows its score; Skipper's race names its reason in
+    words; Shop's status bar is no debug line."""
+    errors: list[str] = []
+    async with serving(MemoryStore, msg_rate=None) as make, browser() as b:
+        server = await make()
+        page = await page_of(b, server.port, errors)
+        ts = "/js/games/thirtysix.js"
+        g, events = played("thirtysix", None)
+        view = g.view(0)
+        assert view["enemy_total"] is None  # the end of the game: no ENEMY cards shown
+        drawn = await page.evaluate(DRAW, [ts, view, []])
+        assert "null" not in drawn and "undefined" not in drawn, drawn
+        assert "/36" not in drawn and "37 to win" in drawn, drawn
+        text = await page.evaluate(CALL, [ts, "describeOutcome", g.outcome()])
+        assert "You lost" in text and "null" not in text, text
+        commit = next(e for e in events if e["type"] == "commit")
+        line = await page.evaluate(CALL, [ts, "describeEvent", commit, WHO])
+        assert "result" not in line and "enemy total" not in line, line
+        assert line.startswith("Committed") and str(commit["total"]) in line, line
+
+        sj, _ = played("shufflejack", 3)
+        text = await page.evaluate(CALL, ["/js/games/shufflejack.js", "describeOutcome",
+                                          sj.outcome()])
+        assert "score ." not in text and "score 0" in text.lower(), text
+
+        race = {"winner": 3, "reason": "completed", "scores": [1, 0, 2, 4]}
+        text = await page.evaluate(CALL, ["/js/games/skipper.js", "describeOutcome", race, WHO,
+                                          {"mode": "multi"}])
+        assert "(completed)" not in text and "Seat3 won" in text, text
+        assert "all four stacks" in text, text
+
+        shop = create("shop", {"seed": 5}, 1)
+        drawn = await page.evaluate(DRAW, ["/js/games/shop.js", shop.view(0),
+                                           shop.legal_actions(0)])
+        for raw in ("phase shortcut", "lit needed", "moves 0/"):
+            assert raw not in drawn, drawn
+        assert "52 cards in the stock" in drawn and "7 candles to light" in drawn, drawn
+        assert not errors, errors
