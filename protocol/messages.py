@@ -1101,12 +1101,15 @@ class SeatEvent(_Record):
             (back after a drop), ``"bot"`` (a bot took over), ``"forfeit"`` (the seat lost
             by leaving or timing out) or ``"host"`` (the seat's player is the room's host
             now: its host left a waiting room, or the room had none).
+        name: The display name of the seat's player (1..64 characters; None: unknown or
+            the seat is free), so a client can say "Bob sat down." before its next view.
     """
 
     TYPE: ClassVar[str]
     room: str = _f(_ROOM)
     seat: int = _f(_SEAT)
     event: str = _f(_word(SEAT_EVENTS))
+    name: str | None = _f(_NAME, default=None)
 
 
 @_message("game_over", "server")

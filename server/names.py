@@ -9,6 +9,8 @@ name that looks like another account's (issue #29).
 * A **display name** is what tables, event logs and leaderboards show: NFKC, control and
   default-ignorable characters dropped, white space runs made one space, trimmed, at most
   :data:`NAME_MAX` code points, with at least one letter or digit (:func:`display_name`).
+* A **server bot** playing a seat is named by :func:`bot_name` ("Bot 2"): the name the
+  table, the event log, the replay and the terminal all show (issue #44).
 * **Name keys** (:func:`name_keys`) are what two names are compared by: UTS #39
   *skeletons* (Unicode Technical Standard #39, section 4: NFD, each character replaced by its
   prototype from Unicode's ``confusables.txt``, NFD again) of the case-folded NFKC form
@@ -34,7 +36,7 @@ import unicodedata
 from pathlib import Path
 
 __all__ = ["GUEST_PREFIX", "NAME_MAX", "USERNAME_MAX", "USERNAME_MIN", "USER_PREFIX",
-           "BadName", "display_name", "external_names", "guest_names", "is_reserved",
+           "BadName", "bot_name", "display_name", "external_names", "guest_names", "is_reserved",
            "name_keys", "skeleton", "username", "username_prefix", "write_table"]
 
 USERNAME_MIN, USERNAME_MAX = 3, 32
@@ -59,6 +61,13 @@ _IGNORABLE = (
     (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
     (0xE0000, 0xE0FFF),
 )
+
+
+def bot_name(seat: int) -> str:
+    """The display name of the server bot that takes the empty ``seat`` (0-based, as every
+    seat number people see): ``"Bot 2"``. One rule for every place a seat is named: the
+    view's ``room.players``, the game's record (replays, My games) and every client."""
+    return f"Bot {seat}"
 
 
 class BadName(ValueError):

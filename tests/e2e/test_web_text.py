@@ -98,3 +98,52 @@ async def test_game_over_texts_and_status_bars_read_as_words() -> None:
             assert raw not in drawn, drawn
         assert "52 cards in the stock" in drawn and "7 candles to light" in drawn, drawn
         assert not errors, errors
+
+
+# -- item 4: one name for each seat ---------------------------------------------------------
+
+LOG = "() => [...document.querySelectorAll('#log li')].map((e) => e.textContent)"
+
+
+async def test_log_and_table_name_seats_the_same_way() -> None:
+    """The host's log says "Bob sat down." (the seat event's name); a server bot is "Bot 2" at
+    the table (not "seat 2 (bot)"); the page's own moves read "You ...", never "Ann (you)";
+    My games numbers the seat as the table does (seat 0, not "seat 1")."""
+    from .test_web import Player
+    from .test_web_people import create_room, set_name
+    errors: list[str] = []
+    async with serving(MemoryStore, msg_rate=None) as make, browser() as b:
+        server = await make()
+        ann = await page_of(b, server.port, errors)
+        await set_name(ann, "Ann")
+        room_id = await create_room(ann, seats=3)
+        bob = await page_of(b, server.port, errors)
+        await set_name(bob, "Bob")
+        await bob.click("#refresh")
+        await bob.click(f"tr[data-room='{room_id}'] button.join")
+        await bob.wait_for_selector("#room[data-seat='1']")
+        await ann.wait_for_function(
+            "() => [...document.querySelectorAll('#log li')].some("
+            "(e) => e.textContent.includes('sat down'))")
+        lines = await ann.evaluate(LOG)
+        assert "Bob sat down." in lines, lines
+        assert not any("seat 1 sat down" in line for line in lines), lines
+        await ann.click("#start")
+        await ann.wait_for_selector("#room[data-status='playing']")
+        await ann.wait_for_selector("#room[data-mine='1']")
+        await Player(ann, 0).act()  # one move by clicking
+        await ann.wait_for_function(
+            "() => [...document.querySelectorAll('#log li')].some("
+            "(e) => /^You (played|discarded|put|drew)/.test(e.textContent))")
+        seats = await ann.eval_on_selector_all(".seats .seat-name",
+                                               "els => els.map((e) => e.textContent)")
+        assert seats == ["Ann (you)", "Bob", "Bot 2"], seats
+        lines = await ann.evaluate(LOG)
+        assert not any("(you)" in line for line in lines), lines
+        assert any(line.startswith("You ") and "sit at seat" not in line
+                   for line in lines), lines
+        await ann.click("#account-games")
+        await ann.wait_for_selector(f"#my-running li[data-room='{room_id}']")
+        running = await ann.inner_text(f"#my-running li[data-room='{room_id}']")
+        assert "seat 0" in running, running
+        assert not errors, errors

@@ -220,7 +220,7 @@ export class AccountMenu {
       h(
         "li",
         { dataset: { room: g.room } },
-        `${g.name} (${g.game}, seat ${g.seat + 1}, ${g.status}) `,
+        `${g.name} (${g.game}, seat ${g.seat}, ${g.status}) `,
         h(
           "button",
           { type: "button", class: "resume", onclick: () => this.app.resumeAccount(g.room) },

@@ -17,7 +17,7 @@ const STANDARD = new Set([
   "rules",
 ]);
 
-/** "seat 1 (you)": who did an event. */
+/** "Bob ", "You ": who did an event. */
 function whoOf(ev, who) {
   return ev.seat === undefined || ev.seat === null ? "" : `${who(ev.seat)} `;
 }

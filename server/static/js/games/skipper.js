@@ -38,6 +38,9 @@ export function describeAction(action) {
   return genericAction(action);
 }
 
+/** A seat's name after a verb: "You" is "you" there. */
+const object = (name) => (name === "You" ? "you" : name);
+
 export function describeEvent(ev, who) {
   const w = ev.seat === undefined ? "" : who(ev.seat);
   switch (ev.type) {
@@ -61,9 +64,9 @@ export function describeEvent(ev, who) {
     case "pass":
       return `${w} passed.`;
     case "sold":
-      return `${w} sold ${cardName(ev.card)} to ${who(ev.buyer)} for ${cardName(ev.price)}.`;
+      return `${w} sold ${cardName(ev.card)} to ${object(who(ev.buyer))} for ${cardName(ev.price)}.`;
     case "unsold":
-      return `Nobody bought ${cardName(ev.card)}; it went back to ${w}.`;
+      return `Nobody bought ${cardName(ev.card)}; it went back to ${object(w)}.`;
     case "end":
       return `${w} ended turn ${ev.turns}.`;
     case "flip":
