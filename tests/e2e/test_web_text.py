@@ -147,3 +147,37 @@ async def test_log_and_table_name_seats_the_same_way() -> None:
         running = await ann.inner_text(f"#my-running li[data-room='{room_id}']")
         assert "seat 0" in running, running
         assert not errors, errors
+
+
+# -- item 5: what to do when no card can be played ------------------------------------------
+
+#: JavaScript: ``[module path, view, legal actions]`` -> the table drawn into ``#probe``.
+MOUNT = DRAW.replace("return m.render(view, ui).textContent;",
+                     "document.querySelector('#probe')?.remove();"
+                     " const el = h('div', { id: 'probe' }, m.render(view, ui));"
+                     " document.body.append(el); return el.textContent;")
+
+
+@pytest.mark.parametrize("mode", ["solo", "multi"])
+async def test_skipper_says_what_to_do_when_no_card_can_be_played(mode: str) -> None:
+    """Seed 1 deals seat 0 no card that plays on a stack: the hand says so, names the way on
+    (discard, or auction in multi) and highlights the cards that can go."""
+    g = create("skipper", {"seed": 1, "mode": mode}, 1 if mode == "solo" else 2)
+    legal = g.legal_actions(0)
+    assert not [a for a in legal if a[0] == "play"] and [a for a in legal if a[0] == "discard"]
+    errors: list[str] = []
+    async with serving(MemoryStore, msg_rate=None) as make, browser() as b:
+        server = await make()
+        page = await page_of(b, server.port, errors)
+        view = {**g.view(0), "room": {"status": "playing", "players": []}}
+        await page.evaluate(MOUNT, ["/js/games/skipper.js", view, legal])
+        hint = page.locator("#probe #no-play-hint")
+        assert await hint.count() == 1
+        text = await hint.inner_text()
+        assert "No card" in text and "discard" in text.lower(), text
+        assert ("auction" in text.lower()) == (mode == "multi"), text
+        discardable = sorted({a[1] for a in legal if a[0] == "discard"})
+        lit = await page.eval_on_selector_all("#probe #hand .card.highlight",
+                                              "els => els.map((e) => e.dataset.card)")
+        assert sorted(lit) == discardable, (lit, discardable)
+        assert not errors, errors

@@ -285,11 +285,30 @@ function auctionElement(view, ui) {
   );
 }
 
+/** True when the seat must act but no card of it plays on a stack: it may only discard (or
+ * auction, in multi) a card of its hand. */
+function noPlay(legal) {
+  return !legal.some((a) => a[0] === "play") && legal.some((a) => a[0] === "discard");
+}
+
+/** What to do when no card can be played (the highlighted cards are the ones that can go). */
+function stuckHint(legal) {
+  const auction = legal.some((a) => a[0] === "auction");
+  return h(
+    "p",
+    { class: "hint", id: "no-play-hint", role: "status" },
+    "No card can be played on a stack: discard at least one card of your hand (pick a " +
+      "highlighted card, then \u201cDiscard it\u201d), then \u201cEnd turn\u201d (K5)" +
+      (auction ? ", or put one card up for auction (K9)." : "."),
+  );
+}
+
 export function render(view, ui) {
   const seats = (view.seats || []).map((s, i) => seatElement(view, s, i, ui));
   // Own seat first, then the others.
   if (ui.seat !== null && seats[ui.seat]) seats.unshift(seats.splice(ui.seat, 1)[0]);
   const legal = ui.legal;
+  const stuck = noPlay(legal);
   const handCards = (view.hand || []).map((code) => {
     const bid = legal.find((a) => a[0] === "bid" && a[1] === code);
     if (bid) {
@@ -308,6 +327,7 @@ export function render(view, ui) {
     const el = cardElement(code, {
       where: "in your hand",
       selected: ui.selected === code,
+      highlight: stuck && usable && ui.selected !== code,
       label: usable
         ? ui.selected === code
           ? "selected; now choose a stack, discard or auction"
@@ -377,6 +397,7 @@ export function render(view, ui) {
             { class: "cards" },
             handCards.length ? handCards : h("span", { class: "note" }, "empty"),
           ),
+          stuck ? stuckHint(legal) : null,
           bar,
           h(
             "div",
