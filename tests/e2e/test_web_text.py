@@ -181,3 +181,38 @@ async def test_skipper_says_what_to_do_when_no_card_can_be_played(mode: str) -> 
                                               "els => els.map((e) => e.dataset.card)")
         assert sorted(lit) == discardable, (lit, discardable)
         assert not errors, errors
+
+
+# -- item 6: the account pop-overs ----------------------------------------------------------
+
+#: JavaScript: whether the account panel and the room list overlap on the screen.
+OVERLAP = """() => { const a = document.querySelector('#account-panel');
+    const r = document.querySelector('.rooms-panel');
+    if (!a || !r) return null;
+    const p = a.getBoundingClientRect(), q = r.getBoundingClientRect();
+    return p.left < q.right && q.left < p.right && p.top < q.bottom && q.top < p.bottom; }"""
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+async def test_account_popovers_close_on_escape_and_outside_and_cover_no_room_list(
+        viewport: dict[str, int]) -> None:
+    """Register, Sign in and My games each close with Escape and with a click outside them
+    (a click inside keeps them open), and none lies over the room list."""
+    errors: list[str] = []
+    async with serving(MemoryStore, msg_rate=None) as make, browser() as b:
+        server = await make()
+        page = await page_of(b, server.port, errors, viewport)
+        await page.wait_for_selector("#account-register")
+        for button in ("#account-register", "#account-signin", "#account-games"):
+            await page.click(button)
+            await page.wait_for_selector("#account-panel")
+            assert await page.evaluate(OVERLAP) is False, button
+            await page.click("#account-panel h3, #account-panel label >> nth=0")
+            assert await page.locator("#account-panel").count() == 1, button
+            await page.keyboard.press("Escape")
+            await page.wait_for_selector("#account-panel", state="detached")
+            await page.click(button)
+            await page.wait_for_selector("#account-panel")
+            await page.click(".rooms-panel h2")
+            await page.wait_for_selector("#account-panel", state="detached")
+        assert not errors, errors
