@@ -216,3 +216,36 @@ async def test_account_popovers_close_on_escape_and_outside_and_cover_no_room_li
             await page.click(".rooms-panel h2")
             await page.wait_for_selector("#account-panel", state="detached")
         assert not errors, errors
+
+
+# -- item 7: no card flies when the game-over box appears -----------------------------------
+
+#: JavaScript: count the cards that start moving from now on (``window.__moving``).
+WATCH_MOTION = """() => { window.__moving = 0;
+    new MutationObserver((records) => { for (const r of records)
+        if (r.target.classList && r.target.classList.contains('moving')) window.__moving++; })
+      .observe(document.body, { subtree: true, attributes: true, attributeFilter: ['class'] });
+  }"""
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+async def test_game_over_box_moves_no_card(viewport: dict[str, int]) -> None:
+    """Resigning a ShuffleJack game shows the game-over box above the table: the table moves
+    down, and its cards go with it (before, every card flew from its old place on the
+    screen)."""
+    errors: list[str] = []
+    async with serving(MemoryStore, msg_rate=None) as make, browser() as b:
+        server = await make()
+        page = await page_of(b, server.port, errors, viewport)
+        await page.select_option("#create-game", "shufflejack")
+        await page.fill("#create-seats", "1")
+        await page.click("#create-submit")
+        await page.wait_for_selector("#room[data-status='playing'][data-mine='1']")
+        await page.wait_for_selector("#tableau [data-card]")
+        await page.evaluate(WATCH_MOTION)
+        await page.click(".other-actions button:has-text('Resign')")
+        await page.click("#confirm-yes")
+        await page.wait_for_selector("#game-over")
+        await page.wait_for_timeout(400)
+        assert await page.evaluate("() => window.__moving") == 0
+        assert not errors, errors
