@@ -1287,6 +1287,8 @@ class Leaderboard(_Record):
         total: Entries on the whole board, 0..2**31-1.
         you: ``{rank, score}`` of the asking connection's own name (its hello ``client``)
             when that name is on the board, else None.
+        how: What puts a player on the board, for people (1..200 characters: "Win a solo
+            game ..."), or None.
         re: ``get_leaderboard.id``, or None.
     """
 
@@ -1297,6 +1299,7 @@ class Leaderboard(_Record):
     entries: Sequence[dict[str, Any]] = _f(_board_entries, factory=list)
     total: int = _f(_int(0, MAX_ID), factory=int)
     you: dict[str, Any] | None = _f(_board_you, default=None)
+    how: str | None = _f(_str(1, 200), default=None)
     re: RequestId | None = _f(_ID, default=None)
 
 

@@ -249,3 +249,24 @@ async def test_game_over_box_moves_no_card(viewport: dict[str, int]) -> None:
         await page.wait_for_timeout(400)
         assert await page.evaluate("() => window.__moving") == 0
         assert not errors, errors
+
+
+# -- item 8: the leaderboards' words --------------------------------------------------------
+
+async def test_empty_boards_say_what_counts() -> None:
+    """An empty ShuffleJack or Thirty-Six board says finishing a game counts (a resigned one
+    not); Skipper's says winning."""
+    errors: list[str] = []
+    async with serving(MemoryStore, msg_rate=None) as make, browser() as b:
+        server = await make()
+        page = await page_of(b, server.port, errors)
+        for game, words in (("shufflejack", "Finish"), ("thirtysix", "Finish"),
+                            ("skipper", "Win")):
+            await page.select_option("#board-game", game)
+            await page.wait_for_function(
+                "w => (document.querySelector('#board-empty') || {}).textContent?.includes(w)",
+                arg=words)
+            text = await page.inner_text("#board-empty")
+            assert "win a solo game" not in text, text
+            assert ("resign" in text) == (game != "skipper"), text
+        assert not errors, errors

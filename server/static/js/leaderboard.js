@@ -84,13 +84,18 @@ export class Leaderboards {
               : h(
                   "tr",
                   {},
-                  h("td", { colspan: 3, class: "none" }, "Nobody yet: win a solo game."),
+                  h(
+                    "td",
+                    { colspan: 3, class: "none", id: "board-empty" },
+                    `Nobody yet. ${board.how || "Finish a solo game to be on the board."}`,
+                  ),
                 ),
           ),
         ),
         board.you
           ? h("p", { id: "board-you" }, `You: #${board.you.rank} with ${board.you.score}`)
           : null,
+        board.how && board.entries.length ? h("p", { class: "doc", id: "board-how" }, board.how) : null,
       ];
     } else {
       body = h("p", { class: "doc", id: "board-caption" }, this.message || "Loading…");
