@@ -270,3 +270,39 @@ async def test_empty_boards_say_what_counts() -> None:
             assert "win a solo game" not in text, text
             assert ("resign" in text) == (game != "skipper"), text
         assert not errors, errors
+
+
+# -- item 9: the chat's length limit --------------------------------------------------------
+
+#: JavaScript: a chat box of room "r1" added to the page, outside the app's redraws (its own
+#: module, no room needed).
+CHAT_BOX = """async () => { const { Chat } = await import('/js/chat.js');
+    const chat = new Chat({ session: null, render() {} }, 'r1');
+    document.body.append(chat.element); }"""
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+async def test_chat_shows_its_limit_as_the_player_types(viewport: dict[str, int]) -> None:
+    """The chat box counts the characters typed against the limit (300); a longer line is
+    kept whole (not cut without a word), marked too long, and Send waits until it fits."""
+    errors: list[str] = []
+    async with serving(MemoryStore, msg_rate=None) as make, browser() as b:
+        server = await make()
+        page = await page_of(b, server.port, errors, viewport)
+        await page.evaluate(CHAT_BOX)
+        await page.type("#chat-input", "hello")
+        assert "5/300" in (await page.inner_text("#chat-count")).replace(" ", "")
+        long = "é" * 290 + "0123456789" * 2
+        await page.fill("#chat-input", long)
+        assert await page.input_value("#chat-input") == long  # nothing cut
+        count = page.locator("#chat-count")
+        assert "310/300" in (await count.inner_text()).replace(" ", "")
+        assert "over" in (await count.get_attribute("class") or "")
+        assert await page.locator("#chat-send").is_disabled()
+        box = await count.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= viewport["width"]
+        await page.press("#chat-input", "Backspace")
+        await page.fill("#chat-input", long[:300])
+        assert not await page.locator("#chat-send").is_disabled()
+        assert "over" not in (await count.get_attribute("class") or "")
+        assert not errors, errors
