@@ -248,6 +248,13 @@ async def test_game_over_box_moves_no_card(viewport: dict[str, int]) -> None:
         await page.wait_for_selector("#game-over")
         await page.wait_for_timeout(400)
         assert await page.evaluate("() => window.__moving") == 0
+        # The end in words, once: no raw "game over: reason ..." log line (the engine's own
+        # end event), no second line repeating the first.
+        lines = await page.evaluate(LOG)
+        assert not any(line.lower().startswith("game over: reason") for line in lines), lines
+        why = page.locator("#outcome-why")
+        assert not await why.count() or (await why.inner_text()
+                                          != await page.inner_text("#outcome"))
         assert not errors, errors
 
 

@@ -213,7 +213,7 @@ export class RoomView {
         this.addLog("The game has started.");
         break;
       case "game_over":
-        this.addLog(`Game over: ${this.outcomeText(msg.outcome)}`);
+        this.addLog(`Game over. ${this.outcomeText(msg.outcome)}`);
         this.gameOver = msg;
         recordGame(this, msg); // "My games" (replay.js)
         break;
@@ -306,6 +306,13 @@ export class RoomView {
       this.view,
     );
     return text;
+  }
+
+  /** Why the game ended (help.js), or "" when it only repeats `outcomeText`. */
+  whyText(outcome) {
+    if (!outcome) return "";
+    const why = explainEnd(this.game, outcome, this.seat, this.outEvents, (s) => this.seatName(s));
+    return why === this.outcomeText(outcome) ? "" : why;
   }
 
   deadlineOf(seat) {
@@ -509,11 +516,9 @@ export class RoomView {
           { class: "panel game-over", id: "game-over", role: "status" },
           h("h2", {}, "Game over"),
           h("p", { id: "outcome" }, this.outcomeText(v.outcome)),
-          h(
-            "p",
-            { id: "outcome-why", class: "outcome-why" },
-            explainEnd(this.game, v.outcome, this.seat, this.outEvents, (s) => this.seatName(s)),
-          ),
+          this.whyText(v.outcome)
+            ? h("p", { id: "outcome-why", class: "outcome-why" }, this.whyText(v.outcome))
+            : null,
           this.gameOver
             ? h(
                 "button",

@@ -24,6 +24,8 @@ function whoOf(ev, who) {
 
 /** An event in words from its fields (cards named), e.g. "seat 0 discard: 5 of diamonds". */
 export function describeEvent(ev, who) {
+  // The end of a game: the room's game_over message says it in words (describeOutcome).
+  if (ev.type === "game_over" || ev.type === "over") return "";
   const verb = String(ev.type || "event").replace(/_/g, " ");
   const parts = [];
   for (const [key, value] of Object.entries(ev)) {
