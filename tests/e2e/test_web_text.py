@@ -97,6 +97,10 @@ async def test_game_over_texts_and_status_bars_read_as_words() -> None:
         for raw in ("phase shortcut", "lit needed", "moves 0/"):
             assert raw not in drawn, drawn
         assert "52 cards in the stock" in drawn and "7 candles to light" in drawn, drawn
+        shah = create("shah", {"seed": 5}, 1)
+        drawn = await page.evaluate(DRAW, ["/js/games/shah.js", shah.view(0),
+                                           shah.legal_actions(0)])
+        assert "phase " not in drawn and "cards in the pack" in drawn, drawn
         assert not errors, errors
 
 
