@@ -23,7 +23,8 @@ def test_bot_name_is_a_name_people_read() -> None:
 def test_seat_event_carries_an_optional_name() -> None:
     frame = p.SeatEvent(room="r1", seat=1, event="joined", name="Bob")
     assert p.decode(p.encode(frame), side="server") == frame
-    assert p.decode(p.encode(p.SeatEvent(room="r1", seat=1, event="left")), side="server").name is None
+    left = p.SeatEvent(room="r1", seat=1, event="left")
+    assert p.decode(p.encode(left), side="server").name is None
 
 
 async def test_joined_seat_event_names_the_player_and_bots_are_named_by_the_rule() -> None:

@@ -91,9 +91,7 @@ export class AccountMenu {
 
   /** Close the open panel; `refocus`: give the focus back to the button that opened it. */
   close(refocus) {
-    const opener = { signin: "account-signin", register: "account-register", games: "account-games" }[
-      this.panel
-    ];
+    const opener = this.panel ? `account-${this.panel}` : null; // the button's id
     this.panel = null;
     this.error = "";
     this.app.render();

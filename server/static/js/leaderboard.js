@@ -95,7 +95,9 @@ export class Leaderboards {
         board.you
           ? h("p", { id: "board-you" }, `You: #${board.you.rank} with ${board.you.score}`)
           : null,
-        board.how && board.entries.length ? h("p", { class: "doc", id: "board-how" }, board.how) : null,
+        board.how && board.entries.length
+          ? h("p", { class: "doc", id: "board-how" }, board.how)
+          : null,
       ];
     } else {
       body = h("p", { class: "doc", id: "board-caption" }, this.message || "Loading…");

@@ -64,7 +64,10 @@ export function describeEvent(ev, who) {
     case "pass":
       return `${w} passed.`;
     case "sold":
-      return `${w} sold ${cardName(ev.card)} to ${object(who(ev.buyer))} for ${cardName(ev.price)}.`;
+      return (
+        `${w} sold ${cardName(ev.card)} to ${object(who(ev.buyer))} ` +
+        `for ${cardName(ev.price)}.`
+      );
     case "unsold":
       return `Nobody bought ${cardName(ev.card)}; it went back to ${object(w)}.`;
     case "end":
