@@ -317,3 +317,20 @@ async def test_chat_shows_its_limit_as_the_player_types(viewport: dict[str, int]
         assert not await page.locator("#chat-send").is_disabled()
         assert "over" not in (await count.get_attribute("class") or "")
         assert not errors, errors
+
+
+async def test_skipper_hint_goes_once_a_card_is_discarded() -> None:
+    """After a discard the turn may end: the hint is gone (End turn is the way on)."""
+    g = create("skipper", {"seed": 1, "mode": "solo"}, 1)
+    g.apply(0, next(a for a in g.legal_actions(0) if a[0] == "discard"))
+    legal = g.legal_actions(0)
+    assert any(a[0] == "end" for a in legal)
+    errors: list[str] = []
+    async with serving(MemoryStore, msg_rate=None) as make, browser() as b:
+        server = await make()
+        page = await page_of(b, server.port, errors)
+        view = {**g.view(0), "room": {"status": "playing", "players": []}}
+        await page.evaluate(MOUNT, ["/js/games/skipper.js", view, legal])
+        assert await page.locator("#probe #no-play-hint").count() == 0
+        assert await page.locator("#probe #hand .card.highlight").count() == 0
+        assert not errors, errors

@@ -288,10 +288,12 @@ function auctionElement(view, ui) {
   );
 }
 
-/** True when the seat must act but no card of it plays on a stack: it may only discard (or
- * auction, in multi) a card of its hand. */
+/** True when the seat must act but no card of it plays on a stack, and it has not discarded
+ * yet: it must discard (or auction, in multi) a card of its hand (K5: no pass then, so no
+ * "end" either). */
 function noPlay(legal) {
-  return !legal.some((a) => a[0] === "play") && legal.some((a) => a[0] === "discard");
+  const has = (verb) => legal.some((a) => a[0] === verb);
+  return !has("play") && !has("end") && has("discard");
 }
 
 /** What to do when no card can be played (the highlighted cards are the ones that can go). */
