@@ -264,22 +264,25 @@ async def test_game_over_box_moves_no_card(viewport: dict[str, int]) -> None:
 
 # -- item 8: the leaderboards' words --------------------------------------------------------
 
-async def test_empty_boards_say_what_counts() -> None:
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+async def test_empty_boards_say_what_counts(viewport: dict[str, int]) -> None:
     """An empty ShuffleJack or Thirty-Six board says finishing a game counts (a resigned one
-    not); Skipper's says winning."""
+    not); Skipper's says winning; the words fit a phone's width."""
     errors: list[str] = []
     async with serving(MemoryStore, msg_rate=None) as make, browser() as b:
         server = await make()
-        page = await page_of(b, server.port, errors)
+        page = await page_of(b, server.port, errors, viewport)
         for game, words in (("shufflejack", "Finish"), ("thirtysix", "Finish"),
                             ("skipper", "Win")):
             await page.select_option("#board-game", game)
             await page.wait_for_function(
-                "w => (document.querySelector('#board-empty') || {}).textContent?.includes(w)",
+                "w => (document.querySelector('#board-how') || {}).textContent?.includes(w)",
                 arg=words)
-            text = await page.inner_text("#board-empty")
-            assert "win a solo game" not in text, text
+            text = await page.inner_text("#leaderboards")
+            assert "win a solo game" not in text and "Nobody yet" in text, text
             assert ("resign" in text) == (game != "skipper"), text
+            wide = await page.evaluate("() => document.documentElement.scrollWidth")
+            assert wide <= viewport["width"], wide
         assert not errors, errors
 
 

@@ -84,20 +84,19 @@ export class Leaderboards {
               : h(
                   "tr",
                   {},
-                  h(
-                    "td",
-                    { colspan: 3, class: "none", id: "board-empty" },
-                    `Nobody yet. ${board.how || "Finish a solo game to be on the board."}`,
-                  ),
+                  h("td", { colspan: 3, class: "none", id: "board-empty" }, "Nobody yet."),
                 ),
           ),
         ),
         board.you
           ? h("p", { id: "board-you" }, `You: #${board.you.rank} with ${board.you.score}`)
           : null,
-        board.how && board.entries.length
-          ? h("p", { class: "doc", id: "board-how" }, board.how)
-          : null,
+        // What puts a player on this board (the server's words: leaderboard.how).
+        h(
+          "p",
+          { class: "doc", id: "board-how" },
+          board.how || "Finish a solo game with the standard rules to be on the board.",
+        ),
       ];
     } else {
       body = h("p", { class: "doc", id: "board-caption" }, this.message || "Loading…");

@@ -203,9 +203,13 @@ export class RoomView {
         chatFor(this.app, this.roomId).receive(msg);
         break;
       case "seat_event": {
+        // Named as the event says (a player who sat down), else as the seat was before it
+        // (a player who left a waiting room: the seat is free once patched).
+        const before = this.logName(msg.seat);
         this.patchPlayer(msg.seat, msg.event, msg.name);
+        const who = msg.name && msg.seat !== this.seat ? this.logName(msg.seat) : before;
         const words = SEAT_WORDS[msg.event] || [msg.event, msg.event];
-        this.addLog(`${this.logName(msg.seat)} ${words[msg.seat === this.seat ? 1 : 0]}.`);
+        this.addLog(`${who} ${words[msg.seat === this.seat ? 1 : 0]}.`);
         this.refetch(); // the server's own facts for the seat list
         break;
       }
