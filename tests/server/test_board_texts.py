@@ -39,3 +39,27 @@ def test_a_resigned_solo_game_is_resigned_not_abandoned() -> None:
     assert seat_result({"winner": None, "reason": "forfeited", "scores": [0]}, 0) == "abandoned"
     assert seat_result({"winner": None, "reason": "all_out", "scores": [0, 0]}, 1) == "abandoned"
     assert seat_result({"winner": 1, "reason": "resigned", "scores": [0, 3]}, 0) == "lost"
+
+
+async def test_my_games_lists_a_resigned_shufflejack_game_as_resigned() -> None:
+    """A guest resigns a ShuffleJack game: My games says "resigned" (the reply passes the
+    protocol's check of ``result``), and the game puts nothing on the board."""
+    import asyncio
+    import secrets
+
+    async with serving(MemoryStore, msg_rate=None) as make:
+        server = await make()
+        url = f"ws://127.0.0.1:{server.port}/"
+        async with Client(url, guest=secrets.token_urlsafe(16), name="Dee") as c:
+            room = (await c.create_room("shufflejack")).room
+            await c.join(room)
+            await c.act(room, ["resign"])
+            for _ in range(100):  # the ledger writes after the game ends
+                await server.ledger.flush()
+                games = await c.my_games()
+                if games.finished:
+                    break
+                await asyncio.sleep(0.05)
+            assert [(g["game"], g["result"]) for g in games.finished] == [
+                ("shufflejack", "resigned")]
+            assert (await c.leaderboard("shufflejack")).entries == []
