@@ -36,7 +36,8 @@ import unicodedata
 from pathlib import Path
 
 __all__ = ["GUEST_PREFIX", "NAME_MAX", "USERNAME_MAX", "USERNAME_MIN", "USER_PREFIX",
-           "BadName", "bot_name", "display_name", "external_names", "guest_names", "is_reserved",
+           "BadName", "bot_name", "display_name", "external_names", "guest_names", "is_bot_like",
+           "is_reserved",
            "name_keys", "skeleton", "username", "username_prefix", "write_table"]
 
 USERNAME_MIN, USERNAME_MAX = 3, 32
@@ -120,6 +121,21 @@ def name_keys(text: str) -> frozenset[str]:
 @functools.cache
 def _guest_keys() -> frozenset[str]:
     return name_keys(GUEST_PREFIX)
+
+
+_TRAILING_DIGITS = re.compile(r"(\d+)$")
+
+
+def is_bot_like(text: str) -> bool:
+    """Whether ``text`` looks like a server bot's name (:func:`bot_name`, or ``bot-N`` as
+    servers named bots before): a name key of it is one of theirs (``BOT 2``, ``Bοt 2`` with
+    a Greek omicron, ``bot-2``). No person may take such a name."""
+    found = _TRAILING_DIGITS.search(_SPACES.sub(" ", _visible(text)).strip())
+    if found is None:
+        return False
+    seat = int(found.group(1))
+    keys = name_keys(text)
+    return any(keys & name_keys(bot) for bot in (bot_name(seat), f"bot-{seat}"))
 
 
 def is_reserved(text: str) -> bool:

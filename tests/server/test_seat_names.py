@@ -56,3 +56,29 @@ async def test_joined_seat_event_names_the_player_and_bots_are_named_by_the_rule
         finally:
             await ann.close()
             await bob.close()
+
+
+def test_names_like_a_bots_are_known() -> None:
+    from cardhall.server.names import is_bot_like
+    for name in ("Bot 2", "BOT 2", "bot  2", "B\u03bft 2", "bot-2", "Bot 13"):
+        assert is_bot_like(name), name
+    for name in ("Bot", "Bottle 2", "Robot 2", "Bob 2", "Ann"):
+        assert not is_bot_like(name), name
+
+
+async def test_no_person_takes_a_bots_name() -> None:
+    """Neither an account nor an anonymous connection may be called "Bot 2" (a seat so named
+    would pass for the server's bot)."""
+    from cardhall.client.client import ServerError
+    import secrets
+    async with serving(MemoryStore, msg_rate=None) as make:
+        server = await make()
+        url = f"ws://127.0.0.1:{server.port}/"
+        async with Client(url, guest=secrets.token_urlsafe(16), name="Dee") as c:
+            for name in ("Bot 2", "bot-3"):
+                try:
+                    await c.set_name(name)
+                except ServerError as exc:
+                    assert exc.code == "auth/bad_name", exc.code
+                else:
+                    raise AssertionError(f"{name!r} was taken")
