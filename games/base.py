@@ -101,6 +101,18 @@ class Ranking:
     counts: Callable[[Mapping[str, Any]], bool]
     neutral_options: frozenset[str] = frozenset()
 
+    @property
+    def how(self) -> str:
+        """What puts a player on the board, for people (at most 200 characters; the
+        leaderboard sends it as ``how``): what :attr:`counts` counts, and the order."""
+        first = f"the {'fewest' if self.order == 'asc' else 'most'} {self.unit} rank first"
+        if self.counts is counts_when_won:
+            return f"Win a solo game with the standard rules: {first}."
+        if self.counts is counts_unless_given_up:
+            return (f"Finish a solo game with the standard rules: {first} "
+                    "(a resigned game has no score).")
+        return f"Play a solo game with the standard rules: {first}."
+
     def score(self, outcome: Mapping[str, Any] | None) -> int | None:
         """The score ``outcome`` puts on the board, or None when the game does not count.
 

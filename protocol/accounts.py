@@ -292,8 +292,9 @@ RUNNING_KEYS = frozenset({"room", "seat", "name", "game", "mode", "status", "sin
 FINISHED_KEYS = frozenset({"room", "seat", "seats", "name", "game", "mode", "finished",
                            "result", "score"})
 #: Values of a finished game's ``result``, for its seat: won, lost, ended by a turn or move
-#: limit, or abandoned (resigned, forfeited, left).
-RESULTS = ("won", "lost", "limit", "abandoned")
+#: limit, resigned (the game ended by a resignation), or abandoned (forfeited, left, every
+#: seat out).
+RESULTS = ("won", "lost", "limit", "resigned", "abandoned")
 
 
 def _entries(keys: frozenset[str]) -> Any:

@@ -1101,12 +1101,15 @@ class SeatEvent(_Record):
             (back after a drop), ``"bot"`` (a bot took over), ``"forfeit"`` (the seat lost
             by leaving or timing out) or ``"host"`` (the seat's player is the room's host
             now: its host left a waiting room, or the room had none).
+        name: The display name of the seat's player (1..64 characters; None: unknown or
+            the seat is free), so a client can say "Bob sat down." before its next view.
     """
 
     TYPE: ClassVar[str]
     room: str = _f(_ROOM)
     seat: int = _f(_SEAT)
     event: str = _f(_word(SEAT_EVENTS))
+    name: str | None = _f(_NAME, default=None)
 
 
 @_message("game_over", "server")
@@ -1284,6 +1287,8 @@ class Leaderboard(_Record):
         total: Entries on the whole board, 0..2**31-1.
         you: ``{rank, score}`` of the asking connection's own name (its hello ``client``)
             when that name is on the board, else None.
+        how: What puts a player on the board, for people (1..200 characters: "Win a solo
+            game ..."), or None.
         re: ``get_leaderboard.id``, or None.
     """
 
@@ -1294,6 +1299,7 @@ class Leaderboard(_Record):
     entries: Sequence[dict[str, Any]] = _f(_board_entries, factory=list)
     total: int = _f(_int(0, MAX_ID), factory=int)
     you: dict[str, Any] | None = _f(_board_you, default=None)
+    how: str | None = _f(_str(1, 200), default=None)
     re: RequestId | None = _f(_ID, default=None)
 
 

@@ -643,6 +643,8 @@ class Auth:
             raise AuthError("auth/bad_name", str(exc)) from None
         if names.is_reserved(display) and display != account.name:
             raise AuthError("auth/bad_name", "names beginning with 'Guest-' are the guests'")
+        if names.is_bot_like(display):
+            raise AuthError("auth/bad_name", "names like 'Bot 2' are the server bots'")
         keys = _keys(account.username, display, guest=account.guest,
                      device=_held(account, "device"), subject=_held(account, "subject"))
         updated = account.with_(name=display, keys=keys)
@@ -687,6 +689,8 @@ class Auth:
             raise AuthError("auth/bad_name", str(exc)) from None
         if names.is_reserved(display):
             raise AuthError("auth/bad_name", "names beginning with 'Guest-' are the guests'")
+        if names.is_bot_like(display):
+            raise AuthError("auth/bad_name", "names like 'Bot 2' are the server bots'")
         for key in sorted(names.name_keys(display)):
             if await self.accounts.lookup("name", key) is not None:
                 raise AuthError("auth/name_taken", "that name is held by an account, or "

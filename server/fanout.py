@@ -314,6 +314,8 @@ class RoomViews(RoomParts):
             conn.send_raw(frame)
 
     def _seat_event(self, seat: int, event: str) -> None:
-        frame = p.SeatEvent(room=self.id, seat=seat, event=event)
+        held = self.seats[seat] if 0 <= seat < len(self.seats) else None
+        name = held.name[:64] if held is not None and held.name else None
+        frame = p.SeatEvent(room=self.id, seat=seat, event=event, name=name)
         for conn in self.members:
             conn.send(frame)

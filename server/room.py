@@ -50,6 +50,7 @@ from ..games import Game, LogEntry, bots, replay
 from ..games.base import SETTING
 from . import leaderboard
 from .logs import event
+from .names import bot_name
 from ..games import outcome_kind
 from .account_store import SeatLedger
 from .metrics import GameMetrics, observe_action
@@ -560,7 +561,7 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
         phase, to_bots = table.start_seats(self.game_phase, self.seats)
         for s in to_bots:
             self.seats[s] = Seat(token=secrets.token_urlsafe(24), conn=None,
-                                 name=f"bot-{s}", bot=True)
+                                 name=bot_name(s), bot=True)
         self.seats_touched()
         if self.game is None:
             self.game = self.game_cls(self.options, self.seat_count)  # the deal

@@ -419,7 +419,8 @@ class Session:
         mine = await store.board_rank(board.id, self.account) if self.account else None
         you = None if mine is None else {"rank": mine[0] + 1, "score": board.score(mine[1])}
         self.send(p.Leaderboard(game=board.game, mode=board.mode, order=board.order,
-                                entries=entries, total=total, you=you, re=msg.id))
+                                entries=entries, total=total, you=you, how=board.ranking.how,
+                                re=msg.id))
 
     async def _chat(self, msg: p.Chat) -> None:
         """Answer ``chat``: the room says the line to its members (:meth:`Room.say`).

@@ -185,8 +185,8 @@ def _server_bots_session(url: str) -> str:
         person.expect(r"waiting for players \(1/3 seats\); type s to start")
         person.expect(WAITING)
         person.say("s")
-        person.expect(r"\* seat 1( bot-1)?: is played by a bot now")  # the name may come later
-        person.expect(r"\* seat 2( bot-2)?: is played by a bot now")
+        person.expect(r"\* seat 1( Bot 1)?: is played by a bot now")  # the name may come later
+        person.expect(r"\* seat 2( Bot 2)?: is played by a bot now")
         person.expect(r"clocks: seat 0 carol \(you\) (30|29|28) s left")
         person.say("t")  # RULINGS K6m: the seat's own auto-trash preference
         person.expect(r"auto-trash off")
@@ -194,8 +194,8 @@ def _server_bots_session(url: str) -> str:
         person.expect(r"trash \d+  auto-trash off")
         person.play_until_over(sensible)
         out = person.output
-        assert "players: 0 carol (you) [host], 1 bot-1 [bot], 2 bot-2 [bot]" in out or \
-            "players: 0 carol (you), 1 bot-1 [bot], 2 bot-2 [bot]" in out
+        assert "players: 0 carol (you) [host], 1 Bot 1 [bot], 2 Bot 2 [bot]" in out or \
+            "players: 0 carol (you), 1 Bot 1 [bot], 2 Bot 2 [bot]" in out
         assert re.search(r"\. seat [12]: (played|discarded|put \S+ up for auction)", out)
         assert re.search(r"GAME OVER: .*\(turn_limit|completed|unwinnable", out)
         # issue #33: Skipper's events in words, never the engine's keys
@@ -577,7 +577,7 @@ def _resume_session(url: str, state_dir: str, room: str) -> str:
         person.expect(LOBBY)
         person.say("m 1")  # now the only one left: the seat of the first session
         person.expect(rf"joined room {room} \(skipper\) in seat 0")
-        person.expect(r"players: 0 hana \(you\)( \[host\])?, 1 bot-1 \[bot\]")
+        person.expect(r"players: 0 hana \(you\)( \[host\])?, 1 Bot 1 \[bot\]")
         person.expect(MOVE)  # the seat's turn, kept for it
         person.say(sensible(person.menu()))
         person.expect(r"\. you: ")

@@ -111,7 +111,10 @@ async def test_host_leaves_and_the_next_player_gets_the_start_button() -> None:
         await ann.click("#leave")
         await bob.wait_for_selector("#start")
         await bob.wait_for_selector(".seat-item[data-seat='1'] .host")
-        assert "is now the host" in await bob.inner_text("#log")
+        log = await bob.inner_text("#log")
+        ann_name = await ann.evaluate("() => window.cardhall.session.name")
+        # Issue #44: the player who left by name (not "seat 0"), the page's own seat as "You".
+        assert "You are now the host" in log and f"{ann_name} left." in log, log
         await bob.click("#start")
         await bob.wait_for_selector("#room[data-status='playing']")
         assert server.lobby.rooms[room_id].phase is Phase.PLAYING

@@ -99,7 +99,8 @@ def test_seat_results() -> None:
     assert seat_result({"winner": 1, "reason": "won"}, 1) == "won"
     assert seat_result({"winner": 1, "reason": "won"}, 0) == "lost"
     assert seat_result({"winner": None, "reason": "turn_limit"}, 0) == "limit"
-    assert seat_result({"winner": None, "reason": "resigned"}, 0) == "abandoned"
+    # Issue #44: a resigned game said "abandoned".
+    assert seat_result({"winner": None, "reason": "resigned"}, 0) == "resigned"
     assert seat_result({"winner": None, "reason": "no move left"}, 0) == "lost"
     assert seat_result(None, 0) == "abandoned"
 

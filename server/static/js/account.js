@@ -78,6 +78,25 @@ export class AccountMenu {
     this.error = "";
     this.games = null; // the last `my_games` reply
     this.draft = { username: "", password: "" }; // what the form holds across redraws
+    // An open panel closes with Escape and with a click outside the account menu.
+    document.addEventListener("keydown", (event) => {
+      if (event.key === "Escape" && this.panel) this.close(true);
+    });
+    document.addEventListener("click", (event) => {
+      // The path as it was at the click: the menu may have been redrawn since.
+      const inside = event.composedPath().some((el) => el && el.id === "account");
+      if (this.panel && !inside) this.close(false);
+    });
+  }
+
+  /** Close the open panel; `refocus`: give the focus back to the button that opened it. */
+  close(refocus) {
+    const opener = this.panel ? `account-${this.panel}` : null; // the button's id
+    this.panel = null;
+    this.error = "";
+    this.app.render();
+    const button = refocus && opener ? document.getElementById(opener) : null;
+    if (button) button.focus();
   }
 
   get name() {
@@ -220,7 +239,7 @@ export class AccountMenu {
       h(
         "li",
         { dataset: { room: g.room } },
-        `${g.name} (${g.game}, seat ${g.seat + 1}, ${g.status}) `,
+        `${g.name} (${g.game}, seat ${g.seat}, ${g.status}) `,
         h(
           "button",
           { type: "button", class: "resume", onclick: () => this.app.resumeAccount(g.room) },
@@ -285,9 +304,13 @@ export class AccountMenu {
       panel
         ? h(
             "div",
-            { class: "panel account-panel", id: "account-panel" },
-            panel,
-            this.error ? h("p", { class: "error", id: "account-error" }, this.error) : null,
+            { class: "account-drawer" },
+            h(
+              "div",
+              { class: "panel account-panel", id: "account-panel" },
+              panel,
+              this.error ? h("p", { class: "error", id: "account-error" }, this.error) : null,
+            ),
           )
         : null,
     );

@@ -55,20 +55,26 @@ export class Chat {
     this.players = h("ol", { class: "chat-lines", id: "chat-players", "aria-live": "polite" });
     this.watchers = h("ol", { class: "chat-lines", id: "chat-spectators", "aria-live": "off" });
     this.mutedList = h("p", { class: "muted-list", id: "chat-muted" });
+    // No maxlength: a longer line (pasted) is kept whole and shown too long, never cut
+    // without a word; the count says how much room is left as the player types.
     this.input = h("input", {
       type: "text",
       id: "chat-input",
-      maxlength: MAX_LEN,
       autocomplete: "off",
       placeholder: "Say something\u2026",
       "aria-label": "chat message",
+      "aria-describedby": "chat-count",
       "data-key": "chat-input",
     });
+    this.count = h("small", { class: "chat-count", id: "chat-count", "aria-live": "polite" });
+    this.sendButton = h("button", { type: "submit", id: "chat-send" }, "Send");
+    this.input.addEventListener("input", () => this.countChars());
     const form = h(
       "form",
       { class: "chat-form", id: "chat-form" },
       this.input,
-      h("button", { type: "submit", id: "chat-send" }, "Send"),
+      this.sendButton,
+      this.count,
     );
     form.addEventListener("submit", (event) => {
       event.preventDefault();
@@ -104,7 +110,20 @@ export class Chat {
       form,
       this.error,
     );
+    this.countChars();
     this.draw();
+  }
+
+  /** Show the characters typed against the limit ("12/300"; over it: marked, Send off). */
+  countChars() {
+    const n = [...this.input.value.trim()].length;
+    const over = n > MAX_LEN;
+    this.count.textContent = over
+      ? `${n}/${MAX_LEN}: ${n - MAX_LEN} too many`
+      : `${n}/${MAX_LEN}`;
+    this.count.classList.toggle("over", over);
+    this.count.classList.toggle("near", !over && n > MAX_LEN - 30);
+    this.sendButton.disabled = over;
   }
 
   /** Take a `chat_lines` message: new lines (or the history after joined) by number. */
@@ -131,7 +150,10 @@ export class Chat {
     }
     try {
       await this.app.session.request({ t: "chat", room: this.roomId, ...what });
-      if (what.text !== undefined) this.input.value = "";
+      if (what.text !== undefined) {
+        this.input.value = "";
+        this.countChars();
+      }
     } catch (err) {
       this.error.textContent =
         err.code === "chat/muted"

@@ -84,13 +84,19 @@ export class Leaderboards {
               : h(
                   "tr",
                   {},
-                  h("td", { colspan: 3, class: "none" }, "Nobody yet: win a solo game."),
+                  h("td", { colspan: 3, class: "none", id: "board-empty" }, "Nobody yet."),
                 ),
           ),
         ),
         board.you
           ? h("p", { id: "board-you" }, `You: #${board.you.rank} with ${board.you.score}`)
           : null,
+        // What puts a player on this board (the server's words: leaderboard.how).
+        h(
+          "p",
+          { class: "doc", id: "board-how" },
+          board.how || "Finish a solo game with the standard rules to be on the board.",
+        ),
       ];
     } else {
       body = h("p", { class: "doc", id: "board-caption" }, this.message || "Loading…");

@@ -1,16 +1,29 @@
 // Cards move: the app redraws the table on every update, so a card that changed place is a
 // new element. Before a redraw, measure() notes where each card was (by its code); after
 // it, animate() starts each card that moved at its old place and lets a short CSS
-// transition (table.css, `.card.moving`) carry it to the new one. Nothing moves under
-// prefers-reduced-motion (and table.css turns the transitions off there too).
+// transition (table.css, `.card.moving`) carry it to the new one. A place is taken within
+// the table, not on the screen: when the whole table moves (the game-over box, a question
+// or an error line appears above it) its cards move with it, and none flies (issue #44).
+// Nothing moves under prefers-reduced-motion (and table.css turns the transitions off there
+// too).
 const reduced = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
-/** Where each card of `root` is now: card code -> its box (the first element of a code). */
+/** The place of card element `el` within its table: {left, top} in px from the table's
+ * top left corner. */
+function placeOf(el) {
+  const box = el.getBoundingClientRect();
+  const table = el.closest(".table");
+  const origin = table ? table.getBoundingClientRect() : { left: 0, top: 0 };
+  return { left: box.left - origin.left, top: box.top - origin.top };
+}
+
+/** Where each card of `root` is now: card code -> its place in its table (the first
+ * element of a code). */
 export function measure(root) {
   const where = new Map();
   if (reduced()) return where;
   for (const el of root.querySelectorAll(".table [data-card]")) {
-    if (!where.has(el.dataset.card)) where.set(el.dataset.card, el.getBoundingClientRect());
+    if (!where.has(el.dataset.card)) where.set(el.dataset.card, placeOf(el));
   }
   return where;
 }
@@ -26,7 +39,7 @@ export function animate(root, before) {
     seen.add(code);
     const old = before.get(code);
     if (!old) continue;
-    const now = el.getBoundingClientRect();
+    const now = placeOf(el);
     const dx = old.left - now.left;
     const dy = old.top - now.top;
     if (Math.abs(dx) < 1 && Math.abs(dy) < 1) continue;

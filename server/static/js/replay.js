@@ -61,7 +61,7 @@ export async function recordGame(room, msg) {
     seat: room.seat,
     title: room.title(),
     at: Date.now(),
-    players: players.map((p, i) => (p ? p.name : `seat ${i}`)),
+    players: players.map((p, i) => (p ? room.playerName(i) : `seat ${i}`)),
     outcome: explainEnd(room.game, msg.outcome, room.seat, room.outEvents || [], (s) =>
       room.seatName(s),
     ),
@@ -214,7 +214,9 @@ export class ReplayView {
     const rec = this.record;
     const drawer = rendererFor(rec.game);
     const names = rec.players || [];
-    const who = (s) => (s === rec.seat ? `${names[s] || `seat ${s}`} (you)` : names[s] || `seat ${s}`);
+    const named = (s) => (names[s] || `seat ${s}`).replace(/^bot-(\d+)$/, "Bot $1");
+    const who = (s) => (s === rec.seat ? `${named(s)} (you)` : named(s));
+    const doer = (s) => (s === rec.seat ? "You" : named(s)); // the log's "You played ..."
     let table = h("p", {}, "Loading\u2026");
     if (this.view) {
       const ui = {
@@ -239,7 +241,7 @@ export class ReplayView {
     }
     const describe = drawer.describeEvent || generic.describeEvent;
     const said = this.events
-      .map((ev) => describe(ev, who) ?? generic.describeEvent(ev, who))
+      .map((ev) => describe(ev, doer) ?? generic.describeEvent(ev, doer))
       .filter((text) => text);
     const step = h("input", {
       type: "range",

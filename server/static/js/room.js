@@ -15,6 +15,23 @@ const LOG_LINES = 200;
 const GIVE_UP = new Set(["resign", "close_shop", "concede"]);
 /** A hello name that names client software, not a person ("cardhall-web/0.1"). */
 const SOFTWARE_NAME = /^[\w.-]+\/[\w.-]+$/;
+/** A server bot's name (server/names.py `bot_name`), and the one servers gave before. */
+const BOT_NAME = /^Bot \d+$/;
+const LEGACY_BOT = /^bot-(\d+)$/;
+/** A seat event in words, after the seat's name; the page's own seat has its own words. */
+const SEAT_WORDS = {
+  joined: ["sat down", "sat down"],
+  left: ["left", "left"],
+  dropped: ["lost the connection (seat held)", "lost the connection (seat held)"],
+  resumed: ["is back", "are back"],
+  bot: ["is now played by a bot", "are now played by a bot"],
+  forfeit: ["forfeited", "forfeited"],
+  host: ["is now the host (and may start the game)", "are now the host (and may start the game)"],
+  timeout: [
+    "ran out of time: the server played the default move for them",
+    "ran out of time: the server played the default move for you",
+  ],
+};
 
 /** A stable key for an action (for "already drawn" bookkeeping and focus). */
 export function actionKey(action) {
@@ -83,25 +100,33 @@ export class RoomView {
     return msg;
   }
 
-  /** The player's name of seat `i` ("Bob"), or "seat i" when it has none of its own (a
-   * client software name, a server bot's); another seat's namesake gets its seat number. */
+  /** The player's name of seat `i` ("Bob", a server bot's "Bot 2": server/names.py), or
+   * "seat i" when it has none of its own (a client software name); another seat's namesake
+   * gets its seat number. */
   playerName(i) {
     const players = (this.view.room && this.view.room.players) || [];
+    const name = (q) => (q && q.name ? q.name.replace(LEGACY_BOT, "Bot $1") : "");
+    const own = (q) => Boolean(name(q)) && !SOFTWARE_NAME.test(q.name);
     const p = players[i];
-    const own = (q) => q && q.name && !SOFTWARE_NAME.test(q.name) && !/^bot-\d+$/.test(q.name);
     if (!own(p)) return `seat ${i}`;
-    const twins = players.filter((q) => own(q) && q.name === p.name).length;
-    return twins > 1 ? `${p.name} (seat ${i})` : p.name;
+    const twins = players.filter((q) => own(q) && name(q) === name(p)).length;
+    return twins > 1 ? `${name(p)} (seat ${i})` : name(p);
   }
 
-  /** "Bob", "Bob (you)", "seat 2 (bot)": who sits at seat `i`, for the table and the log. */
+  /** "Bob", "Bob (you)", "Bot 2", "Bob (bot)": who sits at seat `i`, for the table. */
   seatName(i) {
     const players = (this.view.room && this.view.room.players) || [];
     const p = players[i];
     let name = this.playerName(i);
     if (i === this.seat) name += " (you)";
-    else if (p && p.bot) name += " (bot)";
+    else if (p && p.bot && !BOT_NAME.test(name)) name += " (bot)";
     return name;
+  }
+
+  /** Who did something, for the event log and the outcome: "You" for this page's seat,
+   * else the table's name ("Bob", "Bot 2"). */
+  logName(i) {
+    return i === this.seat ? "You" : this.seatName(i);
   }
 
   /** True when this page's player is the room's host (may start it): its seat holds the
@@ -140,7 +165,7 @@ export class RoomView {
   }
 
   describeEvent(ev) {
-    const who = (s) => this.seatName(s);
+    const who = (s) => this.logName(s);
     const text = (this.renderer.describeEvent || generic.describeEvent)(ev, who);
     return text ?? generic.describeEvent(ev, who);
   }
@@ -178,26 +203,21 @@ export class RoomView {
         chatFor(this.app, this.roomId).receive(msg);
         break;
       case "seat_event": {
-        const words = {
-          joined: "sat down",
-          left: "left",
-          dropped: "lost the connection (seat held)",
-          resumed: "is back",
-          bot: "is now played by a bot",
-          forfeit: "forfeited",
-          host: "is now the host (and may start the game)",
-          timeout: "ran out of time: the server played the default move for them",
-        };
-        this.addLog(`${this.seatName(msg.seat)} ${words[msg.event] || msg.event}.`);
-        this.patchPlayer(msg.seat, msg.event);
-        this.refetch(); // the server's own facts (names) for the seat list
+        // Named as the event says (a player who sat down), else as the seat was before it
+        // (a player who left a waiting room: the seat is free once patched).
+        const before = this.logName(msg.seat);
+        this.patchPlayer(msg.seat, msg.event, msg.name);
+        const who = msg.name && msg.seat !== this.seat ? this.logName(msg.seat) : before;
+        const words = SEAT_WORDS[msg.event] || [msg.event, msg.event];
+        this.addLog(`${who} ${words[msg.seat === this.seat ? 1 : 0]}.`);
+        this.refetch(); // the server's own facts for the seat list
         break;
       }
       case "started":
         this.addLog("The game has started.");
         break;
       case "game_over":
-        this.addLog(`Game over: ${this.outcomeText(msg.outcome)}`);
+        this.addLog(`Game over. ${this.outcomeText(msg.outcome)}`);
         this.gameOver = msg;
         recordGame(this, msg); // "My games" (replay.js)
         break;
@@ -206,11 +226,13 @@ export class RoomView {
     }
   }
 
-  /** Keep `room.players` in step with a seat event until the full view comes back. */
-  patchPlayer(seat, event) {
+  /** Keep `room.players` in step with a seat event (`name`: the seat's player, when the
+   * server said) until the full view comes back. */
+  patchPlayer(seat, event, name) {
     const players = this.view.room && this.view.room.players;
     if (!players || seat >= players.length) return;
-    const p = players[seat] || { seat, name: `seat ${seat}`, connected: true, bot: false };
+    const p = players[seat] || { seat, name: name || `seat ${seat}`, connected: true, bot: false };
+    if (name && event !== "left") p.name = name;
     if (event === "left" && this.view.room.status === "waiting") players[seat] = null;
     else {
       if (event === "joined" || event === "resumed")
@@ -284,10 +306,17 @@ export class RoomView {
     if (!outcome) return "";
     const text = (this.renderer.describeOutcome || generic.describeOutcome)(
       outcome,
-      (s) => this.seatName(s),
+      (s) => this.logName(s),
       this.view,
     );
     return text;
+  }
+
+  /** Why the game ended (help.js), or "" when it only repeats `outcomeText`. */
+  whyText(outcome) {
+    if (!outcome) return "";
+    const why = explainEnd(this.game, outcome, this.seat, this.outEvents, (s) => this.seatName(s));
+    return why === this.outcomeText(outcome) ? "" : why;
   }
 
   deadlineOf(seat) {
@@ -491,11 +520,9 @@ export class RoomView {
           { class: "panel game-over", id: "game-over", role: "status" },
           h("h2", {}, "Game over"),
           h("p", { id: "outcome" }, this.outcomeText(v.outcome)),
-          h(
-            "p",
-            { id: "outcome-why", class: "outcome-why" },
-            explainEnd(this.game, v.outcome, this.seat, this.outEvents, (s) => this.seatName(s)),
-          ),
+          this.whyText(v.outcome)
+            ? h("p", { id: "outcome-why", class: "outcome-why" }, this.whyText(v.outcome))
+            : null,
           this.gameOver
             ? h(
                 "button",

@@ -17,13 +17,15 @@ const STANDARD = new Set([
   "rules",
 ]);
 
-/** "seat 1 (you)": who did an event. */
+/** "Bob ", "You ": who did an event. */
 function whoOf(ev, who) {
   return ev.seat === undefined || ev.seat === null ? "" : `${who(ev.seat)} `;
 }
 
 /** An event in words from its fields (cards named), e.g. "seat 0 discard: 5 of diamonds". */
 export function describeEvent(ev, who) {
+  // The end of a game: the room's game_over message says it in words (describeOutcome).
+  if (ev.type === "game_over" || ev.type === "over") return "";
   const verb = String(ev.type || "event").replace(/_/g, " ");
   const parts = [];
   for (const [key, value] of Object.entries(ev)) {

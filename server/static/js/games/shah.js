@@ -58,6 +58,15 @@ export function describeOutcome(outcome) {
   return `${outcome.winner === 0 ? "You won" : "You lost"} (${reason})${built}.`;
 }
 
+/** What the player does in each phase (the view's `phase`: games/shah/rules.py). */
+const PHASE = {
+  deal: "Deal: play dealt cards to the foundations, or deal the next circle",
+  play: "Play",
+  refill: "Refill the vacancies",
+  grace: "Refill the emptied ray",
+  over: "Game over",
+};
+
 function targetFor(ui, verbs, index) {
   if (!ui.selected) return null;
   return (
@@ -141,9 +150,9 @@ export function render(view, ui) {
       "p",
       { class: "facts" },
       [
-        `phase ${view.phase}`,
-        `pack ${view.stock_count}`,
-        `moves ${view.moves}/${view.max_moves}`,
+        PHASE[view.phase] || String(view.phase || "").replace(/_/g, " "),
+        `${view.stock_count} cards in the pack`,
+        `move ${view.moves} of ${view.max_moves}`,
       ].join(" \u00b7 "),
     ),
     h(

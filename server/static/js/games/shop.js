@@ -120,6 +120,13 @@ function candle(cards, where) {
   );
 }
 
+/** What the player does in each phase (the view's `phase`). */
+const PHASE = {
+  shortcut: "Short-cut: pick red cards to light candles",
+  play: "Play",
+  over: "Game over",
+};
+
 export function render(view, ui) {
   const candles = (view.candles || []).map((c, i) => {
     const lit = view.lit && view.lit[i];
@@ -226,10 +233,10 @@ export function render(view, ui) {
       "p",
       { class: "facts" },
       [
-        `phase ${view.phase}`,
-        `stock ${view.stock_count}`,
-        `moves ${view.moves}/${view.max_moves}`,
-        `lit needed ${view.lit_needed}`,
+        PHASE[view.phase] || String(view.phase || "").replace(/_/g, " "),
+        `${view.stock_count} cards in the stock`,
+        `move ${view.moves} of ${view.max_moves}`,
+        `${view.lit_needed} candles to light`,
       ].join(" \u00b7 "),
     ),
     light.length

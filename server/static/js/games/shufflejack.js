@@ -28,9 +28,12 @@ export function describeEvent(ev, who) {
   }
 }
 
+/** "You lost: resigned in round 1. Score 0." (the engine's reason is words already). */
 export function describeOutcome(outcome) {
   const reason = String(outcome.reason || "").replace(/_/g, " ");
-  return `Game over (${reason}): score ${outcome.score ?? ""}.`;
+  const verdict = outcome.winner === 0 ? "You won" : "You lost";
+  const score = outcome.score ?? (outcome.scores || [])[0] ?? 0;
+  return `${verdict}${reason ? `: ${reason}` : ""}. Score ${score}.`;
 }
 
 const same = (a, b) => a.length === b.length && a.every((x) => b.includes(x));

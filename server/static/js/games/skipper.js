@@ -38,6 +38,9 @@ export function describeAction(action) {
   return genericAction(action);
 }
 
+/** A seat's name after a verb: "You" is "you" there. */
+const object = (name) => (name === "You" ? "you" : name);
+
 export function describeEvent(ev, who) {
   const w = ev.seat === undefined ? "" : who(ev.seat);
   switch (ev.type) {
@@ -61,9 +64,12 @@ export function describeEvent(ev, who) {
     case "pass":
       return `${w} passed.`;
     case "sold":
-      return `${w} sold ${cardName(ev.card)} to ${who(ev.buyer)} for ${cardName(ev.price)}.`;
+      return (
+        `${w} sold ${cardName(ev.card)} to ${object(who(ev.buyer))} ` +
+        `for ${cardName(ev.price)}.`
+      );
     case "unsold":
-      return `Nobody bought ${cardName(ev.card)}; it went back to ${w}.`;
+      return `Nobody bought ${cardName(ev.card)}; it went back to ${object(w)}.`;
     case "end":
       return `${w} ended turn ${ev.turns}.`;
     case "flip":
@@ -85,21 +91,35 @@ export function describeEvent(ev, who) {
   }
 }
 
+/** Why a Skipper game ended, in words, by the engine's `reason` (docs/rules/skipper.md). */
+const REASON = {
+  won: "all four stacks are complete",
+  completed: "completed all four stacks first",
+  last_standing: "is the last player in the game",
+  turn_limit: "the turn limit was reached",
+  all_out: "every player is out of the game",
+  resigned: "resigned",
+  unwinnable: "no seat can finish any more",
+};
+
 export function describeOutcome(outcome, who, view) {
   if (!outcome) return "";
-  const reason = String(outcome.reason || "").replace(/_/g, " ");
+  const raw = String(outcome.reason || "");
+  const reason = REASON[raw] || raw.replace(/_/g, " ");
   const scores = outcome.scores || [];
   if (view && view.mode === "solo") {
     const verdict = outcome.winner === 0 ? "You won" : "You lost";
     return `${verdict} (${reason}) after ${scores[0] ?? "?"} turns.`;
   }
-  const head =
-    outcome.winner === null || outcome.winner === undefined
-      ? "Nobody won"
-      : `${who(outcome.winner)} won`;
+  const won = outcome.winner !== null && outcome.winner !== undefined;
+  const ownDeed = raw === "completed" || raw === "last_standing";
+  const head = !won
+    ? `Nobody won: ${reason}`
+    : ownDeed
+      ? `${who(outcome.winner)} won: ${reason}`
+      : `${who(outcome.winner)} won (${reason})`;
   const stacks = scores.map((n, i) => `${who(i)} ${n}`).join(", ");
-  return `${head} (${reason}). Complete stacks: ${stacks}.`;
-  // genericOutcome is the fallback for unknown shapes
+  return `${head}. Complete stacks: ${stacks}.`;
 }
 
 function stackElement(stack, seatIndex, ui, mine) {
@@ -268,11 +288,32 @@ function auctionElement(view, ui) {
   );
 }
 
+/** True when the seat must act but no card of it plays on a stack, and it has not discarded
+ * yet: it must discard (or auction, in multi) a card of its hand (K5: no pass then, so no
+ * "end" either). */
+function noPlay(legal) {
+  const has = (verb) => legal.some((a) => a[0] === verb);
+  return !has("play") && !has("end") && has("discard");
+}
+
+/** What to do when no card can be played (the highlighted cards are the ones that can go). */
+function stuckHint(legal) {
+  const auction = legal.some((a) => a[0] === "auction");
+  return h(
+    "p",
+    { class: "hint", id: "no-play-hint", role: "status" },
+    "No card can be played on a stack: discard at least one card of your hand (pick a " +
+      "highlighted card, then \u201cDiscard it\u201d), then \u201cEnd turn\u201d (K5)" +
+      (auction ? ", or put one card up for auction (K9)." : "."),
+  );
+}
+
 export function render(view, ui) {
   const seats = (view.seats || []).map((s, i) => seatElement(view, s, i, ui));
   // Own seat first, then the others.
   if (ui.seat !== null && seats[ui.seat]) seats.unshift(seats.splice(ui.seat, 1)[0]);
   const legal = ui.legal;
+  const stuck = noPlay(legal);
   const handCards = (view.hand || []).map((code) => {
     const bid = legal.find((a) => a[0] === "bid" && a[1] === code);
     if (bid) {
@@ -291,6 +332,7 @@ export function render(view, ui) {
     const el = cardElement(code, {
       where: "in your hand",
       selected: ui.selected === code,
+      highlight: stuck && usable && ui.selected !== code,
       label: usable
         ? ui.selected === code
           ? "selected; now choose a stack, discard or auction"
@@ -360,6 +402,7 @@ export function render(view, ui) {
             { class: "cards" },
             handCards.length ? handCards : h("span", { class: "note" }, "empty"),
           ),
+          stuck ? stuckHint(legal) : null,
           bar,
           h(
             "div",

@@ -30,6 +30,14 @@ export function describeEvent(ev, who) {
       );
     case "surrender":
       return `Gave ${cardName(ev.card)} to the ENEMY.`;
+    case "commit": {
+      const cards = ev.cards && ev.cards.length ? ev.cards.map(cardName).join(", ") : "nothing";
+      const result = { won: "won", lost: "lost", tie: "tied" }[ev.result] || ev.result;
+      return (
+        `Committed ${cards} (total ${ev.total}) against the ENEMY's ${ev.enemy_total}: ` +
+        `${result}.`
+      );
+    }
     case "draw":
       return `Drew ${ev.count} card${ev.count === 1 ? "" : "s"}.`;
     default:
@@ -37,10 +45,16 @@ export function describeEvent(ev, who) {
   }
 }
 
+/** "You won: scored 40 points, more than 36." (the engine's reason is words already). */
 export function describeOutcome(outcome) {
   const reason = String(outcome.reason || "").replace(/_/g, " ");
-  return `Game over (${reason}): score ${outcome.score ?? (outcome.scores || []).join(", ")}.`;
+  const verdict = outcome.winner === 0 ? "You won" : "You lost";
+  const score = outcome.score ?? (outcome.scores || [])[0];
+  return reason ? `${verdict}: ${reason}.` : `${verdict} with ${score ?? 0} points.`;
 }
+
+/** What the player does in each phase (the view's `phase`). */
+const PHASE = { commit: "commit cards", take: "take or give a card", over: "game over" };
 
 const same = (a, b) => a.length === b.length && a.every((x) => b.includes(x));
 
@@ -96,16 +110,22 @@ export function render(view, ui) {
       "p",
       { class: "facts" },
       [
-        `turn ${view.turn}/${view.turns}`,
-        `phase ${view.phase}`,
-        `score ${view.score}/${view.target}`,
-        `your stack ${view.player_stack}`,
+        `turn ${view.turn} of ${view.turns}`,
+        PHASE[view.phase] || String(view.phase || "").replace(/_/g, " "),
+        `score ${view.score} (${view.target + 1} to win)`,
+        `${view.player_stack} cards in your stack`,
       ].join(" \u00b7 "),
     ),
     h(
       "div",
       { class: "row" },
-      h("span", { class: "row-label" }, `ENEMY (${view.enemy_total})`),
+      h(
+        "span",
+        { class: "row-label" },
+        view.enemy_total === null || view.enemy_total === undefined
+          ? "ENEMY"
+          : `ENEMY (${view.enemy_total})`,
+      ),
       h(
         "div",
         { class: "cards" },
