@@ -16,7 +16,7 @@ import pytest
 from cardhall.server.memory_store import MemoryStore
 
 from ..conftest import serving
-from .test_web import browser
+from .test_web import browser, shot
 from .test_web_people import DESKTOP, PHONE, create_room, page_at, play_to_the_end
 
 
@@ -59,6 +59,7 @@ async def test_my_games_replays_an_archived_game_and_says_when_one_is_gone(
             assert absent not in text, text
         assert await page.query_selector("#replay-step") is None
         assert await page.query_selector("#deal-result") is None
+        await page.screenshot(path=shot(f"replay-not-kept-{viewport['width']}"), full_page=True)
         await page.click("#replay-close")
         await page.wait_for_selector(item)
         assert not errors, errors

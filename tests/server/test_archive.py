@@ -162,3 +162,32 @@ async def test_a_game_not_kept_stays_missing(make_server: ServerFactory) -> None
         for request in (p.GetLog(room=MISSING), p.GetReplay(room=MISSING, state_id=0)):
             got: Any = await answer(c, request)
             assert got[0] == "room/not_found"
+
+
+async def test_the_pruner_runs_at_start_and_then_every_period() -> None:
+    """``history_days`` set: the server's pruner forgets the old games at once, then again
+    every period; without it, no task runs."""
+    from cardhall.server.memory_store import MemoryStore
+
+    store = MemoryStore()
+    old = {"room": "r1", "finished_at": time.time() - 3 * archive.DAY}
+    await store.archive_game("r1", old)
+    idle = archive.Pruner(store, None)
+    idle.start()
+    await idle.close()  # nothing ran
+    pruner = archive.Pruner(store, 2.0, every=0.02)
+    pruner.start()
+    try:
+        for _ in range(100):
+            if not store.games:
+                break
+            await asyncio.sleep(0.01)
+        assert store.games == {}
+        await store.archive_game("r2", {**old, "room": "r2"})
+        for _ in range(100):
+            if not store.games:
+                break
+            await asyncio.sleep(0.01)
+        assert store.games == {}
+    finally:
+        await pruner.close()
