@@ -260,7 +260,9 @@ def verify(record: str | None, url: str | None, room: str | None,
     """Check that a finished game was dealt fairly: the revealed seed matches the commitment
     published at the start, the log replays to the announced end, and the player's cards are
     the seed's. RECORD is a game record file (Client.save_game_record, `cardhall bots
-    --record DIR`). Exit 0 when the deal is verified, 1 with the reason otherwise."""
+    --record DIR`). With --url, a finished game is read from the server's games archive
+    after its room is gone; a private game as this computer's `cardhall play` account.
+    Exit 0 when the deal is verified, 1 with the reason otherwise."""
     from ..server.fairness import VerificationFailed, verify_record
 
     if (record is None) == (url is None):
@@ -290,14 +292,27 @@ def verify(record: str | None, url: str | None, room: str | None,
 
 def _fetch_record(url: str, room: str, commitment: str | None) -> dict[str, Any]:
     """A game record of ``room`` built from the server's ``get_log`` (no views: nobody's
-    cards are compared; the commitment is ``commitment`` or the server's)."""
+    cards are compared; the commitment is ``commitment`` or the server's). Asked
+    anonymously first; a room not found (a private game's log is its players' only) is
+    asked again signed in as this computer's ``cardhall play`` account, when it keeps one
+    for the server."""
     import asyncio
 
-    from ..client.client import Client
+    from .. import protocol as p
+    from ..client.account_file import AccountFile, sign_in_options
+    from ..client.client import Client, ServerError
+
+    async def fetch(options: dict[str, Any]) -> p.Log:
+        async with Client(url, software="cardhall-verify", reconnect=False, **options) as c:
+            return await c.fetch_log(room)
 
     async def go() -> dict[str, Any]:
-        async with Client(url, software="cardhall-verify", reconnect=False) as c:
-            log = await c.fetch_log(room)
+        try:
+            log = await fetch({})
+        except ServerError as exc:
+            if exc.code != "room/not_found" or not AccountFile().get(url):
+                raise
+            log = await fetch(await sign_in_options(url))
         return {"format": "cardhall-game-record/1", "url": url, "room": room,
                 "game": log.game, "seats": log.seats, "seat": None,
                 "commitment": commitment or log.commitment,

@@ -91,6 +91,25 @@ async def test_cardhall_verify_reads_the_archive(make_server: ServerFactory) -> 
     assert "deal verified" in result.output
 
 
+async def test_cardhall_verify_of_a_private_game_signs_in_as_the_player(
+        make_server: ServerFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A private game after its removal: anonymous, ``cardhall verify`` gets
+    ``room/not_found``; on the computer whose ``cardhall play`` account held a seat, it asks
+    again signed in to that account (its kept sign-in) and verifies the deal."""
+    from cardhall.client.account_file import AccountFile
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    server = await make_server(finished_ttl=0.05, lookup_limit=None)
+    room = await play_out(server, private=True)
+    args = ["--url", server.url, "--room", room]
+    result = await asyncio.to_thread(CliRunner().invoke, verify, args)
+    assert result.exit_code == 1 and "room/not_found" in result.output, result.output
+    AccountFile().put(server.url, guest=B)
+    result = await asyncio.to_thread(CliRunner().invoke, verify, args)
+    assert result.exit_code == 0, result.output
+    assert "deal verified" in result.output
+
+
 async def test_a_private_archived_game_stays_private(make_server: ServerFactory) -> None:
     """Past ``finished_ttl``, the seats' accounts read their private game; another account
     and an anonymous connection get word for word the answer about a missing room."""
