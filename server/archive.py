@@ -50,7 +50,8 @@ DAY = 86_400.0
 PRUNE_SECONDS = 3600.0
 #: Most entries in one ``log`` page; their packed size is capped too (:data:`LOG_PAGE_BYTES`).
 LOG_PAGE_ENTRIES = 1000
-#: Bytes of packed entries in one ``log`` page at most (one entry always fits).
+#: Bytes of packed entries in one ``log`` page at most (one entry always fits), far below
+#: the protocol's 65536-byte frame size (the rest of the page is a few hundred bytes).
 LOG_PAGE_BYTES = 32 * 1024
 
 _cache: OrderedDict[tuple[str, str, int], Replay] = OrderedDict()
