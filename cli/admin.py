@@ -136,6 +136,32 @@ def admin_close(url: str, token: str | None, token_file: Any, room: str) -> None
     click.echo(f"room {room} closed ({answer.get('members_told', 0)} members told)")
 
 
+@admin.command("purge-games")
+@_admin_options
+@click.argument("rooms", nargs=-1, required=True)
+def admin_purge_games(url: str, token: str | None, token_file: Any,
+                      rooms: tuple[str, ...]) -> None:
+    """Forget the archived records of the finished games of ROOMS (their replays, logs and
+    `cardhall verify` answer room/not_found from then on)."""
+    secret = _admin_token(token, token_file)
+    for room in rooms:
+        _admin_call(url, secret, "POST", f"/admin/games/{quote(room, safe='')}/purge")
+        click.echo(f"game {room} purged from the archive")
+
+
+@admin.command("prune-games")
+@_admin_options
+@click.option("--days", type=click.FloatRange(0), required=True,
+              help="Forget the games finished more than this many days ago.")
+def admin_prune_games(url: str, token: str | None, token_file: Any, days: float) -> None:
+    """Forget the archived games finished more than --days days ago (what --history-days
+    does every hour)."""
+    answer = _admin_call(url, _admin_token(token, token_file), "POST",
+                         f"/admin/games/prune?days={days:g}")
+    click.echo(f"{answer.get('pruned', 0)} games finished more than {days:g} days ago "
+               "forgotten")
+
+
 @admin.command("kick")
 @_admin_options
 @click.argument("room")

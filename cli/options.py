@@ -43,6 +43,9 @@ class WsUrl(click.ParamType[str]):
 
 
 WS_URL = WsUrl()
+#: The local server's URL (``cardhall serve``'s defaults): the client commands' ``--url``
+#: when none is given (issue #44 item 12).
+LOCAL_URL = "ws://127.0.0.1:8765"
 
 
 def redis_url(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:

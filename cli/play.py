@@ -16,7 +16,7 @@ import click
 
 from ..games import OptionError
 from ..games.options import parse_kv
-from .options import WS_URL, check_strategy, game_name
+from .options import LOCAL_URL, WS_URL, check_strategy, game_name
 
 
 @contextlib.contextmanager
@@ -46,8 +46,9 @@ def reaching(url: str) -> Iterator[None]:
 
 
 @click.command()
-@click.option("--url", "urls", multiple=True, required=True, type=WS_URL,
-              help="Server URL, ws://HOST:PORT (repeat to spread bots over servers).")
+@click.option("--url", "urls", multiple=True, default=(LOCAL_URL,), show_default=True,
+              type=WS_URL, help="Server URL, ws://HOST:PORT (repeat to spread bots over "
+              "servers; default: the local server's).")
 @click.option("--game", default="skipper", show_default=True, callback=game_name)
 @click.option("--mode", type=click.Choice(["solo", "multi", "race"]), default=None)
 @click.option("--players", type=click.IntRange(1, 6), default=1, show_default=True)
@@ -128,9 +129,10 @@ def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_gam
 
 
 @click.command()
-@click.option("--url", required=True, type=WS_URL, help="Server URL, ws://HOST:PORT.")
-@click.option("--name", default=None, help="Your name at the table (default: your account's; "
-              "else your login).")
+@click.option("--url", default=LOCAL_URL, show_default=True, type=WS_URL,
+              help="Server URL, ws://HOST:PORT (default: the local server's).")
+@click.option("--name", default=None, help="Your name at the table (default: your account's: "
+              "a guest account's is the one the server gives it).")
 @click.option("--login", "login", default=None, metavar="USERNAME",
               help="Log in to USERNAME (the password is asked for, or read from "
                    "CARDHALL_PASSWORD); the sign-in is kept for the next time.")
@@ -155,7 +157,6 @@ def play(url: str, name: str | None, color: bool | None, record_dir: str | None,
     as this computer's guest account, or --login / --register; the access and seat tokens
     kept in the user's state folder (lobby command m: my games / resume)."""
     import asyncio
-    import getpass
     import os
 
     from ..client.account_file import sign_in_options
@@ -167,11 +168,6 @@ def play(url: str, name: str | None, color: bool | None, record_dir: str | None,
     if login is not None or register is not None:
         password = os.environ.get("CARDHALL_PASSWORD") or click.prompt(
             "Password", hide_input=True, confirmation_prompt=register is not None)
-    if name is None and login is None and register is None:
-        try:
-            name = getpass.getuser() or "player"
-        except (OSError, KeyError):
-            name = "player"
     if name is not None and not 1 <= len(name) <= 64:
         raise click.BadParameter("1 to 64 characters", param_hint="--name")
     if color is None:
@@ -197,7 +193,8 @@ def play(url: str, name: str | None, color: bool | None, record_dir: str | None,
 
 
 @click.command()
-@click.option("--url", required=True, type=WS_URL, help="Server URL, ws://HOST:PORT.")
+@click.option("--url", default=LOCAL_URL, show_default=True, type=WS_URL,
+              help="Server URL, ws://HOST:PORT (default: the local server's).")
 @click.option("--game", default=None, help="Only rooms of this game.")
 @click.option("--waiting", is_flag=True, help="Only rooms anyone may join now (public, "
               "waiting for players, a free seat).")
@@ -263,7 +260,9 @@ def verify(record: str | None, url: str | None, room: str | None,
     """Check that a finished game was dealt fairly: the revealed seed matches the commitment
     published at the start, the log replays to the announced end, and the player's cards are
     the seed's. RECORD is a game record file (Client.save_game_record, `cardhall bots
-    --record DIR`). Exit 0 when the deal is verified, 1 with the reason otherwise."""
+    --record DIR`). With --url, a finished game is read from the server's games archive
+    after its room is gone; a private game as this computer's `cardhall play` account.
+    Exit 0 when the deal is verified, 1 with the reason otherwise."""
     from ..server.fairness import VerificationFailed, verify_record
 
     if (record is None) == (url is None):
@@ -293,14 +292,27 @@ def verify(record: str | None, url: str | None, room: str | None,
 
 def _fetch_record(url: str, room: str, commitment: str | None) -> dict[str, Any]:
     """A game record of ``room`` built from the server's ``get_log`` (no views: nobody's
-    cards are compared; the commitment is ``commitment`` or the server's)."""
+    cards are compared; the commitment is ``commitment`` or the server's). Asked
+    anonymously first; a room not found (a private game's log is its players' only) is
+    asked again signed in as this computer's ``cardhall play`` account, when it keeps one
+    for the server."""
     import asyncio
 
-    from ..client.client import Client
+    from .. import protocol as p
+    from ..client.account_file import AccountFile, sign_in_options
+    from ..client.client import Client, ServerError
+
+    async def fetch(options: dict[str, Any]) -> p.Log:
+        async with Client(url, software="cardhall-verify", reconnect=False, **options) as c:
+            return await c.fetch_log(room)
 
     async def go() -> dict[str, Any]:
-        async with Client(url, software="cardhall-verify", reconnect=False) as c:
-            log = await c.fetch_log(room)
+        try:
+            log = await fetch({})
+        except ServerError as exc:
+            if exc.code != "room/not_found" or not AccountFile().get(url):
+                raise
+            log = await fetch(await sign_in_options(url))
         return {"format": "cardhall-game-record/1", "url": url, "room": room,
                 "game": log.game, "seats": log.seats, "seat": None,
                 "commitment": commitment or log.commitment,

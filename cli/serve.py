@@ -245,7 +245,8 @@ def _limits(opts: dict[str, Any]) -> dict[str, Any]:
     """Settings from the limit/TLS options of ``serve`` (0 means "no limit")."""
     out = dict(opts)
     for key in ("msg_rate", "max_connections_per_address", "rooms_per_minute", "gc_threshold",
-                "max_connections", "rooms_per_minute_per_address", "empty_room_ttl"):
+                "max_connections", "rooms_per_minute_per_address", "empty_room_ttl",
+                "public_turn_seconds"):
         if not out[key]:
             out[key] = None
     out["origins"] = tuple(out["origins"]) or None
@@ -325,7 +326,15 @@ def _limits(opts: dict[str, Any]) -> dict[str, Any]:
 @click.option("--hello-timeout", type=click.FloatRange(0, min_open=True), default=10.0,
               show_default=True, help="Seconds a new connection has to complete the hello.")
 @click.option("--finished-ttl", type=click.FloatRange(0), default=300.0, show_default=True,
-              help="Seconds a finished room stays listed before it is removed.")
+              help="Seconds a finished room stays listed before it is removed (its game "
+                   "stays in the games archive: --history-days).")
+@click.option("--history-days", type=click.FloatRange(0, min_open=True), default=None,
+              help="Days a finished game's record (log, seeds, result, players) is kept in "
+                   "the games archive for My games, replays and `cardhall verify` "
+                   "(default: kept until purged: `cardhall admin purge-games`).")
+@click.option("--public-turn-seconds", type=click.FloatRange(0), default=60.0,
+              show_default=True, help="Turn clock (seconds) of a public room of several seats "
+              "whose creator set none (0: none); private and solo rooms choose.")
 @click.option("--gc-threshold", type=click.IntRange(0), default=50_000, show_default=True,
               help="Allocations between young-generation garbage collections (0: Python's "
                    "default, 700).")

@@ -13,6 +13,10 @@ are ``{"error": MESSAGE}``.
     POST /admin/rooms/ID/seats/N/mute                      mute seat N in the room's chat
     POST /admin/rooms/ID/seats/N/unmute                    let seat N chat again
     POST /admin/drain?timeout=SECONDS                      start draining this process (202)
+    POST /admin/games/ID/purge                             forget a finished game's archived
+                                                           record (issue #44: :mod:`.archive`)
+    POST /admin/games/prune?days=N                         forget the archived games finished
+                                                           more than N days ago
     GET  /admin/drain                                      the drain's progress
     ...  /admin/accounts...                                accounts: list, find, ban, unban,
                                                            rename, revoke (:mod:`.admin_accounts`)
@@ -54,6 +58,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
 from .. import protocol as p
+from . import archive
 from .admin_accounts import AccountsAdmin, page_limit
 from .auth import Auth
 from .chat import ChatRefused
@@ -82,6 +87,7 @@ _ROOM = r"(?P<room>[A-Za-z0-9_-]{1,64})"
 _CLOSE = re.compile(rf"/admin/rooms/{_ROOM}/close")
 _KICK = re.compile(rf"/admin/rooms/{_ROOM}/seats/(?P<seat>[0-9]{{1,2}})/kick")
 _MUTE = re.compile(rf"/admin/rooms/{_ROOM}/seats/(?P<seat>[0-9]{{1,2}})/(?P<op>mute|unmute)")
+_PURGE = re.compile(rf"/admin/games/{_ROOM}/purge")
 
 Result = tuple[int, dict[str, Any]]
 """An HTTP status and the JSON object answered."""
@@ -181,6 +187,8 @@ class Admin:
             if not 0 <= timeout <= 3600:
                 return 400, {"error": "timeout: seconds from 0 to 3600"}
             return await self.drain(timeout)
+        if path.startswith("/admin/games/"):
+            return await self.games(method, path, query)
         for pattern, op in ((_CLOSE, "close"), (_KICK, "kick"), (_MUTE, "")):
             match = pattern.fullmatch(path)
             if match is not None:
@@ -189,6 +197,37 @@ class Admin:
                 seat = int(match["seat"]) if op != "close" else None
                 return await self.run(op or match["op"], match["room"], seat)
         return 404, {"error": f"no admin endpoint {path}"}
+
+    # -- the games archive ---------------------------------------------------------------
+
+    async def games(self, method: str, path: str, query: dict[str, str]) -> Result:
+        """``POST /admin/games/ID/purge`` (``{"room", "purged": 0 or 1}``; 404 when the
+        archive holds no such game) and ``POST /admin/games/prune?days=N`` (``{"days",
+        "pruned"}``: how many games finished more than N days ago were forgotten)."""
+        match = _PURGE.fullmatch(path)
+        if match is None and path != "/admin/games/prune":
+            return 404, {"error": f"no admin endpoint {path}"}
+        if method != "POST":
+            return _not_allowed("POST")
+        store = self.server.store
+        try:
+            if match is not None:
+                purged = await store.purge_archived([match["room"]])
+                if not purged:
+                    return 404, {"error": f"the games archive holds no game {match['room']!r}"}
+                event(log, logging.WARNING, "game_purged", room=match["room"])
+                return 200, {"room": match["room"], "purged": purged}
+            try:
+                days = float(query.get("days", ""))
+            except ValueError:
+                days = -1.0
+            if not 0 <= days <= 1e6:
+                return 400, {"error": "days: a number of days from 0 to 1000000"}
+            pruned = await archive.prune(store, days)
+        except StoreError as exc:
+            return 503, {"error": str(exc) or "the store is unavailable"}
+        event(log, logging.WARNING, "games_pruned", days=days, pruned=pruned)
+        return 200, {"days": days, "pruned": pruned}
 
     # -- rooms ---------------------------------------------------------------------------
 

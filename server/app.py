@@ -22,6 +22,7 @@ from .account_redis import RedisAccounts
 from .account_sqlite import SQLiteAccounts
 from .account_store import AccountStore
 from .admin import Admin
+from .archive import Pruner
 from .admission import (
     AdmittedConnection,
     Gate,
@@ -149,6 +150,8 @@ class Server:
         #: Failed look-ups of rooms per address key and account (:mod:`.visibility`).
         self.lookups = Lookups(self.accounts.limits_storage(), s.lookup_limit)
         self.lane = Lane()
+        #: Prunes the games archive (``history_days``: :mod:`.archive`).
+        self.pruner = Pruner(self.store, s.history_days)
 
     @property
     def addresses(self) -> AddressCounter:
@@ -198,6 +201,7 @@ class Server:
             logger=ws_log, create_connection=AdmittedConnection.for_gate(self.gate), **tls,
         )
         await self.cluster.start()
+        self.pruner.start()
         log.info("listening on %s (store: %s, process %s)", self.url, type(self.store).__name__,
                  self.store.process_id)
 
@@ -251,6 +255,7 @@ class Server:
             await self._ws.wait_closed()
             self._ws = None
         await self.admin.close()
+        await self.pruner.close()
         await self.cluster.stop()
         await self.lobby.close()
         # Frames the closing rooms queued for members on other processes: sent if they can

@@ -25,7 +25,14 @@ class Settings:
         max_rooms: Rooms this process hosts at most (``room/limit`` beyond; 100,000). A
             waiting room costs about 3 KiB (``benchmarks/waiting_rooms.py``), a playing one
             its engine and task besides.
-        finished_ttl: Seconds a finished room stays listed (and its log kept) before removal.
+        finished_ttl: Seconds a finished room stays listed before removal (its record stays
+            in the games archive: ``history_days``).
+        history_days: Days a finished game's record (log, seeds, result, seats) is kept in
+            the games archive after its end (issue #44); None: kept until an operator
+            purges it.
+        public_turn_seconds: The turn clock (seconds per turn) of a public room of several
+            seats whose creator set none (issue #44 item 12: one idle player cannot hold a
+            public table for ever); private and solo rooms choose their own. None: no clock.
         max_pending_bytes: Bytes queued for one slow client before it is dropped (close 4009).
             Beyond these, at most the WebSocket write buffer (32 KiB) and the kernel's socket
             buffer hold data for a client, so a reader that never reads costs bounded memory.
@@ -141,6 +148,8 @@ class Settings:
     max_bad_frames: int = 100
     max_rooms: int = 100_000
     finished_ttl: float = 300.0
+    history_days: float | None = None
+    public_turn_seconds: float | None = 60.0
     max_pending_bytes: int = 1024 * 1024
     ping_interval: float | None = 20.0
     ping_timeout: float | None = 20.0

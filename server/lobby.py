@@ -24,7 +24,7 @@ from .room import Room, RoomError, split_options
 from .table import Phase
 from .store import Lease, OwnershipLost, Store, StoreError
 from .tasks import SHUTDOWN_GRACE, Background
-from . import visibility
+from . import archive, visibility
 
 
 class Cluster(Protocol):
@@ -72,6 +72,8 @@ class Lobby:
         #: Demotions, expiries and removals of finished rooms, stopped by :meth:`close`.
         self.background = Background()
         self._removals: dict[str, asyncio.TimerHandle] = {}
+        #: Finished rooms being archived (:mod:`.archive`): a removal waits for it.
+        self._archiving: dict[str, asyncio.Task[Any]] = {}
         #: Set by a drain (:mod:`.admin`): no room is created or taken over here any more.
         self.draining = False
         #: Waiting rooms of this process nobody sits in, by id: the loop time since when,
@@ -250,7 +252,9 @@ class Lobby:
     async def create(self, conn: Peer, msg: p.CreateRoom | p.QuickJoin,
                      options: dict[str, Any] | None = None, private: bool = False,
                      name: str | None = None) -> Room:
-        """Create a room (run by this process) from a ``create_room`` or ``quick_join``.
+        """Create a room (run by this process) from a ``create_room`` or ``quick_join``. A
+        public room of several seats without a turn clock gets the operator's
+        (``public_turn_seconds``, issue #44 item 12); private and solo rooms choose.
 
         Raises:
             RoomError: ``lobby/unknown_game`` (no such game or mode), ``lobby/bad_options``
@@ -277,6 +281,9 @@ class Lobby:
             engine_opts["mode"] = msg.mode
         mode = engine_opts.get("mode", modes[0] if modes else None)
         seats = msg.seats if msg.seats is not None else (1 if mode in (None, "solo") else 4)
+        clock = self.settings.public_turn_seconds
+        if not private and seats > 1 and settings.get("turn_seconds") is None and clock:
+            settings["turn_seconds"] = clock  # one idle player holds no public table
         chosen = sorted(k for k in DEAL_OPTIONS if engine_opts.get(k) is not None)
         if seats > 1 and chosen:
             raise RoomError("lobby/bad_options", f"option(s) {', '.join(chosen)}: they fix "
@@ -424,15 +431,31 @@ class Lobby:
         return None
 
     def _finished(self, room: Room) -> None:
+        """The game of ``room`` is over: its record goes to the games archive
+        (:func:`.archive.keep`; a removal waits for that), and the room is listed for
+        ``finished_ttl`` seconds more, then removed."""
         ttl = self.settings.finished_ttl
+        record = archive.game_record(room)
 
         async def expire() -> None:
+            try:
+                await archive.keep(self.store, self.store.log, room.id, record,
+                                   self.settings.history_days)
+            except StoreError as exc:
+                log.warning("room %s: not archived: %s", room.id, exc)
             try:
                 await self.store.finish_room(room.id, ttl)
             except StoreError as exc:
                 log.warning("room %s: expiry not set: %s", room.id, exc)
 
-        self.background.spawn(expire())
+        task = self.background.spawn(expire())
+        self._archiving[room.id] = task
+
+        def done(_: Any) -> None:
+            if self._archiving.get(room.id) is task:
+                del self._archiving[room.id]
+
+        task.add_done_callback(done)
         self._removals[room.id] = asyncio.get_running_loop().call_later(
             ttl, lambda: self.background.spawn(self.remove(room.id)))
 
@@ -441,6 +464,9 @@ class Lobby:
         timer = self._removals.pop(room_id, None)
         if timer is not None:
             timer.cancel()
+        archiving = self._archiving.get(room_id)
+        if archiving is not None:  # the log is read for the archive before it is deleted
+            await asyncio.wait({archiving})
         self._empty.pop(room_id, None)
         room = self.rooms.pop(room_id, None)
         if room is None:

@@ -43,6 +43,8 @@ class MemoryStore(LocalLeases, LocalInbox, Store):
         #: Leaderboards by board id: (rank value, name) pairs, best first, and each name's
         #: rank value.
         self.boards: dict[str, tuple[SortedList, dict[str, int]]] = {}
+        #: The games archive (:class:`~.store.Archive`): finished games' records by room.
+        self.games: dict[str, dict[str, Any]] = {}
 
     def _reindex(self, room_id: str, old: dict[str, Any] | None,
                  new: dict[str, Any] | None) -> None:
@@ -178,3 +180,23 @@ class MemoryStore(LocalLeases, LocalInbox, Store):
         ranked, values = self.boards.get(board, (SortedList(), {}))
         value = values.get(name)
         return None if value is None else (ranked.index((value, name)), value)
+
+    async def archive_game(self, room_id: str, game: dict[str, Any],
+                           keep: float | None = None) -> None:
+        """Keep the record (``keep`` is left to :meth:`prune_archive`)."""
+        self.games[room_id] = game
+
+    async def archived(self, room_id: str) -> dict[str, Any] | None:
+        """The record, or None."""
+        return self.games.get(room_id)
+
+    async def prune_archive(self, before: float) -> int:
+        """Drop the records of games finished before ``before``."""
+        gone = [r for r, g in self.games.items() if g["finished_at"] < before]
+        for room_id in gone:
+            del self.games[room_id]
+        return len(gone)
+
+    async def purge_archived(self, room_ids: Sequence[str]) -> int:
+        """Drop the records of ``room_ids``."""
+        return sum(self.games.pop(r, None) is not None for r in set(room_ids))

@@ -2,7 +2,8 @@
 on a lone Redis, a Sentinel-watched master with replicas, or a Redis Cluster
 (:mod:`.redis_topology`).
 
-The key layout and the Lua scripts are in :mod:`.redis_keys`.
+The key layout and the Lua scripts are in :mod:`.redis_keys`; the games archive's keys in
+:mod:`.redis_archive`.
 
 Finished rooms' keys expire (``finish_room``); the lobby and code entries are removed with the
 room, or by the orphan scan once the record has expired.
@@ -54,6 +55,7 @@ from .redis_keys import (
     refusal,
     text,
 )
+from .redis_archive import RedisArchive
 from .redis_leases import RedisLeases, lease_keys
 from .redis_topology import RedisTarget
 from .store import (
@@ -86,7 +88,7 @@ INBOX_CHECK_SECONDS = 1.0
 FAILURES: tuple[type[Exception], ...] = (RedisError, RedisClusterException, OSError)
 
 
-class RedisStore(RedisLeases, Store):
+class RedisStore(RedisArchive, RedisLeases, Store):
     """Rooms in Redis (``redis.asyncio``), shared by every process using the same Redis.
 
     Args:

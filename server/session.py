@@ -12,12 +12,11 @@ from __future__ import annotations
 import logging
 from typing import Any, Protocol
 
-import msgpack
 from mypy_extensions import mypyc_attr
 
 from .. import protocol as p
 from .. import games
-from . import leaderboard, names, visibility
+from . import archive, leaderboard, names, visibility
 from .account_store import AccountStore
 from .auth import Auth
 from .chat import ChatRefused
@@ -41,11 +40,8 @@ _ROOM_REQUESTS = (p.Spectate, p.Leave, p.Start, p.Resume, p.Act, p.GetView, p.Ge
 #: accounts (``--auth required``): the lobby's listings, leaderboards, ping, the ways in.
 _OPEN_REQUESTS = frozenset({p.ListGames, p.ListRooms, p.GetLeaderboard, p.Ping, p.Guest,
                             p.Register, p.Login, p.Restore, p.Refresh})
-#: Most entries in one ``log`` page; their packed size is capped too (``LOG_PAGE_BYTES``).
-LOG_PAGE_ENTRIES = 1000
-#: Packed bytes of log entries in one ``log`` page at most, far below the protocol's
-#: 65536-byte frame size (the rest of the page is a few hundred bytes).
-LOG_PAGE_BYTES = 32 * 1024
+#: Requests a finished game's archived record answers once its room is gone (:mod:`.archive`).
+_ARCHIVED_REQUESTS = (p.GetLog, p.GetReplay)
 
 
 class Forwarder(Protocol):
@@ -201,10 +197,21 @@ class Session:
         raise hidden
 
     async def _run(self, handler: Any, msg: p.Message) -> None:
-        """Route ``msg`` to its room's process and run ``handler`` here, or forward it."""
+        """Route ``msg`` to its room's process and run ``handler`` here, or forward it; a
+        ``get_log`` or ``get_replay`` of a room no process runs is answered from the games
+        archive (:func:`.archive.answer`: the same visibility rule)."""
         room_id = await self._target(msg)
         if room_id is not None:
-            where = await self.server.lobby.route(room_id)
+            where: Room | str | None = None
+            try:
+                where = await self.server.lobby.route(room_id)
+            except RoomError as exc:  # no await in here (see dispatch)
+                if exc.code != visibility.HIDDEN or not isinstance(msg, _ARCHIVED_REQUESTS):
+                    raise
+            if where is None:  # the room is gone: its finished game may be archived
+                assert isinstance(msg, _ARCHIVED_REQUESTS)
+                self.send(await archive.answer(self.server.store, self, msg))
+                return
             if isinstance(where, str):
                 await self.server.cluster.forward(self, where, room_id, msg)
                 return
@@ -369,21 +376,15 @@ class Session:
         # which a compiled LogEntry (a tuple) would refuse
         entries: list[Any] = await self.server.store.log(room.id)
         first = msg.first or 0
-        page: list[Any] = []
-        size = 0
-        for entry in entries[first:first + LOG_PAGE_ENTRIES]:
-            size += len(msgpack.packb(list(entry)))
-            if size > LOG_PAGE_BYTES and page:
-                break
-            page.append(list(entry))
+        page, more = archive.log_page(entries, first)
         game = room.dealt()
         outcome = dict(game.outcome() or {})
         outcome["stats"] = game.stats()
         self.send(p.Log(room=room.id, game=room.game_name, seats=game.seats,
                         options=dict(game.options), salt=room.salt or None,
                         commitment=room.commitment, state_id=game.state_id,
-                        outcome=outcome, first=first, entries=page,
-                        more=first + len(page) < len(entries), re=msg.id))
+                        outcome=outcome, first=first, entries=page, more=more,
+                        re=msg.id))
 
     async def _get_leaderboard(self, msg: p.GetLeaderboard) -> None:
         """Answer ``get_leaderboard``: a page of a game's board (:mod:`.leaderboard`; its

@@ -36,7 +36,7 @@ transaction, right after the answer; with ``--fsync always``, as one ``INSERT`` 
 autocommit (the same locks, write-ahead log frames and sync as a transaction, without the
 ``BEGIN`` and ``COMMIT`` statements).
 
-Schema (version 2)::
+Schema (version 4; v3 the accounts' tables, v4 the games archive: sqlite_archive.py)::
 
     rooms      room (unique), record, state, summary (msgpack: see store.py), code (private
                rooms' join code), expires_at (unix s: a finished room is deleted after it),
@@ -69,6 +69,7 @@ from filelock import FileLock, Timeout
 
 from . import sqlite_checks as checks
 from .account_sqlite import create_tables as _v3_accounts
+from .sqlite_archive import create_table as _v4_archive
 from .sqlite_journal import APPEND, RECOVER, AppendJournal, Row, journal_path, recover
 from .store import StoreError, unpack, waiting_entry
 
@@ -162,9 +163,11 @@ def _v2(db: sqlite3.Connection) -> None:
 
 #: The schema's migrations, in order: ``MIGRATIONS[k]`` takes a file from version ``k`` to
 #: ``k + 1`` (an empty file is version 0): v1 rooms, logs, snapshots and boards; v2 the
-#: lobby-index columns; v3 the accounts' tables (:mod:`.account_sqlite`, issue #29). Append
-#: new ones; never change one that shipped.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2, _v3_accounts)
+#: lobby-index columns; v3 the accounts' tables (:mod:`.account_sqlite`, issue #29); v4 the
+#: games archive (:mod:`.sqlite_archive`, issue #44). Append new ones; never change one that
+#: shipped.
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2, _v3_accounts,
+                                                                _v4_archive)
 #: The schema version this code writes.
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -13,7 +13,8 @@ holds are the store's :meth:`~SQLiteStore.orphans`, which the server loads at st
 The store is made of parts, one per port of :class:`~.store.Store`: :class:`SQLiteRooms`
 (records, states, logs, snapshots: the :class:`~.store.RoomLog`), :class:`SQLiteLobby`
 (lobby entries, their indexes, join codes: the :class:`~.store.LobbyIndex`),
-:class:`SQLiteBoards` (the :class:`~.store.Boards`); leases come from
+:class:`SQLiteBoards` (the :class:`~.store.Boards`), :class:`~.sqlite_archive.SQLiteArchive`
+(the :class:`~.store.Archive`); leases come from
 :class:`~.local_ports.LocalLeases`, and the inbox is :class:`~.local_ports.LocalInbox` (no
 other process). Every method is synchronous underneath: reads never wait, and writes wait only
 for the group commit of their loop tick (:meth:`~.sqlite_file.DataFile.write`: every write
@@ -31,6 +32,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .sqlite_archive import SQLiteArchive
 from .sqlite_file import DataFile, lobby_columns, open_file
 from .sqlite_journal import APPEND
 from .local_ports import LocalInbox, LocalLeases
@@ -375,7 +377,8 @@ class SQLiteBoards:
         return int(ahead), value
 
 
-class SQLiteStore(SQLiteRooms, SQLiteLobby, SQLiteBoards, LocalLeases, LocalInbox, Store):
+class SQLiteStore(SQLiteRooms, SQLiteLobby, SQLiteBoards, SQLiteArchive, LocalLeases, LocalInbox,
+                  Store):
     """Rooms, lobby and leaderboards in one SQLite file (see the module docstring).
 
     Args:

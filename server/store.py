@@ -1,6 +1,6 @@
 """Where room state is kept: the store's ports, one object per backend implementing them.
 
-The server talks to a :class:`Store`: the composition of five small ports, one per concern,
+The server talks to a :class:`Store`: the composition of six small ports, one per concern,
 which code that needs only one concern takes instead (as :mod:`.account_store` is the port of
 the accounts):
 
@@ -8,9 +8,10 @@ the accounts):
 * :class:`LobbyIndex`: the lobby's entries, its indexes and pages, the join codes;
 * :class:`Leases`: who runs each room (:class:`Lease` values), the processes' heartbeats;
 * :class:`Boards`: the leaderboards;
-* :class:`Inbox`: messages between server processes.
+* :class:`Inbox`: messages between server processes;
+* :class:`Archive`: the records of finished games, kept after their rooms (issue #44).
 
-Each backend is one object implementing all five:
+Each backend is one object implementing all six:
 :class:`~cardhall.server.memory_store.MemoryStore` keeps everything in this process (tests,
 benchmarks: nothing survives it); :class:`~cardhall.server.sqlite_store.SQLiteStore` keeps
 everything in one file that one process owns (``cardhall serve`` by default: a restart loses
@@ -629,10 +630,64 @@ class Inbox(Protocol):
         once)."""
 
 
-class Store(RoomLog, LobbyIndex, Leases, Boards, Inbox, Protocol):
+class Archive(Protocol):
+    """The games archive (issue #44 item 2): the record of every finished game, kept after
+    the room itself is gone (``--finished-ttl`` removes a finished room from the lobby and
+    deletes its state and log), until ``--history-days`` prunes it or an operator purges it.
+
+    A game's archived record (:func:`~.archive.game_record` makes it; plain msgpack-able
+    data): ``{"room", "name", "game", "mode", "seats", "private", "host", "options" (seed
+    included), "salt", "commitment", "state_id", "outcome" (with ``stats``), "players"
+    (``[{name, bot, account} | None]`` by seat: no token), "table" (the room facts of the
+    final view), "finished_at" (unix s), "entries" (the whole log)}``.
+    """
+
+    async def archive_game(self, room_id: str, game: dict[str, Any],
+                           keep: float | None = None) -> None:
+        """Keep (or replace) the archived record ``game`` of finished room ``room_id``.
+
+        Args:
+            keep: Seconds the record must be kept at least (None: until pruned or purged);
+                a store whose records expire by themselves (Redis) lets it expire then.
+
+        Raises:
+            StoreError: the store is unavailable.
+        """
+
+    async def archived(self, room_id: str) -> dict[str, Any] | None:
+        """The archived record of ``room_id``, or None (never archived, pruned, purged).
+
+        Raises:
+            StoreError: the store is unavailable.
+        """
+
+    async def prune_archive(self, before: float) -> int:
+        """Forget every archived game that finished before ``before`` (unix s).
+
+        Returns:
+            How many records were removed.
+
+        Raises:
+            StoreError: the store is unavailable.
+        """
+
+    async def purge_archived(self, room_ids: Sequence[str]) -> int:
+        """Forget the archived games of ``room_ids`` (an operator's purge; unknown ids are
+        skipped).
+
+        Returns:
+            How many records were removed.
+
+        Raises:
+            StoreError: the store is unavailable.
+        """
+
+
+class Store(RoomLog, LobbyIndex, Leases, Boards, Inbox, Archive, Protocol):
     """Room persistence, room ownership and messages between server processes: the ports
     (:class:`RoomLog`, :class:`LobbyIndex`, :class:`Leases`, :class:`Boards`,
-    :class:`Inbox`) that each backend implements in one object, so that the server wires one
+    :class:`Inbox`, :class:`Archive`) that each backend implements in one object, so that
+    the server wires one
     store. Code that needs one concern takes that port.
 
     Capabilities (class attributes; callers ask these, never a store's class):

@@ -16,7 +16,8 @@ The rule:
 Everyone else gets :func:`hidden`'s answer, ``room/not_found`` with ``no room 'ID'``: word for
 word the answer about a room that does not exist (:meth:`Lobby.find`), so no request type
 tells a private room from a missing one. The session's handlers (:mod:`.session`), the
-replays (:mod:`.replay`), the lobby's listing and quick join (:func:`listed`), and the
+replays (:mod:`.replay`), the games archive's reads (:mod:`.archive`: a finished game after
+its room was removed), the lobby's listing and quick join (:func:`listed`), and the
 requests forwarded from other processes (they run the same handlers) go through the
 functions here.
 
@@ -31,7 +32,7 @@ its seat token proves it, and a player behind a busy address must get its seat b
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Mapping, Sequence
 from typing import Any, Protocol
 
 from limits import RateLimitItem, parse
@@ -41,7 +42,8 @@ from limits.aio.strategies import MovingWindowRateLimiter
 from .room import Room, RoomError
 from .store import StoreError
 
-__all__ = ["HIDDEN", "LIMITED", "Lookups", "Viewer", "by_code", "enterable", "hidden",
+__all__ = ["HIDDEN", "LIMITED", "Held", "Lookups", "Seen", "Viewer", "by_code", "enterable",
+           "hidden",
            "holds_seat", "listed", "member", "may_see", "refusal", "seat_view", "unknown_code",
            "visible"]
 
@@ -67,13 +69,47 @@ class Viewer(Protocol):
         """Rooms of this process the session is in, by id."""
 
 
+class Held(Protocol):
+    """What the rule reads of a taken seat: the account holding it (``""``: none)."""
+
+    @property
+    def account(self) -> str:
+        """The seat's account id."""
+
+
+class Seen(Protocol):
+    """What the rule reads of a room: a live :class:`~.room.Room`, or a finished game's
+    archived record (:class:`~.archive.ArchivedGame`, issue #44), so both answer alike."""
+
+    @property
+    def id(self) -> str:
+        """The room id."""
+
+    @property
+    def private(self) -> bool:
+        """Whether the room is private."""
+
+    @property
+    def host(self) -> str:
+        """The host's session id (``""``: none)."""
+
+    @property
+    def seats(self) -> Sequence[Held | None]:
+        """The seats by number (None: free)."""
+
+    @property
+    def members(self) -> Mapping[Any, Any]:
+        """The members (sessions seated or watching) and their :class:`~.room_parts.Member`
+        (``seat``), by session."""
+
+
 def hidden(room_id: str) -> RoomError:
     """The answer about a room the asker may not see, word for word the one about a room
     that does not exist: ``room/not_found``, ``no room 'ID'``."""
     return RoomError(HIDDEN, f"no room {room_id!r}")
 
 
-def holds_seat(room: Room, viewer: Viewer, seat: int | None = None) -> bool:
+def holds_seat(room: Seen, viewer: Viewer, seat: int | None = None) -> bool:
     """Whether ``viewer`` is signed in to the account that holds a seat of ``room`` (that
     ``seat``; None: any)."""
     account = viewer.account
@@ -83,7 +119,7 @@ def holds_seat(room: Room, viewer: Viewer, seat: int | None = None) -> bool:
     return any(held is not None and held.account == account for held in seats)
 
 
-def may_see(room: Room, viewer: Viewer) -> bool:
+def may_see(room: Seen, viewer: Viewer) -> bool:
     """Whether ``viewer`` may know that ``room`` exists (see the module's rule)."""
     return (not room.private or room.id in viewer.rooms
             or (bool(room.host) and room.host == viewer.session_id)
@@ -159,7 +195,7 @@ def refusal(room: Room, viewer: Viewer, exc: RoomError) -> RoomError:
     return exc
 
 
-def seat_view(room: Room, viewer: Any, seat: int | None) -> None:
+def seat_view(room: Seen, viewer: Any, seat: int | None) -> None:
     """Check that ``viewer`` may see ``seat``'s own view of ``room`` (None: the public
     view, which whoever may see the room may see): the member holding that seat, or a
     session signed in to the account that holds it.

@@ -58,7 +58,8 @@ async def play(url: str, *, name: str, color: bool, stream: TextIO | None = None
 
     Args:
         url: ``ws://HOST:PORT`` of a Cardhall server.
-        name: The player's name, shown to the other seats (1..64 characters).
+        name: The player's name, shown to the other seats (1..64 characters); ``""``: the
+            account's (a guest account's is the one the server gives it, issue #44).
         color: Use ANSI colours.
         stream: Input stream (default ``sys.stdin``); a terminal gets the prompt_toolkit
             console when the output is one too (:func:`~.console.open_console`).

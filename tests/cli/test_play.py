@@ -87,3 +87,49 @@ def test_room_lists_print_json_none_or_a_table() -> None:
         '[{"room": "r1", "seats": 4, "taken": 1}]\n')
     assert CliRunner().invoke(listing, ["--empty"]).stdout == "no rooms\n"
     assert CliRunner().invoke(listing, []).stdout == "room seats\nr1 1/4\n"
+
+
+LOCAL = "ws://127.0.0.1:8765"
+
+
+def test_play_uses_the_servers_guest_name_and_the_local_server(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue #44 item 12: ``cardhall play`` without --name asks for no name (the server's
+    guest name stays; before, the Unix user's: "playing as 'root'"), and without --url
+    plays on the local server."""
+    import getpass
+
+    import cardhall.client.account_file as account_file
+    import cardhall.client.terminal as terminal
+    from cardhall.cli.play import play
+
+    seen: dict[str, object] = {}
+
+    async def sign_in_options(url: str, **_: object) -> dict[str, object]:
+        seen["signed_in_at"] = url
+        return {}
+
+    async def run(url: str, **kwargs: object) -> int:
+        seen.update(url=url, **kwargs)
+        return 0
+
+    monkeypatch.setattr(getpass, "getuser", lambda: "root")
+    monkeypatch.setattr(account_file, "sign_in_options", sign_in_options)
+    monkeypatch.setattr(terminal, "play", run)
+    result = CliRunner().invoke(play, [])
+    assert result.exit_code == 0, result.output
+    assert seen["url"] == LOCAL and seen["signed_in_at"] == LOCAL
+    assert seen["name"] == ""
+    result = CliRunner().invoke(play, ["--name", "Alice"])
+    assert seen["name"] == "Alice"
+
+
+def test_the_client_commands_default_to_the_local_server() -> None:
+    """``rooms`` and ``bots`` too: --url defaults to ws://127.0.0.1:8765."""
+    from cardhall.cli.play import bots, rooms
+
+    for command in (rooms, bots):
+        url = next(p for p in command.params if p.name in ("url", "urls"))
+        assert not url.required
+        default = url.default
+        assert (list(default) if isinstance(default, tuple | list) else [default]) == [LOCAL]

@@ -110,3 +110,17 @@ def test_ipv6_prefix_and_lookup_limit_options(started: list[tuple[Any, Any, str]
         assert result.exit_code == 0, result.output
         settings = started[0][0]
         assert (settings.ipv6_prefix, settings.lookup_limit) == want
+
+
+def test_history_days_and_public_turn_seconds(started: list[tuple[Any, Any, str]]) -> None:
+    """Issue #44: finished games are kept by default (``history_days`` None) and public
+    tables get a 60 s turn clock; --history-days N and --public-turn-seconds S set them,
+    --public-turn-seconds 0 turns the default clock off."""
+    assert CliRunner().invoke(serve, ["--store", "memory"]).exit_code == 0
+    assert (started[-1][0].history_days, started[-1][0].public_turn_seconds) == (None, 60.0)
+    result = CliRunner().invoke(serve, ["--store", "memory", "--history-days", "30",
+                                        "--public-turn-seconds", "0"])
+    assert result.exit_code == 0, result.output
+    assert (started[-1][0].history_days, started[-1][0].public_turn_seconds) == (30.0, None)
+    result = CliRunner().invoke(serve, ["--store", "memory", "--history-days", "0"])
+    assert result.exit_code == 2 and "--history-days" in result.output

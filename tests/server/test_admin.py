@@ -544,3 +544,58 @@ def test_cli_admin_commands(tmp_path: Path) -> None:
         server.stop()
         off.stop()
 
+
+
+async def test_an_operator_purges_and_prunes_the_games_archive(
+        make_server: ServerFactory) -> None:
+    """Issue #44 item 2: ``POST /admin/games/ID/purge`` forgets one archived game (404 for a
+    game not kept), ``POST /admin/games/prune?days=N`` those finished more than N days ago;
+    then ``get_log`` of it answers ``room/not_found``."""
+    from cardhall.client.client import ServerError
+
+    from .test_archive import play_out
+
+    server = await make_server(admin_token=TOKEN, finished_ttl=0.05)
+    base = http_url(server)
+    room = await play_out(server, private=False)
+    assert await call(base, "GET", f"/admin/games/{room}/purge") == (
+        405, {"error": "method not allowed here (allowed: POST)"})
+    assert await call(base, "POST", f"/admin/games/{room}/purge") == (
+        200, {"room": room, "purged": 1})
+    status, body = await call(base, "POST", f"/admin/games/{room}/purge")
+    assert status == 404 and "no game" in body["error"]
+    async with Client(server.url) as c:
+        with pytest.raises(ServerError) as err:
+            await c.fetch_log(room)
+        assert err.value.code == "room/not_found"
+    other = await play_out(server, private=True)
+    assert await call(base, "POST", "/admin/games/prune?days=1") == (
+        200, {"days": 1.0, "pruned": 0})
+    assert (await call(base, "POST", "/admin/games/prune?days=x"))[0] == 400
+    assert await call(base, "POST", "/admin/games/prune?days=0") == (
+        200, {"days": 0.0, "pruned": 1})
+    assert await server.store.archived(other) is None
+
+
+async def test_cli_admin_purges_and_prunes_games(make_server: ServerFactory) -> None:
+    """``cardhall admin purge-games ROOM`` and ``prune-games --days N`` (issue #44)."""
+    from cardhall.cli import main
+    from click.testing import CliRunner
+
+    from .test_archive import play_out
+
+    server = await make_server(admin_token=TOKEN, finished_ttl=0.05)
+    first = await play_out(server, private=False)
+    second = await play_out(server, private=False)
+    args = ["--url", http_url(server), "--token", TOKEN]
+    result = await asyncio.to_thread(CliRunner().invoke, main,
+                                     ["admin", "purge-games", first, *args])
+    assert result.exit_code == 0 and result.output == f"game {first} purged from the archive\n"
+    result = await asyncio.to_thread(CliRunner().invoke, main,
+                                     ["admin", "purge-games", first, *args])
+    assert result.exit_code == 1 and "404" in result.output, result.output
+    result = await asyncio.to_thread(CliRunner().invoke, main,
+                                     ["admin", "prune-games", "--days", "0", *args])
+    assert result.exit_code == 0, result.output
+    assert result.output == "1 games finished more than 0 days ago forgotten\n"
+    assert await server.store.archived(second) is None

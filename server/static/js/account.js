@@ -8,7 +8,7 @@
 // that username (`login.device`): guesses from elsewhere never lock this browser out.
 import { h } from "./cards.js";
 import { RequestError } from "./protocol.js";
-import { myGames, openReplay } from "./replay.js";
+import { myGames, openReplay, serverRecord } from "./replay.js";
 
 const DEVICE_KEY = "cardhall.device"; // the guest device secret: 32 random bytes, base64url
 const TOKENS_KEY = "cardhall.session"; // {token, refresh, expires}: the sign-in (key kept as stored)
@@ -254,20 +254,18 @@ export class AccountMenu {
         { dataset: { room: g.room } },
         `${when(g.finished)}: ${g.name} (${g.game}) \u2014 ${g.result}` +
           (g.score === null ? "" : `, ${g.score}`),
-        kept.has(g.room)
-          ? h(
-              "button",
-              {
-                type: "button",
-                class: "secondary replay-open",
-                onclick: () => {
-                  this.panel = null;
-                  openReplay(this.app, kept.get(g.room));
-                },
-              },
-              "Replay",
-            )
-          : null,
+        h(
+          "button",
+          {
+            type: "button",
+            class: "secondary replay-open",
+            onclick: () => {
+              this.panel = null;
+              openReplay(this.app, kept.get(g.room) || serverRecord(g));
+            },
+          },
+          "Replay",
+        ),
       ),
     );
     return h(

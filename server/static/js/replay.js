@@ -116,13 +116,40 @@ export function myGamesPanel(app) {
   );
 }
 
-/** Show the replay viewer of `record` (a "My games" entry, or one made at game over). */
+/** Show the replay viewer of `record` (a "My games" entry, one made at game over, or one
+ * of the account's finished games the server lists: `serverRecord`). */
 export function openReplay(app, record) {
   app.replay = new ReplayView(app, record);
   app.render();
-  app.replay.load(record.state_id ?? 0);
-  app.replay.verify();
+  app.replay.start();
 }
+
+/** What the replay viewer needs of an account's finished game the server listed
+ * (`get_my_games`: its room, seat, name, game, result) but this browser did not keep: the
+ * final state, the names and the deal are asked of the server (its games archive). */
+export function serverRecord(g) {
+  return {
+    room: g.room,
+    game: g.game,
+    mode: g.mode,
+    seat: g.seat,
+    title: g.name,
+    at: g.finished * 1000,
+    players: [],
+    outcome: g.result,
+    state_id: null,
+    commitment: null,
+    seed: null,
+    salt: null,
+    final: null,
+    mine: true,
+  };
+}
+
+/** What the page says of a game the server no longer keeps (room/not_found). */
+export const NOT_KEPT =
+  "This game is no longer kept on the server, so it cannot be replayed or checked " +
+  "(the server's operator decides how long finished games are kept).";
 
 export class ReplayView {
   constructor(app, record) {
@@ -137,6 +164,18 @@ export class ReplayView {
     this.match = "";
     this.want = null; // the state asked for while a request runs
     this.busy = false;
+    this.gone = false; // the server no longer keeps the game
+  }
+
+  /** Load the final state (asked first when the record does not know it), then check the
+   * deal. */
+  async start() {
+    const known = this.record.state_id;
+    await this.load(known ?? 0);
+    if ((known === null || known === undefined) && !this.gone && this.final > 0) {
+      await this.load(this.final);
+    }
+    await this.verify();
   }
 
   /** Ask the server for the view at `stateId` (the latest ask wins). */
@@ -156,10 +195,15 @@ export class ReplayView {
         if (sid === this.final) await this.compareFinal(reply.seat);
       }
     } catch (err) {
-      this.error =
-        err.code === "room/not_found"
-          ? "The server no longer keeps this room (finished rooms are kept a few minutes)."
-          : `Could not replay: ${err.message}`;
+      if (err.code === "room/not_found") {
+        this.gone = true;
+        this.view = null;
+        this.error = NOT_KEPT;
+        this.deal = "";
+        this.dealOk = null;
+      } else {
+        this.error = `Could not replay: ${err.message}`;
+      }
     } finally {
       this.busy = false;
       this.want = null;
@@ -170,7 +214,9 @@ export class ReplayView {
   async ask(stateId) {
     const rec = this.record;
     const room = this.app.room;
-    const mine = rec.seat !== null && room && room.roomId === rec.room && room.seat === rec.seat;
+    const mine =
+      rec.mine ||
+      (rec.seat !== null && room && room.roomId === rec.room && room.seat === rec.seat);
     const msg = { t: "get_replay", room: rec.room, state_id: stateId };
     if (mine) msg.seat = rec.seat;
     return this.app.session.request(msg);
@@ -189,16 +235,40 @@ export class ReplayView {
       : "The replay does NOT end at the view you saw.";
   }
 
+  /** The deal as the server's log reveals it, for a record that did not keep it (a game
+   * listed by the server): its commitment, seed and salt (null when the game is gone). */
+  async fetchDeal() {
+    const rec = this.record;
+    if (rec.seed !== null && rec.seed !== undefined) return;
+    try {
+      const log = await this.app.session.request({ t: "get_log", room: rec.room });
+      rec.commitment = log.commitment || null;
+      rec.seed = log.options && log.options.seed !== undefined ? String(log.options.seed) : null;
+      rec.salt = log.salt || null;
+      this.fromServer = true;
+    } catch (err) {
+      if (err.code === "room/not_found") this.gone = true;
+    }
+  }
+
   async verify() {
     const rec = this.record;
+    if (!this.gone) await this.fetchDeal();
+    if (this.gone) {
+      this.deal = "";
+      this.dealOk = null;
+      if (this.app.replay === this) this.app.render();
+      return;
+    }
     const { ok, computed } = await checkDeal(rec.commitment, rec.seed, rec.salt);
+    const shown = this.fromServer ? "the server reports" : "shown at the start";
     this.deal =
       ok === null
         ? rec.commitment
           ? "The deal cannot be checked here (no seed revealed, or no WebCrypto: use https)."
           : "This room published no commitment."
         : ok
-          ? `Deal verified: SHA-256 of the seed and salt is the commitment shown at the start (${rec.commitment.slice(0, 16)}\u2026).`
+          ? `Deal verified: SHA-256 of the seed and salt is the commitment ${shown} (${rec.commitment.slice(0, 16)}\u2026).`
           : `Deal check FAILED: SHA-256 of the seed and salt is ${computed.slice(0, 16)}\u2026, not the commitment ${rec.commitment.slice(0, 16)}\u2026.`;
     this.dealOk = ok;
     if (this.app.replay === this) this.app.render();
@@ -210,14 +280,40 @@ export class ReplayView {
     if (!this.app.room && this.app.session && this.app.session.open) this.app.lobby.refresh();
   }
 
+  /** The viewer of a game the server no longer keeps: says so, and nothing else. */
+  renderGone() {
+    const rec = this.record;
+    return h(
+      "main",
+      { id: "replay", class: "replay gone", dataset: { room: rec.room, gone: "1" } },
+      h(
+        "div",
+        { class: "turn-line" },
+        h("strong", {}, `Replay of ${rec.title}`),
+        h(
+          "button",
+          { type: "button", id: "replay-close", class: "secondary", onclick: () => this.close() },
+          "Close replay",
+        ),
+      ),
+      h("p", { class: "error", role: "alert", id: "replay-error" }, this.error),
+      rec.outcome ? h("p", { class: "outcome", text: rec.outcome }) : null,
+    );
+  }
+
   render() {
+    if (this.gone) return this.renderGone();
     const rec = this.record;
     const drawer = rendererFor(rec.game);
-    const names = rec.players || [];
+    const facts = (this.view && this.view.room && this.view.room.players) || [];
+    const names =
+      rec.players && rec.players.length
+        ? rec.players
+        : facts.map((p, i) => (p ? p.name : `seat ${i}`));
     const named = (s) => (names[s] || `seat ${s}`).replace(/^bot-(\d+)$/, "Bot $1");
     const who = (s) => (s === rec.seat ? `${named(s)} (you)` : named(s));
     const doer = (s) => (s === rec.seat ? "You" : named(s)); // the log's "You played ..."
-    let table = h("p", {}, "Loading\u2026");
+    let table = this.error ? null : h("p", {}, "Loading\u2026");
     if (this.view) {
       const ui = {
         seat: this.view.seat ?? null,
