@@ -165,8 +165,7 @@ def _v2(db: sqlite3.Connection) -> None:
 #: ``k + 1`` (an empty file is version 0): v1 rooms, logs, snapshots and boards; v2 the
 #: lobby-index columns; v3 the accounts' tables (:mod:`.account_sqlite`); v4 the games
 #: archive (:mod:`.sqlite_archive`). Append new ones; never change one that shipped.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
-    _v1, _v2, _v3_accounts, _v4_archive)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2, _v3_accounts, _v4_archive)
 #: The schema version this code writes.
 SCHEMA_VERSION = len(MIGRATIONS)
 
