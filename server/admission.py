@@ -34,6 +34,7 @@ from .logs import event
 
 if TYPE_CHECKING:
     from .config import Settings
+    from .driver import Transport
 
 __all__ = ["Admission", "Gate", "default_max_connections", "log_fd_limit",
            "proxy_header_ahead", "raise_fd_limit"]
@@ -216,7 +217,7 @@ class Admission:
         self.gate = gate
         self.client: tuple[str, int] | None = None
         self._requested = requested
-        self._transport: asyncio.Transport | None = None
+        self._transport: Transport | None = None
         self._counted = False
         self._address: str | None = None  # the key counted in gate.addresses
         self._proxy_buffer: bytearray | None = None  # bytes received while a PROXY header
@@ -230,7 +231,7 @@ class Admission:
         remote = None if transport is None else transport.get_extra_info("peername")
         return str(remote[0]) if isinstance(remote, tuple) and remote else "?"
 
-    def made(self, transport: asyncio.Transport) -> bool:
+    def made(self, transport: Transport) -> bool:
         """Count the socket at accept; abort it at once and return False when a cap is
         reached."""
         self._transport = transport

@@ -40,7 +40,7 @@ from websockets.typing import LoggerLike, Origin
 
 from .admission import Admission, Gate
 
-__all__ = ["Endpoint", "Flusher", "Handler", "Socket", "binary_header"]
+__all__ = ["Endpoint", "Flusher", "Handler", "Socket", "Transport", "binary_header"]
 
 log = logging.getLogger("cardhall.driver")
 
@@ -65,6 +65,35 @@ def binary_header(size: int) -> bytes:
     if size < 1 << 16:
         return b"\x82\x7e" + size.to_bytes(2, "big")
     return b"\x82\x7f" + size.to_bytes(8, "big")
+
+
+class Transport(Protocol):
+    """What a socket uses of its asyncio transport (asyncio's, uvloop's, TLS's: typed by
+    shape, as a compiled class checks a declared class at run time)."""
+
+    def writelines(self, data: list[bytes]) -> None:
+        """Write ``data``, in order."""
+
+    def can_write_eof(self) -> bool:
+        """Whether :meth:`write_eof` may be called (not with TLS)."""
+
+    def write_eof(self) -> None:
+        """Half-close: nothing more is written."""
+
+    def close(self) -> None:
+        """Close once the buffered data is written."""
+
+    def abort(self) -> None:
+        """Close now, dropping the buffered data."""
+
+    def pause_reading(self) -> None:
+        """Stop calling ``data_received``."""
+
+    def resume_reading(self) -> None:
+        """Call ``data_received`` again."""
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        """``peername`` and the like."""
 
 
 class Handler(Protocol):
@@ -176,7 +205,7 @@ class Socket:
             origins=origins, extensions=extensions, max_size=max_size,
             logger=logging.LoggerAdapter(logger or log, {"websocket": self}))
         self.admission = Admission(gate, self._requested)
-        self.transport: asyncio.Transport | None = None
+        self.transport: Transport | None = None
         self.request: Request | None = None
         self.handler: Handler | None = None
         self.paused = False
@@ -348,9 +377,8 @@ class Socket:
 
     # -- asyncio protocol callbacks --------------------------------------------------------
 
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+    def connection_made(self, transport: Transport) -> None:
         """Admit the socket (:meth:`Admission.made`), or abort it."""
-        assert isinstance(transport, asyncio.Transport)
         self.transport = transport
         self.admission.made(transport)
 
