@@ -5,11 +5,12 @@ It answers ``hello`` (``welcome``), ``create_room`` (``room_created``) and ``joi
 (``joined``), and takes ``act`` frames for a four-seat table whose turn goes round: the acting
 seat gets ``ok`` plus an ``update`` (in one write, as Cardhall does), every other seat an
 ``update``; the seat whose turn comes gets ``legal_actions`` in its delta. Frames are packed
-with a reused msgpack packer as Cardhall's are, and written the way Cardhall writes them
-(:func:`cardhall.server.connection.binary_header` before each payload, one
-``transport.writelines`` per call); frames are read the way Cardhall reads them
-(``async for frame in ws``, then ``msgpack`` decoding), or with ``--sync`` in websockets'
-protocol callback (:class:`SyncReading`).
+with a reused msgpack packer as Cardhall's are. With ``--sync`` the floor runs on
+Cardhall's own socket driver (:mod:`cardhall.server.driver`, issue #43: each frame handled
+in the callback that read it, one ``writelines`` per socket per loop pass;
+:class:`DriverFloor`); without, on websockets' asyncio server (``async for frame in ws``,
+frames written with :func:`~cardhall.server.driver.binary_header` before each payload, one
+``transport.writelines`` per call), the way Cardhall ran before issue #43.
 
 So whatever this server costs per action is what the stack (asyncio or uvloop, websockets,
 msgpack, the kernel's loopback TCP) costs for the workload before any game runs: the floor
@@ -52,7 +53,6 @@ from typing import Any, cast
 
 import msgpack
 from websockets.asyncio.server import ServerConnection, serve
-from websockets.frames import Opcode
 
 from .. import protocol as p
 from ..games.errors import GameError
@@ -143,7 +143,7 @@ class Floor:
         self.seat: dict[str, int] = {}
 
     def write(self, *frames: bytes) -> None:
-        """Write ``frames`` at once in one ``writelines``, as Cardhall's ``_write_now``."""
+        """Write ``frames`` at once in one ``writelines`` (Cardhall's way before issue #43)."""
         protocol = self.ws.protocol
         out = protocol.data_to_send() if protocol.writes else []
         for data in frames:
@@ -226,19 +226,35 @@ class Floor:
                 conn.write(_pack({**head, "delta": delta, "events": event}))
 
 
-class SyncReading(ServerConnection):
-    """``--sync``: a complete binary frame is handled in the protocol callback that parsed
-    it (websockets' Sans-I/O events), instead of going through the message queue to the
-    connection's task (``async for frame in ws``): what that hop costs per action."""
+class DriverFloor(Floor):
+    """``--sync``: the floor on Cardhall's socket driver (:class:`~cardhall.server.driver.
+    Socket`): each frame handled in the callback that read it, frames written once per
+    socket per loop pass, as Cardhall's connections are."""
 
-    handler: Any = None
+    def __init__(self, socket: Any) -> None:
+        self.socket = socket
+        self.seat = {}
 
-    def process_event(self, event: Any) -> None:
-        """Hand a whole binary frame to ``handler`` at once; anything else as websockets does."""
-        if self.handler is not None and event.opcode is Opcode.BINARY and event.fin:
-            self.handler(bytes(event.data))
-            return
-        super().process_event(event)
+    def write(self, *frames: bytes) -> None:
+        """Queue ``frames`` on the socket (written at the end of the pass)."""
+        self.socket.send(frames)
+
+    def message(self, data: bytes | str) -> None:
+        """One frame from the socket."""
+        self.handle(data if isinstance(data, bytes) else data.encode())
+
+    def lost(self) -> None:
+        """The socket closed."""
+
+
+class _FloorEndpoint:
+    """The driver's server side of the floor: every request is an upgrade."""
+
+    async def http(self, socket: Any, request: Any) -> None:
+        return None
+
+    def opened(self, socket: Any) -> DriverFloor:
+        return DriverFloor(socket)
 
 
 # -- the echo floor (issue #43) ---------------------------------------------------------
@@ -298,24 +314,29 @@ async def serve_echo(kind: str, host: str, port: int, stop: asyncio.Event) -> No
                          ping_interval=None):
             await stop.wait()
         return
-    loop = asyncio.get_running_loop()
     if kind == "driver":
-        from ..server.admission import Gate
-        from ..server.config import Settings
-        from ..server.driver import Flusher, Socket
-
-        gate = Gate(Settings(max_connections_per_address=None), 1 << 20)
-        flusher, endpoint = Flusher(), _DriverEndpoint()
-        def accept() -> asyncio.Protocol:  # a Socket: an asyncio protocol by its methods
-            return cast("asyncio.Protocol", Socket(endpoint, gate, flusher, ping_interval=None))
-
-        server = await loop.create_server(accept, host, port)
+        server = await _driver_server(_DriverEndpoint(), host, port)
     elif kind == "picows":
         server = await _picows_server(host, port)
     else:
         raise ValueError(f"no echo server {kind!r}")
     async with server:
         await stop.wait()
+
+
+async def _driver_server(endpoint: Any, host: str, port: int) -> asyncio.Server:
+    """A listener whose sockets are Cardhall's driver (no pings, no per-address cap)."""
+    from ..server.admission import Gate
+    from ..server.config import Settings
+    from ..server.driver import Flusher, Socket
+
+    gate = Gate(Settings(max_connections_per_address=None), 1 << 20)
+    flusher = Flusher()
+
+    def accept() -> asyncio.Protocol:  # a Socket: an asyncio protocol by its methods
+        return cast("asyncio.Protocol", Socket(endpoint, gate, flusher, ping_interval=None))
+
+    return await asyncio.get_running_loop().create_server(accept, host, port)
 
 
 async def _picows_server(host: str, port: int) -> asyncio.Server:
@@ -500,14 +521,16 @@ async def main(host: str, port: int, sync: bool, game: str | None = None) -> Non
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
 
-    async def handle(ws: ServerConnection) -> None:
-        floor = Floor(ws)
-        if isinstance(ws, SyncReading):
-            ws.handler = floor.handle
-        await floor.run()
+    if sync:
+        server = await _driver_server(_FloorEndpoint(), host, port)
+        async with server:
+            await stop.wait()
+        return
 
-    async with serve(handle, host, port, compression=None, max_size=65536,
-                     create_connection=SyncReading if sync else ServerConnection):
+    async def handle(ws: ServerConnection) -> None:
+        await Floor(ws).run()
+
+    async with serve(handle, host, port, compression=None, max_size=65536):
         await stop.wait()
 
 
@@ -518,7 +541,7 @@ def cli() -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8770)
     parser.add_argument("--sync", action="store_true",
-                        help="handle frames in the protocol callback (see SyncReading)")
+                        help="run on Cardhall's socket driver (see DriverFloor)")
     parser.add_argument("--game", choices=["skipper"], default=None,
                         help="play real Skipper multi games (EngineTable)")
     parser.add_argument("--echo", choices=ECHO_KINDS, default=None,
