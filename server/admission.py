@@ -23,7 +23,7 @@ import logging
 import resource
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from proxyprotocol import ProxyProtocolIncompleteError
 from proxyprotocol.detect import ProxyProtocolDetect
@@ -34,7 +34,6 @@ from .logs import event
 
 if TYPE_CHECKING:
     from .config import Settings
-    from .driver import Transport
 
 __all__ = ["Admission", "Gate", "default_max_connections", "log_fd_limit",
            "proxy_header_ahead", "raise_fd_limit"]
@@ -180,6 +179,16 @@ class Gate:
             event(log, logging.WARNING, "conn_refused", addr=addr, reason=reason,
                   refused=self.refused[reason] - count)
             self._logged[reason] = (now, self.refused[reason])
+
+
+class Transport(Protocol):
+    """What admission uses of a socket's transport (the driver's has more)."""
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        """``peername`` and the like."""
+
+    def abort(self) -> None:
+        """Close now (a TCP reset)."""
 
 
 class Admission:
