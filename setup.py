@@ -31,8 +31,8 @@ ROOT = Path(__file__).resolve().parent
 #: Compiled (globs, relative to the checkout): the engines and the protocol whole (a new
 #: game's package is compiled without a change here), and the server's modules on an
 #: action's path: the lobby, the room and its parts (mypyc traits on
-#: ``server/room_parts.py``), the connection and its session. The rest of the server stays
-#: pure: its I/O edges lean on third-party typings a compiled module checks at run time
+#: ``server/room_parts.py``), the socket's driver, the connection and its session. The
+#: rest of the server stays pure: its I/O edges lean on third-party typings a compiled module checks at run time
 #: (uvloop's ``Server.sockets`` is a list where websockets says tuple), for little gain.
 COMPILED = ("games/**/*.py", "protocol/**/*.py",
             "server/tasks.py", "server/limits.py",
@@ -40,7 +40,8 @@ COMPILED = ("games/**/*.py", "protocol/**/*.py",
             "server/room.py", "server/room_parts.py", "server/fanout.py", "server/clocks.py",
             "server/seating.py", "server/saving.py", "server/work.py", "server/table.py",
             "server/play.py",
-            "server/chat.py", "server/connection.py", "server/session.py")
+            "server/chat.py", "server/driver.py", "server/connection.py",
+            "server/session.py")
 #: Left pure among :data:`COMPILED` (globs), each with why.
 PURE = (
     "**/__init__.py",  # package fronts: imports only
@@ -50,8 +51,8 @@ PURE = (
 # memory_store.py, local_ports.py, sqlite_store.py, redis_store.py, redis_leases.py: tests
 # subclass MemoryStore and RedisStore and patch their instances, and mypyc 2.4 crashes on
 # MemoryStore's bases, a class and two Protocols; the memory append costs 0.5 us of an
-# action), and admission.py (it subclasses websockets' ServerConnection per server, at run
-# time). A compiled class takes no patched method: tests inject instead (a store
+# action), and admission.py (the PROXY header's parser, third-party, at accept only). A
+# compiled class takes no patched method: tests inject instead (a store
 # instance's method, ``Server.connection_class``); Session and Connection allow Python
 # subclasses (cluster.RemotePeer; a test's connection). benchmarks/RESULTS.md, session 17.
 

@@ -5,11 +5,12 @@ It answers ``hello`` (``welcome``), ``create_room`` (``room_created``) and ``joi
 (``joined``), and takes ``act`` frames for a four-seat table whose turn goes round: the acting
 seat gets ``ok`` plus an ``update`` (in one write, as Cardhall does), every other seat an
 ``update``; the seat whose turn comes gets ``legal_actions`` in its delta. Frames are packed
-with a reused msgpack packer as Cardhall's are, and written the way Cardhall writes them
-(:func:`cardhall.server.connection.binary_header` before each payload, one
-``transport.writelines`` per call); frames are read the way Cardhall reads them
-(``async for frame in ws``, then ``msgpack`` decoding), or with ``--sync`` in websockets'
-protocol callback (:class:`SyncReading`).
+with a reused msgpack packer as Cardhall's are. With ``--sync`` the floor runs on
+Cardhall's own socket driver (:mod:`cardhall.server.driver`, issue #43: each frame handled
+in the callback that read it, one ``writelines`` per socket per loop pass;
+:class:`DriverFloor`); without, on websockets' asyncio server (``async for frame in ws``,
+frames written with :func:`~cardhall.server.driver.binary_header` before each payload, one
+``transport.writelines`` per call), the way Cardhall ran before issue #43.
 
 So whatever this server costs per action is what the stack (asyncio or uvloop, websockets,
 msgpack, the kernel's loopback TCP) costs for the workload before any game runs: the floor
@@ -25,6 +26,17 @@ rules cost; between this and Cardhall, what its rooms cost.
     python -m cardhall.bench.floor --port 8770
     python -m cardhall.bench.floor --port 8770 --game skipper
 
+The echo floor (issue #43; ``cardhall bench --floor``, :func:`compare`): what one request
+costs the server in CPU when it is one 120-byte binary frame in and four out (a four-seat
+fan-out's frames), over 50 connections in a closed loop, on each way of driving a
+WebSocket behind the same interface (:class:`Echo`: a message in, ``send(frames)`` out):
+websockets' asyncio server (``async for`` and four ``await send``, what the server used
+before issue #43), Cardhall's driver on websockets' Sans-I/O core (:mod:`cardhall.server.driver`)
+and picows (when it is installed; it is not a dependency). Each server is a child process
+(pinned to one CPU, the load generator on another); the windows take turns.
+
+    python -m cardhall.bench.floor --echo driver --port 8771
+
 Bounded: it runs until SIGINT/SIGTERM. Listens on 127.0.0.1 unless told otherwise.
 """
 
@@ -33,18 +45,20 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
+import os
 import signal
-from collections.abc import AsyncIterable
+import sys
+from collections.abc import AsyncIterable, Callable, Coroutine
 from typing import Any, cast
 
 import msgpack
 from websockets.asyncio.server import ServerConnection, serve
-from websockets.frames import Opcode
 
 from .. import protocol as p
 from ..games.errors import GameError
 from ..games.skipper import Skipper
-from ..server.connection import binary_header
+from .procs import Child, children, cpu_seconds, free_port, pinned
+from ..server.driver import binary_header
 
 _packer = msgpack.Packer()
 _pack = _packer.pack
@@ -129,7 +143,7 @@ class Floor:
         self.seat: dict[str, int] = {}
 
     def write(self, *frames: bytes) -> None:
-        """Write ``frames`` at once in one ``writelines``, as Cardhall's ``_write_now``."""
+        """Write ``frames`` at once in one ``writelines`` (Cardhall's way before issue #43)."""
         protocol = self.ws.protocol
         out = protocol.data_to_send() if protocol.writes else []
         for data in frames:
@@ -212,19 +226,291 @@ class Floor:
                 conn.write(_pack({**head, "delta": delta, "events": event}))
 
 
-class SyncReading(ServerConnection):
-    """``--sync``: a complete binary frame is handled in the protocol callback that parsed
-    it (websockets' Sans-I/O events), instead of going through the message queue to the
-    connection's task (``async for frame in ws``): what that hop costs per action."""
+class DriverFloor(Floor):
+    """``--sync``: the floor on Cardhall's socket driver (:class:`~cardhall.server.driver.
+    Socket`): each frame handled in the callback that read it, frames written once per
+    socket per loop pass, as Cardhall's connections are."""
 
-    handler: Any = None
+    def __init__(self, socket: Any) -> None:
+        self.socket = socket
+        self.seat = {}
 
-    def process_event(self, event: Any) -> None:
-        """Hand a whole binary frame to ``handler`` at once; anything else as websockets does."""
-        if self.handler is not None and event.opcode is Opcode.BINARY and event.fin:
-            self.handler(bytes(event.data))
+    def write(self, *frames: bytes) -> None:
+        """Queue ``frames`` on the socket (written at the end of the pass)."""
+        self.socket.send(frames)
+
+    def message(self, data: bytes | str) -> None:
+        """One frame from the socket."""
+        self.handle(data if isinstance(data, bytes) else data.encode())
+
+    def lost(self) -> None:
+        """The socket closed."""
+
+
+class _FloorEndpoint:
+    """The driver's server side of the floor: every request is an upgrade."""
+
+    async def http(self, socket: Any, request: Any) -> None:
+        return None
+
+    def opened(self, socket: Any) -> DriverFloor:
+        return DriverFloor(socket)
+
+
+# -- the echo floor (issue #43) ---------------------------------------------------------
+
+#: The echo servers, in the order of the table.
+ECHO_KINDS = ("asyncio", "driver", "picows")
+#: Bytes of the payload of every frame of the echo floor.
+ECHO_PAYLOAD = 120
+#: Frames out per frame in.
+ECHO_OUT = 4
+
+
+class Echo:
+    """The echo's handler, the same behind every driver: each message goes back
+    :data:`ECHO_OUT` times, in one ``send``.
+
+    Args:
+        sink: Anything with ``send(frames)`` (a :class:`~cardhall.server.driver.Socket`, or
+            the picows adapter).
+    """
+
+    def __init__(self, sink: Any) -> None:
+        self.sink = sink
+
+    def message(self, data: bytes | str) -> None:
+        """Send ``data`` back four times (binary)."""
+        frame = data if isinstance(data, bytes) else data.encode()
+        self.sink.send((frame,) * ECHO_OUT)
+
+    def lost(self) -> None:
+        """Nothing to forget."""
+
+
+class _DriverEndpoint:
+    """The driver's server side of the echo: every request is an upgrade."""
+
+    async def http(self, socket: Any, request: Any) -> None:
+        return None
+
+    def opened(self, socket: Any) -> Echo:
+        return Echo(socket)
+
+
+async def serve_echo(kind: str, host: str, port: int, stop: asyncio.Event) -> None:
+    """Serve the echo with ``kind`` (one of :data:`ECHO_KINDS`) until ``stop`` is set.
+
+    Raises:
+        ImportError: ``picows`` is asked for and not installed.
+    """
+    if kind == "asyncio":
+        async def handler(ws: ServerConnection) -> None:
+            async for frame in ws:
+                for _ in range(ECHO_OUT):
+                    await ws.send(frame)
+
+        async with serve(handler, host, port, compression=None, max_size=65536,
+                         ping_interval=None):
+            await stop.wait()
+        return
+    if kind == "driver":
+        server = await _driver_server(_DriverEndpoint(), host, port)
+    elif kind == "picows":
+        server = await _picows_server(host, port)
+    else:
+        raise ValueError(f"no echo server {kind!r}")
+    async with server:
+        await stop.wait()
+
+
+async def _driver_server(endpoint: Any, host: str, port: int) -> asyncio.Server:
+    """A listener whose sockets are Cardhall's driver (no pings, no per-address cap)."""
+    from ..server.admission import Gate
+    from ..server.config import Settings
+    from ..server.driver import Flusher, Socket
+
+    gate = Gate(Settings(max_connections_per_address=None), 1 << 20)
+    flusher = Flusher()
+
+    def accept() -> asyncio.Protocol:  # a Socket: an asyncio protocol by its methods
+        return cast("asyncio.Protocol", Socket(endpoint, gate, flusher, ping_interval=None))
+
+    return await asyncio.get_running_loop().create_server(accept, host, port)
+
+
+async def _picows_server(host: str, port: int) -> asyncio.Server:
+    """picows behind the same interface: a listener that hands each binary frame to
+    :class:`Echo` and offers it ``send(frames)``."""
+    import picows  # type: ignore[import-not-found,unused-ignore]
+
+    class Listener(picows.WSListener):  # type: ignore[misc,unused-ignore]
+        def on_ws_connected(self, transport: Any) -> None:
+            self.transport = transport
+            self.echo = Echo(self)
+
+        def on_ws_frame(self, transport: Any, frame: Any) -> None:
+            if frame.msg_type == picows.WSMsgType.BINARY:
+                self.echo.message(frame.get_payload_as_bytes())
+            elif frame.msg_type == picows.WSMsgType.CLOSE:
+                transport.send_close(frame.get_close_code())
+                transport.disconnect()
+
+        def send(self, frames: tuple[bytes, ...]) -> None:
+            for data in frames:
+                self.transport.send(picows.WSMsgType.BINARY, data)
+
+    return await picows.ws_create_server(lambda request: Listener(), host, port)
+
+
+class _EchoClient(asyncio.Protocol):
+    """One closed-loop client of the echo floor on a raw socket (cheap: no WebSocket
+    library): the upgrade, then one masked frame out and its four frames back, again."""
+
+    def __init__(self, frame: bytes, want: int) -> None:
+        self.frame, self.want = frame, want
+        self.transport: asyncio.Transport | None = None
+        self.upgraded = asyncio.get_running_loop().create_future()
+        self.buffer = b""
+        self.got = 0
+        self.count = 0
+        self.running = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        import base64
+
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        key = base64.b64encode(os.urandom(16)).decode()
+        transport.write(f"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+                        f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                        "Sec-WebSocket-Version: 13\r\n\r\n".encode())
+
+    def data_received(self, data: bytes) -> None:
+        if not self.upgraded.done():
+            self.buffer += data
+            end = self.buffer.find(b"\r\n\r\n")
+            if end >= 0:
+                assert self.buffer.startswith(b"HTTP/1.1 101"), self.buffer[:40]
+                self.got = len(self.buffer) - end - 4
+                self.upgraded.set_result(None)
             return
-        super().process_event(event)
+        self.got += len(data)
+        while self.got >= self.want:
+            self.got -= self.want
+            self.count += 1
+            if self.running and self.transport is not None:
+                self.transport.write(self.frame)
+
+    def go(self) -> None:
+        """Start the loop: the first request."""
+        self.running = True
+        assert self.transport is not None
+        self.transport.write(self.frame)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.upgraded.done():
+            self.upgraded.set_exception(ConnectionError("closed before the upgrade"))
+
+
+def _client_frame(payload: bytes) -> bytes:
+    """``payload`` as a client's masked, final binary frame (payload < 126 bytes)."""
+    mask = os.urandom(4)
+    masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+    return bytes((0x82, 0x80 | len(payload))) + mask + masked
+
+
+async def echo_window(port: int, pid: int, connections: int, seconds: float,
+                      limit: int) -> dict[str, float]:
+    """One measured window against the echo server on ``port`` (process ``pid``): the
+    clients connect, run 0.3 s unmeasured, then ``seconds`` (or until ``limit`` requests)
+    measured.
+
+    Returns:
+        ``{"requests", "cpu_s", "us_per_request", "requests_per_s"}`` of the window.
+    """
+    loop = asyncio.get_running_loop()
+    frame = _client_frame(bytes(range(ECHO_PAYLOAD)))
+    want = ECHO_OUT * (2 + ECHO_PAYLOAD)
+    clients: list[_EchoClient] = []
+    try:
+        for _ in range(connections):
+            _, client = await loop.create_connection(lambda: _EchoClient(frame, want),
+                                                     "127.0.0.1", port)
+            clients.append(client)
+        async with asyncio.timeout(10):
+            await asyncio.gather(*(c.upgraded for c in clients))
+        for c in clients:
+            c.go()
+        await asyncio.sleep(0.3)
+        count0, cpu0, t0 = sum(c.count for c in clients), cpu_seconds(pid), loop.time()
+        while loop.time() - t0 < seconds and sum(c.count for c in clients) - count0 < limit:
+            await asyncio.sleep(0.05)
+        count1, cpu1, t1 = sum(c.count for c in clients), cpu_seconds(pid), loop.time()
+    finally:
+        for c in clients:
+            c.running = False
+            if c.transport is not None:
+                c.transport.abort()
+    n = max(1, count1 - count0)
+    return {"requests": n, "cpu_s": cpu1 - cpu0, "us_per_request": (cpu1 - cpu0) / n * 1e6,
+            "requests_per_s": n / max(t1 - t0, 1e-9)}
+
+
+def compare(rounds: int = 3, seconds: float = 3.0, connections: int = 50,
+            limit: int = 200_000, pin: bool = True,
+            say: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """The echo floor: each kind of :data:`ECHO_KINDS` (picows when installed) in its own
+    child process, ``rounds`` windows each by turns.
+
+    Returns:
+        ``{"kinds": {kind: {"us_per_request": median, "requests_per_s": median, "runs":
+        [...]}}, "ratio_to_asyncio": {kind: median of the per-round ratios}, "skipped":
+        {kind: why}}``.
+    """
+    import importlib.util
+    import statistics
+
+    kinds = [k for k in ECHO_KINDS if k != "picows" or importlib.util.find_spec("picows")]
+    skipped = {} if "picows" in kinds else {"picows": "not installed"}
+    runs: dict[str, list[dict[str, float]]] = {k: [] for k in kinds}
+    with children() as kids, pinned(pin) as cpus:
+        servers = {}
+        for kind in kinds:
+            port = free_port()
+            kids.append(Child(f"echo {kind}", [sys.executable, "-m", "cardhall.bench.floor",
+                                               "--echo", kind, "--port", str(port)],
+                              port, None, cpus))
+            servers[kind] = kids[-1]
+        for r in range(rounds):
+            for kind in kinds:
+                if say is not None:
+                    say(f"echo floor: round {r + 1}/{rounds}, {kind}")
+                child = servers[kind]
+                runs[kind].append(asyncio.run(echo_window(child.port, child.pid,
+                                                          connections, seconds, limit)))
+    ratios = {k: statistics.median(run["us_per_request"] / base["us_per_request"]
+                                   for run, base in zip(runs[k], runs["asyncio"]))
+              for k in kinds}
+    return {"kinds": {k: {"us_per_request": statistics.median(x["us_per_request"]
+                                                              for x in runs[k]),
+                          "requests_per_s": statistics.median(x["requests_per_s"]
+                                                              for x in runs[k]),
+                          "runs": runs[k]} for k in kinds},
+            "ratio_to_asyncio": ratios, "skipped": skipped,
+            "connections": connections, "rounds": rounds, "seconds": seconds}
+
+
+def render_echo(result: dict[str, Any]) -> str:
+    """The table of :func:`compare`'s result."""
+    lines = ["| server | us CPU per request (median) | x asyncio | requests/s |",
+             "|---|---|---|---|"]
+    for kind, row in result["kinds"].items():
+        lines.append(f"| {kind} | {row['us_per_request']:.1f} | "
+                     f"{result['ratio_to_asyncio'][kind]:.2f}x | {row['requests_per_s']:,.0f} |")
+    for kind, why in result["skipped"].items():
+        lines.append(f"| {kind} | ({why}) | | |")
+    return "\n".join(lines)
 
 
 async def main(host: str, port: int, sync: bool, game: str | None = None) -> None:
@@ -235,33 +521,51 @@ async def main(host: str, port: int, sync: bool, game: str | None = None) -> Non
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
 
-    async def handle(ws: ServerConnection) -> None:
-        floor = Floor(ws)
-        if isinstance(ws, SyncReading):
-            ws.handler = floor.handle
-        await floor.run()
+    if sync:
+        server = await _driver_server(_FloorEndpoint(), host, port)
+        async with server:
+            await stop.wait()
+        return
 
-    async with serve(handle, host, port, compression=None, max_size=65536,
-                     create_connection=SyncReading if sync else ServerConnection):
+    async def handle(ws: ServerConnection) -> None:
+        await Floor(ws).run()
+
+    async with serve(handle, host, port, compression=None, max_size=65536):
         await stop.wait()
 
 
 def cli() -> None:
-    """Command line: ``--host``, ``--port``."""
+    """Command line: ``--host``, ``--port``, ``--sync``, ``--game``; ``--echo KIND`` serves
+    the echo floor's server of that kind instead (:func:`serve_echo`)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8770)
     parser.add_argument("--sync", action="store_true",
-                        help="handle frames in the protocol callback (see SyncReading)")
+                        help="run on Cardhall's socket driver (see DriverFloor)")
     parser.add_argument("--game", choices=["skipper"], default=None,
                         help="play real Skipper multi games (EngineTable)")
+    parser.add_argument("--echo", choices=ECHO_KINDS, default=None,
+                        help="serve the echo floor with this driver (see compare)")
     args = parser.parse_args()
+    run: Callable[[Coroutine[Any, Any, None]], None]
     try:
         import uvloop
     except ImportError:
-        asyncio.run(main(args.host, args.port, args.sync, args.game))
+        run = asyncio.run
     else:
-        uvloop.run(main(args.host, args.port, args.sync, args.game))
+        run = uvloop.run
+    if args.echo is not None:
+        run(_echo_main(args.echo, args.host, args.port))
+    else:
+        run(main(args.host, args.port, args.sync, args.game))
+
+
+async def _echo_main(kind: str, host: str, port: int) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await serve_echo(kind, host, port, stop)
 
 
 if __name__ == "__main__":

@@ -76,6 +76,11 @@ from .options import WS_URL, redis_url
               "checkout, about two minutes, then kept under build/).")
 @click.option("--build-actions", type=click.IntRange(10), default=3000, show_default=True,
               help="With --builds: actions per build and round (3 rounds, by turns).")
+@click.option("--floor", "floor_only", is_flag=True,
+              help="Only the echo floor (issue #43): CPU per request (one 120 B frame in, "
+              "four out, 50 connections, closed loop) of websockets' asyncio server, "
+              "Cardhall's driver on websockets' Sans-I/O core, and picows when installed, "
+              "by turns (--rounds windows of --seconds each, at most 200,000 requests).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object, no table.")
 @click.option("--logdir", type=click.Path(file_okay=False), default=None,
               help="Keep the servers' logs in this folder.")
@@ -84,7 +89,8 @@ def bench(rooms: int, rate: float, seconds: float, warmup: float, rounds: int, i
           sqlite_fsync: str, restart_rooms: int, url: str | None, server_pid: int | None,
           seed: int,
           pin: bool, peers_dir: str | None, node_modules: str | None, peer_rounds: int,
-          both_builds: bool, build_actions: int, as_json: bool, logdir: str | None) -> None:
+          both_builds: bool, build_actions: int, floor_only: bool, as_json: bool,
+          logdir: str | None) -> None:
     """Latency, throughput and memory of a live server, against a raw websockets echo server
     (and with --peers, against Colyseus and Cardhall's protocol floor).
 
@@ -93,6 +99,10 @@ def bench(rooms: int, rate: float, seconds: float, warmup: float, rounds: int, i
     benchmarks/README.md.
     """
     import os
+
+    if floor_only:
+        _floor(rounds, seconds, pin, as_json)
+        return
 
     from ..bench.config import BenchConfig
     from ..bench.load import run
@@ -141,6 +151,24 @@ def bench(rooms: int, rate: float, seconds: float, warmup: float, rounds: int, i
         click.echo("\nThe room's action path step by step, and the engine alone, on both "
                    "builds by turns (python -m cardhall.bench.steps; medians of 3 rounds):\n")
         click.echo(render_steps(result["builds"]))
+
+
+def _floor(rounds: int, seconds: float, pin: bool, as_json: bool) -> None:
+    """``--floor``: :func:`cardhall.bench.floor.compare`, printed."""
+    from ..bench import floor
+
+    say = None if as_json else lambda m: click.echo(f".. {m}", err=True)
+    try:
+        result = floor.compare(rounds=rounds, seconds=seconds, pin=pin, say=say)
+    except (OSError, RuntimeError, TimeoutError, subprocess.SubprocessError) as exc:
+        raise click.ClickException(f"{type(exc).__name__}: {exc}") from None
+    if as_json:
+        click.echo(json.dumps(result, indent=2))
+        return
+    click.echo("The echo floor: server CPU per request, one 120 B binary frame in and four "
+               f"out, {result['connections']} connections, closed loop; medians of "
+               f"{result['rounds']} windows by turns:\n")
+    click.echo(floor.render_echo(result))
 
 
 def _both_builds(actions: int, seed: int, say: Callable[[str], None] | None

@@ -54,9 +54,9 @@ from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
 import msgpack
-from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
+from .web import Responder
 from .. import protocol as p
 from . import archive
 from .admin_accounts import AccountsAdmin, page_limit
@@ -132,7 +132,7 @@ class Admin:
 
     # -- HTTP ----------------------------------------------------------------------------
 
-    async def http(self, ws: ServerConnection, request: Request) -> Response | None:
+    async def http(self, ws: Responder, request: Request) -> Response | None:
         """Answer a request for ``/admin`` or below; None for any other path.
 
         Args:
@@ -488,7 +488,7 @@ def _not_allowed(allowed: str) -> Result:
     return 405, {"error": f"method not allowed here (allowed: {allowed})"}
 
 
-def _json(ws: ServerConnection, status: int, body: dict[str, Any]) -> Response:
+def _json(ws: Responder, status: int, body: dict[str, Any]) -> Response:
     """A JSON response (``Content-Type: application/json``) built on ``ws.respond``."""
     data = json.dumps(body, sort_keys=True).encode() + b"\n"
     response = ws.respond(http.HTTPStatus(status), "")

@@ -7,9 +7,9 @@ client that opens sockets and never finishes a request (slowloris) holds at most
 and the whole server never holds more than ``max_connections`` sockets: descriptors stay in
 reserve for Redis, logs and other clients.
 
-:class:`AdmittedConnection` is websockets' :class:`ServerConnection` with these checks in
-its asyncio protocol callbacks (``connection_made``, ``data_received``,
-``connection_lost``); :class:`Gate` holds the counts of one server. The PROXY protocol
+:class:`Admission` makes these checks for one socket, called from its driver's asyncio
+protocol callbacks (``connection_made``, ``data_received``, ``connection_lost``:
+:class:`~.driver.Socket`); :class:`Gate` holds the counts of one server. The PROXY protocol
 (v1 text and v2 binary, as haproxy's ``send-proxy``/``send-proxy-v2`` send it) is parsed by
 the ``proxy-protocol`` library.
 """
@@ -23,13 +23,11 @@ import logging
 import resource
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from proxyprotocol import ProxyProtocolIncompleteError
 from proxyprotocol.detect import ProxyProtocolDetect
 from proxyprotocol.result import is_ipv4, is_ipv6
-from websockets.asyncio.server import ServerConnection
-from websockets.frames import Opcode
 
 from .limits import AddressCounter, address_key
 from .logs import event
@@ -37,7 +35,7 @@ from .logs import event
 if TYPE_CHECKING:
     from .config import Settings
 
-__all__ = ["AdmittedConnection", "Gate", "default_max_connections", "log_fd_limit",
+__all__ = ["Admission", "Gate", "default_max_connections", "log_fd_limit",
            "proxy_header_ahead", "raise_fd_limit"]
 
 log = logging.getLogger("cardhall.admission")
@@ -183,87 +181,85 @@ class Gate:
             self._logged[reason] = (now, self.refused[reason])
 
 
-class AdmittedConnection(ServerConnection):
-    """websockets' server connection, admitted at accept by a :class:`Gate`.
+class Transport(Protocol):
+    """What admission uses of a socket's transport (the driver's has more)."""
 
-    * ``connection_made``: over ``max_connections`` sockets in all, or over
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        """``peername`` and the like."""
+
+    def abort(self) -> None:
+        """Close now (a TCP reset)."""
+
+
+class Admission:
+    """One socket's admission by a :class:`Gate` (its driver, :class:`~.driver.Socket`,
+    calls it from its asyncio protocol callbacks).
+
+    * :meth:`made` (``connection_made``): over ``max_connections`` sockets in all, or over
       ``max_connections_per_address`` from this address, the transport is aborted at once
       (a TCP reset; no HTTP is read). Otherwise a timer of ``header_timeout`` seconds starts:
       a connection whose HTTP request (and PROXY header) has not fully arrived by then is
       aborted.
-    * From a trusted proxy (``trusted_proxies``), a stream that begins with a PROXY
-      protocol v1 or v2 signature (:func:`proxy_header_ahead`) is read as a PROXY header;
-      the client address it names is counted against the per-address cap and is this
-      connection's :attr:`remote_address`. A malformed header aborts the connection. A
-      stream that begins otherwise (an operator's ``curl .../metrics`` or ``cardhall
-      admin`` on the proxy's host) is a direct connection of that host, counted under its
-      own address. Only trusted hosts are read this way: a proxy in front of players
-      always sends the header, so no player can choose to skip it.
-    * ``connection_lost``: the counts are given back.
+    * :meth:`received` (``data_received``): from a trusted proxy (``trusted_proxies``), a
+      stream that begins with a PROXY protocol v1 or v2 signature
+      (:func:`proxy_header_ahead`) is read as a PROXY header; the client address it names is
+      counted against the per-address cap and is this connection's :attr:`client`. A
+      malformed header aborts the connection. A stream that begins otherwise (an operator's
+      ``curl .../metrics`` or ``cardhall admin`` on the proxy's host) is a direct connection
+      of that host, counted under its own address. Only trusted hosts are read this way: a
+      proxy in front of players always sends the header, so no player can choose to skip it.
+    * :meth:`lost` (``connection_lost``): the counts are given back.
 
     With TLS (``certfile``), asyncio calls ``connection_made`` after the TLS handshake, which
     is bounded by ``header_timeout`` too (``ssl_handshake_timeout``).
 
-    Use :meth:`for_gate` for the class to give websockets' ``serve(create_connection=)``.
-
     Args:
-        protocol: websockets' Sans-I/O server protocol.
-        server: websockets' server.
-        **kwargs: Passed to :class:`ServerConnection` (keepalive, queues, limits).
+        gate: The counts and limits of the server.
+        requested: Tells whether the socket's HTTP request has fully arrived (read when the
+            header timer fires).
 
     Attributes:
-        gate: The counts and limits of the Cardhall server (a class attribute).
+        client: The client's ``(host, port)`` named by a PROXY header; None: none was.
     """
 
-    gate: Gate
-    #: Set by the server's connection once it reads requests (see :meth:`process_event`):
-    #: takes a whole binary message's bytes and returns True when it handled them.
-    frame_handler: Callable[[bytes], bool] | None = None
-
-    @classmethod
-    def for_gate(cls, gate: Gate) -> type[AdmittedConnection]:
-        """A subclass whose connections are admitted by ``gate``."""
-        return type(cls.__name__, (cls,), {"gate": gate})
-
-    def __init__(self, protocol: Any, server: Any, **kwargs: Any) -> None:
-        super().__init__(protocol, server, **kwargs)
+    def __init__(self, gate: Gate, requested: Callable[[], bool]) -> None:
+        self.gate = gate
+        self.client: tuple[str, int] | None = None
+        self._requested = requested
+        self._transport: Transport | None = None
         self._counted = False
         self._address: str | None = None  # the key counted in gate.addresses
-        self._client: tuple[str, int] | None = None  # from the PROXY header
         self._proxy_buffer: bytearray | None = None  # bytes received while a PROXY header
         self._proxy_header: bytearray | None = None  # is awaited, and that header so far
         self._timer: asyncio.TimerHandle | None = None
 
-    @property
-    def remote_address(self) -> Any:
-        """The client's ``(host, port)``: from the PROXY header on a connection through a
-        trusted proxy, else the socket's other end."""
-        if self._client is not None:
-            return self._client
-        return super().remote_address
-
-    def _socket_ip(self) -> str:
-        """The IP address at the socket's other end (the proxy's, behind one); ``"?"`` when none."""
-        remote = self.transport.get_extra_info("peername")
+    def socket_ip(self) -> str:
+        """The IP address at the socket's other end (the proxy's, behind one); ``"?"`` when
+        none."""
+        transport = self._transport
+        remote = None if transport is None else transport.get_extra_info("peername")
         return str(remote[0]) if isinstance(remote, tuple) and remote else "?"
 
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        """Count the socket at accept; abort it at once when a cap is reached."""
-        super().connection_made(transport)
+    def made(self, transport: Transport) -> bool:
+        """Count the socket at accept; abort it at once and return False when a cap is
+        reached."""
+        self._transport = transport
         gate = self.gate
-        addr = self._socket_ip()
+        addr = self.socket_ip()
         if gate.open >= gate.max_connections:
             gate.refuse("server full", addr)
-            self.transport.abort()
-            return
+            transport.abort()
+            return False
         gate.open += 1
         self._counted = True
         if gate.is_trusted(addr):
             self._proxy_buffer = bytearray()
             self._proxy_header = bytearray()
         elif not self._count(addr):
-            return
-        self._timer = self.loop.call_later(gate.settings.header_timeout, self._header_expired)
+            return False
+        self._timer = asyncio.get_running_loop().call_later(gate.settings.header_timeout,
+                                                            self._header_expired)
+        return True
 
     def _count(self, addr: str) -> bool:
         """Count ``addr``'s connection under its key (:func:`~.limits.address_key`); abort
@@ -272,41 +268,34 @@ class AdmittedConnection(ServerConnection):
         key = address_key(addr, gate.settings.ipv6_prefix)
         if not gate.addresses.acquire(key):
             gate.refuse("address full", addr)
-            self.transport.abort()
+            self._abort()
             return False
         self._address = key
         return True
 
+    def _abort(self) -> None:
+        if self._transport is not None:
+            self._transport.abort()
+
     def _header_expired(self) -> None:
         self._timer = None
-        if self.request is None:
-            addr = self._address or self._socket_ip()
-            self.gate.refuse("header timeout", addr)
-            self.transport.abort()
+        if not self._requested():
+            self.gate.refuse("header timeout", self._address or self.socket_ip())
+            self._abort()
 
-    def data_received(self, data: bytes) -> None:
-        """Read the PROXY header first when one is due, then hand bytes to websockets."""
-        if self._proxy_buffer is not None:
-            rest = self._read_proxy(data)
-            if not rest:
-                return
-            data = rest
-        super().data_received(data)
+    def requested(self) -> None:
+        """The HTTP request has arrived: the header timer is not needed any more."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
-    def process_event(self, event: Any) -> None:
-        """Hand a whole binary message to :attr:`frame_handler` in this callback, the one
-        that parsed it, when the connection's reader is idle: waiting for a message, none
-        queued. That skips websockets' message queue and a trip round the loop to wake the
-        reader. Everything else (control frames, text, fragments, messages that arrive while
-        the reader is busy, or that the handler declines) goes through websockets' queue, so
-        a connection's messages are still handled one at a time, in order."""
-        handler = self.frame_handler  # None until the hello: no HTTP request event past it
-        queue = self.recv_messages
-        if (handler is not None and event.opcode is Opcode.BINARY and event.fin
-                and queue.get_in_progress and not len(queue.frames)
-                and handler(bytes(event.data))):
-            return
-        super().process_event(event)
+    def received(self, data: bytes) -> bytes:
+        """The bytes of ``data`` to hand to websockets: all of them, unless a PROXY header is
+        due (then the bytes after it once it is complete; b"" while it is incomplete, or when
+        the connection was aborted)."""
+        if self._proxy_buffer is None:
+            return data
+        return self._read_proxy(data)
 
     def _read_proxy(self, data: bytes) -> bytes:
         """Add ``data`` to the PROXY header being read. Returns the bytes after a complete
@@ -322,7 +311,7 @@ class AdmittedConnection(ServerConnection):
                 return b""  # a signature's first bytes so far: wait for the rest
             if not ahead:  # the trusted host itself, without a proxy in between
                 self._proxy_buffer = self._proxy_header = None
-                return bytes(buffer) if self._count(self._socket_ip()) else b""
+                return bytes(buffer) if self._count(self.socket_ip()) else b""
         while True:
             try:
                 result = _PROXY.unpack(bytes(header))
@@ -348,9 +337,9 @@ class AdmittedConnection(ServerConnection):
                 return self._proxy_bad(str(exc) or type(exc).__name__)
         self._proxy_buffer = self._proxy_header = None
         if is_ipv4(result) or is_ipv6(result):
-            self._client = (str(result.source[0]), int(result.source[1]))
+            self.client = (str(result.source[0]), int(result.source[1]))
         # LOCAL (a health check of the proxy itself) or UNKNOWN: the proxy's own address.
-        addr = self._client[0] if self._client is not None else self._socket_ip()
+        addr = self.client[0] if self.client is not None else self.socket_ip()
         if not self._count(addr):
             return b""
         return bytes(buffer)
@@ -363,15 +352,14 @@ class AdmittedConnection(ServerConnection):
 
     def _proxy_bad(self, why: str) -> bytes:
         self._proxy_buffer = self._proxy_header = None
-        addr = self._socket_ip()
+        addr = self.socket_ip()
         event(log, logging.DEBUG, "proxy_header_refused", addr=addr, reason=why)
         self.gate.refuse("bad proxy header", addr)
-        self.transport.abort()
+        self._abort()
         return b""
 
-    def connection_lost(self, exc: Exception | None) -> None:
-        """Give the counts back."""
-        super().connection_lost(exc)
+    def lost(self) -> None:
+        """Give the counts back (the socket closed)."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None

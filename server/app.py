@@ -1,4 +1,4 @@
-"""The server process: websockets listener, lobby, store, clean shutdown."""
+"""The server process: the listener (:mod:`.driver` sockets), lobby, store, clean shutdown."""
 
 from __future__ import annotations
 
@@ -9,10 +9,9 @@ import signal
 import ssl
 from collections.abc import Callable
 from http import HTTPStatus
-from typing import Any
+from typing import Any, cast
 
-from websockets.asyncio.server import Server as WsServer
-from websockets.asyncio.server import ServerConnection, serve
+from websockets.extensions.permessage_deflate import enable_server_permessage_deflate
 from websockets.http11 import Request, Response
 from websockets.typing import Origin
 
@@ -24,7 +23,6 @@ from .account_store import AccountStore
 from .admin import Admin
 from .archive import Pruner
 from .admission import (
-    AdmittedConnection,
     Gate,
     default_max_connections,
     log_fd_limit,
@@ -33,7 +31,8 @@ from .admission import (
 from .auth import Auth
 from .cluster import Cluster
 from .config import Settings
-from .connection import Connection, Lane, peer_address
+from .connection import Connection, peer_address
+from .driver import Flusher, Socket
 from .history import Ledger
 from .limits import AddressCounter, KeyedBuckets
 from .visibility import Lookups
@@ -121,7 +120,7 @@ class Server:
     ``cardhall serve`` runs :meth:`serve_forever`.
     """
 
-    #: The class of the connections it serves (``(server, ws)``): a test's subclass of
+    #: The class of the connections it serves (``(server, socket)``): a test's subclass of
     #: :class:`Connection` goes here (the compiled build's classes take no patched method).
     connection_class: type[Connection] = Connection
 
@@ -141,7 +140,9 @@ class Server:
         self.auth = Auth(self.settings, self.accounts, self.store.process_id,
                          self.store.publish, self.metrics.sign_in)
         self.admin = Admin(self, self.settings.admin_token)
-        self._ws: WsServer | None = None
+        self._listener: asyncio.Server | None = None
+        #: Every accepted socket until it closes (handshakes included).
+        self.sockets: set[Socket] = set()
         s = self.settings
         self.gate = Gate(s, s.max_connections or default_max_connections(s.fd_reserve),
                          self.metrics.refused)
@@ -149,7 +150,7 @@ class Server:
         self.creators = KeyedBuckets(n / 60.0, n) if n else None
         #: Failed look-ups of rooms per address key and account (:mod:`.visibility`).
         self.lookups = Lookups(self.accounts.limits_storage(), s.lookup_limit)
-        self.lane = Lane()
+        self.flusher = Flusher()
         #: Prunes the games archive (``history_days``: :mod:`.archive`).
         self.pruner = Pruner(self.store, s.history_days)
 
@@ -165,9 +166,9 @@ class Server:
         Raises:
             RuntimeError: the server is not started.
         """
-        if self._ws is None:
+        if self._listener is None:
             raise RuntimeError("server not started")
-        return int(self._ws.sockets[0].getsockname()[1])
+        return int(self._listener.sockets[0].getsockname()[1])
 
     @property
     def url(self) -> str:
@@ -189,17 +190,22 @@ class Server:
         s = self.settings
         # With TLS, the handshake before any HTTP is bounded by the header timeout too.
         tls: dict[str, Any] = {"ssl_handshake_timeout": s.header_timeout} if s.certfile else {}
-        self._ws = await serve(
-            self._handle, s.host, s.port,
-            compression="deflate" if s.compression else None,
-            max_size=s.max_frame, ping_interval=s.ping_interval, ping_timeout=s.ping_timeout,
-            # A shutdown (and any close websockets begins itself) waits this long for the
-            # client's close frame, as our own closes do: not websockets' default of 10 s.
-            close_timeout=s.close_grace, open_timeout=s.hello_timeout, ssl=self._tls(),
-            process_request=self._process_request,
-            origins=None if s.origins is None else [*map(Origin, s.origins), None],
-            logger=ws_log, create_connection=AdmittedConnection.for_gate(self.gate), **tls,
-        )
+        origins = None if s.origins is None else [*map(Origin, s.origins), None]
+        extensions = enable_server_permessage_deflate(None) if s.compression else None
+
+        def accept() -> Socket:
+            sock = Socket(self, self.gate, self.flusher, origins=origins,
+                          extensions=extensions, max_size=s.max_frame,
+                          ping_interval=s.ping_interval, ping_timeout=s.ping_timeout,
+                          close_timeout=s.close_grace, logger=ws_log)
+            self.sockets.add(sock)
+            sock.done.add_done_callback(lambda _: self.sockets.discard(sock))
+            return sock
+
+        loop = asyncio.get_running_loop()
+        self._listener = await loop.create_server(
+            cast("Callable[[], asyncio.Protocol]", accept), s.host, s.port, ssl=self._tls(),
+            **tls)
         await self.cluster.start()
         self.pruner.start()
         log.info("listening on %s (store: %s, process %s)", self.url, type(self.store).__name__,
@@ -217,43 +223,62 @@ class Server:
             return None
         return tls_context(s.certfile, s.keyfile)
 
-    async def _process_request(self, ws: ServerConnection, request: Request) -> Response | None:
+    async def http(self, socket: Socket, request: Request) -> Response | None:
         """HTTP on the WebSocket port: ``/healthz``, ``/metrics`` and the web app's files
         (:mod:`.web`, for a GET that is not a WebSocket upgrade); None lets a WebSocket
         upgrade go on to the handshake (connections were admitted at accept:
         :mod:`.admission`). ``/admin/...`` is the admin API (:mod:`.admin`); while the
-        process drains, ``/healthz`` and WebSocket upgrades answer 503."""
-        response = await self.admin.http(ws, request)
-        if response is not None:
-            return response
-        if self.admin.draining and (request.path == "/healthz" or web.is_upgrade(request)):
-            return ws.respond(HTTPStatus.SERVICE_UNAVAILABLE, "draining\n")
-        response = await self.metrics.http(ws, request)
+        process drains or shuts down, ``/healthz`` and WebSocket upgrades answer 503."""
+        response = await self.admin.http(socket, request)
+        if response is None and (self.admin.draining or self._listener is None) and (
+                request.path == "/healthz" or web.is_upgrade(request)):
+            response = socket.respond(HTTPStatus.SERVICE_UNAVAILABLE, "draining\n")
         if response is None:
-            response = web.respond(ws, request)
+            response = await self.metrics.http(socket, request)
+        if response is None:
+            response = web.respond(socket, request)
         if response is not None:  # an HTTP answer, not an upgrade: one access line
             event(log, logging.DEBUG if request.path in QUIET_PATHS else logging.INFO,
-                  "http_request", addr=peer_address(ws), path=request.path,
+                  "http_request", addr=peer_address(socket), path=request.path,
                   code=response.status_code)
         return response
 
-    async def _handle(self, ws: ServerConnection) -> None:
-        conn = self.connection_class(self, ws)
+    def opened(self, socket: Socket) -> Connection:
+        """A WebSocket is open on ``socket``: its connection (:attr:`connection_class`),
+        waiting for the hello."""
+        conn = self.connection_class(self, socket)
         self.connections.add(conn)
         event(log, logging.INFO, "conn_open", session=conn.session_id, addr=conn.addr)
-        try:
-            await conn.run()
-        finally:
-            self.connections.discard(conn)
-            event(log, logging.INFO, "conn_closed", session=conn.session_id, addr=conn.addr,
-                  code=ws.close_code, client=conn.software, account=conn.account or None)
+        socket.done.add_done_callback(lambda _: event(
+            log, logging.INFO, "conn_closed", session=conn.session_id, addr=conn.addr,
+            code=socket.close_code, client=conn.software, account=conn.account or None))
+        conn.opened()
+        return conn
 
     async def stop(self) -> None:
-        """Close every connection (1001, going away), stop the rooms and the store."""
-        if self._ws is not None:
-            self._ws.close(close_connections=True)
-            await self._ws.wait_closed()
-            self._ws = None
+        """Stop listening, close every connection (1001, going away; a socket still in its
+        HTTP handshake at once) and wait ``close_grace`` seconds at most for them to close
+        (then they are aborted), let the requests they began end, then stop the rooms and
+        the store."""
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            listener.close()
+            for sock in list(self.sockets):
+                handler = sock.handler
+                if isinstance(handler, Connection):
+                    handler.close_with(1001, "server shutting down")
+                else:
+                    sock.close(1001, "server shutting down")
+            if self.sockets:
+                await asyncio.wait([s.done for s in self.sockets],
+                                   timeout=self.settings.close_grace)
+            for sock in list(self.sockets):
+                sock.abort()
+            if self.sockets:
+                await asyncio.wait([s.done for s in self.sockets], timeout=1.0)
+            for conn in list(self.connections):
+                await conn.finished()
+            await listener.wait_closed()
         await self.admin.close()
         await self.pruner.close()
         await self.cluster.stop()

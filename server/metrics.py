@@ -46,17 +46,19 @@ import http
 import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client import generate_latest
 from prometheus_client.core import CounterMetricFamily
 from prometheus_client.registry import Collector
-from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
 from ..games import OUTCOMES
 from .store import Store
+
+if TYPE_CHECKING:
+    from .web import Responder
 
 #: Histogram buckets of the action latency, seconds (100 us .. 1 s).
 LATENCY_BUCKETS = (1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 1e-2, 2.5e-2, 5e-2, 0.1, 0.25, 1.0)
@@ -278,7 +280,7 @@ class Metrics:
         """The Prometheus text exposition of every metric."""
         return generate_latest(self.registry)
 
-    async def http(self, connection: ServerConnection, request: Request) -> Response | None:
+    async def http(self, connection: Responder, request: Request) -> Response | None:
         """Answer ``/healthz`` and ``/metrics``; None for anything else (a WebSocket
         handshake goes on)."""
         if request.path == "/healthz":

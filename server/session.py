@@ -141,18 +141,24 @@ class Session:
         self.send(reply)
 
     async def handle(self, msg: p.Message) -> None:
-        """Handle one decoded request; every failure becomes an ``error`` reply (client faults
-        with their code, store outages as ``server/unavailable``, our bugs as
-        ``server/internal``, logged, never a traceback to the client)."""
-        re = p.reply_id(msg)
+        """Handle one decoded request; every failure becomes an ``error`` reply
+        (:meth:`refusal`), never a traceback to the client."""
         try:
             await self.dispatch(msg)
-        except (RoomError, AuthError) as exc:
+        except Exception as exc:
+            self.refusal(exc, msg)
+
+    def refusal(self, exc: Exception, msg: p.Message) -> None:
+        """Answer the failure ``exc`` of request ``msg`` with an ``error`` reply: client
+        faults (:class:`RoomError`, :class:`AuthError`) with their code, store outages as
+        ``server/unavailable``, anything else (our bug: logged) as ``server/internal``."""
+        re = p.reply_id(msg)
+        if isinstance(exc, (RoomError, AuthError)):
             self.send_error(exc.code, exc.message, re)
-        except StoreError as down:  # not `exc`: mypyc types a name by its first except
-            self.send_error("server/unavailable", str(down) or "the store is unavailable", re)
-        except Exception:
-            log.exception("bug handling %s session=%s", msg.TYPE, self.session_id)
+        elif isinstance(exc, StoreError):
+            self.send_error("server/unavailable", str(exc) or "the store is unavailable", re)
+        else:
+            log.error("bug handling %s session=%s", msg.TYPE, self.session_id, exc_info=exc)
             self.send_error("server/internal", "internal error (logged on the server)", re)
 
     async def dispatch(self, msg: p.Message) -> None:

@@ -19,7 +19,7 @@ The store is made of parts, one per port of :class:`~.store.Store`: :class:`SQLi
 other process). Every method is synchronous underneath: reads never wait, and writes wait only
 for the group commit of their loop tick (:meth:`~.sqlite_file.DataFile.write`: every write
 with ``--fsync always``; with ``normal``, a write alone in its tick commits at once), so the
-server may still handle a frame in the protocol callback that parsed it
+server may still handle a frame in the socket's callback that read it
 (:attr:`~.store.Store.answers_at_once`).
 """
 

@@ -696,8 +696,8 @@ class Store(RoomLog, LobbyIndex, Leases, Boards, Inbox, Archive, Protocol):
             :mod:`.cluster`).
         durable: True when what the store holds outlives this process: a restart finds the
             rooms in play, the logs and the leaderboards again.
-        answers_at_once: True when a request may be handled in the protocol callback that
-            parsed it, outside any task (see :func:`~cardhall.server.tasks.start_eagerly`):
+        answers_at_once: True when a request may be handled in the socket's callback that
+            read it, outside any task (see :func:`~cardhall.server.tasks.start_eagerly`):
             no method needs ``asyncio.current_task()`` before it first waits, and most
             calls never wait (no network I/O).
 

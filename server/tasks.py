@@ -34,8 +34,8 @@ def start_eagerly(coro: Coroutine[Any, None, None], name: str) -> asyncio.Task[N
     """Run ``coro`` now, in the caller, up to its first suspension: what
     ``asyncio.Task(coro, eager_start=True)`` does on Python 3.12 and later, for 3.11.
 
-    The caller is a callback of the running loop (websockets' protocol callback that parsed a
-    frame). A coroutine that never waits (a frame handled against the in-memory store) is
+    The caller is a callback of the running loop (the socket's callback that read a frame:
+    :mod:`.driver`). A coroutine that never waits (a frame handled against the in-memory store) is
     done before this returns, without a task or a trip round the loop. One that waits goes
     on in a task from the point where it waited, as it would have in its own task; but
     until then it ran outside any task, so code that needs ``asyncio.current_task()``

@@ -30,7 +30,8 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 
-from websockets.asyncio.server import ServerConnection
+from typing import Protocol
+
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
@@ -68,6 +69,18 @@ _SAFE_HEADERS = {
     "X-Frame-Options": "DENY",
     "Referrer-Policy": "no-referrer",
 }
+
+
+class Responder(Protocol):
+    """What answers an HTTP request on the WebSocket port (the socket's driver,
+    :class:`~.driver.Socket`): plain-text responses, and the client's address."""
+
+    @property
+    def remote_address(self) -> object:
+        """The client's ``(host, port)``, or None."""
+
+    def respond(self, status: http.HTTPStatus, text: str) -> Response:
+        """A plain-text response with ``status``."""
 
 
 def is_upgrade(request: Request) -> bool:
@@ -146,7 +159,7 @@ def _target(path: str) -> tuple[Path, bool] | None:
     return None if file is None else (file, False)
 
 
-def respond(connection: ServerConnection, request: Request) -> Response | None:
+def respond(connection: Responder, request: Request) -> Response | None:
     """Answer a plain HTTP ``GET`` for a web-app file; None for a WebSocket upgrade.
 
     Args:

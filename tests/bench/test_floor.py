@@ -128,3 +128,19 @@ async def test_the_engine_floor_plays_skipper_and_keeps_every_view_in_step() -> 
         for ws in conns:
             await ws.close()
         floor.stop()
+
+
+@pytest.mark.parametrize("kind", ["asyncio", "driver"])
+async def test_the_echo_floor_answers_each_frame_with_four(kind: str) -> None:
+    # Issue #43: `cardhall bench --floor` measures these servers under one load generator.
+    from cardhall.bench.floor import echo_window
+
+    port = free_port()
+    echo = await asyncio.to_thread(
+        Child, f"echo {kind}", [sys.executable, "-m", "cardhall.bench.floor", "--echo", kind,
+                                "--port", str(port)], port, None)
+    try:
+        window = await echo_window(port, echo.pid, connections=4, seconds=0.3, limit=2000)
+    finally:
+        await asyncio.to_thread(echo.stop)
+    assert window["requests"] > 10 and window["us_per_request"] > 0

@@ -520,7 +520,7 @@ async def test_tokens_never_reach_other_seats_spectators_the_lobby_or_the_logs(
     # The server's records (the clients in this process log their own frames at DEBUG).
     server_side = [r for r in caplog.records
                    if not r.name.startswith(("cardhall.client", "websockets.client"))]
-    assert any(r.name == "cardhall.websockets" for r in server_side)
+    assert any(r.name == "cardhall.server" for r in server_side)  # conn_open, conn_closed
     leaks = [r.getMessage() for r in server_side
              if any(t and (t in repr(r.__dict__) or t in r.getMessage())
                     for t in tokens.values())]

@@ -1,6 +1,7 @@
 """How frames come in: with a store that answers at once, a request is handled in the
-protocol callback that parsed its frame; a connection's requests are still handled one at a
-time and in the order they came, also when one of them must wait."""
+socket's callback that read its frame (:mod:`cardhall.server.driver`); a connection's
+requests are still handled one at a time and in the order they came, also when one of them
+must wait."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ import websockets
 
 from cardhall import protocol as p
 from cardhall.client.client import Client
-from cardhall.server.admission import AdmittedConnection
 from cardhall.server.app import Server
 from cardhall.server.connection import Connection
+from cardhall.server.driver import Socket
 from cardhall.server.room import Room
 
 from ..conftest import ServerFactory
@@ -47,7 +48,7 @@ async def _reply_to(ws: Any, re: int) -> dict[str, Any]:
 @MEMORY_ONLY
 async def test_an_act_is_handled_in_the_callback_that_parsed_its_frame(
         make_server: ServerFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    # No task wakes up for it: websockets' queue and a trip round the loop are skipped.
+    # No task wakes up for it: no queue, no trip round the loop.
     # Seen from the store's append, which the room awaits while it applies the action (a
     # store that answers at once: no suspension between the two).
     server = await make_server()
@@ -66,8 +67,7 @@ async def test_an_act_is_handled_in_the_callback_that_parsed_its_frame(
             view = c.views[room]
             await c.act(room, view["legal_actions"][0], view["state_id"])
         conn = server.sessions[c.session_id]
-        assert isinstance(conn, Connection) and isinstance(conn.ws, AdmittedConnection)
-        assert conn.ws.frame_handler is not None
+        assert isinstance(conn, Connection) and isinstance(conn.ws, Socket)
     assert ran_in == [None, None, None]
 
 
@@ -133,14 +133,20 @@ async def test_with_the_redis_store_frames_go_through_the_reader(
         make_server: ServerFactory) -> None:
     # redis-py needs a task of its own (its reads use asyncio.timeout): no eager handling.
     server: Server = await make_server()
+    ran_in: list[asyncio.Task[Any] | None] = []
+    append = server.store.append
+
+    async def spied(room_id: str, *args: Any, **kwargs: Any) -> Any:
+        ran_in.append(asyncio.current_task())
+        return await append(room_id, *args, **kwargs)
+
+    server.store.append = spied  # type: ignore[method-assign]
     async with Client(server.url) as c:
         room = (await c.create_room("skipper", options={"seed": 3})).room
         await c.join(room)
         view = c.views[room]
         await c.act(room, view["legal_actions"][0], view["state_id"])
-        conn = server.sessions[c.session_id]
-        assert isinstance(conn, Connection) and isinstance(conn.ws, AdmittedConnection)
-        assert conn.ws.frame_handler is None
+    assert ran_in and all(task is not None for task in ran_in)
 
 
 @MEMORY_ONLY
@@ -148,18 +154,17 @@ async def test_with_the_redis_store_frames_go_through_the_reader(
 async def test_a_bug_while_handling_a_frame_closes_that_connection_with_1011(
         make_server: ServerFactory, monkeypatch: pytest.MonkeyPatch, waits_first: bool,
         caplog: pytest.LogCaptureFixture) -> None:
-    # Whether it fails in the protocol callback or in the task it went on in after a wait,
+    # Whether it fails in the socket's callback or in the task it went on in after a wait,
     # as websockets closes a connection whose handler failed; other connections go on.
     server = await make_server()
 
     class Buggy(Connection):
-        async def _frame(self, frame: bytes | str) -> None:
-            msg = msgpack.unpackb(frame)
-            if msg.get("id") == 666:
+        async def handle(self, msg: p.Message) -> None:
+            if getattr(msg, "id", None) == 666:
                 if waits_first:
                     await asyncio.sleep(0)
                 raise RuntimeError("a bug")
-            await super()._frame(frame)
+            await super().handle(msg)
 
     monkeypatch.setattr(server, "connection_class", Buggy)
     ws, _ = await _hello(server.url)

@@ -39,22 +39,34 @@ def _server_side(server: Server, client: Client) -> Connection:
 
 
 @MEMORY_ONLY
-async def test_frames_go_straight_to_the_socket_without_a_writer_task(
+async def test_frames_leave_in_one_write_per_socket_and_loop_pass(
         make_server: ServerFactory) -> None:
+    # Issue #43: the ok and the acting seat's update of an act leave in one writelines.
     server = await make_server()
-    async with Client(server.url) as c:
+    async with Client(server.url, act_reply="ok") as c:
         room = (await c.create_room("skipper", options={"seed": 3})).room
         await c.join(room)
+        await asyncio.sleep(0.05)
+        conn = _server_side(server, c)
+        transport = conn.ws.transport
+        assert transport is not None
+        writes: list[int] = []
+        real = transport.writelines
+
+        def spy(data: list[bytes]) -> None:
+            writes.append(len(data))
+            real(data)
+
+        transport.writelines = spy  # type: ignore[method-assign]
         for _ in range(5):
             await asyncio.sleep(0.02)
             view = c.views[room]
             await c.act(room, view["legal_actions"][0], view["state_id"])
         await asyncio.sleep(0.05)
-        conn = _server_side(server, c)
-        # With websockets' Sans-I/O attributes present and a reader keeping up, no frame
-        # needed the writer task (a newer websockets without them falls back to it).
-        assert conn._writer is None
         assert c.views[room]["state_id"] == 5
+        # one write per act: its ok and update (two headers and two payloads), never one
+        # write per frame
+        assert writes == [4] * 5
 
 
 @MEMORY_ONLY
@@ -70,15 +82,12 @@ async def test_a_paused_socket_queues_frames_and_later_ones_do_not_overtake(
         conn.ws.pause_writing()  # what the transport calls when its buffer is full
         conn.send_raw(*frames[:2])
         conn.send_raw(frames[2])
-        assert list(conn._out) == frames[:3] and conn._writer is not None  # queued
+        await asyncio.sleep(0.02)  # a loop pass: the flusher keeps them while paused
+        assert conn._pending == sum(map(len, frames[:3]))
         conn.ws.resume_writing()
-        conn.send_raw(frames[3])  # must queue behind the writer, not jump ahead
-        async with asyncio.timeout(5):
-            await conn._writer
-        assert not conn._out
-        writer = conn._writer
-        conn.send_raw(*frames[4:])  # the writer is done: straight to the socket again
-        assert not conn._out and conn._writer is writer  # no new writer task
+        assert conn._pending == 0
+        conn.send_raw(frames[3])
+        conn.send_raw(*frames[4:])
         got = [msgpack.unpackb(await asyncio.wait_for(ws.recv(), 5))["re"] for _ in range(6)]
         assert got == list(range(6))
 
