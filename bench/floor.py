@@ -360,7 +360,8 @@ async def _picows_server(host: str, port: int) -> asyncio.Server:
             for data in frames:
                 self.transport.send(picows.WSMsgType.BINARY, data)
 
-    return await picows.ws_create_server(lambda request: Listener(), host, port)
+    server = await picows.ws_create_server(lambda request: Listener(), host, port)
+    return cast("asyncio.Server", server)
 
 
 class _EchoClient(asyncio.Protocol):

@@ -37,7 +37,8 @@ from .versions import export
 
 #: The servers :func:`compare` can run: Cardhall, the harness's Colyseus, the floor, the
 #: floor on Cardhall's socket driver (``-sync``: frames handled in the callback that read
-#: them, as Cardhall does with the in-memory and SQLite stores), and the floor playing real Skipper games with no room around them
+#: them, as Cardhall does with the in-memory and SQLite stores), and the floor playing real
+#: Skipper games with no room around them
 #: (``--game skipper``; :mod:`cardhall.bench.floor`); ``cardhall-compiled`` and
 #: ``cardhall-pure`` are this checkout's server in each build (:mod:`cardhall.bench.builds`),
 #: whichever build is installed; a floor kind with ``+compiled`` (``floor-skipper-sync+compiled``)

@@ -73,7 +73,7 @@ async def test_an_action_no_replica_confirms_is_refused_and_the_room_stays_consi
     url = f"redis://127.0.0.1:{master.port}/0"
 
     def store() -> RedisStore:
-        return RedisStore(url, min_replicas=1, wait_seconds=0.3)
+        return RedisStore(url, min_replicas=1, wait_seconds=1.0)
 
     async with serving(store, msg_rate=None) as make:
         server = await make()
@@ -177,8 +177,8 @@ async def test_a_lease_granted_on_a_dead_master_fences_nothing_wrongly_after_pro
     B's lease: B's stale copy can write nothing there, and B's next acquisition gets a new
     epoch, never the stale copy's lease again."""
     target = RedisTarget(sentinels=tuple(sentinel_set.addresses), service=SERVICE)
-    a = RedisStore(target, min_replicas=1, wait_seconds=0.3)
-    b = RedisStore(target, min_replicas=1, wait_seconds=0.3)
+    a = RedisStore(target, min_replicas=1, wait_seconds=1.0)
+    b = RedisStore(target, min_replicas=1, wait_seconds=1.0)
     try:
         lease_a = await a.save_room("r1", {"game": "skipper"}, {"s": 0}, SUMMARY)
         await a.append("r1", [["a", 0, ["draw"]]], 0, None, lease=lease_a)  # acknowledged

@@ -364,7 +364,7 @@ async def test_reconnecting_then_resumed_and_gone_room_back_to_lobby() -> None:
         assert stored["room"] == room_id and stored["token"]
 
         for conn in list(server.connections):  # the server drops the socket
-            await conn.ws.close()
+            conn.ws.close(1001, "going away")
         await page.wait_for_selector("#conn-status:has-text('Reconnecting')")
         await page.screenshot(path=shot("reconnecting"))
         await page.wait_for_function("() => document.body.dataset.conn === 'open'")
