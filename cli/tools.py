@@ -196,13 +196,13 @@ def _open_store(spec: str, *, source: bool) -> Store:
               help="The target servers' --finished-ttl: finished rooms keep what is left "
                    "of it.")
 def migrate(source: str, target: str, finished_ttl: float) -> None:
-    """Copy a lobby from one store to another: every room (in play, waiting, finished) with
-    its record, state, seat tokens, log and snapshot, every account (with its seats and
-    games; players sign in again on the target) and every leaderboard. A SQLite file
-    onto Redis to grow past one process, or back. Stop the servers of the source first (a
-    SQLite file is locked while it is read; rooms a live server runs on Redis are refused);
-    rooms the target holds already are skipped. Players resume their seats on the target's
-    servers with the tokens they have."""
+    """Copy a lobby from one store to another: every room (in play, waiting, finished) with its
+    record, state, seat tokens, log and snapshot, every archived game, every account (with its
+    seats and games; players sign in again on the target) and every leaderboard. A SQLite file
+    onto Redis to grow past one process, or back. Stop the servers of the source first (a SQLite
+    file is locked while it is read; rooms a live server runs on Redis are refused); rooms the
+    target holds already are skipped. Players resume their seats on the target's servers with
+    the tokens they have."""
     import asyncio
 
     from ..server.app import accounts_for
@@ -229,7 +229,8 @@ def migrate(source: str, target: str, finished_ttl: float) -> None:
         raise click.ClickException(f"not migrated: {exc}") from None
     click.echo(f"copied {done['rooms']} rooms ({done['playing']} in play, {done['waiting']} "
                f"waiting, {done['finished']} finished; {done['entries']} log entries), "
-               f"{done['accounts']} accounts and {done['board_entries']} leaderboard entries "
+               f"{done['archived']} archived games, {done['accounts']} accounts and "
+               f"{done['board_entries']} leaderboard entries "
                f"from {source} to {target}"
                + (f"; {done['skipped']} rooms skipped (in the target already)"
                   if done["skipped"] else ""))

@@ -190,6 +190,11 @@ class MemoryStore(LocalLeases, LocalInbox, Store):
         """The record, or None."""
         return self.games.get(room_id)
 
+    async def archived_ids(self, offset: int, limit: int) -> list[str]:
+        """A page of room ids by finish time, then room id."""
+        ordered = sorted(self.games, key=lambda r: (self.games[r]["finished_at"], r))
+        return ordered[offset:offset + max(0, limit)]
+
     async def prune_archive(self, before: float) -> int:
         """Drop the records of games finished before ``before``."""
         gone = [r for r, g in self.games.items() if g["finished_at"] < before]

@@ -66,6 +66,17 @@ class SQLiteArchive:
             row = db.execute("SELECT game FROM archive WHERE room = ?", (room_id,)).fetchone()
         return None if row is None else dict(unpack(row[0]))
 
+    async def archived_ids(self, offset: int, limit: int) -> list[str]:
+        """A page of room ids by finish time, then room id.
+
+        Raises:
+            StoreError: the file refused the read.
+        """
+        with self.file.reading() as db:
+            rows = db.execute("SELECT room FROM archive ORDER BY finished_at, room "
+                              "LIMIT ? OFFSET ?", (limit, offset)).fetchall()
+        return [str(row[0]) for row in rows]
+
     async def prune_archive(self, before: float) -> int:
         """Delete the records of games finished before ``before`` (unix s).
 

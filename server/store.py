@@ -661,6 +661,15 @@ class Archive(Protocol):
             StoreError: the store is unavailable.
         """
 
+    async def archived_ids(self, offset: int, limit: int) -> list[str]:
+        """A page of the archived games' room ids, oldest finish first (ties by room id):
+        at most ``limit`` from position ``offset`` (``cardhall migrate`` pages through
+        them; a store changed meanwhile may repeat or skip an id).
+
+        Raises:
+            StoreError: the store is unavailable.
+        """
+
     async def prune_archive(self, before: float) -> int:
         """Forget every archived game that finished before ``before`` (unix s).
 

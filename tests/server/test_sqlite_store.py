@@ -684,7 +684,7 @@ async def test_migrate_moves_rooms_logs_and_boards_to_redis_and_back(
                                     redis_server.url)
     assert moved.returncode == 0, moved.stderr
     assert "copied 2 rooms (1 in play, 0 waiting, 1 finished" in moved.stdout
-    assert "1 accounts and 1 leaderboard entries" in moved.stdout
+    assert "1 archived games, 1 accounts and 1 leaderboard entries" in moved.stdout
     async with serving(lambda: RedisStore(redis_server.url), msg_rate=None) as make:
         shared = await make()
         async with Client(shared.url) as c:
@@ -707,6 +707,8 @@ async def test_migrate_moves_rooms_logs_and_boards_to_redis_and_back(
     store = SQLiteStore(tmp_path / "back.db")
     try:
         assert len(await store.log(room)) == state_id
+        archived = await store.archived(solo)  # the games archive came along, both ways
+        assert archived is not None and archived["room"] == solo and archived["entries"]
         assert await store.board_rank("acct/skipper:solo", ann) is not None
         loaded = await store.load(room)
         assert loaded is not None and loaded.state is not None
