@@ -159,7 +159,7 @@ CITED_ELSEWHERE = {
     "seats.json": "client", "account.json": "client",
     # A user's own strategy file (``--strategy path/to/file.py:function``).
     "path/to/file.py": "example", "file.py": "example",
-    # Unicode's own files: server/names.py reduces the first to data/confusables.tsv.
+    # Unicode's own files: server/accounts/names.py reduces the first to data/confusables.tsv.
     "confusables.txt": "unicode", "PATH/confusables.txt": "unicode",
     "DerivedCoreProperties.txt": "unicode",
     # The model codebases DESIGN.md holds up (h11's transition table).

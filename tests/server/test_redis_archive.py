@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from cardhall.server import redis_archive
-from cardhall.server.redis_keys import key
-from cardhall.server.redis_store import RedisStore
+from cardhall.server.store import redis_archive
+from cardhall.server.store.redis_keys import key
+from cardhall.server.store.redis_store import RedisStore
 
 from ..conftest import RedisProcess
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from cardhall.server import sqlite_file as F
-from cardhall.server.sqlite_store import SQLiteStore
+from cardhall.server.store import sqlite_file as F
+from cardhall.server.store.sqlite_store import SQLiteStore
 
 
 def game(room: str, finished_at: float) -> dict[str, object]:

@@ -25,17 +25,11 @@ from cardhall.client.bots import play_seat
 from cardhall.client.client import Client, ServerError
 from cardhall.games.bots import strategy
 from cardhall.server.cluster import Cluster
-from cardhall.server.redis_store import RedisStore
-from cardhall.server.sqlite_file import (
-    FREE_PAGES_KEPT,
-    MIGRATIONS,
-    SCHEMA_VERSION,
-    DataFileLocked,
-    backup,
-    open_file,
-)
-from cardhall.server.sqlite_store import SQLiteStore
-from cardhall.server.store import Lease, LogConflict, OwnershipLost, StoreError, pack
+from cardhall.server.store.redis_store import RedisStore
+from cardhall.server.store.sqlite_file import (
+    FREE_PAGES_KEPT, MIGRATIONS, SCHEMA_VERSION, DataFileLocked, backup, open_file)
+from cardhall.server.store.sqlite_store import SQLiteStore
+from cardhall.server.store.ports import Lease, LogConflict, OwnershipLost, StoreError, pack
 
 from ..conftest import RedisProcess, ServeProcess, assert_one_error, run_cli, serving
 from .test_saving import until, view_when_back

@@ -1,5 +1,5 @@
-"""Tests of moving a lobby between stores (``cardhall.server.transfer``) over in-memory stores:
-rooms with their logs and snapshots, rooms the target holds left alone, a source in use
+"""Tests of moving a lobby between stores (``cardhall.server.store.transfer``) over in-memory
+stores: rooms with their logs and snapshots, rooms the target holds left alone, a source in use
 refused, accounts with their seats and games in order, boards. (tests/server/
 test_sqlite_store.py runs ``cardhall migrate`` between SQLite and Redis.)"""
 
@@ -8,12 +8,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from cardhall.server.account_memory import MemoryAccounts
-from cardhall.server.identity import Account
+from cardhall.server.accounts.account_memory import MemoryAccounts
+from cardhall.server.accounts.identity import Account
 from cardhall.server.leaderboard import boards
-from cardhall.server.memory_store import MemoryStore
-from cardhall.server import transfer
-from cardhall.server.transfer import TransferError, copy_accounts, copy_archive, copy_store
+from cardhall.server.store.memory_store import MemoryStore
+from cardhall.server.store import transfer
+from cardhall.server.store.transfer import TransferError, copy_accounts, copy_archive, copy_store
 
 
 def _summary(room: str, status: str = "waiting") -> dict[str, Any]:

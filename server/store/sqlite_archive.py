@@ -17,7 +17,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .store import pack, unpack
+from .ports import pack, unpack
 
 if TYPE_CHECKING:
     from .sqlite_file import DataFile

@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .redis_keys import key, text
-from .store import pack, unpack
+from .ports import pack, unpack
 
 __all__ = ["INDEX", "RedisArchive"]
 

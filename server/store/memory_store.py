@@ -11,8 +11,8 @@ from typing import Any
 from sortedcontainers import SortedList  # type: ignore[import-untyped]
 
 from .local_ports import LocalInbox, LocalLeases
-from .store import Lease, Loaded, LogConflict, LogEntry, Store, StoreHealth, new_process_id
-from .store import room_indexes
+from .ports import Lease, Loaded, LogConflict, LogEntry, Store, StoreHealth, new_process_id
+from .ports import room_indexes
 
 __all__ = ["MemoryStore"]
 
