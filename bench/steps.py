@@ -212,7 +212,7 @@ async def _play(actions: int, rooms: int, seed: int, clock: Clock | None,
             room.game = TimedGame(room.game, clock)
         return room, game, conns
 
-    observe = vars(room_module)["observe_action"]  # what room.py calls, by that name
+    observe = vars(room_module)["observe_action"]  # what the room driver calls, by that name
     if clock is not None:
         vars(room_module)["observe_action"] = clock.timed("observe_action", observe)
     try:

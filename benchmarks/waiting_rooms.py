@@ -30,7 +30,7 @@ from cardhall.server.config import Settings
 from cardhall.server.lobby import Lobby
 from cardhall.server.memory_store import MemoryStore
 from cardhall.server.store import Store
-from cardhall.server.table import Phase
+from cardhall.server.phases import Phase
 
 
 def rss_bytes() -> int:

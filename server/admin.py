@@ -61,14 +61,14 @@ from .. import protocol as p
 from . import archive
 from .admin_accounts import AccountsAdmin, page_limit
 from .auth import Auth
-from .chat import ChatRefused
+from .room.chat import ChatRefused
 from .cluster import Cluster
 from .config import Settings
 from .connection import Connection, peer_address
 from .lobby import Lobby
 from .logs import event
 from .room import Room, RoomError
-from .table import Phase
+from .phases import Phase
 from .store import Store, StoreError, store_kind
 
 log = logging.getLogger("cardhall.admin")

@@ -21,7 +21,7 @@ from .metrics import bind_game
 from ..games import GameError, OptionError
 from .room import Peer
 from .room import Room, RoomError, split_options
-from .table import Phase
+from .phases import Phase
 from .store import Lease, OwnershipLost, Store, StoreError
 from .tasks import SHUTDOWN_GRACE, Background
 from . import archive, visibility

@@ -27,8 +27,9 @@ import msgpack
 
 from ..games import Game, LogEntry, replay
 from .room import Room, RoomError
-from . import table, visibility
-from .table import Event, Phase
+from . import visibility
+from .room import rules as table
+from .room.rules import Event, Phase
 
 __all__ = ["CACHED", "STRIDE", "Replay", "replay_of", "replay_view"]
 

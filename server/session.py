@@ -19,7 +19,7 @@ from .. import games
 from . import archive, leaderboard, names, visibility
 from .account_store import AccountStore
 from .auth import Auth
-from .chat import ChatRefused
+from .room.chat import ChatRefused
 from .config import Settings
 from .history import my_games
 from .identity import AuthError
@@ -27,8 +27,8 @@ from .limits import address_key
 from .lobby import Lobby
 from .replay import replay_view
 from .room import ROOM_OPTIONS, Room, RoomError
-from . import table
-from .table import Event, Phase
+from .room import rules as table
+from .room.rules import Event, Phase
 from .store import Store, StoreError
 
 log = logging.getLogger("cardhall.session")
@@ -125,7 +125,7 @@ class Session:
 
     def send_later(self, frame: bytes) -> None:
         """Queue an encoded frame, in order with every other, to be written soon rather
-        than now (see :meth:`~cardhall.server.room_parts.Peer.send_later`); here, now."""
+        than now (see :meth:`~cardhall.server.room.views.Peer.send_later`); here, now."""
         self.send_raw(frame)
 
     def send_error(self, code: str, message: str, re: Any = None) -> None:

@@ -26,7 +26,7 @@ from typing import Any
 from .account_store import AccountStore, KeyTaken
 from .leaderboard import BOARD_SIZE, boards
 from .store import Boards, Store, StoreError
-from .table import Phase, is_phase
+from .phases import Phase, is_phase
 
 #: Leaderboard entries read per page of the source.
 BOARD_PAGE = 500

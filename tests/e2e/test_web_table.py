@@ -23,7 +23,7 @@ from cardhall.client.client import Client
 from cardhall.server.app import Server
 from cardhall.server.room import Room
 from cardhall.server.memory_store import MemoryStore
-from cardhall.server.table import Phase
+from cardhall.server.phases import Phase
 
 from .. import web_screens as ws
 from ..conftest import serving

@@ -17,7 +17,7 @@ import pytest
 
 from cardhall import protocol as p
 from cardhall.client.client import Client, ServerError
-from cardhall.server import chat
+from cardhall.server.room import chat
 from cardhall.server.app import Server
 from cardhall.server.room import Room
 

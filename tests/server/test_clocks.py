@@ -1,4 +1,4 @@
-"""A room's clocks and server bots (``server/clocks.py``): a bidder in an auction gets
+"""A room's clocks and server bots (``server/room/clocks.py``): a bidder in an auction gets
 ``bid_seconds``, a turn ``turn_seconds``; a silent seat's turn runs out into the game's
 default, an abandoned seat forfeits or goes to a bot as the room says, and server bots take
 their time in a race."""

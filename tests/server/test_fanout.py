@@ -1,4 +1,4 @@
-"""What a room sends its members (``server/fanout.py``), over the wire: every view and delta
+"""What a room sends its members (``server/room/views.py``), over the wire: every view and delta
 each seat and a spectator received rebuilds the engine's view of that seat and leaks no card,
 and many spectators (past the batching threshold) get every update in order."""
 
@@ -18,7 +18,7 @@ from cardhall.server.app import Server
 from cardhall.games import cards as C
 from cardhall.games import get
 from cardhall.games.bots import strategy
-from cardhall.server.fanout import LATER_SPECTATORS
+from cardhall.server.room.views import LATER_SPECTATORS
 
 from ..conftest import ServerFactory
 from ..engine_harness import cards_in, keys_in

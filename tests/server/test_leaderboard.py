@@ -21,7 +21,7 @@ from cardhall.server.app import Server
 from cardhall.server.identity import Account
 from cardhall.server.redis_store import RedisStore
 from cardhall.server.room import Room
-from cardhall.server.table import Phase
+from cardhall.server.phases import Phase
 from cardhall.games import get
 
 GAME_SECONDS = 120  # a greedy solo game takes well under a second; the machine is loaded

@@ -1,4 +1,4 @@
-"""A room's play without I/O (server/play.py): an ``act``, the store's answer, the timer, a
+"""A room's play without I/O (server/room/play.py): an ``act``, the store's answer, the timer, a
 bot's move and a reload as plain calls, and the effects they return, in order (no event
 loop, no store, no sockets)."""
 
@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from cardhall.games import LogEntry
 from cardhall.games.skipper import Skipper
-from cardhall.server import play
-from cardhall.server.fanout import Seat
-from cardhall.server.table import Phase, TransitionError
+from cardhall.server.room import play
+from cardhall.server.room.views import Seat
+from cardhall.server.room.rules import Phase, TransitionError
 
 ROOT = Path(__file__).resolve().parents[2]
 W, P, F, C = Phase.WAITING, Phase.PLAYING, Phase.FINISHED, Phase.CLOSED
@@ -194,14 +194,14 @@ def test_a_reload_stamps_every_seat_then_finishes_or_restarts_clocks_and_bots() 
 
 
 def test_the_driver_carries_out_every_effect_play_can_return() -> None:
-    """Every :class:`~cardhall.server.play.Effect` class is matched by an ``isinstance`` in
-    the room's driver (room.py, clocks.py, seating.py): an effect nobody carries out would
+    """Every :class:`~cardhall.server.room.play.Effect` class is matched by an ``isinstance`` in
+    the room's driver (driver.py, clocks.py, seating.py): an effect nobody carries out would
     be a rule silently dropped (``Room._carry_out_rarely`` raises TypeError at run time)."""
     effects = {name for name, value in vars(play).items() if isinstance(value, type)
                and issubclass(value, play.Effect) and value is not play.Effect}
     handled: set[str] = set()
-    for module in ("room", "clocks", "seating", "saving"):
-        tree = ast.parse((ROOT / "server" / f"{module}.py").read_text())
+    for module in ("driver", "clocks", "seating", "saving"):
+        tree = ast.parse((ROOT / "server" / "room" / f"{module}.py").read_text())
         for node in ast.walk(tree):
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
                     and node.func.id == "isinstance" and isinstance(node.args[1], ast.Name)):

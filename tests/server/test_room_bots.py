@@ -18,7 +18,7 @@ from cardhall.server.app import Server
 from cardhall.games import create, replay
 from cardhall.server.room import Room
 from cardhall.server.memory_store import MemoryStore
-from cardhall.server.table import Phase
+from cardhall.server.phases import Phase
 
 from ..room_harness import Recorder, WriteLog
 

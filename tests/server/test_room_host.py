@@ -17,7 +17,7 @@ from cardhall.server.room import Room
 from cardhall.server.memory_store import MemoryStore
 from cardhall.games.skipper import Skipper
 from cardhall.server.store import Loaded, StoreError
-from cardhall.server.table import Phase
+from cardhall.server.phases import Phase
 
 from ..conftest import serving
 from ..room_harness import Recorder, WriteLog

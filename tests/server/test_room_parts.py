@@ -1,4 +1,4 @@
-"""server/room_parts.py: the room's state as its parts see it (the mypyc traits' common base),
+"""server/room/parts.py: the room's state as its parts see it (the mypyc traits' common base),
 its seats and its members' records."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from cardhall import protocol as p
 from cardhall.games.skipper import Skipper
 from cardhall.server.memory_store import MemoryStore
 from cardhall.server.room import Room
-from cardhall.server.room_parts import CHECK_FACTS, Member, RoomParts, Seat
+from cardhall.server.room.parts import CHECK_FACTS, Member, RoomParts, Seat
 
 from ..room_harness import Recorder, started_room
 

@@ -17,7 +17,7 @@ from cardhall.server.lobby import Lobby
 from cardhall.server.room import Room
 from cardhall.server.memory_store import MemoryStore
 from cardhall.server.store import Lease, LogEntry
-from cardhall.server.table import Phase
+from cardhall.server.phases import Phase
 
 from ..room_harness import Recorder, WriteLog, started_room
 

@@ -1,4 +1,4 @@
-"""A room whose store fails (``server/saving.py``): the engine never shows what the store
+"""A room whose store fails (``server/room/saving.py``): the engine never shows what the store
 may not hold, and the room recovers by itself once the store is back (issue #18, defect 2).
 
 An append that fails (Redis down, or its reply lost) leaves the room "broken": the engine
@@ -32,7 +32,7 @@ from cardhall.games import replay as replay_log
 from cardhall.server.room import SNAPSHOT_EVERY, Room
 from cardhall.server.memory_store import MemoryStore
 from cardhall.server.store import Lease, Loaded, LogEntry, Store, StoreError
-from cardhall.server.table import Phase
+from cardhall.server.phases import Phase
 
 from ..conftest import RedisProcess, serving
 from ..room_harness import Recorder, WriteLog, started_room

@@ -10,7 +10,7 @@ import pytest
 from cardhall.games.skipper import Skipper
 from cardhall.server.memory_store import MemoryStore
 from cardhall.server.room import Room
-from cardhall.server.table import RoomError
+from cardhall.server.phases import RoomError
 
 from tests.room_harness import Recorder, WriteLog
 

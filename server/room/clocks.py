@@ -16,9 +16,9 @@ import time
 from mypy_extensions import trait
 
 from . import play
-from .metrics import observe_action
-from .table import Phase
-from .room_parts import RoomParts
+from ..metrics import observe_action
+from .rules import Phase
+from .parts import RoomParts
 
 PLAYING = Phase.PLAYING
 

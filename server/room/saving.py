@@ -21,12 +21,12 @@ import msgpack
 from mypy_extensions import trait
 from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential_jitter
 
-from ..games import GameError, replay
+from ...games import GameError, replay
 from . import play
-from .room_parts import Peer, RoomParts
-from .store import OwnershipLost, StoreError
+from .parts import Peer, RoomParts
+from ..store import OwnershipLost, StoreError
 from .play import Append
-from .table import Phase
+from .rules import Phase
 
 log = logging.getLogger("cardhall.room")
 CLOSED = Phase.CLOSED

@@ -16,12 +16,12 @@ from typing import Any
 
 from mypy_extensions import trait
 
-from .. import protocol as p
-from .table import Phase
-from .room_parts import Member as Member  # re-exported
-from .room_parts import Peer as Peer  # re-exported
-from .room_parts import CHECK_FACTS, RoomParts
-from .room_parts import Seat as Seat  # re-exported
+from ... import protocol as p
+from .rules import Phase
+from .parts import Member as Member  # re-exported
+from .parts import Peer as Peer  # re-exported
+from .parts import CHECK_FACTS, RoomParts
+from .parts import Seat as Seat  # re-exported
 
 WAITING, PLAYING, FINISHED = Phase.WAITING, Phase.PLAYING, Phase.FINISHED
 

@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING, Any
 
 from mypy_extensions import trait
 
-from .. import protocol as p
-from .room_parts import RoomParts
+from ... import protocol as p
+from .parts import RoomParts
 
 if TYPE_CHECKING:
-    from .fanout import Peer
+    from .views import Peer
 
 __all__ = ["HISTORY_LINES", "ChatRefused", "RoomChat", "clean_text"]
 

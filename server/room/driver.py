@@ -44,38 +44,38 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 
-from .. import protocol as p
-from ..protocol import fairness
-from ..games import Game, LogEntry, bots, replay
-from ..games.base import SETTING
-from . import leaderboard
-from .logs import event
-from .names import bot_name
-from ..games import outcome_kind
-from .account_store import SeatLedger
-from .metrics import GameMetrics, observe_action
-from .store import Lease, Loaded, Store, StoreError
+from ... import protocol as p
+from ...protocol import fairness
+from ...games import Game, LogEntry, bots, replay
+from ...games.base import SETTING
+from .. import leaderboard
+from ..logs import event
+from ..names import bot_name
+from ...games import outcome_kind
+from ..account_store import SeatLedger
+from ..metrics import GameMetrics, observe_action
+from ..store import Lease, Loaded, Store, StoreError
 from .clocks import REAL_TIME_BOT_SECONDS as REAL_TIME_BOT_SECONDS  # re-exported
 from .clocks import RoomClocks
 from .chat import RoomChat
-from .fanout import RoomViews, Seat, Member
-from .room_parts import CHECK_FACTS
-from .fanout import Peer as Peer  # re-exported: what a room needs of a member
-from .tasks import cancel_until_done
-from .work import WorkQueue
+from .views import RoomViews, Seat, Member
+from .parts import CHECK_FACTS
+from .views import Peer as Peer  # re-exported: what a room needs of a member
+from ..tasks import cancel_until_done
+from ..work import WorkQueue
 from .saving import SNAPSHOT_EVERY as SNAPSHOT_EVERY  # re-exported
 from .saving import RoomSaving
 from .seating import RoomSeats, Told
-from . import play, table
-from .table import ROOM_OPTION_NAMES as ROOM_OPTION_NAMES  # re-exported
-from .table import ROOM_OPTIONS as ROOM_OPTIONS  # re-exported
+from . import play, rules as table
+from .rules import ROOM_OPTION_NAMES as ROOM_OPTION_NAMES  # re-exported
+from .rules import ROOM_OPTIONS as ROOM_OPTIONS  # re-exported
 from .play import (Abandon, Append, Broadcast, ClearClocks, Effect, EndTurn, EnterPhase,
                    Finish, Forfeit, FreeSeat, GiveUp, Halt, HoldSeat, PlayDefaults, Rank,
                    RecordEnd, Refuse, Released, Reload, RollBack, SaveState, Schedule, SeatEvent,
                    SendGameOver, Stamp, Tell, ToBot, TurnsDue, VoidSeat, WakeBots)
-from .table import Event, Phase
-from .table import RoomError as RoomError  # re-exported
-from .table import split_options as split_options  # re-exported
+from .rules import Event, Phase
+from .rules import RoomError as RoomError  # re-exported
+from .rules import split_options as split_options  # re-exported
 
 log = logging.getLogger("cardhall.room")
 WAITING, PLAYING, FINISHED, CLOSED = Phase

@@ -24,13 +24,13 @@ from typing import Any, Protocol
 
 from mypy_extensions import trait
 
-from .. import protocol as p
-from ..games import Game, LogEntry
-from .account_store import SeatLedger
-from .metrics import GameMetrics
-from .store import Lease, Store
+from ... import protocol as p
+from ...games import Game, LogEntry
+from ..account_store import SeatLedger
+from ..metrics import GameMetrics
+from ..store import Lease, Store
 from .play import Append, Effect
-from .table import Phase
+from .rules import Phase
 
 __all__ = ["CHECK_FACTS", "Member", "Peer", "RoomParts", "Seat"]
 

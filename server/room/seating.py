@@ -13,11 +13,11 @@ import time
 
 from mypy_extensions import trait
 
-from .. import protocol as p
-from . import play, table
-from .fanout import Member, Peer, Seat
-from .table import Leaving, Phase, RoomError
-from .room_parts import RoomParts
+from ... import protocol as p
+from . import play, rules as table
+from .views import Member, Peer, Seat
+from .rules import Leaving, Phase, RoomError
+from .parts import RoomParts
 
 FINISHED = Phase.FINISHED
 #: A seat event to send every member: (seat, event) (:meth:`RoomSeats._tell`).
