@@ -30,9 +30,9 @@ from setuptools.command.build_ext import build_ext
 ROOT = Path(__file__).resolve().parent
 #: Compiled (globs, relative to the checkout): the engines and the protocol whole (a new
 #: game's package is compiled without a change here), and the server's modules on an
-#: action's path: the lobby, the room's package (``server/room/``: its
-#: table, rules, views and driver), the socket's driver, the connection and its session. The
-#: rest of the server stays pure: its I/O edges lean on third-party typings a compiled module checks at run time
+#: action's path: the lobby, the room's package (``server/room/``: its table, rules, views
+#: and driver), the socket's driver, the connection and its session. The rest of the server
+#: stays pure: its I/O edges lean on third-party typings a compiled module checks at run time
 #: (uvloop's ``Server.sockets`` is a list where websockets says tuple), for little gain.
 COMPILED = ("games/**/*.py", "protocol/**/*.py",
             "server/tasks.py", "server/limits.py",

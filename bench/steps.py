@@ -42,7 +42,7 @@ from typing import Any
 #: The steps, in the order of an action, with the callables each one times
 #: (``Room.NAME``, ``store.append``, ``game.NAME``, the room module's ``observe_action``).
 STEPS = (("engine: apply the action", ("game.apply_entry",)),
-         ("state()", ("room.state",)),
+         ("state()", ("room.table.state",)),
          ("store append", ("store.append",)),
          ("clocks", ("room._schedule", "room._wake_bots")),
          ("metrics", ("observe_action",)),
@@ -177,8 +177,8 @@ async def open_table(room_cls: type[Any], number: int, seed: int, store: Any,
     room.metrics = metrics
     room.start_task()
     for i, conn in enumerate(conns):
-        room.join(conn, i)
-    await room.start(None)
+        await room.apply(room.table.join(conn, i, reply=False))
+    await room.apply(room.table.start(None))
     return room, game, conns
 
 
@@ -209,7 +209,7 @@ async def _play(actions: int, rooms: int, seed: int, clock: Clock | None,
             room_cls, made, rng.randrange(1 << 30), store,
             {**ROOM_SETTINGS, "turn_seconds": turn_seconds}, bound)
         if clock is not None:
-            room.game = TimedGame(room.game, clock)
+            room.table.game = TimedGame(room.table.game, clock)
         return room, game, conns
 
     observe = vars(room_module)["observe_action"]  # what the room driver calls, by that name

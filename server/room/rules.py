@@ -138,7 +138,7 @@ def step(phase: Phase, event: Event) -> Phase:
 
 
 class SeatLike(Protocol):
-    """What the seat rules read of a taken seat (:class:`~cardhall.server.room_parts.Seat`)."""
+    """What the seat rules read of a taken seat (:class:`~cardhall.server.room.seats.Seat`)."""
 
     @property
     def conn(self) -> object | None: ...  # the connection playing it (None: none)
@@ -260,6 +260,40 @@ def start_seats(phase: Phase, seats: Sequence[SeatLike | None]) -> tuple[Phase, 
     return step(phase, Event.START), [s for s, holder in enumerate(seats) if holder is None]
 
 
+class Derived(enum.Enum):
+    """A move the room makes by itself when its state says so (:data:`DERIVED`)."""
+
+    START = "start"    # every seat of a waiting room is taken: it plays
+    FINISH = "finish"  # the game is over: the room is finished
+    EXPIRE = "expire"  # nobody sits in a waiting room: the lobby may expire it
+    NONE = "none"
+
+
+#: The derived moves, after the transition table: (phase, what the state says) -> the move.
+#: What the state says: ``"full"`` (every seat taken), ``"over"`` (the game is over),
+#: ``"empty"`` (no seat taken).
+DERIVED: dict[tuple[Phase, str], Derived] = {
+    (W, "full"): Derived.START,
+    (P, "over"): Derived.FINISH,
+    (W, "empty"): Derived.EXPIRE,
+}
+
+
+def derived(phase: Phase, seats: Sequence[SeatLike | None], over: bool) -> Derived:
+    """The move :data:`DERIVED` says a room in ``phase`` with ``seats`` (and its game
+    ``over`` or not) makes by itself: the join that takes the last seat starts the room,
+    a game over finishes it, a waiting room nobody sits in may expire."""
+    if over:
+        said = "over"
+    elif all(h is not None for h in seats):
+        said = "full"
+    elif all(h is None for h in seats):
+        said = "empty"
+    else:
+        return Derived.NONE
+    return DERIVED.get((phase, said), Derived.NONE)
+
+
 class Leaving(enum.Enum):
     """What becomes of a seat whose player leaves or is kicked (:func:`on_leave`)."""
 
@@ -300,7 +334,8 @@ def ranked_account(seats: Sequence[SeatLike | None], chosen_deal: bool) -> str |
     signed in to an account, on a deal the server drew (not ``chosen_deal``). Whether its
     rules and score count on a board is the leaderboard's (:mod:`.leaderboard`)."""
     holder = seats[0] if len(seats) == 1 else None
-    if holder is None or holder.assisted or chosen_deal or not holder.account:
+    if (holder is None or holder.assisted or holder.bot or chosen_deal
+            or not holder.account):
         return None
     return holder.account
 

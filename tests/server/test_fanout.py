@@ -149,7 +149,7 @@ async def test_forty_spectators_get_every_update_in_order_then_game_over(
         watching = [asyncio.create_task(watch(i, w)) for i, w in enumerate(watchers)]
         result = await play_seat(player, room, 0, GREEDY, random.Random(2))
         await asyncio.wait_for(asyncio.gather(*watching), 30)
-        final = server.lobby.rooms[room].view_for(None)
+        final = server.lobby.rooms[room].table.view_for(None)
         for i, w in enumerate(watchers):
             states = seen[i]
             assert states[-1] == -1 and states[-2] == result.state_id, states[-3:]

@@ -3,13 +3,15 @@ the seat rules, tested with plain function calls (no event loop, no store, no so
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import ast
 import re
 from pathlib import Path
 
 import pytest
 from cardhall.server.room import rules as table
-from cardhall.server.room.views import Seat
+from cardhall.server.room.seats import Seat
 from cardhall.server.room.rules import (Event, HostMove, Leaving, Phase, RoomError, TransitionError,
                                    TRANSITIONS)
 
@@ -189,8 +191,7 @@ def test_only_a_solo_game_its_signed_in_person_played_alone_on_a_drawn_deal_is_r
     assert table.ranked_account([seat(Conn("a"), account="acc")], True) is None  # chosen deal
     assert table.ranked_account([seat(Conn("a"))], False) is None  # anonymous
     assert table.ranked_account([seat(None, bot=True, account="acc")], False) is None
-    helped = seat(Conn("a"), account="acc")
-    helped.assisted = True
+    helped = replace(seat(Conn("a"), account="acc"), assisted=True)
     assert table.ranked_account([helped], False) is None
     assert table.ranked_account([seat(Conn("a"), account="acc"), None], False) is None
 
