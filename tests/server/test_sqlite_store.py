@@ -38,7 +38,7 @@ from cardhall.server.sqlite_store import SQLiteStore
 from cardhall.server.store import Lease, LogConflict, OwnershipLost, StoreError, pack
 
 from ..conftest import RedisProcess, ServeProcess, assert_one_error, run_cli, serving
-from .test_saving import until, view_when_back
+from .test_room_saving import until, view_when_back
 
 GREEDY = strategy("skipper", "greedy")
 

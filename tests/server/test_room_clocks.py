@@ -1,5 +1,5 @@
-"""A room's clocks and server bots (``server/room/clocks.py``): a bidder in an auction gets
-``bid_seconds``, a turn ``turn_seconds``; a silent seat's turn runs out into the game's
+"""A room's clocks and server bots (``server/room/table.py``): a bidder in an auction
+gets ``bid_seconds``, a turn ``turn_seconds``; a silent seat's turn runs out into the game's
 default, an abandoned seat forfeits or goes to a bot as the room says, and server bots take
 their time in a race."""
 

@@ -1,5 +1,5 @@
-"""A room whose store fails (``server/room/saving.py``): the engine never shows what the store
-may not hold, and the room recovers by itself once the store is back (issue #18, defect 2).
+"""A room whose store fails (``server/room/driver.py``): the engine never shows what the
+store may not hold, and the room recovers by itself once the store is back (issue #18, defect 2).
 
 An append that fails (Redis down, or its reply lost) leaves the room "broken": the engine
 is rolled back to the last state the store is known to hold, ``get_view`` and ``act``
