@@ -90,8 +90,8 @@ async def test_form_defaults_make_the_room_the_protocol_makes_without_options() 
                 assert made.table.settings == plain.table.settings, (game, mode)
                 await ws.back_to_lobby(page)
             skipper = next(r for r in server.lobby.rooms.values()
-                           if r.game_name == "skipper" and r.table.options["mode"] == "multi")
-            assert skipper.options["skip_draws"] is not False
+                           if r.table.game_name == "skipper" and r.table.options["mode"] == "multi")
+            assert skipper.table.options["skip_draws"] is not False
         finally:
             await host.close()
 
@@ -348,14 +348,14 @@ async def test_lobby_lists_rooms_to_join_first_newest_first_and_hides_finished()
         for i in range(110):  # a person (the stand-in) plays each
             room = await make("solo", 1, 1_000 + i)
             async def sit_and_start(r: Room = room) -> None:
-                r.join(host, 0)
-                await r.start(None)
+                await r.apply(r.table.join(host, 0, reply=False))
+                await r.apply(r.table.start(None))
 
             await room.submit(sit_and_start)
             await room.save_state()
             playing.append(room)
         done = await make("solo", 1, 5_000)
-        await done.submit(lambda: done.start(None))  # a server bot plays it to the end
+        await done.submit(lambda: done.apply(done.table.start(None)))  # a server bot plays it to the end
         for _ in range(200):
             if done.table.phase is Phase.FINISHED:
                 break
