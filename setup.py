@@ -30,17 +30,15 @@ from setuptools.command.build_ext import build_ext
 ROOT = Path(__file__).resolve().parent
 #: Compiled (globs, relative to the checkout): the engines and the protocol whole (a new
 #: game's package is compiled without a change here), and the server's modules on an
-#: action's path: the lobby, the room and its parts (mypyc traits on
-#: ``server/room_parts.py``), the socket's driver, the connection and its session. The
-#: rest of the server stays pure: its I/O edges lean on third-party typings a compiled module checks at run time
+#: action's path: the lobby, the room's package (``server/room/``: its table, rules, views
+#: and driver), the socket's driver, the connection and its session. The rest of the server
+#: stays pure: its I/O edges lean on third-party typings a compiled module checks at run time
 #: (uvloop's ``Server.sockets`` is a list where websockets says tuple), for little gain.
 COMPILED = ("games/**/*.py", "protocol/**/*.py",
             "server/tasks.py", "server/limits.py",
             "server/metrics.py", "server/lobby.py", "server/replay.py", "server/build.py",
-            "server/room.py", "server/room_parts.py", "server/fanout.py", "server/clocks.py",
-            "server/seating.py", "server/saving.py", "server/work.py", "server/table.py",
-            "server/play.py",
-            "server/chat.py", "server/driver.py", "server/connection.py",
+            "server/room/*.py", "server/phases.py", "server/work.py",
+            "server/driver.py", "server/connection.py",
             "server/session.py")
 #: Left pure among :data:`COMPILED` (globs), each with why.
 PURE = (

@@ -8,7 +8,7 @@ random legal actions other than ``resign``, ``rooms`` rooms in turn), twice: onc
 for the whole action's CPU time, and once with a timer around each step (a subclass of the
 room and of the store, a stand-in around the engine, the room module's ``observe_action``
 swapped), for the steps. The steps are exclusive: the fan-out's figure is
-``_broadcast`` less the ``table()`` and engine calls made inside it; "the rest" is the clean
+``views.send_all`` less the ``facts()`` and engine calls made inside it; "the rest" is the clean
 whole less every step (the room's checks, its lock, the act frame's decoding, the ``ok``).
 Each step's figure has the timer's own cost (measured around a no-op) taken off. A compiled
 room (:data:`cardhall.server.room.COMPILED`) takes no subclass from Python and no stand-in
@@ -40,15 +40,16 @@ from pathlib import Path
 from typing import Any
 
 #: The steps, in the order of an action, with the callables each one times
-#: (``Room.NAME``, ``store.append``, ``game.NAME``, the room module's ``observe_action``).
+#: (``Table.NAME``, ``store.append``, ``game.NAME``, ``views.send_all``, the room driver's
+#: ``observe_action``).
 STEPS = (("engine: apply the action", ("game.apply_entry",)),
-         ("state()", ("room.state",)),
+         ("state()", ("table.state",)),
          ("store append", ("store.append",)),
-         ("clocks", ("room._schedule", "room._wake_bots")),
+         ("clocks", ("table._schedule", "table._wake")),
          ("metrics", ("observe_action",)),
-         ("table()", ("room.table",)),
+         ("table()", ("table.facts",)),
          ("engine: deltas and views", ("game.deltas", "game.views")),
-         ("fan-out (frames, less the above)", ("room._broadcast",)))
+         ("fan-out (frames, less the above)", ("views.send_all",)))
 #: Room settings of the measured rooms: the room options' defaults (no turn clock), as
 #: ``cardhall serve`` runs the rooms of the bench and of the peers harness.
 ROOM_SETTINGS = {"turn_seconds": None, "bid_seconds": None, "grace_seconds": 120.0,
@@ -177,8 +178,8 @@ async def open_table(room_cls: type[Any], number: int, seed: int, store: Any,
     room.metrics = metrics
     room.start_task()
     for i, conn in enumerate(conns):
-        room.join(conn, i)
-    await room.start(None)
+        await room.apply(room.table.join(conn, i, reply=False))
+    await room.apply(room.table.start(None))
     return room, game, conns
 
 
@@ -188,15 +189,18 @@ async def _play(actions: int, rooms: int, seed: int, clock: Clock | None,
     clock); timed steps into ``clock`` (None: clean). Returns the CPU seconds of the actions
     (``time.process_time``)."""
     from .. import protocol as p
-    from ..server import metrics, room as room_module
+    from ..server import metrics
     from ..server.store import memory_store
+    from ..server.room import driver as room_module, views as views_module
 
     rng = random.Random(seed)
     room_cls: type[Any] = room_module.Room  # its members are stand-ins (Any)
     store_cls: type[Any] = memory_store.MemoryStore
-    if clock is not None:
-        room_cls = timed_subclass(room_cls, ("state", "_schedule", "_wake_bots", "table",
-                                             "_broadcast"), "room", clock)
+    table_cls, send_all = vars(room_module)["Table"], views_module.send_all
+    if clock is not None:  # the driver makes its table of the class its module names
+        vars(room_module)["Table"] = timed_subclass(
+            table_cls, ("state", "_schedule", "_wake", "facts"), "table", clock)
+        vars(views_module)["send_all"] = clock.timed("views.send_all", send_all)
         store_cls = timed_subclass(store_cls, ("append",), "store", clock)
     store = store_cls()
     bound = metrics.bind_game(metrics.Metrics(store, lambda: rooms, lambda: 4 * rooms),
@@ -210,10 +214,10 @@ async def _play(actions: int, rooms: int, seed: int, clock: Clock | None,
             room_cls, made, rng.randrange(1 << 30), store,
             {**ROOM_SETTINGS, "turn_seconds": turn_seconds}, bound)
         if clock is not None:
-            room.game = TimedGame(room.game, clock)
+            room.table.game = TimedGame(room.table.game, clock)
         return room, game, conns
 
-    observe = vars(room_module)["observe_action"]  # what room.py calls, by that name
+    observe = vars(room_module)["observe_action"]  # what the room driver calls, by that name
     if clock is not None:
         vars(room_module)["observe_action"] = clock.timed("observe_action", observe)
     try:
@@ -237,6 +241,7 @@ async def _play(actions: int, rooms: int, seed: int, clock: Clock | None,
         await store.close()
     finally:
         vars(room_module)["observe_action"] = observe
+        vars(room_module)["Table"], vars(views_module)["send_all"] = table_cls, send_all
     return cpu
 
 
@@ -298,7 +303,7 @@ def measure(actions: int = 3000, rooms: int = 10, seed: int = 1,
     steps = {label: own(names) for label, names in STEPS}
     fanout = "fan-out (frames, less the above)"
     steps[fanout] -= steps["table()"] + steps["engine: deltas and views"] + cost * (
-        sum(clock.calls[n] for n in ("room.table", "game.deltas", "game.views")) / actions)
+        sum(clock.calls[n] for n in ("table.facts", "game.deltas", "game.views")) / actions)
     us = {k: v * 1e6 for k, v in steps.items()}
     return {"build": build.kind(), "actions": actions, "rooms": rooms,
             "whole_us": whole * 1e6, "engine_alone_us": alone, "timer_us": cost * 1e6,

@@ -57,11 +57,11 @@ async def run(rooms: int, actions: int, seed: int) -> float:
                     settings=dict(ROOM_SETTINGS), store=store)
         room.start_task()
         for i, conn in enumerate(conns):
-            room.join(conn, i)  # type: ignore[arg-type]
-        await room.start(None)
+            await room.apply(room.table.join(conn, i, reply=False))  # type: ignore[arg-type]
+        await room.apply(room.table.start(None))
         rng = random.Random(seed + r)
-        while room.game.state_id < actions and not room.game.over:
-            game = room.game
+        while room.table.game.state_id < actions and not room.table.game.over:
+            game = room.table.game
             seat = game.to_act()[0]
             act = p.Act(room=room.id, state_id=game.state_id, id=1,
                         action=list(bot(game.bot_view(seat), rng)))

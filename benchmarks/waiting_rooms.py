@@ -30,7 +30,7 @@ from cardhall.server.config import Settings
 from cardhall.server.lobby import Lobby
 from cardhall.server.store.memory_store import MemoryStore
 from cardhall.server.store.ports import Store
-from cardhall.server.table import Phase
+from cardhall.server.phases import Phase
 
 
 def rss_bytes() -> int:
@@ -75,7 +75,7 @@ async def run(args: argparse.Namespace) -> None:
     await asyncio.sleep(0)
     gc.collect()
     after = rss_bytes()
-    waiting = sum(r.phase is Phase.WAITING for r in lobby.rooms.values())
+    waiting = sum(r.table.phase is Phase.WAITING for r in lobby.rooms.values())
     tasks = len(asyncio.all_tasks()) - 1
     print(f"store={args.store} game={args.game} mode={args.mode} seats={args.seats} "
           f"rooms={args.rooms} waiting={waiting} room_tasks={tasks}")

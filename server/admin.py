@@ -61,14 +61,14 @@ from .. import protocol as p
 from . import archive
 from .admin_accounts import AccountsAdmin, page_limit
 from .accounts.auth import Auth
-from .chat import ChatRefused
+from .room.chat import ChatRefused
 from .cluster import Cluster
 from .config import Settings
 from .connection import Connection, peer_address
 from .lobby import Lobby
 from .logs import event
 from .room import Room, RoomError
-from .table import Phase
+from .phases import Phase
 from .store.ports import Store, StoreError, store_kind
 
 log = logging.getLogger("cardhall.admin")
@@ -292,11 +292,11 @@ class Admin:
                 return 200, await self._close(where)
             assert seat is not None
             if op in ("mute", "unmute"):
-                muted = await asyncio.wait_for(
-                    where.submit(lambda: where.mute(seat, op == "mute")), FORWARD_TIMEOUT)
+                muted = await asyncio.wait_for(where.submit(
+                    lambda: where.apply(where.table.mute(seat, op == "mute"))), FORWARD_TIMEOUT)
                 return 200, {"room": room_id, **muted, "owner": self.server.store.process_id}
-            result = await asyncio.wait_for(where.submit(lambda: where.kick(seat)),
-                                            FORWARD_TIMEOUT)
+            result = await asyncio.wait_for(
+                where.submit(lambda: where.apply(where.table.kick(seat))), FORWARD_TIMEOUT)
         except ChatRefused as exc:
             return 404, {"error": exc.message}
         except RoomError as exc:
@@ -316,7 +316,7 @@ class Admin:
             TimeoutError: its task did not run the notice in time.
         """
         def tell() -> int:
-            members = list(room.members)
+            members = list(room.table.members)
             for conn in members:
                 conn.send_error("room/closed", "an operator closed the room")
                 conn.send(p.Left(room=room.id))
@@ -469,7 +469,8 @@ class Admin:
         lobby = self.server.lobby
 
         def playing() -> list[str]:
-            return sorted(r.id for r in lobby.rooms.values() if r.phase is Phase.PLAYING)
+            return sorted(r.id for r in lobby.rooms.values()
+                          if r.table.phase is Phase.PLAYING)
 
         while playing() and time.monotonic() < deadline:
             self._drain["rooms_left"] = playing()

@@ -78,19 +78,20 @@ def game_record(room: Room) -> dict[str, Any]:
     Raises:
         RuntimeError: the room never started (a bug of the caller).
     """
-    game = room.dealt()
+    t = room.table
+    game = t.dealt()
     outcome = dict(game.outcome() or {})
     outcome["stats"] = game.stats()
-    table = dict(room.table())
+    table = dict(t.facts())
     table["spectators"] = {"count": 0, "names": []}
-    return {"room": room.id, "name": room.name, "game": room.game_name,
-            "mode": room.options.get("mode"), "seats": room.seat_count,
-            "private": room.private, "host": room.host, "options": dict(room.options),
-            "salt": room.salt, "commitment": room.commitment, "state_id": game.state_id,
+    return {"room": room.id, "name": t.name, "game": t.game_name,
+            "mode": t.options.get("mode"), "seats": t.seat_count,
+            "private": t.private, "host": t.host, "options": dict(t.options),
+            "salt": t.salt, "commitment": t.commitment, "state_id": game.state_id,
             "outcome": outcome, "table": table,
             "players": [None if h is None else {"name": h.name, "bot": h.bot,
-                                                "account": h.account} for h in room.seats],
-            "finished_at": room.finished_at or time.time()}
+                                                "account": h.account} for h in t.seats],
+            "finished_at": t.finished_at or time.time()}
 
 
 async def keep(store: Archive, log_of: Any, room_id: str, game: dict[str, Any],

@@ -60,7 +60,7 @@ from tenacity import wait_fixed
 
 from .. import protocol as p
 from .logs import event
-from .room import RoomError
+from .room import RoomError, dropped, resend
 from . import session
 from .session import Session
 from .store.ports import StoreError
@@ -154,7 +154,7 @@ class RemotePeer(Session):
         """The client's connection is closed: drop it from every room."""
         self.closed = True
         for room in list(self.rooms.values()):
-            room.post(functools.partial(room.dropped, self))
+            room.post(functools.partial(dropped, room, self))
         self.rooms.clear()
 
 
@@ -307,7 +307,7 @@ class Cluster:
                 peer = self.peers.get((process, session_id))
                 if peer is not None:
                     for room in peer.rooms.values():
-                        room.post(functools.partial(room.resend, peer))
+                        room.post(functools.partial(resend, room, peer))
 
     async def _undelivered(self, process: str) -> None:
         """Frames reached nobody at ``process`` (or the store was down). Pub/sub delivers
@@ -364,7 +364,7 @@ class Cluster:
         for key, peer in list(self.peers.items()):
             if key[0] == process:
                 for room in peer.rooms.values():
-                    room.post(functools.partial(room.resend, peer))
+                    room.post(functools.partial(resend, room, peer))
 
     def process_gone(self, process: str) -> None:
         """Every client of a process that no longer listens has dropped. In case the
@@ -373,7 +373,7 @@ class Cluster:
         for key in [k for k in self.peers if k[0] == process]:
             peer = self.peers.pop(key)
             seats = [[room_id, member.seat] for room_id, room in peer.rooms.items()
-                     if (member := room.members.get(peer)) is not None
+                     if (member := room.table.members.get(peer)) is not None
                      and member.seat is not None]
             peer.gone()
             if seats:
@@ -540,6 +540,6 @@ class Cluster:
                 continue
             else:
                 conn = self.peer(process, sess, "")
-            room.reattach(conn, seat)
+            room.table.reattach(conn, seat)
         if not self.shared:
-            room.hold_seats(self.restarted_at or time.time())
+            room.table.hold_seats(self.restarted_at or time.time())

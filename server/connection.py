@@ -41,7 +41,7 @@ from .visibility import Lookups
 from .lobby import Lobby
 from .logs import event
 from .metrics import Metrics
-from .room import Room
+from .room import Room, dropped
 from .session import Session
 from .store.ports import Store
 from .tasks import start_eagerly
@@ -254,7 +254,7 @@ class Connection(Session):
         self.hub.sessions.pop(self.session_id, None)
         self.hub.auth.unbind(self)
         for room in list(self.rooms.values()):
-            room.post(functools.partial(room.dropped, self))
+            room.post(functools.partial(dropped, room, self))
         self.rooms.clear()
         self.hub.cluster.local_closed(self)
         self.hub.connections.discard(self)

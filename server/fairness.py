@@ -32,7 +32,7 @@ from ..protocol import fairness
 from .. import games
 from ..games import Game, GameError, LogEntry, OptionError
 from ..games.base import SETTING
-from .table import Phase, is_phase
+from .phases import Phase, is_phase
 
 RECORD_FORMAT = "cardhall-game-record/1"
 

@@ -23,7 +23,7 @@ from ..games import outcome_kind
 from .accounts.account_store import GameHistory
 from .store.ports import LobbyIndex, StoreError
 from .tasks import cancel_until_done
-from .table import Phase, is_phase
+from .phases import Phase, is_phase
 
 log = logging.getLogger("cardhall.history")
 

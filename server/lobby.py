@@ -8,6 +8,7 @@ their owner (:meth:`Lobby.route`), taking a room over when its owner is gone.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import math
 import secrets
@@ -20,8 +21,8 @@ from .config import Settings
 from .metrics import bind_game
 from ..games import GameError, OptionError
 from .room import Peer
-from .room import Room, RoomError, split_options
-from .table import Phase
+from .room import Room, RoomError, resync, split_options
+from .phases import Phase
 from .store.ports import Lease, OwnershipLost, Store, StoreError
 from .tasks import SHUTDOWN_GRACE, Background
 from . import archive, visibility
@@ -165,7 +166,7 @@ class Lobby:
             except OwnershipLost:
                 return  # taken over already
             await self.store.release(room.id)
-        log.info("room handed over room=%s state_id=%d", room.id, room.state_id)
+        log.info("room handed over room=%s state_id=%d", room.id, room.table.state_id)
 
     async def _take_over(self, room_id: str) -> Room | None:
         """Acquire the room's lease and load it; at most one at a time per room (others
@@ -213,19 +214,21 @@ class Lobby:
             log.error("room %s: cannot rebuild from the store: %s", room_id, exc)
             raise RoomError("server/internal", "the room's record is damaged") from None
         room.on_finish, room.on_lost, room.on_seats = self._finished, self._lost, self._seats
-        room.metrics = bind_game(self.metrics, room.game_name, room.options.get("mode"))
+        room.metrics = bind_game(self.metrics, room.table.game_name,
+                                 room.table.options.get("mode"))
         room.lease, room.lease_until = lease, lease_until
         room.ledger = self.ledger
         assert room_id not in self.rooms, "one takeover at a time (_loading)"
         self.rooms[room_id] = room
         room.start_task()
-        room.seats_changed()  # a waiting room nobody sits in expires here too
+        if room.table.phase is Phase.WAITING:  # a waiting room nobody sits in expires here too
+            self._seats(room, False)
         self.cluster.reattach(room, (loaded.state or {}).get("members", []))
-        room.post(room.resync)
-        if room.phase is Phase.FINISHED:
+        room.post(functools.partial(resync, room))
+        if room.table.phase is Phase.FINISHED:
             self._finished(room)
         log.info("room taken over room=%s state_id=%d members=%d lease=%s", room_id,
-                 room.state_id, len(room.members), lease)
+                 room.table.state_id, len(room.table.members), lease)
         return room
 
     async def demote(self, room: Room, *, quiet: bool = False) -> None:
@@ -237,7 +240,7 @@ class Lobby:
             await room.close()
             return
         del self.rooms[room.id]
-        for conn in list(room.members):
+        for conn in list(room.table.members):
             if conn.rooms.get(room.id) is room:
                 conn.rooms.pop(room.id, None)
             if conn.process == self.store.process_id:
@@ -309,14 +312,15 @@ class Lobby:
                     store=self.store, private=private, code=code,
                     host=conn.session_id, on_finish=self._finished, on_lost=self._lost,
                     on_seats=self._seats, chosen_deal=bool(chosen), ledger=self.ledger)
-        room.metrics = bind_game(self.metrics, room.game_name, room.options.get("mode"))
+        room.metrics = bind_game(self.metrics, room.table.game_name,
+                                 room.table.options.get("mode"))
         # Registered before the store write: once the store lists the room, a quick join of
         # this process may route to it, and must find this room rather than load a twin.
         self.rooms[room_id] = room
         asked = asyncio.get_running_loop().time()
         try:
-            room.lease = await self.store.save_room(room_id, room.record(), room.state(),
-                                                    room.summary())
+            room.lease = await self.store.save_room(room_id, room.table.record(),
+                                                    room.table.state(), room.table.summary())
             room.lease_until = self.lease_until(asked)
         except BaseException:
             self.rooms.pop(room_id, None)
@@ -356,10 +360,10 @@ class Lobby:
         stayed so for ``empty_room_ttl`` seconds (:meth:`_sweep_empty`); one whose last
         seat's grace window ended with nobody connected to it is removed now."""
         ttl = self.settings.empty_room_ttl
-        if ttl is None or room.taken or room.phase is not Phase.WAITING:
+        if ttl is None or room.table.taken or room.table.phase is not Phase.WAITING:
             self._empty.pop(room.id, None)
             return
-        if expired and not room.members:
+        if expired and not room.table.members:
             self._empty.pop(room.id, None)
             self.background.spawn(self.expire(room.id, "its players left and their seats' "
                                               "grace windows ended"))
@@ -386,7 +390,8 @@ class Lobby:
                 return
             del self._empty[room_id]
             room = self.rooms.get(room_id)
-            if room is not None and room.phase is Phase.WAITING and not room.taken:
+            if (room is not None and room.table.phase is Phase.WAITING
+                    and not room.table.taken):
                 self.background.spawn(self.expire(room_id, f"nobody sat in it for {ttl:g} s"))
 
     async def expire(self, room_id: str, why: str) -> None:
@@ -394,9 +399,9 @@ class Lobby:
         get ``error room/closed`` (the ``message`` says ``why``) and an unsolicited
         ``left`` first. A room that was taken or started meanwhile is left alone."""
         room = self.rooms.get(room_id)
-        if room is None or room.phase is not Phase.WAITING or room.taken:
+        if room is None or room.table.phase is not Phase.WAITING or room.table.taken:
             return
-        for conn in list(room.members):
+        for conn in list(room.table.members):
             conn.send_error("room/closed", f"the room was removed: {why}")
             conn.send(p.Left(room=room_id))
         log.info("room expired room=%s: %s", room_id, why)
@@ -423,7 +428,7 @@ class Lobby:
                                and (msg.seats is None or s["seats"] == msg.seats)
                                and (not local or s["room"] in self.rooms)
                                and ((room := self.rooms.get(s["room"])) is None
-                                    or room.startable)]
+                                    or room.table.startable)]
             if fits:
                 return min(fits, key=lambda r: (r not in self.rooms, r))
             if cursor is None:
@@ -471,7 +476,7 @@ class Lobby:
         room = self.rooms.pop(room_id, None)
         if room is None:
             return
-        for conn in list(room.members):
+        for conn in list(room.table.members):
             conn.rooms.pop(room_id, None)
         await room.close()
         try:

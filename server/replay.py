@@ -27,8 +27,9 @@ import msgpack
 
 from ..games import Game, LogEntry, replay
 from .room import Room, RoomError
-from . import table, visibility
-from .table import Event, Phase
+from . import visibility
+from .room import rules as table
+from .room.rules import Event, Phase
 
 __all__ = ["CACHED", "STRIDE", "Replay", "replay_of", "replay_view"]
 
@@ -106,13 +107,14 @@ async def replay_of(room: Room) -> Replay:
         StoreError: the store is unavailable.
         GameError: the stored log does not replay (a bug).
     """
-    if room.game_phase is not Phase.FINISHED:  # as the transition table says
-        table.step(room.game_phase, Event.REPLAY)
-    key = (room.id, room.salt, room.state_id)
+    t = room.table
+    if t.phase is not Phase.FINISHED:  # as the transition table says
+        table.step(t.phase, Event.REPLAY)
+    key = (room.id, t.salt, t.state_id)
     replay = _cache.get(key)
     if replay is None:
         entries = await room.store.log(room.id)
-        replay = Replay(room.game_cls, room.options, room.seat_count, entries)
+        replay = Replay(t.game_cls, t.options, t.seat_count, entries)
         _cache[key] = replay
         while len(_cache) > CACHED:
             _cache.popitem(last=False)
@@ -133,9 +135,9 @@ async def replay_view(room: Room, viewer: visibility.Viewer, state_id: int, seat
             end or ``seat`` not a seat of the room).
         StoreError: the store is unavailable.
     """
-    if not visibility.may_see(room, viewer):
+    if not visibility.may_see(room.table, viewer):
         raise visibility.hidden(room.id)
-    visibility.seat_view(room, viewer, seat)
+    visibility.seat_view(room.table, viewer, seat)
     replay = await replay_of(room)
     if seat is not None and seat >= replay.seats:
         raise RoomError("protocol/bad_value", f"get_replay: seat: the room has seats "
@@ -146,5 +148,5 @@ async def replay_view(room: Room, viewer: visibility.Viewer, state_id: int, seat
         raise RoomError("protocol/bad_value", f"get_replay: {exc}") from None
     view = game.view(seat)
     view["legal_actions"] = []
-    view["room"] = room.table()
+    view["room"] = room.table.facts()
     return view, events, replay.final

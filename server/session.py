@@ -20,7 +20,7 @@ from . import archive, leaderboard, visibility
 from .accounts import names
 from .accounts.account_store import AccountStore
 from .accounts.auth import Auth
-from .chat import ChatRefused
+from .room.chat import ChatRefused
 from .config import Settings
 from .history import my_games
 from .accounts.identity import AuthError
@@ -28,8 +28,8 @@ from .limits import address_key
 from .lobby import Lobby
 from .replay import replay_view
 from .room import ROOM_OPTIONS, Room, RoomError
-from . import table
-from .table import Event, Phase
+from .room import rules as table
+from .room.rules import Event, Phase
 from .store.ports import Store, StoreError
 
 log = logging.getLogger("cardhall.session")
@@ -126,7 +126,7 @@ class Session:
 
     def send_later(self, frame: bytes) -> None:
         """Queue an encoded frame, in order with every other, to be written soon rather
-        than now (see :meth:`~cardhall.server.room_parts.Peer.send_later`); here, now."""
+        than now (see :meth:`~cardhall.server.room.views.Peer.send_later`); here, now."""
         self.send_raw(frame)
 
     def send_error(self, code: str, message: str, re: Any = None) -> None:
@@ -273,10 +273,10 @@ class Session:
     async def _create_room(self, msg: p.CreateRoom) -> None:
         room = await self.server.lobby.create(self, msg, dict(msg.options), msg.private,
                                               msg.name)
-        self.send(p.RoomCreated(room=room.id, code=room.code, re=msg.id))
+        self.send(p.RoomCreated(room=room.id, code=room.table.code, re=msg.id))
 
     async def _join_room(self, room: Room, seat: int | None, re: Any) -> None:
-        await room.submit(lambda: room.seat_player(self, seat, re))
+        await room.submit(lambda: room.apply(room.table.join(self, seat, re)))
 
     async def _join(self, msg: p.Join) -> None:
         rooms = self.server.lobby.rooms
@@ -314,37 +314,32 @@ class Session:
     async def _spectate(self, msg: p.Spectate) -> None:
         room = visibility.enterable(self.server.lobby.rooms, msg.room)
 
-        def work() -> None:
+        async def work() -> None:
             if not room.lease_current():  # a stale copy, maybe (issue #35)
                 raise RoomError("server/unavailable", "the room is moving to another "
                                 "server: ask again shortly")
-            room.spectate(self)
-            room.send_joined(self, msg.id)
+            await room.apply(room.table.spectate(self, msg.id))
 
         await room.submit(work)
 
     async def _leave(self, msg: p.Leave) -> None:
         room = self._member_room(msg.room)
-        await room.submit(lambda: room.leave(self))
+        await room.submit(lambda: room.apply(room.table.leave(self)))
         self.send(p.Left(room=room.id, re=msg.id))
 
     async def _start(self, msg: p.Start) -> None:
         room = self._visible_room(msg.room)
-        await room.submit(lambda: room.start(self, msg.id))
+        await room.submit(lambda: room.apply(room.table.start(self, msg.id)))
 
     async def _resume(self, msg: p.Resume) -> None:
         room = self.server.lobby.find(msg.room)
 
         async def work() -> None:
             try:
-                if msg.token is not None:
-                    room.resume(self, msg.token)
-                else:
-                    room.resume_account(self)
+                outs = room.table.resume(self, msg.token, msg.id)
             except RoomError as exc:
                 raise visibility.refusal(room, self, exc) from None
-            await room.save_state()
-            room.send_joined(self, msg.id, msg.token)
+            await room.apply(outs)
 
         await room.submit(work)
 
@@ -355,13 +350,13 @@ class Session:
     async def _get_view(self, msg: p.GetView) -> None:
         room = self._member_room(msg.room)
 
-        def work() -> None:
+        async def work() -> None:
             # A room reloading after a failed write may not know its true state yet; one
             # whose lease is not confirmed current may be a stale copy (issue #35).
-            if room.reloading or not room.lease_current():
+            if room.table.reloading or not room.lease_current():
                 raise RoomError("server/unavailable", "the room is reloading its game from "
                                 "the store, or moving to another server: ask again shortly")
-            room.full_view(self, msg.id)
+            await room.apply(room.table.view(self, msg.id))
 
         await room.submit(work)
 
@@ -377,19 +372,19 @@ class Session:
             StoreError: the store is unavailable.
         """
         room = self._visible_room(msg.room)
-        if room.game_phase is not Phase.FINISHED:  # as the transition table says
-            table.step(room.game_phase, Event.REVEAL)
+        if room.table.phase is not Phase.FINISHED:  # as the transition table says
+            table.step(room.table.phase, Event.REVEAL)
         # Any: the SQLite and Redis stores hand back each entry as the list msgpack unpacks,
         # which a compiled LogEntry (a tuple) would refuse
         entries: list[Any] = await self.server.store.log(room.id)
         first = msg.first or 0
         page, more = archive.log_page(entries, first)
-        game = room.dealt()
+        game = room.table.dealt()
         outcome = dict(game.outcome() or {})
         outcome["stats"] = game.stats()
-        self.send(p.Log(room=room.id, game=room.game_name, seats=game.seats,
-                        options=dict(game.options), salt=room.salt or None,
-                        commitment=room.commitment, state_id=game.state_id,
+        self.send(p.Log(room=room.id, game=room.table.game_name, seats=game.seats,
+                        options=dict(game.options), salt=room.table.salt or None,
+                        commitment=room.table.commitment, state_id=game.state_id,
                         outcome=outcome, first=first, entries=page, more=more,
                         re=msg.id))
 
@@ -439,11 +434,12 @@ class Session:
         """
         room = self._member_room(msg.room)
 
-        def work() -> None:
+        async def work() -> None:
             try:
-                room.say(self, msg)
+                outs = room.table.say(self, msg)
             except ChatRefused as exc:
                 raise RoomError(exc.code, exc.message) from None
+            await room.apply(outs)
 
         await room.submit(work)
 

@@ -99,7 +99,7 @@ class Seen(Protocol):
 
     @property
     def members(self) -> Mapping[Any, Any]:
-        """The members (sessions seated or watching) and their :class:`~.room_parts.Member`
+        """The members (sessions seated or watching) and their :class:`~.room.seats.Member`
         (``seat``), by session."""
 
 
@@ -134,7 +134,7 @@ def visible(rooms: Mapping[str, Room], viewer: Viewer, room_id: str) -> Room:
         RoomError: :func:`hidden` (no such room here, or a private room of others).
     """
     room = rooms.get(room_id)
-    if room is None or not may_see(room, viewer):
+    if room is None or not may_see(room.table, viewer):
         raise hidden(room_id)
     return room
 
@@ -147,7 +147,7 @@ def enterable(rooms: Mapping[str, Room], room_id: str) -> Room:
         RoomError: :func:`hidden` (no such room here, or a private one).
     """
     room = rooms.get(room_id)
-    if room is None or room.private:
+    if room is None or room.table.private:
         raise hidden(room_id)
     return room
 
@@ -189,8 +189,8 @@ def refusal(room: Room, viewer: Viewer, exc: RoomError) -> RoomError:
     """The answer to give for ``exc``, a refusal of ``viewer``'s ``resume`` of ``room``: a
     private room the viewer may not see answers a wrong token (``room/bad_token``) or a
     seat it does not hold (``room/not_seated``) as a missing room does."""
-    if (exc.code in ("room/bad_token", "room/not_seated") and room.private
-            and not may_see(room, viewer)):
+    if (exc.code in ("room/bad_token", "room/not_seated") and room.table.private
+            and not may_see(room.table, viewer)):
         return hidden(room.id)
     return exc
 

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from .table import RoomError
+from .phases import RoomError
 from .tasks import cancel_until_done
 
 log = logging.getLogger("cardhall.room")

@@ -22,11 +22,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-# Before cardhall is imported: every room checks its cached state and room facts against
-# ones built afresh (cardhall.server.room_parts.CHECK_FACTS), in this process and in the
-# servers the tests start.
-os.environ.setdefault("CARDHALL_CHECK_FACTS", "1")
-
 import pytest
 import redis
 

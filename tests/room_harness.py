@@ -61,8 +61,8 @@ async def started_room(seats: int, options: dict[str, Any], store: MemoryStore |
     log: WriteLog = []
     conns = [Recorder(f"seat{i}", log) for i in range(seats)]
     for i, conn in enumerate(conns):
-        room.join(conn, i)  # type: ignore[arg-type]
-    await room.start(None)
+        await room.apply(room.table.join(conn, i, reply=False))  # type: ignore[arg-type]
+    await room.apply(room.table.start(None))
     log.clear()
     return room, game, conns, log
 

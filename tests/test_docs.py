@@ -148,9 +148,8 @@ async def test_the_protocol_spec_says_a_full_room_starts_itself_and_it_does() ->
 
 
 #: File names a docstring or comment may cite although the repository has no such file, each
-#: with why. Everything else cited (``base.py``, ``server/room.py``, ``docs/operations.md``...)
-#: must be
-#: a file of the repository.
+#: with why. Everything else cited (``base.py``, ``server/room/driver.py``,
+#: ``docs/operations.md``...) must be a file of the repository.
 CITED_ELSEWHERE = {
     # The peers harness (``benchmarks/peers.py --peers DIR``) lives outside the repository.
     "loadgen.js": "peers", "colyseus_server.js": "peers", "setup.sh": "peers",
@@ -232,7 +231,7 @@ def test_connection_session_peer_and_hub_have_one_meaning_each() -> None:
     """Issue #31, item 7: the README says what each of the four words means, and the code
     keeps to it: no module imports one of ``Connection``, ``Session``, ``Peer``, ``Hub``
     under another of these names (lobby.py once called the room's ``Peer`` ``Session``) or
-    names one after another (fanout.py had ``Connection = Peer``),
+    names one after another (the fan-out module had ``Connection = Peer``),
     every ``Hub`` is a Protocol (the server as a lower module needs it), and the protocol
     package, which knows no rooms, never calls the other end "the peer"."""
     import ast

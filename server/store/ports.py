@@ -64,7 +64,7 @@ from typing import Any, Protocol
 import msgpack
 
 from ...games import LogEntry as LogEntry  # the log's entries (stored as [kind, seat, action])
-from ..table import Phase, is_phase
+from ..phases import Phase, is_phase
 
 log = logging.getLogger("cardhall.store")
 

@@ -30,15 +30,16 @@ async def test_a_seat_dropped_while_connected_is_resumed_on_not_seated(server: S
         seat = (await c.join(room_id)).seat
         room = server.lobby.rooms[room_id]
         conn = server.sessions[c.session_id]
-        await room.submit(lambda: room.dropped(conn))
-        holder = room.seats[seat or 0]
+        await room.submit(lambda: room.apply(room.table.drop(conn)))
+        holder = room.table.seats[seat or 0]
         assert holder is not None and holder.conn is None and holder.grace_until
         view = c.views[room_id]
         assert view["legal_actions"]
         await c.act(room_id, view["legal_actions"][0], view["state_id"])
         assert c.seat_resumes == 1
-        assert holder.conn is conn and holder.grace_until is None
-        assert room.game.state_id == view["state_id"] + 1
+        holder = room.table.seats[seat or 0]
+        assert holder is not None and holder.conn is conn and holder.grace_until is None
+        assert room.table.game.state_id == view["state_id"] + 1
 
 
 @contextlib.asynccontextmanager

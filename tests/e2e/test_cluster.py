@@ -330,9 +330,10 @@ async def test_a_client_whose_seat_its_owner_dropped_is_told_and_resumes(
                 await asyncio.sleep(0.02)
             owned = a.lobby.rooms[room]
             a.cluster.process_gone(b.store.process_id)
-            holder = owned.seats[seat]
+            holder = owned.table.seats[seat]
             assert holder is not None
-            while holder.conn is None or holder.conn.closed or guest.seat_resumes == 0:
+            while ((holder := owned.table.seats[seat]) is None or holder.conn is None
+                   or holder.conn.closed or guest.seat_resumes == 0):
                 assert time.monotonic() < deadline + 10, "the guest never resumed its seat"
                 await asyncio.sleep(0.02)
             choose = strategy("skipper", "greedy")
@@ -343,7 +344,7 @@ async def test_a_client_whose_seat_its_owner_dropped_is_told_and_resumes(
         entries = await a.store.log(room)
         assert {e[1] for e in entries if e[0] == "a"} == {0, 1}
         assert len(entries) == sum(r.actions for r in results)  # no server bot played
-        assert not any(h is not None and h.bot for h in owned.seats)
+        assert not any(h is not None and h.bot for h in owned.table.seats)
     finally:
         await a.stop()
         await b.stop()
@@ -461,7 +462,7 @@ class DownStore(MemoryStore):
 async def test_frames_lost_while_the_store_is_down_are_made_good() -> None:
     """An owner's frames for a client of another process are lost because the store is
     down (an update of an action appended just before): once a ping gets through again,
-    the client's rooms send it its full view, :meth:`Room.resend` (before, the frames were
+    the client's rooms send it its full view, :meth:`Table.resend` (before, the frames were
     only logged as lost, and a client that missed whose turn it is waited for ever)."""
     from types import SimpleNamespace
 
@@ -471,8 +472,15 @@ async def test_frames_lost_while_the_store_is_down_are_made_good() -> None:
     cluster = Cluster(SimpleNamespace(store=store))  # type: ignore[arg-type]
     peer = cluster.peer("p2", "s1", "remote player")
     resent: list[Any] = []
-    room = SimpleNamespace(resend=resent.append)  # its full view (and a game_over)
-    room.post = lambda fn: fn()
+    # its full view (and a game_over): Table.resend, carried out by the driver
+    room = SimpleNamespace(table=SimpleNamespace(resend=resent.append),
+                           lease_current=lambda: True)
+
+    async def apply(outs: Any) -> None:
+        return None
+
+    room.apply = apply
+    room.post = lambda fn: asyncio.get_running_loop().create_task(fn())
     peer.rooms["r1"] = room  # type: ignore[assignment]
     try:
         cluster.send_out("p2", "s1", b"update")
@@ -608,7 +616,12 @@ async def test_frames_that_aged_during_a_flush_are_dropped_not_sent() -> None:
     resent: list[Any] = []
     for process in ("p2", "p3"):
         peer = cluster.peer(process, "s1", "remote player")
-        room = SimpleNamespace(resend=resent.append, post=lambda fn: fn())
+        async def apply(outs: Any) -> None:
+            return None
+
+        room = SimpleNamespace(table=SimpleNamespace(resend=resent.append),
+                               lease_current=lambda: True, apply=apply,
+                               post=lambda fn: asyncio.get_running_loop().create_task(fn()))
         peer.rooms["r1"] = room  # type: ignore[assignment]
     try:
         cluster.send_out("p2", "s1", b"state 140")

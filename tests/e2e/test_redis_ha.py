@@ -91,7 +91,7 @@ async def test_an_action_no_replica_confirms_is_refused_and_the_room_stays_consi
                     await c.act(created.room, view["legal_actions"][0], sid)
                 assert refused.value.code == "server/unavailable"
                 room = server.lobby.rooms[created.room]
-                assert room.state_id == sid  # rolled back: the engine is not ahead
+                assert room.table.state_id == sid  # rolled back: the engine is not ahead
                 assert c.views[created.room]["state_id"] == sid  # nobody saw the next state
                 with pytest.raises(ServerError) as again:  # still reloading: refused too
                     await c.act(created.room, view["legal_actions"][0], sid)
@@ -106,7 +106,7 @@ async def test_an_action_no_replica_confirms_is_refused_and_the_room_stays_consi
             while c.views[created.room]["state_id"] == sid and time.monotonic() < deadline:
                 await asyncio.sleep(0.05)
             log = await server.store.log(created.room)
-            assert c.views[created.room]["state_id"] == len(log) == room.state_id == sid + 1
+            assert c.views[created.room]["state_id"] == len(log) == room.table.state_id == sid + 1
             with redis.Redis(port=replica.port) as r:
                 assert r.llen(key(created.room, "log")) == len(log)
 

@@ -33,7 +33,7 @@ async def test_four_greedy_bots_finish_multi_with_auctions_and_skip_draws(
         assert game.over and game.state_id == rec["state_id"] == len(entries)
         assert game.outcome()["winner"] == rec["winner"]
         # The live room's engine and the replay agree bit for bit.
-        assert game.snapshot() == server.lobby.rooms[rec["room"]].game.snapshot()
+        assert game.snapshot() == server.lobby.rooms[rec["room"]].table.game.snapshot()
 
 
 async def test_solo_and_race_finish_over_the_wire(server: Server) -> None:
@@ -47,7 +47,7 @@ async def test_solo_and_race_finish_over_the_wire(server: Server) -> None:
     # Truly concurrent: seats' actions interleave (no seat plays a whole game alone first).
     switches = sum(a != b for a, b in zip(seats_in_order, seats_in_order[1:]))
     assert switches > 10
-    assert game.snapshot() == server.lobby.rooms[race[0]["room"]].game.snapshot()
+    assert game.snapshot() == server.lobby.rooms[race[0]["room"]].table.game.snapshot()
 
 
 async def test_race_actions_from_different_seats_do_not_make_each_other_stale(

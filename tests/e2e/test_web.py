@@ -162,7 +162,7 @@ async def dom_cards(page: Any) -> list[str]:
 async def check_hidden_hands(page: Any, room: Any, seat: int) -> bool:
     """The page shows its own hand exactly as the engine deals it, and no card of another
     seat's hand (when the page holds the engine's current state). True when checked."""
-    game = room.game
+    game = room.table.game
     if str(game.state_id) != await room_attr(page, "stateId"):
         return False
     shown = await dom_cards(page)
@@ -261,7 +261,7 @@ async def test_skipper_multi_two_pages_two_bots_to_the_end() -> None:
         await a.wait_for_selector("#room[data-status='waiting']")
         room_id = await room_attr(a, "room")
         room = server.lobby.rooms[room_id]
-        assert room.options["turn_limit"] == 4 and room.seat_count == 4
+        assert room.table.options["turn_limit"] == 4 and room.table.seat_count == 4
 
         bpage = await new_page(b, server.port, errors)
         await bpage.click("#refresh")
@@ -280,7 +280,7 @@ async def test_skipper_multi_two_pages_two_bots_to_the_end() -> None:
         await watcher.click(f"tr[data-room='{room_id}'] button.spectate")
         await watcher.wait_for_selector("#room[data-seat=''] .skipper")
         assert not await watcher.locator("#hand").count()
-        hands = {c for s in range(4) for c in room.game.view(s)["hand"]}
+        hands = {c for s in range(4) for c in room.table.game.view(s)["hand"]}
         assert not hands & set(await dom_cards(watcher))
         await watcher.screenshot(path=shot("skipper-spectator"))
         await watcher.context.close()
@@ -309,10 +309,10 @@ async def test_skipper_multi_two_pages_two_bots_to_the_end() -> None:
                     await p.page.wait_for_selector("#room[data-seat='1'] #hand")
                     assert await room_attr(p.page, "room") == room_id
                     reloaded = True
-                    if str(room.game.state_id) == await room_attr(p.page, "stateId"):
+                    if str(room.table.game.state_id) == await room_attr(p.page, "stateId"):
                         hand = await p.page.eval_on_selector_all(
                             "#hand [data-card]", CARDS_OF)
-                        assert sorted(hand) == sorted(room.game.view(1)["hand"])
+                        assert sorted(hand) == sorted(room.table.game.view(1)["hand"])
                     assert await p.page.evaluate(stored) == token  # the same seat token
                     await a.wait_for_function(
                         "() => [...document.querySelectorAll('#log li')]"
@@ -328,14 +328,14 @@ async def test_skipper_multi_two_pages_two_bots_to_the_end() -> None:
         else:
             pytest.fail("the game did not end in time")
 
-        assert room.game.over
+        assert room.table.game.over
         for p in players:
             await p.page.wait_for_selector("#game-over #play-again")
             await p.page.screenshot(path=shot(f"skipper-game-over-seat{p.seat}"), full_page=True)
             outcome = await p.page.inner_text("#outcome")
             assert "turn limit" in outcome or "won" in outcome, outcome
         assert players[0].auctioned and reloaded and checks >= 10
-        assert room.game.counters["auctions"] >= 1
+        assert room.table.game.counters["auctions"] >= 1
         assert auctions_seen >= 2
         await a.click("#play-again")  # a new room like this one, the page seated in it
         await a.wait_for_function(
@@ -343,7 +343,7 @@ async def test_skipper_multi_two_pages_two_bots_to_the_end() -> None:
             " return r && r.dataset.room !== old && r.dataset.status === 'waiting'; }",
             arg=room_id)
         again = server.lobby.rooms[await room_attr(a, "room")]
-        assert again.seat_count == 4 and again.options["mode"] == "multi"
+        assert again.table.seat_count == 4 and again.table.options["mode"] == "multi"
         assert not errors, errors
 
 
@@ -439,7 +439,7 @@ async def test_solo_game_played_by_clicking(game: str) -> None:
         await page.click("#create-submit")
         await page.wait_for_selector("#room")
         room = server.lobby.rooms[await room_attr(page, "room")]
-        assert room.options["seed"] == 7
+        assert room.table.options["seed"] == 7
         if await room_attr(page, "status") == "waiting":  # a full room may start by itself
             await page.click("#start")
         await page.wait_for_selector("#room[data-status='playing'][data-mine='1']")
@@ -452,9 +452,9 @@ async def test_solo_game_played_by_clicking(game: str) -> None:
             moves.append(await solo_move(page))
             await wait_new_state(page, old)
         await page.screenshot(path=shot(f"{game}-after-moves"), full_page=True)
-        assert room.game.state_id >= 5 or room.game.over, moves
+        assert room.table.game.state_id >= 5 or room.table.game.over, moves
         await page.wait_for_function("s => document.querySelector('#room').dataset.stateId === s",
-                                     arg=str(room.game.state_id))
+                                     arg=str(room.table.game.state_id))
         labels = await page.eval_on_selector_all(
             "#room .table [data-card]", "els => els.map(e => e.getAttribute('aria-label'))")
         assert labels and all(" of " in label for label in labels)  # words for every card
@@ -592,7 +592,7 @@ async def test_keyboard_only_turn_with_countdown() -> None:
         target = await tab_to(page, lambda f: "here" in f["label"] or f["text"] == "Discard it")
         await page.keyboard.press("Enter")
         await wait_new_state(page, old)
-        assert room.game.state_id == int(old) + 1
+        assert room.table.game.state_id == int(old) + 1
         events = await page.inner_text("#log")
         assert ("discarded" in events) or ("played" in events), (target, events)
         await page.wait_for_timeout(2200)
@@ -666,7 +666,7 @@ async def test_lobby_pages_through_a_server_that_pages() -> None:
         await page.click("#more-rooms")
         await page.wait_for_selector("#more-rooms", state="detached")
         shown = await page.eval_on_selector_all(rows, "rs => rs.map(r => r.dataset.room)")
-        public = {r.id for r in server.lobby.rooms.values() if not r.private}
+        public = {r.id for r in server.lobby.rooms.values() if not r.table.private}
         assert sorted(shown) == sorted(public) and len(set(shown)) == 150
         await page.check("#filter-free")
         await page.wait_for_selector("#more-rooms")

@@ -161,7 +161,7 @@ async def test_chat_between_two_pages_and_a_spectator_on_a_phone() -> None:
         await c.click("#chat-muted button:has-text('Ann')")  # unmute
         await c.wait_for_selector("#chat-players li[data-n='1']")
         await a.screenshot(path=shot("chat-desktop"), full_page=True)
-        assert [line["n"] for line in server.lobby.rooms[room_id].chat] == [1, 2, 3, 4]
+        assert [line["n"] for line in server.lobby.rooms[room_id].table.chat] == [1, 2, 3, 4]
         assert not errors, errors
 
 
@@ -264,7 +264,7 @@ async def test_replay_viewer_steps_to_the_end_and_back(viewport: dict[str, int])
         await page.wait_for_selector("#room[data-status='playing']")
         await play_to_the_end(page, server, room_id)
         room = server.lobby.rooms[room_id]
-        final = room.game.state_id
+        final = room.table.game.state_id
         await page.wait_for_selector("#game-over #replay-open")
         assert await page.inner_text("#outcome-why") == \
             "You lost: the turn limit was reached (K7)."
@@ -381,7 +381,7 @@ async def test_how_to_play_auction_help_and_reasons() -> None:
         await no_sideways_scroll(c, "#auction-help")
         # Nobody bids: seat 1's bid timer runs out, and the pages say so.
         room = server.lobby.rooms[room_id]
-        room.deadlines = {s: time.time() for s in room.deadlines}
+        room.table._deadlines = {s: time.time() for s in room.table.deadlines}
         room.post(room._on_timer)
         await a.wait_for_function("() => document.querySelector('#log').textContent"
                                   ".includes('ran out of time')")

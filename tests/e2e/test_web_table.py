@@ -23,7 +23,7 @@ from cardhall.client.client import Client
 from cardhall.server.app import Server
 from cardhall.server.room import Room
 from cardhall.server.store.memory_store import MemoryStore
-from cardhall.server.table import Phase
+from cardhall.server.phases import Phase
 
 from .. import web_screens as ws
 from ..conftest import serving
@@ -86,12 +86,12 @@ async def test_form_defaults_make_the_room_the_protocol_makes_without_options() 
                 plain = server.lobby.rooms[(await host.create_room(
                     game, mode=mode, seats=seats)).room]
                 drop_seed = lambda o: {k: v for k, v in o.items() if k != "seed"}  # noqa: E731
-                assert drop_seed(made.options) == drop_seed(plain.options), (game, mode)
-                assert made.settings == plain.settings, (game, mode)
+                assert drop_seed(made.table.options) == drop_seed(plain.table.options), (game, mode)
+                assert made.table.settings == plain.table.settings, (game, mode)
                 await ws.back_to_lobby(page)
             skipper = next(r for r in server.lobby.rooms.values()
-                           if r.game_name == "skipper" and r.options["mode"] == "multi")
-            assert skipper.options["skip_draws"] is not False
+                           if r.table.game_name == "skipper" and r.table.options["mode"] == "multi")
+            assert skipper.table.options["skip_draws"] is not False
         finally:
             await host.close()
 
@@ -117,7 +117,7 @@ async def test_host_leaves_and_the_next_player_gets_the_start_button() -> None:
         assert "You are now the host" in log and f"{ann_name} left." in log, log
         await bob.click("#start")
         await bob.wait_for_selector("#room[data-status='playing']")
-        assert server.lobby.rooms[room_id].phase is Phase.PLAYING
+        assert server.lobby.rooms[room_id].table.phase is Phase.PLAYING
 
 
 # -- 3. names ---------------------------------------------------------------------------
@@ -155,12 +155,12 @@ async def test_names_enter_applies_keeps_the_form_and_shows_on_table_and_log() -
         await ann.click(f"tr[data-room='{room_id}'] button.join")
         await ann.wait_for_selector("#room[data-seat='1'][data-status='playing']")
         room = server.lobby.rooms[room_id]
-        assert [s.name for s in room.seats if s is not None] == ["Bob", "Ann"]
+        assert [s.name for s in room.table.seats if s is not None] == ["Bob", "Ann"]
         await bob.wait_for_selector("#room[data-status='playing']")
         assert await bob.inner_text(".seat[data-seat='0'] .seat-title") == "Bob (you)"
         await bob.wait_for_selector(".seat[data-seat='1'] .seat-title:text-is('Ann')")
         # Whoever is to act moves; the other page's log names the mover.
-        mover, other, name = ((bob, ann, "Bob") if room.game.to_act() == [0]
+        mover, other, name = ((bob, ann, "Bob") if room.table.game.to_act() == [0]
                               else (ann, bob, "Ann"))
         await mover.evaluate("""() => { const r = window.cardhall.room;
             const a = r.view.legal_actions.find(x => x[0] !== 'resign'); return r.act(a); }""")
@@ -175,18 +175,18 @@ async def test_names_enter_applies_keeps_the_form_and_shows_on_table_and_log() -
 async def test_resign_asks_before_it_is_sent() -> None:
     async with site() as (server, b, errors):
         page, room = await seated(b, server, errors, "#room[data-mine='1']")
-        before = room.game.state_id
+        before = room.table.game.state_id
         await page.click(".turn-buttons button.resign")
         await page.wait_for_selector("#confirm[role='alertdialog']")
         assert await page.evaluate("() => document.activeElement.id") == "confirm-no"
         await asyncio.sleep(0.3)
-        assert room.game.state_id == before and not room.game.over  # nothing was sent
+        assert room.table.game.state_id == before and not room.table.game.over  # nothing was sent
         await page.click("#confirm-no")
         await page.wait_for_selector("#confirm", state="detached")
         await page.click(".turn-buttons button.resign")
         await page.click("#confirm-yes")
         await page.wait_for_selector("#game-over")
-        assert room.game.over and room.game.outcome()["reason"].startswith("resign")
+        assert room.table.game.over and room.table.game.outcome()["reason"].startswith("resign")
 
 
 # -- 5. phones: no sideways scrolling, targets a finger can hit ------------------------------
@@ -301,7 +301,7 @@ async def test_a_kicked_player_is_told_why() -> None:
         page = await page_at(b, server, errors)
         await ws.create(page, "skipper", mode="multi", seats=3)
         room = server.lobby.rooms[await room_attr(page, "room")]
-        await room.submit(lambda: room.kick(0))
+        await room.submit(lambda: room.apply(room.table.kick(0)))
         await page.wait_for_selector("#lobby")
         assert "operator removed you" in await page.inner_text("#notice")
 
@@ -311,15 +311,15 @@ async def test_a_kicked_player_is_told_why() -> None:
 async def test_auto_trash_toggle_sets_the_seat_preference() -> None:
     async with site() as (server, b, errors):
         page, room = await seated(b, server, errors, "#room[data-status='playing'] #auto-trash")
-        assert await page.is_checked("#auto-trash") and room.game.view(0)["seats"][0][
+        assert await page.is_checked("#auto-trash") and room.table.game.view(0)["seats"][0][
             "auto_trash"] is True
         for want in (False, True):
             await page.click("#auto-trash")
             for _ in range(100):
-                if room.game.view(0)["seats"][0]["auto_trash"] is want:
+                if room.table.game.view(0)["seats"][0]["auto_trash"] is want:
                     break
                 await asyncio.sleep(0.05)
-            assert room.game.view(0)["seats"][0]["auto_trash"] is want
+            assert room.table.game.view(0)["seats"][0]["auto_trash"] is want
             await page.wait_for_function(
                 "want => document.querySelector('#auto-trash').checked === want", arg=want)
         assert "auto-trash" in await page.inner_text("#log")
@@ -340,7 +340,7 @@ async def test_lobby_lists_rooms_to_join_first_newest_first_and_hides_finished()
         async def make(mode: str, seats: int, created: float) -> Any:
             room = await lobby.create(host, p.CreateRoom(  # type: ignore[arg-type]
                 game="skipper", mode=mode, seats=seats))
-            room.created = created
+            room.table.created = created
             await room.save_state()
             return room
 
@@ -348,16 +348,17 @@ async def test_lobby_lists_rooms_to_join_first_newest_first_and_hides_finished()
         for i in range(110):  # a person (the stand-in) plays each
             room = await make("solo", 1, 1_000 + i)
             async def sit_and_start(r: Room = room) -> None:
-                r.join(host, 0)
-                await r.start(None)
+                await r.apply(r.table.join(host, 0, reply=False))
+                await r.apply(r.table.start(None))
 
             await room.submit(sit_and_start)
             await room.save_state()
             playing.append(room)
         done = await make("solo", 1, 5_000)
-        await done.submit(lambda: done.start(None))  # a server bot plays it to the end
+        # a server bot plays it to the end
+        await done.submit(lambda: done.apply(done.table.start(None)))
         for _ in range(200):
-            if done.phase is Phase.FINISHED:
+            if done.table.phase is Phase.FINISHED:
                 break
             await asyncio.sleep(0.05)
         await done.save_state()
@@ -375,10 +376,10 @@ async def test_lobby_lists_rooms_to_join_first_newest_first_and_hides_finished()
                                               "rs => rs.map(r => r.dataset.room)")
         assert ids[:2] == [newer.id, older.id]
         assert done.id not in ids
-        statuses = [lobby.rooms[i].stored_status for i in ids]
+        statuses = [lobby.rooms[i].table.phase.stored for i in ids]
         assert statuses[2:] == ["playing"] * (len(ids) - 2)
-        assert [lobby.rooms[i].created for i in ids[2:]] == sorted(
-            (lobby.rooms[i].created for i in ids[2:]), reverse=True)
+        assert [lobby.rooms[i].table.created for i in ids[2:]] == sorted(
+            (lobby.rooms[i].table.created for i in ids[2:]), reverse=True)
         await page.check("#filter-finished")
         while await page.locator("#more-rooms").count():
             await page.click("#more-rooms")
@@ -396,8 +397,8 @@ async def test_stale_update_is_ignored_and_a_gap_fetches_the_view() -> None:
         await page.evaluate("""() => { const r = window.cardhall.room;
             const a = r.view.legal_actions.find(x => x[0] === 'discard'); return r.act(a); }""")
         await page.wait_for_function("() => window.cardhall.room.view.state_id === 1")
-        conn = next(iter(room.members))
-        hand = sorted(room.game.view(0)["hand"])
+        conn = next(iter(room.table.members))
+        hand = sorted(room.table.game.view(0)["hand"])
 
         async def shown() -> list[str]:
             return sorted(await page.eval_on_selector_all("#hand [data-card]",

@@ -354,10 +354,10 @@ async def test_every_member_of_a_room_holds_its_view_after_every_action(
     keepers = [_ViewKeeper(f"seat{i}", act_reply) for i in range(3)]
     watcher = _ViewKeeper("spectator")
     for i, keeper in enumerate(keepers):
-        room.join(keeper, i)  # type: ignore[arg-type]
-    room.spectate(watcher)  # type: ignore[arg-type]
+        await room.apply(room.table.join(keeper, i, reply=False))  # type: ignore[arg-type]
+    await room.apply(room.table.spectate(watcher))  # type: ignore[arg-type]
     room.start_task()
-    await room.start(None)
+    await room.apply(room.table.start(None))
     reported = 0
     deltas = game.deltas
 
@@ -380,7 +380,7 @@ async def test_every_member_of_a_room_holds_its_view_after_every_action(
         assert keepers[seat].replies.pop() == ("ok" if act_reply == "ok" else "update", n)
         for who, keeper in enumerate([*keepers, watcher]):
             assert keeper.state_id == game.state_id
-            truth = room.view_for(who if who < 3 else None)
+            truth = room.table.view_for(who if who < 3 else None)
             assert keeper.view == msgpack.unpackb(msgpack.packb(truth))  # tuples as lists
     assert reported >= 50
     assert not any(k.replies for k in [*keepers, watcher])  # one reply per act, no more

@@ -64,10 +64,9 @@ def test_the_running_build_is_the_expected_one_module_by_module() -> None:
     sources = _setup().compiled_sources()
     assert "games/skipper/rules.py" in sources and "protocol/codec.py" in sources
     assert "protocol/messages.py" not in sources  # left pure (PURE)
-    # the action's path in the server (issue #34): the room and its parts, the connection
-    assert {f"server/{m}.py" for m in ("room", "room_parts", "fanout", "clocks", "seating",
-                                       "saving", "work", "table", "chat", "connection",
-                                       "session")} <= set(sources)
+    # the action's path in the server (issue #34): the room's package, the connection
+    assert {f"server/{m}.py" for m in ("room/driver", "room/rules", "room/views", "work",
+                                       "phases", "connection", "session")} <= set(sources)
     suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
     files = {s: str(importlib.import_module(_module_name(s)).__file__) for s in sources}
     expected = _expected()
@@ -217,7 +216,7 @@ def test_the_build_requires_every_package_a_compiled_module_imports() -> None:
                 for r in config["build-system"]["requires"]}
     distributions = importlib.metadata.packages_distributions()
     sources = _setup().compiled_sources()
-    assert "server/saving.py" in sources
+    assert "server/room/driver.py" in sources
     missing = {}
     for source in sources:
         for name in _third_party_imports(ROOT / source):

@@ -17,7 +17,7 @@ import pytest
 
 from cardhall import protocol as p
 from cardhall.client.client import Client, ServerError
-from cardhall.server import chat
+from cardhall.server.room import chat
 from cardhall.server.app import Server
 from cardhall.server.room import Room
 
@@ -76,11 +76,11 @@ async def test_history_for_late_joiners_and_resumed_seats(server: Server) -> Non
         room = await seated_pair(server, a, b)
         token = a.seats[room][1]
         r = server.lobby.rooms[room]
-        r.chat = tuple({"n": i, "seat": 1, "name": "Bob", "at": 1.0, "text": f"old {i}"}
+        r.table.chat = tuple({"n": i, "seat": 1, "name": "Bob", "at": 1.0, "text": f"old {i}"}
                        for i in range(1, chat.HISTORY_LINES + 1))
         await b.say(room, "newest")
         await until(lambda: len(a.chat.get(room, ())) >= 1)
-    assert len(r.chat) == chat.HISTORY_LINES and r.chat[-1]["text"] == "newest"
+    assert len(r.table.chat) == chat.HISTORY_LINES and r.table.chat[-1]["text"] == "newest"
     async with Client(server.url, name="Late") as late:
         await late.spectate(room)
         await until(lambda: room in late.chat)
@@ -174,7 +174,7 @@ async def test_operator_mutes_a_seat(make_server: ServerFactory) -> None:
         assert err.value.code == "chat/muted"
         await a.say(room, "still here")
         loaded = await server.store.load(room)
-        await until(lambda: server.lobby.rooms[room]._save_posted is False)
+        await until(lambda: "save" not in server.lobby.rooms[room]._flags)
         loaded = await server.store.load(room)
         assert loaded is not None and loaded.state is not None and loaded.state["muted"] == [1]
         status, body = await call(http_url(server), "POST",
@@ -197,10 +197,10 @@ async def test_cardhall_admin_mute(make_server: ServerFactory) -> None:
         done = await asyncio.to_thread(run_cli, "admin", "mute", *base, room, "1")
         assert done.returncode == 0, done.stderr
         assert f"seat 1 of room {room} muted" in done.stdout
-        assert server.lobby.rooms[room].muted == {1}
+        assert server.lobby.rooms[room].table.muted == {1}
         done = await asyncio.to_thread(run_cli, "admin", "mute", *base, room, "1", "--off")
         assert done.returncode == 0 and "unmuted" in done.stdout
-        assert not server.lobby.rooms[room].muted
+        assert not server.lobby.rooms[room].table.muted
 
 
 async def test_chat_is_kept_in_the_stored_state(server: Server) -> None:
@@ -212,16 +212,16 @@ async def test_chat_is_kept_in_the_stored_state(server: Server) -> None:
         await a.say(room, "before the move")
         await b.emote(room, "thanks")
         live = server.lobby.rooms[room]
-        live.mute(1, True)
+        await live.apply(live.table.mute(1, True))
         await a.say(room, "saved")
-        await until(lambda: not live._save_posted)
+        await until(lambda: "save" not in live._flags)
         await asyncio.sleep(0.05)
     loaded = await server.store.load(room)
     assert loaded is not None
-    rebuilt = Room.from_loaded(loaded, server.store, live.game_cls)
-    assert [line.get("text", line.get("emote")) for line in rebuilt.chat] == [
+    rebuilt = Room.from_loaded(loaded, server.store, live.table.game_cls)
+    assert [line.get("text", line.get("emote")) for line in rebuilt.table.chat] == [
         "before the move", "thanks", "saved"]
-    assert rebuilt.muted == {1}
+    assert rebuilt.table.muted == {1}
 
 
 async def test_spectators_are_named_in_the_room_facts(server: Server) -> None:

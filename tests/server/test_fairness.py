@@ -73,9 +73,9 @@ async def test_rooms_of_several_seats_refuse_seed_and_deck(server: Server) -> No
         # quick_join and option-less rooms still work; a solo room may choose its deal.
         assert (await c.create_room("skipper", mode="multi", seats=2)).room
         solo = (await c.create_room("skipper", options={"seed": 5})).room
-        assert server.lobby.rooms[solo].options["seed"] == 5
+        assert server.lobby.rooms[solo].table.options["seed"] == 5
         assert not [r for r in server.lobby.rooms.values()
-                    if r.seat_count > 1 and r.options["seed"] == 5]
+                    if r.table.seat_count > 1 and r.table.options["seed"] == 5]
 
 
 # --------------------------------------------------------------------------------------------
@@ -94,7 +94,7 @@ async def test_commitment_is_published_at_start_and_revealed_only_at_game_over(
         await watcher.spectate(room)
         joins = [await c.join(room) for c in players]  # full: the room starts
         live = server.lobby.rooms[room]
-        seed, salt = live.game.options["seed"], live.salt
+        seed, salt = live.table.game.options["seed"], live.table.salt
         choose = strategy("skipper", "greedy")
         async with asyncio.timeout(60):
             await asyncio.gather(*(play_seat(c, room, j.seat or 0, choose, random.Random(i))
@@ -126,7 +126,8 @@ async def test_commitment_is_published_at_start_and_revealed_only_at_game_over(
     loaded = await server.store.load(room)
     assert loaded is not None and loaded.record["salt"] == salt
     again = Room.from_loaded(loaded, server.store, get("skipper"))
-    assert again.commitment == expected and again.game.snapshot() == live.game.snapshot()
+    assert again.table.commitment == expected
+    assert again.table.game.snapshot() == live.table.game.snapshot()
 
 
 async def test_get_log_is_refused_until_the_game_is_over(server: Server) -> None:

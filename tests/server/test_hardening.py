@@ -27,7 +27,7 @@ import websockets
 from cardhall import protocol as p
 from cardhall.client.bots import play_seat, timed_actions
 from cardhall.client.client import Client, ServerError
-from cardhall.server import seating  # Room.find_token: RoomSeats
+from cardhall.server.room import state as seating  # Table.find_token: TableState
 from cardhall.server import session as session_module
 from cardhall.games.bots import strategy
 from cardhall.server.limits import AddressCounter, TokenBucket

@@ -21,7 +21,7 @@ from cardhall.server.app import Server
 from cardhall.server.accounts.identity import Account
 from cardhall.server.store.redis_store import RedisStore
 from cardhall.server.room import Room
-from cardhall.server.table import Phase
+from cardhall.server.phases import Phase
 from cardhall.games import get
 
 GAME_SECONDS = 120  # a greedy solo game takes well under a second; the machine is loaded
@@ -214,7 +214,7 @@ async def test_a_chosen_deal_is_not_ranked(server: Server) -> None:
     assert outcome["reason"] == "won"
     loaded = await server.store.load(room_id)  # a takeover would know it too
     assert loaded is not None and loaded.record["chosen_deal"] is True
-    assert Room.from_loaded(loaded, server.store, get("skipper")).chosen_deal is True
+    assert Room.from_loaded(loaded, server.store, get("skipper")).table.chosen_deal is True
     _, outcome = await play_solo(server, "alice", "thirtysix", options={"seed": 12})
     assert outcome["scores"]
     assert (await board(server, "skipper")).entries == []
@@ -235,10 +235,10 @@ async def test_a_seat_a_server_bot_played_is_not_ranked(server: Server) -> None:
         await c.leave(created.room)
     room = server.lobby.rooms[created.room]
     for _ in range(600):
-        if room.phase is Phase.FINISHED:
+        if room.table.phase is Phase.FINISHED:
             break
         await asyncio.sleep(0.1)
-    assert room.phase is Phase.FINISHED and room.game.outcome()["reason"] == "won"
+    assert room.table.phase is Phase.FINISHED and room.table.game.outcome()["reason"] == "won"
     await settle(server, created.room)
     assert (await board(server, "skipper")).total == 0
 
@@ -254,10 +254,10 @@ async def test_a_seat_a_bot_held_for_a_while_is_not_ranked(server: Server) -> No
     await c.close()
     room = server.lobby.rooms[created.room]
     for _ in range(300):
-        if room.seats[0] is not None and room.seats[0].bot:
+        if room.table.seats[0] is not None and room.table.seats[0].bot:
             break
         await asyncio.sleep(0.05)
-    assert room.seats[0] is not None and room.seats[0].bot
+    assert room.table.seats[0] is not None and room.table.seats[0].bot
     async with Client(server.url, guest=device("dropper")) as c2:
         await c2.resume(created.room, joined.token)
         result = await asyncio.wait_for(
@@ -271,8 +271,9 @@ async def test_a_seat_a_bot_held_for_a_while_is_not_ranked(server: Server) -> No
     assert loaded is not None and loaded.state is not None
     assert loaded.state["seats"][0]["assisted"] is True
     copy = Room.from_loaded(loaded, server.store, get("skipper"))
-    assert copy.seats[0] is not None and copy.seats[0].assisted and not copy.seats[0].bot
-    assert copy.chosen_deal is False
+    held = copy.table.seats[0]
+    assert held is not None and held.assisted and not held.bot
+    assert copy.table.chosen_deal is False
 
 
 # -- get_leaderboard -----------------------------------------------------------------------

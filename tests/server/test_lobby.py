@@ -83,17 +83,17 @@ async def test_a_waiting_room_holds_no_engine_or_task_and_deals_its_seed_at_star
     async with Client(srv.url, reconnect=False) as host:
         created = await host.create_room("skipper", mode="multi", seats=3)
         room = srv.lobby.rooms[created.room]
-        seed = room.options["seed"]  # drawn by the server at creation (fair deals)
-        assert room.game is None and room.work.task is None and room.work.queue is None
+        seed = room.table.options["seed"]  # drawn by the server at creation (fair deals)
+        assert room.table.game is None and room.work.task is None and room.work.queue is None
         joined = await host.join(created.room)
         # A joined player of a waiting room gets the view of the deal the start will make.
         dealt = Skipper({"mode": "multi", "seed": seed}, 3)
         assert joined.view["room"]["status"] == "waiting"
         assert {k: v for k, v in joined.view.items() if k not in ("room", "legal_actions")} \
             == {k: v for k, v in dealt.view(0).items() if k != "legal_actions"}
-        assert room.game is None  # the deal made for the view was not kept
+        assert room.table.game is None  # the deal made for the view was not kept
         await host.start(created.room)
-        assert room.game is not None and room.game.snapshot() == dealt.snapshot()
+        assert room.table.game is not None and room.table.game.snapshot() == dealt.snapshot()
         loaded = await srv.store.load(created.room)
         assert loaded.record["options"]["seed"] == seed
 
@@ -120,7 +120,7 @@ async def _fill(srv: Any, n: int) -> dict[str, dict[str, Any]]:
                                       {"bot_seconds": 60}, private=private)  # bots idle
         made.append(room)
     for room in made[::10]:  # a tenth start (bots take the seats): not waiting any more
-        await room.submit(lambda room=room: room.start(None))
+        await room.submit(lambda room=room: room.apply(room.table.start(None)))
         await room.submit(lambda: None)  # the state saved by the start has been written
     return {r["room"]: r for r in await srv.store.list_rooms()}
 

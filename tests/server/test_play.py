@@ -1,8 +1,10 @@
-"""A room's play without I/O (server/play.py): an ``act``, the store's answer, the timer, a
+"""A room's play without I/O (server/room/play.py): an ``act``, the store's answer, the timer, a
 bot's move and a reload as plain calls, and the effects they return, in order (no event
 loop, no store, no sockets)."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import ast
 from pathlib import Path
@@ -10,9 +12,9 @@ from pathlib import Path
 import pytest
 from cardhall.games import LogEntry
 from cardhall.games.skipper import Skipper
-from cardhall.server import play
-from cardhall.server.fanout import Seat
-from cardhall.server.table import Phase, TransitionError
+from cardhall.server.room import play
+from cardhall.server.room.seats import Seat
+from cardhall.server.room.rules import Phase, TransitionError
 
 ROOT = Path(__file__).resolve().parents[2]
 W, P, F, C = Phase.WAITING, Phase.PLAYING, Phase.FINISHED, Phase.CLOSED
@@ -148,10 +150,8 @@ def test_a_failed_append_rolls_back_first_and_tells_the_actor() -> None:
 
 
 def test_the_timer_frees_or_abandons_ended_grace_windows_then_plays_due_turns() -> None:
-    held = seat()
-    held.grace_until = 10.0
-    later = seat()
-    later.grace_until = 30.0
+    held = replace(seat(), grace_until=10.0)  # seats are values: replaced, never changed
+    later = replace(seat(), grace_until=30.0)
     seats = [held, later, None]
     assert play.on_timer(True, P, seats, 20.0) == []  # reloading: its reload re-arms
     assert play.on_timer(False, W, seats, 20.0) == [play.FreeSeat(0, expired=True),
@@ -194,18 +194,21 @@ def test_a_reload_stamps_every_seat_then_finishes_or_restarts_clocks_and_bots() 
 
 
 def test_the_driver_carries_out_every_effect_play_can_return() -> None:
-    """Every :class:`~cardhall.server.play.Effect` class is matched by an ``isinstance`` in
-    the room's driver (room.py, clocks.py, seating.py): an effect nobody carries out would
-    be a rule silently dropped (``Room._carry_out_rarely`` raises TypeError at run time)."""
+    """Every :class:`~cardhall.server.room.play.Effect` class is matched by an ``isinstance`` in
+    the room's table (table.py): an effect nobody carries out would be a rule silently
+    dropped (``Table._step`` raises TypeError at run time)."""
     effects = {name for name, value in vars(play).items() if isinstance(value, type)
                and issubclass(value, play.Effect) and value is not play.Effect}
     handled: set[str] = set()
-    for module in ("room", "clocks", "seating", "saving"):
-        tree = ast.parse((ROOT / "server" / f"{module}.py").read_text())
+    for module in ("table",):
+        tree = ast.parse((ROOT / "server" / "room" / f"{module}.py").read_text())
         for node in ast.walk(tree):
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                    and node.func.id == "isinstance" and isinstance(node.args[1], ast.Name)):
-                handled.add(node.args[1].id)
+                    and node.func.id == "isinstance"):
+                kinds = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [
+                    node.args[1]]
+                handled |= {k.attr if isinstance(k, ast.Attribute) else getattr(k, "id", "")
+                            for k in kinds}
     assert effects - handled == set()
     assert len(effects) >= 20
 

@@ -43,7 +43,7 @@ async def test_replay_steps_match_the_game(server: Server) -> None:
     async with Client(server.url) as a, Client(server.url) as b, Client(server.url) as w:
         room = await finished_room(server, a, b)
         live = server.lobby.rooms[room]
-        final = live.game.state_id
+        final = live.table.game.state_id
         assert final > 5
         # The end: what each seat was last sent, and the public view.
         end = await a.replay(room, final, seat=0)
@@ -60,7 +60,7 @@ async def test_replay_steps_match_the_game(server: Server) -> None:
             if sid > final:
                 continue
             got = await w.replay(room, sid)
-            game = type(live.game)(log.options, 2)
+            game = type(live.table.game)(log.options, 2)
             events: list[object] = []
             for entry in log.entries[:sid]:
                 events = game.apply_entry(entry)
@@ -74,7 +74,7 @@ async def test_replay_steps_match_the_game(server: Server) -> None:
 async def test_replay_refusals(server: Server) -> None:
     async with Client(server.url) as a, Client(server.url) as b, Client(server.url) as w:
         room = await finished_room(server, a, b)
-        final = server.lobby.rooms[room].game.state_id
+        final = server.lobby.rooms[room].table.game.state_id
         await w.spectate(room)
         with pytest.raises(ServerError) as err:
             await w.replay(room, 0, seat=0)  # a spectator asks for a seat's hand

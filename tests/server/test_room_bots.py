@@ -18,7 +18,7 @@ from cardhall.server.app import Server
 from cardhall.games import create, replay
 from cardhall.server.room import Room
 from cardhall.server.store.memory_store import MemoryStore
-from cardhall.server.table import Phase
+from cardhall.server.phases import Phase
 
 from ..room_harness import Recorder, WriteLog
 
@@ -57,8 +57,8 @@ async def room_of(game_name: str, options: dict[str, Any], seats: int, humans: i
     log: WriteLog = []
     conns = [Keeper(f"seat{i}", log) for i in range(humans)]
     for i, conn in enumerate(conns):
-        room.join(conn, i)  # type: ignore[arg-type]
-    await room.start(None)
+        await room.apply(room.table.join(conn, i, reply=False))  # type: ignore[arg-type]
+    await room.apply(room.table.start(None))
     return room, conns
 
 
@@ -67,11 +67,11 @@ async def test_timed_out_turn_of_a_solo_game_plays_one_default_turn() -> None:
     # up to 16 default actions, since none of them was "end", "pass" or "resign".
     room, _ = await room_of("shop", {"seed": 4}, 1, 1, turn_seconds=600.0)
     try:
-        assert room.game.state_id == 0 and 0 in room.deadlines
-        room.deadlines[0] = time.time() - 1.0
+        assert room.table.game.state_id == 0 and 0 in room.table.deadlines
+        room.table.deadlines[0] = time.time() - 1.0
         await room._on_timer()
-        assert room.game.state_id == 1
-        assert 500 < room.deadlines[0] - time.time() <= 600  # a fresh clock for the next turn
+        assert room.table.game.state_id == 1
+        assert 500 < room.table.deadlines[0] - time.time() <= 600  # a fresh clock for the next turn
     finally:
         await room.close()
 
@@ -79,9 +79,9 @@ async def test_timed_out_turn_of_a_solo_game_plays_one_default_turn() -> None:
 async def test_timed_out_skipper_turn_plays_until_the_turn_ends() -> None:
     room, _ = await room_of("skipper", {"seed": 4, "mode": "solo"}, 1, 1, turn_seconds=600.0)
     try:
-        room.deadlines[0] = time.time() - 1.0
+        room.table.deadlines[0] = time.time() - 1.0
         await room._on_timer()
-        view = room.game.view(0)
+        view = room.table.game.view(0)
         assert view["seats"][0]["turns"] == 1 and view["seats"][0]["phase"] == "start"
     finally:
         await room.close()
@@ -94,8 +94,8 @@ async def test_every_server_bot_of_a_race_room_moves() -> None:
     try:
         turns: list[int] = [0, 0, 0]
         deadline = time.monotonic() + 60.0
-        while time.monotonic() < deadline and not room.game.over:
-            turns = [s["turns"] for s in room.game.view(None)["seats"]]
+        while time.monotonic() < deadline and not room.table.game.over:
+            turns = [s["turns"] for s in room.table.game.view(None)["seats"]]
             if min(turns[1:]) >= 3:
                 break
             await asyncio.sleep(0.01)
@@ -110,7 +110,7 @@ async def test_a_server_bot_decides_off_the_event_loop() -> None:
     planning bot takes up to tens of ms a move, and on the loop it stalled every room of
     the process for that long. Meanwhile the loop serves others (a ticker keeps ticking)."""
     room, _ = await room_of("shah", {"seed": 2}, 1, 0)
-    real = room._bot
+    real = room.table._bot
     threads: list[bool] = []
     ticks = 0
 
@@ -126,12 +126,12 @@ async def test_a_server_bot_decides_off_the_event_loop() -> None:
             await asyncio.sleep(0.005)
             ticks += 1
 
-    room._bot = slow
+    room.table._bot = slow
     tick = asyncio.create_task(ticker())
     room.start_task()
     try:
         deadline = time.monotonic() + 30.0
-        while len(threads) < 5 and time.monotonic() < deadline and not room.game.over:
+        while len(threads) < 5 and time.monotonic() < deadline and not room.table.game.over:
             await asyncio.sleep(0.01)
         assert len(threads) >= 5 and not any(threads)  # never on the loop's thread
         assert ticks >= len(threads)  # the loop ran while the bot thought
@@ -144,20 +144,20 @@ async def test_view_kept_by_deltas_says_finished_and_game_over_matches_it() -> N
     room, (seat0, seat1) = await room_of("skipper", {"seed": 5, "mode": "multi"}, 2, 2)
     try:
         assert seat0.view is not None and seat0.view["room"]["status"] == "playing"
-        await room.act(seat0, p.Act(room="r1", state_id=room.game.state_id,  # type: ignore
+        await room.play(seat0, p.Act(room="r1", state_id=room.table.game.state_id,  # type: ignore
                                     action=["resign"]))
-        assert room.phase is Phase.FINISHED
+        assert room.table.phase is Phase.FINISHED
         for keeper in (seat0, seat1):
             view = keeper.view
             assert view is not None
             assert view["room"]["status"] == "finished"
             assert view["over"] is True and view["legal_actions"] == []
-            assert view == room.view_for(0 if keeper is seat0 else 1)
+            assert view == room.table.view_for(0 if keeper is seat0 else 1)
             (over,) = keeper.game_over
             outcome = dict(over["outcome"])
             stats = outcome.pop("stats")
             assert outcome == view["outcome"]  # game_over.outcome = the view's + "stats"
-            assert stats == room.game.stats()
+            assert stats == room.table.game.stats()
     finally:
         await room.close()
 
@@ -208,7 +208,7 @@ async def test_a_setting_from_a_seat_off_its_turn_stales_no_action(server: Serve
         await _until(lambda: a.views[room]["seats"][jb.seat]["auto_trash"] is False)
         assert a.views[room]["state_id"] == sid
         await a.act(room, action, state_id=sid)  # was: action/stale_state
-        game = server.lobby.rooms[room].game
+        game = server.lobby.rooms[room].table.game
         assert game.state_id == sid + 1 and game.log_length == sid + 4
         log = await server.store.log(room)
         assert [e[0] for e in log[-4:]] == ["s", "s", "s", "a"]

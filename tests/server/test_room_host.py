@@ -17,7 +17,7 @@ from cardhall.server.room import Room
 from cardhall.server.store.memory_store import MemoryStore
 from cardhall.games.skipper import Skipper
 from cardhall.server.store.ports import Loaded, StoreError
-from cardhall.server.table import Phase
+from cardhall.server.phases import Phase
 
 from ..conftest import serving
 from ..room_harness import Recorder, WriteLog
@@ -80,7 +80,7 @@ async def test_host_who_leaves_hands_the_role_to_the_longest_seated() -> None:
                 await cy.start(room)
             assert refused.value.code == "room/not_host"
             await bob.start(room)
-            assert server.lobby.rooms[room].phase is Phase.PLAYING
+            assert server.lobby.rooms[room].table.phase is Phase.PLAYING
 
 
 async def test_host_dropped_past_grace_hands_over_and_within_grace_keeps_it() -> None:
@@ -99,7 +99,7 @@ async def test_host_dropped_past_grace_hands_over_and_within_grace_keeps_it() ->
             assert refused.value.code == "room/not_host"
             assert await seat_events(bob, room, 2) == [(0, "left"), (1, "host")]
             await bob.start(room)
-            assert server.lobby.rooms[room].phase is Phase.PLAYING
+            assert server.lobby.rooms[room].table.phase is Phase.PLAYING
 
 
 async def test_quick_join_skips_a_room_whose_host_is_away() -> None:
@@ -125,7 +125,7 @@ async def test_quick_join_skips_a_room_whose_host_is_away() -> None:
             assert joined.room != room and joined.seat == 0
             assert hosts(cy, joined.room) == [0]
             await cy.start(joined.room)
-            assert server.lobby.rooms[joined.room].phase is Phase.PLAYING
+            assert server.lobby.rooms[joined.room].table.phase is Phase.PLAYING
 
 
 async def test_the_first_to_sit_hosts_a_room_whose_creator_never_sat() -> None:
@@ -138,7 +138,7 @@ async def test_the_first_to_sit_hosts_a_room_whose_creator_never_sat() -> None:
             await bob.join(room)
             assert hosts(bob, room) == [0]
             await bob.start(room)
-            assert server.lobby.rooms[room].phase is Phase.PLAYING
+            assert server.lobby.rooms[room].table.phase is Phase.PLAYING
 
 
 class Stand:
@@ -176,22 +176,24 @@ async def test_creator_sitting_down_late_takes_the_role_back_and_it_survives_a_r
         ) -> None:
     room = waiting_room()
     ann, bob, cy = Stand("ann"), Stand("bob"), Stand("cy")
-    room.join(bob, None)  # quicker than the creator's own join
-    assert [s.host if s else None for s in room.seats] == [True, None, None, None]
-    room.join(ann, None)
-    assert [s.host if s else None for s in room.seats] == [False, True, None, None]
+    await room.apply(room.table.join(bob, None, reply=False))  # quicker than the creator's own join
+    assert [s.host if s else None for s in room.table.seats] == [True, None, None, None]
+    await room.apply(room.table.join(ann, None, reply=False))
+    assert [s.host if s else None for s in room.table.seats] == [False, True, None, None]
     assert [(m.seat, m.event) for m in bob.frames if isinstance(m, p.SeatEvent)] == [
         (0, "joined"), (0, "host"), (1, "joined"), (1, "host")]
-    room.join(cy, None)
-    await room.leave(ann)  # the host leaves: Bob sat first
-    assert room.seats[0] is not None and room.seats[0].host and room.host == "bob"
-    assert room.view_for(2)["room"]["players"][0]["host"] is True
-    state = room.state()
+    await room.apply(room.table.join(cy, None, reply=False))
+    await room.apply(room.table.leave(ann))  # the host leaves: Bob sat first
+    assert room.table.seats[0] is not None and room.table.seats[0].host and room.table.host == "bob"
+    assert room.table.view_for(2)["room"]["players"][0]["host"] is True
+    state = room.table.state()
     assert state["host"] == "bob"
-    again = Room.from_loaded(Loaded(record=room.record(), state=state, snapshot=None,
-                                    snapshot_state_id=0, entries=[]), room.store, room.game_cls)
-    assert again.host == "bob" and again.seats[0] is not None and again.seats[0].host
-    assert again.seats[0].since == room.seats[0].since > 0
+    again = Room.from_loaded(Loaded(record=room.table.record(), state=state, snapshot=None,
+                                    snapshot_state_id=0, entries=[]), room.store,
+                             room.table.game_cls)
+    assert again.table.host == "bob"
+    assert again.table.seats[0] is not None and again.table.seats[0].host
+    assert again.table.seats[0].since == room.table.seats[0].since > 0
 
 
 class _SaveFails(MemoryStore):
@@ -216,13 +218,14 @@ async def test_a_join_whose_save_failed_tells_nobody_and_changes_nothing(seats: 
                 options=Skipper({"mode": "multi"}, seats).options, seat_count=seats,
                 host="host")
     host, guest = Recorder("host", log), Recorder("guest", log)
-    room.join(host, 0)  # type: ignore[arg-type]
+    await room.apply(room.table.join(host, 0, reply=False))  # type: ignore[arg-type]
     log.clear()
     with pytest.raises(StoreError):
-        await room.seat_player(guest, None, 7)  # type: ignore[arg-type]
+        await room.apply(room.table.join(guest, None, 7))  # type: ignore[arg-type]
     assert log == []
-    assert room.seats[1:] == [None] * (seats - 1) and room.taken == 1
-    assert guest not in room.members and not guest.rooms
-    assert room.phase is Phase.WAITING and room.stored_status == "waiting"
-    assert room.host == "host" and room.seats[0] is not None and room.seats[0].host
-    assert not room.deadlines
+    assert list(room.table.seats[1:]) == [None] * (seats - 1) and room.table.taken == 1
+    assert guest not in room.table.members and not guest.rooms
+    assert room.table.phase is Phase.WAITING and room.table.phase.stored == "waiting"
+    assert room.table.host == "host"
+    assert room.table.seats[0] is not None and room.table.seats[0].host
+    assert not room.table.deadlines

@@ -14,10 +14,10 @@ from cardhall import protocol as p
 from cardhall.server.config import Settings
 from cardhall.games.skipper import Skipper
 from cardhall.server.lobby import Lobby
-from cardhall.server.room import Room
+from cardhall.server.room import Room, play
 from cardhall.server.store.memory_store import MemoryStore
 from cardhall.server.store.ports import Lease, LogEntry
-from cardhall.server.table import Phase
+from cardhall.server.phases import Phase
 
 from ..room_harness import Recorder, WriteLog, started_room
 
@@ -44,7 +44,7 @@ async def _room(store: MemoryStore) -> tuple[Room, Skipper, list[Recorder], Writ
     """A started 2-seat Skipper room, saved in ``store``, its task idle (what ``start``
     queued has run); with its game, stand-in seats and their write log."""
     room, game, seats, log = await started_room(2, {"seed": 5, "first_seat": 0}, store)
-    await store.save_room(room.id, room.record(), room.state(), room.summary())
+    await store.save_room(room.id, room.table.record(), room.table.state(), room.table.summary())
     room.start_task()
     async with asyncio.timeout(5):
         work = room.work
@@ -76,7 +76,7 @@ async def test_work_queued_while_an_act_appends_runs_after_it() -> None:
     first = asyncio.create_task(room.play(seats[0], _act(game, 0, 1)))  # type: ignore[arg-type]
     await store.appending.wait()  # applied, now waiting in the store's append
     assert game.state_id == 1 and log == []
-    view = room.submit(lambda: room.full_view(seats[1], 9))  # type: ignore[arg-type]
+    view = room.submit(lambda: room.apply(room.table.view(seats[1], 9)))  # type: ignore[arg-type]
     second = asyncio.create_task(room.play(seats[0], _act(game, 0, 2)))  # type: ignore[arg-type]
     await asyncio.sleep(0.01)
     assert not view.done() and not second.done() and log == []  # both wait their turn
@@ -101,16 +101,16 @@ async def test_a_caller_cancelled_while_appending_leaves_the_room_to_reload() ->
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert room._broken and not room.work.busy.locked()
+    assert room.table.reloading and not room.work.busy.locked()
     assert log == []  # nobody heard of an action the store may not hold
     store.gate.set()
     # The player tries again: the room first reloads the engine from the store (which never
     # got the first try), then applies the action.
     retry = p.Act(room="r1", state_id=0, action=act.action, id=2)
     await room.play(seats[0], retry)  # type: ignore[arg-type]
-    assert not room._broken and room.game is not game
+    assert not room.table.reloading and room.table.game is not game
     assert ("seat0", ["ok", "update"]) in log
-    assert room.game.state_id == 1 and len(await store.log("r1")) == 1
+    assert room.table.game.state_id == 1 and len(await store.log("r1")) == 1
     await room.close()
 
 
@@ -195,14 +195,14 @@ async def test_a_finished_room_sends_game_over_again_when_frames_were_lost() -> 
     room taken over after its game ended sends it to every member as well."""
     room, game, seats, log = await started_room(2, {"first_seat": 0})
     while not game.over:  # forfeits end it: every seat but one gives up
-        room.game.forfeit(game.to_act()[0])
-    room._finish()
-    assert room.phase is Phase.FINISHED
+        room.table.game.forfeit(game.to_act()[0])
+    await room.apply(room.table._do([play.FINISH]))
+    assert room.table.phase is Phase.FINISHED
     log.clear()
-    room.resend(seats[1])  # type: ignore[arg-type]
+    await room.apply(room.table.resend(seats[1]))  # type: ignore[arg-type]
     assert log == [("seat1", ["update"]), ("seat1", ["game_over"])]
     log.clear()
-    room.resync()
+    await room.apply(room.table.resync())
     assert sorted(w for w in log if w[1] == ["game_over"]) == [
         ("seat0", ["game_over"]), ("seat1", ["game_over"])]
 
@@ -212,13 +212,13 @@ async def test_a_seat_resumed_after_the_game_ended_gets_game_over() -> None:
     ``joined`` (with the final view) is followed by the ``game_over`` it never got (seen in
     the chaos drill's owner kill -9: one bot waited for it for ever)."""
     room, game, seats, log = await started_room(2, {"first_seat": 0})
-    token = room.seats[1].token  # type: ignore[union-attr]
-    room.dropped(seats[1])  # type: ignore[arg-type]
+    token = room.table.seats[1].token  # type: ignore[union-attr]
+    await room.apply(room.table.drop(seats[1]))  # type: ignore[arg-type]
     while not game.over:
-        room.game.forfeit(game.to_act()[0])
-    room._finish()
+        room.table.game.forfeit(game.to_act()[0])
+    await room.apply(room.table._do([play.FINISH]))
     log.clear()
     again = Recorder("again", log)
-    assert room.resume(again, token) == 1  # type: ignore[arg-type]
-    room.send_joined(again, None, token)  # type: ignore[arg-type]
+    await room.apply(room.table.resume(again, token))  # type: ignore[arg-type]
+    assert room.table.members[again].seat == 1  # type: ignore[index]
     assert log[-2:] == [("again", ["joined"]), ("again", ["game_over"])]

@@ -32,7 +32,7 @@ from cardhall.server.store.sqlite_store import SQLiteStore
 from cardhall.server.store.ports import Lease, LogConflict, OwnershipLost, StoreError, pack
 
 from ..conftest import RedisProcess, ServeProcess, assert_one_error, run_cli, serving
-from .test_saving import until, view_when_back
+from .test_room_saving import until, view_when_back
 
 GREEDY = strategy("skipper", "greedy")
 
@@ -389,25 +389,25 @@ async def test_a_restart_holds_seats_from_now_and_goes_on_with_clocks_and_bots(
             await c.start(room)  # seat 1: a server bot
             await until(lambda: 0 in c.views[room].get("to_act", []), 30, "seat 0's turn")
             before = first.lobby.rooms[room]
-            deadline = before.deadlines[0]
-            state_id = before.state_id
+            deadline = before.table.deadlines[0]
+            state_id = before.table.state_id
         await asyncio.sleep(0.3)  # the drop is saved: its grace window began then
         await first.stop()
         restarted = time.time()
         second = await make()
         await asyncio.wait_for(second.cluster.restored.wait(), 30)  # loaded in the background
         again = second.lobby.rooms[room]
-        assert again.state_id == state_id
-        holder = again.seats[0]
+        assert again.table.state_id == state_id
+        holder = again.table.seats[0]
         assert holder is not None and holder.conn is None
         assert holder.grace_until is not None
         assert restarted + 5.0 <= holder.grace_until <= time.time() + 5.0  # from the restart
-        assert again.deadlines[0] == deadline  # the turn clock's absolute deadline
+        assert again.table.deadlines[0] == deadline  # the turn clock's absolute deadline
         assert again._timer is not None  # armed
         async with Client(second.url) as c2:
             token = (await second.store.load(room)).state["seats"][0]["token"]  # type: ignore
             await c2.resume(room, token)
-            assert again.seats[0].grace_until is None  # type: ignore[union-attr]
+            assert again.table.seats[0].grace_until is None  # type: ignore[union-attr]
             for _ in range(3):  # the seat plays on; the bot answers each time
                 view = await until(lambda: 0 in c2.views[room].get("to_act", [])
                                    and c2.views[room], 30, "seat 0's turn")

@@ -1,16 +1,18 @@
-"""The room's rules without I/O (server/table.py): phases, the one transition table, and
+"""The room's rules without I/O (server/room/rules.py): phases, the one transition table, and
 the seat rules, tested with plain function calls (no event loop, no store, no sockets)."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import ast
 import re
 from pathlib import Path
 
 import pytest
-from cardhall.server import table
-from cardhall.server.fanout import Seat
-from cardhall.server.table import (Event, HostMove, Leaving, Phase, RoomError, TransitionError,
+from cardhall.server.room import rules as table
+from cardhall.server.room.seats import Seat
+from cardhall.server.room.rules import (Event, HostMove, Leaving, Phase, RoomError, TransitionError,
                                    TRANSITIONS)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,19 +33,6 @@ def seat(conn: Conn | None = None, *, host: bool = False, bot: bool = False, sin
 
 
 # -- phases --------------------------------------------------------------------------
-
-
-def test_the_stored_status_is_parsed_and_printed_in_one_place() -> None:
-    for phase in (W, P, F):
-        assert Phase.parse(phase.stored) is phase
-        assert table.is_phase(phase.stored, phase)
-    assert [p.stored for p in (W, P, F)] == ["waiting", "playing", "finished"]
-    with pytest.raises(ValueError):
-        C.stored  # a closed copy prints the phase it was closed in: never "closed"
-    for junk in ("closed", "Waiting", "", None, 3, ["waiting"]):
-        with pytest.raises(ValueError):
-            Phase.parse(junk)
-        assert not table.is_phase(junk, W)
 
 
 def test_the_transition_table_moves_a_room_through_its_life() -> None:
@@ -202,8 +191,7 @@ def test_only_a_solo_game_its_signed_in_person_played_alone_on_a_drawn_deal_is_r
     assert table.ranked_account([seat(Conn("a"), account="acc")], True) is None  # chosen deal
     assert table.ranked_account([seat(Conn("a"))], False) is None  # anonymous
     assert table.ranked_account([seat(None, bot=True, account="acc")], False) is None
-    helped = seat(Conn("a"), account="acc")
-    helped.assisted = True
+    helped = replace(seat(Conn("a"), account="acc"), assisted=True)
     assert table.ranked_account([helped], False) is None
     assert table.ranked_account([seat(Conn("a"), account="acc"), None], False) is None
 

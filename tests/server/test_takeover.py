@@ -154,9 +154,9 @@ async def test_a_stale_copy_is_fenced_and_demoted_alone(orphan: tuple[str, Redis
     assert isinstance(new, Room) and new is not old
     assert new.lease is not None and new.lease != old.lease
     assert await store.owner(room_id) == store.process_id  # same process, newer epoch
-    state = old.state()
+    state = old.table.state()
     with pytest.raises(OwnershipLost):
-        await store.append(room_id, [["a", 0, ["draw"]]], old.state_id, state,
+        await store.append(room_id, [["a", 0, ["draw"]]], old.table.state_id, state,
                            lease=old.lease)
     with pytest.raises(OwnershipLost):
         await old.save_state()
@@ -210,22 +210,22 @@ async def test_an_append_that_landed_unanswered_makes_the_room_reload_not_move(
             game="skipper", mode="multi", seats=2))
         seats = [Recorder(f"seat{i}", writes) for i in range(2)]
         for i, conn in enumerate(seats):
-            room.join(conn, i)  # type: ignore[arg-type]
-        await room.start(None)
-        lease, sid = room.lease, room.state_id
-        seat = room.game.to_act()[0]
-        action = list(room.game.legal_actions(seat)[0])
+            await room.apply(room.table.join(conn, i, reply=False))  # type: ignore[arg-type]
+        await room.apply(room.table.start(None))
+        lease, sid = room.lease, room.table.state_id
+        seat = room.table.game.to_act()[0]
+        action = list(room.table.game.legal_actions(seat)[0])
         # The first send of the append landed; its answer never came.
-        await store.append(room.id, [["a", seat, action]], sid, room.state(), lease=lease)
+        await store.append(room.id, [["a", seat, action]], sid, room.table.state(), lease=lease)
         writes.clear()
         await room.play(seats[seat], p.Act(room=room.id, state_id=sid, action=action, id=1))
         assert ("seat%d" % seat, ["error"]) in writes  # told: fate unknown, choose again
         for _ in range(200):  # the reload (backoff from 50 ms) brings the landed entry in
-            if not room.reloading:
+            if not room.table.reloading:
                 break
             await asyncio.sleep(0.02)
-        assert not room.reloading
-        assert room.state_id == sid + 1 == len(await store.log(room.id))
+        assert not room.table.reloading
+        assert room.table.state_id == sid + 1 == len(await store.log(room.id))
         assert server.lobby.rooms.get(room.id) is room and room.lease == lease
         held = await store.redis.get(f"cardhall:{{room:{room.id}}}:owner")
         assert held is not None and held.decode() == str(lease)  # not given up, not retaken

@@ -7,7 +7,7 @@ import asyncio
 import logging
 
 import pytest
-from cardhall.server.table import RoomError
+from cardhall.server.phases import RoomError
 from cardhall.server.work import WorkQueue
 
 

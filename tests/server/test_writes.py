@@ -25,7 +25,7 @@ MEMORY_ONLY = pytest.mark.parametrize("store_kind", ["memory"])
 async def test_the_acting_seat_gets_ok_and_its_update_first_in_one_write() -> None:
     room, game, seats, log = await started_room(4, {"seed": 5, "first_seat": 2})
     action = game.legal_actions(2)[0]
-    await room.act(seats[2], p.Act(room="r1", state_id=game.state_id,  # type: ignore[arg-type]
+    await room.play(seats[2], p.Act(room="r1", state_id=game.state_id,  # type: ignore[arg-type]
                                    action=list(action), id=7))
     assert log[0] == ("seat2", ["ok", "update"])
     assert sorted(name for name, _ in log[1:]) == ["seat0", "seat1", "seat3"]

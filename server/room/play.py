@@ -22,9 +22,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..games import Game, GameError, LogEntry
-from ..games.base import FORFEIT, SETTING
-from .table import (Event, Leaving, Phase, RoomError, SeatLike, allows, holds_on_drop, on_leave,
+from ...games import Game, GameError, LogEntry
+from ...games.base import FORFEIT, SETTING
+from .rules import (Event, Leaving, Phase, RoomError, SeatLike, allows, holds_on_drop, on_leave,
                     ranked_account, step)
 
 W, P, F = Phase.WAITING, Phase.PLAYING, Phase.FINISHED

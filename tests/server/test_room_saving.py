@@ -1,5 +1,5 @@
-"""A room whose store fails (``server/saving.py``): the engine never shows what the store
-may not hold, and the room recovers by itself once the store is back (issue #18, defect 2).
+"""A room whose store fails (``server/room/driver.py``): the engine never shows what the
+store may not hold, and the room recovers by itself once the store is back (issue #18, defect 2).
 
 An append that fails (Redis down, or its reply lost) leaves the room "broken": the engine
 is rolled back to the last state the store is known to hold, ``get_view`` and ``act``
@@ -32,7 +32,7 @@ from cardhall.games import replay as replay_log
 from cardhall.server.room import SNAPSHOT_EVERY, Room
 from cardhall.server.store.memory_store import MemoryStore
 from cardhall.server.store.ports import Lease, Loaded, LogEntry, Store, StoreError
-from cardhall.server.table import Phase
+from cardhall.server.phases import Phase
 
 from ..conftest import RedisProcess, serving
 from ..room_harness import Recorder, WriteLog, started_room
@@ -142,7 +142,7 @@ async def test_a_failed_append_shows_no_unsaved_state_and_the_room_recovers(
         held = len(await server.store.log(room))
         assert held == sid + landed
         # The live engine was put back at once to what the store is known to hold.
-        assert server.lobby.rooms[room].game.state_id == sid
+        assert server.lobby.rooms[room].table.game.state_id == sid
         # While the room cannot reach its store it shows nothing the store may not hold.
         with pytest.raises(ServerError) as err:
             await c.get_view(room)
@@ -156,7 +156,8 @@ async def test_a_failed_append_shows_no_unsaved_state_and_the_room_recovers(
         assert len(await server.store.log(room)) == held + 1
         view = await c.get_view(room)
         assert view["state_id"] == held + 1
-        assert server.lobby.rooms[room].game.snapshot() == (await replay(server, room)).snapshot()
+        live = server.lobby.rooms[room].table.game
+        assert live.snapshot() == (await replay(server, room)).snapshot()
 
 
 async def test_a_server_bot_whose_append_failed_moves_again_and_finishes(
@@ -183,7 +184,7 @@ async def test_a_server_bot_whose_append_failed_moves_again_and_finishes(
         await until(lambda: host.views[room].get("over"), 120, "the game ends")
         game = await replay(server, room)
         assert game.over and game.state_id == host.views[room]["state_id"]
-        assert server.lobby.rooms[room].game.snapshot() == game.snapshot()
+        assert server.lobby.rooms[room].table.game.snapshot() == game.snapshot()
 
 
 async def test_a_turn_timer_that_fired_during_an_outage_fires_again_after_it(
@@ -212,7 +213,7 @@ async def test_a_turn_timer_that_fired_during_an_outage_fires_again_after_it(
         assert time.monotonic() - back < 10
         assert all(e[2][0] in ("end", "discard", "pass") for e in played)
         game = await replay(server, room)
-        assert server.lobby.rooms[room].game.snapshot()["state_id"] >= game.state_id > 0
+        assert server.lobby.rooms[room].table.game.snapshot()["state_id"] >= game.state_id > 0
 
 
 async def test_a_forfeit_whose_append_failed_is_made_after_the_outage(
@@ -288,7 +289,7 @@ async def test_server_bots_play_on_after_redis_is_restarted(
             await until(lambda: host.views[room].get("over"), 120, "the game ends")
             game = await replay(server, room)
             assert game.over and game.state_id == host.views[room]["state_id"]
-            assert server.lobby.rooms[room].game.snapshot() == game.snapshot()
+            assert server.lobby.rooms[room].table.game.snapshot() == game.snapshot()
         assert any("append failed" in r.getMessage() for r in caplog.records)  # it was felt
 
 
@@ -312,7 +313,7 @@ class FlakyStore(MemoryStore):
 async def _greedy_act(room: Room, seats: list[Recorder], rid: int) -> int:
     """One greedy action of the seat to act, through :meth:`Room.play`; the state id it was
     chosen against."""
-    game = room.game
+    game = room.table.game
     seat = game.to_act()[0]
     action = GREEDY(game.bot_view(seat), random.Random(rid))
     sid = game.state_id
@@ -325,16 +326,16 @@ async def _check_rollback(r: Room, store: FlakyStore, seats: list[Recorder],
                           log: WriteLog) -> None:
     """An append of ``r`` fails: its engine is the stored state at once, and after the
     store is back the room reloads and accepts the next action."""
-    stored = replay_log(Skipper, r.game.options, 2, await store.log("r1"))
+    stored = replay_log(Skipper, r.table.game.options, 2, await store.log("r1"))
     store.down = True
     log.clear()
     sid = await _greedy_act(r, seats, 2000)
     assert [t for _, t in log] == [["error"]]  # server/unavailable, nothing else
-    assert r.game.state_id == sid == stored.state_id and r.reloading
-    assert r.game.snapshot() == stored.snapshot()
+    assert r.table.game.state_id == sid == stored.state_id and r.table.reloading
+    assert r.table.game.snapshot() == stored.snapshot()
     store.down = False
-    await until(lambda: not r.reloading, 15, "the room reloads")
-    assert r.game.snapshot() == stored.snapshot()
+    await until(lambda: not r.table.reloading, 15, "the room reloads")
+    assert r.table.game.snapshot() == stored.snapshot()
     await _greedy_act(r, seats, 3000)
     assert len(await store.log("r1")) == sid + 1
 
@@ -344,14 +345,14 @@ async def test_the_rollback_is_the_stored_state_past_a_snapshot_and_after_a_take
     # entries since, kept in memory; a room taken over starts from the store's.
     store = FlakyStore()
     room, _, seats, log = await started_room(2, {"seed": 5, "first_seat": 0}, store)
-    await store.save_room(room.id, room.record(), room.state(), room.summary())
+    await store.save_room(room.id, room.table.record(), room.table.state(), room.table.summary())
     room.start_task()
     try:
-        while room.game.state_id < SNAPSHOT_EVERY + 5:
-            assert not room.game.over
-            await _greedy_act(room, seats, room.game.state_id)
+        while room.table.game.state_id < SNAPSHOT_EVERY + 5:
+            assert not room.table.game.over
+            await _greedy_act(room, seats, room.table.game.state_id)
         assert store.snapshots["r1"][0] == SNAPSHOT_EVERY
-        assert isinstance(room._saved_snapshot, bytes)  # kept packed: the rollback unpacks it
+        assert isinstance(room.table._saved_snapshot, bytes)  # kept packed: the rollback unpacks it
         await _check_rollback(room, store, seats, log)
     finally:
         await room.close()
@@ -359,7 +360,7 @@ async def test_the_rollback_is_the_stored_state_past_a_snapshot_and_after_a_take
     assert loaded is not None and loaded.snapshot is not None and loaded.entries
     taken = Room.from_loaded(loaded, store, Skipper)
     for s, conn in enumerate(seats):
-        taken.reattach(conn, s)  # type: ignore[arg-type]
+        taken.table.reattach(conn, s)  # type: ignore[arg-type]
     taken.start_task()
     try:
         await _check_rollback(taken, store, seats, log)
@@ -372,7 +373,7 @@ async def test_a_room_broken_again_as_its_reload_ends_reloads_again() -> None:
     # append before the task of that reload has ended: the room must reload again.
     store = FlakyStore()
     room, _, seats, _log = await started_room(2, {"seed": 5, "first_seat": 0}, store)
-    await store.save_room(room.id, room.record(), room.state(), room.summary())
+    await store.save_room(room.id, room.table.record(), room.table.state(), room.table.summary())
     room.start_task()
     load = store.load
     flaps = []
@@ -380,11 +381,11 @@ async def test_a_room_broken_again_as_its_reload_ends_reloads_again() -> None:
     async def flapping_load(room_id: str, *, lease: Lease | None = None) -> Loaded | None:
         loaded = await load(room_id, lease=lease)
         if not flaps and not store.down:
-            game = room.game
+            game = room.table.game
             seat = game.to_act()[0]
             act = p.Act(room=room.id, state_id=game.state_id, id=7,
                         action=list(GREEDY(game.bot_view(seat), random.Random(1))))
-            room.post(lambda: room.act(seats[seat], act))  # type: ignore[arg-type]
+            room.post(lambda: room.apply(room.table.act(seats[seat], act)))  # type: ignore[arg-type]
             flaps.append(act)
             store.down = True  # that act's append fails
         return loaded
@@ -393,14 +394,14 @@ async def test_a_room_broken_again_as_its_reload_ends_reloads_again() -> None:
     try:
         store.down = True
         sid = await _greedy_act(room, seats, 1)
-        assert room.reloading
+        assert room.table.reloading
         store.down = False
         await until(lambda: flaps, 15, "the first reload")
         await asyncio.sleep(0.2)
-        assert room.reloading  # the act behind the reload failed: broken again
+        assert room.table.reloading  # the act behind the reload failed: broken again
         store.down = False
-        await until(lambda: not room.reloading, 15, "the room reloads again")
-        assert room.game.state_id == sid
+        await until(lambda: not room.table.reloading, 15, "the room reloads again")
+        assert room.table.game.state_id == sid
         await _greedy_act(room, seats, 2)
         assert len(await store.log("r1")) == sid + 1
     finally:
@@ -420,7 +421,7 @@ async def test_an_append_writes_the_state_only_when_it_changed(server: Server) -
 
     async def checked(room_id: str, entries: Sequence[LogEntry], expect: int,
                       state: dict[str, Any] | None, *, lease: Lease | None = None) -> None:
-        expected = server.lobby.rooms[room_id].state()  # what the room holds now
+        expected = server.lobby.rooms[room_id].table.state()  # what the room holds now
         await real(room_id, entries, expect, state, lease=lease)
         carried.append(state is not None)
         loaded = await store.load(room_id)
@@ -433,25 +434,25 @@ async def test_an_append_writes_the_state_only_when_it_changed(server: Server) -
                                    options={"turn_seconds": 60.0})).room
         clients = {(await a.join(rid)).seat: a, (await b.join(rid)).seat: b}
         room = server.lobby.rooms[rid]  # full: it started
-        assert room.phase is Phase.PLAYING
+        assert room.table.phase is Phase.PLAYING
         rng = random.Random(4)
         for n in range(60):
-            if room.game.over:
+            if room.table.game.over:
                 break
             if n == 20:  # a member drops and comes back: the members change
                 seat_b = next(s for s, c in clients.items() if c is b)
                 token = b.seats[rid][1]
                 await b.close()
                 async with asyncio.timeout(10):
-                    while any(m.seat == seat_b for m in room.members.values()):
+                    while any(m.seat == seat_b for m in room.table.members.values()):
                         await asyncio.sleep(0.01)
                 b = clients[seat_b] = Client(server.url)
                 await b.connect()
                 await b.resume(rid, token)
-            seat = room.game.to_act()[0]
-            action = rng.choice([x for x in room.game.legal_actions(seat)
+            seat = room.table.game.to_act()[0]
+            action = rng.choice([x for x in room.table.game.legal_actions(seat)
                                  if x[0] != "resign"])
-            await clients[seat].act(rid, list(action), state_id=room.game.state_id)
+            await clients[seat].act(rid, list(action), state_id=room.table.game.state_id)
         await b.close()
     assert wrong == []
     assert len(carried) >= 30

@@ -28,8 +28,12 @@ import enum
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from ..games.options import Option, parse_options
-from ..protocol import fairness
+from ...games.options import Option, parse_options
+from ...protocol import fairness
+from ..phases import Phase as Phase  # re-exported
+from ..phases import RoomError as RoomError  # re-exported
+from ..phases import TransitionError as TransitionError  # re-exported
+from ..phases import is_phase as is_phase  # re-exported
 
 ROOM_OPTIONS: tuple[Option, ...] = (
     Option("turn_seconds", float, None, "Seconds per turn; on expiry the server plays the "
@@ -59,62 +63,6 @@ def split_options(raw: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any
     room = {k: v for k, v in raw.items() if k in ROOM_OPTION_NAMES}
     engine = {k: v for k, v in raw.items() if k not in ROOM_OPTION_NAMES}
     return parse_options(ROOM_OPTIONS, room), engine
-
-
-class RoomError(Exception):
-    """A request the room refuses; ``code`` is a protocol error code (protocol/README.md)."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
-class TransitionError(RoomError):
-    """An event the room's phase does not allow (:data:`TRANSITIONS`); ``code`` is the
-    protocol error code the room answers with (e.g. ``room/already_started``)."""
-
-
-class Phase(enum.Enum):
-    """A room's phase. The value is its stored form (``Closed`` is never stored: a closed
-    copy keeps printing the phase it was closed in: ``Room.game_phase``)."""
-
-    WAITING = "waiting"
-    PLAYING = "playing"
-    FINISHED = "finished"
-    CLOSED = "closed"
-
-    @classmethod
-    def parse(cls, text: Any) -> Phase:
-        """The phase of a stored status (``"waiting"``, ``"playing"``, ``"finished"``).
-
-        Raises:
-            ValueError: ``text`` is no stored status.
-        """
-        phase = _STORED.get(text) if isinstance(text, str) else None
-        if phase is None:
-            raise ValueError(f"no stored room status: {text!r}")
-        return phase
-
-    @property
-    def stored(self) -> str:
-        """The stored form (``"waiting"``...).
-
-        Raises:
-            ValueError: for :attr:`CLOSED`, which is never stored.
-        """
-        if self is Phase.CLOSED:
-            raise ValueError("a closed room's phase is not stored")
-        return str(self.value)
-
-
-_STORED = {p.value: p for p in Phase if p is not Phase.CLOSED}
-
-
-def is_phase(status: Any, phase: Phase) -> bool:
-    """True when the stored status ``status`` (of a store summary or a view's room facts)
-    is ``phase``; False for anything else, junk included."""
-    return _STORED.get(status) is phase if isinstance(status, str) else False
 
 
 class Event(enum.Enum):
@@ -190,7 +138,7 @@ def step(phase: Phase, event: Event) -> Phase:
 
 
 class SeatLike(Protocol):
-    """What the seat rules read of a taken seat (:class:`~cardhall.server.room_parts.Seat`)."""
+    """What the seat rules read of a taken seat (:class:`~cardhall.server.room.seats.Seat`)."""
 
     @property
     def conn(self) -> object | None: ...  # the connection playing it (None: none)
@@ -312,6 +260,40 @@ def start_seats(phase: Phase, seats: Sequence[SeatLike | None]) -> tuple[Phase, 
     return step(phase, Event.START), [s for s, holder in enumerate(seats) if holder is None]
 
 
+class Derived(enum.Enum):
+    """A move the room makes by itself when its state says so (:data:`DERIVED`)."""
+
+    START = "start"    # every seat of a waiting room is taken: it plays
+    FINISH = "finish"  # the game is over: the room is finished
+    EXPIRE = "expire"  # nobody sits in a waiting room: the lobby may expire it
+    NONE = "none"
+
+
+#: The derived moves, after the transition table: (phase, what the state says) -> the move.
+#: What the state says: ``"full"`` (every seat taken), ``"over"`` (the game is over),
+#: ``"empty"`` (no seat taken).
+DERIVED: dict[tuple[Phase, str], Derived] = {
+    (W, "full"): Derived.START,
+    (P, "over"): Derived.FINISH,
+    (W, "empty"): Derived.EXPIRE,
+}
+
+
+def derived(phase: Phase, seats: Sequence[SeatLike | None], over: bool) -> Derived:
+    """The move :data:`DERIVED` says a room in ``phase`` with ``seats`` (and its game
+    ``over`` or not) makes by itself: the join that takes the last seat starts the room,
+    a game over finishes it, a waiting room nobody sits in may expire."""
+    if over:
+        said = "over"
+    elif all(h is not None for h in seats):
+        said = "full"
+    elif all(h is None for h in seats):
+        said = "empty"
+    else:
+        return Derived.NONE
+    return DERIVED.get((phase, said), Derived.NONE)
+
+
 class Leaving(enum.Enum):
     """What becomes of a seat whose player leaves or is kicked (:func:`on_leave`)."""
 
@@ -352,7 +334,8 @@ def ranked_account(seats: Sequence[SeatLike | None], chosen_deal: bool) -> str |
     signed in to an account, on a deal the server drew (not ``chosen_deal``). Whether its
     rules and score count on a board is the leaderboard's (:mod:`.leaderboard`)."""
     holder = seats[0] if len(seats) == 1 else None
-    if holder is None or holder.assisted or chosen_deal or not holder.account:
+    if (holder is None or holder.assisted or holder.bot or chosen_deal
+            or not holder.account):
         return None
     return holder.account
 

@@ -1,5 +1,5 @@
-"""A room's clocks and server bots (``server/clocks.py``): a bidder in an auction gets
-``bid_seconds``, a turn ``turn_seconds``; a silent seat's turn runs out into the game's
+"""A room's clocks and server bots (``server/room/table.py``): a bidder in an auction
+gets ``bid_seconds``, a turn ``turn_seconds``; a silent seat's turn runs out into the game's
 default, an abandoned seat forfeits or goes to a bot as the room says, and server bots take
 their time in a race."""
 
@@ -23,13 +23,13 @@ async def test_a_bidder_gets_bid_seconds_and_a_turn_gets_turn_seconds() -> None:
     try:
         first = game.to_act()[0]
         assert not game.bidding
-        assert 500 < room.deadlines[first] - time.time() <= 600
+        assert 500 < room.table.deadlines[first] - time.time() <= 600
         auction = next(a for a in game.legal_actions(first) if a[0] == "auction")
-        await room.act(seats[first], p.Act(room="r1",  # type: ignore[arg-type]
+        await room.play(seats[first], p.Act(room="r1",  # type: ignore[arg-type]
                                            state_id=game.state_id, action=list(auction)))
         bidder = game.to_act()[0]
         assert game.bidding and bidder != first
-        assert 0 < room.deadlines[bidder] - time.time() <= 5
+        assert 0 < room.table.deadlines[bidder] - time.time() <= 5
     finally:
         await room.close()
 
@@ -47,13 +47,13 @@ async def test_an_action_that_moves_the_first_deadline_later_keeps_the_armed_tim
             seat = game.to_act()[0]
             action = next(a for a in game.legal_actions(seat) if a[0] not in ("resign",
                                                                               "auction"))
-            await room.act(seats[seat], p.Act(room="r1",  # type: ignore[arg-type]
+            await room.play(seats[seat], p.Act(room="r1",  # type: ignore[arg-type]
                                               state_id=game.state_id, action=list(action)))
         assert room._timer is timer and timer.when() == first_due
         await room._on_timer()  # as the kept timer fires: nothing has run out yet
         assert room._timer is not None and room._timer is not timer
         assert room._timer.when() >= first_due
-        assert game.to_act()[0] in room.deadlines
+        assert game.to_act()[0] in room.table.deadlines
     finally:
         await room.close()
 

@@ -1,4 +1,4 @@
-"""What a room sends its members (``server/fanout.py``), over the wire: every view and delta
+"""What a room sends its members (``server/room/views.py``), over the wire: every view and delta
 each seat and a spectator received rebuilds the engine's view of that seat and leaks no card,
 and many spectators (past the batching threshold) get every update in order."""
 
@@ -18,7 +18,7 @@ from cardhall.server.app import Server
 from cardhall.games import cards as C
 from cardhall.games import get
 from cardhall.games.bots import strategy
-from cardhall.server.fanout import LATER_SPECTATORS
+from cardhall.server.room.views import LATER_SPECTATORS
 
 from ..conftest import ServerFactory
 from ..engine_harness import cards_in, keys_in
@@ -149,7 +149,7 @@ async def test_forty_spectators_get_every_update_in_order_then_game_over(
         watching = [asyncio.create_task(watch(i, w)) for i, w in enumerate(watchers)]
         result = await play_seat(player, room, 0, GREEDY, random.Random(2))
         await asyncio.wait_for(asyncio.gather(*watching), 30)
-        final = server.lobby.rooms[room].view_for(None)
+        final = server.lobby.rooms[room].table.view_for(None)
         for i, w in enumerate(watchers):
             states = seen[i]
             assert states[-1] == -1 and states[-2] == result.state_id, states[-3:]

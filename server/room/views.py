@@ -1,0 +1,214 @@
+"""What a room sends its members: every member's update, one fan-out call per broadcast
+(after boardgame.io's ``sendAll(playerID => data)``): :func:`send_all`, and the room
+facts after a change no action brings (:func:`facts_changed`). Plain functions over a
+:class:`~.table.Table` (its members, their :class:`~.seats.Member` records of what each
+was last sent, its views and facts); the driver calls them for the table's
+:class:`~.outputs.Fanout` outputs and fences them by its lease.
+
+:class:`_Fanout` builds one broadcast's frames, member by member, sharing the deltas of
+members whose last view came from the same broadcast.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ... import protocol as p
+from ..phases import Phase
+from .outputs import Fanout
+from .seats import Member as Member  # re-exported
+from .seats import Peer as Peer  # re-exported
+from .seats import Seat as Seat  # re-exported
+from .table import Table
+
+WAITING = Phase.WAITING
+
+#: Spectators of one room above which a broadcast hands their frames to
+#: :meth:`Peer.send_later` (written a batch of connections per loop iteration) instead of
+#: writing them all before the room's next work item (issue #35: with 1,000 spectators a
+#: broadcast held the loop ~25 ms, and the players' actions waited behind it).
+LATER_SPECTATORS = 32
+
+
+class _Fanout:
+    """The update frames of one broadcast, member by member.
+
+    A member's delta is the change under the keys every seat shares (the same for all
+    members whose last view came from the same broadcast: computed once per such group)
+    plus the change under its own keys (``GameType.per_seat_view_keys``); an engine that does not
+    declare its per-seat keys has every view diffed whole. Diffs share a memo too.
+    """
+
+    def __init__(self, parts: tuple[bytes, bytes], per_seat: frozenset[str] | None,
+                 sample: dict[str, Any]) -> None:
+        self.parts = parts
+        self.token = object()  # this broadcast, as the members' next ``base``
+        self.memo: dict[Any, Any] = {}
+        self.shared_deltas: dict[object, dict[str, Any]] = {}
+        self.own = per_seat
+        self.shared = None if per_seat is None else [k for k in sample if k not in per_seat]
+
+    def frame(self, member: Member, views: dict[int | None, dict[str, Any]],
+              re: Any = None) -> bytes:
+        """``member``'s frame (its full view the first time, else a delta from the last
+        view it was sent; ``re``: the id of the request it answers); that view becomes its
+        last."""
+        view = views[member.seat]
+        last, base = member.last, member.base
+        if last is None:
+            frame = p.update_frame(self.parts, view=view, re=re)
+        elif self.shared is None or base is None:
+            frame = p.update_frame(self.parts, delta=p.diff(last, view, self.memo), re=re)
+        else:
+            shared = self.shared_deltas.get(base)
+            if shared is None:
+                shared = self.shared_deltas[base] = p.diff(last, view, self.memo, self.shared)
+            own = p.diff(last, view, self.memo, self.own)
+            frame = p.update_frame(self.parts, delta={**shared, **own} if own else shared,
+                                   re=re)
+        member.sent(view, self.token)
+        return frame
+
+
+def send_all(t: Table, out: Fanout) -> None:
+    """Send every member of ``t`` its update after ``out.events``: the full view the first
+    time, then a delta.
+
+    ``out.first`` (the member whose action this is) is served before anyone else, its
+    encoded ``out.lead`` frame (the ``ok`` of its ``act``) just ahead of its update and in
+    the same write; or, with ``out.re`` (for a peer whose ``act_reply`` is ``"update"``),
+    its update carries ``re`` and is the reply (an ``ok`` when it is not a member). The
+    deltas come from the engine (:meth:`Game.deltas`: no view built, nothing diffed;
+    members whose deltas are equal share one frame, packed once) when it reports them;
+    else views are built and diffed (:func:`_send_diffed`). A member not at the state
+    before this one gets its full view.
+    """
+    first, lead, re = out.first, out.lead, out.re
+    members = t.members
+    leader = members.get(first) if first is not None else None
+    if first is not None and leader is None:
+        if lead is not None:
+            first.send_raw(lead)
+        elif re is not None:
+            first.send_raw(p.ok_frame(re))
+    if not members:
+        return
+    facts = t.facts()
+    parts = p.update_parts(t.id, t.state_id, out.events)
+    deltas = None
+    if t.phase is not WAITING and t.game is not None:
+        deltas = t.game.deltas({m.seat for m in members.values()})
+    if deltas is None:
+        _send_diffed(t, parts, facts, first, leader, lead, re)
+        return
+    sid = t.state_id
+    frames: dict[tuple[int, int], bytes] = {}  # (id(delta), id(old facts)) -> frame
+    changes: dict[int, dict[str, Any]] = {}  # id(old facts) -> its change to ``facts``
+
+    def frame_of(member: Member, re: Any = None) -> bytes | None:
+        old = member.table
+        if member.sid != sid - 1 or old is None:
+            return None
+        delta = deltas[member.seat]
+        key = (id(delta), id(old))
+        frame = frames.get(key) if re is None else None
+        if frame is None:
+            if old is not facts:
+                change = changes.get(id(old))
+                if change is None:
+                    change = changes[id(old)] = p.diff({"room": old}, {"room": facts})
+                delta = {**delta, **change}
+            frame = p.update_frame(parts, delta=delta, re=re)
+            if re is None:
+                frames[key] = frame
+        member.last, member.base, member.sid, member.table = None, None, sid, facts
+        return frame
+
+    _send_deltas(t, frame_of, parts, facts, first, leader, () if lead is None else (lead,), re)
+
+
+def _send_deltas(t: Table, frame_of: Callable[..., bytes | None], parts: tuple[bytes, bytes],
+                 facts: dict[str, Any], first: Peer | None, leader: Member | None,
+                 ahead: tuple[bytes, ...], re: Any) -> None:
+    """Send every member its frame of a broadcast of the engine's deltas (``frame_of``
+    makes a member's, or returns None when it needs its full view): ``first``'s (its
+    member ``leader``) ahead of everyone's, after its ``ahead`` frame and carrying
+    ``re``; a member not at the state before gets its full view; the spectators of a
+    crowd get theirs later (:data:`LATER_SPECTATORS`)."""
+    members = t.members
+    full: list[tuple[Peer, Member]] = []
+    if leader is not None:
+        assert first is not None
+        frame = frame_of(leader, re)
+        if frame is None:
+            full.append((first, leader))
+        else:
+            first.send_raw(*ahead, frame)
+    outgoing: list[tuple[Peer, bytes]] = []
+    later: list[tuple[Peer, bytes]] = []
+    crowd = len(members) - len(t.seats) > LATER_SPECTATORS
+    for conn, member in members.items():
+        if conn is first:
+            continue
+        frame = frame_of(member)
+        if frame is None:
+            full.append((conn, member))
+        else:
+            (later if crowd and member.seat is None else outgoing).append((conn, frame))
+    if full:
+        views = t.views_for({m.seat for _, m in full}, facts)
+        for conn, member in full:
+            view = views[member.seat]
+            member.sent(view)
+            frame = p.update_frame(parts, view=view, re=re if conn is first else None)
+            if conn is first:
+                first.send_raw(*ahead, frame)
+            else:
+                outgoing.append((conn, frame))
+    for conn, frame in outgoing:
+        conn.send_raw(frame)
+    for conn, frame in later:  # the spectators' (one frame packed for all): after
+        conn.send_later(frame)
+
+
+def _send_diffed(t: Table, parts: tuple[bytes, bytes], facts: dict[str, Any],
+                 first: Peer | None, leader: Member | None, lead: bytes | None,
+                 re: Any) -> None:
+    """:func:`send_all` for an engine that does not report its deltas (or cannot now):
+    every member's view built (the public part shared: engines cache it per state), each
+    diffed against the last view it was sent (its full view the first time); the
+    leader's first."""
+    members = t.members
+    ahead = () if lead is None else (lead,)
+    if leader is None:
+        views = t.views_for({m.seat for m in members.values()}, facts)
+    else:
+        views = t.views_for({leader.seat}, facts)
+    fan = _Fanout(parts, t.game_cls.TYPE.per_seat_view_keys, next(iter(views.values())))
+    if leader is not None:
+        assert first is not None
+        first.send_raw(*ahead, fan.frame(leader, views, re))
+        others = {m.seat for c, m in members.items() if c is not first} - views.keys()
+        if others:
+            views.update(t.views_for(others, facts))
+    for conn, member in members.items():
+        if conn is not first:
+            conn.send_raw(fan.frame(member, views))
+
+
+def facts_changed(t: Table) -> None:
+    """Send the room facts (:meth:`~.state.TableState.facts`) to every member that holds the
+    current state but older facts, as an ``update`` keeping the ``state_id`` with the delta
+    ``{"room": facts}`` (one frame for all): after a change no action brings, such as a
+    spectator coming or going."""
+    facts = t.facts()
+    sid = t.state_id
+    frame = None
+    for conn, member in t.members.items():
+        if member.sid != sid or member.table is facts:
+            continue
+        if frame is None:
+            frame = p.update_frame(p.update_parts(t.id, sid, []), delta={"room": facts})
+        member.table = facts
+        conn.send_raw(frame)
