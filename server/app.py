@@ -39,6 +39,7 @@ from .visibility import Lookups
 from .lobby import Lobby
 from .logs import event
 from .metrics import Metrics
+from .rated import SERVER_BOT, Rater, ratings_for
 from .memory_store import MemoryStore
 from .store import Store
 from .tasks import SHUTDOWN_GRACE
@@ -132,6 +133,10 @@ class Server:
         self.cluster = Cluster(self)
         self.lobby = Lobby(self.store, self.settings, self.cluster)
         self.ledger = self.lobby.ledger = Ledger(self.accounts)
+        #: Rated rooms and ratings (issue #45, :mod:`.rated`).
+        self.ratings = ratings_for(self.store)
+        self.rater = self.lobby.rater = Rater(self.ratings, self.accounts, SERVER_BOT,
+                                              self.settings.rated_boards)
         self.connections: set[Connection] = set()
         self.sessions: dict[str, Connection] = {}
         self.metrics = Metrics(self.store, lambda: len(self.lobby.rooms),
@@ -236,6 +241,8 @@ class Server:
         if response is None:
             response = await self.metrics.http(socket, request)
         if response is None:
+            response = await self.rater.http(socket, request)
+        if response is None:
             response = web.respond(socket, request)
         if response is not None:  # an HTTP answer, not an upgrade: one access line
             event(log, logging.DEBUG if request.path in QUIET_PATHS else logging.INFO,
@@ -288,6 +295,7 @@ class Server:
         await self.cluster.background.close(grace=SHUTDOWN_GRACE)
         await self.metrics.health.close()
         await self.ledger.close()
+        await self.rater.close()
         await self.auth.close()
         await self.store.close()
 

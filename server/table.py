@@ -46,6 +46,8 @@ ROOM_OPTIONS: tuple[Option, ...] = (
            "0 in turn-based ones).", min=0, max=60),
     Option("multi_seat", bool, False, "One account may hold several seats of the room (a hot "
            "seat); off: a second seat is refused (room/already_seated)."),
+    Option("rated", bool, False, "A rated game (issue #45, server/rated.py): public, the "
+           "deal drawn by the server, an abandoned seat forfeits; its result moves ratings."),
 )
 ROOM_OPTION_NAMES = frozenset(o.name for o in ROOM_OPTIONS)
 
