@@ -40,6 +40,7 @@ from .lobby import Lobby
 from .logs import event
 from .metrics import Metrics
 from .rated import SERVER_BOT, Rater, ratings_for
+from .rated_queue import RatedQueue
 from .memory_store import MemoryStore
 from .store import Store
 from .tasks import SHUTDOWN_GRACE
@@ -137,6 +138,9 @@ class Server:
         self.ratings = ratings_for(self.store)
         self.rater = self.lobby.rater = Rater(self.ratings, self.accounts, SERVER_BOT,
                                               self.settings.rated_boards)
+        self.queue = RatedQueue(self.lobby, self.ratings,
+                                bot_after=self.settings.queue_bot_after,
+                                wave_seconds=self.settings.queue_wave_seconds)
         self.connections: set[Connection] = set()
         self.sessions: dict[str, Connection] = {}
         self.metrics = Metrics(self.store, lambda: len(self.lobby.rooms),
@@ -259,6 +263,7 @@ class Server:
         socket.done.add_done_callback(lambda _: event(
             log, logging.INFO, "conn_closed", session=conn.session_id, addr=conn.addr,
             code=socket.close_code, client=conn.software, account=conn.account or None))
+        socket.done.add_done_callback(lambda _: self.queue.closed(conn))
         conn.opened()
         return conn
 
@@ -296,6 +301,7 @@ class Server:
         await self.metrics.health.close()
         await self.ledger.close()
         await self.rater.close()
+        await self.queue.close()
         await self.auth.close()
         await self.store.close()
 
