@@ -138,11 +138,12 @@ class Server:
         self.ratings = ratings_for(self.store)
         self.rater = self.lobby.rater = Rater(self.ratings, self.accounts, SERVER_BOT,
                                               self.settings.rated_boards)
-        self.queue = RatedQueue(self.lobby, self.ratings,
-                                bot_after=self.settings.queue_bot_after,
-                                wave_seconds=self.settings.queue_wave_seconds)
         self.connections: set[Connection] = set()
         self.sessions: dict[str, Connection] = {}
+        self.queue = RatedQueue(self.lobby, self.ratings,
+                                bot_after=self.settings.queue_bot_after,
+                                wave_seconds=self.settings.queue_wave_seconds,
+                                store=self.store, sessions=self.sessions)  # #45
         self.metrics = Metrics(self.store, lambda: len(self.lobby.rooms),
                                lambda: len(self.connections))
         self.lobby.metrics = self.metrics
