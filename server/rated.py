@@ -15,6 +15,9 @@ each finished rated game, and the rating lists over HTTP.
   highest rating first), what ``cardhall ratings`` prints. With the operator setting
   ``rated_boards = "registered"`` guests are left out of it (the default ``"all"`` lists
   every account and bot).
+* ``GET /ratings/history?game=G&mode=M&account=A[&limit=N]``: the rated games of account
+  ``A`` (a public fact, as the list), newest first: ``{"entries": [{"at", "game", "room",
+  "before": Rating.record, "after": Rating.record}...]}`` (My games' "before -> after").
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from websockets.http11 import Request, Response
 from .account_store import AccountStore
 from .ratings import (
     MemoryRatings,
+    Rating,
     RatedGame,
     RatedSeat,
     Ratings,
@@ -196,17 +200,40 @@ class Rater:
         return {"game": game, "mode": mode, "board": board,
                 "entries": [e.record() for e in entries[:limit]]}
 
+    async def history(self, game: str, mode: str | None, account: str,
+                      limit: int = 20) -> dict[str, Any]:
+        """The rated games of ``account`` on (``game``, ``mode``) as sent (module
+        docstring), each rating before and after the game.
+
+        Raises:
+            RoomError: ``lobby/unknown_game`` (not a rated game type).
+            StoreError: the store is unavailable.
+        """
+        if not is_rated(game, mode):
+            raise RoomError("lobby/unknown_game", f"{game} {mode or ''} is not rated")
+        kept = await self.ratings.history(board_id(game, mode), account, limit + 1)
+        entries = []
+        for k, (at, gid, after) in enumerate(kept[:limit]):
+            before = kept[k + 1][2] if k + 1 < len(kept) else Rating()
+            entries.append({"at": at, "game": gid, "room": gid.split(":")[0],
+                            "before": before.record(), "after": after.record()})
+        return {"game": game, "mode": mode, "account": account, "entries": entries}
+
     async def http(self, connection: Responder, request: Request) -> Response | None:
-        """Answer ``GET /ratings?game=G&mode=M[&limit=N]`` (JSON; 400 for a bad query,
-        404 for a type that is not rated, 503 when the store is unavailable); None for
-        another path."""
+        """Answer ``GET /ratings?game=G&mode=M[&limit=N]`` and ``GET /ratings/history``
+        (JSON; 400 for a bad query, 404 for a type that is not rated, 503 when the store is
+        unavailable); None for another path."""
         parts = urlsplit(request.path)
-        if parts.path != "/ratings":
+        if parts.path not in ("/ratings", "/ratings/history"):
             return None
         query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
         try:
             limit = max(1, min(LIST_LIMIT, int(query.get("limit", "100"))))
-            body = await self.listing(query.get("game", ""), query.get("mode"), limit)
+            if parts.path == "/ratings/history":
+                body = await self.history(query.get("game", ""), query.get("mode"),
+                                          query.get("account", ""), min(limit, 100))
+            else:
+                body = await self.listing(query.get("game", ""), query.get("mode"), limit)
         except ValueError:
             return connection.respond(http.HTTPStatus.BAD_REQUEST, "limit: a number\n")
         except RoomError as exc:

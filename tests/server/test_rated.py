@@ -132,6 +132,11 @@ async def test_the_ratings_list_over_http(make_server: ServerFactory) -> None:
     assert body["entries"][0]["rating"] > body["entries"][1]["rating"]
     status, _ = await asyncio.to_thread(fetch, f"{base}/ratings?game=skipper&mode=solo")
     assert status == 404
+    status, body = await asyncio.to_thread(
+        fetch, f"{base}/ratings/history?game=skipper&mode=multi&account=y")
+    assert status == 200 and [e["room"] for e in body["entries"]] == ["g1"]
+    entry = body["entries"][0]
+    assert entry["before"]["rating"] == 1500 and entry["after"]["rating"] < 1500
     server.rater.boards = "registered"
     status, body = await asyncio.to_thread(fetch, f"{base}/ratings?game=skipper&mode=multi")
     assert [e["name"] for e in body["entries"]] == ["Yann"]
