@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from cardhall.server.memory_store import MemoryStore
+from cardhall.server.ratings import RatedGame, RatedSeat
 
 from ..conftest import serving
 from .test_web import browser, shot
@@ -41,10 +42,16 @@ async def test_play_rated_at_desktop_and_phone_sizes() -> None:
     async with serving(MemoryStore, msg_rate=None, queue_wave_seconds=0.2) as make, \
             browser() as b:
         server = await make()
+        for k in range(15):  # two established ratings for the board
+            await server.ratings.rate(RatedGame(f"old{k}", "skipper:multi", (
+                RatedSeat("a", "Ada"), RatedSeat("b", "Bob")), (1, 2)))
         desk = await page_at(b, server.port, errors, DESKTOP, wait="#rated-play")
         phone = await page_at(b, server.port, errors, PHONE, wait="#rated-play",
                               is_mobile=True, has_touch=True)
         assert await overflow(phone) <= 0
+        await desk.wait_for_selector('#rated-board tr[data-name="Ada"]')
+        rows = await desk.locator("#rated-board tr").all_inner_texts()
+        assert [r.split("\t")[:2] for r in rows] == [["1", "Ada"], ["2", "Bob"]], rows
         await phone.screenshot(path=shot("rated-lobby-phone"))
         await queue_up(desk)
         await desk.screenshot(path=shot("rated-waiting-desktop"))

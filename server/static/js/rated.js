@@ -8,6 +8,8 @@ const GAME = "skipper";
 const MODES = [["multi", "Skipper multi"], ["race", "Skipper race"]];
 const SIZES = [["2,3,4", "2\u20134 players"], ["2", "2 players"], ["3", "3 players"],
   ["4", "4 players"]];
+/** Players the rated board shows at most. */
+const BOARD_SIZE = 10;
 /** Milliseconds after a rated game's end before its ratings are read again (the server
  * rates it in the background). */
 const RATED_AFTER_MS = 600;
@@ -82,7 +84,10 @@ export class Rated {
   /** Read this player's rated games and the list of this.mode again. */
   async refresh() {
     const info = this.app.account.info;
-    if (!info || !info.account) return;
+    if (!info || !info.account) {
+      await this.loadTable();
+      return;
+    }
     try {
       const q = `game=${GAME}&mode=${this.mode}&account=${encodeURIComponent(info.account)}`;
       const history = await getJson(`/ratings/history?${q}&limit=10`);
@@ -146,6 +151,24 @@ export class Rated {
       this.error ? h("p", { class: "error", role: "alert" }, this.error) : null,
       mine,
       games,
+      this.board(),
+    );
+  }
+
+  /** The rated board of this.mode: the established ratings (not provisional), highest
+   * first (the server leaves guests out when its operator asks for registered players). */
+  board() {
+    const rows = [...this.table.values()].filter((e) => !e.provisional).slice(0, BOARD_SIZE);
+    return h(
+      "div",
+      { class: "rated-board" },
+      h("h3", { id: "rated-board-title" }, "Rated board (established ratings)"),
+      h("table", { id: "rated-board", "aria-labelledby": "rated-board-title" },
+        rows.length
+          ? rows.map((e, k) => h("tr", { "data-name": e.name },
+              h("td", {}, String(k + 1)), h("td", {}, e.name), h("td", {}, String(e.rating))))
+          : h("tr", {}, h("td", { class: "none", colspan: "3" },
+              "Nobody yet: a rating is established after about 12 games."))),
     );
   }
 
