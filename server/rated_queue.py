@@ -135,7 +135,8 @@ class RatedQueue:
 
     async def seat(self, game: str, mode: str, table: Table) -> None:
         """Create the rated room of ``table`` and seat its players (module docstring); a
-        player who cannot be seated (gone meanwhile) is skipped, logged.
+        player who cannot be seated (someone else took the seat first through the lobby)
+        goes back to the queue, and one whose connection closed is skipped.
 
         Raises:
             RoomError, StoreError: the room could not be created.
@@ -144,19 +145,24 @@ class RatedQueue:
         ask = p.CreateRoom(game=game, mode=mode, seats=table.seats,
                            options={"rated": True})
         room = await self.lobby.create(host, ask, {"rated": True})
+        seated = []
         for ticket in table.tickets:
             conn = ticket.owner
             try:
                 await room.submit(lambda c=conn: room.seat_player(c, None, None))
             except (RoomError, StoreError) as exc:
                 log.warning("queue: %s not seated in room %s: %s", ticket.name, room.id, exc)
+                if self.sessions.get(conn.session_id) is conn:
+                    self.matchmaker.join(game, mode, ticket)  # waits for the next wave
+            else:
+                seated.append(ticket)
         if table.bots:
             try:
                 await room.submit(lambda: room.start(host, None))
             except (RoomError, StoreError) as exc:
                 log.warning("queue: room %s not started: %s", room.id, exc)
         spread = round(table.spread)
-        for ticket in table.tickets:
+        for ticket in seated:
             ticket.owner.send(p.Matched(room=room.id, game=game, mode=mode, seats=table.seats,
                                         bots=table.bots, host=ticket.owner is host,
                                         spread=spread))

@@ -11,6 +11,7 @@ On the old code ``queue_join`` is an unknown message type (``protocol/unknown_ty
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 
@@ -147,3 +148,34 @@ def test_json_schemas_describe_the_queue_messages() -> None:
             jsonschema.validate(bad, schemas[tag])
         with pytest.raises(p.ProtocolError):
             p.decode(msgpack.packb(bad), side="server" if tag == "matched" else "client")
+
+
+@MEMORY
+async def test_a_player_whose_seat_was_taken_first_goes_back_to_the_queue(
+        make_server: ServerFactory) -> None:
+    """Between the room's creation and a player's seat, a stranger takes the seat (a join
+    through the lobby): that player is not left stranded but waits in the queue again."""
+    server = await make_server(queue_wave_seconds=30)
+    queue = server.queue
+    async with Client(server.url, guest=SECRETS[0]) as one, \
+            Client(server.url, guest=SECRETS[1]) as two, \
+            Client(server.url, guest=SECRETS[2]) as stranger:
+        real = queue.lobby
+
+        class Sniped:
+            """The lobby, but the stranger sits in each new room before the queue does."""
+
+            async def create(self, *args: Any) -> Any:
+                room = await real.create(*args)
+                await stranger.join(room.id)
+                return room
+
+        queue.lobby = Sniped()
+        await one.queue_join("skipper", "multi", [2])
+        await two.queue_join("skipper", "multi", [2])
+        tables = await queue.matchmaker.wave()
+        assert len(tables) == 1
+        first = await one.matched(timeout=10)
+        assert first.room in stranger.seats and first.room in one.seats
+        assert two.matches.empty() and first.room not in two.seats
+        assert queue.matchmaker.waiting("skipper", "multi") == 1  # two waits again
