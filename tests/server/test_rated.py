@@ -146,3 +146,33 @@ def test_the_server_bots_strategy_is_the_rooms() -> None:
     from cardhall.server.room import BOT_STRATEGY
 
     assert rated.SERVER_BOT == BOT_STRATEGY
+
+
+@pytest.mark.parametrize("store_kind", ["redis"])
+async def test_a_game_finished_across_a_takeover_is_rated_once(
+        make_server: ServerFactory) -> None:
+    """The rated room's process stops mid-game; the other process of the lobby takes the
+    room over as its players come back, the game ends there and is rated there, once; the
+    game reported again by either process changes nothing."""
+    first, second = await make_server(), await make_server()
+    urls = [first.url, second.url]
+    async with Client(urls, guest=A) as host, Client(urls, guest=B) as guest:
+        room = (await host.create_room("skipper", mode="multi", seats=2,
+                                       options=RATED)).room
+        await host.join(room)
+        await guest.join(room)
+        await wait_status(host, room, "playing")
+        await first.stop()  # its leases are given up: the room is the lobby's to take over
+        for _ in range(500):
+            if room in second.lobby.rooms and room in host.seats and room in guest.seats:
+                break
+            await asyncio.sleep(0.02)
+        assert room in second.lobby.rooms
+        await host.act(room, ["resign"], state_id=host.views[room]["state_id"])
+        a, b = await accounts(host, guest)
+        got = await ratings_of(second, [a, b])
+        assert got[a].games == got[b].games == 1 and got[b].mu > got[a].mu
+        finished = rated.rated_game(second.lobby.rooms[room], rated.SERVER_BOT)
+        assert finished is not None
+        assert await second.ratings.rate(finished) is None
+        assert await second.ratings.ratings(BOARD, [a, b]) == got
