@@ -158,12 +158,14 @@ def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_gam
 @click.option("--record", "record_dir", type=click.Path(file_okay=False), default=None,
               help="Write the record of each finished game to this folder (ROOM.json), for "
                    "`cardhall verify`.")
+@click.option("--rated", is_flag=True, help="Play rated: wait in the server's queue for a "
+              "Skipper multi table first (the lobby's `rated` command).")
 @click.option("--ascii/--no-ascii", "ascii_cards", default=None,
               help="Suits as letters (10D) and ASCII only (default: on when the terminal "
                    "cannot print the suit symbols).")
 def play(url: str, name: str | None, color: bool | None, record_dir: str | None,
          ascii_cards: bool | None, login: str | None, register: str | None,
-         logout: bool) -> None:
+         logout: bool, rated: bool) -> None:
     """Play in a terminal: lobby, create/join rooms, numbered actions, turn clocks; signed in
     as this computer's guest account, or --login / --register; the access and seat tokens
     kept in the user's state folder (lobby command m: my games / resume)."""
@@ -193,7 +195,7 @@ def play(url: str, name: str | None, color: bool | None, record_dir: str | None,
             click.echo("signed out")
             return 0
         return await run_terminal(url, name=name or "", color=color, record_dir=record_dir,
-                                  ascii=ascii_cards, **options)
+                                  ascii=ascii_cards, rated=rated, **options)
 
     try:
         with reaching(url):
