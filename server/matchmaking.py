@@ -263,7 +263,8 @@ class Matchmaker:
 
     async def wave(self) -> list[Table]:
         """Run one wave over every queue now; the tables made are seated (:attr:`seat_table`)
-        and returned."""
+        and returned. The players of a table that could not be seated (:attr:`seat_table`
+        raised) wait again."""
         made: list[Table] = []
         for (game, mode), pool in list(self.pools.items()):
             if not pool:
@@ -278,7 +279,10 @@ class Matchmaker:
                 try:
                     await self.seat_table(game, mode, table)
                 except Exception:  # one table's failure must not stop the waves
-                    log.exception("queue %s %s: a table was not seated", game, mode)
+                    log.exception("queue %s %s: a table was not seated: its players wait "
+                                  "again", game, mode)
+                    for t in table.tickets:
+                        pool[t.id] = t
             made += tables
         return made
 

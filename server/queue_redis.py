@@ -92,6 +92,14 @@ class RedisTickets:
         await self.alive(queue)
         await self._call(self.redis.hset(_key(queue, "t"), ticket.id, record))
 
+    async def put_back(self, queue: str, tickets: Sequence[Ticket]) -> None:
+        """Put claimed ``tickets`` (of :meth:`tickets`: owners ``(process, session)``) back
+        in ``queue`` as they were (their table could not be seated)."""
+        for t in tickets:
+            proc, sess = t.owner
+            await self._call(self.redis.hset(_key(queue, "t"), t.id, pack(
+                [t.key, t.name, t.rating, list(t.sizes), t.since, proc, sess])))
+
     async def remove(self, queue: str, ids: Sequence[str]) -> None:
         """Take tickets ``ids`` out of ``queue``."""
         if ids:

@@ -236,7 +236,12 @@ class RatedQueue:
             except LockError:
                 log.warning("queue %s: the wave outlived its lock", queue)
         for table in claimed:
-            await self._dispatch(queue, table)
+            try:
+                await self._dispatch(queue, table)
+            except Exception:  # one table's failure must not stop the waves
+                log.exception("queue %s: a table was not seated: its players wait again",
+                              queue)
+                await self.shared.put_back(queue, table.tickets)
         return claimed
 
     async def _dispatch(self, queue: str, table: Table) -> None:
@@ -307,10 +312,14 @@ class RatedQueue:
     async def inbox(self, msg: dict[str, Any]) -> None:
         """A ``queue_table`` or ``queue_seat`` from another process (see the module
         docstring)."""
-        if msg["k"] == "queue_table":
-            tickets = tuple(Ticket(key, name, float(rating), (), owner=tuple(owner), id=tid)
-                            for tid, key, name, rating, owner in msg["tickets"])
-            await self._seat_shared(msg["q"], Table(tickets, int(msg["seats"]),
-                                                    int(msg["bots"])))
-        elif msg["k"] == "queue_seat":
-            await self._seat_here(msg["ticket"], msg["sess"], None, msg["matched"])
+        try:
+            if msg["k"] == "queue_table":
+                tickets = tuple(Ticket(key, name, float(rating), (), owner=tuple(owner),
+                                       id=tid)
+                                for tid, key, name, rating, owner in msg["tickets"])
+                await self._seat_shared(msg["q"], Table(tickets, int(msg["seats"]),
+                                                        int(msg["bots"])))
+            elif msg["k"] == "queue_seat":
+                await self._seat_here(msg["ticket"], msg["sess"], None, msg["matched"])
+        except Exception:  # the inbox goes on whatever one message did
+            log.exception("queue: %s not handled", msg.get("k"))

@@ -121,3 +121,23 @@ async def test_enough_waiting_tickets_start_a_wave_at_once() -> None:
         assert len(seated) == 2
     finally:
         await queue.close()
+
+
+async def test_the_players_of_a_table_not_seated_wait_again() -> None:
+    calls: list[Table] = []
+
+    async def seat(game: str, mode: str, table: Table) -> None:
+        calls.append(table)
+        if len(calls) == 1:
+            raise RuntimeError("the room could not be made")
+
+    queue = Matchmaker(seat, wave_seconds=60.0, wave_at=100)
+    try:
+        for t in tickets(1500, 1510):
+            queue.join("skipper", "multi", t)
+        await queue.wave()
+        assert queue.waiting("skipper", "multi") == 2
+        await queue.wave()
+        assert len(calls) == 2 and queue.waiting("skipper", "multi") == 0
+    finally:
+        await queue.close()

@@ -7,6 +7,7 @@ table (the seats of the other process's players joined through forwarding)."""
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 
@@ -105,3 +106,29 @@ async def test_two_processes_seat_each_player_once(make_server: ServerFactory) -
     finally:
         for c in clients:
             await c.close()
+
+
+@pytest.mark.parametrize("store_kind", ["redis"])
+async def test_a_table_that_cannot_be_seated_puts_its_players_back(
+        make_server: ServerFactory) -> None:
+    """The first room of a wave cannot be created (the process is full, say): the waves go
+    on, its players wait again and the next wave seats them."""
+    from cardhall.server.table import RoomError
+
+    server = await make_server(queue_wave_seconds=0.1)
+    real, failed = server.queue.lobby, []
+
+    class Full:
+        async def create(self, *args: Any) -> Any:
+            if not failed:
+                failed.append(1)
+                raise RoomError("room/limit", "this server hosts at most 1 rooms")
+            return await real.create(*args)
+
+    server.queue.lobby = Full()
+    async with Client(server.url, guest=SECRETS[0]) as one, \
+            Client(server.url, guest=SECRETS[1]) as two:
+        await one.queue_join("skipper", "multi", [2])
+        await two.queue_join("skipper", "multi", [2])
+        first, second = await one.matched(timeout=10), await two.matched(timeout=10)
+        assert failed and first.room == second.room
