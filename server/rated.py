@@ -32,6 +32,8 @@ from urllib.parse import parse_qs, urlsplit
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
+from ..games import OptionError
+from ..games.bots import strategy
 from .account_store import AccountStore
 from .ratings import (
     MemoryRatings,
@@ -80,13 +82,20 @@ def ratings_for(store: Store) -> Ratings:
 
 
 def check_room(game: str, mode: str | None, settings: dict[str, Any], private: bool) -> None:
-    """Check a rated room's creation and set its forced settings (see the module docstring):
-    ``on_abandon`` becomes ``forfeit``, ``multi_seat`` off. A room not rated is left alone.
+    """Check a room's server bot strategy (room option ``bot_strategy``: one of the game's
+    strategies), and a rated room's creation, setting its forced settings (see the module
+    docstring): ``on_abandon`` becomes ``forfeit``, ``multi_seat`` off.
 
     Raises:
-        RoomError: ``lobby/bad_options`` (a private rated room, a game type that is not
-            rated, or ``multi_seat`` or ``on_abandon=bot`` asked for).
+        RoomError: ``lobby/bad_options`` (a strategy the game has not; a private rated room,
+            a game type that is not rated, or ``multi_seat`` asked for in a rated room).
     """
+    chosen = settings.get("bot_strategy")
+    if chosen is not None:
+        try:
+            strategy(game, str(chosen))
+        except OptionError as exc:
+            raise RoomError("lobby/bad_options", f"bot_strategy: {exc.message}") from None
     if not settings.get("rated"):
         return
     if private:
@@ -102,13 +111,16 @@ def check_room(game: str, mode: str | None, settings: dict[str, Any], private: b
 
 def rated_game(room: Any, bot_strategy: str) -> RatedGame | None:
     """The :class:`~.ratings.RatedGame` of finished ``room`` (a :class:`~.room.Room`), or
-    None when the room is not rated. Guests are marked later (:meth:`Rater.rate`).
+    None when the room is not rated. Its server bots are rated as the room's strategy
+    (room option ``bot_strategy``; ``bot_strategy`` for a room stored without it). Guests
+    are marked later (:meth:`Rater.rate`).
 
     Raises:
         RuntimeError: the room never started.
     """
     if not room.settings.get("rated"):
         return None
+    bot_strategy = str(room.settings.get("bot_strategy") or bot_strategy)
     mode = room.options.get("mode")
     game = room.dealt()
     outcome = game.outcome() or {}

@@ -7,7 +7,8 @@ and puts a ticket in this process's :class:`~.matchmaking.Matchmaker`. When a wa
 table (:meth:`RatedQueue.seat`), the server creates a rated room (``rated`` room option: see
 :mod:`.rated`) of the table's size, the first ticket's connection its host, and seats every
 ticket's connection in it (each gets ``joined``, unsolicited); a table with bots is started
-at once (the empty seats get server bots); then each player gets ``matched``. A connection
+at once (the empty seats get server bots of the strategy whose rating is nearest the
+table's: :meth:`RatedQueue.room_options`); then each player gets ``matched``. A connection
 that closes leaves the queue; ``queue_leave`` leaves it on request (answered ``ok``).
 
 Errors of ``queue_join``: ``auth/required`` (no account), ``lobby/unknown_game`` (not a
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import statistics
 import time
 from typing import Any
 
@@ -34,6 +36,8 @@ import msgpack
 from redis.exceptions import LockError
 
 from .. import protocol as p
+from ..games import OptionError
+from ..games.bots import strategy
 from .matchmaking import Matchmaker, Table, Ticket, pair
 from .queue_redis import RedisTickets
 from .ratings import Rating, Ratings, board_id, is_rated
@@ -41,10 +45,12 @@ from .store import StoreError
 from .table import RoomError
 from .tasks import Background, cancel_until_done
 
-__all__ = ["RatedQueue"]
+__all__ = ["BOT_STRATEGIES", "JOIN_SECONDS", "RatedQueue"]
 
 log = logging.getLogger("cardhall.queue")
 
+#: The server bots' strategies a table with bots may get (the room option's choices).
+BOT_STRATEGIES = ("greedy", "random", "expert")
 #: Seconds a table with bots waits for its players' joins (from other processes) before
 #: it starts.
 JOIN_SECONDS = 5.0
@@ -142,9 +148,9 @@ class RatedQueue:
             RoomError, StoreError: the room could not be created.
         """
         host = table.tickets[0].owner
-        ask = p.CreateRoom(game=game, mode=mode, seats=table.seats,
-                           options={"rated": True})
-        room = await self.lobby.create(host, ask, {"rated": True})
+        options = await self.room_options(game, mode, table)
+        ask = p.CreateRoom(game=game, mode=mode, seats=table.seats, options=options)
+        room = await self.lobby.create(host, ask, options)
         seated = []
         for ticket in table.tickets:
             conn = ticket.owner
@@ -168,6 +174,31 @@ class RatedQueue:
                                         spread=spread))
         log.info("queue: room %s %s %s: %s (spread %d, %d bots)", room.id, game, mode,
                  ", ".join(t.name for t in table.tickets), spread, table.bots)
+
+    async def room_options(self, game: str, mode: str, table: Table) -> dict[str, Any]:
+        """The room options of ``table``'s rated room: ``rated``, and for a table with bots
+        the server bots' strategy whose rating is nearest the mean of the players' (a
+        strategy never rated counts as a new player, 1500; equal distances: the first of
+        :data:`BOT_STRATEGIES`)."""
+        options: dict[str, Any] = {"rated": True}
+        if not table.bots:
+            return options
+        names = []
+        for name in BOT_STRATEGIES:
+            try:
+                strategy(game, name)
+            except OptionError:
+                continue
+            names.append(name)
+        try:
+            found = await self.ratings.ratings(board_id(game, mode),
+                                               [f"bot:{n}" for n in names])
+        except StoreError:
+            found = {}
+        mean = statistics.fmean(t.rating for t in table.tickets)
+        options["bot_strategy"] = min(
+            names, key=lambda n: abs(found.get(f"bot:{n}", Rating()).shown - mean))
+        return options
 
     def closed(self, conn: Any) -> None:
         """``conn`` closed: its tickets leave the queue."""
@@ -266,8 +297,9 @@ class RatedQueue:
         if host is None:
             log.warning("queue %s: the host of a table left: not seated", queue)
             return
+        options = await self.room_options(game, mode, table)
         room = await self.lobby.create(host, p.CreateRoom(game=game, mode=mode,
-                                                          seats=table.seats), {"rated": True})
+                                                          seats=table.seats), options)
         spread = round(table.spread)
         for ticket in table.tickets:
             proc, sess = ticket.owner

@@ -220,7 +220,7 @@ class Room(RoomSeats, RoomSaving, RoomViews, RoomClocks, RoomChat):
         self.work = WorkQueue(f"room-{self.id}")
         self.seats = [None] * self.seat_count
         self._seat_version = [0] * self.seat_count
-        self._bot = bots.strategy(self.game_name, BOT_STRATEGY)
+        self._bot = bots.strategy(self.game_name, self.settings.get("bot_strategy", BOT_STRATEGY))
 
     @property
     def state_id(self) -> int:

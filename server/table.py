@@ -48,6 +48,8 @@ ROOM_OPTIONS: tuple[Option, ...] = (
            "seat); off: a second seat is refused (room/already_seated)."),
     Option("rated", bool, False, "A rated game (issue #45, server/rated.py): public, the "
            "deal drawn by the server, an abandoned seat forfeits; its result moves ratings."),
+    Option("bot_strategy", str, "greedy", "The server bots' strategy (the game's own: "
+           "Skipper has greedy, random and expert).", choices=("greedy", "random", "expert")),
 )
 ROOM_OPTION_NAMES = frozenset(o.name for o in ROOM_OPTIONS)
 

@@ -176,3 +176,18 @@ async def test_a_game_finished_across_a_takeover_is_rated_once(
         assert finished is not None
         assert await second.ratings.rate(finished) is None
         assert await second.ratings.ratings(BOARD, [a, b]) == got
+
+
+@pytest.mark.parametrize("store_kind", ["memory"])
+async def test_a_bot_strategy_the_game_has_not_is_refused(make_server: ServerFactory) -> None:
+    server = await make_server()
+    async with Client(server.url, guest=A) as host:
+        with pytest.raises(ServerError) as err:
+            await host.create_room("shah", options={"bot_strategy": "expert"})
+        assert err.value.code == "lobby/bad_options" and "bot_strategy" in str(err.value)
+        with pytest.raises(ServerError) as err:  # never a module of the server's to load
+            await host.create_room("skipper", options={"bot_strategy": "os:system"})
+        assert err.value.code == "lobby/bad_options"
+        made = await host.create_room("skipper", mode="multi", seats=2,
+                                      options={"bot_strategy": "random"})
+        assert server.lobby.rooms[made.room].settings["bot_strategy"] == "random"

@@ -179,3 +179,31 @@ async def test_a_player_whose_seat_was_taken_first_goes_back_to_the_queue(
         assert first.room in stranger.seats and first.room in one.seats
         assert two.matches.empty() and first.room not in two.seats
         assert queue.matchmaker.waiting("skipper", "multi") == 1  # two waits again
+
+
+@MEMORY
+async def test_bots_near_the_tables_rating_fill_it(make_server: ServerFactory) -> None:
+    """The server bots' strategies have ratings of their own; a weak player's table gets
+    the strategy rated nearest it (random), and the game rates that strategy's bots."""
+    server = await make_server(queue_wave_seconds=0.1, queue_bot_after=0.2)
+    async with Client(server.url, guest=SECRETS[0]) as weak:
+        assert weak.account is not None
+        me = weak.account.account
+        for k in range(6):  # expert beats greedy beats random beats the weak player
+            await server.ratings.rate(RatedGame(f"old{k}", BOARD, (
+                RatedSeat("bot:expert", "e"), RatedSeat("bot:greedy", "g"),
+                RatedSeat("bot:random", "r"), RatedSeat(me, "w")), (1, 2, 3, 4)))
+        queued = await weak.queue_join("skipper", "multi", [2])
+        found = await server.ratings.ratings(BOARD, ["bot:random", "bot:greedy"])
+        assert abs(found["bot:random"].shown - queued.rating) < abs(
+            found["bot:greedy"].shown - queued.rating)
+        match = await weak.matched(timeout=10)
+        assert match.bots == 1
+        room = server.lobby.rooms[match.room]
+        assert room.settings["bot_strategy"] == "random"
+        await weak.act(match.room, ["resign"], state_id=weak.views[match.room]["state_id"])
+        for _ in range(200):
+            if (await server.ratings.ratings(BOARD, ["bot:random"]))["bot:random"].games == 7:
+                break
+            await asyncio.sleep(0.02)
+        assert (await server.ratings.ratings(BOARD, ["bot:random"]))["bot:random"].games == 7
