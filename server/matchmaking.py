@@ -27,8 +27,8 @@ closes leaves it (:meth:`Matchmaker.leave_owner`).
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
+import secrets
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -52,8 +52,6 @@ WINDOW, WIDEN = 100.0, 50.0
 #: Default ``--queue-bot-after`` (None: bots never fill).
 BOT_AFTER: float | None = None
 
-_ids = itertools.count(1)
-
 
 @dataclass(slots=True, eq=False)
 class Ticket:
@@ -68,7 +66,8 @@ class Ticket:
         owner: Who to tell (the connection), opaque here.
         missed: Waves it waited through unseated.
         last: The keys of the last table it sat at (no same table twice in a row).
-        id: The ticket's id (unique in this process).
+        id: The ticket's id (64 random bits: unique across the processes of a lobby, whose
+            tickets share one Redis hash).
     """
 
     key: str
@@ -79,7 +78,7 @@ class Ticket:
     owner: Any = None
     missed: int = 0
     last: frozenset[str] = frozenset()
-    id: str = field(default_factory=lambda: f"t{next(_ids)}")
+    id: str = field(default_factory=lambda: secrets.token_hex(8))
 
     def window(self, window: float, widen: float) -> float:
         """The spread it accepts now: ``window + widen * missed`` rating points."""

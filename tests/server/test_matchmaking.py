@@ -141,3 +141,16 @@ async def test_the_players_of_a_table_not_seated_wait_again() -> None:
         assert len(calls) == 2 and queue.waiting("skipper", "multi") == 0
     finally:
         await queue.close()
+
+
+def test_ticket_ids_differ_across_processes() -> None:
+    """The processes of a lobby keep their tickets in one Redis hash by id: two processes'
+    first tickets must not share one (a per-process counter made both ``t1``)."""
+    import subprocess
+    import sys
+
+    code = ("from cardhall.server.matchmaking import Ticket; "
+            "print(Ticket('a', 'a', 1500.0, (2,)).id)")
+    ids = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, timeout=60).stdout.strip() for _ in range(2)}
+    assert len(ids) == 2 and all(len(i) == 16 for i in ids)
