@@ -188,7 +188,8 @@ async def _play(actions: int, rooms: int, seed: int, clock: Clock | None,
     clock); timed steps into ``clock`` (None: clean). Returns the CPU seconds of the actions
     (``time.process_time``)."""
     from .. import protocol as p
-    from ..server import memory_store, metrics, room as room_module
+    from ..server import metrics, room as room_module
+    from ..server.store import memory_store
 
     rng = random.Random(seed)
     room_cls: type[Any] = room_module.Room  # its members are stand-ins (Any)

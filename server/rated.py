@@ -34,7 +34,7 @@ from websockets.http11 import Request, Response
 
 from ..games import OptionError
 from ..games.bots import strategy
-from .account_store import AccountStore
+from .accounts.account_store import AccountStore
 from .ratings import (
     MemoryRatings,
     Rating,
@@ -47,7 +47,7 @@ from .ratings import (
     is_rated,
     seat_key,
 )
-from .store import Store, StoreError
+from .store.ports import Store, StoreError
 from .table import RoomError
 from .tasks import Background
 from .web import Responder
@@ -70,12 +70,12 @@ def ratings_for(store: Store) -> Ratings:
     attribute), in its SQLite data file (its ``file``: schema v5), else in this process."""
     client = getattr(store, "redis", None)
     if client is not None:
-        from .rating_redis import RedisRatings
+        from .store.rating_redis import RedisRatings
 
         return RedisRatings(client, store.health)
     data = getattr(store, "file", None)
     if data is not None:
-        from .rating_sqlite import SQLiteRatings
+        from .store.rating_sqlite import SQLiteRatings
 
         return SQLiteRatings(data.write, data.reading)
     return MemoryRatings()

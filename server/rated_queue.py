@@ -14,7 +14,7 @@ that closes leaves the queue; ``queue_leave`` leaves it on request (answered ``o
 Errors of ``queue_join``: ``auth/required`` (no account), ``lobby/unknown_game`` (not a
 rated game type), ``server/unavailable`` (the ratings store).
 
-On a Redis store the queue is the lobby's, one per game type (:mod:`.queue_redis`): every
+On a Redis store the queue is the lobby's, one per game type (:mod:`.store.queue_redis`): every
 process puts its connections' tickets there and runs the waves of the queues it has
 tickets in, one process at a time per queue (redis-py's ``Lock``), each table claimed at
 once so that no ticket is seated twice. A table is seated by the process of its first
@@ -39,9 +39,9 @@ from .. import protocol as p
 from ..games import OptionError
 from ..games.bots import strategy
 from .matchmaking import Matchmaker, Table, Ticket, pair
-from .queue_redis import RedisTickets
+from .store.queue_redis import RedisTickets
 from .ratings import Rating, Ratings, board_id, is_rated
-from .store import StoreError
+from .store.ports import StoreError
 from .table import RoomError
 from .tasks import Background, cancel_until_done
 

@@ -29,7 +29,7 @@ already marked, so that a takeover or a restart that finishes or reports a game 
 never rates it twice. Every update is kept (the rating history: :meth:`Ratings.history`).
 
 Stores (the port :class:`Ratings`): :class:`MemoryRatings` here, the SQLite data file's
-(:mod:`.rating_sqlite`, schema version 5) and Redis's (:mod:`.rating_redis`).
+(:mod:`.store.rating_sqlite`, schema version 5) and Redis's (:mod:`.store.rating_redis`).
 """
 
 from __future__ import annotations
@@ -270,9 +270,9 @@ class Entry:
 
 
 class Ratings(Protocol):
-    """Where ratings live (the port; :class:`MemoryRatings`, :mod:`.rating_sqlite`,
-    :mod:`.rating_redis`). Every method raises :class:`~.store.StoreError` when the store
-    is unavailable."""
+    """Where ratings live (the port; :class:`MemoryRatings`, :mod:`.store.rating_sqlite`,
+    :mod:`.store.rating_redis`). Every method raises :class:`~.store.ports.StoreError` when
+    the store is unavailable."""
 
     async def rate(self, game: RatedGame) -> list[Change] | None:
         """Rate ``game``: read its seats' ratings, compute (:func:`changes`), write the new

@@ -50,11 +50,11 @@ from ..games import Game, LogEntry, bots, replay
 from ..games.base import SETTING
 from . import leaderboard
 from .logs import event
-from .names import bot_name
+from .accounts.names import bot_name
 from ..games import outcome_kind
-from .account_store import SeatLedger
+from .accounts.account_store import SeatLedger
 from .metrics import GameMetrics, observe_action
-from .store import Lease, Loaded, Store, StoreError
+from .store.ports import Lease, Loaded, Store, StoreError
 from .clocks import REAL_TIME_BOT_SECONDS as REAL_TIME_BOT_SECONDS  # re-exported
 from .clocks import RoomClocks
 from .chat import RoomChat

@@ -26,9 +26,9 @@ from mypy_extensions import trait
 
 from .. import protocol as p
 from ..games import Game, LogEntry
-from .account_store import SeatLedger
+from .accounts.account_store import SeatLedger
 from .metrics import GameMetrics
-from .store import Lease, Store
+from .store.ports import Lease, Store
 from .play import Append, Effect
 from .table import Phase
 

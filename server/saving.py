@@ -24,7 +24,7 @@ from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential_ji
 from ..games import GameError, replay
 from . import play
 from .room_parts import Peer, RoomParts
-from .store import OwnershipLost, StoreError
+from .store.ports import OwnershipLost, StoreError
 from .play import Append
 from .table import Phase
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from cardhall.server.memory_store import MemoryStore
+from cardhall.server.store.memory_store import MemoryStore
 from cardhall.server.ratings import RatedGame, RatedSeat
 
 from ..conftest import serving

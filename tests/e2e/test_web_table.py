@@ -22,7 +22,7 @@ from cardhall import protocol as p
 from cardhall.client.client import Client
 from cardhall.server.app import Server
 from cardhall.server.room import Room
-from cardhall.server.memory_store import MemoryStore
+from cardhall.server.store.memory_store import MemoryStore
 from cardhall.server.table import Phase
 
 from .. import web_screens as ws

@@ -1,5 +1,5 @@
 """Rated play's queue across server processes on Redis (issue #45 item 3,
-server/queue_redis.py and the shared mode of server/rated_queue.py): one queue per game type
+server/store/queue_redis.py and the shared mode of server/rated_queue.py): one queue per game type
 for the whole lobby, a ticket never seated twice however many processes run waves at once,
 a dead process's tickets expire, and players connected to two processes are seated at one
 table (the seats of the other process's players joined through forwarding)."""
@@ -13,8 +13,8 @@ import pytest
 
 from cardhall.client.client import Client
 from cardhall.server.matchmaking import Ticket, pair
-from cardhall.server.queue_redis import RedisTickets
-from cardhall.server.redis_store import RedisStore
+from cardhall.server.store.queue_redis import RedisTickets
+from cardhall.server.store.redis_store import RedisStore
 
 from ..conftest import RedisProcess, ServerFactory
 

@@ -1,4 +1,4 @@
-"""Ratings in Redis (server/rating_redis.py): two processes rating games of the same players
+"""Ratings in Redis (server/store/rating_redis.py): two processes rating games of the same players
 at once, each game reported by both, rate every game exactly once and lose no update (the
 compare-and-set script). (The port itself runs over every backend in
 tests/server/test_ratings.py.)"""
@@ -8,9 +8,9 @@ from __future__ import annotations
 import asyncio
 
 from cardhall.server import rated
-from cardhall.server.rating_redis import RedisRatings
+from cardhall.server.store.rating_redis import RedisRatings
 from cardhall.server.ratings import RatedGame, RatedSeat, board_id
-from cardhall.server.redis_store import RedisStore
+from cardhall.server.store.redis_store import RedisStore
 
 from ..conftest import RedisProcess
 

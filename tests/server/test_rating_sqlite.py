@@ -1,4 +1,4 @@
-"""Ratings in the SQLite data file (server/rating_sqlite.py, schema v5): they survive a
+"""Ratings in the SQLite data file (server/store/rating_sqlite.py, schema v5): they survive a
 restart, and a game rated before it is not rated again after it. (The port itself runs over
 every backend in tests/server/test_ratings.py.)"""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from cardhall.server import rated
-from cardhall.server.rating_sqlite import SQLiteRatings
+from cardhall.server.store.rating_sqlite import SQLiteRatings
 from cardhall.server.ratings import RatedGame, RatedSeat, board_id
-from cardhall.server.sqlite_store import SQLiteStore
+from cardhall.server.store.sqlite_store import SQLiteStore
 
 BOARD = board_id("skipper", "multi")
 

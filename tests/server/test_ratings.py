@@ -24,8 +24,8 @@ from cardhall.server.ratings import (
     is_rated,
     seat_key,
 )
-from cardhall.server.redis_store import RedisStore
-from cardhall.server.sqlite_store import SQLiteStore
+from cardhall.server.store.redis_store import RedisStore
+from cardhall.server.store.sqlite_store import SQLiteStore
 
 from ..conftest import RedisProcess
 

@@ -10,7 +10,7 @@ import pytest
 
 from cardhall import protocol as p
 from cardhall.games.skipper import Skipper
-from cardhall.server.memory_store import MemoryStore
+from cardhall.server.store.memory_store import MemoryStore
 from cardhall.server.room import Room
 from cardhall.server.room_parts import CHECK_FACTS, Member, RoomParts, Seat
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from cardhall.games.skipper import Skipper
-from cardhall.server.memory_store import MemoryStore
+from cardhall.server.store.memory_store import MemoryStore
 from cardhall.server.room import Room
 from cardhall.server.table import RoomError
 

@@ -21,8 +21,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
-from .ratings import HISTORY, Change, Entry, RatedGame, Rating, changes
-from .store import pack, unpack
+from ..ratings import HISTORY, Change, Entry, RatedGame, Rating, changes
+from .ports import pack, unpack
 
 __all__ = ["SQLiteRatings", "create_tables"]
 

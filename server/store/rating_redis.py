@@ -26,8 +26,8 @@ from typing import Any
 from redis.exceptions import RedisError
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
 
-from .ratings import HISTORY, Change, Entry, RatedGame, Rating, best_first, changes
-from .store import StoreError, StoreHealth, pack, unpack
+from ..ratings import HISTORY, Change, Entry, RatedGame, Rating, best_first, changes
+from .ports import StoreError, StoreHealth, pack, unpack
 
 __all__ = ["RATE", "RedisRatings"]
 

@@ -28,8 +28,8 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
-from .matchmaking import Ticket
-from .store import StoreError, StoreHealth, pack, unpack
+from ..matchmaking import Ticket
+from .ports import StoreError, StoreHealth, pack, unpack
 
 __all__ = ["ALIVE_SECONDS", "CLAIM", "RedisTickets"]
 
