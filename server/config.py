@@ -30,6 +30,11 @@ class Settings:
         history_days: Days a finished game's record (log, seeds, result, seats) is kept in
             the games archive after its end (issue #44); None: kept until an operator
             purges it.
+        rated_boards: Who the rating lists of rated play show (issue #45,
+            :mod:`.rated`): ``"all"`` (guest accounts too) or ``"registered"``.
+        queue_bot_after: Seconds a ticket of rated play's queue waits before bots fill its
+            table's empty seats (``--queue-bot-after``); None: never.
+        queue_wave_seconds: Seconds between two waves of the queue (``--queue-wave-seconds``).
         public_turn_seconds: The turn clock (seconds per turn) of a public room of several
             seats whose creator set none (issue #44 item 12: one idle player cannot hold a
             public table for ever); private and solo rooms choose their own. None: no clock.
@@ -149,6 +154,9 @@ class Settings:
     max_rooms: int = 100_000
     finished_ttl: float = 300.0
     history_days: float | None = None
+    rated_boards: str = "all"
+    queue_bot_after: float | None = None
+    queue_wave_seconds: float = 3.0
     public_turn_seconds: float | None = 60.0
     max_pending_bytes: int = 1024 * 1024
     ping_interval: float | None = 20.0

@@ -69,6 +69,8 @@ class Lobby:
         self.metrics: Any = None  # set by the server
         #: Told of every account's seats and finished games ("My games"; set by the server).
         self.ledger: SeatLedger | None = None
+        #: Checks rated rooms and rates their games (:class:`.rated.Rater`; set by the server).
+        self.rater: Any = None
         self._loading: dict[str, asyncio.Future[Room | None]] = {}
         #: Demotions, expiries and removals of finished rooms, stopped by :meth:`close`.
         self.background = Background()
@@ -284,6 +286,8 @@ class Lobby:
             engine_opts["mode"] = msg.mode
         mode = engine_opts.get("mode", modes[0] if modes else None)
         seats = msg.seats if msg.seats is not None else (1 if mode in (None, "solo") else 4)
+        if self.rater is not None:
+            self.rater.check_room(msg.game, mode, settings, private)
         clock = self.settings.public_turn_seconds
         if not private and seats > 1 and settings.get("turn_seconds") is None and clock:
             settings["turn_seconds"] = clock  # one idle player holds no public table
@@ -441,6 +445,8 @@ class Lobby:
         ``finished_ttl`` seconds more, then removed."""
         ttl = self.settings.finished_ttl
         record = archive.game_record(room)
+        if self.rater is not None:
+            self.rater.finished(room)
 
         async def expire() -> None:
             try:

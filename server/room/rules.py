@@ -50,6 +50,10 @@ ROOM_OPTIONS: tuple[Option, ...] = (
            "0 in turn-based ones).", min=0, max=60),
     Option("multi_seat", bool, False, "One account may hold several seats of the room (a hot "
            "seat); off: a second seat is refused (room/already_seated)."),
+    Option("rated", bool, False, "A rated game (issue #45, server/rated.py): public, the "
+           "deal drawn by the server, an abandoned seat forfeits; its result moves ratings."),
+    Option("bot_strategy", str, "greedy", "The server bots' strategy (the game's own: "
+           "Skipper has greedy, random and expert).", choices=("greedy", "random", "expert")),
 )
 ROOM_OPTION_NAMES = frozenset(o.name for o in ROOM_OPTIONS)
 

@@ -90,7 +90,8 @@ class TableState:
         self._commitment: tuple[int, str] | None = None
         self._timer_at: float | None = None
         self._bot_rng: random.Random | None = None
-        self._bot: Callable[..., Any] = bots.strategy(game_name, BOT_STRATEGY)
+        self._bot: Callable[..., Any] = bots.strategy(
+            game_name, settings.get("bot_strategy", BOT_STRATEGY))
 
     # -- reads ----------------------------------------------------------------------------
 
