@@ -22,6 +22,7 @@ from .metrics import bind_game
 from ..games import GameError, OptionError
 from .room import Peer
 from .room import Room, RoomError, resync, split_options
+from .room.rules import DAY_SECONDS, KEEP_FOR_EVER
 from .phases import Phase
 from .store.ports import Lease, OwnershipLost, Store, StoreError
 from .tasks import SHUTDOWN_GRACE, Background
@@ -288,9 +289,7 @@ class Lobby:
         seats = msg.seats if msg.seats is not None else (1 if mode in (None, "solo") else 4)
         if self.rater is not None:
             self.rater.check_room(msg.game, mode, settings, private)
-        clock = self.settings.public_turn_seconds
-        if not private and seats > 1 and settings.get("turn_seconds") is None and clock:
-            settings["turn_seconds"] = clock  # one idle player holds no public table
+        self._operators_settings(settings, seats, private)
         chosen = sorted(k for k in DEAL_OPTIONS if engine_opts.get(k) is not None)
         if seats > 1 and chosen:
             raise RoomError("lobby/bad_options", f"option(s) {', '.join(chosen)}: they fix "
@@ -334,6 +333,19 @@ class Lobby:
         log.info("room created room=%s game=%s mode=%s seats=%d private=%s", room_id,
                  msg.game, mode, seats, private)
         return room
+
+    def _operators_settings(self, settings: dict[str, Any], seats: int,
+                            private: bool) -> None:
+        """Add the operator's room settings to ``settings`` (a new room's, ``seats`` seats):
+        a solo game its player leaves is kept for them (``solo_keep`` seconds, issue #44
+        item 1); a public room of several seats without a turn clock gets
+        ``public_turn_seconds`` (issue #44 item 12: one idle player holds no public table)."""
+        if seats == 1:
+            keep = self.settings.solo_keep_days
+            settings["solo_keep"] = KEEP_FOR_EVER if keep is None else keep * DAY_SECONDS
+        clock = self.settings.public_turn_seconds
+        if not private and seats > 1 and settings.get("turn_seconds") is None and clock:
+            settings["turn_seconds"] = clock
 
     async def _make_place(self) -> None:
         """Make place for a new room, or refuse it (see :meth:`create`).

@@ -316,6 +316,22 @@ def on_leave(phase: Phase) -> Leaving:
     return Leaving.FREE if phase is W else Leaving.ABANDON if phase is P else Leaving.DETACH
 
 
+#: Seconds in a day (``--solo-keep DAYS``).
+DAY_SECONDS = 86_400.0
+#: The keep window of a solo game kept until its player resigns or finishes it (``--solo-keep
+#: 0``): a century, so that the timer always has a moment to wait for.
+KEEP_FOR_EVER = 36_500 * DAY_SECONDS
+
+
+def solo_keep(settings: Mapping[str, Any], seat_count: int) -> float | None:
+    """Seconds a solo game its player left, or lost the connection to, is kept for that
+    player, paused (issue #44 item 1: never given to a bot that would play it out in the
+    player's name): the room setting ``solo_keep`` the lobby gives every one-seat room
+    (``--solo-keep``); None for a room of several seats or one stored without it."""
+    keep = settings.get("solo_keep") if seat_count == 1 else None
+    return float(keep) if keep else None
+
+
 def holds_on_drop(phase: Phase) -> bool:
     """True when a dropped player's seat is held for its grace window (not in a finished
     room, whose seats no longer matter)."""
