@@ -561,6 +561,7 @@ export class RoomView {
       logList,
     );
 
+    const solo = ((v.room && v.room.players) || []).length === 1;
     const main = h(
       "main",
       {
@@ -592,8 +593,9 @@ export class RoomView {
         "aside",
         {},
         this.renderSeats(),
-        spectatorsPanel(v),
-        chatFor(this.app, this.roomId).element,
+        // A solo game: nobody to talk to, nobody watching worth a panel (issue #44 item 10).
+        solo ? null : spectatorsPanel(v),
+        solo ? null : chatFor(this.app, this.roomId).element,
         log,
       ),
     );

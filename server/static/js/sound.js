@@ -67,6 +67,7 @@ export function soundToggle(app) {
       id: "sound-toggle",
       class: "secondary sound",
       role: "switch",
+      "aria-label": "Sounds",
       "aria-checked": on ? "true" : "false",
       "data-key": "sound-toggle",
       onclick: () => {
@@ -79,6 +80,7 @@ export function soundToggle(app) {
         app.render();
       },
     },
-    on ? "\u266A Sounds on" : "\u266A Sounds off",
+    h("span", { class: "sound-icon", "aria-hidden": "true" }, "\u266A"),
+    h("span", { class: "sound-word" }, on ? " Sounds on" : " Sounds off"),
   );
 }
