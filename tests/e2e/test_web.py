@@ -696,3 +696,9 @@ def test_every_web_file_ships_in_the_wheel() -> None:
     vendor = root / "server" / "static" / "vendor" / "msgpack"
     assert "MessagePack Community" in (vendor / "LICENSE.txt").read_text()
     assert "npm pack @msgpack/msgpack@3.1.3" in (vendor / "README.md").read_text()
+    # Issue #44: Preact and htm, the client's component library, vendored the same way.
+    for name, version, licence in (("preact", "11.2.0", "MIT License"),
+                                   ("htm", "3.1.1", "Apache License")):
+        folder = root / "server" / "static" / "vendor" / name
+        assert licence in (folder / "LICENSE.txt").read_text(), name
+        assert f"npm pack {name}@{version}" in (folder / "README.md").read_text(), name

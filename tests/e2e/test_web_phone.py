@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from cardhall import games
 from cardhall.server.app import Server
 from cardhall.server.memory_store import MemoryStore
 
@@ -164,3 +165,46 @@ async def test_auto_trash_switch_is_a_finger_sized_target(size: str) -> None:
         # The server took it: the log says so.
         await page.wait_for_function(
             "() => /auto-trash/.test(document.querySelector('#log').textContent)")
+
+
+# -- item 11: the lobby's welcome -----------------------------------------------------------
+
+@pytest.mark.parametrize("size", list(SIZES))
+async def test_a_newcomer_sees_what_cardhall_is_and_each_game_with_a_picture_and_play(
+        size: str) -> None:
+    """The lobby opens with a welcome saying what Cardhall is, above the room list; each
+    game the server hosts has a card with a picture (an SVG drawn by the page, no image
+    fetched), its name, and one Play; Play on a solo game sits the player at its table,
+    playing, at once (Skipper: its solo mode)."""
+    async with site() as (server, b, errors):
+        page = await open_at(b, server, errors, size)
+        await page.wait_for_selector("#welcome")
+        assert "Cardhall" in await page.inner_text("#welcome h2")
+        assert "card games" in (await page.inner_text("#welcome")).lower()
+        catalog = {g["game"]: g["title"] for g in games.catalog()}
+        shown = await page.eval_on_selector_all(
+            "#welcome .game-card", """cards => cards.map(c => ({
+                game: c.dataset.game, title: c.querySelector('h3').textContent,
+                svg: c.querySelectorAll('svg.game-picture *').length,
+                w: c.querySelector('svg.game-picture').getBoundingClientRect().width,
+                plays: [...c.querySelectorAll('button')].filter(
+                    b => b.textContent.trim() === 'Play').length}))""")
+        assert {s["game"]: s["title"] for s in shown} == catalog, shown
+        for card in shown:
+            assert card["svg"] >= 3 and card["w"] >= 60, card  # a picture, drawn
+            assert card["plays"] == 1, card
+        assert await page.locator("#welcome img").count() == 0
+        welcome, rooms = await box(page, "#welcome"), await box(page, ".rooms-panel")
+        assert welcome["y"] < rooms["y"], (welcome, rooms)
+        await page.screenshot(path=shot(f"welcome-{size}"), full_page=True)
+        # Play sits the player in a new game of their own, under way.
+        await page.locator("#play-shop").scroll_into_view_if_needed()
+        await page.click("#play-shop")
+        await page.wait_for_selector("#room[data-status='playing'][data-seat='0']")
+        made = server.lobby.rooms[await room_attr(page, "room")]
+        assert made.game_name == "shop"
+        await ws.back_to_lobby(page)
+        await page.click("#play-skipper")
+        await page.wait_for_selector("#room[data-status='playing'][data-seat='0'] #hand")
+        made = server.lobby.rooms[await room_attr(page, "room")]
+        assert made.game_name == "skipper" and made.options["mode"] == "solo"

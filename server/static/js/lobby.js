@@ -4,6 +4,8 @@ import { h } from "./cards.js";
 import { Leaderboards } from "./leaderboard.js";
 import { myGamesPanel } from "./replay.js";
 import { rulesPanel } from "./help.js";
+import { html, render } from "./ui.js";
+import { Welcome, playMessage } from "./welcome.js";
 
 const PAGE_FIELDS = ["cursor", "more"];
 
@@ -158,6 +160,20 @@ export class Lobby {
     this.boards = new Leaderboards(app);
     this.nameDraft = null; // a name typed into "Your name" and not applied yet
     this.formState = null; // what the New-room form held when last shown (formState())
+    // The welcome (welcome.js, a Preact component): one host kept across renders, so
+    // that Preact updates it in place.
+    this.welcomeHost = document.createElement("div");
+    this.welcomeHost.className = "welcome-host";
+  }
+
+  /** The welcome's Play: a room for one of `game` (welcome.js playMessage), sat in. */
+  async play(game) {
+    await this.applyName();
+    try {
+      await this.app.create(playMessage(game));
+    } catch (err) {
+      this.app.notify(`Could not start ${game.title}: ${err.message}`);
+    }
   }
 
   /** Fetch the first page of rooms (or, with `append`, the next one). The server lists
@@ -577,9 +593,11 @@ export class Lobby {
       ),
     );
 
+    render(html`<${Welcome} games=${games} onPlay=${(g) => this.play(g)} />`, this.welcomeHost);
     return h(
       "main",
       { id: "lobby", class: "lobby" },
+      this.welcomeHost,
       h("div", { class: "lobby-side" }, quick, create, this.boards.render(), myGamesPanel(app),
         rulesPanel(games)),
       list,
