@@ -132,6 +132,15 @@ export function GamePicture({ game, title }) {
 }
 
 /**
+ * True for a DOM node (false where there is no DOM, e.g. under `node --test`).
+ * @param {unknown} x
+ * @returns {x is Node}
+ */
+function isDomNode(x) {
+  return typeof Node !== "undefined" && x instanceof Node;
+}
+
+/**
  * One game's card: picture, title, players, one sentence, Play, and the extra actions.
  * @param {{ g: GameInfo, onPlay: (g: GameInfo) => void }} p
  */
@@ -145,7 +154,7 @@ export function GameCard({ g, onPlay }) {
     <div class="game-actions">
       <button type="button" class="play" id=${`play-${g.game}`}
         aria-label=${`Play ${g.title}`} onClick=${() => onPlay(g)}>Play</button>
-      ${extras.map((x) => (x instanceof Node ? html`<${DomSlot} node=${x} />` : x))}
+      ${extras.map((x) => (isDomNode(x) ? html`<${DomSlot} node=${x} />` : x))}
     </div>
   </li>`;
 }

@@ -174,6 +174,20 @@ function stackElement(stack, seatIndex, ui, mine) {
   );
 }
 
+/** Another seat's hand as card backs (8 at most), the first labelled with the count. */
+function handBacks(seat, name) {
+  const backs = [];
+  for (let k = 0; k < Math.min(seat.hand || 0, 8); k++)
+    backs.push(
+      cardElement(null, {
+        faceDown: true,
+        small: true,
+        label: k === 0 ? `${name} holds ${seat.hand} cards` : undefined,
+      }),
+    );
+  return backs;
+}
+
 function seatElement(view, seat, i, ui) {
   const mine = i === ui.seat;
   const playing = view.room ? view.room.status === "playing" : !view.over;
@@ -197,17 +211,7 @@ function seatElement(view, seat, i, ui) {
         "aria-label": `discard pile of ${ui.seatName(i)}: empty`,
       });
   if (discardPlays) discardTop.dataset.key = "discard-top";
-  const hand = [];
-  if (!mine) {
-    for (let k = 0; k < Math.min(seat.hand || 0, 8); k++)
-      hand.push(
-        cardElement(null, {
-          faceDown: true,
-          small: true,
-          label: k === 0 ? `${ui.seatName(i)} holds ${seat.hand} cards` : undefined,
-        }),
-      );
-  }
+  const hand = mine ? [] : handBacks(seat, ui.seatName(i));
   return h(
     "section",
     {
