@@ -347,7 +347,14 @@ class App {
       this.account.render(),
     );
     const before = measure(this.root);
-    this.root.replaceChildren(header, banner || "", notice || "", body);
+    if (body.parentNode === this.root) {
+      // The same screen element (a Preact screen, drawn in place): kept where it is, so
+      // that its inputs keep their focus; the rest is put before it afresh.
+      for (const child of [...this.root.childNodes]) if (child !== body) child.remove();
+      for (const el of [header, banner, notice]) if (el) this.root.insertBefore(el, body);
+    } else {
+      this.root.replaceChildren(header, banner || "", notice || "", body);
+    }
     animate(this.root, before);
     syncAddress(this);
     document.body.dataset.conn = this.connState;

@@ -55,18 +55,6 @@ export async function openRules(game, title) {
   dialog.showModal();
 }
 
-/** The lobby's "How to play" panel: a button per game. */
-export function rulesPanel(games) {
-  return h(
-    "section",
-    { class: "panel rules-panel", id: "rules-panel", "aria-labelledby": "rules-panel-title" },
-    h("h2", { id: "rules-panel-title" }, "How to play"),
-    h("div", { class: "filters" }, games.map((g) =>
-      h("button", { type: "button", class: "secondary", dataset: { game: g.game },
-        onclick: () => openRules(g.game, g.title) }, g.title))),
-  );
-}
-
 let auction = null; // the one auction help (kept, so that it stays open across redraws)
 
 /** The auction explained (the rules page's paragraph that begins "In an auction"), for the

@@ -81,41 +81,6 @@ export async function recordGame(room, msg) {
   return record;
 }
 
-/** The "My games" panel of the lobby: each finished game with Replay. */
-export function myGamesPanel(app) {
-  const games = myGames();
-  return h(
-    "section",
-    { class: "panel my-games", id: "my-games", "aria-labelledby": "my-games-title" },
-    h("h2", { id: "my-games-title" }, "My games"),
-    games.length
-      ? h(
-          "ul",
-          {},
-          games.slice(0, 10).map((g) =>
-            h(
-              "li",
-              { dataset: { room: g.room } },
-              h("span", { class: "when" }, new Date(g.at).toLocaleString()),
-              " ",
-              h("strong", { text: g.title }),
-              h("span", { class: "outcome", text: ` ${g.outcome}` }),
-              h(
-                "button",
-                {
-                  type: "button",
-                  class: "secondary replay-open",
-                  onclick: () => openReplay(app, g),
-                },
-                "Replay",
-              ),
-            ),
-          ),
-        )
-      : h("p", { class: "none" }, "Games you finish in this browser are listed here."),
-  );
-}
-
 /** Show the replay viewer of `record` (a "My games" entry, one made at game over, or one
  * of the account's finished games the server lists: `serverRecord`). */
 export function openReplay(app, record) {
