@@ -21,18 +21,6 @@ STATIC_JS = ROOT / "server" / "static" / "js"
 TSC = ROOT / "node_modules" / "typescript" / "bin" / "tsc"
 #: Lines a JavaScript function may have at most (as Python's, tests/shape.py).
 MAX_FUNCTION_LINES = 80
-#: The functions still over the limit, not yet split (issue #44: the move onto Preact
-#: splits each screen's render into components), with their lengths today: none may grow,
-#: and none may join them.
-STILL_LONG = {
-    ("games/shah.js", "render"): 98,
-    ("games/shop.js", "render"): 165,
-    ("games/skipper.js", "render"): 112,
-    ("games/thirtysix.js", "render"): 115,
-    ("leaderboard.js", "render"): 84,
-    ("replay.js", "render"): 100,
-    ("room.js", "render"): 186,
-}
 #: Modules that must keep ``// @ts-check`` (the ones on Preact, and the pure ones).
 CHECKED = ("ui.js", "welcome.js", "lobby_views.js", "new_room.js", "lobby_panels.js",
            "leaderboard.js")
@@ -92,13 +80,11 @@ def function_lengths() -> dict[tuple[str, str, int], int]:
 
 
 def test_no_javascript_function_is_over_80_lines() -> None:
-    """No function, method or arrow function of the web client is over 80 lines, except
-    those of :data:`STILL_LONG`, none longer than it was."""
+    """No function, method or arrow function of the web client is over 80 lines."""
     lengths = function_lengths()
     assert len(lengths) > 200, len(lengths)  # the parser saw the client
-    long = {(f, n): size for (f, n, _), size in lengths.items() if size > MAX_FUNCTION_LINES}
-    grew = {k: v for k, v in long.items() if v > STILL_LONG.get(k, MAX_FUNCTION_LINES)}
-    assert not grew, f"over {MAX_FUNCTION_LINES} lines: {grew}"
+    long = {k: size for k, size in lengths.items() if size > MAX_FUNCTION_LINES}
+    assert not long, f"over {MAX_FUNCTION_LINES} lines: {long}"
 
 
 def test_the_length_check_sees_a_long_function(tmp_path: Path) -> None:

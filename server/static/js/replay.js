@@ -266,18 +266,9 @@ export class ReplayView {
     );
   }
 
-  render() {
-    if (this.gone) return this.renderGone();
-    const rec = this.record;
-    const drawer = rendererFor(rec.game);
-    const facts = (this.view && this.view.room && this.view.room.players) || [];
-    const names =
-      rec.players && rec.players.length
-        ? rec.players
-        : facts.map((p, i) => (p ? p.name : `seat ${i}`));
-    const named = (s) => (names[s] || `seat ${s}`).replace(/^bot-(\d+)$/, "Bot $1");
-    const who = (s) => (s === rec.seat ? `${named(s)} (you)` : named(s));
-    const doer = (s) => (s === rec.seat ? "You" : named(s)); // the log's "You played ..."
+  /** The table at the state shown, drawn by the game's renderer with nothing to click
+   * ("Loading…" until the state comes). */
+  tableAt(drawer, who) {
     let table = this.error ? null : h("p", {}, "Loading\u2026");
     if (this.view) {
       const ui = {
@@ -300,10 +291,11 @@ export class ReplayView {
         table = generic.render(this.view, ui);
       }
     }
-    const describe = drawer.describeEvent || generic.describeEvent;
-    const said = this.events
-      .map((ev) => describe(ev, doer) ?? generic.describeEvent(ev, doer))
-      .filter((text) => text);
+    return table;
+  }
+
+  /** The step controls: to the deal, back, the slider, forward, to the end. */
+  controls(sid) {
     const step = h("input", {
       type: "range",
       id: "replay-step",
@@ -320,8 +312,7 @@ export class ReplayView {
         { type: "button", id, "aria-label": label, "data-key": id, onclick: () => this.load(target()) },
         text,
       );
-    const sid = this.stateId ?? 0;
-    const controls = h(
+    return h(
       "div",
       { class: "replay-controls", role: "group", "aria-label": "replay controls" },
       go("replay-first", "to the deal", "\u00AB", () => 0),
@@ -330,6 +321,27 @@ export class ReplayView {
       go("replay-forward", "one step forward", "\u25B6", () => sid + 1),
       go("replay-last", "to the end", "\u00BB", () => this.final),
     );
+  }
+
+  render() {
+    if (this.gone) return this.renderGone();
+    const rec = this.record;
+    const drawer = rendererFor(rec.game);
+    const facts = (this.view && this.view.room && this.view.room.players) || [];
+    const names =
+      rec.players && rec.players.length
+        ? rec.players
+        : facts.map((p, i) => (p ? p.name : `seat ${i}`));
+    const named = (s) => (names[s] || `seat ${s}`).replace(/^bot-(\d+)$/, "Bot $1");
+    const who = (s) => (s === rec.seat ? `${named(s)} (you)` : named(s));
+    const doer = (s) => (s === rec.seat ? "You" : named(s)); // the log's "You played ..."
+    const table = this.tableAt(drawer, who);
+    const describe = drawer.describeEvent || generic.describeEvent;
+    const said = this.events
+      .map((ev) => describe(ev, doer) ?? generic.describeEvent(ev, doer))
+      .filter((text) => text);
+    const sid = this.stateId ?? 0;
+    const controls = this.controls(sid);
     return h(
       "main",
       {
