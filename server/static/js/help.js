@@ -1,3 +1,4 @@
+// @ts-check
 // Rules and help: the "How to play" panel of each game (the server's /rules/GAME.html, which
 // is docs/rules/GAME.md rendered: one text for the repository and the players), the auction
 // explained where you bid (its paragraph of the same page), and every end of a game said in

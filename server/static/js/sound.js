@@ -1,3 +1,4 @@
+// @ts-check
 // Optional sounds, off by default (a toggle kept in localStorage): a chime when your turn
 // begins, a tick for each bid of an auction, a short tune at game over. Generated with the
 // Web Audio API (oscillators), so the client ships no sound files.
@@ -25,7 +26,7 @@ export function soundOn() {
 /** Play one of TUNES (nothing while sounds are off). */
 export function play(name) {
   if (!soundOn() || !TUNES[name]) return;
-  const Ctx = window.AudioContext || window.webkitAudioContext;
+  const Ctx = window.AudioContext || /** @type {any} */ (window).webkitAudioContext;
   if (!Ctx) return;
   context = context || new Ctx();
   let at = context.currentTime;
