@@ -157,9 +157,12 @@ export class Lobby {
     }
   }
 
-  /** A filter of the room list changed: the game and "free seats" ask the server again. */
+  /** A filter of the room list changed: the game and "free seats" ask the server again;
+   * the search text typed (its draft) is only kept until it applies. */
   setFilter(key, value) {
     this.filters[key] = value;
+    if (key === "draft") return;
+    if (key === "text") this.filters.draft = undefined;
     if (key === "game" || key === "free") this.refresh();
     else this.app.render();
   }

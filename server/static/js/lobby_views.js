@@ -115,10 +115,11 @@ function RoomRow({ r, games, onJoin, onWatch }) {
 }
 
 /**
- * The room list's filters.
+ * The room list's filters (the search text applies on Enter or leaving the field; what is
+ * typed before is its `draft`).
  * @param {{ games: GameSpec[], filters: { game: string, status: string, free: boolean,
- *   text: string, finished: boolean }, setFilter: (key: string, value: any) => void,
- *   onRefresh: () => void }} p
+ *   text: string, finished: boolean, draft?: string }, setFilter: (key: string, value: any)
+ *   => void, onRefresh: () => void }} p
  */
 function RoomFilters({ games, filters, setFilter, onRefresh }) {
   const value = (/** @type {any} */ e) => e.currentTarget.value;
@@ -139,7 +140,9 @@ function RoomFilters({ games, filters, setFilter, onRefresh }) {
       checked=${filters.finished}
       onChange=${(/** @type {any} */ e) => setFilter("finished", checked(e))} /> show finished</label>
     <label for="filter-text">Search</label>
-    <input type="search" id="filter-text" placeholder="name or id" value=${filters.text}
+    <input type="search" id="filter-text" placeholder="name or id"
+      value=${filters.draft ?? filters.text}
+      onInput=${(/** @type {any} */ e) => setFilter("draft", value(e))}
       onChange=${(/** @type {any} */ e) => setFilter("text", value(e))} />
     <button type="button" id="refresh" onClick=${onRefresh}>Refresh</button>
   </div>`;
