@@ -44,3 +44,30 @@ async def test_typing_in_the_lobby_survives_updates(size: str, field: str) -> No
         assert await page.evaluate(FOCUS) == {"id": field, "value": "Ann", "same": True}
         await page.keyboard.type("abel")
         assert await page.input_value(f"#{field}") == "Annabel"
+
+
+async def test_other_modules_hook_controls_into_the_lobby() -> None:
+    """A module adds a control to Play now (lobby_views.js addLobbyAction) and one to each
+    game of the welcome (welcome.js addGameAction), as DOM nodes made its own way: both show
+    in the lobby, work, and stay through the lobby's updates."""
+    async with site() as (server, b, errors):
+        page = await open_at(b, server, errors, "desktop")
+        await page.wait_for_function("() => document.body.dataset.conn === 'open'")
+        await page.evaluate("""async () => {
+            const views = await import('/js/lobby_views.js');
+            const welcome = await import('/js/welcome.js');
+            window.clicked = [];
+            views.addLobbyAction(() => { const b = document.createElement('button');
+                b.id = 'x-extra'; b.textContent = 'Extra';
+                b.onclick = () => window.clicked.push('extra'); return b; });
+            welcome.addGameAction((g) => { const b = document.createElement('button');
+                b.className = 'x-rated'; b.textContent = 'Rated';
+                b.onclick = () => window.clicked.push(g.game); return b; });
+            window.cardhall.render(); }""")
+        await page.click("#lobby #x-extra")
+        await page.click("#welcome .game-card[data-game='shop'] .x-rated")
+        await page.evaluate("() => window.cardhall.lobby.refresh()")
+        assert await page.locator("#welcome .x-rated").count() == len(
+            await page.eval_on_selector_all("#welcome .game-card", "cs => cs"))
+        await page.click("#lobby #x-extra")
+        assert await page.evaluate("() => window.clicked") == ["extra", "shop", "extra"]

@@ -3,7 +3,24 @@
 // now (name, quick join, join by code) and the New-room form built from `list_games`. Each
 // draws what the Lobby (lobby.js) holds and hands every change back to it: the state lives
 // in the Lobby, the components only show it.
-import { html } from "./ui.js";
+import { html, DomSlot } from "./ui.js";
+
+/**
+ * @typedef {() => (Node | object | null)} LobbyAction  an extra control for the Play now
+ *   panel: a DOM node or a Preact element, or null for none
+ */
+
+/** Extra controls other modules put in the Play now panel (e.g. "Play rated"), in order. */
+export const lobbyActions = /** @type {LobbyAction[]} */ ([]);
+
+/**
+ * Add a control to the lobby's Play now panel, under Quick join (drawn at every render of
+ * the lobby; the lobby is drawn again after every message, so the control may show state).
+ * @param {LobbyAction} action  returns a DOM node, a Preact element or null
+ */
+export function addLobbyAction(action) {
+  lobbyActions.push(action);
+}
 
 /**
  * @typedef {{ name: string, kind: string, default?: any, doc?: string, choices?: any[],
@@ -200,6 +217,9 @@ export function PlayNowPanel(p) {
         onChange=${(v) => p.set("quickGame", v)} />
       <button type="button" id="quick-join" onClick=${p.onQuick}>Quick join</button>
     </div>
+    ${lobbyActions.map((action) => action()).filter((x) => x).map((x) => html`<div
+      class="filters lobby-action">${typeof Node !== "undefined" && x instanceof Node
+        ? html`<${DomSlot} node=${x} />` : x}</div>`)}
     <div class="filters">
       <label for="join-code">Private room</label>
       <input type="text" id="join-code" maxlength="64" placeholder="join code" value=${p.code}

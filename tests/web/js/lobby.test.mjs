@@ -94,3 +94,18 @@ test("Play now: Enter in the name field applies the name, not a page load", () =
   assert.ok(prevented);
   assert.deepEqual(calls, [["apply"], ["name", "Eve"]]);
 });
+
+test("another module's lobby action shows in Play now, under Quick join", async () => {
+  const { addLobbyAction, lobbyActions } = await import("../../../server/static/js/lobby_views.js");
+  addLobbyAction(() => html`<button id="play-rated">Play rated</button>`);
+  addLobbyAction(() => null);
+  try {
+    const tree = expand(html`<${PlayNowPanel} games=${[SKIPPER]} name="" quickGame="skipper"
+      code="" set=${() => {}} onName=${() => {}} onQuick=${() => {}} onCode=${() => {}} />`);
+    const extra = findAll(tree, (n) => n.props.class === "filters lobby-action");
+    assert.equal(extra.length, 1);
+    assert.equal(textOf(byId(extra, "play-rated")), "Play rated");
+  } finally {
+    lobbyActions.length = 0;
+  }
+});
