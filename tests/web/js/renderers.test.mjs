@@ -48,3 +48,25 @@ test("the generic renderer's words: actions in words, values without underscores
   assert.equal(generic.words("close_shop"), "close shop");
   assert.match(generic.describeAction(["resign"]), /^Resign$/i);
 });
+
+test("the solitaires' events and actions in words, places counted from 1", async () => {
+  const shop = await import("../../../server/static/js/games/shop.js");
+  const shah = await import("../../../server/static/js/games/shah.js");
+  assert.equal(shop.describeEvent({ type: "place", card: "9S", to: "candle", index: 2 }, who),
+    "Put 9 of spades on candle 3.");
+  assert.equal(shop.describeEvent({ type: "place", card: "KC", to: "ledger" }, who),
+    "Put king of clubs on the ledger.");
+  assert.equal(shop.describeEvent({ type: "light", card: "4H", candle: 0 }, who),
+    "Lit candle 1 with 4 of hearts.");
+  assert.equal(shop.describeAction(["close_shop"]), "close shop (give up)");
+  assert.equal(shop.describeAction(["shelve", "QD", 1]), "shelve QD on shelf 2");
+  assert.equal(shah.describeEvent({ type: "play", card: "AH2", foundation: 7 }, who),
+    "Played ace of hearts, deck 2 to foundation 8.");
+  assert.equal(shah.describeEvent({ type: "turn" }, who), "Turned the pack.");
+  assert.equal(shah.describeAction(["marry", "5C", 0]), "marry 5C onto ray 1");
+  assert.equal(shah.describeOutcome({ winner: 0, reason: "all_built", scores: 96 }),
+    "You won (all built), built 96.");
+  assert.equal(shufflejack.describeEvent({ type: "deal", dealt: 1, deck: 26 }, who),
+    "Dealt 1 card; 26 left in the deck.");
+  assert.equal(shufflejack.describeAction(["hand", 1, 2, 7]), "hand at 1, 2, 7");
+});
