@@ -81,7 +81,7 @@ async def test_static_files_types_and_cache(server: Server) -> None:
 @pytest.mark.parametrize("path", [
     "/../pyproject.toml", "/js/../../web.py", "/../app.py", "/..%2fapp.py", "/%2e%2e/app.py",
     "/.hidden", "/js/", "/nothing.js", "/vendor/msgpack/../../../web.py", "//etc/passwd",
-    "/js\\..\\..\\web.py",
+    "/js\\..\\..\\web.py", "/package.json",
 ])
 async def test_no_directory_traversal(server: Server, path: str) -> None:
     status, _, body = await http_get(server.port, path)
