@@ -81,7 +81,7 @@ async def test_static_files_types_and_cache(server: Server) -> None:
 @pytest.mark.parametrize("path", [
     "/../pyproject.toml", "/js/../../web.py", "/../app.py", "/..%2fapp.py", "/%2e%2e/app.py",
     "/.hidden", "/js/", "/nothing.js", "/vendor/msgpack/../../../web.py", "//etc/passwd",
-    "/js\\..\\..\\web.py",
+    "/js\\..\\..\\web.py", "/package.json",
 ])
 async def test_no_directory_traversal(server: Server, path: str) -> None:
     status, _, body = await http_get(server.port, path)
@@ -696,3 +696,9 @@ def test_every_web_file_ships_in_the_wheel() -> None:
     vendor = root / "server" / "static" / "vendor" / "msgpack"
     assert "MessagePack Community" in (vendor / "LICENSE.txt").read_text()
     assert "npm pack @msgpack/msgpack@3.1.3" in (vendor / "README.md").read_text()
+    # Issue #44: Preact and htm, the client's component library, vendored the same way.
+    for name, version, licence in (("preact", "11.2.0", "MIT License"),
+                                   ("htm", "3.1.1", "Apache License")):
+        folder = root / "server" / "static" / "vendor" / name
+        assert licence in (folder / "LICENSE.txt").read_text(), name
+        assert f"npm pack {name}@{version}" in (folder / "README.md").read_text(), name

@@ -10,7 +10,8 @@ import { loadRenderers } from "./renderers.js";
 import { openLink, syncAddress } from "./links.js";
 import { measure, animate } from "./motion.js";
 import { afterMessage, soundToggle } from "./sound.js";
-import { Rated, addPanel } from "./rated.js";
+import { Rated } from "./rated.js";
+import { addLobbyAction } from "./lobby_views.js";
 
 const SEAT_KEY = "cardhall.seat";
 const HOST_KEY = "cardhall.hosted";
@@ -44,7 +45,8 @@ class App {
     this.notice = "";
     this.created = new Map(); // room id -> the create_room message that made it ("play again")
     this.account = new AccountMenu(this);
-    this.rated = new Rated(this); // rated play (rated.js)
+    this.rated = new Rated(this); // rated play (rated.js): its panel in Play now
+    addLobbyAction(() => this.rated.panel());
   }
 
   /** The player's name: the signed-in account's display name. */
@@ -326,7 +328,7 @@ class App {
     let body;
     if (this.replay) body = this.replay.render();
     else if (this.room) body = this.room.render();
-    else if (this.games) addPanel(this.rated, (body = this.lobby.render()));
+    else if (this.games) body = this.lobby.render();
     else body = h("main", { class: "lobby" }, h("p", {}, "Connecting to the server\u2026"));
     const header = h(
       "header",
@@ -351,8 +353,15 @@ class App {
       this.account.render(),
     );
     const before = measure(this.root);
-    this.root.replaceChildren(header, banner || "", notice || "", this.rated.banner() || "",
-      body);
+    const rated = this.rated.banner();
+    if (body.parentNode === this.root) {
+      // The same screen element (a Preact screen, drawn in place): kept where it is, so
+      // that its inputs keep their focus; the rest is put before it afresh.
+      for (const child of [...this.root.childNodes]) if (child !== body) child.remove();
+      for (const el of [header, banner, notice, rated]) if (el) this.root.insertBefore(el, body);
+    } else {
+      this.root.replaceChildren(header, banner || "", notice || "", rated || "", body);
+    }
     animate(this.root, before);
     syncAddress(this);
     document.body.dataset.conn = this.connState;

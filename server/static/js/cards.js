@@ -1,3 +1,4 @@
+// @ts-check
 // Card codes (protocol/README.md "Card codes") drawn as CSS cards, with words for screen
 // readers: "8D1" -> a red "8♦" card labelled "8 of diamonds, deck 1".
 const RANKS = { A: "ace", T: "10", J: "jack", Q: "queen", K: "king" };
@@ -54,6 +55,10 @@ export function prettyCards(text) {
  * A card element. With `onClick`, a focusable <button> (Enter/Space activate it);
  * otherwise a <span role="img">. `label` adds to the aria-label ("… , on the ♦ stack").
  * Options: selected, highlight, faceDown, small.
+ * @param {string | null} code  a card code, or null for a card back
+ * @param {{ onClick?: (e: Event) => void, label?: string, selected?: boolean,
+ *           highlight?: boolean, faceDown?: boolean, small?: boolean, where?: string }} [opts]
+ * @returns {HTMLElement}
  */
 export function cardElement(
   code,
@@ -80,7 +85,7 @@ export function cardElement(
     if (!onClick) el.setAttribute("role", "img");
   }
   if (onClick) {
-    el.type = "button";
+    /** @type {HTMLButtonElement} */ (el).type = "button";
     el.classList.add("clickable");
     el.addEventListener("click", onClick);
   }
@@ -110,7 +115,12 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
-/** A pile drawn as a card back (or an empty slot) with a count. */
+/**
+ * A pile drawn as a card back (or an empty slot) with a count.
+ * @param {number} count
+ * @param {string} label
+ * @param {{ onClick?: (e: Event) => void }} [opts]
+ */
 export function pileElement(count, label, { onClick } = {}) {
   const el = count
     ? cardElement(null, { faceDown: true, label: `${label}: ${count} cards`, onClick })

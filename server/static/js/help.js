@@ -1,3 +1,4 @@
+// @ts-check
 // Rules and help: the "How to play" panel of each game (the server's /rules/GAME.html, which
 // is docs/rules/GAME.md rendered: one text for the repository and the players), the auction
 // explained where you bid (its paragraph of the same page), and every end of a game said in
@@ -53,18 +54,6 @@ export async function openRules(game, title) {
   dialog.addEventListener("close", () => dialog.remove());
   document.body.append(dialog);
   dialog.showModal();
-}
-
-/** The lobby's "How to play" panel: a button per game. */
-export function rulesPanel(games) {
-  return h(
-    "section",
-    { class: "panel rules-panel", id: "rules-panel", "aria-labelledby": "rules-panel-title" },
-    h("h2", { id: "rules-panel-title" }, "How to play"),
-    h("div", { class: "filters" }, games.map((g) =>
-      h("button", { type: "button", class: "secondary", dataset: { game: g.game },
-        onclick: () => openRules(g.game, g.title) }, g.title))),
-  );
 }
 
 let auction = null; // the one auction help (kept, so that it stays open across redraws)

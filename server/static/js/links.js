@@ -1,3 +1,4 @@
+// @ts-check
 // Room links: the address names the room the page is in, so that it can be shared, and
 // opening it (or reloading) brings the page back to that room.
 //   /r/ROOM      a room (the server serves the app there; #/r/ROOM works too)
@@ -62,7 +63,8 @@ export async function openLink(app, saved) {
   if (!want) return false;
   if (saved && ((want.room && saved.room === want.room) || (want.code && saved.code === want.code)))
     return false; // our seat: app.js resumes it
-  const nav = performance.getEntriesByType("navigation")[0];
+  const nav = /** @type {PerformanceNavigationTiming | undefined} */ (
+    performance.getEntriesByType("navigation")[0]);
   if (saved && saved.room && (saved.token || saved.account) && nav && nav.type === "reload")
     return false; // a reload takes the page's seat back first (app.js), wherever it was
   if (want.room && watching() === want.room) {
@@ -73,7 +75,7 @@ export async function openLink(app, saved) {
     const joined = await app.patient({ t: "join", ...want });
     app.enterRoom(joined, joined.token, want.code);
     return true;
-  } catch (err) {
+  } catch (/** @type {any} */ err) {
     if (err.code === "room/already_seated" && want.room) {
       await app.resumeAccount(want.room); // the account sits there (another device): take it
       return true;

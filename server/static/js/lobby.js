@@ -1,9 +1,16 @@
-// The lobby: the room list (filters, paging when the server pages), create-room form built
-// from `list_games` (descriptions, defaults, validation), join by code, quick-join, spectate.
-import { h } from "./cards.js";
+// The lobby: the welcome, the room list (filters, paging when the server pages), the
+// create-room form built from `list_games` (descriptions, defaults, validation), join by
+// code, quick-join, spectate, the leaderboards, My games, How to play. A Preact screen
+// (ui.js): the Lobby holds the state and the actions, its components (welcome.js,
+// lobby_views.js, new_room.js, lobby_panels.js, leaderboard.js) draw it.
 import { Leaderboards } from "./leaderboard.js";
-import { myGamesPanel } from "./replay.js";
-import { rulesPanel } from "./help.js";
+import { myGames, openReplay } from "./replay.js";
+import { openRules } from "./help.js";
+import { html, render } from "./ui.js";
+import { MyGamesPanel, RulesPanel } from "./lobby_panels.js";
+import { Welcome, playMessage } from "./welcome.js";
+import { RoomsPanel, PlayNowPanel } from "./lobby_views.js";
+import { NewRoomPanel, freshFields } from "./new_room.js";
 
 const PAGE_FIELDS = ["cursor", "more"];
 
@@ -19,101 +26,6 @@ function lobbyOrder(a, b) {
     joinable(r) ? 0 : r.status === "waiting" ? 1 : r.status === "playing" ? 2 : 3;
   return (
     rank(a) - rank(b) || (b.created || 0) - (a.created || 0) || (a.room < b.room ? -1 : 1)
-  );
-}
-
-/** What the player set in a form built for one game (`form.dataset.game`): each field's
- * value (or checked) by id, and which of its <details> are open. */
-function formState(form) {
-  const fields = {};
-  for (const el of form.querySelectorAll("input[id], select[id]"))
-    fields[el.id] = el.type === "checkbox" ? el.checked : el.value;
-  const open = [...form.querySelectorAll("details")].map((d) => d.open);
-  return { game: form.dataset.game, fields, open };
-}
-
-/** Put a formState() back into a form built afresh for the same game. */
-function restoreForm(form, state) {
-  for (const [id, value] of Object.entries(state.fields)) {
-    const el = form.querySelector(`#${CSS.escape(id)}`);
-    if (!el) continue;
-    if (el.type === "checkbox") el.checked = value;
-    else el.value = value;
-  }
-  form.querySelectorAll("details").forEach((d, i) => {
-    d.open = Boolean(state.open[i]);
-  });
-}
-
-/** Options of a game as form fields: a <div> per option with label, input and its doc. */
-function optionField(option, prefix) {
-  const id = `${prefix}-${option.name}`;
-  const doc = option.doc || "";
-  let input;
-  let kind = option.kind;
-  if (option.kind === "bool" && (option.default === null || option.default === undefined)) {
-    // No fixed default (it depends on the mode, e.g. Skipper's skip_draws): a checkbox
-    // cannot say "the game's default", so three choices, the default sending nothing.
-    kind = "tristate";
-    input = h(
-      "select",
-      { id, name: option.name },
-      [
-        ["", "game default"],
-        ["true", "on"],
-        ["false", "off"],
-      ].map(([value, text]) => h("option", { value, text })),
-    );
-  } else if (option.kind === "bool") {
-    input = h("input", { type: "checkbox", id, name: option.name });
-    input.checked = option.default === true;
-  } else if (option.choices && option.choices.length) {
-    input = h(
-      "select",
-      { id, name: option.name },
-      option.choices.map((c) => h("option", { value: c, text: String(c) })),
-    );
-    if (option.default !== null && option.default !== undefined) input.value = option.default;
-  } else if (option.kind === "int" || option.kind === "float") {
-    input = h("input", {
-      type: "number",
-      id,
-      name: option.name,
-      step: option.kind === "int" ? "1" : "any",
-      min: option.min ?? (option.kind === "float" ? "0" : undefined),
-      max: option.max ?? undefined,
-      placeholder:
-        option.default === null || option.default === undefined
-          ? "not set"
-          : String(option.default),
-    });
-    if (option.default !== null && option.default !== undefined) input.value = option.default;
-  } else if (option.kind === "list") {
-    input = h("input", {
-      type: "text",
-      id,
-      name: option.name,
-      placeholder: "card codes, e.g. AS 2D 3H",
-      pattern: "^\\s*([A2-9TJQKa2-9tjqk][CDHScdhs][1-9]?[\\s,]*)*$",
-    });
-  } else {
-    input = h("input", {
-      type: "text",
-      id,
-      name: option.name,
-      placeholder: option.default === null || option.default === undefined ? "not set" : "",
-    });
-    if (option.default !== null && option.default !== undefined) input.value = option.default;
-  }
-  input.dataset.kind = kind;
-  input.dataset.default = JSON.stringify(option.default ?? null);
-  input.setAttribute("aria-describedby", `${id}-doc`);
-  return h(
-    "div",
-    { class: "option" },
-    h("label", { for: id }, option.name.replace(/_/g, " ")),
-    input,
-    h("small", { id: `${id}-doc`, class: "doc" }, doc),
   );
 }
 
@@ -157,7 +69,15 @@ export class Lobby {
     this.filters = { game: "", status: "", free: false, text: "", finished: false };
     this.boards = new Leaderboards(app);
     this.nameDraft = null; // a name typed into "Your name" and not applied yet
-    this.formState = null; // what the New-room form held when last shown (formState())
+    this.quickGame = ""; // Play now's game ("": the default game)
+    this.code = ""; // a join code typed
+    // The New-room form: its game (null until the games are known) and each input's value
+    // by id, kept while the game stays the same.
+    this.form = { game: null, fields: {} };
+    this.createError = "";
+    // Preact draws the lobby into this one element, kept across renders (updated in place).
+    this.host = document.createElement("div");
+    this.host.className = "lobby-host";
   }
 
   /** Fetch the first page of rooms (or, with `append`, the next one). The server lists
@@ -227,363 +147,127 @@ export class Lobby {
     return (games.find((g) => g.game === "skipper") || games[0] || { game: "" }).game;
   }
 
+  /** The welcome's Play: a room for one of `game` (welcome.js playMessage), sat in. */
+  async play(game) {
+    await this.applyName();
+    try {
+      await this.app.create(playMessage(game));
+    } catch (err) {
+      this.app.notify(`Could not start ${game.title}: ${err.message}`);
+    }
+  }
+
+  /** A filter of the room list changed: the game and "free seats" ask the server again;
+   * the search text typed (its draft) is only kept until it applies. */
+  setFilter(key, value) {
+    this.filters[key] = value;
+    if (key === "draft") return;
+    if (key === "text") this.filters.draft = undefined;
+    if (key === "game" || key === "free") this.refresh();
+    else this.app.render();
+  }
+
+  /** The New-room form's game changed: its fields start afresh. */
+  setGame(game) {
+    const spec = (this.app.games || []).find((g) => g.game === game);
+    this.form = { game, fields: freshFields(spec) };
+    this.app.render();
+  }
+
+  /** An input of the New-room form changed (a mode drawn again: its seats follow it). */
+  setField(id, value) {
+    this.form.fields[id] = value;
+    if (id === "create-mode") this.app.render();
+  }
+
+  /** Play now's fields: the name draft, the quick-join game, the join code. */
+  setPlayNow(key, value) {
+    if (key === "name") this.nameDraft = value;
+    else if (key === "quickGame") this.quickGame = value;
+    else this.code = value;
+  }
+
+  async quickJoin() {
+    await this.applyName();
+    await this.app.quickJoin(this.quickGame || this.defaultGame());
+  }
+
+  async joinByCode() {
+    const code = this.code.trim();
+    if (!code) return;
+    await this.applyName();
+    await this.app.join({ code });
+  }
+
+  /** Create the room the New-room form describes and sit down (its error shown under it,
+   * or as the page's notice once the lobby is gone). */
+  async submit(form) {
+    this.createError = "";
+    const fields = this.form.fields;
+    try {
+      const seats = form.querySelector("#create-seats");
+      if (!seats.checkValidity()) throw new Error(`seats: ${seats.validationMessage}`);
+      const msg = {
+        t: "create_room",
+        game: this.form.game,
+        seats: Number(seats.value),
+        options: {
+          ...readOptions(form.querySelector("[data-options='game']")),
+          ...readOptions(form.querySelector("[data-options='room']")),
+        },
+        private: fields["create-private"] === true,
+      };
+      if (fields["create-mode"]) msg.mode = fields["create-mode"];
+      const name = String(fields["create-name"] || "").trim();
+      if (name) msg.name = name;
+      await this.applyName();
+      await this.app.create(msg);
+    } catch (err) {
+      this.createError = err.message;
+      if (this.app.room) this.app.notify(err.message); // the lobby was left meanwhile
+      else this.app.render();
+    }
+  }
+
+  /** The lobby drawn (Preact, into `this.host`); returns the host. */
   render() {
+    const games = this.app.games || [];
+    if (this.form.game === null || !games.some((g) => g.game === this.form.game)) {
+      const game = this.defaultGame();
+      this.form = { game, fields: freshFields(games.find((g) => g.game === game)) };
+    }
+    render(this.screen(games), this.host);
+    return this.host;
+  }
+
+  /** The lobby's element tree: the welcome across the top, the side panels, the rooms. */
+  screen(games) {
     const app = this.app;
-    const games = app.games || [];
-    const gameSelect = (id, withAll) =>
-      h(
-        "select",
-        { id, name: "game" },
-        withAll ? h("option", { value: "", text: "all games" }) : null,
-        games.map((g) => h("option", { value: g.game, text: g.title })),
-      );
+    return html`<main id="lobby" class="lobby">
+      <${Welcome} games=${games} onPlay=${(g) => this.play(g)} />
+      <div class="lobby-side">
+        <${PlayNowPanel} games=${games} name=${this.nameDraft ?? app.playerName}
+          quickGame=${this.quickGame || this.defaultGame()} code=${this.code}
+          set=${(k, v) => this.setPlayNow(k, v)} onName=${() => this.applyName()}
+          onQuick=${() => this.quickJoin()} onCode=${() => this.joinByCode()} />
+        <${NewRoomPanel} games=${games} roomOptions=${app.roomOptions || []}
+          game=${this.form.game} fields=${this.form.fields} error=${this.createError}
+          setGame=${(g) => this.setGame(g)} set=${(id, v) => this.setField(id, v)}
+          onSubmit=${(form) => this.submit(form)} />
+        ${this.boards.render()}
+        <${MyGamesPanel} games=${myGames()} onReplay=${(g) => openReplay(app, g)} />
+        <${RulesPanel} games=${games} onRules=${openRules} />
+      </div>
+      <${RoomsPanel} games=${games} rooms=${this.visibleRooms()} more=${this.more}
+        filters=${this.filters} setFilter=${(k, v) => this.setFilter(k, v)}
+        onRefresh=${() => this.refresh()} onMore=${() => this.refresh(true)}
+        onJoin=${(room) => this.join(room)} onWatch=${(room) => app.spectate(room)} />
+    </main>`;
+  }
 
-    // Filters and list
-    const filterGame = gameSelect("filter-game", true);
-    filterGame.value = this.filters.game;
-    filterGame.addEventListener("change", () => {
-      this.filters.game = filterGame.value;
-      this.refresh();
-    });
-    const status = h(
-      "select",
-      { id: "filter-status" },
-      ["", "waiting", "playing", "finished"].map((s) =>
-        h("option", { value: s, text: s || "any status" }),
-      ),
-    );
-    status.value = this.filters.status;
-    status.addEventListener("change", () => {
-      this.filters.status = status.value;
-      app.render();
-    });
-    const free = h("input", { type: "checkbox", id: "filter-free" });
-    free.checked = this.filters.free;
-    free.addEventListener("change", () => {
-      this.filters.free = free.checked;
-      this.refresh();
-    });
-    const finished = h("input", { type: "checkbox", id: "filter-finished" });
-    finished.checked = this.filters.finished;
-    finished.addEventListener("change", () => {
-      this.filters.finished = finished.checked;
-      app.render();
-    });
-    const text = h("input", {
-      type: "search",
-      id: "filter-text",
-      placeholder: "name or id",
-      value: this.filters.text,
-    });
-    text.addEventListener("change", () => {
-      this.filters.text = text.value;
-      app.render();
-    });
-
-    const rows = this.visibleRooms().map((r) =>
-      h(
-        "tr",
-        { dataset: { room: r.room } },
-        h("td", {}, r.name || r.room),
-        h(
-          "td",
-          {},
-          (games.find((g) => g.game === r.game) || {}).title || r.game,
-          r.mode ? ` (${r.mode})` : "",
-        ),
-        h("td", { "data-label": "seats" }, `${r.taken}/${r.seats}`),
-        h("td", {}, r.status),
-        h("td", { "data-label": "watching" }, String(r.spectators)),
-        h(
-          "td",
-          {},
-          r.private
-            ? h("span", { class: "tag" }, "private")
-            : [
-                r.status === "waiting" && r.taken < r.seats
-                  ? h(
-                      "button",
-                      {
-                        type: "button",
-                        class: "join",
-                        onclick: async () => {
-                          await this.applyName();
-                          await app.join({ room: r.room });
-                        },
-                      },
-                      "Join",
-                    )
-                  : null,
-                h(
-                  "button",
-                  { type: "button", class: "spectate", onclick: () => app.spectate(r.room) },
-                  "Watch",
-                ),
-              ],
-        ),
-      ),
-    );
-    const table = h(
-      "table",
-      { class: "rooms", "aria-label": "rooms" },
-      h(
-        "thead",
-        {},
-        h(
-          "tr",
-          {},
-          ["Room", "Game", "Seats", "Status", "Watching", ""].map((c) =>
-            h("th", { scope: "col" }, c),
-          ),
-        ),
-      ),
-      h(
-        "tbody",
-        {},
-        rows.length
-          ? rows
-          : h("tr", {}, h("td", { colspan: 6, class: "none" }, "No rooms yet: create one.")),
-      ),
-    );
-
-    const list = h(
-      "section",
-      { class: "panel rooms-panel", "aria-labelledby": "rooms-title" },
-      h("h2", { id: "rooms-title" }, "Rooms"),
-      h(
-        "div",
-        { class: "filters" },
-        h("label", { for: "filter-game" }, "Game"),
-        filterGame,
-        h("label", { for: "filter-status" }, "Status"),
-        status,
-        h("label", { for: "filter-free" }, free, " free seats"),
-        h("label", { for: "filter-finished" }, finished, " show finished"),
-        h("label", { for: "filter-text" }, "Search"),
-        text,
-        h("button", { type: "button", id: "refresh", onclick: () => this.refresh() }, "Refresh"),
-      ),
-      table,
-      this.more
-        ? h(
-            "button",
-            { type: "button", id: "more-rooms", onclick: () => this.refresh(true) },
-            "More rooms",
-          )
-        : null,
-    );
-
-    // Create
-    // What the player chose in the form stays when the lobby is drawn again (a reconnection
-    // with a new name, a refreshed room list), as long as the game is the same.
-    const shown = document.getElementById("create-form");
-    if (shown) this.formState = formState(shown);
-    const createGame = gameSelect("create-game", false);
-    createGame.value = this.createGame || this.defaultGame();
-    const spec = games.find((g) => g.game === createGame.value);
-    createGame.addEventListener("change", () => {
-      this.createGame = createGame.value;
-      app.render();
-    });
-    // A mode's usual seat count: one seat in solo, else four (within the game's range).
-    const seatsFor = (mode) =>
-      !spec
-        ? 1
-        : mode === "solo"
-          ? spec.min_seats
-          : Math.min(spec.max_seats, Math.max(spec.min_seats, spec.max_seats >= 4 ? 4 : 1));
-    const seats = h("input", {
-      type: "number",
-      id: "create-seats",
-      name: "seats",
-      required: true,
-      min: spec ? spec.min_seats : 1,
-      max: spec ? spec.max_seats : 6,
-      step: 1,
-      value: seatsFor(spec && spec.modes.length ? spec.modes[0] : null),
-    });
-    const modeField =
-      spec && spec.modes.length
-        ? h(
-            "div",
-            { class: "option" },
-            h("label", { for: "create-mode" }, "mode"),
-            h(
-              "select",
-              {
-                id: "create-mode",
-                name: "mode",
-                onchange: (event) => {
-                  seats.value = seatsFor(event.target.value);
-                },
-              },
-              spec.modes.map((m) => h("option", { value: m, text: m })),
-            ),
-          )
-        : null;
-    const name = h("input", {
-      type: "text",
-      id: "create-name",
-      maxlength: 64,
-      placeholder: "chosen by the server",
-    });
-    const priv = h("input", { type: "checkbox", id: "create-private" });
-    const gameOptions = h(
-      "div",
-      { class: "options" },
-      (spec ? spec.options : []).filter((o) => o.name !== "mode").map((o) => optionField(o, "opt")),
-    );
-    const roomOptions = h(
-      "div",
-      { class: "options" },
-      (app.roomOptions || []).map((o) => optionField(o, "ropt")),
-    );
-    const error = h("p", { class: "error", role: "alert", id: "create-error" });
-    const form = h(
-      "form",
-      { id: "create-form", novalidate: true, "aria-labelledby": "create-title" },
-      h("div", { class: "option" }, h("label", { for: "create-game" }, "game"), createGame),
-      modeField,
-      h(
-        "div",
-        { class: "option" },
-        h("label", { for: "create-seats" }, "seats"),
-        seats,
-        h(
-          "small",
-          { class: "doc" },
-          spec ? `${spec.min_seats} to ${spec.max_seats}; empty seats get bots at start` : "",
-        ),
-      ),
-      h("div", { class: "option" }, h("label", { for: "create-name" }, "room name"), name),
-      h(
-        "div",
-        { class: "option" },
-        h("label", { for: "create-private" }, priv, " private (joined by code)"),
-      ),
-      h("details", {}, h("summary", {}, "Game options"), gameOptions),
-      h("details", {}, h("summary", {}, "Room options (timers, grace, bots)"), roomOptions),
-      error,
-      h("button", { type: "submit", id: "create-submit" }, "Create and sit down"),
-    );
-    form.addEventListener("submit", async (event) => {
-      event.preventDefault();
-      error.textContent = "";
-      try {
-        if (!seats.checkValidity()) throw new Error(`seats: ${seats.validationMessage}`);
-        const options = { ...readOptions(gameOptions), ...readOptions(roomOptions) };
-        const msg = {
-          t: "create_room",
-          game: createGame.value,
-          seats: Number(seats.value),
-          options,
-          private: priv.checked,
-        };
-        const mode = form.querySelector("#create-mode");
-        if (mode) msg.mode = mode.value;
-        if (name.value.trim()) msg.name = name.value.trim();
-        await this.applyName();
-        await app.create(msg);
-      } catch (err) {
-        error.textContent = err.message;
-        if (!error.isConnected) app.notify(err.message); // the lobby was drawn again meanwhile
-      }
-    });
-    form.dataset.game = createGame.value;
-    if (this.formState && this.formState.game === createGame.value)
-      restoreForm(form, this.formState);
-    const create = h(
-      "section",
-      { class: "panel", "aria-labelledby": "create-title" },
-      h("h2", { id: "create-title" }, "New room"),
-      form,
-    );
-
-    // Quick join and code
-    const quickGame = gameSelect("quick-game", false);
-    quickGame.value = this.defaultGame();
-    const code = h("input", {
-      type: "text",
-      id: "join-code",
-      maxlength: 64,
-      placeholder: "join code",
-    });
-    // The player's name: what other seats and the leaderboards show (the hello name).
-    const playerName = h("input", {
-      type: "text",
-      id: "player-name",
-      maxlength: 32,
-      placeholder: "anonymous",
-      autocomplete: "nickname",
-      value: this.nameDraft ?? app.playerName,
-    });
-    playerName.addEventListener("input", () => {
-      this.nameDraft = playerName.value;
-    });
-    // A form, so that Enter in the field applies the name as the button does.
-    const nameForm = h(
-      "form",
-      { class: "filters", id: "name-form" },
-      h("label", { for: "player-name" }, "Your name"),
-      playerName,
-      h("button", { type: "submit", id: "set-name" }, "Use this name"),
-    );
-    nameForm.addEventListener("submit", (event) => {
-      event.preventDefault();
-      this.nameDraft = playerName.value;
-      this.applyName();
-    });
-    const quick = h(
-      "section",
-      { class: "panel", "aria-labelledby": "quick-title" },
-      h("h2", { id: "quick-title" }, "Play now"),
-      nameForm,
-      h(
-        "div",
-        { class: "filters" },
-        h("label", { for: "quick-game" }, "Game"),
-        quickGame,
-        h(
-          "button",
-          {
-            type: "button",
-            id: "quick-join",
-            onclick: async () => {
-              await this.applyName();
-              await app.quickJoin(quickGame.value);
-            },
-          },
-          "Quick join",
-        ),
-      ),
-      h(
-        "div",
-        { class: "filters" },
-        h("label", { for: "join-code" }, "Private room"),
-        code,
-        h(
-          "button",
-          {
-            type: "button",
-            id: "join-by-code",
-            onclick: async () => {
-              if (!code.value.trim()) return;
-              await this.applyName();
-              await app.join({ code: code.value.trim() });
-            },
-          },
-          "Join by code",
-        ),
-      ),
-    );
-
-    return h(
-      "main",
-      { id: "lobby", class: "lobby" },
-      h("div", { class: "lobby-side" }, quick, create, this.boards.render(), myGamesPanel(app),
-        rulesPanel(games)),
-      list,
-    );
+  async join(room) {
+    await this.applyName();
+    await this.app.join({ room });
   }
 }
 

@@ -1,3 +1,4 @@
+// @ts-check
 // Cards move: the app redraws the table on every update, so a card that changed place is a
 // new element. Before a redraw, measure() notes where each card was (by its code); after
 // it, animate() starts each card that moved at its old place and lets a short CSS

@@ -1,3 +1,4 @@
+// @ts-check
 // Cardhall wire protocol v1 for browsers (protocol/README.md): one binary WebSocket frame
 // holds one MessagePack map; hello/welcome handshake; request ids echoed as `re`; views kept
 // up to date by applying `delta`s exactly as the spec says (protocol/delta.py).
@@ -98,9 +99,14 @@ export function defaultUrl(loc = window.location) {
  * messages (update, seat_event, game_over, started, left) go to `onMessage`.
  */
 export class Session {
+  /**
+   * @param {string} url  the server's WebSocket address
+   * @param {{ name?: string, onMessage?: (msg: any) => void, onClose?: () => void,
+   *           liveness?: typeof LIVENESS }} [opts]
+   */
   constructor(
     url,
-    { name = "", onMessage = () => {}, onClose = () => {}, liveness = LIVENESS } = {},
+    { name = "", onMessage = (_msg) => {}, onClose = () => {}, liveness = LIVENESS } = {},
   ) {
     this.url = url;
     this.name = name; // the display name the server gave this session (set once signed in)
@@ -108,11 +114,17 @@ export class Session {
     this.onClose = onClose;
     this.liveness = liveness;
     this.nextId = 1;
+    /** @type {Map<number, { resolve: (msg: any) => void, reject: (err: Error) => void }>} */
     this.pending = new Map();
+    /** @type {WebSocket | null} */
     this.ws = null;
     this.welcome = null;
     this.ended = false; // lost or closed: onClose was called (once)
-    this.timer = null;
+    /** @type {ReturnType<typeof setInterval> | undefined} */
+    this.timer = undefined;
+    /** @type {((lost: ConnectionLost) => void) | null} */
+    this._failConnect = null;
+    this.heard = 0;
   }
 
   /** Open the socket and do the hello/welcome handshake; resolves with `welcome`. A
@@ -205,7 +217,7 @@ export class Session {
         return;
       }
       this.pending.set(id, { resolve, reject });
-      this.ws.send(encode({ ...msg, id }));
+      /** @type {WebSocket} */ (this.ws).send(encode({ ...msg, id }));
     });
   }
 
@@ -219,7 +231,8 @@ export class Session {
     }
     if (msg === null || typeof msg !== "object" || typeof msg.t !== "string") return;
     if (msg.re !== undefined && msg.re !== null && this.pending.has(msg.re)) {
-      const { resolve, reject } = this.pending.get(msg.re);
+      const { resolve, reject } = /** @type {{ resolve: Function, reject: Function }} */ (
+        this.pending.get(msg.re));
       this.pending.delete(msg.re);
       if (msg.t === "error") reject(new RequestError(msg.code, msg.message));
       else resolve(msg);

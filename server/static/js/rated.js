@@ -187,8 +187,3 @@ export class Rated {
   }
 }
 
-/** Put the "Play rated" panel into the lobby's side column (`body`: the lobby's main). */
-export function addPanel(rated, body) {
-  const side = body.querySelector(".lobby-side") || body;
-  side.insertBefore(rated.panel(), side.children[1] || null);
-}

@@ -1,3 +1,4 @@
+// @ts-check
 // The games' renderers: one module per game, games/GAME.js, named by the game's registry name
 // (cardhall.games: the server's list_games reply). No table of games here: App.connect loads
 // the renderer of every game the server hosts (loadRenderers), and a room, a replay or a log
@@ -16,7 +17,7 @@ export async function loadRenderers(names) {
     wanted.map(async (name) => {
       try {
         loaded.set(name, await import(`./games/${name}.js`));
-      } catch (err) {
+      } catch (/** @type {any} */ err) {
         console.warn(`no renderer for the game ${name}: ${err.message}`);
         loaded.set(name, generic);
       }

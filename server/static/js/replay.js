@@ -3,10 +3,14 @@
 // with the server's `get_replay` (the engine replays the log: the page needs no rules of its
 // own), and the deal check of `cardhall verify` in the browser: SHA-256 of the revealed seed
 // and salt (WebCrypto) against the commitment the page saw at the start (docs/fair-deals.md).
+// The viewer's screen is drawn by Preact components (replay_view.js); the table in it by the
+// game's renderer (games/*.js, still cards.js's h()).
 import { h, prettyCards } from "./cards.js";
 import { explainEnd } from "./help.js";
 import * as generic from "./games/generic.js";
 import { rendererFor } from "./renderers.js";
+import { html, render } from "./ui.js";
+import { ReplayScreen, GoneScreen } from "./replay_view.js";
 
 const GAMES_KEY = "cardhall.games";
 const KEEP_GAMES = 50;
@@ -81,41 +85,6 @@ export async function recordGame(room, msg) {
   return record;
 }
 
-/** The "My games" panel of the lobby: each finished game with Replay. */
-export function myGamesPanel(app) {
-  const games = myGames();
-  return h(
-    "section",
-    { class: "panel my-games", id: "my-games", "aria-labelledby": "my-games-title" },
-    h("h2", { id: "my-games-title" }, "My games"),
-    games.length
-      ? h(
-          "ul",
-          {},
-          games.slice(0, 10).map((g) =>
-            h(
-              "li",
-              { dataset: { room: g.room } },
-              h("span", { class: "when" }, new Date(g.at).toLocaleString()),
-              " ",
-              h("strong", { text: g.title }),
-              h("span", { class: "outcome", text: ` ${g.outcome}` }),
-              h(
-                "button",
-                {
-                  type: "button",
-                  class: "secondary replay-open",
-                  onclick: () => openReplay(app, g),
-                },
-                "Replay",
-              ),
-            ),
-          ),
-        )
-      : h("p", { class: "none" }, "Games you finish in this browser are listed here."),
-  );
-}
-
 /** Show the replay viewer of `record` (a "My games" entry, one made at game over, or one
  * of the account's finished games the server lists: `serverRecord`). */
 export function openReplay(app, record) {
@@ -165,6 +134,9 @@ export class ReplayView {
     this.want = null; // the state asked for while a request runs
     this.busy = false;
     this.gone = false; // the server no longer keeps the game
+    // Preact draws the viewer into this one element, kept across renders.
+    this.host = document.createElement("div");
+    this.host.className = "replay-host";
   }
 
   /** Load the final state (asked first when the record does not know it), then check the
@@ -280,30 +252,50 @@ export class ReplayView {
     if (!this.app.room && this.app.session && this.app.session.open) this.app.lobby.refresh();
   }
 
-  /** The viewer of a game the server no longer keeps: says so, and nothing else. */
-  renderGone() {
-    const rec = this.record;
-    return h(
-      "main",
-      { id: "replay", class: "replay gone", dataset: { room: rec.room, gone: "1" } },
-      h(
-        "div",
-        { class: "turn-line" },
-        h("strong", {}, `Replay of ${rec.title}`),
-        h(
-          "button",
-          { type: "button", id: "replay-close", class: "secondary", onclick: () => this.close() },
-          "Close replay",
-        ),
-      ),
-      h("p", { class: "error", role: "alert", id: "replay-error" }, this.error),
-      rec.outcome ? h("p", { class: "outcome", text: rec.outcome }) : null,
-    );
+  /** The table at the state shown, drawn by the game's renderer with nothing to click
+   * (null until the state comes). */
+  tableAt(drawer, who) {
+    if (!this.view) return null;
+    const ui = {
+      seat: this.view.seat ?? null,
+      view: this.view,
+      selected: null,
+      select: () => {},
+      marks: [],
+      toggle: () => {},
+      act: () => {},
+      seatName: who,
+      handled: () => {},
+      legal: [],
+      actionButton: (action, label) => h("span", { class: "action" }, label),
+    };
+    try {
+      return drawer.render(this.view, ui);
+    } catch (err) {
+      console.error(err);
+      return generic.render(this.view, ui);
+    }
   }
 
+  /** What happened at the state shown, in words ("The deal." at the start). */
+  saidAt(drawer, doer) {
+    const describe = drawer.describeEvent || generic.describeEvent;
+    const said = this.events
+      .map((ev) => describe(ev, doer) ?? generic.describeEvent(ev, doer))
+      .filter((text) => text);
+    if (said.length) return prettyCards(said.join(" \u00b7 "));
+    return (this.stateId ?? 0) === 0 ? "The deal." : "";
+  }
+
+  /** The viewer drawn (Preact, replay_view.js, into `this.host`); returns the host. */
   render() {
-    if (this.gone) return this.renderGone();
     const rec = this.record;
+    const onClose = () => this.close();
+    if (this.gone) {
+      render(html`<${GoneScreen} rec=${rec} error=${this.error} onClose=${onClose} />`,
+        this.host);
+      return this.host;
+    }
     const drawer = rendererFor(rec.game);
     const facts = (this.view && this.view.room && this.view.room.players) || [];
     const names =
@@ -313,92 +305,11 @@ export class ReplayView {
     const named = (s) => (names[s] || `seat ${s}`).replace(/^bot-(\d+)$/, "Bot $1");
     const who = (s) => (s === rec.seat ? `${named(s)} (you)` : named(s));
     const doer = (s) => (s === rec.seat ? "You" : named(s)); // the log's "You played ..."
-    let table = this.error ? null : h("p", {}, "Loading\u2026");
-    if (this.view) {
-      const ui = {
-        seat: this.view.seat ?? null,
-        view: this.view,
-        selected: null,
-        select: () => {},
-        marks: [],
-        toggle: () => {},
-        act: () => {},
-        seatName: who,
-        handled: () => {},
-        legal: [],
-        actionButton: (action, label) => h("span", { class: "action" }, label),
-      };
-      try {
-        table = drawer.render(this.view, ui);
-      } catch (err) {
-        console.error(err);
-        table = generic.render(this.view, ui);
-      }
-    }
-    const describe = drawer.describeEvent || generic.describeEvent;
-    const said = this.events
-      .map((ev) => describe(ev, doer) ?? generic.describeEvent(ev, doer))
-      .filter((text) => text);
-    const step = h("input", {
-      type: "range",
-      id: "replay-step",
-      min: 0,
-      max: this.final,
-      value: this.stateId ?? this.final,
-      "aria-label": "state of the game",
-      "data-key": "replay-step",
-    });
-    step.addEventListener("change", () => this.load(Number(step.value)));
-    const go = (id, label, text, target) =>
-      h(
-        "button",
-        { type: "button", id, "aria-label": label, "data-key": id, onclick: () => this.load(target()) },
-        text,
-      );
-    const sid = this.stateId ?? 0;
-    const controls = h(
-      "div",
-      { class: "replay-controls", role: "group", "aria-label": "replay controls" },
-      go("replay-first", "to the deal", "\u00AB", () => 0),
-      go("replay-back", "one step back", "\u25C0", () => sid - 1),
-      step,
-      go("replay-forward", "one step forward", "\u25B6", () => sid + 1),
-      go("replay-last", "to the end", "\u00BB", () => this.final),
-    );
-    return h(
-      "main",
-      {
-        id: "replay",
-        class: "replay",
-        dataset: { room: rec.room, stateId: this.stateId ?? "", final: this.final },
-      },
-      h(
-        "div",
-        { class: "turn-line" },
-        h("strong", {}, `Replay of ${rec.title}`),
-        h("span", { id: "replay-position", "aria-live": "polite" }, `state ${sid} of ${this.final}`),
-        h(
-          "button",
-          { type: "button", id: "replay-close", class: "secondary", onclick: () => this.close() },
-          "Close replay",
-        ),
-      ),
-      controls,
-      this.error ? h("p", { class: "error", role: "alert", id: "replay-error" }, this.error) : null,
-      h(
-        "p",
-        { class: "replay-events", id: "replay-events" },
-        said.length ? prettyCards(said.join(" \u00b7 ")) : sid === 0 ? "The deal." : "",
-      ),
-      h("section", { class: "table", "aria-label": "table at this state" }, table),
-      h(
-        "section",
-        { class: "panel deal-check", id: "deal-check", "aria-labelledby": "deal-title" },
-        h("h2", { id: "deal-title" }, "Fair deal"),
-        h("p", { id: "deal-result", dataset: { ok: String(this.dealOk ?? "") } }, this.deal),
-        this.match ? h("p", { id: "final-match" }, this.match) : null,
-        rec.outcome ? h("p", { class: "outcome", text: rec.outcome }) : null,
-      ),
-    );
+    render(html`<${ReplayScreen} rec=${rec} sid=${this.stateId ?? 0} final=${this.final}
+      stateId=${this.stateId} said=${this.saidAt(drawer, doer)} error=${this.error}
+      table=${this.tableAt(drawer, who)} loading=${!this.error} deal=${this.deal}
+      dealOk=${this.dealOk} match=${this.match} onStep=${(sid) => this.load(sid)}
+      onClose=${onClose} />`, this.host);
+    return this.host;
   }
 }

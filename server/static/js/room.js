@@ -425,11 +425,12 @@ export class RoomView {
     return `Waiting for ${toAct.map((s) => this.seatName(s)).join(", ")}`;
   }
 
-  render() {
+  /** What a game renderer is handed (games/*.js render(view, ui)): the view, the seat,
+   * the selection and marks, and the means to act; each action it draws goes in
+   * `handled` (the rest get plain buttons). */
+  tableUi(handled) {
     const v = this.view;
-    const status = v.room && v.room.status;
-    const handled = new Set();
-    const ui = {
+    return {
       seat: this.seat,
       view: v,
       selected: this.selected,
@@ -461,26 +462,12 @@ export class RoomView {
         );
       },
     };
-    let table;
-    try {
-      table = this.renderer.render(v, ui);
-    } catch (err) {
-      console.error(err);
-      table = generic.render(v, ui);
-    }
-    const describe = this.renderer.describeAction || generic.describeAction;
-    const rest = (v.legal_actions || []).filter((a) => !handled.has(actionKey(a)));
-    const others = rest.length
-      ? h(
-          "div",
-          { class: "other-actions", role: "group", "aria-label": "other actions" },
-          rest.map((a) => ui.actionButton(a, prettyCards(describe(a)))),
-        )
-      : null;
+  }
 
-    const mine = this.seat !== null && (v.to_act || []).includes(this.seat) && !v.over;
+  /** The turn line: whose turn, the timer, the join code, Start, Leave, the link, rules. */
+  turnLine(mine, status) {
     const myDeadline = mine ? this.deadlineOf(this.seat) : null;
-    const top = h(
+    return h(
       "div",
       { class: "turn-line" },
       h(
@@ -513,8 +500,12 @@ export class RoomView {
       copyLinkButton(this),
       helpButton(this.game, this.title().split(" \u2014 ")[0]),
     );
+  }
 
-    const over = v.over
+  /** The game-over panel (null while the game goes on): outcome, why, Replay, Play again. */
+  gameOverPanel() {
+    const v = this.view;
+    return v.over
       ? h(
           "section",
           { class: "panel game-over", id: "game-over", role: "status" },
@@ -548,7 +539,10 @@ export class RoomView {
           ),
         )
       : null;
+  }
 
+  /** The event log panel (the last 60 lines) and its list (scrolled to the end). */
+  logPanel() {
     const logList = h(
       "ol",
       { class: "log", id: "log", "aria-live": "polite" },
@@ -560,7 +554,36 @@ export class RoomView {
       h("h2", { id: "log-title" }, "What happened"),
       logList,
     );
+    return [log, logList];
+  }
 
+  render() {
+    const v = this.view;
+    const status = v.room && v.room.status;
+    const handled = new Set();
+    const ui = this.tableUi(handled);
+    let table;
+    try {
+      table = this.renderer.render(v, ui);
+    } catch (err) {
+      console.error(err);
+      table = generic.render(v, ui);
+    }
+    const describe = this.renderer.describeAction || generic.describeAction;
+    const rest = (v.legal_actions || []).filter((a) => !handled.has(actionKey(a)));
+    const others = rest.length
+      ? h(
+          "div",
+          { class: "other-actions", role: "group", "aria-label": "other actions" },
+          rest.map((a) => ui.actionButton(a, prettyCards(describe(a)))),
+        )
+      : null;
+
+    const mine = this.seat !== null && (v.to_act || []).includes(this.seat) && !v.over;
+    const top = this.turnLine(mine, status);
+    const over = this.gameOverPanel();
+    const [log, logList] = this.logPanel();
+    const solo = ((v.room && v.room.players) || []).length === 1;
     const main = h(
       "main",
       {
@@ -592,8 +615,9 @@ export class RoomView {
         "aside",
         {},
         this.renderSeats(),
-        spectatorsPanel(v),
-        chatFor(this.app, this.roomId).element,
+        // A solo game: nobody to talk to, nobody watching worth a panel (issue #44 item 10).
+        solo ? null : spectatorsPanel(v),
+        solo ? null : chatFor(this.app, this.roomId).element,
         log,
       ),
     );

@@ -1,3 +1,4 @@
+// @ts-check
 // Optional sounds, off by default (a toggle kept in localStorage): a chime when your turn
 // begins, a tick for each bid of an auction, a short tune at game over. Generated with the
 // Web Audio API (oscillators), so the client ships no sound files.
@@ -25,7 +26,7 @@ export function soundOn() {
 /** Play one of TUNES (nothing while sounds are off). */
 export function play(name) {
   if (!soundOn() || !TUNES[name]) return;
-  const Ctx = window.AudioContext || window.webkitAudioContext;
+  const Ctx = window.AudioContext || /** @type {any} */ (window).webkitAudioContext;
   if (!Ctx) return;
   context = context || new Ctx();
   let at = context.currentTime;
@@ -67,6 +68,7 @@ export function soundToggle(app) {
       id: "sound-toggle",
       class: "secondary sound",
       role: "switch",
+      "aria-label": "Sounds",
       "aria-checked": on ? "true" : "false",
       "data-key": "sound-toggle",
       onclick: () => {
@@ -79,6 +81,7 @@ export function soundToggle(app) {
         app.render();
       },
     },
-    on ? "\u266A Sounds on" : "\u266A Sounds off",
+    h("span", { class: "sound-icon", "aria-hidden": "true" }, "\u266A"),
+    h("span", { class: "sound-word" }, on ? " Sounds on" : " Sounds off"),
   );
 }

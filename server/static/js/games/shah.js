@@ -90,57 +90,63 @@ function wrap(ui, act, el, label) {
   );
 }
 
+/** A foundation: its top card (or an empty slot), a target when the selection plays there. */
+function foundationSlot(view, ui, c, i) {
+  return h(
+    "div",
+    { class: "slot" },
+    wrap(
+      ui,
+      targetFor(ui, ["play"], i),
+      c
+        ? cardElement(c, {
+            small: true,
+            where: `foundation ${i + 1}, ${(view.foundation_sizes || [])[i]} cards`,
+          })
+        : h("span", {
+            class: "card empty small",
+            role: "img",
+            "aria-label": `foundation ${i + 1}: empty`,
+          }),
+      `foundation ${i + 1}`,
+    ),
+    h("small", {}, `${i + 1} (${(view.foundation_sizes || [])[i] ?? 0})`),
+  );
+}
+
+/** A ray of the star: its three circles' piles, the outer one a target to marry or grace. */
+function rayElement(ui, available, ray, r) {
+  return h(
+    "div",
+    { class: "ray", role: "group", "aria-label": `ray ${r + 1}` },
+    h("small", { class: "ray-label" }, `ray ${r + 1}`),
+    ray.map((pile, c) => {
+      const where = `ray ${r + 1}, ${CIRCLES[c]} circle`;
+      const top = pile.length ? pile[pile.length - 1] : null;
+      let el = top
+        ? available.has(top)
+          ? selectableCard(top, ui, where, { small: true })
+          : cardElement(top, { small: true, where })
+        : h("span", { class: "card empty small", role: "img", "aria-label": `${where}: empty` });
+      if (pile.length > 1)
+        el = h(
+          "span",
+          { class: "married" },
+          pile.slice(0, -1).map((x) => cardElement(x, { small: true, where: `${where}, under` })),
+          el,
+        );
+      if (c === 2) el = wrap(ui, targetFor(ui, ["marry", "grace"], r), el, `ray ${r + 1}`);
+      return el;
+    }),
+  );
+}
+
 export function render(view, ui) {
   const available = new Set((view.available || []).map((a) => a[0]));
   // Moves of a card are made by selecting it, then its target: not repeated as buttons.
   ui.legal.filter((a) => ["play", "marry", "grace"].includes(a[0])).forEach((a) => ui.handled(a));
-  const foundations = (view.foundations || []).map((c, i) =>
-    h(
-      "div",
-      { class: "slot" },
-      wrap(
-        ui,
-        targetFor(ui, ["play"], i),
-        c
-          ? cardElement(c, {
-              small: true,
-              where: `foundation ${i + 1}, ${(view.foundation_sizes || [])[i]} cards`,
-            })
-          : h("span", {
-              class: "card empty small",
-              role: "img",
-              "aria-label": `foundation ${i + 1}: empty`,
-            }),
-        `foundation ${i + 1}`,
-      ),
-      h("small", {}, `${i + 1} (${(view.foundation_sizes || [])[i] ?? 0})`),
-    ),
-  );
-  const rays = (view.star || []).map((ray, r) =>
-    h(
-      "div",
-      { class: "ray", role: "group", "aria-label": `ray ${r + 1}` },
-      h("small", { class: "ray-label" }, `ray ${r + 1}`),
-      ray.map((pile, c) => {
-        const where = `ray ${r + 1}, ${CIRCLES[c]} circle`;
-        const top = pile.length ? pile[pile.length - 1] : null;
-        let el = top
-          ? available.has(top)
-            ? selectableCard(top, ui, where, { small: true })
-            : cardElement(top, { small: true, where })
-          : h("span", { class: "card empty small", role: "img", "aria-label": `${where}: empty` });
-        if (pile.length > 1)
-          el = h(
-            "span",
-            { class: "married" },
-            pile.slice(0, -1).map((x) => cardElement(x, { small: true, where: `${where}, under` })),
-            el,
-          );
-        if (c === 2) el = wrap(ui, targetFor(ui, ["marry", "grace"], r), el, `ray ${r + 1}`);
-        return el;
-      }),
-    ),
-  );
+  const foundations = (view.foundations || []).map((c, i) => foundationSlot(view, ui, c, i));
+  const rays = (view.star || []).map((ray, r) => rayElement(ui, available, ray, r));
   const talon = view.talon || [];
   const talonTop = talon.length ? talon[talon.length - 1] : null;
   return h(

@@ -127,27 +127,85 @@ const PHASE = {
   over: "Game over",
 };
 
-export function render(view, ui) {
-  const candles = (view.candles || []).map((c, i) => {
-    const lit = view.lit && view.lit[i];
-    const height = (c || []).length;
-    return h(
-      "div",
-      { class: `slot${lit ? " lit" : ""}` },
-      target(
-        ui,
-        "candle",
-        i,
-        candle(c, `candle ${i + 1}${lit ? " (lit)" : ""}`),
-        `candle ${i + 1}`,
+/** A candle's slot: the candle (a target when the selection goes there) and its height. */
+function candleSlot(view, ui, c, i) {
+  const lit = view.lit && view.lit[i];
+  const height = (c || []).length;
+  return h(
+    "div",
+    { class: `slot${lit ? " lit" : ""}` },
+    target(
+      ui,
+      "candle",
+      i,
+      candle(c, `candle ${i + 1}${lit ? " (lit)" : ""}`),
+      `candle ${i + 1}`,
+    ),
+    h(
+      "small",
+      { class: "height" },
+      `${i + 1}${lit ? " lit" : ""} \u00b7 ${height ? `${height} high` : "empty"}`,
+    ),
+  );
+}
+
+/** A shelf: its card (played with a click, or a target to shelve on) and its purchase. */
+function shelfSlot(ui, s, k) {
+  const play = ui.legal.find((a) => a[0] === "play_shelf" && a[1] === k);
+  let card = s.shelf
+    ? cardElement(s.shelf, {
+        where: `shelf ${k + 1}`,
+        small: true,
+        onClick: play ? () => ui.act(play) : undefined,
+        label: play ? "play it" : undefined,
+      })
+    : h("span", {
+        class: "card empty small",
+        role: "img",
+        "aria-label": `shelf ${k + 1}: empty`,
+      });
+  if (play) {
+    ui.handled(play);
+    card.dataset.key = `shelf:${k}`;
+  }
+  card = target(ui, "shelve", k, card, `shelf ${k + 1}`);
+  const purchase = target(
+    ui,
+    "purchase",
+    k,
+    h(
+      "span",
+      { class: "cards" },
+      (s.purchase || []).map((c) =>
+        cardElement(c, { small: true, where: `purchase of shelf ${k + 1}` }),
       ),
-      h(
-        "small",
-        { class: "height" },
-        `${i + 1}${lit ? " lit" : ""} \u00b7 ${height ? `${height} high` : "empty"}`,
-      ),
-    );
+      (s.purchase || []).length ? null : h("small", {}, "no purchase"),
+    ),
+    `purchase of shelf ${k + 1}`,
+  );
+  return h("div", { class: "slot" }, h("small", {}, `shelf ${k + 1}`), card, purchase);
+}
+
+/** A short-cut card: lights a candle with a click when it can. */
+function lightCard(ui, c) {
+  const act = ui.legal.find((a) => a[0] === "light" && a[1] === c);
+  if (act) ui.handled(act);
+  const el = cardElement(c, {
+    where: "short-cut card",
+    onClick: act ? () => ui.act(act) : undefined,
+    label: act ? "light a candle with it" : undefined,
   });
+  if (act) el.dataset.key = `light:${c}`;
+  return el;
+}
+
+/** A labelled row of the shop (its label, then its content). */
+function shopRow(label, content, id) {
+  return h("div", { class: "row", id }, h("span", { class: "row-label" }, label), content);
+}
+
+export function render(view, ui) {
+  const candles = (view.candles || []).map((c, i) => candleSlot(view, ui, c, i));
   const trays = (view.trays || []).map((t, i) =>
     h(
       "div",
@@ -163,57 +221,13 @@ export function render(view, ui) {
       `side ${i + 1}: ${s ? suitName(s) : "empty"}, weight ${(view.weights || [])[i] ?? 0}`,
     ),
   );
-  const shelves = (view.shelves || []).map((s, k) => {
-    const play = ui.legal.find((a) => a[0] === "play_shelf" && a[1] === k);
-    let card = s.shelf
-      ? cardElement(s.shelf, {
-          where: `shelf ${k + 1}`,
-          small: true,
-          onClick: play ? () => ui.act(play) : undefined,
-          label: play ? "play it" : undefined,
-        })
-      : h("span", {
-          class: "card empty small",
-          role: "img",
-          "aria-label": `shelf ${k + 1}: empty`,
-        });
-    if (play) {
-      ui.handled(play);
-      card.dataset.key = `shelf:${k}`;
-    }
-    card = target(ui, "shelve", k, card, `shelf ${k + 1}`);
-    const purchase = target(
-      ui,
-      "purchase",
-      k,
-      h(
-        "span",
-        { class: "cards" },
-        (s.purchase || []).map((c) =>
-          cardElement(c, { small: true, where: `purchase of shelf ${k + 1}` }),
-        ),
-        (s.purchase || []).length ? null : h("small", {}, "no purchase"),
-      ),
-      `purchase of shelf ${k + 1}`,
-    );
-    return h("div", { class: "slot" }, h("small", {}, `shelf ${k + 1}`), card, purchase);
-  });
+  const shelves = (view.shelves || []).map((sh, k) => shelfSlot(ui, sh, k));
   const inPlay = (view.in_play || []).map((c) => selectableCard(c, ui, "in play"));
   // Placing a card is done by selecting it, then a place: not repeated as buttons.
   ui.legal
     .filter((a) => a[0] in PLACES && (view.in_play || []).includes(a[1]))
     .forEach((a) => ui.handled(a));
-  const light = (view.shortcut_cards || []).map((c) => {
-    const act = ui.legal.find((a) => a[0] === "light" && a[1] === c);
-    if (act) ui.handled(act);
-    const el = cardElement(c, {
-      where: "short-cut card",
-      onClick: act ? () => ui.act(act) : undefined,
-      label: act ? "light a candle with it" : undefined,
-    });
-    if (act) el.dataset.key = `light:${c}`;
-    return el;
-  });
+  const light = (view.shortcut_cards || []).map((c) => lightCard(ui, c));
   const ledger = target(
     ui,
     "ledger",
@@ -239,53 +253,19 @@ export function render(view, ui) {
         `${view.lit_needed} candles to light`,
       ].join(" \u00b7 "),
     ),
-    light.length
-      ? h(
-          "div",
-          { class: "row" },
-          h("span", { class: "row-label" }, "Short-cut"),
-          h("div", { class: "cards" }, light),
-        )
-      : null,
-    h(
-      "div",
-      { class: "row" },
-      h("span", { class: "row-label" }, "Candles"),
-      h("div", { class: "slots" }, candles),
-    ),
-    h(
-      "div",
-      { class: "row" },
-      h("span", { class: "row-label" }, "Scales"),
+    light.length ? shopRow("Short-cut", h("div", { class: "cards" }, light)) : null,
+    shopRow("Candles", h("div", { class: "slots" }, candles)),
+    shopRow(
+      "Scales",
       h("div", { class: "facts sides" }, sides, view.balanced ? " \u2696 balanced" : ""),
     ),
-    h(
-      "div",
-      { class: "row" },
-      h("span", { class: "row-label" }, "Trays"),
-      h("div", { class: "slots" }, trays),
-    ),
-    h(
-      "div",
-      { class: "row" },
-      h(
-        "span",
-        { class: "row-label" },
-        `Ledger (${view.ledger_suit ? suitName(view.ledger_suit) : "-"})`,
-      ),
-      ledger,
-    ),
-    h(
-      "div",
-      { class: "row" },
-      h("span", { class: "row-label" }, "Shelves"),
-      h("div", { class: "slots" }, shelves),
-    ),
-    h(
-      "div",
-      { class: "row", id: "in-play" },
-      h("span", { class: "row-label" }, "In play"),
+    shopRow("Trays", h("div", { class: "slots" }, trays)),
+    shopRow(`Ledger (${view.ledger_suit ? suitName(view.ledger_suit) : "-"})`, ledger),
+    shopRow("Shelves", h("div", { class: "slots" }, shelves)),
+    shopRow(
+      "In play",
       h("div", { class: "cards" }, inPlay.length ? inPlay : h("small", {}, "nothing: draw a card")),
+      "in-play",
     ),
     ui.selected
       ? h("p", { class: "note" }, `${cardName(ui.selected)} selected: click a highlighted place.`)

@@ -174,6 +174,20 @@ function stackElement(stack, seatIndex, ui, mine) {
   );
 }
 
+/** Another seat's hand as card backs (8 at most), the first labelled with the count. */
+function handBacks(seat, name) {
+  const backs = [];
+  for (let k = 0; k < Math.min(seat.hand || 0, 8); k++)
+    backs.push(
+      cardElement(null, {
+        faceDown: true,
+        small: true,
+        label: k === 0 ? `${name} holds ${seat.hand} cards` : undefined,
+      }),
+    );
+  return backs;
+}
+
 function seatElement(view, seat, i, ui) {
   const mine = i === ui.seat;
   const playing = view.room ? view.room.status === "playing" : !view.over;
@@ -197,17 +211,7 @@ function seatElement(view, seat, i, ui) {
         "aria-label": `discard pile of ${ui.seatName(i)}: empty`,
       });
   if (discardPlays) discardTop.dataset.key = "discard-top";
-  const hand = [];
-  if (!mine) {
-    for (let k = 0; k < Math.min(seat.hand || 0, 8); k++)
-      hand.push(
-        cardElement(null, {
-          faceDown: true,
-          small: true,
-          label: k === 0 ? `${ui.seatName(i)} holds ${seat.hand} cards` : undefined,
-        }),
-      );
-  }
+  const hand = mine ? [] : handBacks(seat, ui.seatName(i));
   return h(
     "section",
     {
@@ -308,75 +312,73 @@ function stuckHint(legal) {
   );
 }
 
-export function render(view, ui) {
-  const seats = (view.seats || []).map((s, i) => seatElement(view, s, i, ui));
-  // Own seat first, then the others.
-  if (ui.seat !== null && seats[ui.seat]) seats.unshift(seats.splice(ui.seat, 1)[0]);
+/** A card of the own hand: a bid (in an auction), selectable (it can go somewhere), or
+ * shown only; highlighted when no card plays and it can be discarded (K5). */
+function handCard(code, ui, stuck) {
   const legal = ui.legal;
-  const stuck = noPlay(legal);
-  const handCards = (view.hand || []).map((code) => {
-    const bid = legal.find((a) => a[0] === "bid" && a[1] === code);
-    if (bid) {
-      ui.handled(bid);
-      const el = cardElement(code, {
-        where: "in your hand",
-        label: "bid with this card",
-        highlight: true,
-        onClick: () => ui.act(bid),
-      });
-      el.dataset.key = `h:${code}`;
-      el.dataset.bid = "1";
-      return el;
-    }
-    const usable = legal.some((a) => a[1] === code && a[0] !== "bid");
+  const bid = legal.find((a) => a[0] === "bid" && a[1] === code);
+  if (bid) {
+    ui.handled(bid);
     const el = cardElement(code, {
       where: "in your hand",
-      selected: ui.selected === code,
-      highlight: stuck && usable && ui.selected !== code,
-      label: usable
-        ? ui.selected === code
-          ? "selected; now choose a stack, discard or auction"
-          : "select"
-        : undefined,
-      onClick: usable ? () => ui.select(code) : undefined,
+      label: "bid with this card",
+      highlight: true,
+      onClick: () => ui.act(bid),
     });
-    if (usable) el.dataset.key = `h:${code}`;
+    el.dataset.key = `h:${code}`;
+    el.dataset.bid = "1";
     return el;
-  });
-  let bar = null;
-  if (ui.selected) {
-    const withSel = legal.filter((a) => a[1] === ui.selected && a[0] !== "play");
-    const plays = legal.some((a) => a[1] === ui.selected && a[0] === "play");
-    bar = h(
-      "div",
-      { class: "selection", role: "group", "aria-label": `actions with ${cardName(ui.selected)}` },
-      h(
-        "span",
-        {},
-        `${cardName(ui.selected)}: `,
-        plays ? "choose a highlighted stack" : "",
-        plays && withSel.length ? ", or " : "",
-        !plays && !withSel.length ? "nothing to do with it now" : "",
-      ),
-      withSel.map((a) =>
-        ui.actionButton(
-          a,
-          a[0] === "discard" ? "Discard it" : a[0] === "auction" ? "Auction it" : describeAction(a),
-          { class: a[0], label: `${a[0]} ${cardName(ui.selected)}` },
-        ),
-      ),
-      h("button", { type: "button", class: "secondary", onclick: () => ui.select(null) }, "Cancel"),
-    );
   }
-  // Plays, discards and auctions are reached by selecting a card first: not repeated as buttons.
-  legal.filter((a) => ["play", "discard", "auction"].includes(a[0])).forEach((a) => ui.handled(a));
-  const end = legal.find((a) => a[0] === "end");
-  const resign = legal.find((a) => a[0] === "resign");
+  const usable = legal.some((a) => a[1] === code && a[0] !== "bid");
+  const el = cardElement(code, {
+    where: "in your hand",
+    selected: ui.selected === code,
+    highlight: stuck && usable && ui.selected !== code,
+    label: usable
+      ? ui.selected === code
+        ? "selected; now choose a stack, discard or auction"
+        : "select"
+      : undefined,
+    onClick: usable ? () => ui.select(code) : undefined,
+  });
+  if (usable) el.dataset.key = `h:${code}`;
+  return el;
+}
+
+/** The bar of the selected card: what it can do (Discard it, Auction it), Cancel. */
+function selectionBar(ui) {
+  if (!ui.selected) return null;
+  const legal = ui.legal;
+  const withSel = legal.filter((a) => a[1] === ui.selected && a[0] !== "play");
+  const plays = legal.some((a) => a[1] === ui.selected && a[0] === "play");
+  return h(
+    "div",
+    { class: "selection", role: "group", "aria-label": `actions with ${cardName(ui.selected)}` },
+    h(
+      "span",
+      {},
+      `${cardName(ui.selected)}: `,
+      plays ? "choose a highlighted stack" : "",
+      plays && withSel.length ? ", or " : "",
+      !plays && !withSel.length ? "nothing to do with it now" : "",
+    ),
+    withSel.map((a) =>
+      ui.actionButton(
+        a,
+        a[0] === "discard" ? "Discard it" : a[0] === "auction" ? "Auction it" : describeAction(a),
+        { class: a[0], label: `${a[0]} ${cardName(ui.selected)}` },
+      ),
+    ),
+    h("button", { type: "button", class: "secondary", onclick: () => ui.select(null) }, "Cancel"),
+  );
+}
+
+/** The auto-trash switch of the own seat (RULINGS K6m), while it plays. */
+function autoTrashSwitch(view, ui) {
   const me = ui.seat === null ? null : (view.seats || [])[ui.seat];
   const playing = !view.room || view.room.status === "playing";
   // Auto-trash (RULINGS K6m): a preference of the seat, settable at any time in the game.
-  const autoTrash =
-    me && typeof me.auto_trash === "boolean" && me.status === "active" && playing
+  return me && typeof me.auto_trash === "boolean" && me.status === "active" && playing
       ? h(
           "label",
           { class: "toggle", for: "auto-trash" },
@@ -390,6 +392,21 @@ export function render(view, ui) {
           " Trash dead cards I draw (auto-trash)",
         )
       : null;
+}
+
+export function render(view, ui) {
+  const seats = (view.seats || []).map((s, i) => seatElement(view, s, i, ui));
+  // Own seat first, then the others.
+  if (ui.seat !== null && seats[ui.seat]) seats.unshift(seats.splice(ui.seat, 1)[0]);
+  const legal = ui.legal;
+  const stuck = noPlay(legal);
+  const handCards = (view.hand || []).map((code) => handCard(code, ui, stuck));
+  const bar = selectionBar(ui);
+  // Plays, discards and auctions are reached by selecting a card first: not repeated as buttons.
+  legal.filter((a) => ["play", "discard", "auction"].includes(a[0])).forEach((a) => ui.handled(a));
+  const end = legal.find((a) => a[0] === "end");
+  const resign = legal.find((a) => a[0] === "resign");
+  const autoTrash = autoTrashSwitch(view, ui);
   const hand =
     view.hand === null || view.hand === undefined
       ? h("p", { class: "note" }, "Spectating: hands are hidden.")

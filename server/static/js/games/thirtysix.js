@@ -58,36 +58,36 @@ const PHASE = { commit: "commit cards", take: "take or give a card", over: "game
 
 const same = (a, b) => a.length === b.length && a.every((x) => b.includes(x));
 
-export function render(view, ui) {
+/** A card of the row: taken or given with a click (take, surrender), picked for a commit,
+ * or shown only. */
+function rowCard(view, c, i, ui, committable) {
   const legal = ui.legal;
-  const commits = legal.filter((a) => a[0] === "commit");
-  commits.forEach((a) => ui.handled(a));
-  const committable = new Set(commits.flatMap((a) => a.slice(1)));
-  const row = (view.row || []).map((c, i) => {
-    const direct = legal.find((a) => (a[0] === "take" || a[0] === "surrender") && a[1] === c);
-    if (direct) {
-      ui.handled(direct);
-      const el = cardElement(c, {
-        where: `row ${i + 1}`,
-        label: describeAction(direct).replace(c, "it"),
-        highlight: true,
-        onClick: () => ui.act(direct),
-      });
-      el.dataset.key = `r:${c}`;
-      return el;
-    }
-    const picked = ui.marks.includes(c);
+  const direct = legal.find((a) => (a[0] === "take" || a[0] === "surrender") && a[1] === c);
+  if (direct) {
+    ui.handled(direct);
     const el = cardElement(c, {
-      where: `row ${i + 1}${(view.committed || []).includes(c) ? ", committed" : ""}`,
-      selected: picked,
-      onClick: committable.has(c) ? () => ui.toggle(c) : undefined,
-      label: committable.has(c) ? (picked ? "picked" : "pick to commit") : undefined,
+      where: `row ${i + 1}`,
+      label: describeAction(direct).replace(c, "it"),
+      highlight: true,
+      onClick: () => ui.act(direct),
     });
-    if (committable.has(c)) el.dataset.key = `r:${c}`;
+    el.dataset.key = `r:${c}`;
     return el;
+  }
+  const picked = ui.marks.includes(c);
+  const el = cardElement(c, {
+    where: `row ${i + 1}${(view.committed || []).includes(c) ? ", committed" : ""}`,
+    selected: picked,
+    onClick: committable.has(c) ? () => ui.toggle(c) : undefined,
+    label: committable.has(c) ? (picked ? "picked" : "pick to commit") : undefined,
   });
-  const chosen = commits.find((a) => same(a.slice(1), ui.marks));
-  const commitButton = commits.length
+  if (committable.has(c)) el.dataset.key = `r:${c}`;
+  return el;
+}
+
+/** The Commit button of the cards picked (disabled while no commit has them). */
+function commitButton(commits, chosen, ui) {
+  return commits.length
     ? h(
         "button",
         {
@@ -103,20 +103,11 @@ export function render(view, ui) {
           : "Commit nothing (concede)",
       )
     : null;
+}
+
+/** The ENEMY's row: its show of strength (with its total) and its stacks. */
+function enemyRow(view) {
   return h(
-    "div",
-    { class: "thirtysix" },
-    h(
-      "p",
-      { class: "facts" },
-      [
-        `turn ${view.turn} of ${view.turns}`,
-        PHASE[view.phase] || String(view.phase || "").replace(/_/g, " "),
-        `score ${view.score} (${view.target + 1} to win)`,
-        `${view.player_stack} cards in your stack`,
-      ].join(" \u00b7 "),
-    ),
-    h(
       "div",
       { class: "row" },
       h(
@@ -132,21 +123,12 @@ export function render(view, ui) {
         (view.enemy || []).map((c) => cardElement(c, { where: "ENEMY card" })),
       ),
       h("small", {}, `stacks ${(view.enemy_stacks || []).join(" / ")}`),
-    ),
-    h(
-      "div",
-      { class: "row", id: "row" },
-      h("span", { class: "row-label" }, "Your row"),
-      h("div", { class: "cards" }, row),
-    ),
-    commitButton
-      ? h(
-          "div",
-          { class: "selection" },
-          commitButton,
-          ui.marks.length && !chosen ? h("small", {}, "this set cannot be committed") : null,
-        )
-      : null,
+    );
+}
+
+/** The two collections: the player's and the ENEMY's. */
+function collections(view) {
+  return [
     h(
       "div",
       { class: "row" },
@@ -171,5 +153,45 @@ export function render(view, ui) {
         ),
       ),
     ),
+  ];
+}
+
+export function render(view, ui) {
+  const legal = ui.legal;
+  const commits = legal.filter((a) => a[0] === "commit");
+  commits.forEach((a) => ui.handled(a));
+  const committable = new Set(commits.flatMap((a) => a.slice(1)));
+  const row = (view.row || []).map((c, i) => rowCard(view, c, i, ui, committable));
+  const chosen = commits.find((a) => same(a.slice(1), ui.marks));
+  const commit = commitButton(commits, chosen, ui);
+  return h(
+    "div",
+    { class: "thirtysix" },
+    h(
+      "p",
+      { class: "facts" },
+      [
+        `turn ${view.turn} of ${view.turns}`,
+        PHASE[view.phase] || String(view.phase || "").replace(/_/g, " "),
+        `score ${view.score} (${view.target + 1} to win)`,
+        `${view.player_stack} cards in your stack`,
+      ].join(" \u00b7 "),
+    ),
+    enemyRow(view),
+    h(
+      "div",
+      { class: "row", id: "row" },
+      h("span", { class: "row-label" }, "Your row"),
+      h("div", { class: "cards" }, row),
+    ),
+    commit
+      ? h(
+          "div",
+          { class: "selection" },
+          commit,
+          ui.marks.length && !chosen ? h("small", {}, "this set cannot be committed") : null,
+        )
+      : null,
+    collections(view),
   );
 }
