@@ -120,8 +120,12 @@ async def give_up(page: Any) -> None:
 
 
 async def back_to_lobby(page: Any) -> None:
-    """Leave the room (Leave, or Back to the lobby once the game is over)."""
+    """Leave the room (Leave, or Back to the lobby once the game is over); in a game of
+    several seats under way, say yes when asked (a bot takes the seat)."""
     await page.click("#leave")
+    await page.wait_for_selector("#create-form, #leave-yes")
+    if await page.locator("#leave-yes").count():
+        await page.click("#leave-yes")
     await page.wait_for_selector("#create-form")
 
 

@@ -234,9 +234,20 @@ class App {
     return room;
   }
 
+  /**
+   * Leave the room (a seat of a game of several seats under way is asked about first:
+   * Room.askLeave). A solo game under way is kept for the player, paused, and resumed from
+   * My games on any device of the account (issue #44 item 1): the lobby says so.
+   */
   async leave() {
+    const room = this.room;
+    const v = (room && room.view) || {};
+    const playing = room && room.seat !== null && !v.over &&
+      v.room && v.room.status === "playing";
+    const solo = ((v.room && v.room.players) || []).length === 1;
     await this.quitRoom();
-    this.toLobby("");
+    this.toLobby(playing && solo
+      ? "Your game is kept for you, paused: resume it from My games on any device." : "");
   }
 
   async playAgain() {

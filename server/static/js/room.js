@@ -66,6 +66,7 @@ export class RoomView {
     this.error = "";
     this.pending = false;
     this.confirming = null; // a give-up action waiting for "yes"
+    this.confirmingLeave = false; // Leave waiting for "yes" (a bot would take the seat)
     this.game = this.view.game; // every view names its game (protocol/README.md "Views")
     this.outEvents = []; // the events that put seats out (their reasons: help.js)
     this.gameOver = null; // the game_over message, once it came
@@ -325,6 +326,39 @@ export class RoomView {
     return hit ? hit[1] : null;
   }
 
+  /** True when this page plays a seat of a game of several seats under way: leaving it
+   * gives the seat to a server bot (a solo game is kept for its player instead). */
+  leavingGivesSeat() {
+    const v = this.view || {};
+    const players = (v.room && v.room.players) || [];
+    return this.seat !== null && !v.over && Boolean(v.room) && v.room.status === "playing" &&
+      players.length > 1;
+  }
+
+  /** Leave, after "a bot takes your seat: leave? yes / no" where that is so (#44 item 1). */
+  askLeave() {
+    if (!this.leavingGivesSeat()) return this.app.leave();
+    this.confirmingLeave = true;
+    this.app.render();
+  }
+
+  /** The bar that asks before a seat of a game under way is given to a bot. */
+  leaveBar() {
+    if (!this.confirmingLeave) return null;
+    return h(
+      "div",
+      { class: "confirm", id: "leave-confirm", role: "alertdialog", "aria-labelledby": "leave-q" },
+      h("p", { id: "leave-q" },
+        "Leave this game? A server bot takes your seat and plays on for you."),
+      h("button", { type: "button", id: "leave-yes", class: "danger",
+        onclick: () => this.app.leave() }, "Yes, leave"),
+      h("button", { type: "button", id: "leave-no", class: "secondary", onclick: () => {
+        this.confirmingLeave = false;
+        this.app.render();
+      } }, "No, stay"),
+    );
+  }
+
   /** "Resign? yes / no": the bar that asks before a give-up action is sent. */
   confirmBar() {
     const action = this.confirming;
@@ -494,7 +528,7 @@ export class RoomView {
         : null,
       h(
         "button",
-        { type: "button", id: "leave", class: "secondary", onclick: () => this.app.leave() },
+        { type: "button", id: "leave", class: "secondary", onclick: () => this.askLeave() },
         this.seat === null ? "Stop watching" : "Leave",
       ),
       copyLinkButton(this),
@@ -606,6 +640,7 @@ export class RoomView {
           ? h("p", { class: "error", role: "alert", id: "act-error" }, prettyCards(this.error))
           : null,
         this.confirmBar(),
+        this.leaveBar(),
         over,
         v.auction && this.seat !== null && !v.over ? auctionHelp() : null,
         h("section", { class: "table", "aria-label": "table" }, table),
