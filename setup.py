@@ -45,7 +45,7 @@ PURE = (
     "**/__init__.py",  # package fronts: imports only
     "protocol/messages.py", "protocol/accounts.py",  # records: dataclass field metadata
 )
-# Not compiled, though on an action's path: the store and its ports (store.py,
+# Not compiled, though on an action's path: the store and its ports (store/ports.py,
 # memory_store.py, local_ports.py, sqlite_store.py, redis_store.py, redis_leases.py: tests
 # subclass MemoryStore and RedisStore and patch their instances, and mypyc 2.4 crashes on
 # MemoryStore's bases, a class and two Protocols; the memory append costs 0.5 us of an

@@ -62,7 +62,7 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
-from ..server.store import Store
+from ..server.store.ports import Store
 from .procs import Child, free_port, serve_command
 from .recording import Attempt, RecordingClient, audit
 from .topology import Node
@@ -337,7 +337,7 @@ class Drill:
         await asyncio.to_thread(server.start)
 
     async def _kill_owner(self, down: float, pause: bool = False) -> None:
-        from ..server.redis_store import key
+        from ..server.store.redis_store import key
 
         pids = {s.pid: s for s in self.servers if s.pid is not None}
         counts = dict.fromkeys(pids, 0)
@@ -456,8 +456,8 @@ class Drill:
         return ["--redis-url", self.redis.url]
 
     def _store(self) -> Any:
-        """A :class:`~cardhall.server.redis_store.RedisStore` reading the drill's Redis."""
-        from ..server.redis_store import RedisStore
+        """A :class:`~cardhall.server.store.redis_store.RedisStore` reading the drill's Redis."""
+        from ..server.store.redis_store import RedisStore
 
         return RedisStore(self.redis.url)
 
@@ -590,8 +590,8 @@ class Drill:
         the server's SQLite data file, once the server has stopped (it holds the file)."""
         if self.kind not in LONE:
             return self._store()  # type: ignore[no-any-return]
-        from ..server.sqlite_file import default_path
-        from ..server.sqlite_store import SQLiteStore
+        from ..server.store.sqlite_file import default_path
+        from ..server.store.sqlite_store import SQLiteStore
 
         for server in self.servers:
             await asyncio.to_thread(server.stop)

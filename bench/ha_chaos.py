@@ -109,7 +109,7 @@ class HaDrill(Drill):
         return ["--redis-url", f"redis://127.0.0.1:{lone.port}/0"]
 
     def _target(self) -> Any:
-        from ..server.redis_topology import RedisTarget
+        from ..server.store.redis_topology import RedisTarget
 
         if isinstance(self.topology, SentinelSet):
             return RedisTarget(sentinels=tuple(self.topology.addresses), service=SERVICE)
@@ -119,7 +119,7 @@ class HaDrill(Drill):
         return RedisTarget(url=f"redis://127.0.0.1:{self.topology.port}/0")
 
     def _store(self) -> Any:
-        from ..server.redis_store import RedisStore
+        from ..server.store.redis_store import RedisStore
 
         return RedisStore(self._target())
 
@@ -205,7 +205,7 @@ class HaDrill(Drill):
         holds its slots, restart it (it rejoins as a replica)."""
         from redis.crc import key_slot
 
-        from ..server.redis_keys import key
+        from ..server.store.redis_keys import key
 
         cluster = self.topology
         assert isinstance(cluster, ClusterSet)
@@ -341,7 +341,7 @@ class HaDrill(Drill):
         """How many of the drill's rooms each Cluster master holds now (by port)."""
         from redis.crc import key_slot
 
-        from ..server.redis_keys import key
+        from ..server.store.redis_keys import key
 
         assert isinstance(self.topology, ClusterSet)
         slots = self.topology.slots()

@@ -95,12 +95,12 @@ def _serve_main(args: argparse.Namespace) -> None:
                         format="%(asctime)s %(levelname)s %(name)s %(message)s")
     store: Any = None
     if args.redis_url:
-        from ..server.redis_store import RedisStore
+        from ..server.store.redis_store import RedisStore
 
         store = RedisStore(args.redis_url)
     elif args.data:
         from ..server.logs import configure
-        from ..server.sqlite_store import SQLiteStore
+        from ..server.store.sqlite_store import SQLiteStore
 
         configure("WARNING")  # key=value lines: bench/durable.py reads ``rooms_restored``
         logging.getLogger("cardhall.cluster").setLevel(logging.INFO)

@@ -42,9 +42,9 @@ import time
 import tracemalloc
 from typing import Any
 
-from cardhall.server.account_memory import MemoryAccounts
+from cardhall.server.accounts.account_memory import MemoryAccounts
 from cardhall.server.app import Server
-from cardhall.server.auth import Auth
+from cardhall.server.accounts.auth import Auth
 from cardhall.server.config import Settings
 
 PASSWORD = "correct horse battery staple"
@@ -214,7 +214,7 @@ async def redis_figures(settings: Settings, accounts: int, resumes: int) -> None
     from redis.exceptions import ConnectionError as RedisConnectionError
 
     from cardhall.bench.procs import free_port
-    from cardhall.server.redis_store import RedisStore
+    from cardhall.server.store.redis_store import RedisStore
 
     if shutil.which("redis-server") is None:
         print("redis: redis-server is not installed; skipped")
@@ -253,8 +253,8 @@ async def sqlite_figures(settings: Settings, accounts: int, resumes: int) -> Non
     """Print the SQLite account store's resume time and bytes of database per account."""
     import sqlite3
 
-    from cardhall.server.account_sqlite import SQLiteAccounts, create_tables, plain
-    from cardhall.server.memory_store import MemoryStore
+    from cardhall.server.accounts.account_sqlite import SQLiteAccounts, create_tables, plain
+    from cardhall.server.store.memory_store import MemoryStore
 
     with tempfile.TemporaryDirectory() as folder:
         db = sqlite3.connect(f"{folder}/accounts.db", isolation_level=None)

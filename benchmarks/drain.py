@@ -35,7 +35,7 @@ from cardhall.client.bots import bot_clients, play_seat, seat_bots, stop_bots
 from cardhall.client.client import Client
 from cardhall.games import get
 from cardhall.games.bots import strategy
-from cardhall.server.redis_store import RedisStore
+from cardhall.server.store.redis_store import RedisStore
 from cardhall.games import replay
 
 TOKEN = "drain-bench-token"

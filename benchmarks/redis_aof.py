@@ -25,7 +25,7 @@ from cardhall.bench.chaos import Redis
 from cardhall.client.bots import play_games
 from cardhall.server.app import Server
 from cardhall.server.config import Settings
-from cardhall.server.redis_store import RedisStore
+from cardhall.server.store.redis_store import RedisStore
 
 
 async def run(games: int, turn_seconds: float | None) -> tuple[int, int]:

@@ -33,9 +33,9 @@ import redis
 from redis.crc import key_slot
 
 from cardhall.bench.topology import ClusterSet, Node, online_replicas, until
-from cardhall.server.redis_keys import key
-from cardhall.server.redis_store import RedisStore
-from cardhall.server.redis_topology import RedisTarget
+from cardhall.server.store.redis_keys import key
+from cardhall.server.store.redis_store import RedisStore
+from cardhall.server.store.redis_topology import RedisTarget
 
 DATA = ["--appendonly", "yes", "--appendfsync", "everysec", "--save", ""]
 SUMMARY = {"game": "skipper", "mode": "multi", "status": "waiting", "private": False,

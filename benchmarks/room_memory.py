@@ -25,8 +25,8 @@ from cardhall import protocol as p
 from cardhall.games.bots import strategy
 from cardhall.games.skipper import Skipper
 from cardhall.server.room import Room
-from cardhall.server.memory_store import MemoryStore
-from cardhall.server.store import LogEntry
+from cardhall.server.store.memory_store import MemoryStore
+from cardhall.server.store.ports import LogEntry
 from room_path import ROOM_SETTINGS, CountingPeer
 
 

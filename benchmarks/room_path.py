@@ -47,9 +47,9 @@ from cardhall import protocol as p
 from cardhall.bench.steps import CountingPeer, open_table
 from cardhall.games.skipper import Skipper
 from cardhall.server.room import Room
-from cardhall.server.sqlite_store import SQLiteStore
-from cardhall.server.memory_store import MemoryStore
-from cardhall.server.store import Store
+from cardhall.server.store.sqlite_store import SQLiteStore
+from cardhall.server.store.memory_store import MemoryStore
+from cardhall.server.store.ports import Store
 
 ROOM_SETTINGS = {"turn_seconds": None, "bid_seconds": None, "grace_seconds": 120.0,
                  "on_abandon": "bot"}

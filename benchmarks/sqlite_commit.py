@@ -1,7 +1,7 @@
 """The SQLite store's commit policies against each other and the memory store, in turns.
 
 ``cardhall serve`` keeps its rooms in a SQLite file and answers an action only once its log
-entry is committed. Two ways to commit (``server/sqlite_file.py``):
+entry is committed. Two ways to commit (``server/store/sqlite_file.py``):
 
 * ``tick`` (group commit; the default with ``--fsync always``): the appends of one
   event-loop tick share one transaction, committed by a callback on the loop's next round;

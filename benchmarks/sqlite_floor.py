@@ -40,10 +40,10 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from cardhall.server.memory_store import MemoryStore
-from cardhall.server.sqlite_journal import APPEND
-from cardhall.server.sqlite_store import SQLiteStore
-from cardhall.server.store import pack
+from cardhall.server.store.memory_store import MemoryStore
+from cardhall.server.store.sqlite_journal import APPEND
+from cardhall.server.store.sqlite_store import SQLiteStore
+from cardhall.server.store.ports import pack
 
 #: A Skipper log entry as the rooms append it.
 ENTRY = ["a", 1, ["play", "QS"]]

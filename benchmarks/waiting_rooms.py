@@ -28,8 +28,8 @@ from typing import Any
 from cardhall import protocol as p
 from cardhall.server.config import Settings
 from cardhall.server.lobby import Lobby
-from cardhall.server.memory_store import MemoryStore
-from cardhall.server.store import Store
+from cardhall.server.store.memory_store import MemoryStore
+from cardhall.server.store.ports import Store
 from cardhall.server.phases import Phase
 
 
@@ -53,7 +53,7 @@ async def run(args: argparse.Namespace) -> None:
     """Create the rooms and print the figures."""
     store: Store
     if args.store == "redis":
-        from cardhall.server.redis_store import RedisStore
+        from cardhall.server.store.redis_store import RedisStore
 
         store = RedisStore(args.redis_url)
         await store.redis.flushdb()  # type: ignore[attr-defined]

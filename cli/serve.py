@@ -15,8 +15,8 @@ import click
 from .options import data_option, http_url_parts, redis_url
 
 if TYPE_CHECKING:
-    from ..server.sqlite_store import SQLiteStore
-    from ..server.store import Store
+    from ..server.store.sqlite_store import SQLiteStore
+    from ..server.store.ports import Store
 
 
 def _redis_nodes(ctx: click.Context, param: click.Parameter,
@@ -26,7 +26,7 @@ def _redis_nodes(ctx: click.Context, param: click.Parameter,
     Raises:
         click.BadParameter: a value is not.
     """
-    from ..server.redis_topology import parse_node
+    from ..server.store.redis_topology import parse_node
 
     try:
         return tuple(parse_node(v) for v in value)
@@ -94,13 +94,13 @@ def _first_line(handle: Any, hint: str) -> str:
 
 def _redis_target(opts: dict[str, Any]) -> Any:
     """Pop the :func:`redis_options` out of ``opts``: a
-    :class:`~cardhall.server.redis_topology.RedisTarget`, or None without Redis (the SQLite
+    :class:`~cardhall.server.store.redis_topology.RedisTarget`, or None without Redis (the SQLite
     or memory store: ``--store``).
 
     Raises:
         click.UsageError: more than one form, or options that do not fit the form.
     """
-    from ..server.redis_topology import RedisTarget
+    from ..server.store.redis_topology import RedisTarget
 
     url, sentinels = opts.pop("redis_url"), opts.pop("redis_sentinel")
     cluster, service, db = opts.pop("redis_cluster"), opts.pop("redis_service"), opts.pop(
@@ -197,7 +197,7 @@ def check_auth_options(opts: dict[str, Any]) -> None:
     key, jwks = opts.get("auth_jwt_key"), opts.get("auth_jwks")
     if not key and not jwks:
         return
-    from ..server.operator_jwt import OperatorTokens
+    from ..server.accounts.operator_jwt import OperatorTokens
 
     try:
         OperatorTokens(opts.get("auth_issuer") or "", opts.get("auth_audience") or "",
@@ -231,9 +231,9 @@ def _sqlite_store(data: Path | None, fsync: str) -> SQLiteStore:
         click.ClickException: the file is held by another process, unreadable, damaged, or
             of a newer schema (one ``Error:`` line saying what to do).
     """
-    from ..server.sqlite_file import default_path
-    from ..server.sqlite_store import SQLiteStore
-    from ..server.store import StoreError
+    from ..server.store.sqlite_file import default_path
+    from ..server.store.sqlite_store import SQLiteStore
+    from ..server.store.ports import StoreError
 
     try:
         return SQLiteStore(data or default_path(), fsync=fsync)
@@ -358,7 +358,7 @@ def serve(host: str, port: int, max_frame: int, log_level: str,
     from ..server.app import run, tls_context
     from ..server.config import Settings
     from ..server.logs import configure
-    from ..server.store import StoreError
+    from ..server.store.ports import StoreError
 
     if limits["certfile"] is None and limits["keyfile"] is not None:
         raise click.BadParameter("needs --certfile", param_hint="--keyfile")
@@ -393,7 +393,7 @@ def serve(host: str, port: int, max_frame: int, log_level: str,
         raise click.UsageError(str(exc)) from None
     store: Store | None = None
     if target is not None:
-        from ..server.redis_store import RedisStore
+        from ..server.store.redis_store import RedisStore
 
         store = RedisStore(target, lease_seconds=lease_seconds,
                            min_replicas=redis_min_replicas, wait_seconds=redis_wait_timeout)

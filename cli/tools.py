@@ -17,7 +17,7 @@ from ..games.options import parse_kv
 from .options import check_strategy, data_option, game_name
 
 if TYPE_CHECKING:
-    from ..server.store import Store
+    from ..server.store.ports import Store
 
 
 @click.command()
@@ -141,9 +141,9 @@ def backup(dest: Path, data: Path | None) -> None:
     online backup API: safe while a server runs on the file (the copy is one consistent
     moment of it; the server goes on). Restore: stop the server, put the copy in place of
     the data file (its -wal and -shm files removed), start the server."""
-    from ..server.sqlite_file import backup as copy_file
-    from ..server.sqlite_file import default_path
-    from ..server.store import StoreError
+    from ..server.store.sqlite_file import backup as copy_file
+    from ..server.store.sqlite_file import default_path
+    from ..server.store.ports import StoreError
 
     source = data or default_path()
     try:
@@ -161,12 +161,12 @@ def _open_store(spec: str, *, source: bool) -> Store:
         click.ClickException: Redis does not answer; the file is missing (a source), held
             by a server, damaged or of a newer schema.
     """
-    from ..server.store import StoreError
+    from ..server.store.ports import StoreError
 
     if spec.startswith(("redis://", "rediss://", "unix://")):
         import redis
 
-        from ..server.redis_store import RedisStore
+        from ..server.store.redis_store import RedisStore
 
         try:
             with redis.Redis.from_url(spec, socket_connect_timeout=5,
@@ -178,7 +178,7 @@ def _open_store(spec: str, *, source: bool) -> Store:
     path = Path(spec)
     if source and not path.is_file():
         raise click.ClickException(f"no data file at {path}")
-    from ..server.sqlite_store import SQLiteStore
+    from ..server.store.sqlite_store import SQLiteStore
 
     try:
         return SQLiteStore(path)
@@ -196,19 +196,19 @@ def _open_store(spec: str, *, source: bool) -> Store:
               help="The target servers' --finished-ttl: finished rooms keep what is left "
                    "of it.")
 def migrate(source: str, target: str, finished_ttl: float) -> None:
-    """Copy a lobby from one store to another: every room (in play, waiting, finished) with
-    its record, state, seat tokens, log and snapshot, every account (with its seats and
-    games; players sign in again on the target) and every leaderboard. A SQLite file
-    onto Redis to grow past one process, or back. Stop the servers of the source first (a
-    SQLite file is locked while it is read; rooms a live server runs on Redis are refused);
-    rooms the target holds already are skipped. Players resume their seats on the target's
-    servers with the tokens they have."""
+    """Copy a lobby from one store to another: every room (in play, waiting, finished) with its
+    record, state, seat tokens, log and snapshot, every archived game, every account (with its
+    seats and games; players sign in again on the target) and every leaderboard. A SQLite file
+    onto Redis to grow past one process, or back. Stop the servers of the source first (a SQLite
+    file is locked while it is read; rooms a live server runs on Redis are refused); rooms the
+    target holds already are skipped. Players resume their seats on the target's servers with
+    the tokens they have."""
     import asyncio
 
     from ..server.app import accounts_for
     from ..server.history import KEEP
-    from ..server.store import StoreError
-    from ..server.transfer import copy_store
+    from ..server.store.ports import StoreError
+    from ..server.store.transfer import copy_store
 
     async def go() -> dict[str, Any]:
         src = _open_store(source, source=True)
@@ -229,7 +229,8 @@ def migrate(source: str, target: str, finished_ttl: float) -> None:
         raise click.ClickException(f"not migrated: {exc}") from None
     click.echo(f"copied {done['rooms']} rooms ({done['playing']} in play, {done['waiting']} "
                f"waiting, {done['finished']} finished; {done['entries']} log entries), "
-               f"{done['accounts']} accounts and {done['board_entries']} leaderboard entries "
+               f"{done['archived']} archived games, {done['accounts']} accounts and "
+               f"{done['board_entries']} leaderboard entries "
                f"from {source} to {target}"
                + (f"; {done['skipped']} rooms skipped (in the target already)"
                   if done["skipped"] else ""))

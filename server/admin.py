@@ -60,7 +60,7 @@ from .web import Responder
 from .. import protocol as p
 from . import archive
 from .admin_accounts import AccountsAdmin, page_limit
-from .auth import Auth
+from .accounts.auth import Auth
 from .room.chat import ChatRefused
 from .cluster import Cluster
 from .config import Settings
@@ -69,7 +69,7 @@ from .lobby import Lobby
 from .logs import event
 from .room import Room, RoomError
 from .phases import Phase
-from .store import Store, StoreError, store_kind
+from .store.ports import Store, StoreError, store_kind
 
 log = logging.getLogger("cardhall.admin")
 

@@ -22,10 +22,10 @@ import re
 from typing import Any
 from urllib.parse import unquote
 
-from . import names
-from .auth import Auth
-from .identity import Account, AuthError
-from .store import StoreError
+from .accounts import names
+from .accounts.auth import Auth
+from .accounts.identity import Account, AuthError
+from .store.ports import StoreError
 
 __all__ = ["AccountsAdmin", "MAX_PAGE", "page_limit"]
 

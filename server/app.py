@@ -16,10 +16,10 @@ from websockets.http11 import Request, Response
 from websockets.typing import Origin
 
 from . import web
-from .account_memory import MemoryAccounts
-from .account_redis import RedisAccounts
-from .account_sqlite import SQLiteAccounts
-from .account_store import AccountStore
+from .accounts.account_memory import MemoryAccounts
+from .accounts.account_redis import RedisAccounts
+from .accounts.account_sqlite import SQLiteAccounts
+from .accounts.account_store import AccountStore
 from .admin import Admin
 from .archive import Pruner
 from .admission import (
@@ -28,7 +28,7 @@ from .admission import (
     log_fd_limit,
     raise_fd_limit,
 )
-from .auth import Auth
+from .accounts.auth import Auth
 from .cluster import Cluster
 from .config import Settings
 from .connection import Connection, peer_address
@@ -39,8 +39,8 @@ from .visibility import Lookups
 from .lobby import Lobby
 from .logs import event
 from .metrics import Metrics
-from .memory_store import MemoryStore
-from .store import Store
+from .store.memory_store import MemoryStore
+from .store.ports import Store
 from .tasks import SHUTDOWN_GRACE
 
 log = logging.getLogger("cardhall.server")

@@ -36,7 +36,7 @@ from ..games import GameError, OptionError
 from . import visibility
 from .replay import CACHED, Replay
 from .room import Room, RoomError
-from .store import Archive, StoreError
+from .store.ports import Archive, StoreError
 from .tasks import cancel_until_done
 
 __all__ = ["DAY", "PRUNE_SECONDS", "ArchivedGame", "Pruner", "answer", "game_record", "keep",

@@ -63,7 +63,7 @@ from .logs import event
 from .room import RoomError, dropped, resend
 from . import session
 from .session import Session
-from .store import StoreError
+from .store.ports import StoreError
 from .tasks import Background, cancel_until_done
 
 if TYPE_CHECKING:

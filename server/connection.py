@@ -31,8 +31,8 @@ from typing import Any, Protocol
 from mypy_extensions import mypyc_attr
 
 from .. import protocol as p
-from .account_store import AccountStore
-from .auth import Auth, anonymous_name
+from .accounts.account_store import AccountStore
+from .accounts.auth import Auth, anonymous_name
 from .cluster import Cluster
 from .config import Settings
 from .driver import MAX_WAITING, Socket, binary_header
@@ -43,7 +43,7 @@ from .logs import event
 from .metrics import Metrics
 from .room import Room, dropped
 from .session import Session
-from .store import Store
+from .store.ports import Store
 from .tasks import start_eagerly
 
 __all__ = ["CLOSE_HELLO_TIMEOUT", "CLOSE_PROTOCOL", "CLOSE_RATE_LIMIT", "CLOSE_SLOW_READER",

@@ -20,8 +20,8 @@ from typing import Any
 
 from .. import protocol as p
 from ..games import outcome_kind
-from .account_store import GameHistory
-from .store import LobbyIndex, StoreError
+from .accounts.account_store import GameHistory
+from .store.ports import LobbyIndex, StoreError
 from .tasks import cancel_until_done
 from .phases import Phase, is_phase
 

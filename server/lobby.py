@@ -16,14 +16,14 @@ from typing import Any, Protocol
 
 from .. import protocol as p
 from .. import games
-from .account_store import SeatLedger
+from .accounts.account_store import SeatLedger
 from .config import Settings
 from .metrics import bind_game
 from ..games import GameError, OptionError
 from .room import Peer
 from .room import Room, RoomError, resync, split_options
 from .phases import Phase
-from .store import Lease, OwnershipLost, Store, StoreError
+from .store.ports import Lease, OwnershipLost, Store, StoreError
 from .tasks import SHUTDOWN_GRACE, Background
 from . import archive, visibility
 

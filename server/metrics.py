@@ -55,7 +55,7 @@ from prometheus_client.registry import Collector
 from websockets.http11 import Request, Response
 
 from ..games import OUTCOMES
-from .store import Store
+from .store.ports import Store
 
 if TYPE_CHECKING:
     from .web import Responder

@@ -16,20 +16,21 @@ from mypy_extensions import mypyc_attr
 
 from .. import protocol as p
 from .. import games
-from . import archive, leaderboard, names, visibility
-from .account_store import AccountStore
-from .auth import Auth
+from . import archive, leaderboard, visibility
+from .accounts import names
+from .accounts.account_store import AccountStore
+from .accounts.auth import Auth
 from .room.chat import ChatRefused
 from .config import Settings
 from .history import my_games
-from .identity import AuthError
+from .accounts.identity import AuthError
 from .limits import address_key
 from .lobby import Lobby
 from .replay import replay_view
 from .room import ROOM_OPTIONS, Room, RoomError
 from .room import rules as table
 from .room.rules import Event, Phase
-from .store import Store, StoreError
+from .store.ports import Store, StoreError
 
 log = logging.getLogger("cardhall.session")
 

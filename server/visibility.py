@@ -40,7 +40,7 @@ from limits.aio.storage import Storage
 from limits.aio.strategies import MovingWindowRateLimiter
 
 from .room import Room, RoomError
-from .store import StoreError
+from .store.ports import StoreError
 
 __all__ = ["HIDDEN", "LIMITED", "Held", "Lookups", "Seen", "Viewer", "by_code", "enterable",
            "hidden",

@@ -28,9 +28,9 @@ import redis
 from cardhall.bench.procs import Child, free_port
 from cardhall.server.app import Server
 from cardhall.server.config import Settings
-from cardhall.server.redis_store import RedisStore
-from cardhall.server.sqlite_store import SQLiteStore
-from cardhall.server.memory_store import MemoryStore
+from cardhall.server.store.redis_store import RedisStore
+from cardhall.server.store.sqlite_store import SQLiteStore
+from cardhall.server.store.memory_store import MemoryStore
 
 ServerFactory = Callable[..., Awaitable[Server]]
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,8 +14,8 @@ from cardhall.games import get, replay
 from cardhall.games.skipper import Skipper
 from cardhall.server.app import Server
 from cardhall.server.room import Room
-from cardhall.server.memory_store import MemoryStore
-from cardhall.server.store import Lease, StoreError
+from cardhall.server.store.memory_store import MemoryStore
+from cardhall.server.store.ports import Lease, StoreError
 
 #: What a stand-in connection records: ``(its name, [the "t" of each frame of one write])``.
 WriteLog = list[tuple[str, list[str]]]

@@ -86,27 +86,51 @@ def quick_start() -> list[str]:
 def test_quick_start_is_two_commands_that_install_into_their_own_venv() -> None:
     serve, test = quick_start()  # exactly two commands
     # Issue #34: the server is installed (the compiled core where a C compiler is present),
-    # the tests run on an editable install (pure Python: edits take effect at once).
-    installs = {serve: ".venv/bin/pip install .", test: '.venv/bin/pip install -e ".[test]"'}
+    # the tests run on an editable install (pure Python: edits take effect at once). Issue
+    # #41: each in a venv of its own, so the second never turns the first's compiled install
+    # into an editable pure one.
+    venvs = {serve: ".venv", test: ".venv-test"}
+    installs = {serve: ".venv/bin/pip install .", test: '.venv-test/bin/pip install -e ".[test]"'}
     for command in (serve, test):
         steps = [step.strip() for step in command.split("&&")]
         # PEP 668 (Debian 12: error: externally-managed-environment): nothing is installed
         # into the system's Python; the command makes (or reuses) a venv, then uses only it.
-        assert steps[0] == "python3 -m venv .venv", command
+        assert steps[0] == f"python3 -m venv {venvs[command]}", command
         assert steps[1] == installs[command], command
         for step in steps[1:]:
-            assert step.split()[0].startswith(".venv/bin/"), step
+            assert step.split()[0].startswith(f"{venvs[command]}/bin/"), step
     assert serve.endswith(".venv/bin/cardhall serve")
-    assert test.endswith(".venv/bin/python -m pytest -q")
-    assert ".venv/" in (ROOT / ".gitignore").read_text(encoding="utf-8").split()
+    assert test.endswith(".venv-test/bin/python -m pytest -q")
+    ignored = (ROOT / ".gitignore").read_text(encoding="utf-8").split()
+    assert ".venv/" in ignored and ".venv-test/" in ignored
+
+
+def ci_extract(name: str) -> str:
+    """What ``.ci/run``'s ``NAME=$(awk ...)`` line extracts from README.md, run by bash."""
+    script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    (extract,) = re.findall(rf"^{name}=(\$\(awk .*\))$", script, re.MULTILINE)
+    return subprocess.run(["bash", "-c", f"echo {extract}"], cwd=ROOT, capture_output=True,
+                          text=True, check=True, timeout=30).stdout.strip()
 
 
 def test_ci_runs_the_quick_starts_test_command_verbatim() -> None:
+    assert ci_extract("test_cmd") == quick_start()[1]
+
+
+def test_ci_installs_as_the_quick_starts_first_command_does_and_requires_it_compiled() -> None:
+    # Issue #41 item 11: CI builds exactly as a user does (a fresh clone, a new venv,
+    # `pip install .` with build isolation), checks `cardhall --version` says compiled when a
+    # C compiler is present, and runs the compiled smoke on that install.
+    serve = ci_extract("serve_cmd")
+    assert serve == quick_start()[0]
     script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    (extract,) = re.findall(r"^test_cmd=(\$\(awk .*\))$", script, re.MULTILINE)
-    found = subprocess.run(["bash", "-c", f"echo {extract}"], cwd=ROOT, capture_output=True,
-                           text=True, check=True, timeout=30).stdout.strip()
-    assert found == quick_start()[1]
+    assert 'user_install=${serve_cmd%%&& .venv/bin/cardhall serve*}' in script
+    assert 'git clone -q . "$work/user"' in script
+    assert 'bash -c "$user_install"' in script
+    assert '"$work/user/.venv/bin/cardhall" --version' in script
+    assert '*"compiled with mypyc"*' in script
+    assert '"$work/user/.venv/bin/python" -m pytest' in script
+    assert "--no-build-isolation" not in script and "bench.builds" not in script
 
 
 async def test_the_protocol_spec_says_a_full_room_starts_itself_and_it_does() -> None:
@@ -134,7 +158,7 @@ CITED_ELSEWHERE = {
     "seats.json": "client", "account.json": "client",
     # A user's own strategy file (``--strategy path/to/file.py:function``).
     "path/to/file.py": "example", "file.py": "example",
-    # Unicode's own files: server/names.py reduces the first to data/confusables.tsv.
+    # Unicode's own files: server/accounts/names.py reduces the first to data/confusables.tsv.
     "confusables.txt": "unicode", "PATH/confusables.txt": "unicode",
     "DerivedCoreProperties.txt": "unicode",
     # The model codebases DESIGN.md holds up (h11's transition table).

@@ -23,7 +23,7 @@ from typing import Any
 from cardhall.client.client import Client
 from cardhall.server.app import Server
 from cardhall.server.config import Settings
-from cardhall.server.memory_store import MemoryStore
+from cardhall.server.store.memory_store import MemoryStore
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -41,11 +41,11 @@ from ... import protocol as p
 from ...games import Game, GameError, outcome_kind, replay
 from ...games.base import SETTING
 from .. import leaderboard
-from ..account_store import SeatLedger
+from ..accounts.account_store import SeatLedger
 from ..logs import event
 from ..metrics import GameMetrics, observe_action
 from ..phases import Phase
-from ..store import Lease, Loaded, OwnershipLost, Store, StoreError
+from ..store.ports import Lease, Loaded, OwnershipLost, Store, StoreError
 from ..tasks import cancel_until_done
 from ..work import WorkQueue
 from . import views

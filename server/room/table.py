@@ -31,7 +31,7 @@ import msgpack
 
 from ... import protocol as p
 from ...games import GameError, LogEntry, replay
-from ..names import bot_name
+from ..accounts.names import bot_name
 from ..phases import Phase, RoomError
 from . import chat, play, rules
 from .outputs import Append, Bots, Fanout, Notice, Output, Result, Save, Send, Timer

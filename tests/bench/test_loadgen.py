@@ -13,7 +13,7 @@ from cardhall.bench.config import BenchConfig
 from cardhall.bench.loadgen import Stats, close_load, next_slot, open_cardhall, percentile
 from cardhall.server.app import Server
 from cardhall.server.config import Settings
-from cardhall.server.memory_store import MemoryStore
+from cardhall.server.store.memory_store import MemoryStore
 
 
 def test_percentile_is_the_nearest_rank_of_sorted_values() -> None:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from cardhall.cli.serve import serve
 from cardhall.server import app
-from cardhall.server.sqlite_store import SQLiteStore
+from cardhall.server.store.sqlite_store import SQLiteStore
 from click.testing import CliRunner
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from cardhall.cli.tools import backup, migrate, simulate
-from cardhall.server.sqlite_file import open_file
+from cardhall.server.store.sqlite_file import open_file
 from click.testing import CliRunner
 
 

@@ -27,9 +27,9 @@ from cardhall.client.bots import play_games
 from cardhall.client.client import Client, ConnectionLost, ServerError
 from cardhall.server.fairness import verify_record
 from cardhall.games import get
-from cardhall.server.redis_store import RedisStore
+from cardhall.server.store.redis_store import RedisStore
 from cardhall.games import replay
-from cardhall.server.memory_store import MemoryStore
+from cardhall.server.store.memory_store import MemoryStore
 
 from ..conftest import RedisProcess, ServeProcess, free_port
 
@@ -361,7 +361,7 @@ class Clock:
 
 
 def test_store_health_after_an_outage() -> None:
-    from cardhall.server.store import StoreHealth
+    from cardhall.server.store.ports import StoreHealth
 
     clock = Clock()
     health = StoreHealth(3.0, clock)
@@ -444,7 +444,7 @@ class DownStore(MemoryStore):
         self.delivered: list[bytes] = []
 
     async def publish(self, process: str, payload: bytes) -> int:
-        from cardhall.server.store import StoreError
+        from cardhall.server.store.ports import StoreError
 
         if self.down:
             raise StoreError("redis unavailable")
@@ -452,7 +452,7 @@ class DownStore(MemoryStore):
         return 1
 
     async def alive(self, process: str) -> bool:
-        from cardhall.server.store import StoreError
+        from cardhall.server.store.ports import StoreError
 
         if self.down:
             raise StoreError("redis unavailable")

@@ -31,10 +31,10 @@ from cardhall.bench.topology import (
 )
 from cardhall.client.bots import play_games
 from cardhall.client.client import Client, ServerError
-from cardhall.server.redis_keys import CLUSTER_LOBBY_SHARDS, LobbyKeys, key
-from cardhall.server.redis_store import RedisStore
-from cardhall.server.redis_topology import RedisTarget
-from cardhall.server.store import Lease, NotReplicated, OwnershipLost
+from cardhall.server.store.redis_keys import CLUSTER_LOBBY_SHARDS, LobbyKeys, key
+from cardhall.server.store.redis_store import RedisStore
+from cardhall.server.store.redis_topology import RedisTarget
+from cardhall.server.store.ports import Lease, NotReplicated, OwnershipLost
 
 from ..conftest import serving
 from ..server.test_hardening import self_signed
@@ -428,7 +428,7 @@ async def test_a_cluster_that_cannot_answer_is_a_store_error_not_a_crash() -> No
     ``RedisError``) when no node answers or a slot is served by none: the store reports it
     as unavailable like any Redis failure, and the inbox keeps trying instead of dying (a
     room's reload or the lease renewal must never end on it)."""
-    from cardhall.server.store import StoreError
+    from cardhall.server.store.ports import StoreError
     from cardhall.bench.procs import free_port
 
     store = RedisStore(RedisTarget(cluster=(("127.0.0.1", free_port()),)), timeout=0.5,

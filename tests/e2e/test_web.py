@@ -21,7 +21,7 @@ import pytest
 from cardhall.server import web
 from cardhall.server.app import Server
 from cardhall.server.config import Settings
-from cardhall.server.memory_store import MemoryStore
+from cardhall.server.store.memory_store import MemoryStore
 
 from .. import web_screens
 from ..conftest import serving

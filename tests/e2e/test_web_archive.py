@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from cardhall.server.memory_store import MemoryStore
+from cardhall.server.store.memory_store import MemoryStore
 
 from ..conftest import serving
 from .test_web import browser, shot

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from cardhall.server.memory_store import MemoryStore
+from cardhall.server.store.memory_store import MemoryStore
 
 from ..conftest import TEST_SETTINGS, serving
 from ..web_screens import CHROMIUM, chromium, create, open_page

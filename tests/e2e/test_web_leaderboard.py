@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from cardhall.server.app import Server
-from cardhall.server.memory_store import MemoryStore
+from cardhall.server.store.memory_store import MemoryStore
 
 from ..conftest import serving
 from ..server.test_leaderboard import play_solo

@@ -21,7 +21,7 @@ from cardhall.games.skipper.observer import Observer
 from cardhall.games.skipper import Skipper
 from cardhall.server import build
 from cardhall.server.room import Room
-from cardhall.server.memory_store import MemoryStore
+from cardhall.server.store.memory_store import MemoryStore
 
 leaves = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text(max_size=3))
 trees = st.recursive(leaves, lambda kids: st.one_of(

@@ -28,7 +28,7 @@ from cardhall.client.client import Client
 from cardhall.bench.procs import free_port
 from cardhall.server.admission import proxy_header_ahead
 from cardhall.server.config import Settings
-from cardhall.server.memory_store import MemoryStore
+from cardhall.server.store.memory_store import MemoryStore
 from proxyprotocol.result import ProxyResultIPv4, ProxyResultLocal
 from proxyprotocol.v2 import ProxyProtocolV2
 from websockets.exceptions import InvalidMessage

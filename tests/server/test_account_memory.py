@@ -1,4 +1,4 @@
-"""Tests of the in-memory account store (``cardhall.server.account_memory``) on what is its
+"""Tests of the in-memory account store (``cardhall.server.accounts.account_memory``) on what is its
 own: keys claimed all or none, a rename moving the account in the username order, expired
 tokens swept out of memory, one process to tell. (tests/server/test_accounts.py runs the
 account store port over every backend.)"""
@@ -6,10 +6,10 @@ account store port over every backend.)"""
 from __future__ import annotations
 
 import pytest
-from cardhall.server import account_memory
-from cardhall.server.account_memory import MemoryAccounts
-from cardhall.server.account_store import KeyTaken
-from cardhall.server.identity import Account
+from cardhall.server.accounts import account_memory
+from cardhall.server.accounts.account_memory import MemoryAccounts
+from cardhall.server.accounts.account_store import KeyTaken
+from cardhall.server.accounts.identity import Account
 from limits.aio.storage import MemoryStorage
 
 

@@ -1,4 +1,4 @@
-"""The Redis account store (``server/account_redis.py``) on what is its own: the key layout
+"""The Redis account store (``server/accounts/account_redis.py``) on what is its own: the key layout
 (every key of an account under its ``{acct:ID}`` hash tag, unique keys that hold no user
 text but the username), token records that Redis expires with PX and a token set that lives
 as long as the longest token, a key released only by the account holding it, accounts shared
@@ -13,10 +13,10 @@ from collections.abc import AsyncIterator
 import pytest
 from limits.aio.storage import RedisStorage
 
-from cardhall.server.account_redis import RedisAccounts
-from cardhall.server.account_store import KeyTaken
-from cardhall.server.identity import Account
-from cardhall.server.redis_store import RedisStore
+from cardhall.server.accounts.account_redis import RedisAccounts
+from cardhall.server.accounts.account_store import KeyTaken
+from cardhall.server.accounts.identity import Account
+from cardhall.server.store.redis_store import RedisStore
 
 from ..conftest import RedisProcess
 

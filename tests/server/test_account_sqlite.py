@@ -1,4 +1,4 @@
-"""The SQLite account store (``server/account_sqlite.py``) on what is its own: the rows it
+"""The SQLite account store (``server/accounts/account_sqlite.py``) on what is its own: the rows it
 keeps (an account and its keys all or none, expired tokens deleted as new ones come, games
 beyond ``keep`` deleted), its clock deciding expiry, accounts surviving a reopened file, and
 one process (no other to tell, counters of its own). (tests/server/test_account_store.py
@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from limits.aio.storage import MemoryStorage
 
-from cardhall.server.account_sqlite import SQLiteAccounts, create_tables, plain
-from cardhall.server.account_store import KeyTaken
-from cardhall.server.identity import Account
+from cardhall.server.accounts.account_sqlite import SQLiteAccounts, create_tables, plain
+from cardhall.server.accounts.account_store import KeyTaken
+from cardhall.server.accounts.identity import Account
 
 
 def _open(path: Path | str, clock: list[float] | None = None

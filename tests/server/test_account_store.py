@@ -1,4 +1,4 @@
-"""The account store port (``server/account_store.py``) on each backend: memory, Redis and
+"""The account store port (``server/accounts/account_store.py``) on each backend: memory, Redis and
 SQLite run the same tests (keys held by one account, paging by username, tokens that expire
 and are dropped, the history of games and seats). What is a backend's own:
 tests/server/test_account_memory.py, test_account_redis.py, test_account_sqlite.py."""
@@ -12,14 +12,14 @@ from typing import Any
 
 import pytest
 
-from cardhall.server import names
-from cardhall.server.account_memory import MemoryAccounts
-from cardhall.server.account_redis import RedisAccounts
-from cardhall.server.account_sqlite import SQLiteAccounts, create_tables, plain
-from cardhall.server.account_store import AccountStore, KeyTaken
+from cardhall.server.accounts import names
+from cardhall.server.accounts.account_memory import MemoryAccounts
+from cardhall.server.accounts.account_redis import RedisAccounts
+from cardhall.server.accounts.account_sqlite import SQLiteAccounts, create_tables, plain
+from cardhall.server.accounts.account_store import AccountStore, KeyTaken
 from cardhall.server.history import Ledger
-from cardhall.server.identity import Account
-from cardhall.server.redis_store import RedisStore
+from cardhall.server.accounts.identity import Account
+from cardhall.server.store.redis_store import RedisStore
 
 from ..conftest import RedisProcess
 

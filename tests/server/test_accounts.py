@@ -1,6 +1,6 @@
-"""Accounts without a server: names and their UTS #39 skeletons (server/names.py), tokens and
-passwords (server/identity.py), seat results and the JSON Schemas of the account messages
-(the account store port on each backend: tests/server/test_account_store.py)."""
+"""Accounts without a server: names and their UTS #39 skeletons (server/accounts/names.py), tokens
+and passwords (server/accounts/identity.py), seat results and the JSON Schemas of the account
+messages (the account store port on each backend: tests/server/test_account_store.py)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from cardhall.server import names
+from cardhall.server.accounts import names
 from cardhall.server.history import seat_result
-from cardhall.server.identity import (
+from cardhall.server.accounts.identity import (
     ACCESS, REFRESH, AuthError, check_password, new_token, read_token)
 
 

@@ -29,10 +29,10 @@ from cardhall.client.bots import bot_clients, play_seat, seat_bots, stop_bots
 from cardhall.client.client import Client, ServerError
 from cardhall.games.bots import strategy
 from cardhall.server.app import Server
-from cardhall.server.redis_store import RedisStore
-from cardhall.server.sqlite_store import SQLiteStore
+from cardhall.server.store.redis_store import RedisStore
+from cardhall.server.store.sqlite_store import SQLiteStore
 from cardhall.server.room import RoomError
-from cardhall.server.memory_store import MemoryStore
+from cardhall.server.store.memory_store import MemoryStore
 
 from ..conftest import (
     ROOT,

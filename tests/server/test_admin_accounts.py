@@ -15,7 +15,7 @@ import pytest
 
 from cardhall.client.client import Client, ServerError
 from cardhall.server.app import Server
-from cardhall.server.redis_store import RedisStore
+from cardhall.server.store.redis_store import RedisStore
 
 from ..conftest import ServerFactory, run_cli
 

@@ -14,9 +14,9 @@ import websockets
 from cardhall import protocol as p
 from cardhall.server.app import Server, accounts_for
 from cardhall.server.config import Settings
-from cardhall.server.memory_store import MemoryStore
-from cardhall.server.redis_store import RedisStore
-from cardhall.server.sqlite_store import SQLiteStore
+from cardhall.server.store.memory_store import MemoryStore
+from cardhall.server.store.redis_store import RedisStore
+from cardhall.server.store.sqlite_store import SQLiteStore
 
 from ..conftest import ServerFactory
 
@@ -42,9 +42,9 @@ def test_the_account_store_shares_the_room_stores_backend(
         tmp_path: Path, redis_server: Any) -> None:
     """:func:`accounts_for`: accounts on the room store's Redis, in the SQLite store's data
     file, else in this process; ``Server`` takes that one when given none."""
-    from cardhall.server.account_memory import MemoryAccounts
-    from cardhall.server.account_redis import RedisAccounts
-    from cardhall.server.account_sqlite import SQLiteAccounts
+    from cardhall.server.accounts.account_memory import MemoryAccounts
+    from cardhall.server.accounts.account_redis import RedisAccounts
+    from cardhall.server.accounts.account_sqlite import SQLiteAccounts
 
     assert isinstance(accounts_for(MemoryStore()), MemoryAccounts)
     sqlite = SQLiteStore(tmp_path / "data.db")

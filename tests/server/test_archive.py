@@ -24,7 +24,7 @@ from cardhall.client.client import Client, ServerError
 from cardhall.server import archive
 from cardhall.server.app import Server
 from cardhall.server.config import Settings
-from cardhall.server.sqlite_store import SQLiteStore
+from cardhall.server.store.sqlite_store import SQLiteStore
 
 from ..conftest import TEST_SETTINGS, ServerFactory
 from .test_visibility import MISSING, answer, wait_status
@@ -186,7 +186,7 @@ async def test_a_game_not_kept_stays_missing(make_server: ServerFactory) -> None
 async def test_the_pruner_runs_at_start_and_then_every_period() -> None:
     """``history_days`` set: the server's pruner forgets the old games at once, then again
     every period; without it, no task runs."""
-    from cardhall.server.memory_store import MemoryStore
+    from cardhall.server.store.memory_store import MemoryStore
 
     store = MemoryStore()
     old = {"room": "r1", "finished_at": time.time() - 3 * archive.DAY}

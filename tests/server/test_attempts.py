@@ -1,4 +1,4 @@
-"""Tests of sign-in attempts and remembered devices (``cardhall.server.attempts``) on each
+"""Tests of sign-in attempts and remembered devices (``cardhall.server.accounts.attempts``) on each
 account store (memory, SQLite, Redis): attempts made at once never pass a limit together,
 and a remembered-device token is good for its own account only, once. The same end to end,
 over servers: tests/server/test_auth.py."""
@@ -10,13 +10,13 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from cardhall.server.account_memory import MemoryAccounts
-from cardhall.server.account_redis import RedisAccounts
-from cardhall.server.account_sqlite import SQLiteAccounts, create_tables, plain
-from cardhall.server.account_store import AccountStore
-from cardhall.server.attempts import DEVICE_SECONDS, Attempts, Devices
-from cardhall.server.identity import ACCESS, new_token, read_token
-from cardhall.server.redis_store import RedisStore
+from cardhall.server.accounts.account_memory import MemoryAccounts
+from cardhall.server.accounts.account_redis import RedisAccounts
+from cardhall.server.accounts.account_sqlite import SQLiteAccounts, create_tables, plain
+from cardhall.server.accounts.account_store import AccountStore
+from cardhall.server.accounts.attempts import DEVICE_SECONDS, Attempts, Devices
+from cardhall.server.accounts.identity import ACCESS, new_token, read_token
+from cardhall.server.store.redis_store import RedisStore
 
 from ..conftest import RedisProcess
 

@@ -19,7 +19,7 @@ from cardhall.client.bots import play_seat
 from cardhall.client.client import Client, ServerError
 from cardhall.games.bots import strategy
 from cardhall.server.app import Server
-from cardhall.server.redis_store import RedisStore
+from cardhall.server.store.redis_store import RedisStore
 
 from ..conftest import ServerFactory
 
@@ -546,9 +546,9 @@ async def test_the_sqlite_account_store_serves_a_server(tmp_path: Any) -> None:
     guest registers, plays, and its session, games and board entry are in the file."""
     import sqlite3
 
-    from cardhall.server.account_sqlite import SQLiteAccounts, create_tables, plain
+    from cardhall.server.accounts.account_sqlite import SQLiteAccounts, create_tables, plain
     from cardhall.server.config import Settings
-    from cardhall.server.memory_store import MemoryStore
+    from cardhall.server.store.memory_store import MemoryStore
 
     from ..conftest import TEST_SETTINGS
 
@@ -594,7 +594,7 @@ async def test_sixty_wrong_logins_at_once_from_sixty_addresses_check_at_most_ten
     so 60 wrong logins sent at once, each from an address of its own (the per-address limit
     never bites), check at most 10 passwords (``auth_login_limit`` 10/5 minutes); every
     other one is refused as ``auth/rate_limited`` without a hash."""
-    from cardhall.server.identity import AuthError
+    from cardhall.server.accounts.identity import AuthError
 
     server = await make_server()
     async with Client(server.url, username="olga", password=PASSWORD, register=True):

@@ -11,7 +11,7 @@ import pytest
 from cardhall import protocol as p
 from cardhall.client.client import Client
 from cardhall.server.history import seat_result
-from cardhall.server.memory_store import MemoryStore
+from cardhall.server.store.memory_store import MemoryStore
 
 from ..conftest import serving
 

@@ -32,7 +32,7 @@ from cardhall.server import session as session_module
 from cardhall.games.bots import strategy
 from cardhall.server.limits import AddressCounter, TokenBucket
 from cardhall.server.logs import REDACTED, event, formatter
-from cardhall.server.memory_store import MemoryStore
+from cardhall.server.store.memory_store import MemoryStore
 from websockets.exceptions import InvalidMessage, InvalidStatus
 from websockets.protocol import State
 

@@ -9,9 +9,9 @@ from typing import Any, cast
 import pytest
 from cardhall import protocol as p
 from cardhall.protocol.accounts import RESULTS
-from cardhall.server.account_memory import MemoryAccounts
+from cardhall.server.accounts.account_memory import MemoryAccounts
 from cardhall.server.history import Ledger, my_games, seat_result
-from cardhall.server.store import LobbyIndex, StoreError
+from cardhall.server.store.ports import LobbyIndex, StoreError
 
 
 class Lobby:

@@ -1,4 +1,4 @@
-"""Tests of ``cardhall.server.identity``: what tests/server/test_accounts.py does not cover
+"""Tests of ``cardhall.server.accounts.identity``: what tests/server/test_accounts.py does not cover
 (records kept and read back, what operators see, digests and ids, the weak-password error)."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import hashlib
 
 import msgpack
 import pytest
-from cardhall.server.identity import (
-    ACTIVE, BANNED, DEVICE, Account, AuthError, check_password, digest, new_account_id,
-    new_token, read_token)
+from cardhall.server.accounts.identity import (
+    ACTIVE, BANNED, DEVICE, Account, AuthError, check_password, digest, new_account_id, new_token,
+    read_token)
 
 ALICE = Account(id="0123456789abcdef", username="alice", name="Alice", created=1_800_000_000.5,
                 guest=False, password="$argon2id$v=19$...", subject="ab" * 32,

@@ -18,8 +18,8 @@ from cardhall.client.client import Client, ServerError
 from cardhall.games.bots import strategy
 from cardhall.server import leaderboard
 from cardhall.server.app import Server
-from cardhall.server.identity import Account
-from cardhall.server.redis_store import RedisStore
+from cardhall.server.accounts.identity import Account
+from cardhall.server.store.redis_store import RedisStore
 from cardhall.server.room import Room
 from cardhall.server.phases import Phase
 from cardhall.games import get

@@ -18,9 +18,9 @@ from cardhall import protocol as p
 from cardhall.client.client import Client, ServerError
 from cardhall.cli import main
 from cardhall.games.skipper import Skipper
-from cardhall.server.redis_store import RedisStore
-from cardhall.server.sqlite_store import SQLiteStore
-from cardhall.server.memory_store import MemoryStore
+from cardhall.server.store.redis_store import RedisStore
+from cardhall.server.store.sqlite_store import SQLiteStore
+from cardhall.server.store.memory_store import MemoryStore
 
 from ..conftest import ServerFactory
 

@@ -1,11 +1,12 @@
-"""Tests of the leases and inbox of a store one process owns (``cardhall.server.local_ports``):
-always granted, never expiring, yet fenced against a copy that a later acquisition superseded."""
+"""Tests of the leases and inbox of a store one process owns
+(``cardhall.server.store.local_ports``): always granted, never expiring, yet fenced against a
+copy that a later acquisition superseded."""
 
 from __future__ import annotations
 
 import pytest
-from cardhall.server.local_ports import LocalInbox, LocalLeases
-from cardhall.server.store import Lease, OwnershipLost
+from cardhall.server.store.local_ports import LocalInbox, LocalLeases
+from cardhall.server.store.ports import Lease, OwnershipLost
 
 
 def _leases() -> LocalLeases:

@@ -1,4 +1,4 @@
-"""Tests of the in-memory store (``cardhall.server.memory_store``) on its own: snapshots and
+"""Tests of the in-memory store (``cardhall.server.store.memory_store``) on its own: snapshots and
 the log after them, lobby indexes as rooms fill and go, join codes, boards, and what a
 deleted room leaves behind (nothing)."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from cardhall.server.memory_store import MemoryStore
-from cardhall.server.store import LogConflict
+from cardhall.server.store.memory_store import MemoryStore
+from cardhall.server.store.ports import LogConflict
 
 
 def _summary(taken: int = 0, **extra: Any) -> dict[str, Any]:

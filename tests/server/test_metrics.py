@@ -9,7 +9,7 @@ from typing import Any, cast
 
 import pytest
 from cardhall.server import metrics as M
-from cardhall.server.store import Store
+from cardhall.server.store.ports import Store
 from prometheus_client.parser import text_string_to_metric_families
 
 

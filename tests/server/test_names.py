@@ -1,10 +1,11 @@
-"""Tests of names people see (``cardhall.server.names``): what tests/server/test_accounts.py
-does not cover (the limits of a username, guests' names, search prefixes, keys' symmetry)."""
+"""Tests of names people see (``cardhall.server.accounts.names``): what
+tests/server/test_accounts.py does not cover (the limits of a username, guests' names, search
+prefixes, keys' symmetry)."""
 
 from __future__ import annotations
 
 import pytest
-from cardhall.server import names
+from cardhall.server.accounts import names
 
 
 def test_username_length_is_counted_after_normalisation() -> None:

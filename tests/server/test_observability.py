@@ -24,7 +24,7 @@ from cardhall.client.client import Client, ServerError
 from cardhall.server.app import Server
 from cardhall.server.logs import formatter
 from cardhall.server.metrics import HEALTH_FRESH_SECONDS
-from cardhall.server.redis_store import RedisStore
+from cardhall.server.store.redis_store import RedisStore
 from cardhall.games import OUTCOMES, outcome_kind
 
 from ..conftest import RedisProcess, ServerFactory, serving

@@ -1,5 +1,5 @@
-"""Tests of the operator's JWTs (``cardhall.server.operator_jwt``) without a server: the key
-kinds other than RSA (tests/server/test_auth.py signs in with RSA over a live server), the
+"""Tests of the operator's JWTs (``cardhall.server.accounts.operator_jwt``) without a server: the
+key kinds other than RSA (tests/server/test_auth.py signs in with RSA over a live server), the
 refused algorithm swaps, the clock leeway, and the constructor's refusals."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from typing import Any
 
 import jwt
 import pytest
-from cardhall.server.identity import AuthError
-from cardhall.server.operator_jwt import LEEWAY, Claims, OperatorTokens
+from cardhall.server.accounts.identity import AuthError
+from cardhall.server.accounts.operator_jwt import LEEWAY, Claims, OperatorTokens
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 

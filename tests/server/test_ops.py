@@ -25,8 +25,8 @@ from cardhall.client.bots import play_games
 from cardhall.server.app import Server, tune_gc
 from cardhall.server.config import Settings
 from cardhall.server.metrics import HEALTH_FRESH_SECONDS
-from cardhall.server.redis_store import RedisStore
-from cardhall.server.memory_store import MemoryStore
+from cardhall.server.store.redis_store import RedisStore
+from cardhall.server.store.memory_store import MemoryStore
 
 from ..conftest import RedisProcess, free_port, serving
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from cardhall.server import redis_archive
-from cardhall.server.redis_keys import key
-from cardhall.server.redis_store import RedisStore
+from cardhall.server.store import redis_archive
+from cardhall.server.store.redis_keys import key
+from cardhall.server.store.redis_store import RedisStore
 
 from ..conftest import RedisProcess
 
@@ -28,6 +28,9 @@ async def test_records_keep_prune_and_purge(redis_server: RedisProcess,
             await store.archive_game(f"r{n}", game(f"r{n}", 100.0 + n))
         await store.archive_game("kept", game("kept", 50.0), keep=3600.0)
         assert await store.archived("r0") == game("r0", 100.0)
+        assert await store.archived_ids(0, 3) == ["kept", "r0", "r1"]  # by finish time
+        assert await store.archived_ids(4, 10) == ["r3", "r4"]
+        assert await store.archived_ids(0, 0) == []
         assert await store.redis.ttl(key("r0", "archive")) == -1  # no expiry
         assert 3500 < await store.redis.ttl(key("kept", "archive")) <= 3600
         await store.redis.delete(key("r1", "archive"))  # expired: its index entry stays

@@ -1,5 +1,5 @@
-"""Tests of the Redis key layout (``cardhall.server.redis_keys``) without a Redis: one slot per
-room, lobby shards spread over the slot space, index moves queued on a pipeline, refusals."""
+"""Tests of the Redis key layout (``cardhall.server.store.redis_keys``) without a Redis: one slot
+per room, lobby shards spread over the slot space, index moves queued on a pipeline, refusals."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from cardhall.server import redis_keys as K
-from cardhall.server.store import LogConflict, OwnershipLost, pack, unpack
+from cardhall.server.store import redis_keys as K
+from cardhall.server.store.ports import LogConflict, OwnershipLost, pack, unpack
 from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
 from redis.exceptions import ResponseError
 
@@ -92,5 +92,5 @@ def test_a_scripts_refusal_becomes_its_store_error(reply: str, cls: type | None)
 def test_pack_keeps_bytes_and_unpack_takes_int_keys() -> None:
     """Bytes stay bytes (bin type); a map keyed by seat numbers reads back."""
     data = {"token": b"\x00\xff", "seats": {0: "alice", 1: None}}
-    assert unpack(pack(data)) == data  # the stores' one form (store.py)
+    assert unpack(pack(data)) == data  # the stores' one form (store/ports.py)
     assert K.text(b"caf\xc3\xa9") == "café" and K.text("x") == "x"

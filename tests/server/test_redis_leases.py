@@ -1,4 +1,4 @@
-"""Room leases and heartbeats on Redis (``server/redis_leases.py``), between two store
+"""Room leases and heartbeats on Redis (``server/store/redis_leases.py``), between two store
 processes on one real redis-server: one holder at a time, a new epoch at each acquisition,
 writes fenced by the exact lease, renewals that report the leases lost, expiry, heartbeats,
 and the orphan scan."""
@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from cardhall.server.redis_leases import lease_keys
-from cardhall.server.redis_store import RedisStore
-from cardhall.server.store import Lease, OwnershipLost
+from cardhall.server.store.redis_leases import lease_keys
+from cardhall.server.store.redis_store import RedisStore
+from cardhall.server.store.ports import Lease, OwnershipLost
 
 from ..conftest import RedisProcess
 

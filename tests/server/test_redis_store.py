@@ -1,4 +1,4 @@
-"""The Redis store (``server/redis_store.py``) on a real redis-server, on what is its own:
+"""The Redis store (``server/store/redis_store.py``) on a real redis-server, on what is its own:
 a room's keys under its ``{room:ID}`` hash tag, a reload from the latest snapshot and the
 log after it, appends of one tick checked one by one, finished rooms whose every key
 expires, deleted rooms that leave nothing, the inbox between two processes, and a store
@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from cardhall.bench.procs import free_port
-from cardhall.server.redis_store import RedisStore
-from cardhall.server.store import LogConflict, StoreError
+from cardhall.server.store.redis_store import RedisStore
+from cardhall.server.store.ports import LogConflict, StoreError
 
 from ..conftest import RedisProcess
 

@@ -1,4 +1,4 @@
-"""Tests of the Redis connection forms (``cardhall.server.redis_topology``) without a Redis:
+"""Tests of the Redis connection forms (``cardhall.server.store.redis_topology``) without a Redis:
 node parsing, the form's checks, descriptions that never show a password, and a probe of
 nothing failing fast. (tests/e2e/test_redis_ha.py connects to real Sentinels and Clusters.)"""
 
@@ -8,7 +8,7 @@ import time
 
 import pytest
 import redis
-from cardhall.server.redis_topology import RedisTarget, parse_node
+from cardhall.server.store.redis_topology import RedisTarget, parse_node
 
 
 @pytest.mark.parametrize("text, node", [

@@ -17,7 +17,7 @@ from cardhall.client.client import Client, ServerError
 from cardhall.server.app import Server
 from cardhall.games import create, replay
 from cardhall.server.room import Room
-from cardhall.server.memory_store import MemoryStore
+from cardhall.server.store.memory_store import MemoryStore
 from cardhall.server.phases import Phase
 
 from ..room_harness import Recorder, WriteLog

@@ -14,9 +14,9 @@ import pytest
 from cardhall import protocol as p
 from cardhall.client.client import Client, ServerError
 from cardhall.server.room import Room
-from cardhall.server.memory_store import MemoryStore
+from cardhall.server.store.memory_store import MemoryStore
 from cardhall.games.skipper import Skipper
-from cardhall.server.store import Loaded, StoreError
+from cardhall.server.store.ports import Loaded, StoreError
 from cardhall.server.phases import Phase
 
 from ..conftest import serving

@@ -27,11 +27,11 @@ from cardhall.server.app import Server
 from cardhall.games import get
 from cardhall.games.bots import strategy
 from cardhall.games.skipper import Skipper
-from cardhall.server.redis_store import RedisStore
+from cardhall.server.store.redis_store import RedisStore
 from cardhall.games import replay as replay_log
 from cardhall.server.room import SNAPSHOT_EVERY, Room
-from cardhall.server.memory_store import MemoryStore
-from cardhall.server.store import Lease, Loaded, LogEntry, Store, StoreError
+from cardhall.server.store.memory_store import MemoryStore
+from cardhall.server.store.ports import Lease, Loaded, LogEntry, Store, StoreError
 from cardhall.server.phases import Phase
 
 from ..conftest import RedisProcess, serving

@@ -15,8 +15,8 @@ from cardhall.server.config import Settings
 from cardhall.games.skipper import Skipper
 from cardhall.server.lobby import Lobby
 from cardhall.server.room import Room, play
-from cardhall.server.memory_store import MemoryStore
-from cardhall.server.store import Lease, LogEntry
+from cardhall.server.store.memory_store import MemoryStore
+from cardhall.server.store.ports import Lease, LogEntry
 from cardhall.server.phases import Phase
 
 from ..room_harness import Recorder, WriteLog, started_room

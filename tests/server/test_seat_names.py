@@ -1,6 +1,6 @@
 """One name for each seat (issue #44, item 4): a ``seat_event`` names the seat's player (so a
 log reads "Bob sat down.", not "seat 1 sat down."), and a server bot has one display name,
-:func:`cardhall.server.names.bot_name`, in the view's players, the game's record and every
+:func:`cardhall.server.accounts.names.bot_name`, in the view's players, the game's record and every
 client (before, the table said "seat 2 (bot)" and the replay and the terminal "bot-2")."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import asyncio
 
 from cardhall import protocol as p
 from cardhall.client.client import Client
-from cardhall.server.memory_store import MemoryStore
-from cardhall.server.names import bot_name
+from cardhall.server.store.memory_store import MemoryStore
+from cardhall.server.accounts.names import bot_name
 
 from ..conftest import serving
 
@@ -59,7 +59,7 @@ async def test_joined_seat_event_names_the_player_and_bots_are_named_by_the_rule
 
 
 def test_names_like_a_bots_are_known() -> None:
-    from cardhall.server.names import is_bot_like
+    from cardhall.server.accounts.names import is_bot_like
     for name in ("Bot 2", "BOT 2", "bot  2", "B\u03bft 2", "bot-2", "Bot 13"):
         assert is_bot_like(name), name
     for name in ("Bot", "Bottle 2", "Robot 2", "Bob 2", "Ann"):

@@ -7,8 +7,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from cardhall.server import sqlite_file as F
-from cardhall.server.sqlite_store import SQLiteStore
+from cardhall.server.store import sqlite_file as F
+from cardhall.server.store.sqlite_store import SQLiteStore
 
 
 def game(room: str, finished_at: float) -> dict[str, object]:
@@ -48,6 +48,8 @@ async def test_records_are_kept_pruned_and_purged(tmp_path: Path) -> None:
     try:
         assert await store.archived("r1") == game("r1", 100.0)
         assert (await store.archived("r2") or {})["finished_at"] == 300.0
+        assert await store.archived_ids(0, 10) == ["r1", "r2", "r3"]  # by finish time
+        assert await store.archived_ids(1, 1) == ["r2"]
         assert await store.prune_archive(300.0) == 1  # r1 only: r2 finished at 300
         assert await store.archived("r1") is None
         assert await store.purge_archived(["r2", "r2", "nope"]) == 1

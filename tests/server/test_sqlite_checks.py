@@ -1,4 +1,4 @@
-"""Tests of the checks of a data file's bytes (``cardhall.server.sqlite_checks``), through
+"""Tests of the checks of a data file's bytes (``cardhall.server.store.sqlite_checks``), through
 ``open_file`` and ``backup``: a file that SQLite would take although it is not a Cardhall data
 file (zero-length, bytes appended, another program's database, not a file at all) is refused
 with the reason, and left exactly as it was; a file made by this start is not refused."""
@@ -10,7 +10,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from cardhall.server import sqlite_file as F
+from cardhall.server.store import sqlite_file as F
 
 
 def _made(path: Path) -> Path:

@@ -1,4 +1,4 @@
-"""Tests of the data file itself (``cardhall.server.sqlite_file``), below the store: what
+"""Tests of the data file itself (``cardhall.server.store.sqlite_file``), below the store: what
 ``open_file`` refuses and why, a write whose work fails, reads that fail, the lock released
 on close, backups. (tests/server/test_sqlite_store.py tests the store over it.)"""
 
@@ -8,8 +8,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from cardhall.server import sqlite_file as F
-from cardhall.server.store import StoreError
+from cardhall.server.store import sqlite_file as F
+from cardhall.server.store.ports import StoreError
 
 
 @pytest.mark.parametrize("options, needle", [

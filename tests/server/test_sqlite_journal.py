@@ -1,4 +1,4 @@
-"""The data file's append journal (server/sqlite_journal.py, issue #30): a lone log append is
+"""The data file's append journal (server/store/sqlite_journal.py, issue #30): a lone log append is
 one ``write(2)``, answered at once, folded into SQLite after; a ``kill -9`` loses none of
 them, a torn tail is dropped, a full disk refuses the append and keeps the journal whole,
 and reads and backups see every acknowledged entry.
@@ -19,11 +19,11 @@ from typing import Any
 
 import pytest
 
-from cardhall.server import sqlite_journal
-from cardhall.server.sqlite_file import backup
-from cardhall.server.sqlite_journal import AppendJournal, decode, encode, journal_path
-from cardhall.server.sqlite_store import SQLiteStore
-from cardhall.server.store import StoreError, pack
+from cardhall.server.store import sqlite_journal
+from cardhall.server.store.sqlite_file import backup
+from cardhall.server.store.sqlite_journal import AppendJournal, decode, encode, journal_path
+from cardhall.server.store.sqlite_store import SQLiteStore
+from cardhall.server.store.ports import StoreError, pack
 
 from .test_sqlite_store import add_room, rows
 
@@ -90,7 +90,7 @@ async def test_reads_and_transactions_see_what_waits_in_the_journal(tmp_path: Pa
 
 KILLED = textwrap.dedent("""
     import asyncio, os, signal, sys
-    from cardhall.server.sqlite_store import SQLiteStore
+    from cardhall.server.store.sqlite_store import SQLiteStore
 
     async def main() -> None:
         store = SQLiteStore(sys.argv[1])

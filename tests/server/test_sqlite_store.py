@@ -25,17 +25,11 @@ from cardhall.client.bots import play_seat
 from cardhall.client.client import Client, ServerError
 from cardhall.games.bots import strategy
 from cardhall.server.cluster import Cluster
-from cardhall.server.redis_store import RedisStore
-from cardhall.server.sqlite_file import (
-    FREE_PAGES_KEPT,
-    MIGRATIONS,
-    SCHEMA_VERSION,
-    DataFileLocked,
-    backup,
-    open_file,
-)
-from cardhall.server.sqlite_store import SQLiteStore
-from cardhall.server.store import Lease, LogConflict, OwnershipLost, StoreError, pack
+from cardhall.server.store.redis_store import RedisStore
+from cardhall.server.store.sqlite_file import (
+    FREE_PAGES_KEPT, MIGRATIONS, SCHEMA_VERSION, DataFileLocked, backup, open_file)
+from cardhall.server.store.sqlite_store import SQLiteStore
+from cardhall.server.store.ports import Lease, LogConflict, OwnershipLost, StoreError, pack
 
 from ..conftest import RedisProcess, ServeProcess, assert_one_error, run_cli, serving
 from .test_room_saving import until, view_when_back
@@ -684,7 +678,7 @@ async def test_migrate_moves_rooms_logs_and_boards_to_redis_and_back(
                                     redis_server.url)
     assert moved.returncode == 0, moved.stderr
     assert "copied 2 rooms (1 in play, 0 waiting, 1 finished" in moved.stdout
-    assert "1 accounts and 1 leaderboard entries" in moved.stdout
+    assert "1 archived games, 1 accounts and 1 leaderboard entries" in moved.stdout
     async with serving(lambda: RedisStore(redis_server.url), msg_rate=None) as make:
         shared = await make()
         async with Client(shared.url) as c:
@@ -707,6 +701,8 @@ async def test_migrate_moves_rooms_logs_and_boards_to_redis_and_back(
     store = SQLiteStore(tmp_path / "back.db")
     try:
         assert len(await store.log(room)) == state_id
+        archived = await store.archived(solo)  # the games archive came along, both ways
+        assert archived is not None and archived["room"] == solo and archived["entries"]
         assert await store.board_rank("acct/skipper:solo", ann) is not None
         loaded = await store.load(room)
         assert loaded is not None and loaded.state is not None

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from cardhall.server import store as store_module
+from cardhall.server.store import ports as store_module
 
 ROOT = Path(__file__).resolve().parents[2]
 PORTS = ("RoomLog", "LobbyIndex", "Leases", "Boards", "Inbox", "Archive")
@@ -34,7 +34,7 @@ def test_the_store_is_the_composition_of_small_ports() -> None:
     """``Store`` declares (almost) nothing of its own: it is the six ports (the sixth, the
     games archive: issue #44), each of at most ten methods (before, one class of 28 methods
     over six concerns)."""
-    classes = _classes(ROOT / "server" / "store.py")
+    classes = _classes(ROOT / "server" / "store" / "ports.py")
     store = classes["Store"]
     bases = [ast.unparse(b) for b in store.bases]
     assert [b for b in bases if b != "Protocol"] == list(PORTS), bases
@@ -78,9 +78,8 @@ def _class_checks(text: str, where: str, store_classes: set[str]) -> list[str]:
 def _store_classes() -> set[str]:
     """The names of the store classes: the ports and every class of a store module."""
     names: set[str] = {"Store", *PORTS}
-    for path in (ROOT / "server").glob("*.py"):
-        if "store" in path.stem or path.stem in ("local_ports", "redis_leases"):
-            names |= set(_classes(path))
+    for path in (ROOT / "server" / "store").glob("*.py"):
+        names |= set(_classes(path))
     # The store's errors are not stores: answering a StoreError by its class is how an
     # outage becomes ``server/unavailable``.
     return {name for name in names if not name.endswith("Error")}
@@ -112,13 +111,13 @@ if isinstance(room, Room): pass
     assert [line.split(":")[1] for line in found] == ["2", "3", "4", "5"], found
 
 
-@pytest.mark.parametrize("where", ["store.Store", "memory_store.MemoryStore",
+@pytest.mark.parametrize("where", ["ports.Store", "memory_store.MemoryStore",
                                    "sqlite_store.SQLiteStore", "redis_store.RedisStore"])
 def test_leases_are_lease_values_in_the_store_signatures(where: str) -> None:
     """Every lease a store takes or is given is a ``Lease(process, epoch)``, not the
     ``"PROCESS#EPOCH"`` string it is stored as."""
     module, _, name = where.partition(".")
-    cls = getattr(importlib.import_module(f"cardhall.server.{module}"), name)
+    cls = getattr(importlib.import_module(f"cardhall.server.store.{module}"), name)
     lease_cls = getattr(store_module, "Lease", None)
     assert lease_cls is not None, "store.Lease is missing"
     expected: dict[tuple[str, str], object] = {
@@ -159,7 +158,7 @@ def test_a_lease_reads_and_writes_the_stored_form() -> None:
 async def test_a_local_lease_is_fenced_by_a_later_acquisition() -> None:
     """The leases of a store one process owns: each acquisition a new epoch, and the copy
     holding an older lease writes nothing."""
-    from cardhall.server.memory_store import MemoryStore
+    from cardhall.server.store.memory_store import MemoryStore
 
     store = MemoryStore()
     first = await store.save_room("r", {"game": "skipper"}, {"s": 0},
@@ -183,7 +182,7 @@ def test_pack_reuses_one_packer_and_an_error_leaves_nothing_behind() -> None:
     import msgpack
     import pytest
 
-    from cardhall.server.store import pack, unpack
+    from cardhall.server.store.ports import pack, unpack
 
     with pytest.raises(TypeError):
         pack(["a", 1, {"bad": object()}])

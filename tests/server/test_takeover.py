@@ -16,10 +16,10 @@ from cardhall import protocol as p
 from cardhall.client.client import Client
 from cardhall.server.app import Server
 from cardhall.server.config import Settings
-from cardhall.server.redis_store import RedisStore
+from cardhall.server.store.redis_store import RedisStore
 from cardhall.server.room import Room
-from cardhall.server.memory_store import MemoryStore
-from cardhall.server.store import Lease, Loaded, OwnershipLost
+from cardhall.server.store.memory_store import MemoryStore
+from cardhall.server.store.ports import Lease, Loaded, OwnershipLost
 
 from ..conftest import RedisProcess, serving
 from ..room_harness import Recorder

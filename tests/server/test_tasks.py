@@ -8,7 +8,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from cardhall.server.cluster import Cluster
-from cardhall.server.memory_store import MemoryStore
+from cardhall.server.store.memory_store import MemoryStore
 from cardhall.server.tasks import Background, cancel_until_done, start_eagerly
 
 

@@ -1,5 +1,5 @@
-"""Tests of moving a lobby between stores (``cardhall.server.transfer``) over in-memory stores:
-rooms with their logs and snapshots, rooms the target holds left alone, a source in use
+"""Tests of moving a lobby between stores (``cardhall.server.store.transfer``) over in-memory
+stores: rooms with their logs and snapshots, rooms the target holds left alone, a source in use
 refused, accounts with their seats and games in order, boards. (tests/server/
 test_sqlite_store.py runs ``cardhall migrate`` between SQLite and Redis.)"""
 
@@ -8,11 +8,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from cardhall.server.account_memory import MemoryAccounts
-from cardhall.server.identity import Account
+from cardhall.server.accounts.account_memory import MemoryAccounts
+from cardhall.server.accounts.identity import Account
 from cardhall.server.leaderboard import boards
-from cardhall.server.memory_store import MemoryStore
-from cardhall.server.transfer import TransferError, copy_accounts, copy_store
+from cardhall.server.store.memory_store import MemoryStore
+from cardhall.server.store import transfer
+from cardhall.server.store.transfer import TransferError, copy_accounts, copy_archive, copy_store
 
 
 def _summary(room: str, status: str = "waiting") -> dict[str, Any]:
@@ -93,3 +94,21 @@ async def test_boards_keep_the_better_value() -> None:
     done = await copy_store(source, target, 300.0)
     assert done["board_entries"] == 2 and done["accounts"] == 0
     assert (await target.board_page(board, 0, 10))[0] == [("ann", 10), ("bob", 20)]
+
+
+async def test_the_games_archive_comes_along_page_by_page(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every archived game, across several pages, oldest first; a record the target holds
+    already is kept as it is (issue #44 item 2: migrate lost the match history)."""
+    monkeypatch.setattr(transfer, "ARCHIVE_PAGE", 2)
+    source, target = MemoryStore(), MemoryStore()
+    for n in range(5):
+        await source.archive_game(f"g{n}", {"room": f"g{n}", "finished_at": 10.0 - n,
+                                            "entries": [["a", 0, [n]]]})
+    await target.archive_game("g2", {"room": "g2", "finished_at": 1.0, "entries": []})
+    assert await source.archived_ids(0, 10) == ["g4", "g3", "g2", "g1", "g0"]
+    assert await copy_archive(source, target) == 4
+    assert await target.archived_ids(0, 10) == ["g2", "g4", "g3", "g1", "g0"]
+    assert await target.archived("g0") == await source.archived("g0")
+    assert (await target.archived("g2") or {})["entries"] == []  # the target's own
+    assert (await copy_store(source, target, 300.0))["archived"] == 0  # nothing twice

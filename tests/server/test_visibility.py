@@ -25,7 +25,7 @@ from cardhall.client.client import Client, ServerError
 from cardhall.server import lobby, visibility
 from cardhall.server.app import Server
 from cardhall.server.config import Settings
-from cardhall.server.memory_store import MemoryStore
+from cardhall.server.store.memory_store import MemoryStore
 from cardhall.server.room import RoomError
 from cardhall.server.session import HANDLERS
 

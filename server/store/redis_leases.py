@@ -1,6 +1,6 @@
 """The :class:`~.store.Leases` port on Redis: fenced room leases and process heartbeats,
 shared by every process using the same Redis (a part of
-:class:`~cardhall.server.redis_store.RedisStore`).
+:class:`~cardhall.server.store.redis_store.RedisStore`).
 
 A room's lease is the key ``cardhall:{room:ID}:owner`` holding its :class:`~.store.Lease`
 (``"PROCESS#EPOCH"``, expiring after ``lease_seconds`` unless renewed), beside the room's
@@ -24,7 +24,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.commands.core import AsyncScript
 
 from .redis_keys import LobbyKeys, key, text
-from .store import Lease, StoreError
+from .ports import Lease, StoreError
 
 __all__ = ["IN_SYNC_LAG", "RedisLeases", "lease_keys"]
 

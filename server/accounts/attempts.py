@@ -33,7 +33,7 @@ from limits.aio.strategies import MovingWindowRateLimiter
 
 from .account_store import TokenBook
 from .identity import DEVICE, new_token, read_token
-from .store import StoreError
+from ..store.ports import StoreError
 
 __all__ = ["DEVICE_SECONDS", "Attempts", "Devices"]
 

@@ -17,7 +17,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .store import pack, unpack
+from .ports import pack, unpack
 
 if TYPE_CHECKING:
     from .sqlite_file import DataFile
@@ -65,6 +65,17 @@ class SQLiteArchive:
         with self.file.reading() as db:
             row = db.execute("SELECT game FROM archive WHERE room = ?", (room_id,)).fetchone()
         return None if row is None else dict(unpack(row[0]))
+
+    async def archived_ids(self, offset: int, limit: int) -> list[str]:
+        """A page of room ids by finish time, then room id.
+
+        Raises:
+            StoreError: the file refused the read.
+        """
+        with self.file.reading() as db:
+            rows = db.execute("SELECT room FROM archive ORDER BY finished_at, room "
+                              "LIMIT ? OFFSET ?", (limit, offset)).fetchall()
+        return [str(row[0]) for row in rows]
 
     async def prune_archive(self, before: float) -> int:
         """Delete the records of games finished before ``before`` (unix s).

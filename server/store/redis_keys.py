@@ -41,7 +41,7 @@ from typing import Any
 from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
 from redis.exceptions import ResponseError
 
-from .store import LogConflict, OwnershipLost, StoreError, pack, room_indexes
+from .ports import LogConflict, OwnershipLost, StoreError, pack, room_indexes
 
 LOBBY = "cardhall:lobby"
 CODES = "cardhall:codes"

@@ -44,18 +44,18 @@ import msgpack
 from argon2 import PasswordHasher, Type
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
-from .. import protocol as p
+from ... import protocol as p
 from . import names
 from .account_store import AccountStore, KeyTaken
 from .attempts import Attempts, Devices
-from .config import Settings
-from .limits import address_key
+from ..config import Settings
+from ..limits import address_key
 from .identity import (
     ACCESS, BANNED, REFRESH, Account, AuthError, check_password, digest, new_account_id,
     new_token, read_token)
-from .logs import event
+from ..logs import event
 from .operator_jwt import Claims, OperatorTokens
-from .store import StoreError
+from ..store.ports import StoreError
 
 log = logging.getLogger("cardhall.auth")
 

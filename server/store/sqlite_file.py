@@ -1,7 +1,7 @@
 """The data file of the embedded store: its lock, settings, schema versions and writes.
 
 One SQLite file (``cardhall serve --data PATH``) holds what
-:class:`~cardhall.server.sqlite_store.SQLiteStore` keeps. :func:`open_file`:
+:class:`~cardhall.server.store.sqlite_store.SQLiteStore` keeps. :func:`open_file`:
 
 1. takes an exclusive lock on ``PATH.lock`` (``filelock``: flock(2), which the kernel drops
    when the process dies, ``kill -9`` included), so a second process pointed at the same
@@ -38,7 +38,7 @@ autocommit (the same locks, write-ahead log frames and sync as a transaction, wi
 
 Schema (version 4; v3 the accounts' tables, v4 the games archive: sqlite_archive.py)::
 
-    rooms      room (unique), record, state, summary (msgpack: see store.py), code (private
+    rooms      room (unique), record, state, summary (msgpack: see store/ports.py), code (private
                rooms' join code), expires_at (unix s: a finished room is deleted after it),
                game, waiting (1 when its lobby entry is a waiting_entry): the lobby indexes
     log        (room, seq) -> entry: msgpack log entries; entry seq made state seq + 1
@@ -47,7 +47,7 @@ Schema (version 4; v3 the accounts' tables, v4 the games archive: sqlite_archive
 
 Exception tree::
 
-    StoreError (store.py)
+    StoreError (store/ports.py)
     └── DataFileError       the file cannot be used; the message says why and what to do
         └── DataFileLocked  another process holds the file
 """
@@ -68,10 +68,10 @@ from typing import Any, TypeVar
 from filelock import FileLock, Timeout
 
 from . import sqlite_checks as checks
-from .account_sqlite import create_tables as _v3_accounts
+from ..accounts.account_sqlite import create_tables as _v3_accounts
 from .sqlite_archive import create_table as _v4_archive
 from .sqlite_journal import APPEND, RECOVER, AppendJournal, Row, journal_path, recover
-from .store import StoreError, unpack, waiting_entry
+from .ports import StoreError, unpack, waiting_entry
 
 log = logging.getLogger("cardhall.sqlite")
 

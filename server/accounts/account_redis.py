@@ -39,7 +39,7 @@ from redis.exceptions import RedisError
 
 from .account_store import KeyTaken
 from .identity import Account
-from .store import StoreError, StoreHealth
+from ..store.ports import StoreError, StoreHealth
 
 __all__ = ["RedisAccounts"]
 

@@ -36,8 +36,8 @@ from .sqlite_archive import SQLiteArchive
 from .sqlite_file import DataFile, lobby_columns, open_file
 from .sqlite_journal import APPEND
 from .local_ports import LocalInbox, LocalLeases
-from .store import Lease, Loaded, LogConflict, LogEntry, Store, StoreHealth
-from .store import new_process_id, pack, unpack
+from .ports import Lease, Loaded, LogConflict, LogEntry, Store, StoreHealth
+from .ports import new_process_id, pack, unpack
 
 log = logging.getLogger("cardhall.sqlite")
 

@@ -30,7 +30,7 @@ storage in this process, or on the shared backend).
 
 Exception tree::
 
-    StoreError (store.py)   the store cannot be reached ("server/unavailable")
+    StoreError (store/ports.py)   the store cannot be reached ("server/unavailable")
     KeyTaken                a unique key is held by another account; nothing was written
 """
 

@@ -12,12 +12,12 @@ the accounts):
 * :class:`Archive`: the records of finished games, kept after their rooms (issue #44).
 
 Each backend is one object implementing all six:
-:class:`~cardhall.server.memory_store.MemoryStore` keeps everything in this process (tests,
-benchmarks: nothing survives it); :class:`~cardhall.server.sqlite_store.SQLiteStore` keeps
+:class:`~cardhall.server.store.memory_store.MemoryStore` keeps everything in this process (tests,
+benchmarks: nothing survives it); :class:`~cardhall.server.store.sqlite_store.SQLiteStore` keeps
 everything in one file that one process owns (``cardhall serve`` by default: a restart loses
 nothing) — both with the leases and inbox of a store one process owns (:mod:`.local_ports`);
-:class:`~cardhall.server.redis_store.RedisStore` shares rooms between processes and
-machines (leases: :class:`~cardhall.server.redis_leases.RedisLeases`). A new backend
+:class:`~cardhall.server.store.redis_store.RedisStore` shares rooms between processes and
+machines (leases: :class:`~cardhall.server.store.redis_leases.RedisLeases`). A new backend
 implements the ports. Callers ask a store's capabilities (:attr:`Store.shared`,
 :attr:`Store.durable`, :attr:`Store.answers_at_once`), never its class.
 
@@ -63,8 +63,8 @@ from typing import Any, Protocol
 
 import msgpack
 
-from ..games import LogEntry as LogEntry  # the log's entries (stored as [kind, seat, action])
-from .phases import Phase, is_phase
+from ...games import LogEntry as LogEntry  # the log's entries (stored as [kind, seat, action])
+from ..phases import Phase, is_phase
 
 log = logging.getLogger("cardhall.store")
 
@@ -656,6 +656,15 @@ class Archive(Protocol):
 
     async def archived(self, room_id: str) -> dict[str, Any] | None:
         """The archived record of ``room_id``, or None (never archived, pruned, purged).
+
+        Raises:
+            StoreError: the store is unavailable.
+        """
+
+    async def archived_ids(self, offset: int, limit: int) -> list[str]:
+        """A page of the archived games' room ids, oldest finish first (ties by room id):
+        at most ``limit`` from position ``offset`` (``cardhall migrate`` pages through
+        them; a store changed meanwhile may repeat or skip an id).
 
         Raises:
             StoreError: the store is unavailable.

@@ -11,8 +11,8 @@ from typing import Any
 from sortedcontainers import SortedList  # type: ignore[import-untyped]
 
 from .local_ports import LocalInbox, LocalLeases
-from .store import Lease, Loaded, LogConflict, LogEntry, Store, StoreHealth, new_process_id
-from .store import room_indexes
+from .ports import Lease, Loaded, LogConflict, LogEntry, Store, StoreHealth, new_process_id
+from .ports import room_indexes
 
 __all__ = ["MemoryStore"]
 
@@ -189,6 +189,11 @@ class MemoryStore(LocalLeases, LocalInbox, Store):
     async def archived(self, room_id: str) -> dict[str, Any] | None:
         """The record, or None."""
         return self.games.get(room_id)
+
+    async def archived_ids(self, offset: int, limit: int) -> list[str]:
+        """A page of room ids by finish time, then room id."""
+        ordered = sorted(self.games, key=lambda r: (self.games[r]["finished_at"], r))
+        return ordered[offset:offset + max(0, limit)]
 
     async def prune_archive(self, before: float) -> int:
         """Drop the records of games finished before ``before``."""

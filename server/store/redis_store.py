@@ -58,21 +58,10 @@ from .redis_keys import (
 from .redis_archive import RedisArchive
 from .redis_leases import RedisLeases, lease_keys
 from .redis_topology import RedisTarget
-from .store import (
-    InboxHandler,
-    Lease,
-    Loaded,
-    LogEntry,
-    NotReplicated,
-    OwnershipLost,
-    Store,
-    StoreError,
-    StoreHealth,
-    new_process_id,
-    pack,
-    unpack,
-)
-from .tasks import Background
+from .ports import (
+    InboxHandler, Lease, Loaded, LogEntry, NotReplicated, OwnershipLost, Store, StoreError,
+    StoreHealth, new_process_id, pack, unpack)
+from ..tasks import Background
 
 __all__ = ["CODES", "LOBBY", "WAIT_SECONDS", "RedisStore", "index_key", "inbox", "key"]
 
