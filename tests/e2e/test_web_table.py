@@ -355,7 +355,8 @@ async def test_lobby_lists_rooms_to_join_first_newest_first_and_hides_finished()
             await room.save_state()
             playing.append(room)
         done = await make("solo", 1, 5_000)
-        await done.submit(lambda: done.apply(done.table.start(None)))  # a server bot plays it to the end
+        # a server bot plays it to the end
+        await done.submit(lambda: done.apply(done.table.start(None)))
         for _ in range(200):
             if done.table.phase is Phase.FINISHED:
                 break
