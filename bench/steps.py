@@ -195,7 +195,7 @@ async def _play(actions: int, rooms: int, seed: int, clock: Clock | None,
     rng = random.Random(seed)
     room_cls: type[Any] = room_module.Room  # its members are stand-ins (Any)
     store_cls: type[Any] = memory_store.MemoryStore
-    table_cls, send_all = room_module.Table, views_module.send_all
+    table_cls, send_all = vars(room_module)["Table"], views_module.send_all
     if clock is not None:  # the driver makes its table of the class its module names
         vars(room_module)["Table"] = timed_subclass(
             table_cls, ("state", "_schedule", "_wake", "facts"), "table", clock)
