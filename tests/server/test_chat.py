@@ -88,8 +88,8 @@ async def test_history_for_late_joiners_and_resumed_seats(server: Server) -> Non
         assert got == [f"old {i}" for i in range(2, chat.HISTORY_LINES + 1)] + ["newest"]
     async with Client(server.url, name="Ann") as again:
         await again.resume(room, token)
-        await until(lambda: room in again.table.chat)
-        assert again.table.chat[room][-1]["text"] == "newest"
+        await until(lambda: room in again.chat)
+        assert again.chat[room][-1]["text"] == "newest"
 
 
 async def test_raw_frames_of_chat(server: Server) -> None:
