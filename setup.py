@@ -44,6 +44,7 @@ COMPILED = ("games/**/*.py", "protocol/**/*.py",
 PURE = (
     "**/__init__.py",  # package fronts: imports only
     "protocol/messages.py", "protocol/accounts.py",  # records: dataclass field metadata
+    "protocol/queue.py",  # records too (rated play's queue)
 )
 # Not compiled, though on an action's path: the store and its ports (store/ports.py,
 # memory_store.py, local_ports.py, sqlite_store.py, redis_store.py, redis_leases.py: tests

@@ -190,8 +190,8 @@ async def _play(actions: int, rooms: int, seed: int, clock: Clock | None,
     (``time.process_time``)."""
     from .. import protocol as p
     from ..server import metrics
-    from ..server.room import driver as room_module, views as views_module
     from ..server.store import memory_store
+    from ..server.room import driver as room_module, views as views_module
 
     rng = random.Random(seed)
     room_cls: type[Any] = room_module.Room  # its members are stand-ins (Any)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import click
 
-from . import admin, bench, play, serve, tools
+from . import admin, bench, play, rated, serve, tools
 
 __all__ = ["main"]
 
@@ -38,7 +38,8 @@ def main() -> None:
     """Cardhall: an open, authoritative card-game server with Skipper and four solo games."""
 
 
-for _command in (serve.serve, play.play, play.bots, play.rooms, play.verify, admin.admin,
+for _command in (serve.serve, play.play, play.bots, play.rooms, play.verify, rated.ratings,
+                 admin.admin,
                  tools.simulate, tools.schema, tools.backup, tools.migrate, bench.bench,
                  bench.chaos):
     main.add_command(_command)

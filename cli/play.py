@@ -71,12 +71,23 @@ def reaching(url: str) -> Iterator[None]:
               help="Sign every bot in with this access token (env CARDHALL_TOKEN; one "
                    "account holds one seat of a room unless it allows more). Default: a "
                    "guest account per bot.")
+@click.option("--rated", is_flag=True, help="Rated games through the server's queue: each "
+              "bot a guest account named STRATEGY-SEAT (needs --mode multi or race).")
+@click.option("--strategies", default=None, metavar="S1,S2,...",
+              help="With --rated: one strategy per seat (default: --strategy for each of "
+                   "--players); their count is the table's seat count.")
 def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_games: int,
          bot: str, pairs: tuple[str, ...], seed: int | None, timeout: float,
-         as_json: bool, record_dir: str | None, room: str | None, token: str | None) -> None:
+         as_json: bool, record_dir: str | None, room: str | None, token: str | None,
+         rated: bool, strategies: str | None) -> None:
     """Play GAMES games with PLAYERS bot clients (each signed in to a guest account of its
     own, or --token) against live servers; exit 0 when all end."""
     import asyncio
+
+    if rated or strategies is not None:
+        _rated_bots(urls, game, mode, players, n_games, bot, strategies, seed, timeout,
+                    as_json, rated)
+        return
 
     from ..client.bots import play_games
     from ..client.client import Client
@@ -147,12 +158,14 @@ def bots(urls: tuple[str, ...], game: str, mode: str | None, players: int, n_gam
 @click.option("--record", "record_dir", type=click.Path(file_okay=False), default=None,
               help="Write the record of each finished game to this folder (ROOM.json), for "
                    "`cardhall verify`.")
+@click.option("--rated", is_flag=True, help="Play rated: wait in the server's queue for a "
+              "Skipper multi table first (the lobby's `rated` command).")
 @click.option("--ascii/--no-ascii", "ascii_cards", default=None,
               help="Suits as letters (10D) and ASCII only (default: on when the terminal "
                    "cannot print the suit symbols).")
 def play(url: str, name: str | None, color: bool | None, record_dir: str | None,
          ascii_cards: bool | None, login: str | None, register: str | None,
-         logout: bool) -> None:
+         logout: bool, rated: bool) -> None:
     """Play in a terminal: lobby, create/join rooms, numbered actions, turn clocks; signed in
     as this computer's guest account, or --login / --register; the access and seat tokens
     kept in the user's state folder (lobby command m: my games / resume)."""
@@ -182,7 +195,7 @@ def play(url: str, name: str | None, color: bool | None, record_dir: str | None,
             click.echo("signed out")
             return 0
         return await run_terminal(url, name=name or "", color=color, record_dir=record_dir,
-                                  ascii=ascii_cards, **options)
+                                  ascii=ascii_cards, rated=rated, **options)
 
     try:
         with reaching(url):
@@ -322,3 +335,42 @@ def _fetch_record(url: str, room: str, commitment: str | None) -> dict[str, Any]
 
     with reaching(url):
         return asyncio.run(go())
+
+
+def _rated_bots(urls: tuple[str, ...], game: str, mode: str | None, players: int,
+                n_games: int, bot: str, strategies: str | None, seed: int | None,
+                timeout: float, as_json: bool, rated: bool) -> None:
+    """``cardhall bots --rated``: :func:`cardhall.client.rated_bots.play_rated_games`.
+
+    Raises:
+        click.BadParameter: --strategies without --rated, no rated --mode, an unknown
+            strategy, or 1 or more than 4 seats.
+    """
+    import asyncio
+
+    from ..client.rated_bots import play_rated_games
+
+    if not rated:
+        raise click.BadParameter("needs --rated", param_hint="--strategies")
+    if mode not in ("multi", "race"):
+        raise click.BadParameter("rated games are multi or race", param_hint="--mode")
+    names = ([s.strip() for s in strategies.split(",")] if strategies is not None
+             else [bot] * players)
+    if not 2 <= len(names) <= 4:
+        raise click.BadParameter("2 to 4 seats", param_hint="--strategies")
+    for name in names:
+        check_strategy(game, name)
+
+    async def go() -> None:
+        records = await play_rated_games(list(urls), game, mode, names, n_games, seed,
+                                         timeout)
+        for k, rec in enumerate(records):
+            if as_json:
+                click.echo(json.dumps(rec, sort_keys=True))
+            else:
+                winner = rec["names"].get(rec["winner"], "none")
+                click.echo(f"game {k + 1}/{n_games}: room {rec['room']} winner={winner} "
+                           f"outcome={rec['outcome']} {rec['duration_s']}s")
+
+    with reaching(urls[0]):
+        asyncio.run(go())

@@ -246,7 +246,7 @@ def _limits(opts: dict[str, Any]) -> dict[str, Any]:
     out = dict(opts)
     for key in ("msg_rate", "max_connections_per_address", "rooms_per_minute", "gc_threshold",
                 "max_connections", "rooms_per_minute_per_address", "empty_room_ttl",
-                "public_turn_seconds"):
+                "public_turn_seconds", "solo_keep_days"):
         if not out[key]:
             out[key] = None
     out["origins"] = tuple(out["origins"]) or None
@@ -332,6 +332,19 @@ def _limits(opts: dict[str, Any]) -> dict[str, Any]:
               help="Days a finished game's record (log, seeds, result, players) is kept in "
                    "the games archive for My games, replays and `cardhall verify` "
                    "(default: kept until purged: `cardhall admin purge-games`).")
+@click.option("--rated-boards", type=click.Choice(["all", "registered"]), default="all",
+              show_default=True, help="Who the rating lists of rated play show: every "
+              "account (guests too) and bot, or registered accounts only.")
+@click.option("--queue-bot-after", type=click.FloatRange(0), default=None, metavar="SECONDS",
+              help="Rated play's queue: seconds a player waits before bots fill the empty "
+              "seats of its table (default: never).")
+@click.option("--queue-wave-seconds", type=click.FloatRange(0.05), default=3.0,
+              show_default=True, help="Rated play's queue: seconds between two waves.")
+@click.option("--solo-keep", "solo_keep_days", type=click.FloatRange(0), default=30.0,
+              show_default=True, metavar="DAYS",
+              help="Days a solo game its player left is kept for them, paused (resumed from "
+                   "My games on any device of the account); then it ends as a loss. "
+                   "0: kept until resigned or finished.")
 @click.option("--public-turn-seconds", type=click.FloatRange(0), default=60.0,
               show_default=True, help="Turn clock (seconds) of a public room of several seats "
               "whose creator set none (0: none); private and solo rooms choose.")

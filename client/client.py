@@ -492,3 +492,28 @@ class Client(Connection):
         assert isinstance(reply, p.MyGames)
         return reply
 
+    async def queue_join(self, game: str, mode: str,
+                         seats: Sequence[int] = (2, 3, 4)) -> p.Queued:
+        """Wait in rated play's queue of (``game``, ``mode``) for a table of one of
+        ``seats`` sizes (``queue_join``); :meth:`matched` gives the table a wave seats this
+        client at (it is seated already: ``joined`` came first).
+
+        Raises:
+            ServerError: ``auth/required``, ``lobby/unknown_game`` (not rated),
+                ``server/unavailable``.
+        """
+        reply = await self.request(p.QueueJoin(game=game, mode=mode, seats=list(seats)))
+        assert isinstance(reply, p.Queued)
+        return reply
+
+    async def queue_leave(self, game: str | None = None) -> None:
+        """Leave rated play's queue (of ``game``, or every queue): ``queue_leave``."""
+        await self.request(p.QueueLeave(game=game))
+
+    async def matched(self, timeout: float | None = None) -> p.Matched:
+        """The next ``matched`` of rated play's queue (waits for it).
+
+        Raises:
+            TimeoutError: none came within ``timeout`` seconds.
+        """
+        return await asyncio.wait_for(self.matches.get(), timeout)

@@ -278,6 +278,8 @@ class Connection:
         #: Resumes of seats the server dropped while connected (one per room at a time).
         self._resuming: dict[str, asyncio.Task[bool]] = {}
         self.seat_resumes = 0
+        #: ``matched`` messages of rated play's queue, in arrival order (``Client.matched``).
+        self.matches: asyncio.Queue[p.Matched] = asyncio.Queue()
         #: Updates ignored as older than the view held (see :meth:`_stale`).
         self.stale_updates = 0
 
@@ -620,6 +622,8 @@ class Connection:
         elif isinstance(msg, p.Error) and msg.re is None:
             log.warning("server: %s: %s", msg.code, msg.message)
             self.notices.append(msg)
+        elif isinstance(msg, p.Matched):
+            self.matches.put_nowait(msg)
         self._resolve(msg)
         if isinstance(msg, (p.Update, p.SeatEvent, p.GameOver, p.Left, p.Started,
                             p.ChatLines)):

@@ -36,6 +36,7 @@ from .codec import (
     update_parts,
 )
 from .delta import apply_delta, diff, top_keys
+from .queue import TABLE_SIZES, Matched, QueueJoin, QueueLeave, Queued
 from .errors import (
     CLOSE_CODES,
     ERROR_CODES,
@@ -159,6 +160,11 @@ __all__ = [
     "SERVER_MESSAGES",
     "MY_GAMES_LIMIT",
     "MY_GAMES_LIMIT_MAX",
+    "TABLE_SIZES",
+    "Matched",
+    "QueueJoin",
+    "QueueLeave",
+    "Queued",
     "Account",
     "AccountReply",
     "AccountRequest",

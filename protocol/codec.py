@@ -30,6 +30,7 @@ from .errors import (
 )
 from . import messages as _messages
 from .accounts import AccountReply, AccountRequest  # registers the account messages too
+from .queue import Matched, QueueJoin, QueueLeave, Queued  # and rated play's queue
 from .messages import (
     CLIENT_MESSAGES,
     MAX_ARRAY_LEN,
@@ -47,9 +48,9 @@ from .messages import (
     type_name,
 )
 
-ClientMessage: TypeAlias = _messages.ClientMessage | AccountRequest
+ClientMessage: TypeAlias = _messages.ClientMessage | AccountRequest | QueueJoin | QueueLeave
 """Any message a client sends (the account messages of :mod:`.accounts` included)."""
-ServerMessage: TypeAlias = _messages.ServerMessage | AccountReply
+ServerMessage: TypeAlias = _messages.ServerMessage | AccountReply | Queued | Matched
 """Any message the server sends (the account messages included)."""
 Message: TypeAlias = ClientMessage | ServerMessage
 """Any message of the protocol."""

@@ -39,6 +39,8 @@ from .visibility import Lookups
 from .lobby import Lobby
 from .logs import event
 from .metrics import Metrics
+from .rated import SERVER_BOT, Rater, ratings_for
+from .rated_queue import RatedQueue
 from .store.memory_store import MemoryStore
 from .store.ports import Store
 from .tasks import SHUTDOWN_GRACE
@@ -132,8 +134,16 @@ class Server:
         self.cluster = Cluster(self)
         self.lobby = Lobby(self.store, self.settings, self.cluster)
         self.ledger = self.lobby.ledger = Ledger(self.accounts)
+        #: Rated rooms and ratings (issue #45, :mod:`.rated`).
+        self.ratings = ratings_for(self.store)
+        self.rater = self.lobby.rater = Rater(self.ratings, self.accounts, SERVER_BOT,
+                                              self.settings.rated_boards)
         self.connections: set[Connection] = set()
         self.sessions: dict[str, Connection] = {}
+        self.queue = RatedQueue(self.lobby, self.ratings,
+                                bot_after=self.settings.queue_bot_after,
+                                wave_seconds=self.settings.queue_wave_seconds,
+                                store=self.store, sessions=self.sessions)  # #45
         self.metrics = Metrics(self.store, lambda: len(self.lobby.rooms),
                                lambda: len(self.connections))
         self.lobby.metrics = self.metrics
@@ -236,6 +246,8 @@ class Server:
         if response is None:
             response = await self.metrics.http(socket, request)
         if response is None:
+            response = await self.rater.http(socket, request)
+        if response is None:
             response = web.respond(socket, request)
         if response is not None:  # an HTTP answer, not an upgrade: one access line
             event(log, logging.DEBUG if request.path in QUIET_PATHS else logging.INFO,
@@ -252,6 +264,7 @@ class Server:
         socket.done.add_done_callback(lambda _: event(
             log, logging.INFO, "conn_closed", session=conn.session_id, addr=conn.addr,
             code=socket.close_code, client=conn.software, account=conn.account or None))
+        socket.done.add_done_callback(lambda _: self.queue.closed(conn))
         conn.opened()
         return conn
 
@@ -288,6 +301,8 @@ class Server:
         await self.cluster.background.close(grace=SHUTDOWN_GRACE)
         await self.metrics.health.close()
         await self.ledger.close()
+        await self.rater.close()
+        await self.queue.close()
         await self.auth.close()
         await self.store.close()
 

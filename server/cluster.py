@@ -445,6 +445,8 @@ class Cluster:
             await self.server.admin.inbox(msg)
         elif kind == "account":  # a ban, a revocation, a rename (:mod:`.auth`)
             await self.server.auth.inbox(msg)
+        elif kind in ("queue_table", "queue_seat"):  # rated play's queue (:mod:`.rated_queue`)
+            await self.server.queue.inbox(msg)
         elif kind == "dropped":
             conn = self.server.sessions.get(msg["sess"])
             if conn is not None:

@@ -30,6 +30,16 @@ class Settings:
         history_days: Days a finished game's record (log, seeds, result, seats) is kept in
             the games archive after its end (issue #44); None: kept until an operator
             purges it.
+        rated_boards: Who the rating lists of rated play show (issue #45,
+            :mod:`.rated`): ``"all"`` (guest accounts too) or ``"registered"``.
+        queue_bot_after: Seconds a ticket of rated play's queue waits before bots fill its
+            table's empty seats (``--queue-bot-after``); None: never.
+        queue_wave_seconds: Seconds between two waves of the queue (``--queue-wave-seconds``).
+        solo_keep_days: Days a solo game its player left (or lost the connection to) is
+            kept for that player, paused: its turn clock stopped, no bot moves for it, listed
+            in My games as running and resumed from any device of the account (issue #44
+            item 1, ``--solo-keep``); then it ends as a loss (forfeited). None: kept until
+            the player resigns or finishes it.
         public_turn_seconds: The turn clock (seconds per turn) of a public room of several
             seats whose creator set none (issue #44 item 12: one idle player cannot hold a
             public table for ever); private and solo rooms choose their own. None: no clock.
@@ -149,6 +159,10 @@ class Settings:
     max_rooms: int = 100_000
     finished_ttl: float = 300.0
     history_days: float | None = None
+    rated_boards: str = "all"
+    queue_bot_after: float | None = None
+    queue_wave_seconds: float = 3.0
+    solo_keep_days: float | None = 30.0
     public_turn_seconds: float | None = 60.0
     max_pending_bytes: int = 1024 * 1024
     ping_interval: float | None = 20.0

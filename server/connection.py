@@ -86,6 +86,7 @@ class Hub(Protocol):
     auth: Auth
     accounts: AccountStore
     lookups: Lookups  # failed look-ups of rooms (:mod:`.visibility`)
+    queue: Any  # rated play's queue (:class:`~.rated_queue.RatedQueue`, a layer above)
 
 
 # Compiled (setup.py); subclassed by tests (:attr:`Server.connection_class`).

@@ -22,6 +22,7 @@ from .metrics import bind_game
 from ..games import GameError, OptionError
 from .room import Peer
 from .room import Room, RoomError, resync, split_options
+from .room.rules import DAY_SECONDS, KEEP_FOR_EVER
 from .phases import Phase
 from .store.ports import Lease, OwnershipLost, Store, StoreError
 from .tasks import SHUTDOWN_GRACE, Background
@@ -69,6 +70,8 @@ class Lobby:
         self.metrics: Any = None  # set by the server
         #: Told of every account's seats and finished games ("My games"; set by the server).
         self.ledger: SeatLedger | None = None
+        #: Checks rated rooms and rates their games (:class:`.rated.Rater`; set by the server).
+        self.rater: Any = None
         self._loading: dict[str, asyncio.Future[Room | None]] = {}
         #: Demotions, expiries and removals of finished rooms, stopped by :meth:`close`.
         self.background = Background()
@@ -284,9 +287,9 @@ class Lobby:
             engine_opts["mode"] = msg.mode
         mode = engine_opts.get("mode", modes[0] if modes else None)
         seats = msg.seats if msg.seats is not None else (1 if mode in (None, "solo") else 4)
-        clock = self.settings.public_turn_seconds
-        if not private and seats > 1 and settings.get("turn_seconds") is None and clock:
-            settings["turn_seconds"] = clock  # one idle player holds no public table
+        if self.rater is not None:
+            self.rater.check_room(msg.game, mode, settings, private)
+        self._operators_settings(settings, seats, private)
         chosen = sorted(k for k in DEAL_OPTIONS if engine_opts.get(k) is not None)
         if seats > 1 and chosen:
             raise RoomError("lobby/bad_options", f"option(s) {', '.join(chosen)}: they fix "
@@ -330,6 +333,19 @@ class Lobby:
         log.info("room created room=%s game=%s mode=%s seats=%d private=%s", room_id,
                  msg.game, mode, seats, private)
         return room
+
+    def _operators_settings(self, settings: dict[str, Any], seats: int,
+                            private: bool) -> None:
+        """Add the operator's room settings to ``settings`` (a new room's, ``seats`` seats):
+        a solo game its player leaves is kept for them (``solo_keep`` seconds, issue #44
+        item 1); a public room of several seats without a turn clock gets
+        ``public_turn_seconds`` (issue #44 item 12: one idle player holds no public table)."""
+        if seats == 1:
+            keep = self.settings.solo_keep_days
+            settings["solo_keep"] = KEEP_FOR_EVER if keep is None else keep * DAY_SECONDS
+        clock = self.settings.public_turn_seconds
+        if not private and seats > 1 and settings.get("turn_seconds") is None and clock:
+            settings["turn_seconds"] = clock
 
     async def _make_place(self) -> None:
         """Make place for a new room, or refuse it (see :meth:`create`).
@@ -441,6 +457,8 @@ class Lobby:
         ``finished_ttl`` seconds more, then removed."""
         ttl = self.settings.finished_ttl
         record = archive.game_record(room)
+        if self.rater is not None:
+            self.rater.finished(room)
 
         async def expire() -> None:
             try:

@@ -69,6 +69,8 @@ class Hub(Protocol):
     auth: Auth
     accounts: AccountStore
     lookups: visibility.Lookups
+    #: Rated play's queue (:class:`~.rated_queue.RatedQueue`; declared Any: a layer above).
+    queue: Any
 
     @property
     def cluster(self) -> Forwarder:  # read-only: a server's Cluster is one
@@ -269,6 +271,11 @@ class Session:
         self.send(p.Rooms(rooms=[p.RoomSummary(**s) for s in page if visibility.listed(s)],
                           more=True if cursor is not None else None, cursor=cursor,
                           re=msg.id))
+
+    async def _queue_request(self, msg: p.QueueJoin | p.QueueLeave) -> None:
+        """Answer ``queue_join`` and ``queue_leave``: rated play's queue (issue #45,
+        :meth:`.rated_queue.RatedQueue.request`)."""
+        await self.server.queue.request(self, msg)
 
     async def _create_room(self, msg: p.CreateRoom) -> None:
         room = await self.server.lobby.create(self, msg, dict(msg.options), msg.private,
@@ -533,4 +540,6 @@ HANDLERS: dict[type, Any] = {
     **{cls: Session._account for cls in (p.Guest, p.Register, p.Login, p.Restore, p.Refresh,
                                          p.Logout, p.SetName)},
     p.GetMyGames: Session._my_games,
+    p.QueueJoin: Session._queue_request,
+    p.QueueLeave: Session._queue_request,
 }

@@ -53,7 +53,8 @@ __all__ = ["LineReader", "PromptArea", "Terminal", "event_text", "menu_lines", "
 
 async def play(url: str, *, name: str, color: bool, stream: TextIO | None = None,
                record_dir: str | None = None, ascii: bool | None = None,
-               store: SeatStore | None = None, **client_options: Any) -> int:
+               store: SeatStore | None = None, rated: bool = False,
+               **client_options: Any) -> int:
     """Connect to ``url`` and run the terminal client until the player quits.
 
     Args:
@@ -67,6 +68,7 @@ async def play(url: str, *, name: str, color: bool, stream: TextIO | None = None
         ascii: Draw suits as letters, ASCII only (None: when the output cannot print the
             suit symbols, :func:`~.console.needs_ascii`).
         store: Where seat tokens are kept (None: :class:`SeatStore` at its default path).
+        rated: Join rated play's queue first thing (the lobby's ``rated`` command).
         client_options: How the client signs in (:class:`~cardhall.client.client.Client`'s
             ``guest``, ``token``, ``refresh``, ``on_account``; none: an anonymous guest).
 
@@ -90,4 +92,4 @@ async def play(url: str, *, name: str, color: bool, stream: TextIO | None = None
                       **client_options) as client:
         console = open_console(stream or sys.stdin, sys.stdout, ascii=ascii)
         term = Terminal(client, console, color=color, record_dir=record_dir, store=store)
-        return await term.run(Lobby(term).run())
+        return await term.run(Lobby(term, rated=rated).run())

@@ -18,6 +18,8 @@ from .text import LOBBY_HELP, room_line
 
 #: The lobby's prompt: its commands, then ``?`` for help.
 LOBBY_PROMPT = "lobby [r c j p w k m b q ?]> "
+#: Seconds ``rated`` waits in the queue for a table at most.
+RATED_WAIT = 600.0
 #: Refusals of ``resume`` after which a kept seat is gone for good (and forgotten).
 _SEAT_GONE = ("room/not_found", "room/bad_token", "room/finished")
 
@@ -27,20 +29,23 @@ class Lobby:
 
     Args:
         term: The terminal it runs in.
+        rated: Join rated play's queue first thing (``cardhall play --rated``).
 
     Attributes:
         rooms: The room list last shown (``list_rooms`` summaries), numbered from 1.
     """
 
-    def __init__(self, term: Terminal) -> None:
+    def __init__(self, term: Terminal, rated: bool = False) -> None:
         self.term = term
+        #: ``cardhall play --rated``: join rated play's queue first thing.
+        self.rated_first = rated
         self.rooms: list[dict[str, Any]] = []
         self.commands: dict[str, Callable[[str], Awaitable[bool]]] = {
             "r": self._cmd_refresh, "c": self._cmd_create, "j": self._cmd_join,
             "p": self._cmd_code, "w": self._cmd_watch, "k": self._cmd_quick,
             "m": self._cmd_mine, "q": self._cmd_quit, "?": self._cmd_help,
             "h": self._cmd_help, "b": self._cmd_leaderboard,
-            "leaderboards": self._cmd_leaderboard,
+            "leaderboards": self._cmd_leaderboard, "rated": self._cmd_rated,
         }
 
     async def run(self) -> None:
@@ -56,6 +61,8 @@ class Lobby:
         term.games = listed[0] if listed else []
         term.room_options = listed[1] if listed else []
         await self.refresh()
+        if self.rated_first and await self._cmd_rated(""):
+            return
         kept = term.kept_seats()
         if kept:
             term.say(f"you have {len(kept)} game(s) kept from earlier: m lists them, "
@@ -146,6 +153,35 @@ class Lobby:
         mode = words[1] if len(words) > 1 else None
         return await self.enter(await self.term.request(
             self.term.client.quick_join(game, mode=mode, patient=True)))
+
+    async def _cmd_rated(self, arg: str) -> bool:
+        """``rated [MODE [SIZES]]``: wait in rated play's queue of Skipper ``MODE`` (multi
+        or race) for a table of ``SIZES`` seats (``2,3,4``), then play the table the queue
+        gives (issue #45); the wait ends after :data:`RATED_WAIT` seconds."""
+        term = self.term
+        words = arg.split()
+        mode = words[0] if words else "multi"
+        try:
+            sizes = [int(s) for s in (words[1] if len(words) > 1 else "2,3,4").split(",")]
+        except ValueError:
+            term.error("seat counts are numbers: rated multi 2,3,4")
+            return False
+        queued = await term.request(term.client.queue_join("skipper", mode, sizes))
+        if queued is None:
+            return False
+        mark = "?" if queued.provisional else ""
+        term.say(f"waiting in the rated queue of Skipper {mode} (your rating "
+                 f"{queued.rating}{mark}; {queued.waiting} waiting)...")
+        matched = await term.request(term.client.matched(RATED_WAIT))
+        if matched is None:
+            await term.request(term.client.queue_leave())
+            return False
+        seat, token = term.client.seats.get(matched.room, (None, ""))
+        term.say(f"seated at a rated table of {matched.seats} (rating spread "
+                 f"{matched.spread}{f', {matched.bots} bots' if matched.bots else ''})")
+        joined = p.Joined(room=matched.room, seat=seat, token=token or None,
+                          view=term.client.views.get(matched.room, {}))
+        return await self.enter(joined, "skipper")
 
     async def _cmd_mine(self, arg: str) -> bool:
         """``m``: list the kept seats; ``m N``: resume number N (a seat the server no longer

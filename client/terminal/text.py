@@ -33,6 +33,7 @@ lobby commands:
   m               my games: the seats kept from earlier runs on this server
   m N             resume my game number N (take the seat back)
   b [GAME [MODE]] a game's leaderboard (solo scores: best per player name)
+  rated [MODE [SIZES]]  play rated: Skipper multi or race, a table of SIZES seats (2,3,4)
   q               quit"""
 
 ROOM_HELP = """\

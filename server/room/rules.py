@@ -50,6 +50,10 @@ ROOM_OPTIONS: tuple[Option, ...] = (
            "0 in turn-based ones).", min=0, max=60),
     Option("multi_seat", bool, False, "One account may hold several seats of the room (a hot "
            "seat); off: a second seat is refused (room/already_seated)."),
+    Option("rated", bool, False, "A rated game (issue #45, server/rated.py): public, the "
+           "deal drawn by the server, an abandoned seat forfeits; its result moves ratings."),
+    Option("bot_strategy", str, "greedy", "The server bots' strategy (the game's own: "
+           "Skipper has greedy, random and expert).", choices=("greedy", "random", "expert")),
 )
 ROOM_OPTION_NAMES = frozenset(o.name for o in ROOM_OPTIONS)
 
@@ -310,6 +314,22 @@ def on_leave(phase: Phase) -> Leaving:
     """
     step(phase, Event.LEAVE)
     return Leaving.FREE if phase is W else Leaving.ABANDON if phase is P else Leaving.DETACH
+
+
+#: Seconds in a day (``--solo-keep DAYS``).
+DAY_SECONDS = 86_400.0
+#: The keep window of a solo game kept until its player resigns or finishes it (``--solo-keep
+#: 0``): a century, so that the timer always has a moment to wait for.
+KEEP_FOR_EVER = 36_500 * DAY_SECONDS
+
+
+def solo_keep(settings: Mapping[str, Any], seat_count: int) -> float | None:
+    """Seconds a solo game its player left, or lost the connection to, is kept for that
+    player, paused (issue #44 item 1: never given to a bot that would play it out in the
+    player's name): the room setting ``solo_keep`` the lobby gives every one-seat room
+    (``--solo-keep``); None for a room of several seats or one stored without it."""
+    keep = settings.get("solo_keep") if seat_count == 1 else None
+    return float(keep) if keep else None
 
 
 def holds_on_drop(phase: Phase) -> bool:

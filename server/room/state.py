@@ -90,7 +90,8 @@ class TableState:
         self._commitment: tuple[int, str] | None = None
         self._timer_at: float | None = None
         self._bot_rng: random.Random | None = None
-        self._bot: Callable[..., Any] = bots.strategy(game_name, BOT_STRATEGY)
+        self._bot: Callable[..., Any] = bots.strategy(
+            game_name, settings.get("bot_strategy", BOT_STRATEGY))
 
     # -- reads ----------------------------------------------------------------------------
 
@@ -305,14 +306,16 @@ class TableState:
     def hold_seats(self, since: float) -> None:
         """After a restart: every seat of a player with no connection now is held for the
         room's ``grace_seconds`` from ``since`` (unix time s), so its client can resume it
-        (the timer is armed by :meth:`resync`). Not bots' seats, forfeited ones, nor in a
-        finished room."""
+        (the timer is armed by :meth:`resync`), or to the end of the window it was held for
+        before when that is later (a kept solo game, :func:`~.rules.solo_keep`). Not bots'
+        seats, forfeited ones, nor in a finished room."""
         if self.phase is F:
             return
         until = since + self.settings["grace_seconds"]
         for s, holder in enumerate(self.seats):
             if holder is not None and holder.conn is None and not holder.bot and holder.token:
-                self._put(s, replace(holder, grace_until=until))
+                # a seat held longer before (a kept solo game) keeps its window
+                self._put(s, replace(holder, grace_until=max(until, holder.grace_until or 0.0)))
 
     def _mark(self) -> tuple[Any, ...]:
         """What :meth:`undo` puts back."""

@@ -232,18 +232,27 @@ class Table(TableState):
 
     def leave(self, conn: Peer) -> list[Output]:
         """``conn`` leaves: a waiting seat is freed, a playing seat abandoned at once, in a
-        finished room only the connection goes (:func:`~.play.leave`)."""
+        finished room only the connection goes (:func:`~.play.leave`). A solo game in play
+        is kept for its player instead, paused (:func:`~.rules.solo_keep`: held as a drop
+        is, for the operator's ``--solo-keep``; issue #44 item 1)."""
         seat, outs = self._detach(conn)
-        return outs if seat is None else outs + self._do(play.leave(self.phase, seat))
+        if seat is None:
+            return outs
+        keep = rules.solo_keep(self.settings, self.seat_count)
+        if keep is not None and self.phase is P:
+            return outs + self._do(play.drop(self.phase, seat, keep, time.time()))
+        return outs + self._do(play.leave(self.phase, seat))
 
     def drop(self, conn: Peer) -> list[Output]:
         """``conn`` lost its connection: its seat is held for the grace window
-        (:func:`~.play.drop`); a spectator is gone (saved soon)."""
+        (:func:`~.play.drop`), a solo game's for its keep window
+        (:func:`~.rules.solo_keep`); a spectator is gone (saved soon)."""
         seat, outs = self._detach(conn, save_spectator=True)
         if seat is None:
             return outs
-        return outs + self._do(play.drop(self.phase, seat, self.settings["grace_seconds"],
-                                         time.time()))
+        held = rules.solo_keep(self.settings, self.seat_count)
+        return outs + self._do(play.drop(self.phase, seat,
+                                         held or self.settings["grace_seconds"], time.time()))
 
     def _detach(self, conn: Peer,
                 save_spectator: bool = False) -> tuple[int | None, list[Output]]:
@@ -630,7 +639,10 @@ class Table(TableState):
             outs += self._change_seat(effect)
         elif isinstance(effect, play.Abandon):
             if self.seats[effect.seat] is not None:
-                return play.abandon(self.phase, self.reloading, self.settings["on_abandon"],
+                # a kept solo game's window ended: a loss, never a bot's game in its name
+                kept = rules.solo_keep(self.settings, self.seat_count) is not None
+                return play.abandon(self.phase, self.reloading,
+                                    "forfeit" if kept else self.settings["on_abandon"],
                                     effect.seat, time.time())
         elif isinstance(effect, play.TurnsDue):
             return play.turns_due(self.phase, self._deadlines, effect.now)
@@ -690,6 +702,7 @@ class Table(TableState):
         left."""
         turn = self.settings["turn_seconds"]
         bid = self.settings["bid_seconds"] or turn
+        kept = rules.solo_keep(self.settings, self.seat_count) is not None
         if (self._timer_at is None and not self._deadlines and bid is None
                 and all(h is None or h.grace_until is None for h in self.seats)):
             return []  # no clocks in this room and none running
@@ -705,7 +718,8 @@ class Table(TableState):
                     del deadlines[s]
             for s in acting:
                 holder = self.seats[s]
-                if limit is None or holder is None or holder.bot:
+                if limit is None or holder is None or holder.bot or (
+                        kept and holder.conn is None):  # a kept solo game is paused
                     deadlines.pop(s, None)
                 elif s not in deadlines:
                     deadlines[s] = now + limit

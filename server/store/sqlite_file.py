@@ -7,10 +7,9 @@ One SQLite file (``cardhall serve --data PATH``) holds what
    when the process dies, ``kill -9`` included), so a second process pointed at the same
    file is refused with :class:`DataFileLocked` instead of writing beside the first;
 2. creates the file ``0600`` (its folder ``0700``) when it is missing;
-3. sets WAL mode (readers, ``cardhall backup`` among them, never block the writer),
-   ``synchronous`` NORMAL (a ``kill -9`` loses nothing committed; a power loss may lose the
-   last transactions) or FULL (``--fsync always``: every commit is on the disk before it
-   returns), incremental auto-vacuum (:meth:`DataFile.vacuum` gives freed pages back);
+3. sets WAL mode (readers, ``cardhall backup`` too, never block the writer), ``synchronous``
+   NORMAL (``kill -9`` loses nothing committed; a power loss may lose the last transactions)
+   or FULL (``--fsync always``), incremental auto-vacuum (:meth:`DataFile.vacuum`);
 4. checks the file (:mod:`.sqlite_checks`: not empty unless new, no bytes appended, not
    another program's; ``PRAGMA quick_check``) and its ``user_version``, and runs the
    :data:`MIGRATIONS` it lacks, each in one transaction with the version it reaches.
@@ -36,7 +35,7 @@ transaction, right after the answer; with ``--fsync always``, as one ``INSERT`` 
 autocommit (the same locks, write-ahead log frames and sync as a transaction, without the
 ``BEGIN`` and ``COMMIT`` statements).
 
-Schema (version 4; v3 the accounts' tables, v4 the games archive: sqlite_archive.py)::
+Schema (version 5; v3 accounts, v4 the games archive, v5 ratings: rating_sqlite.py)::
 
     rooms      room (unique), record, state, summary (msgpack: see store/ports.py), code (private
                rooms' join code), expires_at (unix s: a finished room is deleted after it),
@@ -69,6 +68,7 @@ from filelock import FileLock, Timeout
 
 from . import sqlite_checks as checks
 from ..accounts.account_sqlite import create_tables as _v3_accounts
+from .rating_sqlite import create_tables as _v5_ratings
 from .sqlite_archive import create_table as _v4_archive
 from .sqlite_journal import APPEND, RECOVER, AppendJournal, Row, journal_path, recover
 from .ports import StoreError, unpack, waiting_entry
@@ -164,8 +164,9 @@ def _v2(db: sqlite3.Connection) -> None:
 #: The schema's migrations, in order: ``MIGRATIONS[k]`` takes a file from version ``k`` to
 #: ``k + 1`` (an empty file is version 0): v1 rooms, logs, snapshots and boards; v2 the
 #: lobby-index columns; v3 the accounts' tables (:mod:`.account_sqlite`); v4 the games
-#: archive (:mod:`.sqlite_archive`). Append new ones; never change one that shipped.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2, _v3_accounts, _v4_archive)
+#: archive (:mod:`.sqlite_archive`); v5 ratings (:mod:`.rating_sqlite`). Append new ones.
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
+    _v1, _v2, _v3_accounts, _v4_archive, _v5_ratings)
 #: The schema version this code writes.
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -186,7 +187,6 @@ def default_path() -> Path:
     """``$XDG_DATA_HOME/cardhall/cardhall.db``, else ``~/.local/share/cardhall/cardhall.db``
     (platformdirs' user data folder on other systems)."""
     from platformdirs import user_data_path
-
     return user_data_path("cardhall", appauthor=False) / "cardhall.db"
 
 

@@ -26,8 +26,8 @@ from typing import Any
 
 from ..accounts.account_store import AccountStore, KeyTaken
 from ..leaderboard import BOARD_SIZE, boards
-from .ports import Boards, Store, StoreError
 from ..phases import Phase, is_phase
+from .ports import Boards, Store, StoreError
 
 #: Leaderboard entries read per page of the source.
 BOARD_PAGE = 500

@@ -120,6 +120,15 @@ SAMPLES: list[p.Message] = [
                          "game": "skipper", "mode": "multi", "finished": 1_800_000_000,
                          "result": "won", "score": None}], total=21, cursor="1"),
     p.MyGames(),
+    # Rated play's queue (protocol/queue.py).
+    p.QueueJoin(id=27, game="skipper", mode="multi", seats=[2, 3, 4]),
+    p.QueueJoin(game="skipper", mode="race", seats=[4]),
+    p.QueueLeave(id=28, game="skipper"),
+    p.QueueLeave(),
+    p.Queued(re=27, game="skipper", mode="multi", seats=[2, 3, 4], rating=1500,
+             provisional=True, waiting=3),
+    p.Matched(room="r9", game="skipper", mode="multi", seats=4, bots=1, host=True,
+              spread=40),
 ]
 
 

@@ -56,6 +56,7 @@ def maps(int_keys: bool) -> st.SearchStrategy[dict[Any, Any]]:
 rid = st.one_of(st.none(), st.integers(0, p.MAX_ID), s(0, 64))
 room, game, mode = s(1, 64), s(1, 32), s(1, 32)
 seat, seats = st.integers(0, 5), st.integers(1, 6)
+sizes = st.lists(st.sampled_from(p.TABLE_SIZES), min_size=1, max_size=3, unique=True)
 state_id = st.integers(0, p.MAX_STATE_ID)
 action = st.builds(lambda verb, rest: [verb, *rest], text, st.lists(data(False), max_size=4))
 summary = st.builds(
@@ -178,6 +179,15 @@ STRATEGIES: dict[str, st.SearchStrategy[Any]] = {
             "result": st.sampled_from(["won", "lost", "limit", "abandoned"]),
             "score": st.none() | st.integers(-1000, 1000)}), max_size=2),
         total=st.integers(0, p.MAX_ID), cursor=st.none() | s(1, 64), re=rid),
+    # Rated play's queue (protocol/queue.py).
+    "queue_join": st.builds(p.QueueJoin, game=game, mode=mode, seats=sizes, id=rid),
+    "queue_leave": st.builds(p.QueueLeave, game=st.none() | game, id=rid),
+    "queued": st.builds(p.Queued, game=game, mode=mode, seats=sizes,
+                        rating=st.integers(-(2**31), 2**31 - 1), provisional=st.booleans(),
+                        waiting=st.integers(0, p.MAX_ID), re=rid),
+    "matched": st.builds(p.Matched, room=room, game=game, mode=mode,
+                         seats=st.integers(2, 4), bots=st.integers(0, 3),
+                         host=st.booleans(), spread=st.integers(0, 2**31 - 1)),
 }
 messages = st.one_of(*STRATEGIES.values())
 

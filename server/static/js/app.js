@@ -10,6 +10,7 @@ import { loadRenderers } from "./renderers.js";
 import { openLink, syncAddress } from "./links.js";
 import { measure, animate } from "./motion.js";
 import { afterMessage, soundToggle } from "./sound.js";
+import { Rated, addPanel } from "./rated.js";
 
 const SEAT_KEY = "cardhall.seat";
 const HOST_KEY = "cardhall.hosted";
@@ -43,6 +44,7 @@ class App {
     this.notice = "";
     this.created = new Map(); // room id -> the create_room message that made it ("play again")
     this.account = new AccountMenu(this);
+    this.rated = new Rated(this); // rated play (rated.js)
   }
 
   /** The player's name: the signed-in account's display name. */
@@ -73,6 +75,7 @@ class App {
       await loadRenderers(games.games.map((g) => g.game)); // one per game hosted
       this.games = games.games;
       this.roomOptions = games.room_options;
+      this.rated.refresh();
     } catch {
       return; // lost again: onClose schedules the next try
     }
@@ -264,6 +267,7 @@ class App {
   // --- server messages ---------------------------------------------------------------------
 
   onMessage(msg) {
+    if (this.rated.onMessage(msg)) return;
     const room = this.room;
     if (msg.t === "error") {
       // Unasked errors tell why a `left` follows (protocol/README.md "Reconnection" 8).
@@ -322,7 +326,7 @@ class App {
     let body;
     if (this.replay) body = this.replay.render();
     else if (this.room) body = this.room.render();
-    else if (this.games) body = this.lobby.render();
+    else if (this.games) addPanel(this.rated, (body = this.lobby.render()));
     else body = h("main", { class: "lobby" }, h("p", {}, "Connecting to the server\u2026"));
     const header = h(
       "header",
@@ -347,7 +351,8 @@ class App {
       this.account.render(),
     );
     const before = measure(this.root);
-    this.root.replaceChildren(header, banner || "", notice || "", body);
+    this.root.replaceChildren(header, banner || "", notice || "", this.rated.banner() || "",
+      body);
     animate(this.root, before);
     syncAddress(this);
     document.body.dataset.conn = this.connState;
