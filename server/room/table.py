@@ -35,7 +35,7 @@ from ..accounts.names import bot_name
 from ..phases import Phase, RoomError
 from . import chat, play, rules
 from .outputs import Append, Bots, Fanout, Notice, Output, Result, Save, Send, Timer
-from .play import Effect
+from .play import Broadcast, Effect, EndTurn, Schedule, Stamp, WakeBots
 from .seats import Peer, Seat
 from .state import TableState
 
@@ -459,7 +459,9 @@ class Table(TableState):
         outs += self._do(play.appended(self.phase, game, out.entry, out.events),
                          out.conn, out.re)
         then = out.then
-        if out.origin == "timeout" and then and isinstance(then[0], _Default):
+        if not then:
+            return outs
+        if out.origin == "timeout" and isinstance(then[0], _Default):
             step = then[0]
             if play.turn_ends(game, out.entry) or step.n > TIMEOUT_STEPS:
                 then = then[1:]
@@ -544,25 +546,25 @@ class Table(TableState):
         here, the rest as outputs; an append stops it (the steps after it wait for the
         store's answer: :attr:`~.outputs.Append.then`)."""
         outs: list[Output] = []
-        todo = list(effects)
+        todo = effects[::-1]  # a stack: the next effect last
         while todo:
-            effect = todo.pop(0)
-            if isinstance(effect, play.Broadcast):
+            effect = todo.pop()
+            if isinstance(effect, Broadcast):
                 if conn is None:
                     outs.append(Fanout(effect.events))
                 elif conn.act_reply == "update":  # the update carries the act's id: no ok
                     outs.append(Fanout(effect.events, conn, None, re))
                 else:
                     outs.append(Fanout(effect.events, conn, p.ok_frame(re)))
-            elif isinstance(effect, play.Stamp):
+            elif isinstance(effect, Stamp):
                 for s in effect.seats:
                     self._seat_version[s] = effect.state_id
-            elif isinstance(effect, play.Schedule):
+            elif isinstance(effect, Schedule):
                 outs += self._schedule()
-            elif isinstance(effect, play.EndTurn):
+            elif isinstance(effect, EndTurn):
                 if self._deadlines.pop(effect.seat, None) is not None:
                     self._touch()
-            elif isinstance(effect, play.WakeBots):
+            elif isinstance(effect, WakeBots):
                 outs += self._wake()
             elif isinstance(effect, (play.Refuse, play.Tell)):
                 if isinstance(effect, play.Refuse):
@@ -570,11 +572,11 @@ class Table(TableState):
                 if conn is not None:
                     outs.append(Send(conn, p.error_reply(effect.error, re=re)))
             elif isinstance(effect, (play.Forfeit, _Default)):
-                append = self._appending(effect, todo)
+                append = self._appending(effect, todo[::-1])
                 if append is not None:
                     return outs + [append]
             else:
-                todo[0:0] = self._step(effect, outs)
+                todo.extend(reversed(self._step(effect, outs)))
         return outs
 
     def _appending(self, effect: Effect, todo: list[Effect]) -> Append | None:

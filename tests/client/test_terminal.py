@@ -895,5 +895,5 @@ async def test_create_dialogue_asks_again_only_for_the_option_the_server_refused
     assert out.count("x = cancel]: turn_limit=7 first_seat=4\n") == 1
     (summary,) = await lobby(server.url)
     assert (summary["name"], summary["seats"], summary["mode"]) == ("Duo", 2, "multi")
-    options = server.lobby.rooms[summary["room"]].options
+    options = server.lobby.rooms[summary["room"]].table.options
     assert (options["turn_limit"], options["first_seat"]) == (7, 1)
