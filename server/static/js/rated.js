@@ -1,7 +1,9 @@
 // Rated play in the web client (issue #45): the lobby's "Play rated" panel (queue_join and
 // queue_leave), the seat the queue gives (an unasked `joined`, then `matched`), the players'
-// ratings at a rated table, and the player's rated games with each rating before -> after
-// (GET /ratings/history). app.js calls onMessage(), panel() and banner(); nothing else.
+// ratings at a rated table (the banner, and each seat's on the seat list: seatRating()), and
+// the player's rated games with each rating before -> after (GET /ratings/history), in the
+// panel and in My games (loadChanges(), change()). app.js calls onMessage(), panel() and
+// banner(); room.js seatRating(); account.js loadChanges() and change().
 import { h } from "./cards.js";
 
 const GAME = "skipper";
@@ -14,9 +16,17 @@ const BOARD_SIZE = 10;
  * rates it in the background). */
 const RATED_AFTER_MS = 600;
 
+/** Rated games of each mode My games reads (the newest). */
+const CHANGES_LIMIT = 100;
+
 /** "1523", or "1523?" while provisional (lichess's mark). */
 function shown(rating) {
   return `${rating.rating}${rating.provisional ? "?" : ""}`;
+}
+
+/** "1523" or "1523, provisional": a rating in words (for screen readers). */
+function spoken(rating) {
+  return `rating ${rating.rating}${rating.provisional ? ", provisional" : ""}`;
 }
 
 async function getJson(path) {
@@ -35,6 +45,7 @@ export class Rated {
     this.mine = null; // { rating, provisional } for this.mode
     this.games = []; // /ratings/history entries, newest first
     this.table = new Map(); // display name -> rating record, of this.mode's list
+    this.changes = new Map(); // room id -> its newest /ratings/history entry (My games)
     this.error = "";
   }
 
@@ -170,6 +181,47 @@ export class Rated {
           : h("tr", {}, h("td", { class: "none", colspan: "3" },
               "Nobody yet: a rating is established after about 12 games."))),
     );
+  }
+
+  /** Read this player's rated games of every mode (room id -> before and after), for My
+   * games; nothing when not signed in or when the server cannot say. */
+  async loadChanges() {
+    const info = this.app.account.info;
+    const changes = new Map();
+    if (info && info.account) {
+      const who = `account=${encodeURIComponent(info.account)}&limit=${CHANGES_LIMIT}`;
+      await Promise.all(MODES.map(async ([mode]) => {
+        try {
+          const got = await getJson(`/ratings/history?game=${GAME}&mode=${mode}&${who}`);
+          for (const e of got.entries) if (!changes.has(e.room)) changes.set(e.room, e);
+        } catch {
+          // no ratings of this mode to show
+        }
+      }));
+    }
+    this.changes = changes;
+  }
+
+  /** My games' "rating 1500? -> 1523?" of finished room `roomId`, or null (not rated). */
+  change(roomId) {
+    const e = this.changes.get(roomId);
+    if (!e) return null;
+    return h("span", { class: "rating-change", dataset: { before: e.before.rating,
+      after: e.after.rating }, "aria-label": `${spoken(e.before)} before, ${spoken(e.after)}` +
+      " after" }, ` · rating ${shown(e.before)} → ${shown(e.after)}`);
+  }
+
+  /** The rating of seat `i` of `room` (a room.js Room) for its seat list, when the room is
+   * the rated one the queue seated this player in: "1523" or "1523?" (provisional), or null. */
+  seatRating(room, i) {
+    if (!room || room.roomId !== this.room) return null;
+    const players = (room.view.room && room.view.room.players) || [];
+    const p = players[i];
+    if (!p) return null;
+    const r = this.table.get(p.name) || { rating: 1500, provisional: true };
+    return h("small", { class: `seat-rating${r.provisional ? " provisional" : ""}`,
+      dataset: { rating: r.rating }, "aria-label": spoken(r),
+      title: r.provisional ? "provisional rating" : "rating" }, shown(r));
   }
 
   /** The line above a rated table: each player's rating (from the list). */
