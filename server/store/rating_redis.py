@@ -10,7 +10,8 @@ Keys (``B`` a rated game type, ``skipper:multi``; every key of one type shares t
                                       (ratings.HISTORY kept)
     cardhall:{rt:B}:g:GAME    string  msgpack list of Change.record: the game is rated
     cardhall:{rt:B}:gl        zset    game -> unix s of its finish: the rated games, for
-                                      cardhall migrate
+                                      cardhall migrate (games rated before it existed are
+                                      added at 0 by a SCAN of their keys)
 
 Rating a game is a compare-and-set: the process reads the seats' records, computes, and one
 script (:data:`RATE`) writes the new ratings, their history and the game's key only if the
@@ -202,9 +203,26 @@ class RedisRatings:
         """
         if limit <= 0:
             return []
+        if offset == 0:
+            await self._index_games(board)
         rows = await self._call(self.redis.zrange(_key(board, "gl"), offset,
                                                   offset + limit - 1, withscores=True))
         return [(g.decode(), float(at)) for g, at in rows]
+
+    async def _index_games(self, board: str) -> None:
+        """Add to the games zset the rated games of ``board`` it lacks (rated before it
+        existed), at time 0 (the oldest): one ``SCAN`` of their keys."""
+        prefix = _key(board, "g:")
+        found: dict[str, float] = {}
+        try:
+            async for raw in self.redis.scan_iter(match=prefix.replace("[", "\\[") + "*",
+                                                  count=1000):
+                found[raw.decode()[len(prefix):]] = 0.0
+        except (RedisError, OSError) as exc:
+            self.health.failed()
+            raise StoreError(f"redis: {exc}") from None
+        if found:
+            await self._call(self.redis.zadd(_key(board, "gl"), found, nx=True))
 
     async def put_entry(self, board: str, entry: Entry,
                         history: Sequence[tuple[float, str, Rating]]) -> bool:

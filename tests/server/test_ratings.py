@@ -142,3 +142,17 @@ async def test_pages_and_puts_for_migrate(store: Ratings) -> None:
     assert await store.rated_ids(BOARD, 0, 1) == [("g0", 5.0)]
     assert await store.game_changes(BOARD, "g0") == done
     assert await store.rate(game("g0", ["a", "b"], [1, 2])) is None
+
+
+async def test_games_rated_before_the_games_index_are_listed(redis_server: RedisProcess) -> None:
+    """Redis: a game rated before the ``gl`` zset existed is found by its key (at time 0)."""
+    redis_server.flush()
+    redis = RedisStore(redis_server.url)
+    try:
+        ratings = rated.ratings_for(redis)
+        await ratings.rate(game("old", ["a", "b"], [1, 2], at=30.0))
+        await ratings.rate(game("new", ["a", "b"], [1, 2], at=40.0))
+        await redis.redis.zrem(f"cardhall:{{rt:{BOARD}}}:gl", "old")
+        assert await ratings.rated_ids(BOARD, 0, 10) == [("old", 0.0), ("new", 40.0)]
+    finally:
+        await redis.close()
