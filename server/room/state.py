@@ -197,7 +197,8 @@ class TableState:
     def facts(self) -> dict[str, Any]:
         """The room facts added to every view under ``"room"``: id, game, mode, status,
         players, deadlines (``[[seat, unix time s], ...]``), the deal ``commitment`` (nil
-        until the game starts), ``spectators`` (``{count, names}``). The same dict object
+        until the game starts), ``spectators`` (``{count, names}``), and ``rated`` (True)
+        in a rated room only. The same dict object
         while nothing in it changed (the delta diff skips it by identity; do not mutate)."""
         cached = self._facts_cache
         if cached is not None and cached[0] == self.version:
@@ -211,6 +212,8 @@ class TableState:
                  "commitment": None if self.phase is W else self.commitment,
                  "spectators": {"count": len(watching),
                                 "names": [n[:64] for n in watching[:SPECTATOR_NAMES]]}}
+        if self.settings.get("rated"):
+            facts["rated"] = True  # issue #45: clients show the seats' ratings
         if cached is not None and facts == cached[1]:
             facts = cached[1]
         self._facts_cache = (self.version, facts)

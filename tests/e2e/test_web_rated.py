@@ -2,8 +2,8 @@
 (Playwright): one player at a desktop viewport (1280x800) and one on a phone (390x844) press
 "Play rated" for a 2-player Skipper multi table; the queue seats them together, the table
 shows both players' ratings (the banner, and each seat's on the seat list, provisional marked
-"?"), and after the game each sees its rating move (before -> after) in its rated games and in
-My games. On the old code there is no "Play rated" panel (and, before the second round of
+"?"; a spectator sees them too: the room's facts say ``rated``), and after the game each sees
+its rating move (before -> after) in its rated games and in My games. On the old code there is no "Play rated" panel (and, before the second round of
 #45, no rating on the seat list nor in My games)."""
 
 from __future__ import annotations
@@ -73,6 +73,13 @@ async def test_play_rated_at_desktop_and_phone_sizes() -> None:
         await phone.screenshot(path=shot("rated-table-phone"))
         room = await desk.evaluate("() => window.cardhall.room.roomId")
         assert server.lobby.rooms[room].table.settings["rated"]
+        # A spectator (not queued) sees the seats' ratings too: the room says it is rated.
+        watcher = await page_at(b, server.port, errors, DESKTOP, wait="#rated-play")
+        await watcher.evaluate("r => window.cardhall.spectate(r)", room)
+        await watcher.wait_for_selector(".seats .seat-item:nth-child(2) .seat-rating")
+        assert await watcher.locator(".seats .seat-rating").all_inner_texts() == [
+            "1500?", "1500?"]
+        await watcher.close()
         await desk.wait_for_function(
             "() => window.cardhall.room.view.room.status === 'playing'")
         await desk.evaluate(

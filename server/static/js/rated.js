@@ -46,6 +46,7 @@ export class Rated {
     this.games = []; // /ratings/history entries, newest first
     this.table = new Map(); // display name -> rating record, of this.mode's list
     this.changes = new Map(); // room id -> its newest /ratings/history entry (My games)
+    this.lists = new Map(); // other modes' lists for rated tables' seats: mode -> Map or null
     this.error = "";
   }
 
@@ -63,8 +64,11 @@ export class Rated {
       this.app.enterRoom(msg, msg.token);
       return true;
     }
-    if (msg.t === "game_over" && msg.room === this.room) {
-      setTimeout(() => this.refresh(), RATED_AFTER_MS);
+    if (msg.t === "game_over" && (msg.room === this.room || this.isRated(this.app.room))) {
+      setTimeout(() => {
+        this.lists.clear();
+        this.refresh();
+      }, RATED_AFTER_MS);
     }
     return false;
   }
@@ -211,14 +215,35 @@ export class Rated {
       " after" }, ` · rating ${shown(e.before)} → ${shown(e.after)}`);
   }
 
-  /** The rating of seat `i` of `room` (a room.js Room) for its seat list, when the room is
-   * the rated one the queue seated this player in: "1523" or "1523?" (provisional), or null. */
+  /** True when `room` (a room.js Room, or null) is rated: its facts say so (`room.rated`),
+   * or the queue seated this player in it. */
+  isRated(room) {
+    if (!room) return false;
+    return room.roomId === this.room || Boolean(room.view.room && room.view.room.rated);
+  }
+
+  /** The rating list (name -> record) of `mode`: this.mode's, else read once, on demand. */
+  listOf(mode) {
+    if (mode === this.mode) return this.table;
+    if (!this.lists.has(mode)) {
+      this.lists.set(mode, null);
+      getJson(`/ratings?game=${GAME}&mode=${mode}&limit=1000`)
+        .then((list) => this.lists.set(mode, new Map(list.entries.map((e) => [e.name, e]))))
+        .catch(() => this.lists.set(mode, new Map()))
+        .then(() => this.app.render());
+    }
+    return this.lists.get(mode) || new Map();
+  }
+
+  /** The rating of seat `i` of `room` (a room.js Room) for its seat list when the room is
+   * rated (isRated): "1523" or "1523?" (provisional), or null. */
   seatRating(room, i) {
-    if (!room || room.roomId !== this.room) return null;
+    if (!this.isRated(room)) return null;
     const players = (room.view.room && room.view.room.players) || [];
     const p = players[i];
     if (!p) return null;
-    const r = this.table.get(p.name) || { rating: 1500, provisional: true };
+    const r = this.listOf(room.view.room.mode || this.mode).get(p.name) ||
+      { rating: 1500, provisional: true };
     return h("small", { class: `seat-rating${r.provisional ? " provisional" : ""}`,
       dataset: { rating: r.rating }, "aria-label": spoken(r),
       title: r.provisional ? "provisional rating" : "rating" }, shown(r));
