@@ -3,8 +3,9 @@
 "Play rated" for a 2-player Skipper multi table; the queue seats them together, the table
 shows both players' ratings (the banner, and each seat's on the seat list, provisional marked
 "?"; a spectator sees them too: the room's facts say ``rated``), and after the game each sees
-its rating move (before -> after) in its rated games and in My games. On the old code there is no "Play rated" panel (and, before the second round of
-#45, no rating on the seat list nor in My games)."""
+its rating move (before -> after) in its rated games and in My games. On the old code there
+is no "Play rated" panel (and, before the second round of #45, no rating on the seat list nor
+in My games)."""
 
 from __future__ import annotations
 
