@@ -44,9 +44,9 @@ export class Rated {
     this.room = null; // the rated room the queue seated this player in
     this.mine = null; // { rating, provisional } for this.mode
     this.games = []; // /ratings/history entries, newest first
-    this.table = new Map(); // display name -> rating record, of this.mode's list
     this.changes = new Map(); // room id -> its newest /ratings/history entry (My games)
-    this.lists = new Map(); // other modes' lists for rated tables' seats: mode -> Map or null
+    this.entries = []; // this.mode's list (GET /ratings entries, best first)
+    this.lists = new Map(); // other modes' lists for rated tables' seats: mode -> entries
     this.error = "";
   }
 
@@ -117,9 +117,9 @@ export class Rated {
   async loadTable() {
     try {
       const list = await getJson(`/ratings?game=${GAME}&mode=${this.mode}&limit=1000`);
-      this.table = new Map(list.entries.map((e) => [e.name, e]));
+      this.entries = list.entries;
     } catch {
-      this.table = new Map();
+      this.entries = [];
     }
     this.app.render();
   }
@@ -173,7 +173,7 @@ export class Rated {
   /** The rated board of this.mode: the established ratings (not provisional), highest
    * first (the server leaves guests out when its operator asks for registered players). */
   board() {
-    const rows = [...this.table.values()].filter((e) => !e.provisional).slice(0, BOARD_SIZE);
+    const rows = this.entries.filter((e) => !e.provisional).slice(0, BOARD_SIZE);
     return h(
       "div",
       { class: "rated-board" },
@@ -222,17 +222,24 @@ export class Rated {
     return room.roomId === this.room || Boolean(room.view.room && room.view.room.rated);
   }
 
-  /** The rating list (name -> record) of `mode`: this.mode's, else read once, on demand. */
+  /** The rating list (entries) of `mode`: this.mode's, else read once, on demand. */
   listOf(mode) {
-    if (mode === this.mode) return this.table;
+    if (mode === this.mode) return this.entries;
     if (!this.lists.has(mode)) {
       this.lists.set(mode, null);
       getJson(`/ratings?game=${GAME}&mode=${mode}&limit=1000`)
-        .then((list) => this.lists.set(mode, new Map(list.entries.map((e) => [e.name, e]))))
-        .catch(() => this.lists.set(mode, new Map()))
+        .then((list) => this.lists.set(mode, list.entries))
+        .catch(() => this.lists.set(mode, []))
         .then(() => this.app.render());
     }
-    return this.lists.get(mode) || new Map();
+    return this.lists.get(mode) || [];
+  }
+
+  /** The rating of player `p` (a `room.players` entry) in `entries`: by its rating key in
+   * a rated room's facts, else by name; a new player's (1500, provisional) when unrated. */
+  ratingOf(entries, p) {
+    const found = entries.find((e) => ("key" in p ? e.key === p.key : e.name === p.name));
+    return found || { rating: 1500, provisional: true };
   }
 
   /** The rating of seat `i` of `room` (a room.js Room) for its seat list when the room is
@@ -242,8 +249,7 @@ export class Rated {
     const players = (room.view.room && room.view.room.players) || [];
     const p = players[i];
     if (!p) return null;
-    const r = this.listOf(room.view.room.mode || this.mode).get(p.name) ||
-      { rating: 1500, provisional: true };
+    const r = this.ratingOf(this.listOf(room.view.room.mode || this.mode), p);
     return h("small", { class: `seat-rating${r.provisional ? " provisional" : ""}`,
       dataset: { rating: r.rating }, "aria-label": spoken(r),
       title: r.provisional ? "provisional rating" : "rating" }, shown(r));
@@ -255,9 +261,8 @@ export class Rated {
     if (!room || room.roomId !== this.room) return null;
     const players = (room.view.room && room.view.room.players) || [];
     const items = players.filter(Boolean).map((p) => {
-      const r = this.table.get(p.name);
-      return h("span", { class: "rated-seat", "data-name": p.name },
-        `${p.name} ${r ? shown(r) : "1500?"}`);
+      const r = this.ratingOf(this.entries, p);
+      return h("span", { class: "rated-seat", "data-name": p.name }, `${p.name} ${shown(r)}`);
     });
     return h("div", { class: "banner rated-banner", id: "rated-banner", role: "status" },
       "Rated game \u00b7 ", ...items.flatMap((el, k) => (k ? [", ", el] : [el])));
