@@ -198,7 +198,8 @@ def _open_store(spec: str, *, source: bool) -> Store:
 def migrate(source: str, target: str, finished_ttl: float) -> None:
     """Copy a lobby from one store to another: every room (in play, waiting, finished) with its
     record, state, seat tokens, log and snapshot, every archived game, every account (with its
-    seats and games; players sign in again on the target) and every leaderboard. A SQLite file
+    seats and games; players sign in again on the target), every rating of rated play (with its
+    history) and every leaderboard. A SQLite file
     onto Redis to grow past one process, or back. Stop the servers of the source first (a SQLite
     file is locked while it is read; rooms a live server runs on Redis are refused); rooms the
     target holds already are skipped. Players resume their seats on the target's servers with
@@ -207,6 +208,7 @@ def migrate(source: str, target: str, finished_ttl: float) -> None:
 
     from ..server.app import accounts_for
     from ..server.history import KEEP
+    from ..server.rated import ratings_for
     from ..server.store.ports import StoreError
     from ..server.store.transfer import copy_store
 
@@ -217,7 +219,8 @@ def migrate(source: str, target: str, finished_ttl: float) -> None:
             try:
                 return await copy_store(src, dst, finished_ttl,
                                         lambda line: click.echo(line, err=True),
-                                        (accounts_for(src), accounts_for(dst)), KEEP)
+                                        (accounts_for(src), accounts_for(dst)), KEEP,
+                                        (ratings_for(src), ratings_for(dst)))
             finally:
                 await dst.close()
         finally:
@@ -229,7 +232,8 @@ def migrate(source: str, target: str, finished_ttl: float) -> None:
         raise click.ClickException(f"not migrated: {exc}") from None
     click.echo(f"copied {done['rooms']} rooms ({done['playing']} in play, {done['waiting']} "
                f"waiting, {done['finished']} finished; {done['entries']} log entries), "
-               f"{done['archived']} archived games, {done['accounts']} accounts and "
+               f"{done['archived']} archived games, {done['accounts']} accounts, "
+               f"{done['ratings']} ratings ({done['rated_games']} rated games) and "
                f"{done['board_entries']} leaderboard entries "
                f"from {source} to {target}"
                + (f"; {done['skipped']} rooms skipped (in the target already)"

@@ -67,7 +67,7 @@ RATED_BOARDS = ("all", "registered")
 
 def ratings_for(store: Store) -> Ratings:
     """The ratings store that shares ``store``'s backend: on its Redis (its ``redis``
-    attribute), in its SQLite data file (its ``file``: schema v5), else in this process."""
+    attribute), in its SQLite data file (its ``file``: schema v5 and v6), else in this process."""
     client = getattr(store, "redis", None)
     if client is not None:
         from .store.rating_redis import RedisRatings

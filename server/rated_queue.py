@@ -16,12 +16,13 @@ rated game type), ``server/unavailable`` (the ratings store).
 
 On a Redis store the queue is the lobby's, one per game type (:mod:`.store.queue_redis`): every
 process puts its connections' tickets there and runs the waves of the queues it has
-tickets in, one process at a time per queue (redis-py's ``Lock``), each table claimed at
-once so that no ticket is seated twice. A table is seated by the process of its first
-ticket (told through its inbox, ``queue_table``, when another process made it), which
-creates the room and seats its own connections; each other player's process is told
-(``queue_seat``) and joins its connection to the room (a ``join``, forwarded to the room's
-process as any other).
+tickets in, one process at a time per queue (redis-py's ``Lock``), every ``wave_seconds``
+or at once when a join makes the queue ``wave_at`` tickets long (on the process of that
+join), each table claimed at once so that no ticket is seated twice. A table is seated by
+the process of its first ticket (told through its inbox, ``queue_table``, when another
+process made it), which creates the room and seats its own connections; each other
+player's process is told (``queue_seat``) and joins its connection to the room (a ``join``,
+forwarded to the room's process as any other).
 """
 
 from __future__ import annotations
@@ -88,6 +89,7 @@ class RatedQueue:
         self.local: dict[str, tuple[str, Any]] = {}
         self.background = Background()
         self._task: asyncio.Task[None] | None = None
+        self._now = asyncio.Event()  # a shared queue is long enough: a wave at once
 
     async def request(self, conn: Any, msg: p.QueueJoin | p.QueueLeave) -> None:
         """Answer ``queue_join`` (``queued``) or ``queue_leave`` (``ok``) of ``conn`` (a
@@ -132,6 +134,8 @@ class RatedQueue:
                 if q == queue and c.account == conn.account:
                     del self.local[tid]
             self.local[ticket.id] = (queue, conn)
+            if waiting >= self.matchmaker.wave_at:
+                self._now.set()
             if self._task is None:
                 self._task = asyncio.get_running_loop().create_task(self._waves(),
                                                                     name="shared-queue")
@@ -229,11 +233,16 @@ class RatedQueue:
                     log.warning("queue: ticket %s not removed: %s", tid, exc)
 
     async def _waves(self) -> None:
-        """Every ``wave_seconds``: renew this process's alive keys, and run a wave of each
-        queue it has tickets in whose lock it gets."""
+        """Every ``wave_seconds``, or at once when a join here made a queue long enough:
+        renew this process's alive keys, and run a wave of each queue it has tickets in
+        whose lock it gets."""
         assert self.shared is not None
         while True:
-            await asyncio.sleep(self.wave_seconds)
+            try:
+                await asyncio.wait_for(self._now.wait(), self.wave_seconds)
+            except asyncio.TimeoutError:
+                pass
+            self._now.clear()
             for queue in sorted({q for q, _ in self.local.values()}):
                 try:
                     await self.shared.alive(queue)

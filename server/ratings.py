@@ -29,7 +29,7 @@ already marked, so that a takeover or a restart that finishes or reports a game 
 never rates it twice. Every update is kept (the rating history: :meth:`Ratings.history`).
 
 Stores (the port :class:`Ratings`): :class:`MemoryRatings` here, the SQLite data file's
-(:mod:`.store.rating_sqlite`, schema version 5) and Redis's (:mod:`.store.rating_redis`).
+(:mod:`.store.rating_sqlite`, schema versions 5 and 6) and Redis's (:mod:`.store.rating_redis`).
 """
 
 from __future__ import annotations
@@ -282,9 +282,10 @@ class Ratings(Protocol):
     async def ratings(self, board: str, keys: Sequence[str]) -> dict[str, Rating]:
         """The current ratings of ``keys`` on ``board`` (keys never rated are left out)."""
 
-    async def listing(self, board: str, limit: int = 100) -> list[Entry]:
-        """The ``limit`` best entries of ``board``, the highest shown rating first (equal
-        ratings by key)."""
+    async def listing(self, board: str, limit: int = 100, offset: int = 0) -> list[Entry]:
+        """The ``limit`` best entries of ``board`` after the ``offset`` best, the highest
+        shown rating first (equal ratings by key; paging with ``offset`` meets every entry
+        once while nothing is rated)."""
 
     async def game_changes(self, board: str, game: str) -> list[Change] | None:
         """The changes rated game ``game`` (its id) of ``board`` made, or None (not
@@ -294,6 +295,23 @@ class Ratings(Protocol):
                       ) -> list[tuple[float, str, Rating]]:
         """The rating history of ``key`` on ``board``, newest first: (unix s, game id,
         rating after that game)."""
+
+    async def rated_ids(self, board: str, offset: int, limit: int
+                        ) -> list[tuple[str, float]]:
+        """Up to ``limit`` rated games of ``board`` after the ``offset`` oldest, oldest
+        first: (game id, unix s of its finish). For ``cardhall migrate``."""
+
+    async def put_entry(self, board: str, entry: Entry,
+                        history: Sequence[tuple[float, str, Rating]]) -> bool:
+        """Write ``entry`` with its ``history`` (newest first, as :meth:`history` gives it)
+        unless ``board`` holds its key already; returns whether it was written. For
+        ``cardhall migrate`` (the target is in no server's use)."""
+
+    async def put_game(self, board: str, game: str, done: Sequence[Change],
+                       at: float) -> bool:
+        """Mark game ``game`` of ``board`` rated with its changes ``done`` (finished at
+        ``at``, unix s) unless it is marked already; returns whether it was marked. For
+        ``cardhall migrate``."""
 
 
 def best_first(entries: list[Entry], limit: int) -> list[Entry]:
@@ -310,6 +328,7 @@ class MemoryRatings:
         self._boards: dict[str, dict[str, Entry]] = {}
         self._games: dict[str, list[Change]] = {}
         self._history: dict[tuple[str, str], list[tuple[float, str, Rating]]] = {}
+        self._rated: dict[str, list[tuple[str, float]]] = {}
 
     async def rate(self, game: RatedGame) -> list[Change] | None:
         """See :meth:`Ratings.rate` (atomic: nothing awaits in between)."""
@@ -325,6 +344,7 @@ class MemoryRatings:
             kept.insert(0, (game.at, game.id, change.after))
             del kept[HISTORY:]
         self._games[game.id] = done
+        self._rated.setdefault(game.board, []).append((game.id, game.at))
         return done
 
     async def ratings(self, board: str, keys: Sequence[str]) -> dict[str, Rating]:
@@ -332,9 +352,10 @@ class MemoryRatings:
         entries = self._boards.get(board, {})
         return {k: entries[k].rating for k in keys if k in entries}
 
-    async def listing(self, board: str, limit: int = 100) -> list[Entry]:
+    async def listing(self, board: str, limit: int = 100, offset: int = 0) -> list[Entry]:
         """See :meth:`Ratings.listing`."""
-        return best_first(list(self._boards.get(board, {}).values()), limit)
+        entries = best_first(list(self._boards.get(board, {}).values()), offset + limit)
+        return entries[offset:]
 
     async def game_changes(self, board: str, game: str) -> list[Change] | None:
         """See :meth:`Ratings.game_changes`."""
@@ -346,3 +367,27 @@ class MemoryRatings:
         """See :meth:`Ratings.history`."""
         return list(self._history.get((board, key), [])[:limit])
 
+    async def rated_ids(self, board: str, offset: int, limit: int
+                        ) -> list[tuple[str, float]]:
+        """See :meth:`Ratings.rated_ids`."""
+        rated = sorted(self._rated.get(board, []), key=lambda g: g[1])
+        return rated[offset:offset + limit]
+
+    async def put_entry(self, board: str, entry: Entry,
+                        history: Sequence[tuple[float, str, Rating]]) -> bool:
+        """See :meth:`Ratings.put_entry`."""
+        entries = self._boards.setdefault(board, {})
+        if entry.key in entries:
+            return False
+        entries[entry.key] = entry
+        self._history[(board, entry.key)] = list(history)[:HISTORY]
+        return True
+
+    async def put_game(self, board: str, game: str, done: Sequence[Change],
+                       at: float) -> bool:
+        """See :meth:`Ratings.put_game`."""
+        if game in self._games:
+            return False
+        self._games[game] = list(done)
+        self._rated.setdefault(board, []).append((game, at))
+        return True

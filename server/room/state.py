@@ -197,20 +197,27 @@ class TableState:
     def facts(self) -> dict[str, Any]:
         """The room facts added to every view under ``"room"``: id, game, mode, status,
         players, deadlines (``[[seat, unix time s], ...]``), the deal ``commitment`` (nil
-        until the game starts), ``spectators`` (``{count, names}``). The same dict object
+        until the game starts), ``spectators`` (``{count, names}``), and in a rated room
+        only ``rated`` (True) and each player's rating ``key`` (:func:`~.ratings.seat_key`:
+        the account id, ``bot:STRATEGY``, or None). The same dict object
         while nothing in it changed (the delta diff skips it by identity; do not mutate)."""
         cached = self._facts_cache
         if cached is not None and cached[0] == self.version:
             return cached[1]
         watching = [c.name for c, m in self._members.items() if m.seat is None]
+        players = [None if h is None else h.public(s) for s, h in enumerate(self.seats)]
         facts = {"id": self.id, "game": self.game_name, "mode": self.options.get("mode"),
-                 "status": self.phase.stored,
-                 "players": [None if h is None else h.public(s)
-                             for s, h in enumerate(self.seats)],
+                 "status": self.phase.stored, "players": players,
                  "deadlines": [[s, t] for s, t in sorted(self._deadlines.items())],
                  "commitment": None if self.phase is W else self.commitment,
                  "spectators": {"count": len(watching),
                                 "names": [n[:64] for n in watching[:SPECTATOR_NAMES]]}}
+        if self.settings.get("rated"):  # issue #45: clients show the seats' ratings
+            facts["rated"] = True
+            bot = f"bot:{self.settings.get('bot_strategy') or 'greedy'}"
+            for player, holder in zip(players, self.seats):
+                if player is not None and holder is not None:
+                    player["key"] = bot if holder.bot else (holder.account or None)
         if cached is not None and facts == cached[1]:
             facts = cached[1]
         self._facts_cache = (self.version, facts)

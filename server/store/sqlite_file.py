@@ -35,7 +35,7 @@ transaction, right after the answer; with ``--fsync always``, as one ``INSERT`` 
 autocommit (the same locks, write-ahead log frames and sync as a transaction, without the
 ``BEGIN`` and ``COMMIT`` statements).
 
-Schema (version 5; v3 accounts, v4 the games archive, v5 ratings: rating_sqlite.py)::
+Schema (version 6; v3 accounts, v4 the games archive, v5 and v6 ratings: rating_sqlite.py)::
 
     rooms      room (unique), record, state, summary (msgpack: see store/ports.py), code (private
                rooms' join code), expires_at (unix s: a finished room is deleted after it),
@@ -68,7 +68,7 @@ from filelock import FileLock, Timeout
 
 from . import sqlite_checks as checks
 from ..accounts.account_sqlite import create_tables as _v3_accounts
-from .rating_sqlite import create_tables as _v5_ratings
+from .rating_sqlite import add_game_order as _v6_rated_games, create_tables as _v5_ratings
 from .sqlite_archive import create_table as _v4_archive
 from .sqlite_journal import APPEND, RECOVER, AppendJournal, Row, journal_path, recover
 from .ports import StoreError, unpack, waiting_entry
@@ -164,9 +164,9 @@ def _v2(db: sqlite3.Connection) -> None:
 #: The schema's migrations, in order: ``MIGRATIONS[k]`` takes a file from version ``k`` to
 #: ``k + 1`` (an empty file is version 0): v1 rooms, logs, snapshots and boards; v2 the
 #: lobby-index columns; v3 the accounts' tables (:mod:`.account_sqlite`); v4 the games
-#: archive (:mod:`.sqlite_archive`); v5 ratings (:mod:`.rating_sqlite`). Append new ones.
+#: archive (:mod:`.sqlite_archive`); v5 ratings, v6 rated games' type (:mod:`.rating_sqlite`).
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
-    _v1, _v2, _v3_accounts, _v4_archive, _v5_ratings)
+    _v1, _v2, _v3_accounts, _v4_archive, _v5_ratings, _v6_rated_games)
 #: The schema version this code writes.
 SCHEMA_VERSION = len(MIGRATIONS)
 

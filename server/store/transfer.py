@@ -7,8 +7,10 @@ latest snapshot, finished rooms with the rest of their time to live, every finis
 games archive (:func:`copy_archive`; those the target holds already are kept as they are), every
 leaderboard of :func:`~.leaderboard.boards`, and, given both sides' account stores, every
 account (its record: names, password hash, device and subject keys, status) with its running
-seats and its finished games (:func:`copy_accounts`). Sign-ins (tokens) are not copied: a player
-signs in again on the target (a guest client does so by itself, with its device secret).
+seats and its finished games (:func:`copy_accounts`), and, given both sides' ratings stores,
+every rating of rated play with its history and every rated game (:func:`copy_ratings`).
+Sign-ins (tokens) are not copied: a player signs in again on the target (a guest client does
+so by itself, with its device secret).
 
 Rooms in play arrive without a lease: the first server on the target takes them over (the
 orphan scan of a shared store, the restore of a SQLite file) and holds their seats for the
@@ -27,6 +29,7 @@ from typing import Any
 from ..accounts.account_store import AccountStore, KeyTaken
 from ..leaderboard import BOARD_SIZE, boards
 from ..phases import Phase, is_phase
+from ..ratings import RATED, Ratings, board_id
 from .ports import Boards, Store, StoreError
 
 #: Leaderboard entries read per page of the source.
@@ -35,6 +38,8 @@ BOARD_PAGE = 500
 ARCHIVE_PAGE = 200
 #: Accounts, and finished games of one account, read per page of the source.
 ACCOUNT_PAGE = 200
+#: Ratings, and rated games, read per page of the source.
+RATING_PAGE = 500
 
 
 class TransferError(StoreError):
@@ -183,14 +188,55 @@ async def copy_archive(source: Store, target: Store) -> int:
         offset += len(page)
 
 
+async def copy_ratings(source: Ratings, target: Ratings) -> tuple[int, int]:
+    """Copy every rating of every rated game type (:data:`~.ratings.RATED`) with its
+    history, and every rated game's mark with its changes (the target never rates it again;
+    My games shows its rating change), page by page (:data:`RATING_PAGE`). A rating key the
+    target holds keeps the target's rating and history; a game marked on the target keeps
+    its own changes.
+
+    Returns:
+        ``(ratings, rated games)`` copied.
+
+    Raises:
+        StoreError: a store is unavailable (what was copied so far stays).
+    """
+    entries = games = 0
+    for game, modes in RATED.items():
+        for mode in modes:
+            board = board_id(game, mode)
+            offset = 0
+            while True:
+                page = await source.listing(board, RATING_PAGE, offset)
+                for entry in page:
+                    history = await source.history(board, entry.key)
+                    entries += await target.put_entry(board, entry, history)
+                offset += len(page)
+                if len(page) < RATING_PAGE:
+                    break
+            offset = 0
+            while True:
+                rated = await source.rated_ids(board, offset, RATING_PAGE)
+                for game_id, at in rated:
+                    done = await source.game_changes(board, game_id)
+                    if done is not None:
+                        games += await target.put_game(board, game_id, done, at)
+                offset += len(rated)
+                if len(rated) < RATING_PAGE:
+                    break
+    return entries, games
+
+
 async def copy_store(source: Store, target: Store, finished_ttl: float,
                      say: Callable[[str], None] | None = None,
                      accounts: tuple[AccountStore, AccountStore] | None = None,
-                     games_kept: int = 200) -> dict[str, Any]:
+                     games_kept: int = 200,
+                     ratings: tuple[Ratings, Ratings] | None = None) -> dict[str, Any]:
     """:func:`copy_rooms`, :func:`copy_archive`, :func:`copy_accounts` (given ``accounts``:
-    the source's and the target's account stores; ``games_kept`` finished games each), then
-    :func:`copy_boards`; returns the rooms' figures, ``archived``, ``accounts`` and
-    ``board_entries``.
+    the source's and the target's account stores; ``games_kept`` finished games each),
+    :func:`copy_ratings` (given ``ratings``: the source's and the target's), then
+    :func:`copy_boards`; returns the rooms' figures, ``archived``, ``accounts``,
+    ``ratings``, ``rated_games`` and ``board_entries``.
 
     Raises:
         TransferError: a live server runs rooms of the source; nothing was copied.
@@ -200,5 +246,7 @@ async def copy_store(source: Store, target: Store, finished_ttl: float,
     out["archived"] = await copy_archive(source, target)
     out["accounts"] = (0 if accounts is None
                        else await copy_accounts(accounts[0], accounts[1], games_kept, say))
+    out["ratings"], out["rated_games"] = ((0, 0) if ratings is None
+                                          else await copy_ratings(*ratings))
     out["board_entries"] = await copy_boards(source, target)
     return out

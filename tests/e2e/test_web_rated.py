@@ -1,8 +1,11 @@
 """The web client's "Play rated" (issue #45, server/static/js/rated.js) in Debian's Chromium
 (Playwright): one player at a desktop viewport (1280x800) and one on a phone (390x844) press
 "Play rated" for a 2-player Skipper multi table; the queue seats them together, the table
-shows both players' ratings, and after the game each sees its rating move (before -> after)
-in its rated games. On the old code there is no "Play rated" panel."""
+shows both players' ratings (the banner, and each seat's on the seat list, provisional marked
+"?"; a spectator sees them too: the room's facts say ``rated``), and after the game each sees
+its rating move (before -> after) in its rated games and in My games. On the old code there
+is no "Play rated" panel (and, before the second round of #45, no rating on the seat list nor
+in My games)."""
 
 from __future__ import annotations
 
@@ -61,11 +64,23 @@ async def test_play_rated_at_desktop_and_phone_sizes() -> None:
             await page.wait_for_selector("#room")
         banner = await desk.inner_text("#rated-banner")
         assert banner.startswith("Rated game") and banner.count("1500?") == 2, banner
+        for page in (desk, phone):  # each seat's rating on the seat list, provisional
+            await page.wait_for_selector(".seats .seat-item:nth-child(2) .seat-rating")
+            seats = await page.locator(".seats .seat-rating").all_inner_texts()
+            assert seats == ["1500?", "1500?"], seats
+            assert await page.locator(".seats .seat-rating.provisional").count() == 2
         assert await overflow(phone) <= 0
         await desk.screenshot(path=shot("rated-table-desktop"))
         await phone.screenshot(path=shot("rated-table-phone"))
         room = await desk.evaluate("() => window.cardhall.room.roomId")
         assert server.lobby.rooms[room].table.settings["rated"]
+        # A spectator (not queued) sees the seats' ratings too: the room says it is rated.
+        watcher = await page_at(b, server.port, errors, DESKTOP, wait="#rated-play")
+        await watcher.evaluate("r => window.cardhall.spectate(r)", room)
+        await watcher.wait_for_selector(".seats .seat-item:nth-child(2) .seat-rating")
+        assert await watcher.locator(".seats .seat-rating").all_inner_texts() == [
+            "1500?", "1500?"]
+        await watcher.close()
         await desk.wait_for_function(
             "() => window.cardhall.room.view.room.status === 'playing'")
         await desk.evaluate(
@@ -76,6 +91,11 @@ async def test_play_rated_at_desktop_and_phone_sizes() -> None:
         await phone.wait_for_function(
             "() => { const b = document.querySelector('#rated-banner');"
             " return b && b.textContent.split('1500?').length < 3; }")
+        for page in (desk, phone):  # and on the seat list
+            await page.wait_for_function(
+                "() => [...document.querySelectorAll('.seats .seat-rating')]"
+                ".filter(e => e.dataset.rating !== '1500').length === 2")
+        await phone.screenshot(path=shot("rated-seats-after-phone"))
         for page, up in ((phone, True), (desk, False)):
             await page.evaluate("() => window.cardhall.toLobby('')")
             await page.wait_for_selector("#rated-games li")
@@ -86,5 +106,16 @@ async def test_play_rated_at_desktop_and_phone_sizes() -> None:
         assert await overflow(phone) <= 0
         await phone.screenshot(path=shot("rated-games-phone"))
         await desk.screenshot(path=shot("rated-games-desktop"))
+        for page, up in ((phone, True), (desk, False)):  # My games: before -> after
+            await page.click("#account-games")
+            change = f'#my-finished li[data-room="{room}"] .rating-change'
+            await page.wait_for_selector(change)
+            text = await page.inner_text(change)
+            assert "rating 1500? \u2192 " in text, text
+            after = int(await page.get_attribute(change, "data-after") or 0)
+            assert (after > 1500) if up else (after < 1500), text
+            assert await overflow(page) <= 0
+        await phone.screenshot(path=shot("rated-my-games-phone"))
+        await desk.screenshot(path=shot("rated-my-games-desktop"))
         await asyncio.sleep(0)
     assert not errors, errors

@@ -132,3 +132,27 @@ async def test_a_table_that_cannot_be_seated_puts_its_players_back(
         await two.queue_join("skipper", "multi", [2])
         first, second = await one.matched(timeout=10), await two.matched(timeout=10)
         assert failed and first.room == second.room
+
+
+@pytest.mark.parametrize("store_kind", ["redis"])
+async def test_enough_waiting_players_start_a_wave_at_once(make_server: ServerFactory) -> None:
+    """Waves every 60 s, a wave at once from 2 tickets: two players, one connected to each
+    of two processes, are matched within seconds (the join that makes the queue long
+    enough runs a wave there and then). On the old code the first wave waits 60 s."""
+    servers = [await make_server(queue_wave_seconds=60.0),
+               await make_server(queue_wave_seconds=60.0)]
+    for s in servers:
+        s.queue.matchmaker.wave_at = 2
+    clients = [Client(servers[k].url, guest=SECRETS[k]) for k in range(2)]
+    try:
+        for c in clients:
+            await c.connect()
+        await clients[0].queue_join("skipper", "multi", [2])
+        await asyncio.sleep(0.3)
+        assert clients[0].matches.empty()  # one waiting: no wave yet
+        await clients[1].queue_join("skipper", "multi", [2])
+        matches = [await c.matched(timeout=5) for c in clients]
+        assert matches[0].room == matches[1].room
+    finally:
+        for c in clients:
+            await c.close()

@@ -56,6 +56,10 @@ async def test_a_rated_game_moves_ratings_once(make_server: ServerFactory) -> No
         await wait_status(host, room, "playing")
         live = server.lobby.rooms[room]
         assert live.table.settings["rated"] and live.table.settings["on_abandon"] == "forfeit"
+        # The room facts say it is rated (clients show the seats' ratings).
+        assert host.views[room]["room"]["rated"] is True
+        a, b = await accounts(host, guest)
+        assert [q["key"] for q in host.views[room]["room"]["players"]] == [a, b]
         await host.act(room, ["resign"])
         await wait_status(guest, room, "finished")
         a, b = await accounts(host, guest)

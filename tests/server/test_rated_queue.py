@@ -201,6 +201,8 @@ async def test_bots_near_the_tables_rating_fill_it(make_server: ServerFactory) -
         assert match.bots == 1
         room = server.lobby.rooms[match.room]
         assert room.table.settings["bot_strategy"] == "random"
+        keys = [q["key"] for q in room.table.facts()["players"]]  # each seat's rating key
+        assert sorted(keys) == sorted([me, "bot:random"]), keys
         await weak.act(match.room, ["resign"], state_id=weak.views[match.room]["state_id"])
         for _ in range(200):
             if (await server.ratings.ratings(BOARD, ["bot:random"]))["bot:random"].games == 7:

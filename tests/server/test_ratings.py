@@ -14,6 +14,7 @@ import pytest
 from cardhall.server import rated
 from cardhall.server.ratings import (
     PROVISIONAL_SIGMA,
+    Entry,
     MemoryRatings,
     RatedGame,
     RatedSeat,
@@ -117,3 +118,41 @@ async def test_a_seat_without_account_keeps_nothing(store: Ratings) -> None:
     assert done is not None and done[1].key is None
     assert set(await store.ratings(BOARD, ["a", "bot:greedy"])) == {"a", "bot:greedy"}
     assert [e.key for e in await store.listing(BOARD)] == ["a", "bot:greedy"]
+
+
+async def test_pages_and_puts_for_migrate(store: Ratings) -> None:
+    """``listing`` pages with ``offset``; ``rated_ids`` lists rated games oldest first;
+    ``put_entry``/``put_game`` write what the target lacks, never over what it holds
+    (``cardhall migrate``, issue #45)."""
+    await store.rate(game("g2", ["a", "b", "c"], [1, 2, 3], at=20.0))
+    await store.rate(game("g1", ["a", "b"], [1, 2], at=10.0))
+    whole = await store.listing(BOARD, 10)
+    paged = [*await store.listing(BOARD, 2), *await store.listing(BOARD, 2, 2)]
+    assert paged == whole and [e.key for e in whole] == ["a", "b", "c"]
+    assert await store.rated_ids(BOARD, 0, 10) == [("g1", 10.0), ("g2", 20.0)]
+    assert await store.rated_ids(BOARD, 1, 1) == [("g2", 20.0)]
+    history = await store.history(BOARD, "a")
+    assert not await store.put_entry(BOARD, whole[1], [])  # b is held
+    assert await store.put_entry(BOARD, Entry("z", "Zed", Rating(30.0, 5.0, 9)), history)
+    assert (await store.ratings(BOARD, ["z"]))["z"] == Rating(30.0, 5.0, 9)
+    assert await store.history(BOARD, "z") == history
+    done = await store.game_changes(BOARD, "g1")
+    assert done is not None and not await store.put_game(BOARD, "g1", [], 1.0)
+    assert await store.put_game(BOARD, "g0", done, 5.0)
+    assert await store.rated_ids(BOARD, 0, 1) == [("g0", 5.0)]
+    assert await store.game_changes(BOARD, "g0") == done
+    assert await store.rate(game("g0", ["a", "b"], [1, 2])) is None
+
+
+async def test_games_rated_before_the_games_index_are_listed(redis_server: RedisProcess) -> None:
+    """Redis: a game rated before the ``gl`` zset existed is found by its key (at time 0)."""
+    redis_server.flush()
+    redis = RedisStore(redis_server.url)
+    try:
+        ratings = rated.ratings_for(redis)
+        await ratings.rate(game("old", ["a", "b"], [1, 2], at=30.0))
+        await ratings.rate(game("new", ["a", "b"], [1, 2], at=40.0))
+        await redis.redis.zrem(f"cardhall:{{rt:{BOARD}}}:gl", "old")
+        assert await ratings.rated_ids(BOARD, 0, 10) == [("old", 0.0), ("new", 40.0)]
+    finally:
+        await redis.close()

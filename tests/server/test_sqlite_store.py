@@ -25,6 +25,8 @@ from cardhall.client.bots import play_seat
 from cardhall.client.client import Client, ServerError
 from cardhall.games.bots import strategy
 from cardhall.server.cluster import Cluster
+from cardhall.server.rated import ratings_for
+from cardhall.server.ratings import RatedGame, RatedSeat, board_id
 from cardhall.server.store.redis_store import RedisStore
 from cardhall.server.store.sqlite_file import (
     FREE_PAGES_KEPT, MIGRATIONS, SCHEMA_VERSION, DataFileLocked, backup, open_file)
@@ -33,6 +35,8 @@ from cardhall.server.store.ports import Lease, LogConflict, OwnershipLost, Store
 
 from ..conftest import RedisProcess, ServeProcess, assert_one_error, run_cli, serving
 from .test_room_saving import until, view_when_back
+
+RATED_BOARD = board_id("skipper", "multi")
 
 GREEDY = strategy("skipper", "greedy")
 
@@ -674,13 +678,22 @@ async def test_migrate_moves_rooms_logs_and_boards_to_redis_and_back(
                 await c.act(room, GREEDY(view, random.Random(2)))
             await until(lambda: 0 in c.views[room].get("to_act", []), 30, "the bot played")
             state_id = c.views[room]["state_id"]
+        rated_game = RatedGame("rg1", RATED_BOARD, (RatedSeat(ann, "ann"),
+                                                    RatedSeat("bot:greedy", "bot")), (1, 2))
+        assert await server.ratings.rate(rated_game) is not None
+        rated_before = await server.ratings.ratings(RATED_BOARD, [ann, "bot:greedy"])
     moved = await asyncio.to_thread(run_cli, "migrate", "--from", str(data), "--to",
                                     redis_server.url)
     assert moved.returncode == 0, moved.stderr
     assert "copied 2 rooms (1 in play, 0 waiting, 1 finished" in moved.stdout
-    assert "1 archived games, 1 accounts and 1 leaderboard entries" in moved.stdout
+    assert ("1 archived games, 1 accounts, 2 ratings (1 rated games) and 1 leaderboard "
+            "entries") in moved.stdout
     async with serving(lambda: RedisStore(redis_server.url), msg_rate=None) as make:
         shared = await make()
+        # Ratings came along with their history and the game's mark (issue #45).
+        assert await shared.ratings.ratings(RATED_BOARD, [ann, "bot:greedy"]) == rated_before
+        assert [g for _, g, _ in await shared.ratings.history(RATED_BOARD, ann)] == ["rg1"]
+        assert await shared.ratings.rate(rated_game) is None
         async with Client(shared.url) as c:
             back = await c.resume(room, joined.token)  # the token the player kept
             assert back.view["state_id"] == state_id
@@ -704,6 +717,9 @@ async def test_migrate_moves_rooms_logs_and_boards_to_redis_and_back(
         archived = await store.archived(solo)  # the games archive came along, both ways
         assert archived is not None and archived["room"] == solo and archived["entries"]
         assert await store.board_rank("acct/skipper:solo", ann) is not None
+        back_ratings = ratings_for(store)
+        assert await back_ratings.ratings(RATED_BOARD, [ann, "bot:greedy"]) == rated_before
+        assert await back_ratings.rated_ids(RATED_BOARD, 0, 5) == [("rg1", rated_game.at)]
         loaded = await store.load(room)
         assert loaded is not None and loaded.state is not None
         assert loaded.state["seats"][0]["token"] == joined.token

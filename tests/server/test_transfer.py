@@ -1,6 +1,6 @@
 """Tests of moving a lobby between stores (``cardhall.server.store.transfer``) over in-memory
 stores: rooms with their logs and snapshots, rooms the target holds left alone, a source in use
-refused, accounts with their seats and games in order, boards. (tests/server/
+refused, accounts with their seats and games in order, boards, ratings. (tests/server/
 test_sqlite_store.py runs ``cardhall migrate`` between SQLite and Redis.)"""
 
 from __future__ import annotations
@@ -11,9 +11,11 @@ import pytest
 from cardhall.server.accounts.account_memory import MemoryAccounts
 from cardhall.server.accounts.identity import Account
 from cardhall.server.leaderboard import boards
+from cardhall.server.ratings import MemoryRatings, RatedGame, RatedSeat, board_id
 from cardhall.server.store.memory_store import MemoryStore
 from cardhall.server.store import transfer
-from cardhall.server.store.transfer import TransferError, copy_accounts, copy_archive, copy_store
+from cardhall.server.store.transfer import (TransferError, copy_accounts, copy_archive,
+                                           copy_ratings, copy_store)
 
 
 def _summary(room: str, status: str = "waiting") -> dict[str, Any]:
@@ -112,3 +114,33 @@ async def test_the_games_archive_comes_along_page_by_page(
     assert await target.archived("g0") == await source.archived("g0")
     assert (await target.archived("g2") or {})["entries"] == []  # the target's own
     assert (await copy_store(source, target, 300.0))["archived"] == 0  # nothing twice
+
+
+async def test_ratings_their_history_and_rated_games_come_along_page_by_page(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every rating of every rated game type with its history, and every rated game's mark
+    and changes (so a game is not rated twice on the target, and My games shows its rating
+    change), across pages; a key the target holds keeps its own rating (issue #45: migrate
+    left the ratings behind)."""
+    monkeypatch.setattr(transfer, "RATING_PAGE", 2)
+    source, target = MemoryRatings(), MemoryRatings()
+    board = board_id("skipper", "multi")
+    for n in range(3):
+        await source.rate(RatedGame(f"g{n}", board, (
+            RatedSeat("ann", "Ann"), RatedSeat("bob", "Bob"), RatedSeat(f"c{n}", "C", True)),
+            (1, 2, 3), at=100.0 + n))
+    await target.rate(RatedGame("t0", board, (RatedSeat("bob", "Bob2"), RatedSeat("zed", "Z")),
+                                (2, 1), at=50.0))
+    assert await copy_ratings(source, target) == (4, 3)
+    listed = {e.key: e for e in await target.listing(board, 10)}
+    assert set(listed) == {"ann", "bob", "c0", "c1", "c2", "zed"}
+    assert listed["bob"].name == "Bob2" and listed["bob"].rating.games == 1  # the target's
+    assert listed["c0"].guest and listed["ann"] == (await source.listing(board, 1))[0]
+    assert await target.history(board, "ann") == await source.history(board, "ann")
+    assert [g for g, _ in await target.rated_ids(board, 0, 10)] == ["t0", "g0", "g1", "g2"]
+    assert await target.game_changes(board, "g1") == await source.game_changes(board, "g1")
+    again = RatedGame("g2", board, (RatedSeat("ann", "Ann"), RatedSeat("bob", "Bob")), (1, 2))
+    assert await target.rate(again) is None  # rated once, on either side
+    assert await copy_ratings(source, target) == (0, 0)
+    done = await copy_store(MemoryStore(), MemoryStore(), 300.0, ratings=(source, target))
+    assert (done["ratings"], done["rated_games"]) == (0, 0)

@@ -178,7 +178,11 @@ export class AccountMenu {
     this.panel = "games";
     this.error = "";
     try {
-      this.games = await this.app.session.request({ t: "get_my_games", limit: 20 });
+      const [games] = await Promise.all([
+        this.app.session.request({ t: "get_my_games", limit: 20 }),
+        this.app.rated ? this.app.rated.loadChanges() : null,
+      ]);
+      this.games = games;
     } catch (err) {
       this.error = err.message;
     }
@@ -254,6 +258,7 @@ export class AccountMenu {
         { dataset: { room: g.room } },
         `${when(g.finished)}: ${g.name} (${g.game}) \u2014 ${g.result}` +
           (g.score === null ? "" : `, ${g.score}`),
+        this.app.rated ? this.app.rated.change(g.room) : null,
         h(
           "button",
           {

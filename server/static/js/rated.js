@@ -1,7 +1,9 @@
 // Rated play in the web client (issue #45): the lobby's "Play rated" panel (queue_join and
 // queue_leave), the seat the queue gives (an unasked `joined`, then `matched`), the players'
-// ratings at a rated table, and the player's rated games with each rating before -> after
-// (GET /ratings/history). app.js calls onMessage(), panel() and banner(); nothing else.
+// ratings at a rated table (the banner, and each seat's on the seat list: seatRating()), and
+// the player's rated games with each rating before -> after (GET /ratings/history), in the
+// panel and in My games (loadChanges(), change()). app.js calls onMessage(), panel() and
+// banner(); room.js seatRating(); account.js loadChanges() and change().
 import { h } from "./cards.js";
 
 const GAME = "skipper";
@@ -14,9 +16,17 @@ const BOARD_SIZE = 10;
  * rates it in the background). */
 const RATED_AFTER_MS = 600;
 
+/** Rated games of each mode My games reads (the newest). */
+const CHANGES_LIMIT = 100;
+
 /** "1523", or "1523?" while provisional (lichess's mark). */
 function shown(rating) {
   return `${rating.rating}${rating.provisional ? "?" : ""}`;
+}
+
+/** "1523" or "1523, provisional": a rating in words (for screen readers). */
+function spoken(rating) {
+  return `rating ${rating.rating}${rating.provisional ? ", provisional" : ""}`;
 }
 
 async function getJson(path) {
@@ -34,7 +44,9 @@ export class Rated {
     this.room = null; // the rated room the queue seated this player in
     this.mine = null; // { rating, provisional } for this.mode
     this.games = []; // /ratings/history entries, newest first
-    this.table = new Map(); // display name -> rating record, of this.mode's list
+    this.changes = new Map(); // room id -> its newest /ratings/history entry (My games)
+    this.entries = []; // this.mode's list (GET /ratings entries, best first)
+    this.lists = new Map(); // other modes' lists for rated tables' seats: mode -> entries
     this.error = "";
   }
 
@@ -52,8 +64,11 @@ export class Rated {
       this.app.enterRoom(msg, msg.token);
       return true;
     }
-    if (msg.t === "game_over" && msg.room === this.room) {
-      setTimeout(() => this.refresh(), RATED_AFTER_MS);
+    if (msg.t === "game_over" && (msg.room === this.room || this.isRated(this.app.room))) {
+      setTimeout(() => {
+        this.lists.clear();
+        this.refresh();
+      }, RATED_AFTER_MS);
     }
     return false;
   }
@@ -102,9 +117,9 @@ export class Rated {
   async loadTable() {
     try {
       const list = await getJson(`/ratings?game=${GAME}&mode=${this.mode}&limit=1000`);
-      this.table = new Map(list.entries.map((e) => [e.name, e]));
+      this.entries = list.entries;
     } catch {
-      this.table = new Map();
+      this.entries = [];
     }
     this.app.render();
   }
@@ -158,7 +173,7 @@ export class Rated {
   /** The rated board of this.mode: the established ratings (not provisional), highest
    * first (the server leaves guests out when its operator asks for registered players). */
   board() {
-    const rows = [...this.table.values()].filter((e) => !e.provisional).slice(0, BOARD_SIZE);
+    const rows = this.entries.filter((e) => !e.provisional).slice(0, BOARD_SIZE);
     return h(
       "div",
       { class: "rated-board" },
@@ -172,15 +187,82 @@ export class Rated {
     );
   }
 
+  /** Read this player's rated games of every mode (room id -> before and after), for My
+   * games; nothing when not signed in or when the server cannot say. */
+  async loadChanges() {
+    const info = this.app.account.info;
+    const changes = new Map();
+    if (info && info.account) {
+      const who = `account=${encodeURIComponent(info.account)}&limit=${CHANGES_LIMIT}`;
+      await Promise.all(MODES.map(async ([mode]) => {
+        try {
+          const got = await getJson(`/ratings/history?game=${GAME}&mode=${mode}&${who}`);
+          for (const e of got.entries) if (!changes.has(e.room)) changes.set(e.room, e);
+        } catch {
+          // no ratings of this mode to show
+        }
+      }));
+    }
+    this.changes = changes;
+  }
+
+  /** My games' "rating 1500? -> 1523?" of finished room `roomId`, or null (not rated). */
+  change(roomId) {
+    const e = this.changes.get(roomId);
+    if (!e) return null;
+    return h("span", { class: "rating-change", dataset: { before: e.before.rating,
+      after: e.after.rating }, "aria-label": `${spoken(e.before)} before, ${spoken(e.after)}` +
+      " after" }, ` · rating ${shown(e.before)} → ${shown(e.after)}`);
+  }
+
+  /** True when `room` (a room.js Room, or null) is rated: its facts say so (`room.rated`),
+   * or the queue seated this player in it. */
+  isRated(room) {
+    if (!room) return false;
+    return room.roomId === this.room || Boolean(room.view.room && room.view.room.rated);
+  }
+
+  /** The rating list (entries) of `mode`: this.mode's, else read once, on demand. */
+  listOf(mode) {
+    if (mode === this.mode) return this.entries;
+    if (!this.lists.has(mode)) {
+      this.lists.set(mode, null);
+      getJson(`/ratings?game=${GAME}&mode=${mode}&limit=1000`)
+        .then((list) => this.lists.set(mode, list.entries))
+        .catch(() => this.lists.set(mode, []))
+        .then(() => this.app.render());
+    }
+    return this.lists.get(mode) || [];
+  }
+
+  /** The rating of player `p` (a `room.players` entry) in `entries`: by its rating key in
+   * a rated room's facts, else by name; a new player's (1500, provisional) when unrated. */
+  ratingOf(entries, p) {
+    const found = entries.find((e) => ("key" in p ? e.key === p.key : e.name === p.name));
+    return found || { rating: 1500, provisional: true };
+  }
+
+  /** The rating of seat `i` of `room` (a room.js Room) for its seat list when the room is
+   * rated (isRated): "1523" or "1523?" (provisional), or null. */
+  seatRating(room, i) {
+    if (!this.isRated(room)) return null;
+    const players = (room.view.room && room.view.room.players) || [];
+    const p = players[i];
+    if (!p) return null;
+    const r = this.ratingOf(this.listOf(room.view.room.mode || this.mode), p);
+    return h("small", { class: `seat-rating${r.provisional ? " provisional" : ""}`,
+      dataset: { rating: r.rating }, "aria-label": spoken(r),
+      title: r.provisional ? "provisional rating" : "rating" }, shown(r));
+  }
+
   /** The line above a rated table: each player's rating (from the list). */
   banner() {
     const room = this.app.room;
     if (!room || room.roomId !== this.room) return null;
     const players = (room.view.room && room.view.room.players) || [];
     const items = players.filter(Boolean).map((p) => {
-      const r = this.table.get(p.name);
-      return h("span", { class: "rated-seat", "data-name": p.name },
-        `${p.name} ${r ? shown(r) : "1500?"}`);
+      const r = this.ratingOf(this.entries, p);
+      return h("span", { class: "rated-seat", "data-name": p.name }, `${p.name} ${shown(r)}`);
     });
     return h("div", { class: "banner rated-banner", id: "rated-banner", role: "status" },
       "Rated game \u00b7 ", ...items.flatMap((el, k) => (k ? [", ", el] : [el])));

@@ -419,6 +419,7 @@ export class RoomView {
         },
         h("span", { class: "dot", "aria-hidden": "true" }),
         h("span", { class: "seat-name" }, p === null ? `seat ${i}: free` : this.seatName(i)),
+        this.app.rated ? this.app.rated.seatRating(this, i) : null,
         p && p.host && this.view.room.status === "waiting"
           ? h("small", { class: "host" }, "host")
           : null,
