@@ -115,7 +115,7 @@ export function explainEnd(game, outcome, seat, events = [], name = (s) => `seat
     why = {
       won: "all four stacks are complete",
       completed: mine ? "you completed all four stacks first" : `${name(outcome.winner)} completed all four stacks first`,
-      last_standing: mine ? "everyone else is out of the game" : `${name(outcome.winner)} is the last player in the game`,
+      last_standing: mine ? "everyone else is out of the game" : "every other player is out of the game",
       turn_limit: "the turn limit was reached (K7)",
       all_out: "every player is out of the game",
       resigned: you ? "you resigned" : "the game was resigned",

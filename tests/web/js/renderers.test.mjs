@@ -29,8 +29,13 @@ test("Skipper's outcome: solo in turns, multi with the winner's name and every s
   );
   const multi = skipper.describeOutcome({ winner: 1, reason: "resigned", scores: [2, 4, 0] }, who,
     { mode: "multi" });
-  assert.match(multi, /^Bob won \(resigned\)\. Complete stacks: You 2, Bob 4, Bot 2 0\.$/);
+  assert.match(multi, /^Bob won: every other player resigned\. Complete stacks: You 2, Bob 4, Bot 2 0\.$/);
   assert.doesNotMatch(multi, /null|undefined|seat \d/);
+  assert.equal(
+    skipper.describeOutcome({ winner: 2, reason: "last_standing", scores: [1, 0, 3] }, who,
+      { mode: "multi" }),
+    "Bot 2 won: every other player is out of the game. Complete stacks: You 1, Bob 0, Bot 2 3.",
+  );
 });
 
 test("Thirty-Six and ShuffleJack say the verdict and the score, never an empty number", () => {

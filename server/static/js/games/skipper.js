@@ -95,7 +95,7 @@ export function describeEvent(ev, who) {
 const REASON = {
   won: "all four stacks are complete",
   completed: "completed all four stacks first",
-  last_standing: "is the last player in the game",
+  last_standing: "every other player is out of the game",
   turn_limit: "the turn limit was reached",
   all_out: "every player is out of the game",
   resigned: "resigned",
@@ -112,11 +112,11 @@ export function describeOutcome(outcome, who, view) {
     return `${verdict} (${reason}) after ${scores[0] ?? "?"} turns.`;
   }
   const won = outcome.winner !== null && outcome.winner !== undefined;
-  const ownDeed = raw === "completed" || raw === "last_standing";
+  const why = won && raw === "resigned" ? "every other player resigned" : reason;
   const head = !won
     ? `Nobody won: ${reason}`
-    : ownDeed
-      ? `${who(outcome.winner)} won: ${reason}`
+    : raw === "completed" || raw === "last_standing" || raw === "resigned"
+      ? `${who(outcome.winner)} won: ${why}`
       : `${who(outcome.winner)} won (${reason})`;
   const stacks = scores.map((n, i) => `${who(i)} ${n}`).join(", ");
   return `${head}. Complete stacks: ${stacks}.`;
