@@ -316,3 +316,11 @@ def test_no_attribute_named_session_holds_an_id() -> None:
                             problems.append(f"{where}:{stmt.lineno}: class {node.name} "
                                             "declares session")
     assert not problems, "\n".join(problems)
+
+
+def test_every_test_file_ci_names_exists() -> None:
+    """.ci/run's compiled smoke names test files one by one: a file renamed or removed would
+    stop the smoke with "file or directory not found" only in CI."""
+    script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    named = re.findall(r"\btests/[\w/]+\.py\b", script)
+    assert named and [n for n in named if not (ROOT / n).is_file()] == []

@@ -228,12 +228,15 @@ async def test_house_rules_are_not_ranked(server: Server) -> None:
 
 
 async def test_a_seat_a_server_bot_played_is_not_ranked(server: Server) -> None:
-    """The player leaves at once: a server bot plays the seat to the end (on_abandon bot)."""
+    """The player leaves at once: a server bot plays the seat to the end (on_abandon bot).
+    Only a solo room stored before solo games were kept for their players (issue #44 item
+    1: no ``solo_keep`` setting) does this now; a kept one ends as a forfeit instead."""
     async with Client(server.url, guest=device("quitter")) as c:
         created = await c.create_room("skipper", options={"bot_seconds": 0})
+        room = server.lobby.rooms[created.room]
+        room.table.settings.pop("solo_keep")  # as a room stored before issue #44 item 1
         await c.join(created.room)
         await c.leave(created.room)
-    room = server.lobby.rooms[created.room]
     for _ in range(600):
         if room.table.phase is Phase.FINISHED:
             break
@@ -245,14 +248,17 @@ async def test_a_seat_a_server_bot_played_is_not_ranked(server: Server) -> None:
 
 async def test_a_seat_a_bot_held_for_a_while_is_not_ranked(server: Server) -> None:
     """The player drops, a server bot takes the seat after the grace window, the player
-    resumes and wins: not ranked (the bot played part of the game)."""
+    resumes and wins: not ranked (the bot played part of the game). A solo room stored
+    before solo games were kept for their players (no ``solo_keep`` setting) still does
+    this after a restart."""
     c = Client(server.url, guest=device("dropper"))
     await c.connect()
     created = await c.create_room("skipper",
                                   options={"grace_seconds": 0.2, "bot_seconds": 30})
+    room = server.lobby.rooms[created.room]
+    room.table.settings.pop("solo_keep")  # as a room stored before issue #44 item 1
     joined = await c.join(created.room)
     await c.close()
-    room = server.lobby.rooms[created.room]
     for _ in range(300):
         if room.table.seats[0] is not None and room.table.seats[0].bot:
             break

@@ -56,6 +56,8 @@ ROOMLESS = {
     p.Guest: "sign-in", p.Register: "sign-in", p.Login: "sign-in", p.Restore: "sign-in",
     p.Refresh: "sign-in", p.Logout: "sign-out", p.SetName: "the account's name",
     p.GetMyGames: "the asker's own games",
+    p.QueueJoin: "rated play's queue: seats the asker in a new public room",
+    p.QueueLeave: "rated play's queue: the asker's own ticket",
 }
 MISSING = "0badc0de"
 
