@@ -35,11 +35,11 @@ from typing import Any
 
 import msgpack
 from limits.aio.storage import MemoryStorage, RedisStorage, Storage
-from redis.exceptions import RedisError
 
 from .account_store import KeyTaken
 from .identity import Account
-from ..store.ports import StoreError, StoreHealth
+from ..store.ports import StoreHealth
+from ..store.redis_keys import answer
 
 __all__ = ["RedisAccounts"]
 
@@ -102,17 +102,12 @@ class RedisAccounts:
                             key_prefix="cardhall:limits", connection_pool=pool)
 
     async def _call(self, coro: Awaitable[Any]) -> Any:
-        asked_at = self.health.now()
-        try:
-            result = await coro
-        except RedisError as exc:
-            self.health.failed()
-            raise StoreError(f"redis: {exc}") from None
-        except OSError as exc:
-            self.health.failed()
-            raise StoreError(f"redis unavailable: {exc}") from None
-        self.health.answered(asked_at)
-        return result
+        """One command, its failure told to the store's health (:func:`.redis_keys.answer`).
+
+        Raises:
+            StoreError: Redis failed or is unreachable.
+        """
+        return await answer(self.health, coro)
 
     async def _pipe(self, *commands: tuple[str, tuple[Any, ...]]) -> list[Any]:
         """Run ``(method, args)`` commands in one pipeline (split per node on a Cluster)."""

@@ -26,10 +26,10 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from redis.exceptions import RedisError
 
 from ..matchmaking import Ticket
-from .ports import StoreError, StoreHealth, pack, unpack
+from .ports import StoreHealth, pack, unpack
+from .redis_keys import answer
 
 __all__ = ["ALIVE_SECONDS", "CLAIM", "RedisTickets"]
 
@@ -73,14 +73,12 @@ class RedisTickets:
         self._claim = client.register_script(CLAIM)
 
     async def _call(self, coro: Any) -> Any:
-        asked_at = self.health.now()
-        try:
-            result = await coro
-        except (RedisError, OSError) as exc:
-            self.health.failed()
-            raise StoreError(f"redis: {exc}") from None
-        self.health.answered(asked_at)
-        return result
+        """One command, its failure told to the store's health (:func:`.redis_keys.answer`).
+
+        Raises:
+            StoreError: Redis failed or is unreachable.
+        """
+        return await answer(self.health, coro)
 
     async def add(self, queue: str, ticket: Ticket, session: str) -> None:
         """Put ``ticket`` of this process's ``session`` in ``queue`` (replacing the tickets of

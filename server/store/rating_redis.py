@@ -31,6 +31,7 @@ from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
 
 from ..ratings import HISTORY, Change, Entry, RatedGame, Rating, best_first, changes
 from .ports import StoreError, StoreHealth, pack, unpack
+from .redis_keys import answer
 
 __all__ = ["RATE", "RedisRatings"]
 
@@ -88,14 +89,12 @@ class RedisRatings:
         self._rate = client.register_script(RATE)
 
     async def _call(self, coro: Awaitable[Any]) -> Any:
-        asked_at = self.health.now()
-        try:
-            result = await coro
-        except (RedisError, OSError) as exc:
-            self.health.failed()
-            raise StoreError(f"redis: {exc}") from None
-        self.health.answered(asked_at)
-        return result
+        """One command, its failure told to the store's health (:func:`.redis_keys.answer`).
+
+        Raises:
+            StoreError: Redis failed or is unreachable.
+        """
+        return await answer(self.health, coro)
 
     async def rate(self, game: RatedGame) -> list[Change] | None:
         """See :meth:`~.ratings.Ratings.rate` (compare-and-set, see the module docstring).

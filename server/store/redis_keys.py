@@ -36,12 +36,13 @@ inboxes are sharded pub/sub channels there (``SPUBLISH``/``SSUBSCRIBE``).
 from __future__ import annotations
 
 import zlib
+from collections.abc import Awaitable
 from typing import Any
 
 from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
-from redis.exceptions import ResponseError
+from redis.exceptions import RedisError, ResponseError
 
-from .ports import LogConflict, OwnershipLost, StoreError, pack, room_indexes
+from .ports import LogConflict, OwnershipLost, StoreError, StoreHealth, pack, room_indexes
 
 LOBBY = "cardhall:lobby"
 CODES = "cardhall:codes"
@@ -233,6 +234,26 @@ def refusal(exc: ResponseError) -> StoreError | None:
     if text.startswith("CONFLICT"):
         return LogConflict(text)
     return None
+
+
+async def answer(health: StoreHealth, coro: Awaitable[Any]) -> Any:
+    """Await one Redis command ``coro`` of a store part beside the room store (accounts,
+    ratings, the queue) and tell ``health`` how it went: the reply, or a failure.
+
+    Raises:
+        StoreError: Redis answered with an error, or could not be reached (``OSError``).
+    """
+    asked_at = health.now()
+    try:
+        result = await coro
+    except RedisError as exc:
+        health.failed()
+        raise StoreError(f"redis: {exc}") from None
+    except OSError as exc:
+        health.failed()
+        raise StoreError(f"redis unavailable: {exc}") from None
+    health.answered(asked_at)
+    return result
 
 
 def text(value: bytes | str) -> str:

@@ -9,7 +9,7 @@ from cardhall.server.store.memory_store import MemoryStore
 
 from ..conftest import TEST_SETTINGS, serving
 from ..web_screens import chromium, create, open_page
-from .test_web_auth import PASSWORD, _need_browser, account_name, register
+from .test_web_auth import _need_browser, account_name, register, sign_in
 
 
 async def test_a_solo_game_left_is_resumed_in_another_browser_at_the_same_state() -> None:
@@ -27,10 +27,7 @@ async def test_a_solo_game_left_is_resumed_in_another_browser_at_the_same_state(
         await phone.wait_for_selector("#create-form")
         assert "kept for you" in await phone.inner_text("#notice")
         desk = await open_page(b, server.port, "desktop", errors)
-        await desk.click("#account-signin")
-        await desk.fill("#account-username", "solene")
-        await desk.fill("#account-password", PASSWORD)
-        await desk.click("#signin-submit")
+        await sign_in(desk, "solene")
         await desk.wait_for_function(
             "() => document.querySelector('#account-name').textContent === 'Solene'")
         assert await account_name(desk) == "Solene"
