@@ -52,15 +52,17 @@ async def chromium() -> AsyncIterator[Any]:
             await b.close()
 
 
-async def open_page(b: Any, port: int, viewport: str, errors: list[str]) -> Any:
+async def open_page(b: Any, port: int, viewport: str, errors: list[str],
+                    size: tuple[int, int] | None = None) -> Any:
     """A page with its own storage (a separate player) at ``viewport`` (a :data:`VIEWPORTS`
-    name), on the lobby; its page errors and console errors go to ``errors``.
+    name; ``size``, (width, height) in CSS pixels, instead of its size when given), on the
+    lobby; its page errors and console errors go to ``errors``.
 
     The page prefers reduced motion: cards do not glide after a redraw, so a card is
     clickable as soon as it is drawn (on a loaded machine a glide can keep a card "not
     stable" for Playwright while updates keep coming). The motion itself is tested apart
     (tests/e2e/test_web_people.py)."""
-    width, height = VIEWPORTS[viewport]
+    width, height = size or VIEWPORTS[viewport]
     context = await b.new_context(viewport={"width": width, "height": height},
                                   is_mobile=viewport == "phone",
                                   has_touch=viewport == "phone", reduced_motion="reduce")

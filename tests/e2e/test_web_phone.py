@@ -44,18 +44,7 @@ async def site() -> AsyncIterator[tuple[Server, Any, list[str]]]:
 
 async def open_at(b: Any, server: Server, errors: list[str], size: str) -> Any:
     """A new player's page on the lobby at ``size`` (a :data:`SIZES` name)."""
-    width, height = SIZES[size]
-    phone = size == "phone"
-    context = await b.new_context(viewport={"width": width, "height": height},
-                                  is_mobile=phone, has_touch=phone, reduced_motion="reduce")
-    page = await context.new_page()
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error"
-            and "favicon" not in m.text else None)
-    page.set_default_timeout(20_000)
-    await page.goto(f"http://127.0.0.1:{server.port}/")
-    await page.wait_for_selector("#create-form")
-    return page
+    return await ws.open_page(b, server.port, size, errors, SIZES[size])
 
 
 async def box(page: Any, selector: str) -> dict[str, float]:
