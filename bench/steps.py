@@ -82,6 +82,9 @@ class CountingPeer:
             self.first_at = time.perf_counter()
         self.frames += len(frames)
 
+    def push(self) -> None:
+        """Nothing is queued here."""
+
     def send_later(self, frame: bytes) -> None:
         """Count a frame sent after the others (a spectator's)."""
         self.send_raw(frame)

@@ -180,6 +180,14 @@ class Connection(Session):
         if not self.closed and self.ws.send_later(frame) > self._max_pending and self.ws.paused:
             self._slow()
 
+    def push(self) -> None:
+        """Write the queued frames now (:meth:`Socket.flush`) rather than at the end of the
+        loop pass or of the callback reading this client's request: the acting seat's
+        reply leaves before the rest of its broadcast is built (issue #43). While the
+        transport is paused they keep waiting."""
+        if not self.closed:
+            self.ws.flush()
+
     def _slow(self) -> None:
         log.warning("slow reader dropped session=%s pending=%d", self.session_id,
                     self.ws.pending)

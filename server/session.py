@@ -131,6 +131,10 @@ class Session:
         than now (see :meth:`~cardhall.server.room.views.Peer.send_later`); here, now."""
         self.send_raw(frame)
 
+    def push(self) -> None:
+        """Write what is queued now (:meth:`~cardhall.server.room.views.Peer.push`); here,
+        nothing waits."""
+
     def send_error(self, code: str, message: str, re: Any = None) -> None:
         """Queue an ``error`` reply. Always buildable: a message longer than the protocol
         allows is cut (:func:`cardhall.protocol.clip_message`), and a reply that still

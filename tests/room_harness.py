@@ -43,6 +43,9 @@ class Recorder:
         """Record the write of ``frame`` (at once)."""
         self.send_raw(frame)
 
+    def push(self) -> None:
+        """Nothing waits here: every write is recorded at once."""
+
     def send_error(self, code: str, message: str, re: Any = None) -> None:
         """Record an ``error`` reply."""
         self.send(p.Error(code=code, message=message, re=re))

@@ -48,6 +48,10 @@ class Peer(Protocol):
         within a few loop iterations rather than now (a broadcast to many spectators: the
         players' frames and requests go first)."""
 
+    def push(self) -> None:
+        """Write what is queued for the peer now rather than at the end of this loop pass
+        (the reply its request waits for, before the rest of a broadcast is built)."""
+
     def send_error(self, code: str, message: str, re: Any = None) -> None:
         """Queue an error reply (``code`` as in protocol/README.md) for the peer."""
 

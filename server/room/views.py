@@ -145,6 +145,7 @@ def _send_deltas(t: Table, frame_of: Callable[..., bytes | None], parts: tuple[b
             full.append((first, leader))
         else:
             first.send_raw(*ahead, frame)
+            first.push()  # the reply its sender waits for: before the others' are built
     outgoing: list[tuple[Peer, bytes]] = []
     later: list[tuple[Peer, bytes]] = []
     crowd = len(members) - len(t.seats) > LATER_SPECTATORS
@@ -189,6 +190,7 @@ def _send_diffed(t: Table, parts: tuple[bytes, bytes], facts: dict[str, Any],
     if leader is not None:
         assert first is not None
         first.send_raw(*ahead, fan.frame(leader, views, re))
+        first.push()
         others = {m.seat for c, m in members.items() if c is not first} - views.keys()
         if others:
             views.update(t.views_for(others, facts))

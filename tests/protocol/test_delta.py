@@ -320,6 +320,9 @@ class _ViewKeeper:
     def send(self, msg: Any) -> None:
         self.send_raw(encode(msg))
 
+    def push(self) -> None:
+        pass
+
     def send_raw(self, *frames: bytes) -> None:
         for frame in frames:
             msg = decode(frame, side="server")

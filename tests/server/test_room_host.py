@@ -158,6 +158,9 @@ class Stand:
     def send_raw(self, *frames: bytes) -> None:
         self.frames += [p.decode(f, side="server") for f in frames]
 
+    def push(self) -> None:
+        pass
+
     def send_error(self, code: str, message: str, re: Any = None) -> None:
         self.frames.append(p.Error(code=code, message=message, re=re))
 

@@ -32,6 +32,19 @@ async def test_the_acting_seat_gets_ok_and_its_update_first_in_one_write() -> No
     assert all(types == ["update"] for _, types in log[1:])
 
 
+async def test_the_acting_seat_s_reply_is_pushed_before_the_others_are_built() -> None:
+    # Issue #43: the actor's ok and update are written (pushed) as soon as they are queued,
+    # not at the end of the callback that read its act, after every other seat's frame.
+    room, game, seats, log = await started_room(4, {"seed": 5, "first_seat": 2})
+    pushes: list[int] = []
+    seats[2].push = lambda: pushes.append(len(log))  # type: ignore[method-assign]
+    action = game.legal_actions(2)[0]
+    await room.play(seats[2], p.Act(room="r1", state_id=game.state_id,  # type: ignore[arg-type]
+                                   action=list(action), id=7))
+    assert pushes == [1]  # right after its own write, before seat0/1/3 got theirs
+    assert len(log) == 4
+
+
 def _server_side(server: Server, client: Client) -> Connection:
     conn = server.sessions[client.session_id]
     assert isinstance(conn, Connection)
