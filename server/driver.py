@@ -9,6 +9,13 @@ server's :class:`~.connection.Connection`) synchronously, in the callback that r
 task, queue or coroutine of the driver's between the socket and the request's handling
 (issue #43; ``bench/floor.py`` measures what that saves).
 
+Frames read are parsed here while the WebSocket is open (:meth:`Socket.data_received`): a
+whole, final, masked binary frame (RFC 6455 section 5.2, no extension, no fragmented message
+under way) is unmasked and handed over without the protocol object, which costs ~10x more
+per frame (issue #43); every other frame (text, fragments, pings, pongs, closes, anything
+malformed or too large) is fed to the protocol whole, so its parser always starts at a frame
+boundary and answers it as websockets does.
+
 Frames to send are collected per socket and written once per loop pass (:class:`Flusher`):
 every frame that a pass produced for a socket leaves in one ``transport.writelines``. The
 socket being read writes its replies at the end of the callback that read the request.
@@ -40,7 +47,13 @@ from websockets.typing import LoggerLike, Origin
 
 from .admission import Admission, Gate
 
-__all__ = ["Endpoint", "Flusher", "Handler", "Socket", "Transport", "binary_header"]
+try:  # websockets' C unmasking, as its own frame parser uses it
+    from websockets.speedups import apply_mask
+except ImportError:  # websockets built without its C extension: its Python one
+    from websockets.utils import apply_mask
+
+__all__ = ["Endpoint", "Flusher", "Handler", "Socket", "Transport", "at_frame_start",
+           "binary_header"]
 
 log = logging.getLogger("cardhall.driver")
 
@@ -55,6 +68,10 @@ _PONG: Final = Opcode.PONG
 MAX_WAITING = 16
 
 _SHORT_HEADERS: Final = [bytes((0x82, n)) for n in range(126)]
+#: The first byte of a final binary frame with no RSV bit: the read path's fast case.
+_FIN_BINARY: Final = 0x82
+#: The opcodes RFC 6455 defines (continuation, text, binary, close, ping, pong).
+_OPCODES: Final = frozenset((0x0, 0x1, 0x2, 0x8, 0x9, 0xA))
 
 
 def binary_header(size: int) -> bytes:
@@ -65,6 +82,22 @@ def binary_header(size: int) -> bytes:
     if size < 1 << 16:
         return b"\x82\x7e" + size.to_bytes(2, "big")
     return b"\x82\x7f" + size.to_bytes(8, "big")
+
+
+def at_frame_start(protocol: ServerProtocol) -> bool:
+    """Whether ``protocol``'s parser holds no byte and waits for the first byte of a frame
+    (its innermost generator is the reader's ``at_eof``): only then may the frames that
+    follow be read without it (:meth:`Socket._read_frames`). False when a client sent
+    bytes of a frame behind its HTTP request before the upgrade was answered (the protocol
+    then parses that socket's frames itself), or when websockets' parser is shaped
+    otherwise than this checks (the same: slower, never wrong)."""
+    if protocol.reader.buffer:
+        return False
+    gen: Any = protocol.parser
+    while getattr(gen, "gi_yieldfrom", None) is not None:
+        gen = gen.gi_yieldfrom
+    code = getattr(gen, "gi_code", None)
+    return code is not None and code.co_name == "at_eof"
 
 
 class Transport(Protocol):
@@ -226,6 +259,8 @@ class Socket:
         self._pong_timer: asyncio.TimerHandle | None = None
         self._close_timer: asyncio.TimerHandle | None = None
         self._read_paused = False
+        self._partial = b""  # the start of a frame not whole yet (the open WebSocket's)
+        self._fast = False  # frames read by _read_frames (set once the WebSocket opens)
 
     # -- what the handler and the server read ----------------------------------------------
 
@@ -383,27 +418,90 @@ class Socket:
         self.admission.made(transport)
 
     def data_received(self, data: bytes) -> None:
-        """Feed ``data`` to the protocol, hand its messages over, then write once."""
+        """Read ``data``: frames of the open WebSocket through :meth:`_read_frames`, the
+        rest fed to the protocol; hand the messages over, then write once."""
         if self.admission.client is None:  # a PROXY header may be due
             data = self.admission.received(data)
             if not data:
                 return
         protocol = self.protocol
-        protocol.receive_data(data)
-        events = protocol.events_received()
         self._reading = True
         try:
-            for event in events:
-                if type(event) is Frame:
-                    self._frame(event)
-                else:
-                    assert isinstance(event, Request)
-                    self._request(event)
+            if self._fast and protocol.state is _OPEN:
+                self._read_frames(self._partial + data if self._partial else data)
+            else:
+                if self._partial:  # the WebSocket closed since: the protocol discards it
+                    data, self._partial = self._partial + data, b""
+                self._feed(data)
         finally:
             self._reading = False
         self.flush()
         if protocol.state is not _OPEN:
             self._closing()
+
+    def _feed(self, data: bytes) -> None:
+        """Feed ``data`` to the protocol and handle the events it parsed."""
+        protocol = self.protocol
+        protocol.receive_data(data)
+        for event in protocol.events_received():
+            if type(event) is Frame:
+                self._frame(event)
+            else:
+                assert isinstance(event, Request)
+                self._request(event)
+
+    def _read_frames(self, data: bytes) -> None:
+        """Take the whole frames at the start of ``data`` (the open WebSocket's bytes): a
+        final, masked binary frame no larger than ``max_size`` while no fragmented message
+        is under way goes to the handler here; any other frame is fed to the protocol whole
+        (:meth:`_feed`). A frame not whole yet waits in :attr:`_partial`, unless its first
+        bytes are enough for the protocol to refuse it (an unknown opcode, no mask, a size
+        past ``max_size``): fed at once, so it closes as early as it would alone. Stops
+        feeding once the WebSocket is no longer open (the protocol discards the rest)."""
+        protocol = self.protocol
+        end = len(data)
+        at = 0
+        while at < end:
+            if protocol.state is not _OPEN:
+                self._partial = b""
+                self._feed(data[at:])
+                return
+            if end - at < 2:
+                break
+            first, second = data[at], data[at + 1]
+            if (first & 0x0F) not in _OPCODES or not second & 0x80:
+                self._partial = b""
+                self._feed(data[at:])  # refused from its first two bytes
+                return
+            size = second & 0x7F
+            head = 2
+            if size == 126:
+                head = 4
+                if end - at < 4:
+                    break
+                size = (data[at + 2] << 8) | data[at + 3]
+            elif size == 127:
+                head = 10
+                if end - at < 10:
+                    break
+                size = int.from_bytes(data[at + 2:at + 10], "big")
+            head += 4  # the mask
+            whole = at + head + size
+            max_size = protocol.max_message_size
+            if max_size is not None and protocol.current_size is not None:
+                max_size -= protocol.current_size
+            if max_size is not None and size > max_size:
+                self._partial = b""
+                self._feed(data[at:])  # the protocol refuses it from its header
+                return
+            if whole > end:
+                break
+            if first == _FIN_BINARY and protocol.current_size is None:
+                self._deliver(apply_mask(data[at + head:whole], data[at + head - 4:at + head]))
+            else:
+                self._feed(data[at:whole])
+            at = whole
+        self._partial = data[at:] if at < end else b""
 
     def eof_received(self) -> None:
         """The peer closed its side: the protocol ends; the transport closes."""
@@ -499,6 +597,7 @@ class Socket:
         protocol.send_response(response)
         if response.status_code == 101:  # the protocol is OPEN
             self._extended = bool(protocol.extensions)
+            self._fast = not self._extended and not protocol.debug and at_frame_start(protocol)
             self.handler = self.server.opened(self)
             if self._ping_interval is not None:
                 self._ping_timer = asyncio.get_running_loop().call_later(

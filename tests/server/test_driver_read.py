@@ -1,0 +1,123 @@
+"""The socket driver's read path (issue #43): once the WebSocket is open, whole final binary
+frames are unmasked and handed over without websockets' protocol object, every other frame
+is fed to the protocol whole. Whatever a client sends, split however TCP splits it, the
+handler and the client must see exactly what they see when the protocol parses everything."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+from typing import Any
+
+from cardhall.server.admission import Gate
+from cardhall.server.config import Settings
+from cardhall.server.driver import Flusher, Socket, at_frame_start
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from websockets.frames import Close, Frame, Opcode
+
+from .test_driver import Endpoint, Handler, Transport, frame, out
+
+UPGRADE = (
+    "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+    f"Sec-WebSocket-Key: {base64.b64encode(b'0123456789abcdef').decode()}\r\n"
+    "Sec-WebSocket-Version: 13\r\n\r\n").encode()
+MAX_SIZE = 300
+
+
+class Opening(Endpoint):
+    """Accepts every upgrade; keeps the handler it made."""
+
+    handler: Handler | None = None
+
+    def opened(self, socket: Socket) -> Handler:
+        self.handler = Handler(socket)
+        return self.handler
+
+
+async def upgraded(first: bytes = UPGRADE) -> tuple[Socket, Transport, Opening]:
+    """A socket that read ``first`` (the HTTP upgrade, maybe more) and answered it."""
+    endpoint = Opening()
+    sock = Socket(endpoint, Gate(Settings(), 100), Flusher(), ping_interval=None,
+                  max_size=MAX_SIZE)
+    transport = Transport()
+    sock.connection_made(transport)
+    sock.data_received(first)
+    for _ in range(3):
+        await asyncio.sleep(0)  # the upgrade is answered in a task
+    assert sock.handler is not None
+    return sock, transport, endpoint
+
+
+async def test_a_clean_upgrade_reads_frames_itself() -> None:
+    sock, transport, endpoint = await upgraded()
+    assert at_frame_start(sock.protocol) and sock._fast
+    second = frame(b"b")  # (masked with a key of its own: built once)
+    sock.data_received(frame(b"a") + second[:3])  # the second frame in two reads
+    assert endpoint.handler is not None and endpoint.handler.messages == [b"a"]
+    sock.data_received(second[3:])
+    assert endpoint.handler.messages == [b"a", b"b"]
+    assert transport.writes[1:] == [out(b"re:a"), out(b"re:b")]  # after the 101
+    sock.connection_lost(None)
+
+
+async def test_frame_bytes_behind_the_request_leave_the_protocol_in_charge() -> None:
+    # A client that sends part of a frame before the 101 came: the protocol holds those
+    # bytes (its parser past the frame's start), so it keeps parsing that socket's frames.
+    whole = frame(b"early") + frame(b"late")
+    sock, _, endpoint = await upgraded(UPGRADE + whole[:3])
+    assert not sock._fast
+    sock.data_received(whole[3:])
+    assert endpoint.handler is not None and endpoint.handler.messages == [b"early", b"late"]
+    sock.connection_lost(None)
+
+
+# -- the same bytes, both ways --------------------------------------------------------------
+
+def _raw(opcode: Opcode, data: bytes, fin: bool = True, mask: bool = True,
+         rsv1: bool = False) -> bytes:
+    raw = Frame(opcode, data, fin=fin).serialize(mask=mask, extensions=[])
+    return bytes((raw[0] | 0x40,)) + raw[1:] if rsv1 else raw  # RSV1 set by hand
+
+
+PAYLOAD = st.binary(min_size=0, max_size=200)
+FRAMES = st.one_of(
+    PAYLOAD.map(lambda d: _raw(Opcode.BINARY, d)),
+    st.binary(min_size=126, max_size=MAX_SIZE).map(lambda d: _raw(Opcode.BINARY, d)),
+    st.text(max_size=20).map(lambda t: _raw(Opcode.TEXT, t.encode())),
+    st.tuples(PAYLOAD, PAYLOAD).map(lambda p: _raw(Opcode.BINARY, p[0], fin=False)
+                                    + _raw(Opcode.CONT, p[1])),
+    st.just(_raw(Opcode.CONT, b"stray")),
+    st.binary(max_size=20).map(lambda d: _raw(Opcode.PING, d)),
+    st.binary(max_size=20).map(lambda d: _raw(Opcode.PONG, d)),
+    st.just(_raw(Opcode.CLOSE, Close(1000, "bye").serialize())),
+    st.just(_raw(Opcode.BINARY, b"x" * (MAX_SIZE + 1))),  # too large: 1009
+    st.just(_raw(Opcode.BINARY, b"naked", mask=False)),  # unmasked: 1002
+    st.just(_raw(Opcode.BINARY, b"rsv", rsv1=True)),  # an RSV bit: 1002
+    st.just(b"\xff\xff\x00"),  # garbage
+)
+
+
+async def _run(chunks: list[bytes], fast: bool) -> tuple[Any, ...]:
+    sock, transport, endpoint = await upgraded()
+    assert sock._fast and len(transport.writes) == 1  # the 101 (its Date: not compared)
+    sock._fast = fast
+    for chunk in chunks:
+        if not sock.lost:
+            sock.data_received(chunk)
+    await asyncio.sleep(0)
+    assert endpoint.handler is not None
+    seen = (endpoint.handler.messages, b"".join(transport.writes[1:]), sock.close_code,
+            sock.state, transport.eof)
+    sock.connection_lost(None)
+    return seen
+
+
+@settings(max_examples=300, deadline=None)
+@given(frames=st.lists(FRAMES, max_size=8), cuts=st.lists(st.integers(0, 2000), max_size=6))
+def test_any_bytes_split_anyhow_read_as_the_protocol_reads_them(
+        frames: list[bytes], cuts: list[int]) -> None:
+    data = b"".join(frames)
+    points = sorted({c % (len(data) + 1) for c in cuts} | {0, len(data)})
+    chunks = [data[a:b] for a, b in zip(points, points[1:], strict=False) if b > a]
+    assert asyncio.run(_run(chunks, True)) == asyncio.run(_run(chunks, False))
