@@ -98,13 +98,15 @@ FRAMES = st.one_of(
 )
 
 
-async def _run(chunks: list[bytes], fast: bool) -> tuple[Any, ...]:
+async def _run(chunks: list[bytes], fast: bool, eof: bool) -> tuple[Any, ...]:
     sock, transport, endpoint = await upgraded()
     assert sock._fast and len(transport.writes) == 1  # the 101 (its Date: not compared)
     sock._fast = fast
     for chunk in chunks:
         if not sock.lost:
             sock.data_received(chunk)
+    if eof:
+        sock.eof_received()
     await asyncio.sleep(0)
     assert endpoint.handler is not None
     seen = (endpoint.handler.messages, b"".join(transport.writes[1:]), sock.close_code,
@@ -114,10 +116,11 @@ async def _run(chunks: list[bytes], fast: bool) -> tuple[Any, ...]:
 
 
 @settings(max_examples=300, deadline=None)
-@given(frames=st.lists(FRAMES, max_size=8), cuts=st.lists(st.integers(0, 2000), max_size=6))
+@given(frames=st.lists(FRAMES, max_size=8), cuts=st.lists(st.integers(0, 2000), max_size=6),
+       eof=st.booleans())
 def test_any_bytes_split_anyhow_read_as_the_protocol_reads_them(
-        frames: list[bytes], cuts: list[int]) -> None:
+        frames: list[bytes], cuts: list[int], eof: bool) -> None:
     data = b"".join(frames)
     points = sorted({c % (len(data) + 1) for c in cuts} | {0, len(data)})
     chunks = [data[a:b] for a, b in zip(points, points[1:], strict=False) if b > a]
-    assert asyncio.run(_run(chunks, True)) == asyncio.run(_run(chunks, False))
+    assert asyncio.run(_run(chunks, True, eof)) == asyncio.run(_run(chunks, False, eof))
