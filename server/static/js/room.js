@@ -5,6 +5,7 @@ import { applyDelta, RequestError } from "./protocol.js";
 import { h, prettyCards, cardName, isCard } from "./cards.js";
 import * as generic from "./games/generic.js";
 import { rendererFor } from "./renderers.js";
+import { html, render as draw, isValidElement } from "./ui.js";
 import { chatFor } from "./chat.js";
 import { copyLinkButton, spectatorsPanel } from "./links.js";
 import { auctionHelp, explainEnd, helpButton } from "./help.js";
@@ -496,6 +497,13 @@ export class RoomView {
           label,
         );
       },
+      button: (action, label, extra = {}) => {
+        handled.add(actionKey(action));
+        const key = actionKey(action);
+        return html`<button type="button" class=${`action ${extra.class || ""}`.trim()}
+          key=${key} data-key=${`a:${key}`} data-action=${key} onClick=${() => this.act(action)}
+          aria-label=${extra.label}>${label}</button>`;
+      },
     };
   }
 
@@ -603,6 +611,15 @@ export class RoomView {
     } catch (err) {
       console.error(err);
       table = generic.render(v, ui);
+    }
+    if (isValidElement(table)) {
+      // A Preact renderer (renderers.js): drawn into one element kept across renders.
+      if (!this.tableHost) {
+        this.tableHost = document.createElement("div");
+        this.tableHost.style.display = "contents";
+      }
+      draw(table, this.tableHost);
+      table = this.tableHost;
     }
     const describe = this.renderer.describeAction || generic.describeAction;
     const rest = (v.legal_actions || []).filter((a) => !handled.has(actionKey(a)));
