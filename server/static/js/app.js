@@ -309,6 +309,9 @@ class App {
   // --- drawing -----------------------------------------------------------------------------
 
   render() {
+    // Where each card is before anything is drawn (motion.js): a Preact screen (the room)
+    // is updated in place by the render below.
+    const before = measure(this.root);
     const active = document.activeElement;
     const focusKey = active && active.dataset ? active.dataset.key : undefined;
     const banner =
@@ -363,7 +366,6 @@ class App {
       soundToggle(this),
       this.account.render(),
     );
-    const before = measure(this.root);
     const rated = this.rated.banner();
     if (body.parentNode === this.root) {
       // The same screen element (a Preact screen, drawn in place): kept where it is, so
