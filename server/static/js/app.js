@@ -320,6 +320,9 @@ class App {
   /** Draw the page: the chrome (chrome.js, Preact, into `this.chrome`, kept across
    * renders) above the screen (the replay, the room or the lobby). */
   render() {
+    // Where each card is before anything is drawn (motion.js): a Preact screen (the room)
+    // is updated in place by the render below.
+    const before = measure(this.root);
     const active = document.activeElement;
     const focusKey = active instanceof HTMLElement ? active.dataset.key : undefined;
     let body;
@@ -327,7 +330,6 @@ class App {
     else if (this.room) body = this.room.render();
     else if (this.games) body = this.lobby.render();
     else body = h("main", { class: "lobby" }, h("p", {}, "Connecting to the server\u2026"));
-    const before = measure(this.root);
     this.drawChrome();
     if (body.parentNode === this.root) {
       // The same screen element (a Preact screen, drawn in place): kept where it is, so

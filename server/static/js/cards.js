@@ -1,6 +1,9 @@
 // @ts-check
 // Card codes (protocol/README.md "Card codes") drawn as CSS cards, with words for screen
-// readers: "8D1" -> a red "8♦" card labelled "8 of diamonds, deck 1".
+// readers: "8D1" -> a red "8♦" card labelled "8 of diamonds, deck 1". Two forms of each:
+// Preact components (Card, Pile: what the renderers draw with, renderers.js) and the old
+// DOM helpers (cardElement, pileElement, h), kept while a renderer still uses them.
+import { html } from "./ui.js";
 const RANKS = { A: "ace", T: "10", J: "jack", Q: "queen", K: "king" };
 const RANK_TEXT = { T: "10" };
 const SUITS = {
@@ -132,4 +135,57 @@ export function pileElement(count, label, { onClick } = {}) {
     h("span", { class: "count", "aria-hidden": "true" }, `${label} ${count}`),
   );
   return wrap;
+}
+
+/**
+ * @typedef {{ code?: string | null, onClick?: (e: Event) => void, label?: string,
+ *   selected?: boolean, highlight?: boolean, faceDown?: boolean, small?: boolean,
+ *   where?: string, dataKey?: string }} CardProps
+ */
+
+/** The aria-label of a card: its name (and place), then `label`; a back's own words. */
+function cardLabel(code, faceDown, label, where) {
+  if (faceDown || !code) return label || "face-down card";
+  const name = cardName(code) + (where ? `, ${where}` : "");
+  return label ? `${name}, ${label}` : name;
+}
+
+/**
+ * A card as a Preact element (the component form of cardElement, same props as its
+ * options, `code` among them; `dataKey` sets data-key): a <button> (aria-pressed) with
+ * `onClick`, else a <span role="img">; a face-down card or a null code is a card back.
+ * @param {CardProps} props
+ */
+export function Card({ code, onClick, label, selected, highlight, faceDown, small, where,
+  dataKey }) {
+  const back = Boolean(faceDown || !code);
+  const { rank, suit, deck } = back ? { rank: "", suit: "", deck: 0 } : parseCard(String(code));
+  const classes = ["card", small ? "small" : "", back ? "back" : suit === "D" || suit === "H"
+    ? "red" : "black", onClick ? "clickable" : "", selected ? "selected" : "",
+  highlight ? "highlight" : ""].filter(Boolean).join(" ");
+  const props = {
+    class: classes, "aria-label": cardLabel(code, back, label, where),
+    "data-card": back ? undefined : code, "data-key": dataKey,
+    role: onClick ? undefined : "img",
+    "aria-pressed": selected ? "true" : onClick ? "false" : undefined,
+  };
+  const face = back ? null : html`<span class="corner" aria-hidden="true">${RANK_TEXT[rank]
+    || rank}<br />${suitSymbol(suit)}</span><span class="pip" aria-hidden="true">${
+    suitSymbol(suit)}</span>${deck ? html`<span class="deck" aria-hidden="true">${deck}</span>`
+    : null}`;
+  return onClick
+    ? html`<button type="button" ...${props} onClick=${onClick}>${face}</button>`
+    : html`<span ...${props}>${face}</span>`;
+}
+
+/**
+ * A pile as a Preact element (the component form of pileElement): a card back (or an
+ * empty slot) with its count.
+ * @param {{ count: number, label: string, onClick?: (e: Event) => void }} props
+ */
+export function Pile({ count, label, onClick }) {
+  return html`<span class="pile">${count
+    ? html`<${Card} faceDown=${true} label=${`${label}: ${count} cards`} onClick=${onClick} />`
+    : html`<span class="card empty" role="img" aria-label=${`${label}: empty`} />`}<span
+    class="count" aria-hidden="true">${`${label} ${count}`}</span></span>`;
 }

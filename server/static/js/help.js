@@ -4,6 +4,7 @@
 // explained where you bid (its paragraph of the same page), and every end of a game said in
 // words with its reason, from the engine's outcome and events (docs/rules, RULINGS ids).
 import { h, suitName } from "./cards.js";
+import { html } from "./ui.js";
 
 const pages = new Map(); // game -> Promise of the rules page's HTML ("" when it has none)
 
@@ -25,19 +26,13 @@ async function rulesElement(game) {
   return doc.body.firstElementChild;
 }
 
-/** A "How to play" button that opens the game's rules in a dialog. */
-export function helpButton(game, title) {
-  return h(
-    "button",
-    {
-      type: "button",
-      class: "secondary help",
-      id: "how-to-play",
-      "data-key": "how-to-play",
-      onclick: () => openRules(game, title),
-    },
-    "How to play",
-  );
+/**
+ * A "How to play" button that opens the game's rules in a dialog (openRules).
+ * @param {{ game: string, title: string }} props
+ */
+export function HelpButton({ game, title }) {
+  return html`<button type="button" class="secondary help" id="how-to-play"
+    data-key="how-to-play" onClick=${() => openRules(game, title)}>How to play</button>`;
 }
 
 /** Show the rules of `game` in a modal dialog (Escape or "Close" shut it). */
@@ -56,21 +51,31 @@ export async function openRules(game, title) {
   dialog.showModal();
 }
 
-let auction = null; // the one auction help (kept, so that it stays open across redraws)
+let auction = null; // the auction paragraph's text: a Promise, fetched once per page
 
-/** The auction explained (the rules page's paragraph that begins "In an auction"), for the
- * place where a player bids. An element, filled in once the page has come. */
-export function auctionHelp() {
-  if (auction) return auction;
-  const el = h("details", { class: "auction-help", id: "auction-help" },
-    h("summary", {}, "How does an auction work?"));
-  auction = el;
-  rulesElement("skipper").then((page) => {
-    const item = page && [...page.querySelectorAll("li")].find((li) =>
-      li.textContent.trim().startsWith("In an auction"));
-    el.append(item ? h("p", { text: item.textContent.replace(/\s+/g, " ").trim() }) : "");
-  });
-  return el;
+/** The auction explained: the text of the rules page's paragraph that begins "In an
+ * auction" (Skipper's), "" when there is none. Fetched once per page. */
+export function auctionText() {
+  if (!auction) {
+    auction = rulesElement("skipper").then((page) => {
+      const item = page && [...page.querySelectorAll("li")].find((li) =>
+        (li.textContent || "").trim().startsWith("In an auction"));
+      return item ? (item.textContent || "").replace(/\s+/g, " ").trim() : "";
+    });
+  }
+  return auction;
+}
+
+/**
+ * The auction explained, for the place where a player bids (details#auction-help; it stays
+ * open across renders: Preact keeps the element). `text`: auctionText()'s, "" until it came.
+ * @param {{ text: string }} props
+ */
+export function AuctionHelp({ text }) {
+  return html`<details class="auction-help" id="auction-help">
+    <summary>How does an auction work?</summary>
+    ${text ? html`<p>${text}</p>` : null}
+  </details>`;
 }
 
 const SKIPPER_WHY = {

@@ -268,6 +268,7 @@ export class ReplayView {
       handled: () => {},
       legal: [],
       actionButton: (action, label) => h("span", { class: "action" }, label),
+      button: (action, label) => html`<span class="action">${label}</span>`,
     };
     try {
       return drawer.render(this.view, ui);

@@ -1,7 +1,8 @@
 // Shared drawing helpers and the fallback renderer for any game: every card (or list of
 // cards) in the view is drawn; a card named by legal actions is a button that selects it,
 // and the actions that use the selected card are offered next to the table.
-import { h, cardElement, cardName, isCard, prettyCards } from "../cards.js";
+import { h, cardElement, cardName, isCard, prettyCards, Card } from "../cards.js";
+import { html } from "../ui.js";
 
 const STANDARD = new Set([
   "state_id",
@@ -119,6 +120,59 @@ export function cardRow(label, codes, ui, { where = label, small, id } = {}) {
         : h("span", { class: "card empty", role: "img", "aria-label": `${label}: empty` }),
     ),
   );
+}
+
+/**
+ * A card that selects itself when legal actions use it (a focusable toggle button, keyed
+ * data-key "c:CODE:WHERE"); otherwise a plain card; a null code is a card back. The Preact
+ * form of selectableCard. Props: code, ui (the table's ui), where (its place, for screen
+ * readers: "tray 2"), small.
+ * @param {{ code: string | null, ui: any, where: string, small?: boolean }} props
+ */
+export function SelectableCard({ code, ui, where, small }) {
+  if (!code) return html`<${Card} faceDown=${true} label=${where} small=${small} />`;
+  const usable = actionsWith(ui.legal, code).length > 0;
+  const selected = ui.selected === code;
+  return html`<${Card} code=${code} where=${where} small=${small} selected=${selected}
+    onClick=${usable ? () => ui.select(code) : undefined}
+    label=${usable ? (selected ? "selected" : "select") : undefined}
+    dataKey=${usable ? `c:${code}:${where}` : undefined} />`;
+}
+
+/**
+ * The buttons of the actions using the selected card (ui.button: handled) and Cancel, or
+ * nothing with no card selected. The Preact form of selectionBar. Props: ui, describe (an
+ * action in words; describeAction when left out).
+ * @param {{ ui: any, describe?: (action: any[]) => string }} props
+ */
+export function SelectionBar({ ui, describe = describeAction }) {
+  if (!ui.selected) return null;
+  const using = actionsWith(ui.legal, ui.selected);
+  if (!using.length) return null;
+  return html`<div class="selection" role="group"
+    aria-label=${`actions with ${cardName(ui.selected)}`}>
+    <span>${cardName(ui.selected)}: </span>
+    ${using.map((a) => ui.button(a, prettyCards(describe(a))))}
+    <button type="button" class="secondary" onClick=${() => ui.select(null)}>Cancel</button>
+  </div>`;
+}
+
+/**
+ * A labelled row of cards (each a SelectableCard; an empty slot when there are none). The
+ * Preact form of cardRow. Props: label, codes (card codes or nulls), ui, where (the cards'
+ * place; `label` when left out: "hand 2"), small, id.
+ * @param {{ label: string, codes: (string | null)[], ui: any, where?: string,
+ *   small?: boolean, id?: string }} props
+ */
+export function CardRow({ label, codes, ui, where = label, small, id }) {
+  const many = codes.length > 1;
+  return html`<div class="row" id=${id}>
+    <span class="row-label">${label}</span>
+    <div class="cards">${codes.length
+      ? codes.map((c, i) => html`<${SelectableCard} key=${c ?? `back:${i}`} code=${c} ui=${ui}
+          where=${`${where}${many ? ` ${i + 1}` : ""}`} small=${small} />`)
+      : html`<span class="card empty" role="img" aria-label=${`${label}: empty`} />`}</div>
+  </div>`;
 }
 
 function cardsIn(value) {
