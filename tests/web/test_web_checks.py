@@ -25,7 +25,8 @@ MAX_FUNCTION_LINES = 80
 CHECKED = ("ui.js", "welcome.js", "lobby_views.js", "new_room.js", "lobby_panels.js",
            "leaderboard.js", "protocol.js", "cards.js", "renderers.js", "motion.js",
            "sound.js", "links.js", "help.js", "replay_view.js", "chrome.js",
-           "account.js", "rated.js")
+           "account.js", "rated.js", "games/shah.js", "games/thirtysix.js",
+           "games/shufflejack.js")
 
 
 def node() -> str:
