@@ -74,6 +74,8 @@ function when(seconds) {
 }
 
 /** Who the page is signed in as, and the account menu. */
+/** Who the page is signed in as, and the account menu's state and actions (AccountBar
+ * draws them). `app`: the App (app.js): its session, render(), rated, resumeAccount(). */
 export class AccountMenu {
   constructor(app) {
     this.app = app;
@@ -103,10 +105,12 @@ export class AccountMenu {
     if (button) button.focus();
   }
 
+  /** The display name signed in as ("" before the first sign-in). */
   get name() {
     return this.info ? this.info.name : "";
   }
 
+  /** Keep an `account` reply: its tokens in localStorage, the rest as `info`. */
   _keep(reply) {
     const { token, refresh, expires, device, re, t, ...info } = reply;
     if (token) localStorage.setItem(TOKENS_KEY, JSON.stringify({ token, refresh, expires }));
@@ -178,6 +182,7 @@ export class AccountMenu {
     this.app.render();
   }
 
+  /** Open My games and read the account's games (`get_my_games`) and rating changes. */
   async showGames() {
     this.panel = "games";
     this.error = "";
@@ -193,6 +198,7 @@ export class AccountMenu {
     this.app.render();
   }
 
+  /** Open `panel` ("signin", "register", "games"), or close it when it is open. */
   toggle(panel) {
     this.panel = this.panel === panel ? null : panel;
     this.error = "";

@@ -52,6 +52,8 @@ async function getJson(path) {
   return answer.json();
 }
 
+/** Rated play's state and actions (the queue, ratings, rated games); its components draw
+ * them. `app`: the App (app.js): its session, account, room, render(), enterRoom(). */
 export class Rated {
   constructor(app) {
     this.app = app;
@@ -90,6 +92,7 @@ export class Rated {
     return false;
   }
 
+  /** Join the rated queue of this.mode and this.sizes (`queue_join`); an error is shown. */
   async play() {
     this.error = "";
     try {
@@ -103,6 +106,7 @@ export class Rated {
     this.app.render();
   }
 
+  /** Leave the rated queue (`queue_leave`). */
   async leave() {
     try {
       await this.app.session.request({ t: "queue_leave" });
@@ -131,6 +135,7 @@ export class Rated {
     await this.loadTable();
   }
 
+  /** Read this.mode's rating list (GET /ratings) and draw the page again. */
   async loadTable() {
     try {
       const list = await getJson(`/ratings?game=${GAME}&mode=${this.mode}&limit=1000`);

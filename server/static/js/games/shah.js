@@ -13,6 +13,7 @@ import {
 
 const CIRCLES = ["inner", "middle", "outer"];
 
+/** A legal action of The Shah as a button label ("play 5H to foundation 2"). */
 export function describeAction(a) {
   const [verb, x, y] = a;
   switch (verb) {
@@ -35,6 +36,7 @@ export function describeAction(a) {
   }
 }
 
+/** An event of The Shah in words (`who(seat)`: a seat's name). */
 export function describeEvent(ev, who) {
   switch (ev.type) {
     case "play":
@@ -55,6 +57,7 @@ export function describeEvent(ev, who) {
   }
 }
 
+/** The end of a game of The Shah in words: won or lost, why, cards built. */
 export function describeOutcome(outcome) {
   const reason = String(outcome.reason || "").replace(/_/g, " ");
   const built = outcome.scores ? `, built ${outcome.scores}` : "";

@@ -6,6 +6,7 @@ import { Card, cardName } from "../cards.js";
 import { html } from "../ui.js";
 import { describeEvent as genericEvent, describeAction as genericAction } from "./generic.js";
 
+/** A legal action of ShuffleJack as a button label ("hand at 1, 2, 3"). */
 export function describeAction(a) {
   const [verb, ...args] = a;
   if (verb === "hand") return `hand at ${args.join(", ")}`;
@@ -15,6 +16,7 @@ export function describeAction(a) {
   return genericAction(a);
 }
 
+/** An event of ShuffleJack in words (`who(seat)`: a seat's name). */
 export function describeEvent(ev, who) {
   switch (ev.type) {
     case "hand":

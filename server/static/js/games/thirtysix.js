@@ -6,6 +6,7 @@ import { Card, cardName } from "../cards.js";
 import { html } from "../ui.js";
 import { describeEvent as genericEvent, describeAction as genericAction } from "./generic.js";
 
+/** A legal action of Thirty-Six as a button label ("commit 5H QD"). */
 export function describeAction(a) {
   const [verb, ...cards] = a;
   if (verb === "commit")
@@ -16,6 +17,7 @@ export function describeAction(a) {
   return genericAction(a);
 }
 
+/** An event of Thirty-Six in words (`who(seat)`: a seat's name). */
 export function describeEvent(ev, who) {
   switch (ev.type) {
     case "reveal":
