@@ -28,13 +28,20 @@ CALL = """async ([path, fn, ...args]) => {
     return m[fn](...args.map((a) => a === 'WHO' ? (s) => `Seat${s}` : a)); }"""
 WHO = "WHO"
 #: JavaScript: ``[module path, view, legal actions]`` -> the text of the table it draws.
+#: A renderer returns a DOM node or a Preact element (server/static/js/renderers.js): either
+#: is put into a <div> (``box``) first.
 DRAW = """async ([path, view, legal]) => {
     const m = await import(path);
     const { h } = await import('/js/cards.js');
+    const { html, render } = await import('/js/ui.js');
     const ui = { seat: 0, view, selected: null, select() {}, marks: [], toggle() {},
                  act() {}, seatName: (s) => `Seat${s}`, handled() {}, legal,
-                 actionButton: (a, label) => h('button', {}, label) };
-    return m.render(view, ui).textContent; }"""
+                 actionButton: (a, label) => h('button', {}, label),
+                 button: (a, label) => html`<button>${label}</button>` };
+    const drawn = m.render(view, ui);
+    const box = document.createElement('div');
+    if (drawn instanceof Node) box.append(drawn); else render(drawn, box);
+    return box.textContent; }"""
 
 
 def played(game: str, moves: int | None, **options: Any) -> Any:
@@ -156,10 +163,9 @@ async def test_log_and_table_name_seats_the_same_way() -> None:
 # -- item 5: what to do when no card can be played ------------------------------------------
 
 #: JavaScript: ``[module path, view, legal actions]`` -> the table drawn into ``#probe``.
-MOUNT = DRAW.replace("return m.render(view, ui).textContent;",
-                     "document.querySelector('#probe')?.remove();"
-                     " const el = h('div', { id: 'probe' }, m.render(view, ui));"
-                     " document.body.append(el); return el.textContent;")
+MOUNT = DRAW.replace("return box.textContent;",
+                     "document.querySelector('#probe')?.remove(); box.id = 'probe';"
+                     " document.body.append(box); return box.textContent;")
 
 
 @pytest.mark.parametrize("mode", ["solo", "multi"])

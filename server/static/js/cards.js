@@ -140,7 +140,7 @@ export function pileElement(count, label, { onClick } = {}) {
 /**
  * @typedef {{ code?: string | null, onClick?: (e: Event) => void, label?: string,
  *   selected?: boolean, highlight?: boolean, faceDown?: boolean, small?: boolean,
- *   where?: string, dataKey?: string }} CardProps
+ *   where?: string, dataKey?: string, extra?: Record<string, any> }} CardProps
  */
 
 /** The aria-label of a card: its name (and place), then `label`; a back's own words. */
@@ -152,18 +152,20 @@ function cardLabel(code, faceDown, label, where) {
 
 /**
  * A card as a Preact element (the component form of cardElement, same props as its
- * options, `code` among them; `dataKey` sets data-key): a <button> (aria-pressed) with
+ * options, `code` among them; `dataKey` sets data-key, `extra` adds attributes such as
+ * {"data-seat": 2}): a <button> (aria-pressed) with
  * `onClick`, else a <span role="img">; a face-down card or a null code is a card back.
  * @param {CardProps} props
  */
 export function Card({ code, onClick, label, selected, highlight, faceDown, small, where,
-  dataKey }) {
+  dataKey, extra }) {
   const back = Boolean(faceDown || !code);
   const { rank, suit, deck } = back ? { rank: "", suit: "", deck: 0 } : parseCard(String(code));
   const classes = ["card", small ? "small" : "", back ? "back" : suit === "D" || suit === "H"
     ? "red" : "black", onClick ? "clickable" : "", selected ? "selected" : "",
   highlight ? "highlight" : ""].filter(Boolean).join(" ");
   const props = {
+    ...extra,
     class: classes, "aria-label": cardLabel(code, back, label, where),
     "data-card": back ? undefined : code, "data-key": dataKey,
     role: onClick ? undefined : "img",

@@ -20,6 +20,8 @@
 //   games/generic.js: <${SelectableCard} code ui where small />, <${SelectionBar} ui
 //       describe? />, <${CardRow} label codes ui where? small? id? /> (components: pass them
 //       to html`<${X} …/>`), in the place of selectableCard, selectionBar and cardRow.
+// ui.handled / ui.button may be called while Preact draws the table (in its components): the
+// page draws the other actions after the table, in tree order, and asks for them then.
 // A renderer keeps no state of its own: what it draws comes from `view` and `ui`; Preact's
 // keyed diff keeps focus and card elements across updates (give list items a `key`).
 // The games' renderers: one module per game, games/GAME.js, named by the game's registry name

@@ -507,8 +507,9 @@ export class RoomView {
     };
   }
 
-  /** The table drawn by the game's renderer (the generic one when it fails), and buttons
-   * for the legal actions it did not draw. */
+  /** The table drawn by the game's renderer (the generic one when it fails), and the other
+   * actions: a function that gives buttons for the legal actions the table did not draw (the
+   * OtherActions component calls it, after Preact drew the table: renderers.js). */
   drawTable() {
     const handled = new Set();
     const ui = this.tableUi(handled);
@@ -521,7 +522,7 @@ export class RoomView {
       table = generic.render(this.view, ui);
     }
     const describe = this.renderer.describeAction || generic.describeAction;
-    const others = (this.view.legal_actions || [])
+    const others = () => (this.view.legal_actions || [])
       .filter((a) => !handled.has(actionKey(a)))
       .map((a) => ui.button(a, prettyCards(describe(a))));
     return { table, others };

@@ -144,10 +144,13 @@ export function LogPanel({ lines }) {
 }
 
 /**
- * The legal actions the table did not draw, as buttons (ui.button's), or nothing.
- * @param {{ buttons: any[] }} props
+ * The legal actions the table did not draw, as buttons (ui.button's), or nothing. `others`
+ * gives them when called: it is called here, as Preact draws this part, after the table
+ * before it (whose components say which actions they drew while they are drawn).
+ * @param {{ others: () => any[] }} props
  */
-export function OtherActions({ buttons }) {
+export function OtherActions({ others }) {
+  const buttons = others();
   return buttons.length
     ? html`<div class="other-actions" role="group" aria-label="other actions">${buttons}</div>`
     : null;
@@ -156,7 +159,7 @@ export function OtherActions({ buttons }) {
 /**
  * @typedef {{ room: string, seat: number | null, stateId: any, mine: boolean, over: boolean,
  *   status: string, turn: TurnProps, error: string, confirm: any, leave: any, gameOver: any,
- *   auction: string | null, table: any, others: any[], seats: SeatFacts[], offline: boolean,
+ *   auction: string | null, table: any, others: () => any[], seats: SeatFacts[], offline: boolean,
  *   solo: boolean, view: any, chat: any, log: string[] }} RoomProps
  *   What RoomView.screenProps gives the screen: `confirm` and `leave` are Question props (or
  *   null), `gameOver` GameOverPanel props (or null), `auction` the auction paragraph
@@ -181,7 +184,7 @@ export function RoomScreen(p) {
       ${p.gameOver ? html`<${GameOverPanel} ...${p.gameOver} />` : null}
       ${p.auction !== null ? html`<${AuctionHelp} text=${p.auction} />` : null}
       <section class="table" aria-label="table">${embed(p.table)}</section>
-      <${OtherActions} buttons=${p.others} />
+      <${OtherActions} others=${p.others} />
     </div>
     <aside>
       <${SeatsPanel} seats=${p.seats} offline=${p.offline} />

@@ -181,29 +181,30 @@ function cardsIn(value) {
   return null;
 }
 
-/** The fallback table: every card field as a row, other fields as text. */
+/** The fallback table (a Preact element, renderers.js): every card field as a row (CardRow),
+ * other plain fields as a line of facts, the selected card's actions (SelectionBar). */
 export function render(view, ui) {
   const rows = [];
   const facts = [];
   for (const [key, value] of Object.entries(view)) {
     if (STANDARD.has(key) || (key === "hand" && value === null)) continue;
+    const name = key.replace(/_/g, " ");
     const cards = cardsIn(value);
-    if (cards && cards.length) rows.push(cardRow(key.replace(/_/g, " "), cards, ui));
+    if (cards && cards.length)
+      rows.push(html`<${CardRow} key=${key} label=${name} codes=${cards} ui=${ui} />`);
     else if (Array.isArray(value) && value.some((v) => cardsIn(v))) {
       value.forEach((v, i) => {
         const c = cardsIn(v);
-        if (c) rows.push(cardRow(`${key.replace(/_/g, " ")} ${i + 1}`, c, ui));
+        if (c) rows.push(html`<${CardRow} key=${`${key}:${i}`} label=${`${name} ${i + 1}`}
+          codes=${c} ui=${ui} />`);
       });
-    } else if (value !== null && typeof value !== "object")
-      facts.push(`${key.replace(/_/g, " ")}: ${value}`);
+    } else if (value !== null && typeof value !== "object") facts.push(`${name}: ${value}`);
   }
-  return h(
-    "div",
-    { class: "generic" },
-    h("p", { class: "facts" }, facts.join(" \u00b7 ")),
-    rows,
-    selectionBar(ui),
-  );
+  return html`<div class="generic">
+    <p class="facts">${facts.join(" \u00b7 ")}</p>
+    ${rows}
+    <${SelectionBar} ui=${ui} />
+  </div>`;
 }
 
 export { h, cardElement, cardName, isCard, prettyCards };
