@@ -1,3 +1,4 @@
+// @ts-check
 // The room view: seat list with connected/bot status, countdown timers, the game's table
 // (one renderer per game, in games/: renderers.js), the legal actions not tied to a card as buttons,
 // the event log in words, and the game-over panel with "play again".
@@ -44,7 +45,9 @@ let ticker = null;
 /** Refresh every countdown on the page (elements with data-deadline = unix seconds). */
 function tick() {
   const now = Date.now() / 1000;
-  for (const el of document.querySelectorAll("[data-deadline]")) {
+  const timers = /** @type {NodeListOf<HTMLElement>} */ (
+    document.querySelectorAll("[data-deadline]"));
+  for (const el of timers) {
     const left = Math.max(0, Number(el.dataset.deadline) - now);
     const text =
       left >= 60
@@ -55,7 +58,15 @@ function tick() {
   }
 }
 
+/** A room this page is in: its view, seat, log and the page's choices (selection, marks,
+ * questions asked), the actions on it, and its screen (room_views.js RoomScreen). */
 export class RoomView {
+  /**
+   * @param {any} app  the App
+   * @param {any} joined  the joined (or resumed, spectate) reply: {room, seat, view}
+   * @param {{ code?: string | null, log?: { text: string }[] }} [opts]  the join code; the
+   *   log kept from before (a seat taken back)
+   */
   constructor(app, joined, { code, log } = {}) {
     this.app = app;
     this.roomId = joined.room;
@@ -155,7 +166,7 @@ export class RoomView {
   /** The event log of a room kept in sessionStorage (so a reload keeps it). */
   static loadLog(roomId) {
     try {
-      return JSON.parse(sessionStorage.getItem(`cardhall.log.${roomId}`)) || [];
+      return JSON.parse(sessionStorage.getItem(`cardhall.log.${roomId}`) || "null") || [];
     } catch {
       return [];
     }
@@ -304,7 +315,7 @@ export class RoomView {
   async start() {
     try {
       await this.app.session.request({ t: "start", room: this.roomId });
-    } catch (err) {
+    } catch (/** @type {any} */ err) {
       this.error = err.message;
       this.app.render();
     }

@@ -1,3 +1,4 @@
+// @ts-check
 // Shared drawing helpers and the fallback renderer for any game: every card (or list of
 // cards) in the view is drawn; a card named by legal actions is a button that selects it,
 // and the actions that use the selected card are offered next to the table.
@@ -104,7 +105,11 @@ export function selectionBar(ui, describe = describeAction) {
   );
 }
 
-/** A labelled row of cards. */
+/**
+ * A labelled row of cards (the old DOM form of CardRow).
+ * @param {string} label @param {(string | null)[]} codes @param {any} ui
+ * @param {{ where?: string, small?: boolean, id?: string }} [opts]
+ */
 export function cardRow(label, codes, ui, { where = label, small, id } = {}) {
   return h(
     "div",

@@ -1,3 +1,4 @@
+// @ts-check
 // Shop Solitaire (docs/rules/shop.md): candles, the scales' two sides, trays, ledger,
 // shelves with purchases, and the card in play. Select the card in play, then click the
 // candle, tray, ledger or shelf (highlighted) it may go to.

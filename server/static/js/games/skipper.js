@@ -1,3 +1,4 @@
+// @ts-check
 // Skipper (docs/rules/skipper.md): every seat's four suit stacks, discard top and piles;
 // the own hand as buttons. Select a hand card, then click a highlighted stack to play it,
 // or Discard / Auction it; when you are the bidder, click a hand card to bid it.
