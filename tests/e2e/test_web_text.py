@@ -28,19 +28,16 @@ CALL = """async ([path, fn, ...args]) => {
     return m[fn](...args.map((a) => a === 'WHO' ? (s) => `Seat${s}` : a)); }"""
 WHO = "WHO"
 #: JavaScript: ``[module path, view, legal actions]`` -> the text of the table it draws.
-#: A renderer returns a DOM node or a Preact element (server/static/js/renderers.js): either
-#: is put into a <div> (``box``) first.
+#: A renderer returns a Preact element (server/static/js/renderers.js): drawn into a <div>
+#: (``box``) by Preact.
 DRAW = """async ([path, view, legal]) => {
     const m = await import(path);
-    const { h } = await import('/js/cards.js');
     const { html, render } = await import('/js/ui.js');
     const ui = { seat: 0, view, selected: null, select() {}, marks: [], toggle() {},
                  act() {}, seatName: (s) => `Seat${s}`, handled() {}, legal,
-                 actionButton: (a, label) => h('button', {}, label),
                  button: (a, label) => html`<button>${label}</button>` };
-    const drawn = m.render(view, ui);
     const box = document.createElement('div');
-    if (drawn instanceof Node) box.append(drawn); else render(drawn, box);
+    render(m.render(view, ui), box);
     return box.textContent; }"""
 
 
@@ -296,9 +293,14 @@ async def test_empty_boards_say_what_counts(viewport: dict[str, int]) -> None:
 
 #: JavaScript: a chat box of room "r1" added to the page, outside the app's redraws (its own
 #: module, no room needed).
-CHAT_BOX = """async () => { const { Chat } = await import('/js/chat.js');
-    const chat = new Chat({ session: null, render() {} }, 'r1');
-    document.body.append(chat.element); }"""
+#: JavaScript: a room's chat (chat.js: its state, Chat, drawn by ChatPanel) put on the page
+#: alone, redrawn as the app would (app.render).
+CHAT_BOX = """async () => { const { Chat, ChatPanel } = await import('/js/chat.js');
+    const { html, render } = await import('/js/ui.js');
+    const host = document.createElement('div'); document.body.append(host);
+    const app = { session: null, room: { roomId: 'r1', seat: 0 },
+                  render() { render(html`<${ChatPanel} ...${chat.props()} />`, host); } };
+    const chat = new Chat(app, 'r1'); app.render(); }"""
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])

@@ -3,7 +3,7 @@
 // (one renderer per game, in games/: renderers.js), the legal actions not tied to a card as buttons,
 // the event log in words, and the game-over panel with "play again".
 import { applyDelta, RequestError } from "./protocol.js";
-import { h, prettyCards, cardName, isCard } from "./cards.js";
+import { prettyCards, cardName, isCard } from "./cards.js";
 import * as generic from "./games/generic.js";
 import { rendererFor } from "./renderers.js";
 import { html, render as draw } from "./ui.js";
@@ -410,7 +410,7 @@ export class RoomView {
         host: Boolean(p && p.host && room.status === "waiting"),
         toAct: toAct.includes(i) && !this.view.over,
         deadline: this.deadlineOf(i),
-        rating: this.app.rated ? this.app.rated.seatRating(this, i) : null,
+        rating: this.app.rated ? this.app.rated.seatRatingOf(this, i) : null,
       };
     });
   }
@@ -449,21 +449,6 @@ export class RoomView {
       seatName: (s) => this.seatName(s),
       handled: (action) => handled.add(actionKey(action)),
       legal: v.legal_actions || [],
-      actionButton: (action, label, extra = {}) => {
-        handled.add(actionKey(action));
-        return h(
-          "button",
-          {
-            type: "button",
-            class: `action ${extra.class || ""}`,
-            "data-key": `a:${actionKey(action)}`,
-            dataset: { action: actionKey(action) },
-            onclick: () => this.act(action),
-            "aria-label": extra.label,
-          },
-          label,
-        );
-      },
       button: (action, label, extra = {}) => {
         handled.add(actionKey(action));
         const key = actionKey(action);

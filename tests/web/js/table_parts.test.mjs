@@ -78,7 +78,7 @@ test("CardRow: labelled, its cards numbered by place, an empty row says so", () 
     "waste: empty");
 });
 
-test("embed: a Preact element as it is, nothing for what is neither element nor node", () => {
+test("embed: a Preact element as it is, nothing for anything else", () => {
   const el = html`<p>table</p>`;
   assert.equal(embed(el), el);
   assert.equal(embed(null), null);
