@@ -4,7 +4,6 @@
 // The chrome above the screen (header, connection state, notice) is Preact (chrome.js).
 import { AccountMenu } from "./account.js";
 import { Session, RequestError, applyDelta, defaultUrl } from "./protocol.js";
-import { h } from "./cards.js";
 import { Lobby } from "./lobby.js";
 import { RoomView } from "./room.js";
 import { loadRenderers } from "./renderers.js";
@@ -329,7 +328,13 @@ class App {
     if (this.replay) body = this.replay.render();
     else if (this.room) body = this.room.render();
     else if (this.games) body = this.lobby.render();
-    else body = h("main", { class: "lobby" }, h("p", {}, "Connecting to the server\u2026"));
+    else {
+      // Before the games are known: one line, in an element kept for it.
+      if (!this.waiting) this.waiting = document.createElement("div");
+      render(html`<main class="lobby"><p>Connecting to the server\u2026</p></main>`,
+        this.waiting);
+      body = this.waiting;
+    }
     this.drawChrome();
     if (body.parentNode === this.root) {
       // The same screen element (a Preact screen, drawn in place): kept where it is, so

@@ -31,7 +31,8 @@ export function linkUrl(roomId, code, loc = window.location) {
   return `${loc.protocol}//${loc.host}${linkPath(roomId, code)}`;
 }
 
-let target = parseLink(); // what the address named when the page was opened (used once)
+// What the address named when the page was opened (used once; none outside a browser).
+let target = typeof window === "undefined" ? null : parseLink();
 
 /** Remember that this tab watches `roomId` (null: no room), for a reload. */
 export function rememberWatching(roomId) {

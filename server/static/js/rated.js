@@ -4,11 +4,10 @@
 // ratings at a rated table (the banner, and each seat's on the seat list: seatRating()), and
 // the player's rated games with each rating before -> after (GET /ratings/history), in the
 // panel and in My games (loadChanges(), change()). app.js calls onMessage(), panel() and
-// banner(); room.js seatRating() (or seatRatingOf() with SeatRating); account.js
+// banner(); room.js seatRatingOf() (drawn by SeatRating); account.js
 // loadChanges() and change(). The Rated class holds the state and the actions; the Preact
 // components at the end (RatedPanel, RatedBoard, RatingChange, SeatRating, RatedBanner) only
 // draw it.
-import { h } from "./cards.js";
 import { html } from "./ui.js";
 
 const GAME = "skipper";
@@ -223,16 +222,6 @@ export class Rated {
     const p = players[i];
     if (!p) return null;
     return this.ratingOf(this.listOf(room.view.room.mode || this.mode), p);
-  }
-
-  /** The rating of seat `i` of `room` for its seat list when the room is rated: a DOM
-   * <small class="seat-rating"> ("1523", or "1523?" provisional) for the table drawn with
-   * cards.js h(), else null. SeatRating is its Preact form (with seatRatingOf). */
-  seatRating(room, i) {
-    const r = this.seatRatingOf(room, i);
-    return r ? h("small", { class: `seat-rating${r.provisional ? " provisional" : ""}`,
-      dataset: { rating: r.rating }, "aria-label": spoken(r),
-      title: r.provisional ? "provisional rating" : "rating" }, shown(r)) : null;
   }
 
   /** The line above a rated table (a Preact element: RatedBanner), or null elsewhere. */

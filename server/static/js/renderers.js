@@ -1,33 +1,34 @@
 // @ts-check
 // THE RENDERERS' CONTRACT (issue #44: the table screen on Preact)
 // A renderer is a module games/NAME.js (NAME: the game's registry name). It exports
-//   render(view, ui) -> a Preact element (htm's html`…`, ui.js), or, until every renderer
-//       is converted, a DOM Node (the old cards.js h()); RoomView and the replay viewer embed
-//       either through embed() below (a Node goes in a ui.js DomSlot). When all six return
-//       Preact elements the Node path is dropped.
+//   render(view, ui) -> a Preact element (htm's html`…`, ui.js); RoomView and the replay
+//       viewer put it in their screens (embed() below). (While the renderers were moved, a
+//       DOM Node was taken too; all six return Preact elements now and that path is gone.)
 //   describeEvent(ev, who)?, describeAction(action)?, describeOutcome(outcome, who, view)?:
-//       words (strings), as before; generic.js's stand in for any left out.
+//       words (strings); generic.js's stand in for any left out.
 // `ui` (RoomView.tableUi; the replay's has nothing to click):
 //   seat (number | null), view, legal (the legal actions), selected (a card code | null),
 //   select(code), marks (values picked), toggle(value), act(action), seatName(seat),
 //   handled(action): say that the table draws `action` (it gets no plain button below),
 //   button(action, label, extra?) -> a Preact <button class="action"> that acts (and is
-//       marked handled); extra: {class?, label? (aria-label)}. The vnode form of
-//   actionButton(action, label, extra?) -> the same as a DOM <button> (old renderers only).
-// Drawing helpers to build tables with (each beside its old DOM form, which goes when no
-// renderer uses it any more):
-//   cards.js:  <${Card} code=… …cardElement's options />, <${Pile} count label onClick />
-//   games/generic.js: <${SelectableCard} code ui where small />, <${SelectionBar} ui
-//       describe? />, <${CardRow} label codes ui where? small? id? /> (components: pass them
-//       to html`<${X} …/>`), in the place of selectableCard, selectionBar and cardRow.
+//       marked handled); extra: {class?, label? (aria-label)}.
+// Drawing helpers to build tables with:
+//   cards.js:  <${Card} code onClick? label? selected? highlight? faceDown? small? where?
+//       dataKey? extra? />, <${Pile} count label onClick? />
+//   games/generic.js: <${SelectableCard} code ui where small? />, <${SelectionBar} ui
+//       describe? />, <${CardRow} label codes ui where? small? id? /> (components: put them
+//       in html`<${X} …/>`).
+// ui.handled / ui.button may be called while Preact draws the table (in its components): the
+// page draws the other actions after the table, in tree order, and asks for them then.
 // A renderer keeps no state of its own: what it draws comes from `view` and `ui`; Preact's
 // keyed diff keeps focus and card elements across updates (give list items a `key`).
+//
 // The games' renderers: one module per game, games/GAME.js, named by the game's registry name
 // (cardhall.games: the server's list_games reply). No table of games here: App.connect loads
 // the renderer of every game the server hosts (loadRenderers), and a room, a replay or a log
 // line asks for its game's (rendererFor); a game without one is drawn by games/generic.js.
 import * as generic from "./games/generic.js";
-import { html, DomSlot, isValidElement } from "./ui.js";
+import { isValidElement } from "./ui.js";
 
 /** A registry name (the protocol's game names): nothing else becomes a module path. */
 const GAME_NAME = /^[a-z0-9_]{1,32}$/;
@@ -55,12 +56,10 @@ export function rendererFor(game) {
 }
 
 /**
- * What a renderer returned, ready to go in a Preact tree: a Preact element as it is, a DOM
- * Node in a DomSlot, anything else (null) as nothing.
+ * What a renderer returned, ready to go in a Preact tree: a Preact element as it is,
+ * anything else (null) as nothing.
  * @param {any} drawn  render(view, ui)'s result
  */
 export function embed(drawn) {
-  if (isValidElement(drawn)) return drawn;
-  if (typeof Node !== "undefined" && drawn instanceof Node) return html`<${DomSlot} node=${drawn} />`;
-  return null;
+  return isValidElement(drawn) ? drawn : null;
 }

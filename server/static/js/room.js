@@ -1,8 +1,9 @@
+// @ts-check
 // The room view: seat list with connected/bot status, countdown timers, the game's table
 // (one renderer per game, in games/: renderers.js), the legal actions not tied to a card as buttons,
 // the event log in words, and the game-over panel with "play again".
 import { applyDelta, RequestError } from "./protocol.js";
-import { h, prettyCards, cardName, isCard } from "./cards.js";
+import { prettyCards, cardName, isCard } from "./cards.js";
 import * as generic from "./games/generic.js";
 import { rendererFor } from "./renderers.js";
 import { html, render as draw } from "./ui.js";
@@ -44,7 +45,9 @@ let ticker = null;
 /** Refresh every countdown on the page (elements with data-deadline = unix seconds). */
 function tick() {
   const now = Date.now() / 1000;
-  for (const el of document.querySelectorAll("[data-deadline]")) {
+  const timers = /** @type {NodeListOf<HTMLElement>} */ (
+    document.querySelectorAll("[data-deadline]"));
+  for (const el of timers) {
     const left = Math.max(0, Number(el.dataset.deadline) - now);
     const text =
       left >= 60
@@ -55,7 +58,15 @@ function tick() {
   }
 }
 
+/** A room this page is in: its view, seat, log and the page's choices (selection, marks,
+ * questions asked), the actions on it, and its screen (room_views.js RoomScreen). */
 export class RoomView {
+  /**
+   * @param {any} app  the App
+   * @param {any} joined  the joined (or resumed, spectate) reply: {room, seat, view}
+   * @param {{ code?: string | null, log?: { text: string }[] }} [opts]  the join code; the
+   *   log kept from before (a seat taken back)
+   */
   constructor(app, joined, { code, log } = {}) {
     this.app = app;
     this.roomId = joined.room;
@@ -155,7 +166,7 @@ export class RoomView {
   /** The event log of a room kept in sessionStorage (so a reload keeps it). */
   static loadLog(roomId) {
     try {
-      return JSON.parse(sessionStorage.getItem(`cardhall.log.${roomId}`)) || [];
+      return JSON.parse(sessionStorage.getItem(`cardhall.log.${roomId}`) || "null") || [];
     } catch {
       return [];
     }
@@ -304,7 +315,7 @@ export class RoomView {
   async start() {
     try {
       await this.app.session.request({ t: "start", room: this.roomId });
-    } catch (err) {
+    } catch (/** @type {any} */ err) {
       this.error = err.message;
       this.app.render();
     }
@@ -399,7 +410,7 @@ export class RoomView {
         host: Boolean(p && p.host && room.status === "waiting"),
         toAct: toAct.includes(i) && !this.view.over,
         deadline: this.deadlineOf(i),
-        rating: this.app.rated ? this.app.rated.seatRating(this, i) : null,
+        rating: this.app.rated ? this.app.rated.seatRatingOf(this, i) : null,
       };
     });
   }
@@ -438,21 +449,6 @@ export class RoomView {
       seatName: (s) => this.seatName(s),
       handled: (action) => handled.add(actionKey(action)),
       legal: v.legal_actions || [],
-      actionButton: (action, label, extra = {}) => {
-        handled.add(actionKey(action));
-        return h(
-          "button",
-          {
-            type: "button",
-            class: `action ${extra.class || ""}`,
-            "data-key": `a:${actionKey(action)}`,
-            dataset: { action: actionKey(action) },
-            onclick: () => this.act(action),
-            "aria-label": extra.label,
-          },
-          label,
-        );
-      },
       button: (action, label, extra = {}) => {
         handled.add(actionKey(action));
         const key = actionKey(action);
@@ -507,8 +503,9 @@ export class RoomView {
     };
   }
 
-  /** The table drawn by the game's renderer (the generic one when it fails), and buttons
-   * for the legal actions it did not draw. */
+  /** The table drawn by the game's renderer (the generic one when it fails), and the other
+   * actions: a function that gives buttons for the legal actions the table did not draw (the
+   * OtherActions component calls it, after Preact drew the table: renderers.js). */
   drawTable() {
     const handled = new Set();
     const ui = this.tableUi(handled);
@@ -521,7 +518,7 @@ export class RoomView {
       table = generic.render(this.view, ui);
     }
     const describe = this.renderer.describeAction || generic.describeAction;
-    const others = (this.view.legal_actions || [])
+    const others = () => (this.view.legal_actions || [])
       .filter((a) => !handled.has(actionKey(a)))
       .map((a) => ui.button(a, prettyCards(describe(a))));
     return { table, others };

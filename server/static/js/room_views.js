@@ -4,12 +4,13 @@
 // the screen that puts them together with the game's table (renderers.js embed), the
 // spectators (links.js) and the chat (chat.js). RoomView (room.js) keeps the state and the
 // actions and hands these plain props; they only draw them (state flows one way).
-import { html, DomSlot } from "./ui.js";
+import { html } from "./ui.js";
 import { prettyCards } from "./cards.js";
 import { embed } from "./renderers.js";
 import { CopyLink, SpectatorsPanel } from "./links.js";
 import { AuctionHelp, HelpButton } from "./help.js";
 import { ChatPanel } from "./chat.js";
+import { SeatRating } from "./rated.js";
 
 /**
  * A countdown: room.js's ticker writes the time left into every [data-deadline] element
@@ -23,10 +24,10 @@ export function Timer({ deadline, label, big }) {
 
 /**
  * @typedef {{ name: string, status: string, acting: boolean, me: boolean, host: boolean,
- *   toAct: boolean, deadline: number | null, rating: Node | null }} SeatFacts
+ *   toAct: boolean, deadline: number | null, rating: any }} SeatFacts
  *   One seat as the seat list shows it: status is free | bot | connected | away | unknown
- *   (unknown while the connection is lost); `toAct` shows "to act"; `rating` a rated
- *   table's rating element (rated.js) or null.
+ *   (unknown while the connection is lost); `toAct` shows "to act"; `rating` the seat's
+ *   rating at a rated table (rated.js seatRatingOf: {rating, provisional}) or null.
  */
 
 /**
@@ -40,7 +41,7 @@ function SeatItem({ seat, s }) {
   return html`<li class=${classes} data-seat=${seat} data-status=${s.status}>
     <span class="dot" aria-hidden="true" />
     <span class="seat-name">${s.name}</span>
-    ${s.rating ? html`<${DomSlot} node=${s.rating} />` : null}
+    ${s.rating ? html`<${SeatRating} rating=${s.rating} />` : null}
     ${s.host ? html`<small class="host">host</small>` : null}
     <span class="seat-status">${said}</span>
     ${s.toAct ? html`<span class="to-act">to act</span>` : null}
@@ -144,10 +145,13 @@ export function LogPanel({ lines }) {
 }
 
 /**
- * The legal actions the table did not draw, as buttons (ui.button's), or nothing.
- * @param {{ buttons: any[] }} props
+ * The legal actions the table did not draw, as buttons (ui.button's), or nothing. `others`
+ * gives them when called: it is called here, as Preact draws this part, after the table
+ * before it (whose components say which actions they drew while they are drawn).
+ * @param {{ others: () => any[] }} props
  */
-export function OtherActions({ buttons }) {
+export function OtherActions({ others }) {
+  const buttons = others();
   return buttons.length
     ? html`<div class="other-actions" role="group" aria-label="other actions">${buttons}</div>`
     : null;
@@ -156,7 +160,7 @@ export function OtherActions({ buttons }) {
 /**
  * @typedef {{ room: string, seat: number | null, stateId: any, mine: boolean, over: boolean,
  *   status: string, turn: TurnProps, error: string, confirm: any, leave: any, gameOver: any,
- *   auction: string | null, table: any, others: any[], seats: SeatFacts[], offline: boolean,
+ *   auction: string | null, table: any, others: () => any[], seats: SeatFacts[], offline: boolean,
  *   solo: boolean, view: any, chat: any, log: string[] }} RoomProps
  *   What RoomView.screenProps gives the screen: `confirm` and `leave` are Question props (or
  *   null), `gameOver` GameOverPanel props (or null), `auction` the auction paragraph
@@ -181,7 +185,7 @@ export function RoomScreen(p) {
       ${p.gameOver ? html`<${GameOverPanel} ...${p.gameOver} />` : null}
       ${p.auction !== null ? html`<${AuctionHelp} text=${p.auction} />` : null}
       <section class="table" aria-label="table">${embed(p.table)}</section>
-      <${OtherActions} buttons=${p.others} />
+      <${OtherActions} others=${p.others} />
     </div>
     <aside>
       <${SeatsPanel} seats=${p.seats} offline=${p.offline} />

@@ -8,23 +8,7 @@ import { Card, Pile } from "../../../server/static/js/cards.js";
 import { SelectableCard, SelectionBar, CardRow } from "../../../server/static/js/games/generic.js";
 import { embed } from "../../../server/static/js/renderers.js";
 import { expand, findAll, textOf } from "./vnodes.mjs";
-
-/** A table ui as RoomView.tableUi gives it: `button` records what it drew as handled. */
-export function fakeUi(legal, selected = null) {
-  const done = { selected: [], acted: [], handled: [] };
-  const ui = {
-    seat: 0, legal, selected, marks: [],
-    select: (c) => done.selected.push(c),
-    act: (a) => done.acted.push(a),
-    handled: (a) => done.handled.push(a),
-    button: (a, label, extra = {}) => {
-      done.handled.push(a);
-      return html`<button type="button" class=${`action ${extra.class || ""}`.trim()}
-        data-action=${JSON.stringify(a)} onClick=${() => done.acted.push(a)}>${label}</button>`;
-    },
-  };
-  return { ui, done };
-}
+import { fakeUi } from "./table_ui.mjs";
 
 test("Card: a red face card in words, a button only when it can be clicked", () => {
   const [plain] = expand(html`<${Card} code="8D1" where="hand 1" />`);
@@ -94,7 +78,7 @@ test("CardRow: labelled, its cards numbered by place, an empty row says so", () 
     "waste: empty");
 });
 
-test("embed: a Preact element as it is, nothing for what is neither element nor node", () => {
+test("embed: a Preact element as it is, nothing for anything else", () => {
   const el = html`<p>table</p>`;
   assert.equal(embed(el), el);
   assert.equal(embed(null), null);
