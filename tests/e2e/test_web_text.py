@@ -28,13 +28,17 @@ CALL = """async ([path, fn, ...args]) => {
     return m[fn](...args.map((a) => a === 'WHO' ? (s) => `Seat${s}` : a)); }"""
 WHO = "WHO"
 #: JavaScript: ``[module path, view, legal actions]`` -> the text of the table it draws.
+#: A renderer returns a Preact element (server/static/js/renderers.js): drawn into a <div>
+#: (``box``) by Preact.
 DRAW = """async ([path, view, legal]) => {
     const m = await import(path);
-    const { h } = await import('/js/cards.js');
+    const { html, render } = await import('/js/ui.js');
     const ui = { seat: 0, view, selected: null, select() {}, marks: [], toggle() {},
                  act() {}, seatName: (s) => `Seat${s}`, handled() {}, legal,
-                 actionButton: (a, label) => h('button', {}, label) };
-    return m.render(view, ui).textContent; }"""
+                 button: (a, label) => html`<button>${label}</button>` };
+    const box = document.createElement('div');
+    render(m.render(view, ui), box);
+    return box.textContent; }"""
 
 
 def played(game: str, moves: int | None, **options: Any) -> Any:
@@ -156,10 +160,9 @@ async def test_log_and_table_name_seats_the_same_way() -> None:
 # -- item 5: what to do when no card can be played ------------------------------------------
 
 #: JavaScript: ``[module path, view, legal actions]`` -> the table drawn into ``#probe``.
-MOUNT = DRAW.replace("return m.render(view, ui).textContent;",
-                     "document.querySelector('#probe')?.remove();"
-                     " const el = h('div', { id: 'probe' }, m.render(view, ui));"
-                     " document.body.append(el); return el.textContent;")
+MOUNT = DRAW.replace("return box.textContent;",
+                     "document.querySelector('#probe')?.remove(); box.id = 'probe';"
+                     " document.body.append(box); return box.textContent;")
 
 
 @pytest.mark.parametrize("mode", ["solo", "multi"])
@@ -290,9 +293,14 @@ async def test_empty_boards_say_what_counts(viewport: dict[str, int]) -> None:
 
 #: JavaScript: a chat box of room "r1" added to the page, outside the app's redraws (its own
 #: module, no room needed).
-CHAT_BOX = """async () => { const { Chat } = await import('/js/chat.js');
-    const chat = new Chat({ session: null, render() {} }, 'r1');
-    document.body.append(chat.element); }"""
+#: JavaScript: a room's chat (chat.js: its state, Chat, drawn by ChatPanel) put on the page
+#: alone, redrawn as the app would (app.render).
+CHAT_BOX = """async () => { const { Chat, ChatPanel } = await import('/js/chat.js');
+    const { html, render } = await import('/js/ui.js');
+    const host = document.createElement('div'); document.body.append(host);
+    const app = { session: null, room: { roomId: 'r1', seat: 0 },
+                  render() { render(html`<${ChatPanel} ...${chat.props()} />`, host); } };
+    const chat = new Chat(app, 'r1'); app.render(); }"""
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])

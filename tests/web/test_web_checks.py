@@ -24,7 +24,10 @@ MAX_FUNCTION_LINES = 80
 #: Modules that must keep ``// @ts-check`` (the ones on Preact, and the pure ones).
 CHECKED = ("ui.js", "welcome.js", "lobby_views.js", "new_room.js", "lobby_panels.js",
            "leaderboard.js", "protocol.js", "cards.js", "renderers.js", "motion.js",
-           "sound.js", "links.js", "help.js", "replay_view.js")
+           "sound.js", "links.js", "help.js", "replay_view.js", "chrome.js",
+           "account.js", "rated.js", "room.js", "room_views.js", "chat.js",
+           "games/generic.js", "games/skipper.js", "games/shop.js", "games/shah.js",
+           "games/thirtysix.js", "games/shufflejack.js")
 
 
 def node() -> str:

@@ -1,3 +1,4 @@
+// @ts-check
 // Accounts in the browser (protocol/README.md "Accounts"): the page signs in on every
 // connection, with its access token (refreshed when it expired), else as this browser's
 // guest (a device secret made once and kept in localStorage). The account menu signs in,
@@ -6,7 +7,10 @@
 // browser kept (replay.js, the lobby's "My games") opens in the replay viewer. A password
 // sign-in's remembered-device token is kept per username and sent with the next login of
 // that username (`login.device`): guesses from elsewhere never lock this browser out.
-import { h } from "./cards.js";
+// The AccountMenu holds the state and the actions; the Preact components below (AccountBar,
+// AccountForm, GamesPanel) only draw it (issue #44: the pop-overs close with Escape and a
+// click outside: AccountMenu's document listeners).
+import { html } from "./ui.js";
 import { RequestError } from "./protocol.js";
 import { myGames, openReplay, serverRecord } from "./replay.js";
 
@@ -33,7 +37,7 @@ export function deviceSecret() {
 
 function savedTokens() {
   try {
-    const saved = JSON.parse(localStorage.getItem(TOKENS_KEY));
+    const saved = JSON.parse(localStorage.getItem(TOKENS_KEY) || "null");
     return saved && typeof saved.token === "string" ? saved : null;
   } catch {
     return null;
@@ -42,7 +46,7 @@ function savedTokens() {
 
 function rememberedTokens() {
   try {
-    const saved = JSON.parse(localStorage.getItem(REMEMBERED_KEY));
+    const saved = JSON.parse(localStorage.getItem(REMEMBERED_KEY) || "null");
     return saved && typeof saved === "object" && !Array.isArray(saved) ? saved : {};
   } catch {
     return {};
@@ -70,6 +74,8 @@ function when(seconds) {
 }
 
 /** Who the page is signed in as, and the account menu. */
+/** Who the page is signed in as, and the account menu's state and actions (AccountBar
+ * draws them). `app`: the App (app.js): its session, render(), rated, resumeAccount(). */
 export class AccountMenu {
   constructor(app) {
     this.app = app;
@@ -84,7 +90,8 @@ export class AccountMenu {
     });
     document.addEventListener("click", (event) => {
       // The path as it was at the click: the menu may have been redrawn since.
-      const inside = event.composedPath().some((el) => el && el.id === "account");
+      const inside = event.composedPath()
+        .some((el) => el instanceof Element && el.id === "account");
       if (this.panel && !inside) this.close(false);
     });
   }
@@ -99,10 +106,12 @@ export class AccountMenu {
     if (button) button.focus();
   }
 
+  /** The display name signed in as ("" before the first sign-in). */
   get name() {
     return this.info ? this.info.name : "";
   }
 
+  /** Keep an `account` reply: its tokens in localStorage, the rest as `info`. */
   _keep(reply) {
     const { token, refresh, expires, device, re, t, ...info } = reply;
     if (token) localStorage.setItem(TOKENS_KEY, JSON.stringify({ token, refresh, expires }));
@@ -123,7 +132,7 @@ export class AccountMenu {
       try {
         this._keep(await session.request(msg));
         return;
-      } catch (err) {
+      } catch (/** @type {any} */ err) {
         if (!(err instanceof RequestError)) throw err; // the connection was lost
         if (msg.t === "guest") this.app.notice = `Not signed in: ${err.message}`;
         else localStorage.removeItem(TOKENS_KEY);
@@ -138,7 +147,7 @@ export class AccountMenu {
     try {
       this._keep(await this.app.session.request({ t: "set_name", name: clean }));
       this.app.notify("");
-    } catch (err) {
+    } catch (/** @type {any} */ err) {
       this.app.notify(`That name cannot be yours: ${err.message}`);
     }
   }
@@ -154,7 +163,7 @@ export class AccountMenu {
       this.draft = { username: "", password: "" };
       this.panel = null;
       this.error = "";
-    } catch (err) {
+    } catch (/** @type {any} */ err) {
       this.error = err.message;
     }
     this.app.render();
@@ -174,6 +183,7 @@ export class AccountMenu {
     this.app.render();
   }
 
+  /** Open My games and read the account's games (`get_my_games`) and rating changes. */
   async showGames() {
     this.panel = "games";
     this.error = "";
@@ -183,12 +193,13 @@ export class AccountMenu {
         this.app.rated ? this.app.rated.loadChanges() : null,
       ]);
       this.games = games;
-    } catch (err) {
+    } catch (/** @type {any} */ err) {
       this.error = err.message;
     }
     this.app.render();
   }
 
+  /** Open `panel` ("signin", "register", "games"), or close it when it is open. */
   toggle(panel) {
     this.panel = this.panel === panel ? null : panel;
     this.error = "";
@@ -196,126 +207,146 @@ export class AccountMenu {
     else this.app.render();
   }
 
-  _form(kind) {
-    const user = h("input", {
-      type: "text",
-      id: "account-username",
-      maxlength: 64,
-      autocomplete: "username",
-      value: this.draft.username,
-    });
-    const pass = h("input", {
-      type: "password",
-      id: "account-password",
-      maxlength: 1024,
-      autocomplete: kind === "register" ? "new-password" : "current-password",
-      value: this.draft.password,
-    });
-    user.addEventListener("input", () => (this.draft.username = user.value));
-    pass.addEventListener("input", () => (this.draft.password = pass.value));
-    const form = h(
-      "form",
-      { class: "account-form", id: `${kind}-form` },
-      h("label", { for: "account-username" }, "Username"),
-      user,
-      h("label", { for: "account-password" }, "Password"),
-      pass,
-      kind === "register"
-        ? h("p", { class: "doc" }, "8 characters at least. Your games and scores as a guest stay yours.")
-        : null,
-      h(
-        "button",
-        { type: "submit", id: `${kind}-submit` },
-        kind === "register" ? "Register" : "Sign in",
-      ),
-    );
-    form.addEventListener("submit", (event) => {
-      event.preventDefault();
-      this._submit(kind === "register" ? "register" : "login");
-    });
-    return form;
+  /** The menu's state and actions for AccountBar (what the components draw). */
+  props() {
+    return {
+      info: this.info,
+      panel: this.panel,
+      error: this.error,
+      games: this.games,
+      draft: this.draft,
+      change: (/** @type {string} */ room) => (this.app.rated ? this.app.rated.change(room) : null),
+      onToggle: (/** @type {string} */ panel) => this.toggle(panel),
+      onSignOut: () => this.signOut(),
+      onDraft: (/** @type {"username" | "password"} */ key, /** @type {string} */ value) => {
+        this.draft[key] = value;
+      },
+      onSubmit: (/** @type {string} */ kind) => this._submit(kind),
+      onResume: (/** @type {string} */ room) => this.app.resumeAccount(room),
+      onReplay: (/** @type {MyGame} */ g) => {
+        const kept = myGames().find((/** @type {any} */ r) => r.room === g.room);
+        this.panel = null;
+        openReplay(this.app, kept || serverRecord(g));
+      },
+    };
   }
 
-  _gamesPanel() {
-    const games = this.games;
-    if (!games) return h("p", { class: "doc" }, this.error || "Loading\u2026");
-    const running = games.running.map((g) =>
-      h(
-        "li",
-        { dataset: { room: g.room } },
-        `${g.name} (${g.game}, seat ${g.seat}, ${g.status}) `,
-        h(
-          "button",
-          { type: "button", class: "resume", onclick: () => this.app.resumeAccount(g.room) },
-          "Resume",
-        ),
-      ),
-    );
-    const kept = new Map(myGames().map((record) => [record.room, record]));
-    const finished = games.finished.map((g) =>
-      h(
-        "li",
-        { dataset: { room: g.room } },
-        `${when(g.finished)}: ${g.name} (${g.game}) \u2014 ${g.result}` +
-          (g.score === null ? "" : `, ${g.score}`),
-        this.app.rated ? this.app.rated.change(g.room) : null,
-        h(
-          "button",
-          {
-            type: "button",
-            class: "secondary replay-open",
-            onclick: () => {
-              this.panel = null;
-              openReplay(this.app, kept.get(g.room) || serverRecord(g));
-            },
-          },
-          "Replay",
-        ),
-      ),
-    );
-    return h(
-      "div",
-      { id: "account-history" },
-      h("h3", {}, "Playing now"),
-      running.length ? h("ul", { id: "my-running" }, running) : h("p", { class: "none" }, "No seat."),
-      h("h3", {}, `Finished (${games.total})`),
-      finished.length ? h("ul", { id: "my-finished" }, finished) : h("p", { class: "none" }, "None yet."),
-    );
-  }
-
+  /** The account menu as a Preact element (AccountBar with this menu's state). */
   render() {
-    const info = this.info;
-    const label = info ? `${info.name}${info.guest ? " (guest)" : ""}` : "not signed in";
-    const buttons = [];
-    const button = (id, text, onclick) =>
-      buttons.push(h("button", { type: "button", id, class: "link", onclick }, text));
-    if (!info || info.guest) button("account-signin", "Sign in", () => this.toggle("signin"));
-    if (info && info.guest) button("account-register", "Register", () => this.toggle("register"));
-    if (info) button("account-games", "My games", () => this.toggle("games"));
-    if (info && !info.guest) button("account-signout", "Sign out", () => this.signOut());
-    let panel = null;
-    if (this.panel === "signin" || this.panel === "register") {
-      panel = this._form(this.panel);
-    } else if (this.panel === "games") {
-      panel = this._gamesPanel();
-    }
-    return h(
-      "div",
-      { class: "account", id: "account" },
-      h("span", { id: "account-name", dataset: { guest: info && info.guest ? "1" : "0" } }, label),
-      buttons,
-      panel
-        ? h(
-            "div",
-            { class: "account-drawer" },
-            h(
-              "div",
-              { class: "panel account-panel", id: "account-panel" },
-              panel,
-              this.error ? h("p", { class: "error", id: "account-error" }, this.error) : null,
-            ),
-          )
-        : null,
-    );
+    return html`<${AccountBar} ...${this.props()} />`;
   }
+}
+
+/**
+ * @typedef {{ account?: string, name: string, username?: string, guest: boolean }} AccountInfo
+ *   an `account` reply without its tokens (protocol/README.md "Accounts")
+ * @typedef {{ room: string, name: string, game: string, seat: number, status: string }} Running
+ *   a `my_games` running seat
+ * @typedef {{ room: string, name: string, game: string, finished: number, result: string,
+ *   score: number | null }} MyGame  a `my_games` finished game
+ * @typedef {{ running: Running[], finished: MyGame[], total: number }} MyGames
+ *   the `my_games` reply
+ * @typedef {{ username: string, password: string }} Draft  what the form holds
+ * @typedef {{ info: AccountInfo | null, panel: string | null, error: string,
+ *   games: MyGames | null, draft: Draft, change: (room: string) => any,
+ *   onToggle: (panel: string) => void, onSignOut: () => void,
+ *   onDraft: (key: "username" | "password", value: string) => void,
+ *   onSubmit: (kind: string) => void, onResume: (room: string) => void,
+ *   onReplay: (g: MyGame) => void }} AccountProps  AccountMenu.props()
+ */
+
+/** @param {any} event  an input event @returns {string} its input's value */
+const valueOf = (event) => event.currentTarget.value;
+
+/**
+ * The Register or Sign in form (`kind`: "register" or "signin"); sends with onSubmit
+ * ("register" or "login"), each keystroke kept by onDraft.
+ * @param {{ kind: string, draft: Draft, onDraft: AccountProps["onDraft"],
+ *   onSubmit: (kind: string) => void }} p
+ */
+export function AccountForm({ kind, draft, onDraft, onSubmit }) {
+  const register = kind === "register";
+  /** @param {Event} event */
+  const send = (event) => {
+    event.preventDefault();
+    onSubmit(register ? "register" : "login");
+  };
+  return html`<form class="account-form" id=${`${kind}-form`} onSubmit=${send}>
+    <label for="account-username">Username</label>
+    <input type="text" id="account-username" maxlength="64" autocomplete="username"
+      value=${draft.username}
+      onInput=${(/** @type {any} */ e) => onDraft("username", valueOf(e))} />
+    <label for="account-password">Password</label>
+    <input type="password" id="account-password" maxlength="1024"
+      autocomplete=${register ? "new-password" : "current-password"} value=${draft.password}
+      onInput=${(/** @type {any} */ e) => onDraft("password", valueOf(e))} />
+    ${register ? html`<p class="doc">${"8 characters at least. Your games and scores " +
+      "as a guest stay yours."}</p>` : null}
+    <button type="submit" id=${`${kind}-submit`}>${register ? "Register" : "Sign in"}</button>
+  </form>`;
+}
+
+/**
+ * My games of the account (`get_my_games`): the seats it holds (Resume) and its finished
+ * games (Replay, with the rating change of a rated one); "Loading…" (or the error) before.
+ * @param {{ games: MyGames | null, error: string, change: (room: string) => any,
+ *   onResume: (room: string) => void, onReplay: (g: MyGame) => void }} p
+ */
+export function GamesPanel({ games, error, change, onResume, onReplay }) {
+  if (!games) return html`<p class="doc">${error || "Loading\u2026"}</p>`;
+  const running = games.running.map((g) => html`<li key=${g.room} data-room=${g.room}>
+    ${`${g.name} (${g.game}, seat ${g.seat}, ${g.status}) `}
+    <button type="button" class="resume" onClick=${() => onResume(g.room)}>Resume</button>
+  </li>`);
+  const finished = games.finished.map((g) => html`<li key=${g.room} data-room=${g.room}>
+    ${`${when(g.finished)}: ${g.name} (${g.game}) \u2014 ${g.result}` +
+      (g.score === null ? "" : `, ${g.score}`)}
+    ${change(g.room)}
+    <button type="button" class="secondary replay-open" onClick=${() => onReplay(g)}>
+      Replay</button>
+  </li>`);
+  return html`<div id="account-history">
+    <h3>Playing now</h3>
+    ${running.length ? html`<ul id="my-running">${running}</ul>`
+      : html`<p class="none">No seat.</p>`}
+    <h3>Finished (${games.total})</h3>
+    ${finished.length ? html`<ul id="my-finished">${finished}</ul>`
+      : html`<p class="none">None yet.</p>`}
+  </div>`;
+}
+
+/**
+ * The account menu of the header: who the page is signed in as, the buttons the account
+ * allows (Sign in and Register for a guest, My games, Sign out when registered), and the
+ * open pop-over (a form or My games) with its error.
+ * @param {AccountProps} p
+ */
+export function AccountBar(p) {
+  const info = p.info;
+  const label = info ? `${info.name}${info.guest ? " (guest)" : ""}` : "not signed in";
+  /** @param {string} id @param {string} text @param {() => void} onClick */
+  const button = (id, text, onClick) => html`<button type="button" id=${id} class="link"
+    aria-expanded=${id === `account-${p.panel}` ? "true" : undefined}
+    onClick=${onClick}>${text}</button>`;
+  const guest = Boolean(info && info.guest);
+  let panel = null;
+  if (p.panel === "signin" || p.panel === "register") {
+    panel = html`<${AccountForm} kind=${p.panel} draft=${p.draft} onDraft=${p.onDraft}
+      onSubmit=${p.onSubmit} />`;
+  } else if (p.panel === "games") {
+    panel = html`<${GamesPanel} games=${p.games} error=${p.error} change=${p.change}
+      onResume=${p.onResume} onReplay=${p.onReplay} />`;
+  }
+  return html`<div class="account" id="account">
+    <span id="account-name" data-guest=${guest ? "1" : "0"}>${label}</span>
+    ${!info || guest ? button("account-signin", "Sign in", () => p.onToggle("signin")) : null}
+    ${guest ? button("account-register", "Register", () => p.onToggle("register")) : null}
+    ${info ? button("account-games", "My games", () => p.onToggle("games")) : null}
+    ${info && !guest ? button("account-signout", "Sign out", p.onSignOut) : null}
+    ${panel ? html`<div class="account-drawer">
+      <div class="panel account-panel" id="account-panel">
+        ${panel}
+        ${p.error ? html`<p class="error" id="account-error">${p.error}</p>` : null}
+      </div></div>` : null}
+  </div>`;
 }

@@ -1,9 +1,9 @@
 // The Cardhall web client: one session, a lobby view and a room view.
 // Seat tokens live in localStorage ("cardhall.seat"), so a reload resumes the seat; the page
 // signs in on every connection (account.js: its access token, else this browser's guest).
+// The chrome above the screen (header, connection state, notice) is Preact (chrome.js).
 import { AccountMenu } from "./account.js";
 import { Session, RequestError, applyDelta, defaultUrl } from "./protocol.js";
-import { h } from "./cards.js";
 import { Lobby } from "./lobby.js";
 import { RoomView } from "./room.js";
 import { loadRenderers } from "./renderers.js";
@@ -12,6 +12,8 @@ import { measure, animate } from "./motion.js";
 import { afterMessage, soundToggle } from "./sound.js";
 import { Rated } from "./rated.js";
 import { addLobbyAction } from "./lobby_views.js";
+import { html, render } from "./ui.js";
+import { Chrome } from "./chrome.js";
 
 const SEAT_KEY = "cardhall.seat";
 const HOST_KEY = "cardhall.hosted";
@@ -47,6 +49,12 @@ class App {
     this.account = new AccountMenu(this);
     this.rated = new Rated(this); // rated play (rated.js): its panel in Play now
     addLobbyAction(() => this.rated.panel());
+    // The chrome above the screen (chrome.js): one element Preact draws into, kept across
+    // renders (so the account form keeps its focus); `display: contents` lays its children
+    // out as the root's own.
+    this.chrome = document.createElement("div");
+    this.chrome.className = "chrome";
+    this.chrome.style.display = "contents";
   }
 
   /** The player's name: the signed-in account's display name. */
@@ -308,78 +316,52 @@ class App {
 
   // --- drawing -----------------------------------------------------------------------------
 
+  /** Draw the page: the chrome (chrome.js, Preact, into `this.chrome`, kept across
+   * renders) above the screen (the replay, the room or the lobby). */
   render() {
+    // Where each card is before anything is drawn (motion.js): a Preact screen (the room)
+    // is updated in place by the render below.
+    const before = measure(this.root);
     const active = document.activeElement;
-    const focusKey = active && active.dataset ? active.dataset.key : undefined;
-    const banner =
-      this.connState === "open"
-        ? null
-        : h(
-            "div",
-            { class: "banner", role: "status", id: "conn-status" },
-            this.connState === "reconnecting" ? "Reconnecting\u2026" : "Connecting\u2026",
-          );
-    const notice = this.notice
-      ? h(
-          "div",
-          { class: "notice", role: "status", id: "notice" },
-          this.notice,
-          h(
-            "button",
-            {
-              type: "button",
-              class: "link",
-              "aria-label": "dismiss",
-              onclick: () => this.notify(""),
-            },
-            "\u00d7",
-          ),
-        )
-      : null;
+    const focusKey = active instanceof HTMLElement ? active.dataset.key : undefined;
     let body;
     if (this.replay) body = this.replay.render();
     else if (this.room) body = this.room.render();
     else if (this.games) body = this.lobby.render();
-    else body = h("main", { class: "lobby" }, h("p", {}, "Connecting to the server\u2026"));
-    const header = h(
-      "header",
-      {},
-      h(
-        "h1",
-        {},
-        h(
-          "a",
-          {
-            href: "#",
-            onclick: (e) => {
-              e.preventDefault();
-              if (!this.room) this.lobby.refresh();
-            },
-          },
-          "Cardhall",
-        ),
-      ),
-      h("span", { class: "sub" }, this.room ? this.room.title() : "Lobby"),
-      soundToggle(this),
-      this.account.render(),
-    );
-    const before = measure(this.root);
-    const rated = this.rated.banner();
+    else {
+      // Before the games are known: one line, in an element kept for it.
+      if (!this.waiting) this.waiting = document.createElement("div");
+      render(html`<main class="lobby"><p>Connecting to the server\u2026</p></main>`,
+        this.waiting);
+      body = this.waiting;
+    }
+    this.drawChrome();
     if (body.parentNode === this.root) {
       // The same screen element (a Preact screen, drawn in place): kept where it is, so
-      // that its inputs keep their focus; the rest is put before it afresh.
-      for (const child of [...this.root.childNodes]) if (child !== body) child.remove();
-      for (const el of [header, banner, notice, rated]) if (el) this.root.insertBefore(el, body);
+      // that its inputs keep their focus; the chrome stays before it.
+      for (const child of [...this.root.childNodes]) {
+        if (child !== body && child !== this.chrome) child.remove();
+      }
+      if (this.chrome.nextSibling !== body) this.root.insertBefore(this.chrome, body);
     } else {
-      this.root.replaceChildren(header, banner || "", notice || "", rated || "", body);
+      this.root.replaceChildren(this.chrome, body);
     }
     animate(this.root, before);
     syncAddress(this);
     document.body.dataset.conn = this.connState;
     if (focusKey !== undefined) {
       const again = this.root.querySelector(`[data-key="${CSS.escape(focusKey)}"]`);
-      if (again) again.focus();
+      if (again instanceof HTMLElement && again !== document.activeElement) again.focus();
     }
+  }
+
+  /** The header, connection state, notice and rated banner, drawn by Preact (chrome.js). */
+  drawChrome() {
+    render(html`<${Chrome} title=${this.room ? this.room.title() : "Lobby"}
+      conn=${this.connState} notice=${this.notice} onDismiss=${() => this.notify("")}
+      onHome=${() => { if (!this.room) this.lobby.refresh(); }}
+      sound=${soundToggle(this)} account=${this.account.render()}
+      rated=${this.rated.banner()} />`, this.chrome);
   }
 }
 

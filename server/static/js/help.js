@@ -3,7 +3,8 @@
 // is docs/rules/GAME.md rendered: one text for the repository and the players), the auction
 // explained where you bid (its paragraph of the same page), and every end of a game said in
 // words with its reason, from the engine's outcome and events (docs/rules, RULINGS ids).
-import { h, suitName } from "./cards.js";
+import { suitName } from "./cards.js";
+import { html, render } from "./ui.js";
 
 const pages = new Map(); // game -> Promise of the rules page's HTML ("" when it has none)
 
@@ -20,57 +21,80 @@ export function rulesOf(game) {
 
 /** The rules page as a detached element (the server renders it with raw HTML off). */
 async function rulesElement(game) {
-  const html = await rulesOf(game);
-  const doc = new DOMParser().parseFromString(`<div>${html}</div>`, "text/html");
+  const page = await rulesOf(game);
+  const doc = new DOMParser().parseFromString(`<div>${page}</div>`, "text/html");
   return doc.body.firstElementChild;
 }
 
-/** A "How to play" button that opens the game's rules in a dialog. */
-export function helpButton(game, title) {
-  return h(
-    "button",
-    {
-      type: "button",
-      class: "secondary help",
-      id: "how-to-play",
-      "data-key": "how-to-play",
-      onclick: () => openRules(game, title),
-    },
-    "How to play",
-  );
+/**
+ * A "How to play" button that opens the game's rules in a dialog (openRules).
+ * @param {{ game: string, title: string }} props
+ */
+export function HelpButton({ game, title }) {
+  return html`<button type="button" class="secondary help" id="how-to-play"
+    data-key="how-to-play" onClick=${() => openRules(game, title)}>How to play</button>`;
 }
 
-/** Show the rules of `game` in a modal dialog (Escape or "Close" shut it). */
+/**
+ * The rules dialog (dialog#rules): the title, Close, and the rules page (`page`: the
+ * server's HTML of docs/rules/GAME.md, rendered with raw HTML off; "" when the game has
+ * none). `onClose` runs once the dialog closed (Escape or Close).
+ * @param {{ title: string, page: string, onClose: () => void }} props
+ */
+export function RulesDialog({ title, page, onClose }) {
+  /** @param {Event} e */
+  const close = (e) => {
+    const dialog = /** @type {HTMLElement} */ (e.currentTarget).closest("dialog");
+    if (dialog) dialog.close();
+  };
+  return html`<dialog class="rules" id="rules" aria-labelledby="rules-title" onClose=${onClose}>
+    <div class="rules-head"><h2 id="rules-title">${`How to play ${title}`}</h2><button
+      type="button" id="rules-close" autofocus onClick=${close}>Close</button></div>
+    ${page ? html`<div class="rules-body" dangerouslySetInnerHTML=${{ __html: page }} />`
+      : html`<div class="rules-body"><p>No rules page for this game.</p></div>`}
+  </dialog>`;
+}
+
+/** Show the rules of `game` in a modal dialog (Escape or "Close" shut it and take it off
+ * the page). */
 export async function openRules(game, title) {
-  const body = (await rulesElement(game)) || h("p", {}, "No rules page for this game.");
-  const close = h("button", { type: "button", id: "rules-close", autofocus: true }, "Close");
-  const dialog = h(
-    "dialog",
-    { class: "rules", id: "rules", "aria-labelledby": "rules-title" },
-    h("div", { class: "rules-head" }, h("h2", { id: "rules-title" }, `How to play ${title}`), close),
-    h("div", { class: "rules-body" }, body),
-  );
-  close.addEventListener("click", () => dialog.close());
-  dialog.addEventListener("close", () => dialog.remove());
-  document.body.append(dialog);
-  dialog.showModal();
+  const page = await rulesOf(game);
+  const host = document.createElement("div");
+  document.body.append(host);
+  const onClose = () => {
+    render(null, host);
+    host.remove();
+  };
+  render(html`<${RulesDialog} title=${title} page=${page} onClose=${onClose} />`, host);
+  const dialog = host.querySelector("dialog");
+  if (dialog) dialog.showModal();
 }
 
-let auction = null; // the one auction help (kept, so that it stays open across redraws)
+let auction = null; // the auction paragraph's text: a Promise, fetched once per page
 
-/** The auction explained (the rules page's paragraph that begins "In an auction"), for the
- * place where a player bids. An element, filled in once the page has come. */
-export function auctionHelp() {
-  if (auction) return auction;
-  const el = h("details", { class: "auction-help", id: "auction-help" },
-    h("summary", {}, "How does an auction work?"));
-  auction = el;
-  rulesElement("skipper").then((page) => {
-    const item = page && [...page.querySelectorAll("li")].find((li) =>
-      li.textContent.trim().startsWith("In an auction"));
-    el.append(item ? h("p", { text: item.textContent.replace(/\s+/g, " ").trim() }) : "");
-  });
-  return el;
+/** The auction explained: the text of the rules page's paragraph that begins "In an
+ * auction" (Skipper's), "" when there is none. Fetched once per page. */
+export function auctionText() {
+  if (!auction) {
+    auction = rulesElement("skipper").then((page) => {
+      const item = page && [...page.querySelectorAll("li")].find((li) =>
+        (li.textContent || "").trim().startsWith("In an auction"));
+      return item ? (item.textContent || "").replace(/\s+/g, " ").trim() : "";
+    });
+  }
+  return auction;
+}
+
+/**
+ * The auction explained, for the place where a player bids (details#auction-help; it stays
+ * open across renders: Preact keeps the element). `text`: auctionText()'s, "" until it came.
+ * @param {{ text: string }} props
+ */
+export function AuctionHelp({ text }) {
+  return html`<details class="auction-help" id="auction-help">
+    <summary>How does an auction work?</summary>
+    ${text ? html`<p>${text}</p>` : null}
+  </details>`;
 }
 
 const SKIPPER_WHY = {

@@ -7,7 +7,7 @@
 // a page that holds the room's seat token resumes the seat instead (app.js), as does any
 // reload of a page that holds a seat; a page that was watching the room (sessionStorage)
 // watches again.
-import { h } from "./cards.js";
+import { html } from "./ui.js";
 
 const WATCH_KEY = "cardhall.watching"; // sessionStorage: the room this tab watches
 const LINK_RE = /^\/(r|join)\/([A-Za-z0-9_-]{1,64})\/?$/;
@@ -31,7 +31,8 @@ export function linkUrl(roomId, code, loc = window.location) {
   return `${loc.protocol}//${loc.host}${linkPath(roomId, code)}`;
 }
 
-let target = parseLink(); // what the address named when the page was opened (used once)
+// What the address named when the page was opened (used once; none outside a browser).
+let target = typeof window === "undefined" ? null : parseLink();
 
 /** Remember that this tab watches `roomId` (null: no room), for a reload. */
 export function rememberWatching(roomId) {
@@ -107,51 +108,37 @@ export function syncAddress(app) {
   }
 }
 
-/** The "Copy link" button of a table: copies the room's link (and shows it, selected,
- * where the clipboard is not available). */
-export function copyLinkButton(room) {
-  const url = linkUrl(room.roomId, room.code);
-  const status = h("span", { class: "link-status", role: "status", id: "link-status" });
-  const button = h(
-    "button",
-    {
-      type: "button",
-      id: "copy-link",
-      class: "secondary",
-      "data-key": "copy-link",
-      "aria-label": `Copy the link to this room: ${url}`,
-      onclick: async () => {
-        try {
-          await navigator.clipboard.writeText(url);
-          status.textContent = "Link copied";
-        } catch {
-          status.replaceChildren(
-            h("input", { type: "text", readonly: true, value: url, "aria-label": "room link" }),
-          );
-          status.querySelector("input").select();
-        }
-      },
-    },
-    "Copy link",
-  );
-  return h("span", { class: "copy-link", dataset: { link: url } }, button, status);
+/**
+ * The "Copy link" button of a table and what became of a copy (`status`: "" before, "copied"
+ * when the clipboard took the link, "shown" when it could not: the link is shown in a
+ * selected input to copy by hand). RoomView.copyLink does the copying.
+ * @param {{ url: string, status: string, onCopy: () => void }} props
+ */
+export function CopyLink({ url, status, onCopy }) {
+  /** @param {HTMLInputElement | null} el */
+  const selectIt = (el) => el && el.select();
+  return html`<span class="copy-link" data-link=${url}>
+    <button type="button" id="copy-link" class="secondary" data-key="copy-link"
+      aria-label=${`Copy the link to this room: ${url}`} onClick=${onCopy}>Copy link</button>
+    <span class="link-status" role="status" id="link-status">${status === "copied"
+      ? "Link copied" : status === "shown" ? html`<input type="text" readonly value=${url}
+        aria-label="room link" ref=${selectIt} />` : null}</span>
+  </span>`;
 }
 
-/** The spectators of a table (view.room.spectators), listed by name. */
-export function spectatorsPanel(view) {
+/**
+ * The spectators of a table (view.room.spectators: {count, names}), listed by name.
+ * @param {{ view: any }} props
+ */
+export function SpectatorsPanel({ view }) {
   const facts = (view.room && view.room.spectators) || { count: 0, names: [] };
   const more = facts.count - facts.names.length;
-  return h(
-    "section",
-    { class: "panel spectators", "aria-labelledby": "spectators-title", id: "spectators" },
-    h("h2", { id: "spectators-title" }, `Watching (${facts.count})`),
-    facts.count
-      ? h(
-          "ul",
-          {},
-          facts.names.map((n) => h("li", { text: n })),
-          more > 0 ? h("li", { class: "more" }, `and ${more} more`) : null,
-        )
-      : h("p", { class: "none" }, "Nobody is watching."),
-  );
+  return html`<section class="panel spectators" aria-labelledby="spectators-title"
+    id="spectators">
+    <h2 id="spectators-title">Watching (${facts.count})</h2>
+    ${facts.count ? html`<ul>
+        ${facts.names.map((/** @type {string} */ n) => html`<li key=${n}>${n}</li>`)}
+        ${more > 0 ? html`<li class="more">and ${more} more</li>` : null}
+      </ul>` : html`<p class="none">Nobody is watching.</p>`}
+  </section>`;
 }

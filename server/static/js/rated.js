@@ -1,10 +1,14 @@
+// @ts-check
 // Rated play in the web client (issue #45): the lobby's "Play rated" panel (queue_join and
 // queue_leave), the seat the queue gives (an unasked `joined`, then `matched`), the players'
 // ratings at a rated table (the banner, and each seat's on the seat list: seatRating()), and
 // the player's rated games with each rating before -> after (GET /ratings/history), in the
 // panel and in My games (loadChanges(), change()). app.js calls onMessage(), panel() and
-// banner(); room.js seatRating(); account.js loadChanges() and change().
-import { h } from "./cards.js";
+// banner(); room.js seatRatingOf() (drawn by SeatRating); account.js
+// loadChanges() and change(). The Rated class holds the state and the actions; the Preact
+// components at the end (RatedPanel, RatedBoard, RatingChange, SeatRating, RatedBanner) only
+// draw it.
+import { html } from "./ui.js";
 
 const GAME = "skipper";
 const MODES = [["multi", "Skipper multi"], ["race", "Skipper race"]];
@@ -20,11 +24,23 @@ const RATED_AFTER_MS = 600;
 const CHANGES_LIMIT = 100;
 
 /** "1523", or "1523?" while provisional (lichess's mark). */
+/**
+ * @typedef {{ rating: number, provisional: boolean }} Rating  a player's rating
+ * @typedef {{ room: string, before: Rating, after: Rating }} RatedGame
+ *   a /ratings/history entry
+ * @typedef {{ name: string, rating: number, provisional: boolean, key?: string }} ListEntry
+ *   a /ratings entry
+ * @typedef {{ waiting: number, rating: number, provisional: boolean }} Queued
+ *   the `queued` reply
+ */
+
+/** @param {Rating} rating */
 function shown(rating) {
   return `${rating.rating}${rating.provisional ? "?" : ""}`;
 }
 
-/** "1523" or "1523, provisional": a rating in words (for screen readers). */
+/** "1523" or "1523, provisional": a rating in words (for screen readers).
+ * @param {Rating} rating */
 function spoken(rating) {
   return `rating ${rating.rating}${rating.provisional ? ", provisional" : ""}`;
 }
@@ -35,6 +51,8 @@ async function getJson(path) {
   return answer.json();
 }
 
+/** Rated play's state and actions (the queue, ratings, rated games); its components draw
+ * them. `app`: the App (app.js): its session, account, room, render(), enterRoom(). */
 export class Rated {
   constructor(app) {
     this.app = app;
@@ -73,6 +91,7 @@ export class Rated {
     return false;
   }
 
+  /** Join the rated queue of this.mode and this.sizes (`queue_join`); an error is shown. */
   async play() {
     this.error = "";
     try {
@@ -80,12 +99,13 @@ export class Rated {
       this.waiting = await this.app.session.request({ t: "queue_join", game: GAME,
         mode: this.mode, seats });
       this.mine = { rating: this.waiting.rating, provisional: this.waiting.provisional };
-    } catch (err) {
+    } catch (/** @type {any} */ err) {
       this.error = `Could not join the queue: ${err.message}`;
     }
     this.app.render();
   }
 
+  /** Leave the rated queue (`queue_leave`). */
   async leave() {
     try {
       await this.app.session.request({ t: "queue_leave" });
@@ -114,6 +134,7 @@ export class Rated {
     await this.loadTable();
   }
 
+  /** Read this.mode's rating list (GET /ratings) and draw the page again. */
   async loadTable() {
     try {
       const list = await getJson(`/ratings?game=${GAME}&mode=${this.mode}&limit=1000`);
@@ -124,67 +145,20 @@ export class Rated {
     this.app.render();
   }
 
-  /** The lobby's "Play rated" panel. */
+  /** The lobby's "Play rated" panel: a Preact element (RatedPanel with this state). */
   panel() {
-    const select = (id, options, value, set) => {
-      const el = h("select", { id }, options.map(([v, text]) => h("option", { value: v, text })));
-      el.value = value;
-      el.disabled = Boolean(this.waiting);
-      el.addEventListener("change", () => {
-        set(el.value);
-        this.refresh();
-      });
-      return el;
-    };
-    const mine = this.mine
-      ? h("p", { id: "rated-mine" }, `Your rating: ${shown(this.mine)}` +
-          (this.mine.provisional ? " (provisional)" : ""))
-      : null;
-    const action = this.waiting
-      ? [h("p", { id: "rated-status", role: "status" },
-          `Waiting for players (${this.waiting.waiting} in the queue)\u2026`),
-        h("button", { type: "button", id: "rated-leave", onclick: () => this.leave() },
-          "Leave the queue")]
-      : [h("button", { type: "button", id: "rated-play", class: "primary",
-          onclick: () => this.play() }, "Play rated")];
-    const games = this.games.length
-      ? h("ul", { id: "rated-games", class: "rated-games" }, this.games.map((g) =>
-          h("li", { "data-room": g.room }, `${g.room}: ${shown(g.before)} \u2192 ` +
-            `${shown(g.after)}`)))
-      : null;
-    return h(
-      "section",
-      { class: "panel", id: "rated", "aria-labelledby": "rated-title" },
-      h("h2", { id: "rated-title" }, "Play rated"),
-      h("div", { class: "row" },
-        h("label", { for: "rated-mode" }, "Game"),
-        select("rated-mode", MODES, this.mode, (v) => { this.mode = v; })),
-      h("div", { class: "row" },
-        h("label", { for: "rated-seats" }, "Table"),
-        select("rated-seats", SIZES, this.sizes, (v) => { this.sizes = v; })),
-      ...action,
-      this.error ? h("p", { class: "error", role: "alert" }, this.error) : null,
-      mine,
-      games,
-      this.board(),
-    );
+    return html`<${RatedPanel} mode=${this.mode} sizes=${this.sizes} waiting=${this.waiting}
+      error=${this.error} mine=${this.mine} games=${this.games} entries=${this.entries}
+      onMode=${(/** @type {string} */ v) => this.choose("mode", v)}
+      onSizes=${(/** @type {string} */ v) => this.choose("sizes", v)}
+      onPlay=${() => this.play()} onLeave=${() => this.leave()} />`;
   }
 
-  /** The rated board of this.mode: the established ratings (not provisional), highest
-   * first (the server leaves guests out when its operator asks for registered players). */
-  board() {
-    const rows = this.entries.filter((e) => !e.provisional).slice(0, BOARD_SIZE);
-    return h(
-      "div",
-      { class: "rated-board" },
-      h("h3", { id: "rated-board-title" }, "Rated board (established ratings)"),
-      h("table", { id: "rated-board", "aria-labelledby": "rated-board-title" },
-        rows.length
-          ? rows.map((e, k) => h("tr", { "data-name": e.name },
-              h("td", {}, String(k + 1)), h("td", {}, e.name), h("td", {}, String(e.rating))))
-          : h("tr", {}, h("td", { class: "none", colspan: "3" },
-              "Nobody yet: a rating is established after about 12 games."))),
-    );
+  /** The panel's Game (`key` "mode") or Table ("sizes") select changed to `value`. */
+  choose(key, value) {
+    if (key === "mode") this.mode = value;
+    else this.sizes = value;
+    this.refresh();
   }
 
   /** Read this player's rated games of every mode (room id -> before and after), for My
@@ -206,13 +180,11 @@ export class Rated {
     this.changes = changes;
   }
 
-  /** My games' "rating 1500? -> 1523?" of finished room `roomId`, or null (not rated). */
+  /** My games' "rating 1500? -> 1523?" of finished room `roomId` (a Preact element), or
+   * null (not rated). */
   change(roomId) {
     const e = this.changes.get(roomId);
-    if (!e) return null;
-    return h("span", { class: "rating-change", dataset: { before: e.before.rating,
-      after: e.after.rating }, "aria-label": `${spoken(e.before)} before, ${spoken(e.after)}` +
-      " after" }, ` · rating ${shown(e.before)} → ${shown(e.after)}`);
+    return e ? html`<${RatingChange} before=${e.before} after=${e.after} />` : null;
   }
 
   /** True when `room` (a room.js Room, or null) is rated: its facts say so (`room.rated`),
@@ -242,30 +214,126 @@ export class Rated {
     return found || { rating: 1500, provisional: true };
   }
 
-  /** The rating of seat `i` of `room` (a room.js Room) for its seat list when the room is
-   * rated (isRated): "1523" or "1523?" (provisional), or null. */
-  seatRating(room, i) {
+  /** The rating of seat `i` of `room` (a room.js Room) when the room is rated (isRated):
+   * { rating, provisional }, or null. */
+  seatRatingOf(room, i) {
     if (!this.isRated(room)) return null;
     const players = (room.view.room && room.view.room.players) || [];
     const p = players[i];
     if (!p) return null;
-    const r = this.ratingOf(this.listOf(room.view.room.mode || this.mode), p);
-    return h("small", { class: `seat-rating${r.provisional ? " provisional" : ""}`,
-      dataset: { rating: r.rating }, "aria-label": spoken(r),
-      title: r.provisional ? "provisional rating" : "rating" }, shown(r));
+    return this.ratingOf(this.listOf(room.view.room.mode || this.mode), p);
   }
 
-  /** The line above a rated table: each player's rating (from the list). */
+  /** The line above a rated table (a Preact element: RatedBanner), or null elsewhere. */
   banner() {
     const room = this.app.room;
     if (!room || room.roomId !== this.room) return null;
     const players = (room.view.room && room.view.room.players) || [];
-    const items = players.filter(Boolean).map((p) => {
-      const r = this.ratingOf(this.entries, p);
-      return h("span", { class: "rated-seat", "data-name": p.name }, `${p.name} ${shown(r)}`);
-    });
-    return h("div", { class: "banner rated-banner", id: "rated-banner", role: "status" },
-      "Rated game \u00b7 ", ...items.flatMap((el, k) => (k ? [", ", el] : [el])));
+    const seats = players.filter(Boolean).map((/** @type {{ name: string }} */ p) =>
+      ({ name: p.name, rating: this.ratingOf(this.entries, p) }));
+    return html`<${RatedBanner} seats=${seats} />`;
   }
 }
 
+
+/** @param {any} event  a change event @returns {string} its select's value */
+const valueOf = (event) => event.currentTarget.value;
+
+/**
+ * A <select> of `options` ([value, text] pairs), `value` chosen, disabled while `locked`.
+ * @param {{ id: string, options: string[][], value: string, locked: boolean,
+ *   onChange: (value: string) => void }} p
+ */
+function Choice({ id, options, value, locked, onChange }) {
+  return html`<select id=${id} value=${value} disabled=${locked}
+      onChange=${(/** @type {any} */ e) => onChange(valueOf(e))}>
+    ${options.map(([v, text]) => html`<option value=${v}>${text}</option>`)}
+  </select>`;
+}
+
+/**
+ * The rated board of one mode: the established ratings (not provisional) of `entries`
+ * (best first), BOARD_SIZE at most, or who gets on it.
+ * @param {{ entries: ListEntry[] }} p
+ */
+export function RatedBoard({ entries }) {
+  const rows = entries.filter((e) => !e.provisional).slice(0, BOARD_SIZE);
+  return html`<div class="rated-board">
+    <h3 id="rated-board-title">Rated board (established ratings)</h3>
+    <table id="rated-board" aria-labelledby="rated-board-title"><tbody>
+      ${rows.length ? rows.map((e, k) => html`<tr key=${e.name} data-name=${e.name}>
+          <td>${String(k + 1)}</td><td>${e.name}</td><td>${String(e.rating)}</td></tr>`)
+        : html`<tr><td class="none" colspan="3">${"Nobody yet: a rating is " +
+          "established after about 12 games."}</td></tr>`}
+    </tbody></table>
+  </div>`;
+}
+
+/**
+ * @typedef {{ mode: string, sizes: string, waiting: Queued | null, error: string,
+ *   mine: Rating | null, games: RatedGame[], entries: ListEntry[],
+ *   onMode: (v: string) => void, onSizes: (v: string) => void, onPlay: () => void,
+ *   onLeave: () => void }} RatedProps  Rated.panel()'s
+ */
+
+/**
+ * The lobby's "Play rated" panel: the mode and table size (fixed while queued), Play rated
+ * or the queue's state with Leave, the player's rating and rated games, the board.
+ * @param {RatedProps} p
+ */
+export function RatedPanel(p) {
+  const locked = Boolean(p.waiting);
+  return html`<section class="panel" id="rated" aria-labelledby="rated-title">
+    <h2 id="rated-title">Play rated</h2>
+    <div class="row"><label for="rated-mode">Game</label>
+      <${Choice} id="rated-mode" options=${MODES} value=${p.mode} locked=${locked}
+        onChange=${p.onMode} /></div>
+    <div class="row"><label for="rated-seats">Table</label>
+      <${Choice} id="rated-seats" options=${SIZES} value=${p.sizes} locked=${locked}
+        onChange=${p.onSizes} /></div>
+    ${p.waiting ? html`<p id="rated-status" role="status">${
+        `Waiting for players (${p.waiting.waiting} in the queue)\u2026`}</p>
+      <button type="button" id="rated-leave" onClick=${p.onLeave}>Leave the queue</button>`
+      : html`<button type="button" id="rated-play" class="primary" onClick=${p.onPlay}>
+        Play rated</button>`}
+    ${p.error ? html`<p class="error" role="alert">${p.error}</p>` : null}
+    ${p.mine ? html`<p id="rated-mine">${`Your rating: ${shown(p.mine)}` +
+      (p.mine.provisional ? " (provisional)" : "")}</p>` : null}
+    ${p.games.length ? html`<ul id="rated-games" class="rated-games">${p.games.map((g) =>
+      html`<li key=${g.room} data-room=${g.room}>${`${g.room}: ${shown(g.before)} \u2192 ` +
+        `${shown(g.after)}`}</li>`)}</ul>` : null}
+    <${RatedBoard} entries=${p.entries} />
+  </section>`;
+}
+
+/**
+ * My games' " · rating 1500? → 1523?" of a rated game (data-before, data-after: the
+ * numbers).
+ * @param {{ before: Rating, after: Rating }} p
+ */
+export function RatingChange({ before, after }) {
+  return html`<span class="rating-change" data-before=${before.rating}
+    data-after=${after.rating} aria-label=${`${spoken(before)} before, ${spoken(after)} after`}
+    >${` \u00b7 rating ${shown(before)} \u2192 ${shown(after)}`}</span>`;
+}
+
+/**
+ * A seat's rating on a rated table's seat list: "1523", or "1523?" while provisional.
+ * @param {{ rating: Rating }} p
+ */
+export function SeatRating({ rating }) {
+  return html`<small class=${`seat-rating${rating.provisional ? " provisional" : ""}`}
+    data-rating=${rating.rating} aria-label=${spoken(rating)}
+    title=${rating.provisional ? "provisional rating" : "rating"}>${shown(rating)}</small>`;
+}
+
+/**
+ * The line above a rated table: "Rated game · Ann 1523, Bob 1500?".
+ * @param {{ seats: { name: string, rating: Rating }[] }} p
+ */
+export function RatedBanner({ seats }) {
+  return html`<div class="banner rated-banner" id="rated-banner" role="status">
+    ${"Rated game \u00b7 "}${seats.map((s, k) => html`${k ? ", " : ""}<span key=${s.name}
+      class="rated-seat" data-name=${s.name}>${`${s.name} ${shown(s.rating)}`}</span>`)}
+  </div>`;
+}

@@ -4,8 +4,8 @@
 // own), and the deal check of `cardhall verify` in the browser: SHA-256 of the revealed seed
 // and salt (WebCrypto) against the commitment the page saw at the start (docs/fair-deals.md).
 // The viewer's screen is drawn by Preact components (replay_view.js); the table in it by the
-// game's renderer (games/*.js, still cards.js's h()).
-import { h, prettyCards } from "./cards.js";
+// game's renderer (games/*.js: a Preact element, renderers.js).
+import { prettyCards } from "./cards.js";
 import { explainEnd } from "./help.js";
 import * as generic from "./games/generic.js";
 import { rendererFor } from "./renderers.js";
@@ -267,7 +267,7 @@ export class ReplayView {
       seatName: who,
       handled: () => {},
       legal: [],
-      actionButton: (action, label) => h("span", { class: "action" }, label),
+      button: (action, label) => html`<span class="action">${label}</span>`,
     };
     try {
       return drawer.render(this.view, ui);

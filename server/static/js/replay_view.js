@@ -1,14 +1,15 @@
 // @ts-check
 // The replay viewer's screen as Preact components (ui.js): the title line, the step
 // controls (to the deal, back, the slider, forward, to the end), what happened at the state
-// shown, the table as it was (drawn by the game's renderer, a DOM node), and the deal check.
+// shown, the table as it was (drawn by the game's renderer: renderers.js embed), and the deal check.
 // The ReplayView (replay.js) holds the state and asks the server; these only draw it.
-import { html, DomSlot } from "./ui.js";
+import { html } from "./ui.js";
+import { embed } from "./renderers.js";
 
 /**
  * @typedef {{ room: string, title: string, outcome?: string }} ReplayRecord
  * @typedef {{ rec: ReplayRecord, sid: number, final: number, stateId: number | null,
- *   said: string, error: string, table: Node | null, loading: boolean, deal: string,
+ *   said: string, error: string, table: any, loading: boolean, deal: string,
  *   dealOk: boolean | null | undefined, match: string, onStep: (sid: number) => void,
  *   onClose: () => void }} ReplayProps
  */
@@ -75,7 +76,7 @@ export function ReplayScreen(p) {
     ${p.error ? html`<p class="error" role="alert" id="replay-error">${p.error}</p>` : null}
     <p class="replay-events" id="replay-events">${p.said}</p>
     <section class="table" aria-label="table at this state">
-      ${p.table ? html`<${DomSlot} node=${p.table} />` : p.loading ? html`<p>Loading\u2026</p>`
+      ${p.table ? embed(p.table) : p.loading ? html`<p>Loading\u2026</p>`
         : null}
     </section>
     <${DealCheck} deal=${p.deal} dealOk=${p.dealOk} match=${p.match}

@@ -1,13 +1,16 @@
+// @ts-check
 // The room view: seat list with connected/bot status, countdown timers, the game's table
 // (one renderer per game, in games/: renderers.js), the legal actions not tied to a card as buttons,
 // the event log in words, and the game-over panel with "play again".
 import { applyDelta, RequestError } from "./protocol.js";
-import { h, prettyCards, cardName, isCard } from "./cards.js";
+import { prettyCards, cardName, isCard } from "./cards.js";
 import * as generic from "./games/generic.js";
 import { rendererFor } from "./renderers.js";
+import { html, render as draw } from "./ui.js";
 import { chatFor } from "./chat.js";
-import { copyLinkButton, spectatorsPanel } from "./links.js";
-import { auctionHelp, explainEnd, helpButton } from "./help.js";
+import { linkUrl } from "./links.js";
+import { auctionText, explainEnd } from "./help.js";
+import { RoomScreen } from "./room_views.js";
 import { openReplay, recordGame } from "./replay.js";
 
 const LOG_LINES = 200;
@@ -42,7 +45,9 @@ let ticker = null;
 /** Refresh every countdown on the page (elements with data-deadline = unix seconds). */
 function tick() {
   const now = Date.now() / 1000;
-  for (const el of document.querySelectorAll("[data-deadline]")) {
+  const timers = /** @type {NodeListOf<HTMLElement>} */ (
+    document.querySelectorAll("[data-deadline]"));
+  for (const el of timers) {
     const left = Math.max(0, Number(el.dataset.deadline) - now);
     const text =
       left >= 60
@@ -53,7 +58,15 @@ function tick() {
   }
 }
 
+/** A room this page is in: its view, seat, log and the page's choices (selection, marks,
+ * questions asked), the actions on it, and its screen (room_views.js RoomScreen). */
 export class RoomView {
+  /**
+   * @param {any} app  the App
+   * @param {any} joined  the joined (or resumed, spectate) reply: {room, seat, view}
+   * @param {{ code?: string | null, log?: { text: string }[] }} [opts]  the join code; the
+   *   log kept from before (a seat taken back)
+   */
   constructor(app, joined, { code, log } = {}) {
     this.app = app;
     this.roomId = joined.room;
@@ -70,6 +83,11 @@ export class RoomView {
     this.game = this.view.game; // every view names its game (protocol/README.md "Views")
     this.outEvents = []; // the events that put seats out (their reasons: help.js)
     this.gameOver = null; // the game_over message, once it came
+    this.linkStatus = ""; // what became of Copy link: "" | "copied" | "shown" (links.js)
+    this.auctionText = undefined; // the auction help's paragraph (help.js), once asked for
+    // Preact draws the table screen into this one element, kept across renders.
+    this.host = document.createElement("div");
+    this.host.className = "room-host";
     this.addLog(
       this.seat === null ? "You are watching this room." : `You sit at seat ${this.seat}.`,
     );
@@ -148,7 +166,7 @@ export class RoomView {
   /** The event log of a room kept in sessionStorage (so a reload keeps it). */
   static loadLog(roomId) {
     try {
-      return JSON.parse(sessionStorage.getItem(`cardhall.log.${roomId}`)) || [];
+      return JSON.parse(sessionStorage.getItem(`cardhall.log.${roomId}`) || "null") || [];
     } catch {
       return [];
     }
@@ -267,7 +285,7 @@ export class RoomView {
 
   async act(action) {
     if (GIVE_UP.has(action[0]) && this.confirming !== action) {
-      this.confirming = action; // asked first: see confirmBar()
+      this.confirming = action; // asked first: see giveUpQuestion()
       this.app.render();
       const no = document.getElementById("confirm-no");
       if (no) no.focus();
@@ -297,7 +315,7 @@ export class RoomView {
   async start() {
     try {
       await this.app.session.request({ t: "start", room: this.roomId });
-    } catch (err) {
+    } catch (/** @type {any} */ err) {
       this.error = err.message;
       this.app.render();
     }
@@ -342,109 +360,59 @@ export class RoomView {
     this.app.render();
   }
 
-  /** The bar that asks before a seat of a game under way is given to a bot. */
-  leaveBar() {
+  /** The props of the leave question (null while not asked): Question's. */
+  leaveQuestion() {
     if (!this.confirmingLeave) return null;
-    return h(
-      "div",
-      { class: "confirm", id: "leave-confirm", role: "alertdialog", "aria-labelledby": "leave-q" },
-      h("p", { id: "leave-q" },
-        "Leave this game? A server bot takes your seat and plays on for you."),
-      h("button", { type: "button", id: "leave-yes", class: "danger",
-        onclick: () => this.app.leave() }, "Yes, leave"),
-      h("button", { type: "button", id: "leave-no", class: "secondary", onclick: () => {
+    return {
+      id: "leave-confirm", prefix: "leave",
+      question: "Leave this game? A server bot takes your seat and plays on for you.",
+      yes: "Yes, leave", no: "No, stay",
+      onYes: () => this.app.leave(),
+      onNo: () => {
         this.confirmingLeave = false;
         this.app.render();
-      } }, "No, stay"),
-    );
+      },
+    };
   }
 
-  /** "Resign? yes / no": the bar that asks before a give-up action is sent. */
-  confirmBar() {
+  /** The props of "Resign? yes / no", asked before a give-up action is sent (null while
+   * none waits): Question's. */
+  giveUpQuestion() {
     const action = this.confirming;
     if (!action) return null;
     const describe = this.renderer.describeAction || generic.describeAction;
-    return h(
-      "div",
-      { class: "confirm", id: "confirm", role: "alertdialog", "aria-labelledby": "confirm-q" },
-      h(
-        "p",
-        { id: "confirm-q" },
-        `${prettyCards(describe(action))}: give up this game? ` +
-          "You lose it, and it cannot be undone.",
-      ),
-      h(
-        "button",
-        { type: "button", id: "confirm-yes", class: "danger", onclick: () => this.act(action) },
-        "Yes, give up",
-      ),
-      h(
-        "button",
-        {
-          type: "button",
-          id: "confirm-no",
-          class: "secondary",
-          "data-key": "confirm-no",
-          onclick: () => {
-            this.confirming = null;
-            this.app.render();
-          },
-        },
-        "No, play on",
-      ),
-    );
+    return {
+      id: "confirm", prefix: "confirm",
+      question: `${prettyCards(describe(action))}: give up this game? ` +
+        "You lose it, and it cannot be undone.",
+      yes: "Yes, give up", no: "No, play on",
+      onYes: () => this.act(action),
+      onNo: () => {
+        this.confirming = null;
+        this.app.render();
+      },
+    };
   }
 
-  renderSeats() {
-    const players = (this.view.room && this.view.room.players) || [];
-    const playing = this.view.room && this.view.room.status === "playing";
-    const toAct = playing ? this.view.to_act || [] : [];
-    const offline = this.offline;
-    const items = players.map((p, i) => {
+  /** Each seat as the seat list shows it (room_views.js SeatFacts). */
+  seatFacts() {
+    const room = this.view.room || {};
+    const players = room.players || [];
+    const toAct = room.status === "playing" ? this.view.to_act || [] : [];
+    return players.map((p, i) => {
       let status = p === null ? "free" : p.bot ? "bot" : p.connected ? "connected" : "away";
-      if (offline && p !== null) status = "unknown"; // nothing is known while we are cut off
-      const deadline = this.deadlineOf(i);
-      return h(
-        "li",
-        {
-          class: [
-            "seat-item",
-            status,
-            toAct.includes(i) ? "acting" : "",
-            i === this.seat ? "me" : "",
-          ]
-            .join(" ")
-            .trim(),
-          dataset: { seat: i, status },
-        },
-        h("span", { class: "dot", "aria-hidden": "true" }),
-        h("span", { class: "seat-name" }, p === null ? `seat ${i}: free` : this.seatName(i)),
-        this.app.rated ? this.app.rated.seatRating(this, i) : null,
-        p && p.host && this.view.room.status === "waiting"
-          ? h("small", { class: "host" }, "host")
-          : null,
-        h(
-          "span",
-          { class: "seat-status" },
-          status === "free" ? "" : status === "unknown" ? "?" : status,
-        ),
-        toAct.includes(i) && !this.view.over ? h("span", { class: "to-act" }, "to act") : null,
-        deadline
-          ? h("span", {
-              class: "timer",
-              dataset: { deadline },
-              "aria-label": `time left for ${this.seatName(i)}`,
-            })
-          : null,
-      );
+      if (this.offline && p !== null) status = "unknown"; // nothing is known while cut off
+      return {
+        name: p === null ? `seat ${i}: free` : this.seatName(i),
+        status,
+        acting: toAct.includes(i),
+        me: i === this.seat,
+        host: Boolean(p && p.host && room.status === "waiting"),
+        toAct: toAct.includes(i) && !this.view.over,
+        deadline: this.deadlineOf(i),
+        rating: this.app.rated ? this.app.rated.seatRatingOf(this, i) : null,
+      };
     });
-    return h(
-      "section",
-      { class: "panel seats", "aria-labelledby": "seats-title" },
-      h("h2", { id: "seats-title" }, "Seats"),
-      offline ? h("p", { class: "note" }, "Connection lost: reconnecting\u2026") : null,
-      h("ul", {}, items),
-    );
   }
 
   turnText() {
@@ -481,193 +449,135 @@ export class RoomView {
       seatName: (s) => this.seatName(s),
       handled: (action) => handled.add(actionKey(action)),
       legal: v.legal_actions || [],
-      actionButton: (action, label, extra = {}) => {
+      button: (action, label, extra = {}) => {
         handled.add(actionKey(action));
-        return h(
-          "button",
-          {
-            type: "button",
-            class: `action ${extra.class || ""}`,
-            "data-key": `a:${actionKey(action)}`,
-            dataset: { action: actionKey(action) },
-            onclick: () => this.act(action),
-            "aria-label": extra.label,
-          },
-          label,
-        );
+        const key = actionKey(action);
+        return html`<button type="button" class=${`action ${extra.class || ""}`.trim()}
+          key=${key} data-key=${`a:${key}`} data-action=${key} onClick=${() => this.act(action)}
+          aria-label=${extra.label}>${label}</button>`;
       },
     };
   }
 
-  /** The turn line: whose turn, the timer, the join code, Start, Leave, the link, rules. */
-  turnLine(mine, status) {
-    const myDeadline = mine ? this.deadlineOf(this.seat) : null;
-    return h(
-      "div",
-      { class: "turn-line" },
-      h(
-        "strong",
-        { id: "turn", "aria-live": "polite", class: mine ? "mine" : "" },
-        this.turnText(),
-      ),
-      myDeadline
-        ? h("span", {
-            class: "timer big",
-            dataset: { deadline: myDeadline },
-            "aria-label": "your time left",
-          })
-        : null,
-      this.code
-        ? h("span", { class: "code" }, "Join code: ", h("code", { id: "room-code" }, this.code))
-        : null,
-      status === "waiting" && this.isHost()
-        ? h(
-            "button",
-            { type: "button", id: "start", onclick: () => this.start() },
-            "Start game (bots fill empty seats)",
-          )
-        : null,
-      h(
-        "button",
-        { type: "button", id: "leave", class: "secondary", onclick: () => this.askLeave() },
-        this.seat === null ? "Stop watching" : "Leave",
-      ),
-      copyLinkButton(this),
-      helpButton(this.game, this.title().split(" \u2014 ")[0]),
-    );
+  /** The turn line's props (room_views.js TurnProps). */
+  turnProps(mine, status) {
+    const url = linkUrl(this.roomId, this.code);
+    return {
+      turn: this.turnText(),
+      mine,
+      myDeadline: mine ? this.deadlineOf(this.seat) : null,
+      code: this.code,
+      canStart: status === "waiting" && this.isHost(),
+      watching: this.seat === null,
+      link: { url, status: this.linkStatus },
+      game: this.game,
+      gameTitle: this.title().split(" \u2014 ")[0],
+      onStart: () => this.start(),
+      onLeave: () => this.askLeave(),
+      onCopy: () => this.copyLink(url),
+    };
   }
 
-  /** The game-over panel (null while the game goes on): outcome, why, Replay, Play again. */
-  gameOverPanel() {
+  /** Copy the room's link to the clipboard ("Link copied"), or show it to copy by hand. */
+  async copyLink(url) {
+    try {
+      await navigator.clipboard.writeText(url);
+      this.linkStatus = "copied";
+    } catch {
+      this.linkStatus = "shown";
+    }
+    this.app.render();
+  }
+
+  /** The game-over panel's props (null while the game goes on): GameOverPanel's. */
+  gameOverProps() {
     const v = this.view;
-    return v.over
-      ? h(
-          "section",
-          { class: "panel game-over", id: "game-over", role: "status" },
-          h("h2", {}, "Game over"),
-          h("p", { id: "outcome" }, this.outcomeText(v.outcome)),
-          this.whyText(v.outcome)
-            ? h("p", { id: "outcome-why", class: "outcome-why" }, this.whyText(v.outcome))
-            : null,
-          this.gameOver
-            ? h(
-                "button",
-                {
-                  type: "button",
-                  id: "replay-open",
-                  class: "secondary",
-                  onclick: async () =>
-                    openReplay(this.app, await recordGame(this, this.gameOver)),
-                },
-                "Replay",
-              )
-            : null,
-          h(
-            "button",
-            { type: "button", id: "play-again", onclick: () => this.app.playAgain() },
-            "Play again",
-          ),
-          h(
-            "button",
-            { type: "button", class: "secondary", onclick: () => this.app.leave() },
-            "Back to the lobby",
-          ),
-        )
-      : null;
+    if (!v.over) return null;
+    return {
+      outcome: this.outcomeText(v.outcome),
+      why: this.whyText(v.outcome),
+      canReplay: Boolean(this.gameOver),
+      onReplay: async () => openReplay(this.app, await recordGame(this, this.gameOver)),
+      onAgain: () => this.app.playAgain(),
+      onLobby: () => this.app.leave(),
+    };
   }
 
-  /** The event log panel (the last 60 lines) and its list (scrolled to the end). */
-  logPanel() {
-    const logList = h(
-      "ol",
-      { class: "log", id: "log", "aria-live": "polite" },
-      this.log.slice(-60).map((l) => h("li", {}, prettyCards(l.text))),
-    );
-    const log = h(
-      "section",
-      { class: "panel", "aria-labelledby": "log-title" },
-      h("h2", { id: "log-title" }, "What happened"),
-      logList,
-    );
-    return [log, logList];
-  }
-
-  render() {
-    const v = this.view;
-    const status = v.room && v.room.status;
+  /** The table drawn by the game's renderer (the generic one when it fails), and the other
+   * actions: a function that gives buttons for the legal actions the table did not draw (the
+   * OtherActions component calls it, after Preact drew the table: renderers.js). */
+  drawTable() {
     const handled = new Set();
     const ui = this.tableUi(handled);
     let table;
     try {
-      table = this.renderer.render(v, ui);
+      table = this.renderer.render(this.view, ui);
     } catch (err) {
       console.error(err);
-      table = generic.render(v, ui);
+      handled.clear();
+      table = generic.render(this.view, ui);
     }
     const describe = this.renderer.describeAction || generic.describeAction;
-    const rest = (v.legal_actions || []).filter((a) => !handled.has(actionKey(a)));
-    const others = rest.length
-      ? h(
-          "div",
-          { class: "other-actions", role: "group", "aria-label": "other actions" },
-          rest.map((a) => ui.actionButton(a, prettyCards(describe(a)))),
-        )
-      : null;
+    const others = () => (this.view.legal_actions || [])
+      .filter((a) => !handled.has(actionKey(a)))
+      .map((a) => ui.button(a, prettyCards(describe(a))));
+    return { table, others };
+  }
 
-    const mine = this.seat !== null && (v.to_act || []).includes(this.seat) && !v.over;
-    const top = this.turnLine(mine, status);
-    const over = this.gameOverPanel();
-    const [log, logList] = this.logPanel();
-    const solo = ((v.room && v.room.players) || []).length === 1;
-    const main = h(
-      "main",
-      {
-        id: "room",
-        class: "room",
-        dataset: {
-          room: this.roomId,
-          seat: this.seat ?? "",
-          stateId: v.state_id,
-          mine: mine ? "1" : "0",
-          over: v.over ? "1" : "0",
-          status: status || "",
-        },
-      },
-      h(
-        "div",
-        { class: "table-area" },
-        top,
-        this.error
-          ? h("p", { class: "error", role: "alert", id: "act-error" }, prettyCards(this.error))
-          : null,
-        this.confirmBar(),
-        this.leaveBar(),
-        over,
-        v.auction && this.seat !== null && !v.over ? auctionHelp() : null,
-        h("section", { class: "table", "aria-label": "table" }, table),
-        others,
-      ),
-      h(
-        "aside",
-        {},
-        this.renderSeats(),
-        // A solo game: nobody to talk to, nobody watching worth a panel (issue #44 item 10).
-        solo ? null : spectatorsPanel(v),
-        solo ? null : chatFor(this.app, this.roomId).element,
-        log,
-      ),
-    );
-    if (this.offline) {
-      // Nothing can be sent while the connection is lost: every control but Leave waits.
-      for (const el of main.querySelectorAll("button, input, select")) {
-        if (el.id !== "leave") el.disabled = true;
-      }
+  /** The auction help's text while this page bids (null: not shown); "" until it came. */
+  auctionProps() {
+    const v = this.view;
+    if (!(v.auction && this.seat !== null && !v.over)) return null;
+    if (this.auctionText === undefined) {
+      this.auctionText = "";
+      auctionText().then((text) => {
+        this.auctionText = text;
+        if (this.app.room === this) this.app.render();
+      });
     }
-    queueMicrotask(() => {
-      tick();
-      logList.scrollTop = logList.scrollHeight;
-    });
-    return main;
+    return this.auctionText;
+  }
+
+  /** Everything the table screen shows (room_views.js RoomProps). */
+  screenProps() {
+    const v = this.view;
+    const status = (v.room && v.room.status) || "";
+    const mine = this.seat !== null && (v.to_act || []).includes(this.seat) && !v.over;
+    const { table, others } = this.drawTable();
+    // A solo game: nobody to talk to, nobody watching worth a panel (issue #44 item 10).
+    const solo = ((v.room && v.room.players) || []).length === 1;
+    return {
+      room: this.roomId, seat: this.seat, stateId: v.state_id, mine, over: Boolean(v.over),
+      status, turn: this.turnProps(mine, status), error: this.error,
+      confirm: this.giveUpQuestion(), leave: this.leaveQuestion(),
+      gameOver: this.gameOverProps(), auction: this.auctionProps(), table, others,
+      seats: this.seatFacts(), offline: this.offline, solo, view: v,
+      chat: solo ? null : chatFor(this.app, this.roomId).props(),
+      log: this.log.slice(-60).map((l) => l.text),
+    };
+  }
+
+  /** Draw the table screen (Preact, into `this.host`, kept across renders); returns it. */
+  render() {
+    draw(html`<${RoomScreen} ...${this.screenProps()} />`, this.host);
+    offlineControls(this.host, this.offline);
+    tick();
+    return this.host;
+  }
+}
+
+/** While the connection is lost nothing can be sent: every control of `root` but Leave
+ * waits (disabled, marked data-offline); once back, the ones so marked are enabled again. */
+function offlineControls(root, offline) {
+  for (const el of root.querySelectorAll("button, input, select")) {
+    const control = /** @type {HTMLButtonElement} */ (el);
+    if (offline && control.id !== "leave" && !control.disabled) {
+      control.disabled = true;
+      control.dataset.offline = "1";
+    } else if (!offline && control.dataset.offline) {
+      control.disabled = false;
+      delete control.dataset.offline;
+    }
   }
 }
 

@@ -1,8 +1,9 @@
 // @ts-check
 // Optional sounds, off by default (a toggle kept in localStorage): a chime when your turn
 // begins, a tick for each bid of an auction, a short tune at game over. Generated with the
-// Web Audio API (oscillators), so the client ships no sound files.
-import { h } from "./cards.js";
+// Web Audio API (oscillators), so the client ships no sound files. The toggle is a Preact
+// component (SoundToggle).
+import { html } from "./ui.js";
 
 const SOUND_KEY = "cardhall.sound";
 const TUNES = {
@@ -58,30 +59,39 @@ export function afterMessage(room, msg) {
   if ((msg.events || []).some((e) => e && e.type === "bid")) play("bid");
 }
 
-/** The sound toggle (a switch button; off by default). */
+/** Turn sounds on (`on` true) or off, kept in localStorage; turning them on plays the turn
+ * chime (a taste, and browsers start audio on a click). */
+export function setSound(on) {
+  try {
+    localStorage.setItem(SOUND_KEY, on ? "on" : "off");
+  } catch {
+    /* storage off */
+  }
+  if (on) play("turn");
+}
+
+/**
+ * The sound toggle: a switch button showing `on`, calling onToggle() when pressed.
+ * @param {{ on: boolean, onToggle: () => void }} p
+ */
+export function SoundToggle({ on, onToggle }) {
+  return html`<button type="button" id="sound-toggle" class="secondary sound" role="switch"
+      aria-label="Sounds" aria-checked=${on ? "true" : "false"} data-key="sound-toggle"
+      onClick=${onToggle}>
+    <span class="sound-icon" aria-hidden="true">\u266A</span>
+    <span class="sound-word">${on ? " Sounds on" : " Sounds off"}</span>
+  </button>`;
+}
+
+/**
+ * The header's sound toggle (a Preact element; off by default): pressing it flips the kept
+ * setting and draws the page again (`app.render()`).
+ * @param {{ render: () => void }} app
+ */
 export function soundToggle(app) {
   const on = soundOn();
-  return h(
-    "button",
-    {
-      type: "button",
-      id: "sound-toggle",
-      class: "secondary sound",
-      role: "switch",
-      "aria-label": "Sounds",
-      "aria-checked": on ? "true" : "false",
-      "data-key": "sound-toggle",
-      onclick: () => {
-        try {
-          localStorage.setItem(SOUND_KEY, on ? "off" : "on");
-        } catch {
-          /* storage off */
-        }
-        if (!on) play("turn"); // a taste, and browsers start audio on a click
-        app.render();
-      },
-    },
-    h("span", { class: "sound-icon", "aria-hidden": "true" }, "\u266A"),
-    h("span", { class: "sound-word" }, on ? " Sounds on" : " Sounds off"),
-  );
+  return html`<${SoundToggle} on=${on} onToggle=${() => {
+    setSound(!on);
+    app.render();
+  }} />`;
 }

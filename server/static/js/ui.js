@@ -2,7 +2,7 @@
 // The component library of the web client: Preact (vendor/preact, MIT) with htm's tagged
 // templates (vendor/htm, Apache-2.0) in the place of JSX, so that nothing is built. Every
 // screen moved off the hand-written `h()` of cards.js renders through this module.
-import { h, render, Component, Fragment } from "../vendor/preact/preact.mjs";
+import { h, render, Component, Fragment, isValidElement } from "../vendor/preact/preact.mjs";
 import htm from "../vendor/htm/htm.mjs";
 
 /** `html\`<div class=${c}>…</div>\`` → a Preact element (htm bound to Preact's `h`). */
@@ -22,4 +22,4 @@ export function DomSlot({ node }) {
   return node ? h("span", { class: "dom-slot", ref: put }) : null;
 }
 
-export { h, render, Component, Fragment };
+export { h, render, Component, Fragment, isValidElement };

@@ -1,7 +1,9 @@
+// @ts-check
 // Shared drawing helpers and the fallback renderer for any game: every card (or list of
 // cards) in the view is drawn; a card named by legal actions is a button that selects it,
 // and the actions that use the selected card are offered next to the table.
-import { h, cardElement, cardName, isCard, prettyCards } from "../cards.js";
+import { cardName, isCard, prettyCards, Card } from "../cards.js";
+import { html } from "../ui.js";
 
 const STANDARD = new Set([
   "state_id",
@@ -72,53 +74,55 @@ export function actionsWith(legal, code) {
 }
 
 /**
- * A card that selects itself when legal actions use it (a focusable toggle button);
- * otherwise a plain card. `where` names its place for screen readers ("tray 2").
+ * A card that selects itself when legal actions use it (a focusable toggle button, keyed
+ * data-key "c:CODE:WHERE"); otherwise a plain card; a null code is a card back. Props:
+ * code, ui (the table's ui), where (its place, for screen readers: "tray 2"), small.
+ * @param {{ code: string | null, ui: any, where: string, small?: boolean }} props
  */
-export function selectableCard(code, ui, where, extra = {}) {
-  if (!code) return cardElement(null, { faceDown: true, label: where, small: extra.small });
+export function SelectableCard({ code, ui, where, small }) {
+  if (!code) return html`<${Card} faceDown=${true} label=${where} small=${small} />`;
   const usable = actionsWith(ui.legal, code).length > 0;
-  const el = cardElement(code, {
-    where,
-    small: extra.small,
-    selected: ui.selected === code,
-    onClick: usable ? () => ui.select(code) : undefined,
-    label: usable ? (ui.selected === code ? "selected" : "select") : undefined,
-  });
-  if (usable) el.dataset.key = `c:${code}:${where}`;
-  return el;
+  const selected = ui.selected === code;
+  return html`<${Card} code=${code} where=${where} small=${small} selected=${selected}
+    onClick=${usable ? () => ui.select(code) : undefined}
+    label=${usable ? (selected ? "selected" : "select") : undefined}
+    dataKey=${usable ? `c:${code}:${where}` : undefined} />`;
 }
 
-/** Buttons for the actions using the selected card (handled, so not repeated elsewhere). */
-export function selectionBar(ui, describe = describeAction) {
+/**
+ * The buttons of the actions using the selected card (ui.button: handled) and Cancel, or
+ * nothing with no card selected. Props: ui, describe (an action in words; describeAction
+ * when left out).
+ * @param {{ ui: any, describe?: (action: any[]) => string }} props
+ */
+export function SelectionBar({ ui, describe = describeAction }) {
   if (!ui.selected) return null;
   const using = actionsWith(ui.legal, ui.selected);
   if (!using.length) return null;
-  return h(
-    "div",
-    { class: "selection", role: "group", "aria-label": `actions with ${cardName(ui.selected)}` },
-    h("span", {}, `${cardName(ui.selected)}: `),
-    using.map((a) => ui.actionButton(a, prettyCards(describe(a)))),
-    h("button", { type: "button", class: "secondary", onclick: () => ui.select(null) }, "Cancel"),
-  );
+  return html`<div class="selection" role="group"
+    aria-label=${`actions with ${cardName(ui.selected)}`}>
+    <span>${cardName(ui.selected)}: </span>
+    ${using.map((a) => ui.button(a, prettyCards(describe(a))))}
+    <button type="button" class="secondary" onClick=${() => ui.select(null)}>Cancel</button>
+  </div>`;
 }
 
-/** A labelled row of cards. */
-export function cardRow(label, codes, ui, { where = label, small, id } = {}) {
-  return h(
-    "div",
-    { class: "row", id },
-    h("span", { class: "row-label" }, label),
-    h(
-      "div",
-      { class: "cards" },
-      codes.length
-        ? codes.map((c, i) =>
-            selectableCard(c, ui, `${where}${codes.length > 1 ? ` ${i + 1}` : ""}`, { small }),
-          )
-        : h("span", { class: "card empty", role: "img", "aria-label": `${label}: empty` }),
-    ),
-  );
+/**
+ * A labelled row of cards (each a SelectableCard; an empty slot when there are none).
+ * Props: label, codes (card codes or nulls), ui, where (the cards'
+ * place; `label` when left out: "hand 2"), small, id.
+ * @param {{ label: string, codes: (string | null)[], ui: any, where?: string,
+ *   small?: boolean, id?: string }} props
+ */
+export function CardRow({ label, codes, ui, where = label, small, id }) {
+  const many = codes.length > 1;
+  return html`<div class="row" id=${id}>
+    <span class="row-label">${label}</span>
+    <div class="cards">${codes.length
+      ? codes.map((c, i) => html`<${SelectableCard} key=${c ?? `back:${i}`} code=${c} ui=${ui}
+          where=${`${where}${many ? ` ${i + 1}` : ""}`} small=${small} />`)
+      : html`<span class="card empty" role="img" aria-label=${`${label}: empty`} />`}</div>
+  </div>`;
 }
 
 function cardsIn(value) {
@@ -127,29 +131,30 @@ function cardsIn(value) {
   return null;
 }
 
-/** The fallback table: every card field as a row, other fields as text. */
+/** The fallback table (a Preact element, renderers.js): every card field as a row (CardRow),
+ * other plain fields as a line of facts, the selected card's actions (SelectionBar). */
 export function render(view, ui) {
   const rows = [];
   const facts = [];
   for (const [key, value] of Object.entries(view)) {
     if (STANDARD.has(key) || (key === "hand" && value === null)) continue;
+    const name = key.replace(/_/g, " ");
     const cards = cardsIn(value);
-    if (cards && cards.length) rows.push(cardRow(key.replace(/_/g, " "), cards, ui));
+    if (cards && cards.length)
+      rows.push(html`<${CardRow} key=${key} label=${name} codes=${cards} ui=${ui} />`);
     else if (Array.isArray(value) && value.some((v) => cardsIn(v))) {
       value.forEach((v, i) => {
         const c = cardsIn(v);
-        if (c) rows.push(cardRow(`${key.replace(/_/g, " ")} ${i + 1}`, c, ui));
+        if (c) rows.push(html`<${CardRow} key=${`${key}:${i}`} label=${`${name} ${i + 1}`}
+          codes=${c} ui=${ui} />`);
       });
-    } else if (value !== null && typeof value !== "object")
-      facts.push(`${key.replace(/_/g, " ")}: ${value}`);
+    } else if (value !== null && typeof value !== "object") facts.push(`${name}: ${value}`);
   }
-  return h(
-    "div",
-    { class: "generic" },
-    h("p", { class: "facts" }, facts.join(" \u00b7 ")),
-    rows,
-    selectionBar(ui),
-  );
+  return html`<div class="generic">
+    <p class="facts">${facts.join(" \u00b7 ")}</p>
+    ${rows}
+    <${SelectionBar} ui=${ui} />
+  </div>`;
 }
 
-export { h, cardElement, cardName, isCard, prettyCards };
+export { cardName, isCard, prettyCards };

@@ -1,15 +1,19 @@
+// @ts-check
 // The Shah (docs/rules/shah.md): the Shah and its eight foundations, the star of eight
 // rays (inner, middle, outer circle), the turned card and the talon. Select an available
-// card, then click a highlighted foundation (play) or ray (marry, grace).
-import { h, cardElement, cardName } from "../cards.js";
+// card, then click a highlighted foundation (play) or ray (marry, grace). render() returns a
+// Preact element (renderers.js, the renderers' contract).
+import { Card, cardName } from "../cards.js";
+import { html } from "../ui.js";
 import {
   describeEvent as genericEvent,
   describeAction as genericAction,
-  selectableCard,
+  SelectableCard,
 } from "./generic.js";
 
 const CIRCLES = ["inner", "middle", "outer"];
 
+/** A legal action of The Shah as a button label ("play 5H to foundation 2"). */
 export function describeAction(a) {
   const [verb, x, y] = a;
   switch (verb) {
@@ -32,6 +36,7 @@ export function describeAction(a) {
   }
 }
 
+/** An event of The Shah in words (`who(seat)`: a seat's name). */
 export function describeEvent(ev, who) {
   switch (ev.type) {
     case "play":
@@ -52,6 +57,7 @@ export function describeEvent(ev, who) {
   }
 }
 
+/** The end of a game of The Shah in words: won or lost, why, cards built. */
 export function describeOutcome(outcome) {
   const reason = String(outcome.reason || "").replace(/_/g, " ");
   const built = outcome.scores ? `, built ${outcome.scores}` : "";
@@ -67,6 +73,7 @@ const PHASE = {
   over: "Game over",
 };
 
+/** The move of the selected card onto place `index` by one of `verbs`, or null. */
 function targetFor(ui, verbs, index) {
   if (!ui.selected) return null;
   return (
@@ -74,73 +81,62 @@ function targetFor(ui, verbs, index) {
   );
 }
 
+/** `el` as it is, or (when `act` moves the selected card there) inside a highlighted target
+ * button that makes the move (`act` handled: no plain button for it). */
 function wrap(ui, act, el, label) {
   if (!act) return el;
   ui.handled(act);
-  return h(
-    "button",
-    {
-      type: "button",
-      class: "target highlight",
-      "data-key": `t:${act[0]}:${act[2]}`,
-      "aria-label": `${label}: ${describeAction(act).replace(act[1], cardName(act[1]))}`,
-      onclick: () => ui.act(act),
-    },
-    el,
-  );
+  return html`<button type="button" class="target highlight" data-key=${`t:${act[0]}:${act[2]}`}
+    aria-label=${`${label}: ${describeAction(act).replace(act[1], cardName(act[1]))}`}
+    onClick=${() => ui.act(act)}>${el}</button>`;
+}
+
+/** An empty place: a card-sized slot named for screen readers. */
+function empty(label, small = false) {
+  return html`<span class=${small ? "card empty small" : "card empty"} role="img"
+    aria-label=${`${label}: empty`} />`;
 }
 
 /** A foundation: its top card (or an empty slot), a target when the selection plays there. */
 function foundationSlot(view, ui, c, i) {
-  return h(
-    "div",
-    { class: "slot" },
-    wrap(
-      ui,
-      targetFor(ui, ["play"], i),
-      c
-        ? cardElement(c, {
-            small: true,
-            where: `foundation ${i + 1}, ${(view.foundation_sizes || [])[i]} cards`,
-          })
-        : h("span", {
-            class: "card empty small",
-            role: "img",
-            "aria-label": `foundation ${i + 1}: empty`,
-          }),
-      `foundation ${i + 1}`,
-    ),
-    h("small", {}, `${i + 1} (${(view.foundation_sizes || [])[i] ?? 0})`),
-  );
+  const size = (view.foundation_sizes || [])[i];
+  const card = c ? html`<${Card} code=${c} small=${true}
+      where=${`foundation ${i + 1}, ${size} cards`} />` : empty(`foundation ${i + 1}`, true);
+  return html`<div class="slot" key=${`f${i}`}>
+    ${wrap(ui, targetFor(ui, ["play"], i), card, `foundation ${i + 1}`)}
+    <small>${`${i + 1} (${size ?? 0})`}</small>
+  </div>`;
+}
+
+/** A card of the star or the talon: selectable when it is available, else shown. */
+function pickable(code, ui, available, where, small = false) {
+  return available.has(code)
+    ? html`<${SelectableCard} code=${code} ui=${ui} where=${where} small=${small} />`
+    : html`<${Card} code=${code} where=${where} small=${small} />`;
 }
 
 /** A ray of the star: its three circles' piles, the outer one a target to marry or grace. */
 function rayElement(ui, available, ray, r) {
-  return h(
-    "div",
-    { class: "ray", role: "group", "aria-label": `ray ${r + 1}` },
-    h("small", { class: "ray-label" }, `ray ${r + 1}`),
-    ray.map((pile, c) => {
-      const where = `ray ${r + 1}, ${CIRCLES[c]} circle`;
-      const top = pile.length ? pile[pile.length - 1] : null;
-      let el = top
-        ? available.has(top)
-          ? selectableCard(top, ui, where, { small: true })
-          : cardElement(top, { small: true, where })
-        : h("span", { class: "card empty small", role: "img", "aria-label": `${where}: empty` });
-      if (pile.length > 1)
-        el = h(
-          "span",
-          { class: "married" },
-          pile.slice(0, -1).map((x) => cardElement(x, { small: true, where: `${where}, under` })),
-          el,
-        );
-      if (c === 2) el = wrap(ui, targetFor(ui, ["marry", "grace"], r), el, `ray ${r + 1}`);
-      return el;
-    }),
-  );
+  const piles = ray.map((pile, c) => {
+    const where = `ray ${r + 1}, ${CIRCLES[c]} circle`;
+    const top = pile.length ? pile[pile.length - 1] : null;
+    let el = top ? pickable(top, ui, available, where, true) : empty(where, true);
+    if (pile.length > 1) {
+      el = html`<span class="married">${pile.slice(0, -1).map((x) => html`<${Card} key=${x}
+        code=${x} small=${true} where=${`${where}, under`} />`)}${el}</span>`;
+    }
+    return c === 2 ? wrap(ui, targetFor(ui, ["marry", "grace"], r), el, `ray ${r + 1}`) : el;
+  });
+  return html`<div class="ray" role="group" aria-label=${`ray ${r + 1}`} key=${`r${r}`}>
+    <small class="ray-label">${`ray ${r + 1}`}</small>${piles}</div>`;
 }
 
+/**
+ * The table of The Shah (a Preact element): the facts line, the Shah with its foundations,
+ * the star, the turned card and the talon, and what to do with a selected card.
+ * @param {any} view  the player's view (games/shah/rules.py)
+ * @param {any} ui  the table's ui (renderers.js)
+ */
 export function render(view, ui) {
   const available = new Set((view.available || []).map((a) => a[0]));
   // Moves of a card are made by selecting it, then its target: not repeated as buttons.
@@ -149,48 +145,28 @@ export function render(view, ui) {
   const rays = (view.star || []).map((ray, r) => rayElement(ui, available, ray, r));
   const talon = view.talon || [];
   const talonTop = talon.length ? talon[talon.length - 1] : null;
-  return h(
-    "div",
-    { class: "shah" },
-    h(
-      "p",
-      { class: "facts" },
-      [
-        PHASE[view.phase] || String(view.phase || "").replace(/_/g, " "),
-        `${view.stock_count} cards in the pack`,
-        `move ${view.moves} of ${view.max_moves}`,
-      ].join(" \u00b7 "),
-    ),
-    h(
-      "div",
-      { class: "row" },
-      h("span", { class: "row-label" }, "Shah"),
-      cardElement(view.shah, { where: "the Shah" }),
-      h("div", { class: "slots" }, foundations),
-    ),
-    h("div", { class: "star" }, rays),
-    h(
-      "div",
-      { class: "row" },
-      h("span", { class: "row-label" }, "Turned / talon"),
-      view.up
-        ? available.has(view.up)
-          ? selectableCard(view.up, ui, "turned card")
-          : cardElement(view.up, { where: "turned card" })
-        : null,
-      talonTop
-        ? available.has(talonTop)
-          ? selectableCard(talonTop, ui, `talon top, ${talon.length} cards`)
-          : cardElement(talonTop, { where: "talon top" })
-        : h("span", { class: "card empty", role: "img", "aria-label": "talon: empty" }),
-      h("small", {}, `talon ${talon.length}`),
-    ),
-    ui.selected
-      ? h(
-          "p",
-          { class: "note" },
-          `${cardName(ui.selected)} selected: click a highlighted foundation or ray.`,
-        )
-      : null,
-  );
+  const facts = [
+    PHASE[view.phase] || String(view.phase || "").replace(/_/g, " "),
+    `${view.stock_count} cards in the pack`,
+    `move ${view.moves} of ${view.max_moves}`,
+  ].join(" \u00b7 ");
+  return html`<div class="shah">
+    <p class="facts">${facts}</p>
+    <div class="row">
+      <span class="row-label">Shah</span>
+      <${Card} code=${view.shah} where="the Shah" />
+      <div class="slots">${foundations}</div>
+    </div>
+    <div class="star">${rays}</div>
+    <div class="row">
+      <span class="row-label">Turned / talon</span>
+      ${view.up ? pickable(view.up, ui, available, "turned card") : null}
+      ${talonTop ? pickable(talonTop, ui, available,
+        available.has(talonTop) ? `talon top, ${talon.length} cards` : "talon top")
+        : empty("talon")}
+      <small>${`talon ${talon.length}`}</small>
+    </div>
+    ${ui.selected ? html`<p class="note">${`${cardName(ui.selected)} selected: click a ` +
+      "highlighted foundation or ray."}</p>` : null}
+  </div>`;
 }

@@ -1,7 +1,9 @@
+// @ts-check
 // Skipper (docs/rules/skipper.md): every seat's four suit stacks, discard top and piles;
 // the own hand as buttons. Select a hand card, then click a highlighted stack to play it,
 // or Discard / Auction it; when you are the bidder, click a hand card to bid it.
-import { h, cardElement, cardName, suitName, suitSymbol } from "../cards.js";
+import { cardName, suitName, suitSymbol, Card } from "../cards.js";
+import { html } from "../ui.js";
 import { describeAction as genericAction, describeOutcome as genericOutcome } from "./generic.js";
 
 const STATUS = { active: "", won: "won", out: "out of the game" };
@@ -122,174 +124,120 @@ export function describeOutcome(outcome, who, view) {
   return `${head}. Complete stacks: ${stacks}.`;
 }
 
-function stackElement(stack, seatIndex, ui, mine) {
+/**
+ * One suit stack of a seat: its top card (a highlighted button that plays the selected card
+ * there, when that is legal), its values and a tick when complete.
+ * @param {{ stack: any, seat: number, ui: any, mine: boolean }} props
+ */
+function Stack({ stack, seat, ui, mine }) {
   const cards = stack.cards || [];
   const top = cards.length ? cards[cards.length - 1] : null;
   const values = (stack.values || []).join(",");
-  const play =
-    mine && ui.selected
-      ? ui.legal.find((a) => a[0] === "play" && a[1] === ui.selected && a[2] === stack.suit)
-      : null;
-  const where =
-    `${suitName(stack.suit)} stack of ${ui.seatName(seatIndex)}` +
+  const play = mine && ui.selected
+    ? ui.legal.find((a) => a[0] === "play" && a[1] === ui.selected && a[2] === stack.suit)
+    : null;
+  const where = `${suitName(stack.suit)} stack of ${ui.seatName(seat)}` +
     (values ? `, value ${values.replace(",", " or ")}` : "") +
     (stack.complete ? ", complete" : "");
+  const data = { "data-stack": stack.suit, "data-seat": seat };
   let el;
   if (play) {
     ui.handled(play);
     const label = `play ${cardName(ui.selected)} here`;
     el = top
-      ? cardElement(top, { where, label, highlight: true, onClick: () => ui.act(play) })
-      : h(
-          "button",
-          {
-            type: "button",
-            class: "card empty clickable highlight",
-            "aria-label": `${where}, empty, ${label}`,
-            onclick: () => ui.act(play),
-          },
-          suitSymbol(stack.suit),
-        );
-    el.dataset.key = `s:${seatIndex}:${stack.suit}`;
+      ? html`<${Card} code=${top} where=${where} label=${label} highlight=${true}
+          onClick=${() => ui.act(play)} dataKey=${`s:${seat}:${stack.suit}`} extra=${data} />`
+      : html`<button type="button" class="card empty clickable highlight"
+          aria-label=${`${where}, empty, ${label}`} onClick=${() => ui.act(play)}
+          data-key=${`s:${seat}:${stack.suit}`} ...${data}>${suitSymbol(stack.suit)}</button>`;
   } else {
     el = top
-      ? cardElement(top, { where })
-      : h(
-          "span",
-          { class: "card empty", role: "img", "aria-label": `${where}, empty` },
-          suitSymbol(stack.suit),
-        );
+      ? html`<${Card} code=${top} where=${where} extra=${data} />`
+      : html`<span class="card empty" role="img" aria-label=${`${where}, empty`}
+          ...${data}>${suitSymbol(stack.suit)}</span>`;
   }
-  el.dataset.stack = stack.suit;
-  el.dataset.seat = seatIndex;
-  return h(
-    "div",
-    { class: `stack${stack.complete ? " complete" : ""}` },
-    el,
-    h(
-      "span",
-      { class: "values", "aria-hidden": "true" },
-      `${suitSymbol(stack.suit)} ${values ? `= ${values}` : ""}${stack.complete ? " \u2713" : ""}`,
-    ),
-  );
+  return html`<div class=${`stack${stack.complete ? " complete" : ""}`}>
+    ${el}
+    <span class="values" aria-hidden="true">${`${suitSymbol(stack.suit)} ${values
+      ? `= ${values}` : ""}${stack.complete ? " \u2713" : ""}`}</span>
+  </div>`;
 }
 
 /** Another seat's hand as card backs (8 at most), the first labelled with the count. */
 function handBacks(seat, name) {
   const backs = [];
   for (let k = 0; k < Math.min(seat.hand || 0, 8); k++)
-    backs.push(
-      cardElement(null, {
-        faceDown: true,
-        small: true,
-        label: k === 0 ? `${name} holds ${seat.hand} cards` : undefined,
-      }),
-    );
+    backs.push(html`<${Card} key=${k} faceDown=${true} small=${true}
+      label=${k === 0 ? `${name} holds ${seat.hand} cards` : undefined} />`);
   return backs;
 }
 
-function seatElement(view, seat, i, ui) {
+/** A seat's discard top: selectable when it plays on a stack of the own seat. */
+function discardTop(seat, i, ui, mine) {
+  const top = seat.discard_top;
+  if (!top)
+    return html`<span class="card empty" role="img"
+      aria-label=${`discard pile of ${ui.seatName(i)}: empty`} />`;
+  const plays = mine && ui.legal.some((a) => a[0] === "play" && a[1] === top);
+  return plays
+    ? html`<${Card} code=${top} where="your discard top" selected=${ui.selected === top}
+        label="select to play it" onClick=${() => ui.select(top)} dataKey="discard-top" />`
+    : html`<${Card} code=${top} where=${`discard top of ${ui.seatName(i)}`} />`;
+}
+
+/**
+ * One seat of the table (section.seat, data-seat): its name and facts, its four stacks, its
+ * discard, stock, counts and (another seat's) hand as backs.
+ * @param {{ view: any, seat: any, i: number, ui: any }} props
+ */
+function Seat({ view, seat, i, ui }) {
   const mine = i === ui.seat;
   const playing = view.room ? view.room.status === "playing" : !view.over;
   const acting = playing && (view.to_act || []).includes(i) && !view.over;
-  const discardPlays =
-    mine && seat.discard_top
-      ? ui.legal.some((a) => a[0] === "play" && a[1] === seat.discard_top)
-      : false;
-  const discardTop = seat.discard_top
-    ? discardPlays
-      ? cardElement(seat.discard_top, {
-          where: "your discard top",
-          selected: ui.selected === seat.discard_top,
-          label: "select to play it",
-          onClick: () => ui.select(seat.discard_top),
-        })
-      : cardElement(seat.discard_top, { where: `discard top of ${ui.seatName(i)}` })
-    : h("span", {
-        class: "card empty",
-        role: "img",
-        "aria-label": `discard pile of ${ui.seatName(i)}: empty`,
-      });
-  if (discardPlays) discardTop.dataset.key = "discard-top";
-  const hand = mine ? [] : handBacks(seat, ui.seatName(i));
-  return h(
-    "section",
-    {
-      class: `seat${mine ? " mine" : ""}${acting ? " acting" : ""}`,
-      dataset: { seat: i },
-      "aria-label": `${ui.seatName(i)}${acting ? ", to act" : ""}`,
-    },
-    h(
-      "h3",
-      {},
-      h("span", { class: "seat-title" }, ui.seatName(i)),
-      acting ? h("span", { class: "to-act" }, " \u25c0 to act") : null,
-      h("small", {}, ` ${seatFacts(seat, acting)}`),
-    ),
-    h(
-      "div",
-      { class: "stacks" },
-      (seat.stacks || []).map((s) => stackElement(s, i, ui, mine)),
-    ),
-    h(
-      "div",
-      { class: "piles" },
-      h(
-        "span",
-        { class: "pile" },
-        discardTop,
-        h("span", { class: "count" }, `discard ${seat.discard}`),
-      ),
-      h(
-        "span",
-        { class: "pile" },
-        seat.stock
-          ? cardElement(null, {
-              faceDown: true,
-              label: `stock of ${ui.seatName(i)}: ${seat.stock} cards`,
-            })
-          : h("span", { class: "card empty", role: "img", "aria-label": "stock: empty" }),
-        h("span", { class: "count" }, `stock ${seat.stock}`),
-      ),
-      h(
-        "span",
-        { class: "pile" },
-        h("span", { class: "count" }, `hand ${seat.hand} \u00b7 trash ${seat.trash}`),
-      ),
-      mine ? null : h("span", { class: "other-hand", "aria-hidden": "true" }, hand),
-    ),
-  );
+  const name = ui.seatName(i);
+  return html`<section class=${`seat${mine ? " mine" : ""}${acting ? " acting" : ""}`}
+    data-seat=${i} aria-label=${`${name}${acting ? ", to act" : ""}`}>
+    <h3><span class="seat-title">${name}</span>${acting
+      ? html`<span class="to-act"> \u25c0 to act</span>` : null}<small>${
+      ` ${seatFacts(seat, acting)}`}</small></h3>
+    <div class="stacks">${(seat.stacks || []).map((st) => html`<${Stack} key=${st.suit}
+      stack=${st} seat=${i} ui=${ui} mine=${mine} />`)}</div>
+    <div class="piles">
+      <span class="pile">${discardTop(seat, i, ui, mine)}<span class="count">${
+        `discard ${seat.discard}`}</span></span>
+      <span class="pile">${seat.stock ? html`<${Card} faceDown=${true}
+          label=${`stock of ${name}: ${seat.stock} cards`} />`
+        : html`<span class="card empty" role="img" aria-label="stock: empty" />`}<span
+        class="count">${`stock ${seat.stock}`}</span></span>
+      <span class="pile"><span class="count">${
+        `hand ${seat.hand} \u00b7 trash ${seat.trash}`}</span></span>
+      ${mine ? null : html`<span class="other-hand" aria-hidden="true">${
+        handBacks(seat, name)}</span>`}
+    </div>
+  </section>`;
 }
 
-function auctionElement(view, ui) {
+/**
+ * The auction under way (section#auction): the card for sale, the bids, who bids, Pass.
+ * @param {{ view: any, ui: any }} props
+ */
+function Auction({ view, ui }) {
   const a = view.auction;
   if (!a) return null;
-  const bids = (a.bids || []).map(([s, c]) =>
-    h(
-      "li",
-      {},
-      `${ui.seatName(s)}: `,
-      c ? cardElement(c, { small: true, where: `bid of ${ui.seatName(s)}` }) : "pass",
-    ),
-  );
+  const bids = (a.bids || []).map(([s, c], k) => html`<li key=${k}>${`${ui.seatName(s)}: `}${c
+    ? html`<${Card} code=${c} small=${true} where=${`bid of ${ui.seatName(s)}`} />`
+    : "pass"}</li>`);
   const pass = ui.legal.find((x) => x[0] === "pass");
-  return h(
-    "section",
-    { class: "auction", id: "auction", "aria-label": "auction" },
-    h("h3", {}, `Auction: ${ui.seatName(a.seller)} sells `),
-    cardElement(a.card, { where: "for sale" }),
-    h("ul", { class: "bids" }, bids.length ? bids : h("li", {}, "no bids yet")),
-    a.bidder !== null && a.bidder !== undefined
-      ? h(
-          "p",
-          {},
-          a.bidder === ui.seat
-            ? "Your bid: click a card of your hand to offer it, or pass."
-            : `${ui.seatName(a.bidder)} to bid.`,
-        )
-      : null,
-    pass ? ui.actionButton(pass, "Pass", { label: "pass: make no bid" }) : null,
-  );
+  const bidding = a.bidder !== null && a.bidder !== undefined;
+  return html`<section class="auction" id="auction" aria-label="auction">
+    <h3>${`Auction: ${ui.seatName(a.seller)} sells `}</h3>
+    <${Card} code=${a.card} where="for sale" />
+    <ul class="bids">${bids.length ? bids : html`<li>no bids yet</li>`}</ul>
+    ${bidding ? html`<p>${a.bidder === ui.seat
+      ? "Your bid: click a card of your hand to offer it, or pass."
+      : `${ui.seatName(a.bidder)} to bid.`}</p>` : null}
+    ${pass ? ui.button(pass, "Pass", { label: "pass: make no bid" }) : null}
+  </section>`;
 }
 
 /** True when the seat must act but no card of it plays on a stack, and it has not discarded
@@ -303,13 +251,10 @@ function noPlay(legal) {
 /** What to do when no card can be played (the highlighted cards are the ones that can go). */
 function stuckHint(legal) {
   const auction = legal.some((a) => a[0] === "auction");
-  return h(
-    "p",
-    { class: "hint", id: "no-play-hint", role: "status" },
+  return html`<p class="hint" id="no-play-hint" role="status">${
     "No card can be played on a stack: discard at least one card of your hand (pick a " +
-      "highlighted card, then \u201cDiscard it\u201d), then \u201cEnd turn\u201d (K5)" +
-      (auction ? ", or put one card up for auction (K9)." : "."),
-  );
+    "highlighted card, then \u201cDiscard it\u201d), then \u201cEnd turn\u201d (K5)" +
+    (auction ? ", or put one card up for auction (K9)." : ".")}</p>`;
 }
 
 /** A card of the own hand: a bid (in an auction), selectable (it can go somewhere), or
@@ -319,30 +264,18 @@ function handCard(code, ui, stuck) {
   const bid = legal.find((a) => a[0] === "bid" && a[1] === code);
   if (bid) {
     ui.handled(bid);
-    const el = cardElement(code, {
-      where: "in your hand",
-      label: "bid with this card",
-      highlight: true,
-      onClick: () => ui.act(bid),
-    });
-    el.dataset.key = `h:${code}`;
-    el.dataset.bid = "1";
-    return el;
+    return html`<${Card} key=${code} code=${code} where="in your hand"
+      label="bid with this card" highlight=${true} onClick=${() => ui.act(bid)}
+      dataKey=${`h:${code}`} extra=${{ "data-bid": "1" }} />`;
   }
   const usable = legal.some((a) => a[1] === code && a[0] !== "bid");
-  const el = cardElement(code, {
-    where: "in your hand",
-    selected: ui.selected === code,
-    highlight: stuck && usable && ui.selected !== code,
-    label: usable
-      ? ui.selected === code
-        ? "selected; now choose a stack, discard or auction"
-        : "select"
-      : undefined,
-    onClick: usable ? () => ui.select(code) : undefined,
-  });
-  if (usable) el.dataset.key = `h:${code}`;
-  return el;
+  const selected = ui.selected === code;
+  return html`<${Card} key=${code} code=${code} where="in your hand" selected=${selected}
+    highlight=${stuck && usable && !selected}
+    label=${usable ? (selected ? "selected; now choose a stack, discard or auction" : "select")
+      : undefined}
+    onClick=${usable ? () => ui.select(code) : undefined}
+    dataKey=${usable ? `h:${code}` : undefined} />`;
 }
 
 /** The bar of the selected card: what it can do (Discard it, Auction it), Cancel. */
@@ -351,26 +284,17 @@ function selectionBar(ui) {
   const legal = ui.legal;
   const withSel = legal.filter((a) => a[1] === ui.selected && a[0] !== "play");
   const plays = legal.some((a) => a[1] === ui.selected && a[0] === "play");
-  return h(
-    "div",
-    { class: "selection", role: "group", "aria-label": `actions with ${cardName(ui.selected)}` },
-    h(
-      "span",
-      {},
-      `${cardName(ui.selected)}: `,
-      plays ? "choose a highlighted stack" : "",
-      plays && withSel.length ? ", or " : "",
-      !plays && !withSel.length ? "nothing to do with it now" : "",
-    ),
-    withSel.map((a) =>
-      ui.actionButton(
-        a,
-        a[0] === "discard" ? "Discard it" : a[0] === "auction" ? "Auction it" : describeAction(a),
-        { class: a[0], label: `${a[0]} ${cardName(ui.selected)}` },
-      ),
-    ),
-    h("button", { type: "button", class: "secondary", onclick: () => ui.select(null) }, "Cancel"),
-  );
+  const name = cardName(ui.selected);
+  const said = `${name}: ${plays ? "choose a highlighted stack" : ""}${
+    plays && withSel.length ? ", or " : ""}${
+    !plays && !withSel.length ? "nothing to do with it now" : ""}`;
+  return html`<div class="selection" role="group" aria-label=${`actions with ${name}`}>
+    <span>${said}</span>
+    ${withSel.map((a) => ui.button(a,
+      a[0] === "discard" ? "Discard it" : a[0] === "auction" ? "Auction it" : describeAction(a),
+      { class: a[0], label: `${a[0]} ${name}` }))}
+    <button type="button" class="secondary" onClick=${() => ui.select(null)}>Cancel</button>
+  </div>`;
 }
 
 /** The auto-trash switch of the own seat (RULINGS K6m), while it plays. */
@@ -378,64 +302,52 @@ function autoTrashSwitch(view, ui) {
   const me = ui.seat === null ? null : (view.seats || [])[ui.seat];
   const playing = !view.room || view.room.status === "playing";
   // Auto-trash (RULINGS K6m): a preference of the seat, settable at any time in the game.
-  return me && typeof me.auto_trash === "boolean" && me.status === "active" && playing
-      ? h(
-          "label",
-          { class: "toggle", for: "auto-trash" },
-          h("input", {
-            type: "checkbox",
-            id: "auto-trash",
-            "data-key": "auto-trash",
-            checked: me.auto_trash,
-            onchange: (event) => ui.act(autoTrashAction(event.target.checked)),
-          }),
-          " Trash dead cards I draw (auto-trash)",
-        )
-      : null;
+  if (!(me && typeof me.auto_trash === "boolean" && me.status === "active" && playing))
+    return null;
+  return html`<label class="toggle" for="auto-trash"><input type="checkbox" id="auto-trash"
+    data-key="auto-trash" checked=${me.auto_trash}
+    onChange=${(event) => ui.act(autoTrashAction(event.target.checked))} /> Trash dead cards
+    I draw (auto-trash)</label>`;
 }
 
-export function render(view, ui) {
-  const seats = (view.seats || []).map((s, i) => seatElement(view, s, i, ui));
-  // Own seat first, then the others.
-  if (ui.seat !== null && seats[ui.seat]) seats.unshift(seats.splice(ui.seat, 1)[0]);
+/** The own hand (section#hand): its cards, what to do when none plays, the selected card's
+ * bar, End turn and Resign, auto-trash; a spectator's note instead. */
+function Hand({ view, ui }) {
+  if (view.hand === null || view.hand === undefined)
+    return html`<p class="note">Spectating: hands are hidden.</p>`;
   const legal = ui.legal;
   const stuck = noPlay(legal);
-  const handCards = (view.hand || []).map((code) => handCard(code, ui, stuck));
+  const cards = view.hand.map((code) => handCard(code, ui, stuck));
   const bar = selectionBar(ui);
-  // Plays, discards and auctions are reached by selecting a card first: not repeated as buttons.
+  // Plays, discards and auctions are reached by selecting a card first: no buttons of their own.
   legal.filter((a) => ["play", "discard", "auction"].includes(a[0])).forEach((a) => ui.handled(a));
   const end = legal.find((a) => a[0] === "end");
   const resign = legal.find((a) => a[0] === "resign");
-  const autoTrash = autoTrashSwitch(view, ui);
-  const hand =
-    view.hand === null || view.hand === undefined
-      ? h("p", { class: "note" }, "Spectating: hands are hidden.")
-      : h(
-          "section",
-          { class: "hand", id: "hand", "aria-label": "your hand" },
-          h("h3", {}, "Your hand"),
-          h(
-            "div",
-            { class: "cards" },
-            handCards.length ? handCards : h("span", { class: "note" }, "empty"),
-          ),
-          stuck ? stuckHint(legal) : null,
-          bar,
-          h(
-            "div",
-            { class: "turn-buttons" },
-            end ? ui.actionButton(end, "End turn", { class: "end" }) : null,
-            resign ? ui.actionButton(resign, "Resign", { class: "secondary resign" }) : null,
-          ),
-          autoTrash,
-        );
-  return h(
-    "div",
-    { class: "skipper" },
-    auctionElement(view, ui),
-    hand,
-    h("div", { class: "seats-grid" }, seats),
-  );
+  return html`<section class="hand" id="hand" aria-label="your hand">
+    <h3>Your hand</h3>
+    <div class="cards">${cards.length ? cards : html`<span class="note">empty</span>`}</div>
+    ${stuck ? stuckHint(legal) : null}
+    ${bar}
+    <div class="turn-buttons">
+      ${end ? ui.button(end, "End turn", { class: "end" }) : null}
+      ${resign ? ui.button(resign, "Resign", { class: "secondary resign" }) : null}
+    </div>
+    ${autoTrashSwitch(view, ui)}
+  </section>`;
+}
+
+/** The Skipper table (a Preact element, renderers.js): the auction, the own hand, the seats
+ * (the own first). */
+export function render(view, ui) {
+  const seats = (view.seats || []).map((s, i) => html`<${Seat} key=${i} view=${view} seat=${s}
+    i=${i} ui=${ui} />`);
+  // Own seat first, then the others.
+  if (ui.seat !== null && seats[ui.seat]) seats.unshift(seats.splice(ui.seat, 1)[0]);
+  return html`<div class="skipper">
+    <${Auction} view=${view} ui=${ui} />
+    <${Hand} view=${view} ui=${ui} />
+    <div class="seats-grid">${seats}</div>
+  </div>`;
 }
 
 export { genericOutcome };

@@ -1,8 +1,12 @@
+// @ts-check
 // Thirty-Six (docs/rules/thirtysix.md): the two ENEMY cards against the player's row.
 // Click row cards to pick them, then "Commit"; take and surrender by clicking the card.
-import { h, cardElement, cardName } from "../cards.js";
+// render() returns a Preact element (renderers.js, the renderers' contract).
+import { Card, cardName } from "../cards.js";
+import { html } from "../ui.js";
 import { describeEvent as genericEvent, describeAction as genericAction } from "./generic.js";
 
+/** A legal action of Thirty-Six as a button label ("commit 5H QD"). */
 export function describeAction(a) {
   const [verb, ...cards] = a;
   if (verb === "commit")
@@ -13,6 +17,7 @@ export function describeAction(a) {
   return genericAction(a);
 }
 
+/** An event of Thirty-Six in words (`who(seat)`: a seat's name). */
 export function describeEvent(ev, who) {
   switch (ev.type) {
     case "reveal":
@@ -58,140 +63,86 @@ const PHASE = { commit: "commit cards", take: "take or give a card", over: "game
 
 const same = (a, b) => a.length === b.length && a.every((x) => b.includes(x));
 
-/** A card of the row: taken or given with a click (take, surrender), picked for a commit,
- * or shown only. */
+/** A card of the row: taken or given with a click (take, surrender: handled), picked for a
+ * commit (data-key "r:CODE"), or shown only. */
 function rowCard(view, c, i, ui, committable) {
-  const legal = ui.legal;
-  const direct = legal.find((a) => (a[0] === "take" || a[0] === "surrender") && a[1] === c);
+  const direct = ui.legal.find((a) => (a[0] === "take" || a[0] === "surrender") && a[1] === c);
   if (direct) {
     ui.handled(direct);
-    const el = cardElement(c, {
-      where: `row ${i + 1}`,
-      label: describeAction(direct).replace(c, "it"),
-      highlight: true,
-      onClick: () => ui.act(direct),
-    });
-    el.dataset.key = `r:${c}`;
-    return el;
+    return html`<${Card} key=${c} code=${c} where=${`row ${i + 1}`} highlight=${true}
+      label=${describeAction(direct).replace(c, "it")} onClick=${() => ui.act(direct)}
+      dataKey=${`r:${c}`} />`;
   }
   const picked = ui.marks.includes(c);
-  const el = cardElement(c, {
-    where: `row ${i + 1}${(view.committed || []).includes(c) ? ", committed" : ""}`,
-    selected: picked,
-    onClick: committable.has(c) ? () => ui.toggle(c) : undefined,
-    label: committable.has(c) ? (picked ? "picked" : "pick to commit") : undefined,
-  });
-  if (committable.has(c)) el.dataset.key = `r:${c}`;
-  return el;
+  const can = committable.has(c);
+  return html`<${Card} key=${c} code=${c} selected=${picked}
+    where=${`row ${i + 1}${(view.committed || []).includes(c) ? ", committed" : ""}`}
+    onClick=${can ? () => ui.toggle(c) : undefined}
+    label=${can ? (picked ? "picked" : "pick to commit") : undefined}
+    dataKey=${can ? `r:${c}` : undefined} />`;
 }
 
-/** The Commit button of the cards picked (disabled while no commit has them). */
-function commitButton(commits, chosen, ui) {
-  return commits.length
-    ? h(
-        "button",
-        {
-          type: "button",
-          id: "commit",
-          class: "action",
-          "data-key": "commit",
-          disabled: chosen ? undefined : true,
-          onclick: () => chosen && ui.act(chosen),
-        },
-        ui.marks.length
-          ? `Commit ${ui.marks.length} card${ui.marks.length === 1 ? "" : "s"}`
-          : "Commit nothing (concede)",
-      )
-    : null;
+/** The Commit bar: the button of the cards picked (disabled while no commit has them) and
+ * why when the set cannot be committed; nothing without a commit to make. */
+function commitBar(commits, chosen, ui) {
+  if (!commits.length) return null;
+  const n = ui.marks.length;
+  return html`<div class="selection">
+    <button type="button" id="commit" class="action" data-key="commit" disabled=${!chosen}
+      onClick=${() => chosen && ui.act(chosen)}>${n
+      ? `Commit ${n} card${n === 1 ? "" : "s"}` : "Commit nothing (concede)"}</button>
+    ${n && !chosen ? html`<small>this set cannot be committed</small>` : null}
+  </div>`;
+}
+
+/** A labelled row of cards shown only (`small`, each named `where`), `id` when given. */
+function shownRow(label, codes, where, small, id = undefined) {
+  return html`<div class="row" id=${id}>
+    <span class="row-label">${label}</span>
+    <div class="cards">${codes.map((c, i) => html`<${Card} key=${c ?? i} code=${c}
+      small=${small} where=${where} />`)}</div>
+  </div>`;
 }
 
 /** The ENEMY's row: its show of strength (with its total) and its stacks. */
 function enemyRow(view) {
-  return h(
-      "div",
-      { class: "row" },
-      h(
-        "span",
-        { class: "row-label" },
-        view.enemy_total === null || view.enemy_total === undefined
-          ? "ENEMY"
-          : `ENEMY (${view.enemy_total})`,
-      ),
-      h(
-        "div",
-        { class: "cards" },
-        (view.enemy || []).map((c) => cardElement(c, { where: "ENEMY card" })),
-      ),
-      h("small", {}, `stacks ${(view.enemy_stacks || []).join(" / ")}`),
-    );
+  const total = view.enemy_total === null || view.enemy_total === undefined
+    ? "ENEMY" : `ENEMY (${view.enemy_total})`;
+  return html`<div class="row">
+    <span class="row-label">${total}</span>
+    <div class="cards">${(view.enemy || []).map((c) => html`<${Card} key=${c} code=${c}
+      where="ENEMY card" />`)}</div>
+    <small>${`stacks ${(view.enemy_stacks || []).join(" / ")}`}</small>
+  </div>`;
 }
 
-/** The two collections: the player's and the ENEMY's. */
-function collections(view) {
-  return [
-    h(
-      "div",
-      { class: "row" },
-      h("span", { class: "row-label" }, "Your collection"),
-      h(
-        "div",
-        { class: "cards" },
-        (view.collection || []).map((c) =>
-          cardElement(c, { small: true, where: "your collection" }),
-        ),
-      ),
-    ),
-    h(
-      "div",
-      { class: "row" },
-      h("span", { class: "row-label" }, "ENEMY collection"),
-      h(
-        "div",
-        { class: "cards" },
-        (view.enemy_collection || []).map((c) =>
-          cardElement(c, { small: true, where: "ENEMY collection" }),
-        ),
-      ),
-    ),
-  ];
-}
-
+/**
+ * The table of Thirty-Six (a Preact element): the facts line, the ENEMY's row, the
+ * player's row (cards to pick, take or give), the Commit bar, the two collections.
+ * @param {any} view  the player's view (games/thirtysix/rules.py)
+ * @param {any} ui  the table's ui (renderers.js)
+ */
 export function render(view, ui) {
-  const legal = ui.legal;
-  const commits = legal.filter((a) => a[0] === "commit");
+  const commits = ui.legal.filter((a) => a[0] === "commit");
   commits.forEach((a) => ui.handled(a));
   const committable = new Set(commits.flatMap((a) => a.slice(1)));
   const row = (view.row || []).map((c, i) => rowCard(view, c, i, ui, committable));
   const chosen = commits.find((a) => same(a.slice(1), ui.marks));
-  const commit = commitButton(commits, chosen, ui);
-  return h(
-    "div",
-    { class: "thirtysix" },
-    h(
-      "p",
-      { class: "facts" },
-      [
-        `turn ${view.turn} of ${view.turns}`,
-        PHASE[view.phase] || String(view.phase || "").replace(/_/g, " "),
-        `score ${view.score} (${view.target + 1} to win)`,
-        `${view.player_stack} cards in your stack`,
-      ].join(" \u00b7 "),
-    ),
-    enemyRow(view),
-    h(
-      "div",
-      { class: "row", id: "row" },
-      h("span", { class: "row-label" }, "Your row"),
-      h("div", { class: "cards" }, row),
-    ),
-    commit
-      ? h(
-          "div",
-          { class: "selection" },
-          commit,
-          ui.marks.length && !chosen ? h("small", {}, "this set cannot be committed") : null,
-        )
-      : null,
-    collections(view),
-  );
+  const facts = [
+    `turn ${view.turn} of ${view.turns}`,
+    PHASE[view.phase] || String(view.phase || "").replace(/_/g, " "),
+    `score ${view.score} (${view.target + 1} to win)`,
+    `${view.player_stack} cards in your stack`,
+  ].join(" \u00b7 ");
+  return html`<div class="thirtysix">
+    <p class="facts">${facts}</p>
+    ${enemyRow(view)}
+    <div class="row" id="row">
+      <span class="row-label">Your row</span>
+      <div class="cards">${row}</div>
+    </div>
+    ${commitBar(commits, chosen, ui)}
+    ${shownRow("Your collection", view.collection || [], "your collection", true)}
+    ${shownRow("ENEMY collection", view.enemy_collection || [], "ENEMY collection", true)}
+  </div>`;
 }
