@@ -90,7 +90,8 @@ export class AccountMenu {
     });
     document.addEventListener("click", (event) => {
       // The path as it was at the click: the menu may have been redrawn since.
-      const inside = event.composedPath().some((el) => el instanceof Element && el.id === "account");
+      const inside = event.composedPath()
+        .some((el) => el instanceof Element && el.id === "account");
       if (this.panel && !inside) this.close(false);
     });
   }
@@ -273,7 +274,8 @@ export function AccountForm({ kind, draft, onDraft, onSubmit }) {
   return html`<form class="account-form" id=${`${kind}-form`} onSubmit=${send}>
     <label for="account-username">Username</label>
     <input type="text" id="account-username" maxlength="64" autocomplete="username"
-      value=${draft.username} onInput=${(/** @type {any} */ e) => onDraft("username", valueOf(e))} />
+      value=${draft.username}
+      onInput=${(/** @type {any} */ e) => onDraft("username", valueOf(e))} />
     <label for="account-password">Password</label>
     <input type="password" id="account-password" maxlength="1024"
       autocomplete=${register ? "new-password" : "current-password"} value=${draft.password}

@@ -124,7 +124,8 @@ test("Thirty-Six: a set no commit has is refused; take and give are a click on t
 const SHUFFLEJACK = {
   round: 1, rounds: 3, deck: 27, hands: 2, total_hands: 12, cards_left: 25, score: 40,
   locks_active: true, locked: [3],
-  tableau: Array.from({ length: 25 }, (_, i) => (i === 4 ? null : `${"A23456789TJQK"[i % 13]}${"CDHS"[Math.floor(i / 13)]}`)),
+  tableau: Array.from({ length: 25 },
+    (_, i) => (i === 4 ? null : `${"A23456789TJQK"[i % 13]}${"CDHS"[Math.floor(i / 13)]}`)),
 };
 
 test("ShuffleJack: the 5 x 5 tableau, positions picked for a hand, Score hand", () => {
