@@ -291,8 +291,6 @@ async def test_empty_boards_say_what_counts(viewport: dict[str, int]) -> None:
 
 # -- item 9: the chat's length limit --------------------------------------------------------
 
-#: JavaScript: a chat box of room "r1" added to the page, outside the app's redraws (its own
-#: module, no room needed).
 #: JavaScript: a room's chat (chat.js: its state, Chat, drawn by ChatPanel) put on the page
 #: alone, redrawn as the app would (app.render).
 CHAT_BOX = """async () => { const { Chat, ChatPanel } = await import('/js/chat.js');

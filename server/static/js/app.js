@@ -317,13 +317,12 @@ class App {
   // --- drawing -----------------------------------------------------------------------------
 
   /** Draw the page: the chrome (chrome.js, Preact, into `this.chrome`, kept across
-   * renders) above the screen (the replay, the room or the lobby). */
+   * renders) above the screen (the replay, the room or the lobby). Every part is drawn by
+   * Preact in place, so an element keeps its focus across renders: none is put back by hand. */
   render() {
     // Where each card is before anything is drawn (motion.js): a Preact screen (the room)
     // is updated in place by the render below.
     const before = measure(this.root);
-    const active = document.activeElement;
-    const focusKey = active instanceof HTMLElement ? active.dataset.key : undefined;
     let body;
     if (this.replay) body = this.replay.render();
     else if (this.room) body = this.room.render();
@@ -349,10 +348,6 @@ class App {
     animate(this.root, before);
     syncAddress(this);
     document.body.dataset.conn = this.connState;
-    if (focusKey !== undefined) {
-      const again = this.root.querySelector(`[data-key="${CSS.escape(focusKey)}"]`);
-      if (again instanceof HTMLElement && again !== document.activeElement) again.focus();
-    }
   }
 
   /** The header, connection state, notice and rated banner, drawn by Preact (chrome.js). */

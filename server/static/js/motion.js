@@ -1,7 +1,8 @@
 // @ts-check
-// Cards move: the app redraws the table on every update, so a card that changed place is a
-// new element. Before a redraw, measure() notes where each card was (by its code); after
-// it, animate() starts each card that moved at its old place and lets a short CSS
+// Cards move: on an update Preact redraws the table in place (room.js); a card that changed
+// place may be the same element (keyed) or a new one (another part of the table). Before a
+// redraw (App.render), measure() notes where each card was (by its code); after it,
+// animate() starts each card that moved at its old place and lets a short CSS
 // transition (table.css, `.card.moving`) carry it to the new one. A place is taken within
 // the table, not on the screen: when the whole table moves (the game-over box, a question
 // or an error line appears above it) its cards move with it, and none flies (issue #44).

@@ -1,7 +1,7 @@
 // @ts-check
 // Rated play in the web client (issue #45): the lobby's "Play rated" panel (queue_join and
 // queue_leave), the seat the queue gives (an unasked `joined`, then `matched`), the players'
-// ratings at a rated table (the banner, and each seat's on the seat list: seatRating()), and
+// ratings at a rated table (the banner, and each seat's on the seat list: SeatRating), and
 // the player's rated games with each rating before -> after (GET /ratings/history), in the
 // panel and in My games (loadChanges(), change()). app.js calls onMessage(), panel() and
 // banner(); room.js seatRatingOf() (drawn by SeatRating); account.js

@@ -1,7 +1,9 @@
 // @ts-check
 // The room view: seat list with connected/bot status, countdown timers, the game's table
-// (one renderer per game, in games/: renderers.js), the legal actions not tied to a card as buttons,
-// the event log in words, and the game-over panel with "play again".
+// (one renderer per game, in games/: renderers.js), the legal actions not tied to a card as
+// buttons, the event log in words, and the game-over panel with "play again". A Preact
+// screen (ui.js): RoomView holds the state (the protocol's view, the selection, the questions
+// asked) and the actions; room_views.js's components draw it, from screenProps().
 import { applyDelta, RequestError } from "./protocol.js";
 import { prettyCards, cardName, isCard } from "./cards.js";
 import * as generic from "./games/generic.js";
