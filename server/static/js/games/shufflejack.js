@@ -48,7 +48,7 @@ const same = (a, b) => a.length === b.length && a.every((x) => b.includes(x));
 function cell(c, pos, ui, usable, locked) {
   const where = `position ${pos}${locked.has(pos) ? ", locked" : ""}`;
   if (!c) {
-    return html`<span key=${`e${pos}`} class="card empty" role="img"
+    return html`<span key=${`e${pos}`} class="card empty" role="img" data-pos=${pos}
       aria-label=${`${where}: empty`}>${String(pos)}</span>`;
   }
   const picked = ui.marks.includes(pos);
@@ -56,7 +56,7 @@ function cell(c, pos, ui, usable, locked) {
   return html`<${Card} key=${c} code=${c} where=${where} selected=${picked}
     onClick=${can ? () => ui.toggle(pos) : undefined}
     label=${can ? (picked ? "picked" : "pick for a hand") : undefined}
-    dataKey=${can ? `p:${pos}` : undefined} />`;
+    dataKey=${can ? `p:${pos}` : undefined} extra=${{ "data-pos": pos }} />`;
 }
 
 /** The Score-hand bar (disabled until the picked cards make a hand) and how many hands
