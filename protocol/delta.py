@@ -160,6 +160,20 @@ def apply_delta(view: dict[str, Any], delta: dict[str, Any]) -> dict[str, Any]:
     return view
 
 
+def apply_update(view: dict[str, Any], delta: dict[str, Any], state_id: int) -> dict[str, Any]:
+    """Apply the ``delta`` of an ``update`` whose ``state_id`` is ``state_id`` to ``view`` in
+    place and return it: :func:`apply_delta`, then ``view["state_id"] = state_id`` (a delta
+    of protocol version 2 carries no ``"state_id"``: the update's is the view's; one of
+    version 1 carries the same value).
+
+    Raises:
+        KeyError / IndexError / TypeError: as :func:`apply_delta`.
+    """
+    apply_delta(view, delta)
+    view["state_id"] = state_id
+    return view
+
+
 def top_keys(delta: dict[str, Any]) -> set[str]:
     """The top-level view keys a delta touches (``"/seats/1/hand"`` -> ``"seats"``)."""
     return {_untoken(k[1:].split("/", 1)[0]) if k.startswith("/") else k for k in delta}
