@@ -7,7 +7,9 @@ tokens separated by ``/``, ``~1`` for ``/`` and ``~0`` for ``~`` inside a token,
 indexes in decimal) to a value deeper in the view, replaced whole. Arrays never change length
 through a pointer: an array whose length changed is replaced whole by its parent's key.
 
-Example: ``{"state_id": 42, "/seats/1/hand": 4, "/seats/1/stacks/3/cards": ["AS", "2S"]}``.
+Example: ``{"state_id": 42, "/seats/1/hand": 4, "/seats/1/stacks/3/cards": ["AS", "2S"]}``
+(protocol version 1; version 2 sends it without ``"state_id"``, and the client takes the
+update's: :func:`apply_update`).
 
 Pure functions, no I/O.
 """
