@@ -43,6 +43,9 @@ class _Keeper:
     def send_later(self, frame: bytes) -> None:
         self.send_raw(frame)
 
+    def push(self) -> None:
+        """Nothing waits here: every write is kept at once."""
+
     def send_raw(self, *frames: bytes) -> None:
         self.writes.append(len(frames))
         for frame in frames:
