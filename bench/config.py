@@ -39,6 +39,8 @@ class BenchConfig:
         sqlite_fsync: ``"normal"`` or ``"always"`` (``cardhall serve --fsync``).
         restart_rooms: Rooms in play when the SQLite server is killed and restarted for the
             restart figure (0: skip it).
+        protocol: The protocol version the load generator's clients speak (``hello.v``):
+            1 (an ``ok`` per accepted action, deltas with ``state_id``) or 2.
     """
 
     rooms: int = 100
@@ -57,3 +59,4 @@ class BenchConfig:
     sqlite_commit: str = "auto"
     sqlite_fsync: str = "normal"
     restart_rooms: int = 1000
+    protocol: int = 1

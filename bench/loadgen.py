@@ -44,7 +44,7 @@ class Stats:
 
     rtts: list[float] = dataclasses.field(default_factory=list)  # to the socket read
     rtts_task: list[float] = dataclasses.field(default_factory=list)  # to the reader task
-    actions: int = 0          # accepted (``ok``), or echo round trips
+    actions: int = 0          # accepted (``ok``, or an update carrying the act's id), or echoes
     refused: int = 0          # ``error`` replies to ``act``
     update_frames: int = 0    # ``update`` frames received (or echoes)
     update_sizes: list[int] = dataclasses.field(default_factory=list)
@@ -256,6 +256,10 @@ class Seat:
                         continue
                     stats.update_frames += 1
                     stats.update_sizes.append(n)
+                    re = msg.get("re")
+                    if re is not None and re in self.act_ids:  # version 2: the act's reply
+                        stats.actions += 1
+                        self.act_ids.discard(re)
                     body = msg["view"] if "view" in msg else msg.get("delta") or {}
                     if "legal_actions" in body:
                         self.legal = body["legal_actions"]
@@ -378,9 +382,11 @@ class Table:
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-async def hello(ws: ClientConnection, name: str = "cardhall-bench") -> None:
-    """Protocol handshake on ``ws`` (waits for ``welcome``)."""
-    await ws.send(_pack({"t": "hello", "v": 1, "client": name, "id": 0}))
+async def hello(ws: ClientConnection, name: str = "cardhall-bench", v: int = 1) -> None:
+    """Protocol handshake on ``ws`` in protocol version ``v`` (waits for ``welcome``). In
+    version 2 an accepted ``act`` is answered by the acting seat's update carrying its id
+    (no ``ok``) and deltas carry no ``state_id``; :class:`Seat` reads both versions."""
+    await ws.send(_pack({"t": "hello", "v": v, "client": name, "id": 0}))
     async with asyncio.timeout(30):
         reply = _unpack(await ws.recv(decode=False))
     if reply.get("t") != "welcome":
@@ -512,10 +518,10 @@ async def open_tables(url: str, pid: int | None, cfg: BenchConfig,
 
 async def open_cardhall(url: str, pid: int | None, cfg: BenchConfig) -> tuple[Load, dict[str, Any]]:
     """Connect ``4 * cfg.rooms`` players to the Cardhall server at ``url`` and seat them in
-    rooms, playing at ``cfg.rate``.
+    rooms, playing at ``cfg.rate``, speaking protocol version ``cfg.protocol``.
 
     Returns:
-        The load, and ``{"rooms", "rss_before", "rss_connected"}`` (RSS in bytes, None
+        The load, and ``{"rooms", "protocol", "rss_before", "rss_connected"}`` (RSS in bytes, None
         without ``pid``), for the bench to complete with the figures of the play.
 
     Raises:
@@ -523,8 +529,12 @@ async def open_cardhall(url: str, pid: int | None, cfg: BenchConfig) -> tuple[Lo
             in 30 s; OSError, websockets' errors: a connection failed. Once the tables
             are made, a failure closes them all.
     """
-    out: dict[str, Any] = {"rooms": cfg.rooms}
-    return await open_tables(url, pid, cfg, hello, Table, out), out
+    out: dict[str, Any] = {"rooms": cfg.rooms, "protocol": cfg.protocol}
+
+    async def handshake(ws: ClientConnection) -> None:
+        await hello(ws, v=cfg.protocol)
+
+    return await open_tables(url, pid, cfg, handshake, Table, out), out
 
 
 async def open_echo(url: str, pid: int, cfg: BenchConfig, size: int) -> tuple[Load, dict[str, Any]]:

@@ -52,6 +52,9 @@ from .options import WS_URL, redis_url
 @click.option("--restart-rooms", type=click.IntRange(0), default=1000, show_default=True,
               help="Rooms in play when the SQLite server is killed with -9 and restarted "
                    "(0: skip the restart figure).")
+@click.option("--protocol", type=click.IntRange(1, 2), default=1, show_default=True,
+              help="Protocol version the load generator's clients speak (hello.v): 2 trims "
+              "the updates and answers an accepted act with the actor's update, no ok.")
 @click.option("--url", default=None, type=WS_URL,
               help="Bench a running Cardhall server (its limits must allow the load).")
 @click.option("--server-pid", type=int, default=None,
@@ -86,7 +89,8 @@ from .options import WS_URL, redis_url
               help="Keep the servers' logs in this folder.")
 def bench(rooms: int, rate: float, seconds: float, warmup: float, rounds: int, idle: int,
           redis_mode: str, redis_url: str | None, sqlite: bool, sqlite_commit: str,
-          sqlite_fsync: str, restart_rooms: int, url: str | None, server_pid: int | None,
+          sqlite_fsync: str, restart_rooms: int, protocol: int, url: str | None,
+          server_pid: int | None,
           seed: int,
           pin: bool, peers_dir: str | None, node_modules: str | None, peer_rounds: int,
           both_builds: bool, build_actions: int, floor_only: bool, as_json: bool,
@@ -127,7 +131,7 @@ def bench(rooms: int, rate: float, seconds: float, warmup: float, rounds: int, i
                       throughput_seconds=seconds, idle=idle, redis=redis_url or redis_mode,
                       url=url, server_pid=server_pid, seed=seed, rounds=rounds, pin=pin,
                       sqlite=sqlite, sqlite_commit=sqlite_commit, sqlite_fsync=sqlite_fsync,
-                      restart_rooms=restart_rooms)
+                      restart_rooms=restart_rooms, protocol=protocol)
     if logdir is not None:
         Path(logdir).mkdir(parents=True, exist_ok=True)
     say = None if as_json else lambda m: click.echo(f".. {m}", err=True)

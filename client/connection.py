@@ -605,7 +605,7 @@ class Connection:
                     self._desynced.add(msg.room)
                     asyncio.ensure_future(self._refetch(msg.room))
                 else:
-                    p.apply_delta(view, copy.deepcopy(msg.delta))
+                    p.apply_update(view, copy.deepcopy(msg.delta), msg.state_id)
                     self._saw(msg.room, msg.state_id, "delta", msg.delta)
         elif isinstance(msg, p.Started):
             if msg.commitment is not None:

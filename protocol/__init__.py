@@ -35,7 +35,7 @@ from .codec import (
     update_frame,
     update_parts,
 )
-from .delta import apply_delta, diff, top_keys
+from .delta import apply_delta, apply_update, diff, top_keys
 from .queue import TABLE_SIZES, Matched, QueueJoin, QueueLeave, Queued
 from .errors import (
     CLOSE_CODES,
@@ -88,6 +88,7 @@ from .messages import (
     MAX_STATE_ID,
     MESSAGE_TYPES,
     PROTOCOL_VERSION,
+    PROTOCOL_VERSIONS,
     ROOM_STATUSES,
     SEAT_EVENTS,
     SERVER_MESSAGES,
@@ -130,6 +131,7 @@ from .messages import (
 
 __all__ = [
     "apply_delta",
+    "apply_update",
     "diff",
     "top_keys",
     "ok_frame",
@@ -155,6 +157,7 @@ __all__ = [
     "MAX_STATE_ID",
     "MESSAGE_TYPES",
     "PROTOCOL_VERSION",
+    "PROTOCOL_VERSIONS",
     "ROOM_STATUSES",
     "SEAT_EVENTS",
     "SERVER_MESSAGES",

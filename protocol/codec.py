@@ -40,7 +40,7 @@ from .messages import (
     MAX_MAP_LEN,
     MAX_MESSAGE_LEN,
     MESSAGE_TYPES,
-    PROTOCOL_VERSION,
+    PROTOCOL_VERSIONS,
     SERVER_MESSAGES,
     Error,
     Hello,
@@ -356,7 +356,7 @@ class ServerHandshake:
         server: Server software name and version (1..64 characters).
         session: This connection's session id (1..128 characters).
         max_frame: Largest frame in bytes accepted from the client (sent in ``welcome``).
-        versions: Protocol versions accepted; by default only :data:`PROTOCOL_VERSION`.
+        versions: Protocol versions accepted; by default :data:`PROTOCOL_VERSIONS` (1 and 2).
 
     Attributes:
         session_id: The session id (``welcome.session``).
@@ -365,7 +365,7 @@ class ServerHandshake:
     """
 
     def __init__(self, *, server: str, session: str, max_frame: int = MAX_FRAME,
-                 versions: frozenset[int] = frozenset({PROTOCOL_VERSION})) -> None:
+                 versions: frozenset[int] = PROTOCOL_VERSIONS) -> None:
         self.server = server
         self.session_id = session
         self.max_frame = max_frame
@@ -432,17 +432,25 @@ def update_parts(room: str, state_id: int, events: Sequence[Any]) -> tuple[bytes
 
 
 def update_frame(parts: tuple[bytes, bytes], *, view: Any = None, delta: Any = None,
-                 re: RequestId | None = None) -> bytes:
+                 re: RequestId | None = None, v: int = 1) -> bytes:
     """One ``update`` frame from :func:`update_parts` plus this recipient's ``view`` or
     ``delta`` (exactly one of them), as bytes: the same map :func:`encode` makes for
     :class:`Update`, without validating it (the server's own data, built once per frame
     instead of walked again for every recipient).
+
+    Args:
+        v: The recipient's protocol version: from 2 on, a ``delta`` goes without its
+            ``"state_id"`` key (the update's own ``state_id`` is the view's); ``delta``
+            itself is not changed (it may be shared with other recipients).
 
     Raises:
         ValueError: both or neither of ``view`` and ``delta`` are given.
     """
     if (view is None) == (delta is None):
         raise ValueError("exactly one of view and delta")
+    if v > 1 and delta is not None and "state_id" in delta:
+        delta = delta.copy()
+        del delta["state_id"]
     head, tail = parts
     key, value = ("view", view) if view is not None else ("delta", delta)
     body = head + _pack(key) + _pack(value) + tail

@@ -7,7 +7,9 @@ tokens separated by ``/``, ``~1`` for ``/`` and ``~0`` for ``~`` inside a token,
 indexes in decimal) to a value deeper in the view, replaced whole. Arrays never change length
 through a pointer: an array whose length changed is replaced whole by its parent's key.
 
-Example: ``{"state_id": 42, "/seats/1/hand": 4, "/seats/1/stacks/3/cards": ["AS", "2S"]}``.
+Example: ``{"state_id": 42, "/seats/1/hand": 4, "/seats/1/stacks/3/cards": ["AS", "2S"]}``
+(protocol version 1; version 2 sends it without ``"state_id"``, and the client takes the
+update's: :func:`apply_update`).
 
 Pure functions, no I/O.
 """
@@ -157,6 +159,20 @@ def apply_delta(view: dict[str, Any], delta: dict[str, Any]) -> dict[str, Any]:
             target[int(last)] = value
         else:
             target[last] = value
+    return view
+
+
+def apply_update(view: dict[str, Any], delta: dict[str, Any], state_id: int) -> dict[str, Any]:
+    """Apply the ``delta`` of an ``update`` whose ``state_id`` is ``state_id`` to ``view`` in
+    place and return it: :func:`apply_delta`, then ``view["state_id"] = state_id`` (a delta
+    of protocol version 2 carries no ``"state_id"``: the update's is the view's; one of
+    version 1 carries the same value).
+
+    Raises:
+        KeyError / IndexError / TypeError: as :func:`apply_delta`.
+    """
+    apply_delta(view, delta)
+    view["state_id"] = state_id
     return view
 
 

@@ -60,6 +60,7 @@ __all__ = [
     "MAX_STATE_ID",
     "MESSAGE_TYPES",
     "PROTOCOL_VERSION",
+    "PROTOCOL_VERSIONS",
     "ROOM_STATUSES",
     "SEAT_EVENTS",
     "SERVER_MESSAGES",
@@ -103,8 +104,12 @@ __all__ = [
     "Welcome",
 ]
 
-PROTOCOL_VERSION = 1
-"""The protocol version this module speaks (``hello.v`` / ``welcome.v``)."""
+PROTOCOL_VERSION = 2
+"""The newest protocol version, the one this package's clients speak (``hello.v`` /
+``welcome.v``; protocol/README.md "Version 2")."""
+PROTOCOL_VERSIONS: frozenset[int] = frozenset({1, 2})
+"""Every protocol version the server speaks: 1 (deltas carry ``state_id``; an accepted ``act``
+is answered by ``ok`` unless ``hello.act_reply`` is ``"update"``) and 2."""
 MAX_FRAME = 65536
 """Default maximum frame size in bytes (both directions)."""
 MAX_DEPTH = 32
@@ -489,9 +494,10 @@ class Hello(_Record):
         v: Protocol version the client speaks, 0..65535 (this module: ``PROTOCOL_VERSION``).
         client: Client software name and version, 1..64 characters, e.g. ``"cardhall-py/0.1"``.
         id: Request id echoed as ``welcome.re``, or None.
-        act_reply: How an accepted ``act`` is answered: ``"ok"`` (None: the default), an
-            ``ok`` then the acting seat's ``update``; ``"update"``, the acting seat's
-            ``update`` alone, carrying the act's id as ``re`` (one frame fewer per action).
+        act_reply: How an accepted ``act`` is answered: ``"ok"`` (None: the default of
+            version 1), an ``ok`` then the acting seat's ``update``; ``"update"`` (None: the
+            default of version 2), the acting seat's ``update`` alone, carrying the act's id
+            as ``re`` (one frame fewer per action).
     """
 
     TYPE: ClassVar[str]
@@ -1067,9 +1073,13 @@ class Update(_Record):
         view: The full view (a map), or None. Sent after ``get_view`` and whenever the
             server cannot send a delta.
         delta: The top-level view keys whose values changed (a map), or None. The client
-            applies it with a dict update: ``view.update(delta)``.
+            applies it with a dict update: ``view.update(delta)`` (JSON Pointer keys: see
+            :func:`~.delta.apply_delta`). In version 1 it also holds ``"state_id"``; in
+            version 2 it never does: the update's ``state_id`` is the view's
+            (:func:`~.delta.apply_update` applies both).
         events: What happened, in order (an array of event maps; may be empty).
-        re: ``get_view.id`` when answering it, else None.
+        re: ``get_view.id`` when answering it (or, with ``act_reply`` ``"update"``, the
+            ``act.id`` it answers), else None.
 
     Raises:
         BadValue: neither or both of ``view`` and ``delta`` given.

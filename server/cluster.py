@@ -233,7 +233,8 @@ class Cluster:
         payload = msgpack.packb({"k": "req", "from": origin.process, "sess": origin.session_id,
                                  "acct": origin.account, "name": origin.name,
                                  "addr": origin.addr,
-                                 "reply": origin.act_reply, "room": room_id,
+                                 "reply": origin.act_reply, "wire": origin.wire,
+                                 "room": room_id,
                                  "frame": p.encode(msg)})
         if isinstance(msg, (p.Join, p.Spectate, p.Resume, p.QuickJoin)):
             origin.remote_rooms.add(room_id)
@@ -424,6 +425,7 @@ class Cluster:
         if kind == "req":
             peer = self.peer(msg["from"], msg["sess"], msg["name"])
             peer.act_reply = msg.get("reply", "ok")  # absent: a process of an older version
+            peer.wire = msg.get("wire", 1)  # its protocol version (absent: an older process)
             # The client may have signed in (or out) since its last request.
             peer.account, peer.name = msg.get("acct", ""), msg["name"]
             peer.addr = msg.get("addr", "?")  # its limits' key (absent: an older process)

@@ -371,7 +371,9 @@ class Connection(Session):
         if welcome is not None:
             assert isinstance(msg, p.Hello)
             self.software = msg.client
-            self.act_reply = msg.act_reply or "ok"
+            self.wire = msg.v
+            # version 2: an accepted act is answered by the actor's update unless asked
+            self.act_reply = msg.act_reply or ("update" if msg.v >= 2 else "ok")
             self.send(welcome)
         if hello.done:
             self._hello = None

@@ -107,6 +107,8 @@ def _seen_views(seen: list[Any]) -> Iterator[tuple[int, dict[str, Any]]]:
                 p.apply_delta(view, copy.deepcopy(data))
             except (KeyError, IndexError, TypeError, ValueError):
                 raise VerificationFailed(f"bad record: seen[{n}] does not apply") from None
+            if "state_id" not in data:  # protocol version 2: the update's is the view's
+                view["state_id"] = state_id
         sid = view.get("state_id")
         if not isinstance(sid, int) or sid != state_id:
             raise VerificationFailed(f"bad record: seen[{n}] is at state {state_id!r} but "

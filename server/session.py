@@ -90,7 +90,7 @@ class Session:
     ``login`` (digest of its access token, ``""``), ``addr``
     (client address), ``rooms`` (rooms of this process it is seated in or watching, by id),
     ``remote_rooms`` (ids of rooms owned by other processes it was forwarded to), ``closed``
-    and ``act_reply``.
+    ``act_reply`` and ``wire``.
     """
 
     server: Hub
@@ -103,6 +103,8 @@ class Session:
     #: ``hello.act_reply``: ``"update"`` when an accepted ``act`` is answered by the acting
     #: seat's update carrying its id, else ``"ok"`` (an ``ok``, then the update).
     act_reply: str = "ok"
+    #: ``hello.v``: the protocol version the client speaks (2: deltas without ``state_id``).
+    wire: int = 1
     account: str = ""
     login: str = ""
     guest: bool = True  # signed in to a guest account, or to none

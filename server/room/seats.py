@@ -26,7 +26,8 @@ class Peer(Protocol):
     ``""`` for none), ``name`` (that account's display name), ``rooms`` (rooms of this
     process it is in, by id), ``remote_rooms`` (ids of rooms owned by other processes) and
     ``act_reply`` (its hello's: ``"ok"``, or ``"update"`` when its accepted actions are
-    answered by its update alone, carrying the act's id).
+    answered by its update alone, carrying the act's id) and ``wire`` (its hello's ``v``:
+    the protocol version its frames are made for).
     """
 
     session_id: str
@@ -36,6 +37,7 @@ class Peer(Protocol):
     rooms: dict[str, Any]  # the Room objects it is in, by id (room sits above this module)
     remote_rooms: set[str]
     act_reply: str  # hello.act_reply: "ok" or "update" (the act's id on its update)
+    wire: int  # hello.v: 1, or 2 (deltas without "state_id")
 
     def send(self, msg: p.Message) -> None:
         """Queue ``msg`` for the peer without waiting."""
@@ -112,6 +114,8 @@ class Member:
             built for this member alone (join, resume, ``get_view``).
         sid: The state id of the view the member holds now, or None (send a full view).
         table: The room facts (``"room"``) the member holds now (the very object).
+        wire: The protocol version of the member's connection (``Peer.wire``): its deltas
+            go without ``"state_id"`` from version 2 on.
     """
 
     seat: int | None
@@ -119,6 +123,7 @@ class Member:
     base: object | None = None
     sid: int | None = None
     table: dict[str, Any] | None = None
+    wire: int = 1
 
     def sent(self, view: dict[str, Any] | None, base: object | None = None) -> None:
         """Record ``view`` as the last one sent to the member (None: send a full view next)."""

@@ -266,7 +266,7 @@ class TableState:
         self._touch()
 
     def _admit(self, conn: Peer, seat: int | None) -> None:
-        self._members[conn] = Member(seat)
+        self._members[conn] = Member(seat, wire=getattr(conn, "wire", 1))
         conn.rooms[self.id] = self.owner
         self._touch()
 

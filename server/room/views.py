@@ -59,14 +59,15 @@ class _Fanout:
         if last is None:
             frame = p.update_frame(self.parts, view=view, re=re)
         elif self.shared is None or base is None:
-            frame = p.update_frame(self.parts, delta=p.diff(last, view, self.memo), re=re)
+            frame = p.update_frame(self.parts, delta=p.diff(last, view, self.memo), re=re,
+                                   v=member.wire)
         else:
             shared = self.shared_deltas.get(base)
             if shared is None:
                 shared = self.shared_deltas[base] = p.diff(last, view, self.memo, self.shared)
             own = p.diff(last, view, self.memo, self.own)
             frame = p.update_frame(self.parts, delta={**shared, **own} if own else shared,
-                                   re=re)
+                                   re=re, v=member.wire)
         member.sent(view, self.token)
         return frame
 
@@ -103,7 +104,7 @@ def send_all(t: Table, out: Fanout) -> None:
         _send_diffed(t, parts, facts, first, leader, lead, re)
         return
     sid = t.state_id
-    frames: dict[tuple[int, int], bytes] = {}  # (id(delta), id(old facts)) -> frame
+    frames: dict[tuple[int, int, int], bytes] = {}  # (id(delta), id(old facts), wire) -> frame
     changes: dict[int, dict[str, Any]] = {}  # id(old facts) -> its change to ``facts``
 
     def frame_of(member: Member, re: Any = None) -> bytes | None:
@@ -111,7 +112,7 @@ def send_all(t: Table, out: Fanout) -> None:
         if member.sid != sid - 1 or old is None:
             return None
         delta = deltas[member.seat]
-        key = (id(delta), id(old))
+        key = (id(delta), id(old), member.wire)
         frame = frames.get(key) if re is None else None
         if frame is None:
             if old is not facts:
@@ -119,7 +120,7 @@ def send_all(t: Table, out: Fanout) -> None:
                 if change is None:
                     change = changes[id(old)] = p.diff({"room": old}, {"room": facts})
                 delta = {**delta, **change}
-            frame = p.update_frame(parts, delta=delta, re=re)
+            frame = p.update_frame(parts, delta=delta, re=re, v=member.wire)
             if re is None:
                 frames[key] = frame
         member.last, member.base, member.sid, member.table = None, None, sid, facts

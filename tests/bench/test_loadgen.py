@@ -60,13 +60,17 @@ async def live() -> AsyncIterator[Server]:
         await server.stop()
 
 
+@pytest.mark.parametrize("protocol", [1, 2])
 async def test_tables_of_four_play_rooms_on_a_live_server_and_stop_when_paused(
-        live: Server) -> None:
-    cfg = BenchConfig(rooms=2, rate=100.0)
+        live: Server, protocol: int) -> None:
+    # Both protocol versions: version 2's accepted acts are counted from the actor's update
+    # (no ok), and each action costs the table a frame fewer.
+    cfg = BenchConfig(rooms=2, rate=100.0, protocol=protocol)
     load, out = await open_cardhall(live.url, None, cfg)
     try:
-        assert out["rooms"] == 2 and len(load.tables) == 2
+        assert out["rooms"] == 2 and len(load.tables) == 2 and out["protocol"] == protocol
         assert len(live.connections) == 8 and len(live.lobby.rooms) == 2
+        assert {c.wire for c in live.connections} == {protocol}
         load.measure()
         await asyncio.sleep(1.0)
         load.pause()
@@ -76,6 +80,8 @@ async def test_tables_of_four_play_rooms_on_a_live_server_and_stop_when_paused(
         assert stats.update_frames >= stats.actions  # every seat of a table is updated
         assert len(stats.rtts) == stats.actions and min(stats.rtts) > 0
         assert stats.actions / 1.0 < 2 * cfg.rate  # paced, not a closed loop
+        frames = stats.frames_in / stats.actions  # 4 updates, and version 1's ok
+        assert 3.5 + protocol % 2 <= frames < 4.5 + protocol % 2, frames
         load.measure()
         await asyncio.sleep(0.3)
         assert load.take().actions == 0  # paused: nothing is sent

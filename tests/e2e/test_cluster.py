@@ -496,12 +496,13 @@ async def test_frames_lost_while_the_store_is_down_are_made_good() -> None:
         await cluster.stop()
 
 
-@pytest.mark.parametrize("act_reply", ["ok", "update"])
+@pytest.mark.parametrize(("v", "act_reply"), [(1, "ok"), (1, "update"), (2, None)])
 async def test_a_forwarded_act_is_answered_as_the_hello_asked(
-        servers: list[ServeProcess], act_reply: str) -> None:
+        servers: list[ServeProcess], v: int, act_reply: str | None) -> None:
     # The room lives on process 0; the player is connected to process 1, which forwards
-    # its acts: the owner answers as the player's hello asked (hello.act_reply), through
-    # the inbox: an ok then the update, or the update alone carrying the act's id.
+    # its acts: the owner answers as the player's hello asked (hello.act_reply; version 2's
+    # default: "update"), through the inbox: an ok then the update, or the update alone
+    # carrying the act's id; its deltas are of the player's protocol version.
     async with Client(servers[0].url) as host:
         room = (await host.create_room("skipper", mode="multi", seats=2)).room
         ws = await websockets.connect(servers[1].url, compression=None)
@@ -512,7 +513,7 @@ async def test_a_forwarded_act_is_answered_as_the_hello_asked(
                         pass
                 return msg
 
-            await ws.send(p.encode(p.Hello(v=1, client="far", act_reply=act_reply, id=0)))
+            await ws.send(p.encode(p.Hello(v=v, client="far", act_reply=act_reply, id=0)))
             await until(lambda m: isinstance(m, p.Welcome))
             await ws.send(p.encode(p.Join(room=room, id=1)))
             await until(lambda m: isinstance(m, p.Joined))
@@ -533,12 +534,13 @@ async def test_a_forwarded_act_is_answered_as_the_hello_asked(
             await ws.send(p.encode(p.Act(room=room, state_id=view["state_id"], action=action,
                                          id=7)))
             reply = await until(lambda m: getattr(m, "re", None) == 7)
-            if act_reply == "update":
-                assert isinstance(reply, p.Update) and reply.state_id == view["state_id"] + 1
+            if act_reply != "ok":
+                update = reply
             else:
                 assert isinstance(reply, p.Ok)
                 update = await until(lambda m: isinstance(m, p.Update))
-                assert update.state_id == view["state_id"] + 1  # type: ignore[attr-defined]
+            assert isinstance(update, p.Update) and update.state_id == view["state_id"] + 1
+            assert update.delta is not None and ("state_id" in update.delta) == (v == 1)
         finally:
             await ws.close()
 

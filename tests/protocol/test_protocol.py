@@ -403,15 +403,17 @@ def test_reply_id() -> None:
 # Handshake
 
 
-def test_handshake() -> None:
+@pytest.mark.parametrize("v", [1, 2])
+def test_handshake(v: int) -> None:
+    # the server speaks versions 1 and 2 (PROTOCOL_VERSIONS), and welcome says which
     hs = p.ServerHandshake(server="cardhall/test", session="s1", max_frame=4096)
     with pytest.raises(p.HandshakeRequired) as info:
         hs.receive(p.Ping(id=1))
     assert info.value.re == 1 and info.value.close_code is None
-    welcome = hs.receive(p.Hello(v=p.PROTOCOL_VERSION, client="c", id="h"))
-    assert welcome == p.Welcome(v=1, server="cardhall/test", session="s1", max_frame=4096,
+    welcome = hs.receive(p.Hello(v=v, client="c", id="h"))
+    assert welcome == p.Welcome(v=v, server="cardhall/test", session="s1", max_frame=4096,
                                 re="h")
-    assert hs.done and hs.version == 1
+    assert hs.done and hs.version == v
     assert hs.receive(p.Ping()) is None
     with pytest.raises(p.UnexpectedMessage):
         hs.receive(p.Hello(v=1, client="c"))
@@ -420,7 +422,7 @@ def test_handshake() -> None:
 def test_handshake_version_mismatch() -> None:
     hs = p.ServerHandshake(server="s", session="x")
     with pytest.raises(p.VersionMismatch) as info:
-        hs.receive(p.Hello(v=2, client="c", id=4))
+        hs.receive(p.Hello(v=3, client="c", id=4))
     assert info.value.close_code == 4002 == next(
         c for c, m in p.CLOSE_CODES.items() if "version" in m)
     assert p.error_reply(info.value) == p.Error(code="protocol/version",

@@ -18,12 +18,14 @@ from cardhall.server.app import Server
 
 from ..conftest import ServerFactory
 
-async def raw(url: str, hello: bool = True, act_reply: str | None = None) -> Any:
-    """A raw websockets connection to ``url``, its hello sent and welcome read (``hello``)."""
+async def raw(url: str, hello: bool = True, act_reply: str | None = None, v: int = 1) -> Any:
+    """A raw websockets connection to ``url``, its hello (protocol version ``v``) sent and
+    welcome read (``hello``)."""
     ws = await websockets.connect(url, compression=None)
     if hello:
-        await ws.send(p.encode(p.Hello(v=1, client="raw", act_reply=act_reply)))
-        assert isinstance(p.decode(await ws.recv(), side="server"), p.Welcome)
+        await ws.send(p.encode(p.Hello(v=v, client="raw", act_reply=act_reply)))
+        welcome = p.decode(await ws.recv(), side="server")
+        assert isinstance(welcome, p.Welcome) and welcome.v == v
     return ws
 
 
@@ -115,12 +117,14 @@ async def test_garbage_connection_is_closed_and_other_rooms_finish(
     assert len(records) == 2 and all(r["outcome"] for r in records)
 
 
-@pytest.mark.parametrize("act_reply", [None, "ok", "update"])
-async def test_an_act_is_answered_as_the_hello_asked(server: Server, act_reply: str | None
-                                                     ) -> None:
-    # hello.act_reply "update": the acting seat's update carries the act's id and no ok
-    # comes; otherwise an ok, then the update. Errors are error replies either way.
-    ws = await raw(server.url, act_reply=act_reply)
+@pytest.mark.parametrize(("v", "act_reply"), [(1, None), (1, "ok"), (1, "update"),
+                                              (2, None), (2, "ok"), (2, "update")])
+async def test_an_act_is_answered_as_the_hello_asked(server: Server, v: int,
+                                                     act_reply: str | None) -> None:
+    # hello.act_reply "update" (version 2's default): the acting seat's update carries the
+    # act's id and no ok comes; "ok" (version 1's default): an ok, then the update. Errors
+    # are error replies either way. A version 2 delta has no state_id; version 1's has.
+    ws = await raw(server.url, act_reply=act_reply, v=v)
     try:
         await ws.send(p.encode(p.CreateRoom(game="skipper", mode="solo", seats=1, id=1)))
         room = (await reply(ws)).room  # type: ignore[attr-defined]
@@ -138,13 +142,15 @@ async def test_an_act_is_answered_as_the_hello_asked(server: Server, act_reply: 
         await ws.send(p.encode(p.Act(room=room, state_id=sid, action=action, id=3)))
         async with asyncio.timeout(10):
             first = p.decode(await ws.recv(), side="server")
-        if act_reply == "update":
+        if act_reply == "update" or (v == 2 and act_reply is None):
             assert isinstance(first, p.Update) and first.re == 3
-            assert first.state_id == sid + 1
+            update = first
         else:
             assert isinstance(first, p.Ok) and first.re == 3
-            second = p.decode(await ws.recv(), side="server")
-            assert isinstance(second, p.Update) and second.re is None
+            update = p.decode(await ws.recv(), side="server")  # type: ignore[assignment]
+            assert isinstance(update, p.Update) and update.re is None
+        assert update.state_id == sid + 1 and update.delta is not None
+        assert ("state_id" in update.delta) == (v == 1)
         await ws.send(p.encode(p.Act(room=room, state_id=sid, action=action, id=4)))
         refused = p.decode(await ws.recv(), side="server")
         assert isinstance(refused, p.Error) and refused.re == 4

@@ -71,7 +71,8 @@ def check_frames(frames: list[p.Update], first_view: dict[str, Any],
             view = copy.deepcopy(msg.view)
         else:
             assert msg.delta is not None
-            p.apply_delta(view, copy.deepcopy(msg.delta))
+            assert "state_id" not in msg.delta  # the Client speaks version 2
+            p.apply_update(view, copy.deepcopy(msg.delta), msg.state_id)
         assert view["state_id"] == msg.state_id
         assert {k: v for k, v in view.items() if k != "room"} == truth[msg.state_id][who]
         leaked = cards_in(view) - allowed[msg.state_id][who]

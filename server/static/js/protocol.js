@@ -1,10 +1,12 @@
 // @ts-check
-// Cardhall wire protocol v1 for browsers (protocol/README.md): one binary WebSocket frame
+// Cardhall wire protocol v2 for browsers (protocol/README.md): one binary WebSocket frame
 // holds one MessagePack map; hello/welcome handshake; request ids echoed as `re`; views kept
-// up to date by applying `delta`s exactly as the spec says (protocol/delta.py).
+// up to date by applying `delta`s exactly as the spec says (protocol/delta.py). Version 2's
+// deltas carry no "state_id" (the update's is the view's): Session puts it back into each
+// delta it hands on (withStateId), so a view keeper applies deltas as in version 1.
 import { encode, decode } from "../vendor/msgpack/index.mjs";
 
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 export const CLIENT_NAME = "cardhall-web/0.1";
 /** Liveness (protocol `ping`): a session that hears nothing from the server for
  * `timeoutMs` is taken for lost (a stopped server keeps its socket open); while it hears
@@ -65,6 +67,22 @@ export function applyDelta(view, delta) {
     }
   }
   return view;
+}
+
+/**
+ * A version 2 `update` as version 1 sent it: its `delta` (when it has one and the delta has
+ * no "state_id") gets the update's `state_id` as its "state_id" key, so that applying the
+ * delta (applyDelta) moves the view's state_id too. Returns `msg` (changed in place); any
+ * other message is returned as it is.
+ * @param {any} msg  a decoded server message
+ * @returns {any}
+ */
+export function withStateId(msg) {
+  const delta = msg.t === "update" ? msg.delta : null;
+  if (delta !== null && typeof delta === "object" && !("state_id" in delta)) {
+    delta.state_id = msg.state_id;
+  }
+  return msg;
 }
 
 /**
@@ -138,8 +156,9 @@ export class Session {
       this.heard = performance.now();
       const slow = setTimeout(() => this._lost(), this.liveness.connectMs);
       ws.onopen = () => {
-        // act_reply "update": an accepted act is answered by our update carrying its id.
-        // hello.client names the software; players are named by their accounts.
+        // act_reply "update" (version 2's default, said anyway): an accepted act is answered
+        // by our update carrying its id. hello.client names the software; players are named
+        // by their accounts.
         const hello = { t: "hello", v: PROTOCOL_VERSION, client: CLIENT_NAME, act_reply: "update" };
         this.request(hello).then((welcome) => {
           clearTimeout(slow);
@@ -230,6 +249,7 @@ export class Session {
       return;
     }
     if (msg === null || typeof msg !== "object" || typeof msg.t !== "string") return;
+    withStateId(msg);
     if (msg.re !== undefined && msg.re !== null && this.pending.has(msg.re)) {
       const { resolve, reject } = /** @type {{ resolve: Function, reject: Function }} */ (
         this.pending.get(msg.re));

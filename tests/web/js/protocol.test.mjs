@@ -1,9 +1,12 @@
 // Unit tests of the web client's protocol module (server/static/js/protocol.js) under
 // `node --test`: deltas applied to views (protocol/README.md "Views and deltas"), 64-bit
-// integers, the server's address.
+// integers, the server's address, version 2's updates handed on as version 1's.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { applyDelta, exactInts, defaultUrl, PROTOCOL_VERSION } from "../../../server/static/js/protocol.js";
+import {
+  applyDelta, exactInts, defaultUrl, withStateId, Session, PROTOCOL_VERSION,
+} from "../../../server/static/js/protocol.js";
+import { encode } from "../../../server/static/vendor/msgpack/index.mjs";
 
 test("a top-level key replaces the value whole", () => {
   const view = { hand: ["AS", "2D"], stock: 40 };
@@ -36,5 +39,31 @@ test("64-bit integers become numbers when exact, and stay BigInt when not", () =
 test("the server's WebSocket address follows the page's scheme and host", () => {
   assert.equal(defaultUrl({ protocol: "http:", host: "127.0.0.1:8765" }), "ws://127.0.0.1:8765/");
   assert.equal(defaultUrl({ protocol: "https:", host: "cards.example" }), "wss://cards.example/");
-  assert.equal(PROTOCOL_VERSION, 1);
+  assert.equal(PROTOCOL_VERSION, 2);
+});
+
+test("a version 2 delta gets its update's state_id, so applying it moves the view's", () => {
+  const update = { t: "update", room: "r1", state_id: 8, delta: { to_act: [1] }, events: [] };
+  assert.equal(withStateId(update), update);
+  assert.deepEqual(update.delta, { to_act: [1], state_id: 8 });
+  const view = applyDelta({ state_id: 7, to_act: [0] }, update.delta);
+  assert.deepEqual(view, { state_id: 8, to_act: [1] });
+  // a version 1 delta (state_id inside), a full view and other messages are left alone
+  const v1 = { t: "update", room: "r1", state_id: 8, delta: { state_id: 8 }, events: [] };
+  assert.deepEqual(withStateId(v1).delta, { state_id: 8 });
+  const full = { t: "update", room: "r1", state_id: 8, view: { state_id: 8 }, events: [] };
+  assert.deepEqual(withStateId(full), { ...full });
+  assert.deepEqual(withStateId({ t: "ok", re: 3 }), { t: "ok", re: 3 });
+});
+
+test("Session hands the room view version 2 updates it can apply as before", () => {
+  const got = [];
+  const session = new Session("ws://127.0.0.1:1/", { onMessage: (msg) => got.push(msg) });
+  const frame = (msg) => encode(msg).slice().buffer;
+  session._receive(frame({ t: "update", room: "r1", state_id: 5, delta: { turn: 2 }, events: [] }));
+  let answered = null;
+  session.pending.set(4, { resolve: (msg) => { answered = msg; }, reject: () => {} });
+  session._receive(frame({ t: "update", room: "r1", state_id: 6, delta: {}, events: [], re: 4 }));
+  assert.deepEqual(got.map((m) => m.delta), [{ turn: 2, state_id: 5 }, { state_id: 6 }]);
+  assert.equal(answered, got[1]); // the act's reply is the update the room view applies
 });
