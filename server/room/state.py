@@ -85,8 +85,9 @@ class TableState:
         self._saved_snapshot: dict[str, Any] | bytes | None = None
         self._saved_entries: list[LogEntry] = []
         self._stored_state: dict[str, Any] | None = None
-        self._state_cache: tuple[int, dict[str, Any]] | None = None
-        self._facts_cache: tuple[int, dict[str, Any]] | None = None
+        self._clock = 0  # bumped when the deadlines alone change (_clock_touched)
+        self._state_cache: tuple[int, int, dict[str, Any]] | None = None
+        self._facts_cache: tuple[int, int, dict[str, Any]] | None = None
         self._commitment: tuple[int, str] | None = None
         self._timer_at: float | None = None
         self._bot_rng: random.Random | None = None
@@ -180,10 +181,15 @@ class TableState:
         """The state the store keeps beside the log: status, seats (with tokens), members
         (``[process, session, seat]``), deadlines (``[[seat, unix time s]]``), start and
         finish times, the host's session, the chat's last lines and the muted seats. The
-        same dict object while :attr:`version` stays (do not mutate it)."""
+        same dict object while :attr:`version` stays (do not mutate it); when only the
+        deadlines changed since (:meth:`_clock_touched`), a copy of it with the new ones."""
         cached = self._state_cache
         if cached is not None and cached[0] == self.version:
-            return cached[1]
+            if cached[1] == self._clock:
+                return cached[2]
+            state = {**cached[2], "deadlines": [[s, t] for s, t in self._deadlines.items()]}
+            self._state_cache = (self.version, self._clock, state)
+            return state
         state = {"status": self.phase.stored, "finished_at": self.finished_at,
                  "host": self.host, "chat": list(self.chat), "muted": sorted(self.muted),
                  "started_at": self.started_at,
@@ -191,7 +197,7 @@ class TableState:
                  "members": [[c.process, c.session_id, m.seat]
                              for c, m in self._members.items()],
                  "deadlines": [[s, t] for s, t in self._deadlines.items()]}
-        self._state_cache = (self.version, state)
+        self._state_cache = (self.version, self._clock, state)
         return state
 
     def facts(self) -> dict[str, Any]:
@@ -200,10 +206,17 @@ class TableState:
         until the game starts), ``spectators`` (``{count, names}``), and in a rated room
         only ``rated`` (True) and each player's rating ``key`` (:func:`~.ratings.seat_key`:
         the account id, ``bot:STRATEGY``, or None). The same dict object
-        while nothing in it changed (the delta diff skips it by identity; do not mutate)."""
+        while nothing in it changed (the delta diff skips it by identity; do not mutate);
+        when only the deadlines changed (:meth:`_clock_touched`), a copy of it with the new
+        ones (its other values the same objects: the diff skips them by identity too)."""
         cached = self._facts_cache
         if cached is not None and cached[0] == self.version:
-            return cached[1]
+            if cached[1] == self._clock:
+                return cached[2]
+            facts = {**cached[2],
+                     "deadlines": [[s, t] for s, t in sorted(self._deadlines.items())]}
+            self._facts_cache = (self.version, self._clock, facts)
+            return facts
         watching = [c.name for c, m in self._members.items() if m.seat is None]
         players = [None if h is None else h.public(s) for s, h in enumerate(self.seats)]
         facts = {"id": self.id, "game": self.game_name, "mode": self.options.get("mode"),
@@ -218,9 +231,9 @@ class TableState:
             for player, holder in zip(players, self.seats):
                 if player is not None and holder is not None:
                     player["key"] = bot if holder.bot else (holder.account or None)
-        if cached is not None and facts == cached[1]:
-            facts = cached[1]
-        self._facts_cache = (self.version, facts)
+        if cached is not None and facts == cached[2]:
+            facts = cached[2]
+        self._facts_cache = (self.version, self._clock, facts)
         return facts
 
     def views_for(self, seats: set[int | None],
@@ -258,6 +271,12 @@ class TableState:
 
     def _touch(self) -> None:
         self.version += 1
+
+    def _clock_touched(self) -> None:
+        """The deadlines changed and nothing else the state or facts show: they are copied
+        with the new deadlines instead of rebuilt (a room with a turn clock changes them at
+        every action: issue #43)."""
+        self._clock += 1
 
     def _put(self, seat: int, holder: Seat | None) -> None:
         seats = list(self.seats)

@@ -563,7 +563,7 @@ class Table(TableState):
                 outs += self._schedule()
             elif isinstance(effect, EndTurn):
                 if self._deadlines.pop(effect.seat, None) is not None:
-                    self._touch()
+                    self._clock_touched()
             elif isinstance(effect, WakeBots):
                 outs += self._wake()
             elif isinstance(effect, (play.Refuse, play.Tell)):
@@ -724,7 +724,7 @@ class Table(TableState):
                 elif s not in deadlines:
                     deadlines[s] = now + limit
             if deadlines != before:
-                self._touch()
+                self._clock_touched()
         moments = [*deadlines.values(), *(h.grace_until for h in self.seats
                                           if h is not None and h.grace_until is not None)]
         if not moments:

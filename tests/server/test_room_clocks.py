@@ -34,6 +34,32 @@ async def test_a_bidder_gets_bid_seconds_and_a_turn_gets_turn_seconds() -> None:
         await room.close()
 
 
+async def test_a_turn_s_new_deadline_copies_the_state_and_facts_instead_of_rebuilding() -> None:
+    """Issue #43: with a turn clock the deadlines change at every action and nothing else
+    the room's state or facts show: both are the last ones with new deadlines (every other
+    value the same object, so a delta diff skips it by identity), and equal to a rebuild."""
+    room, game, seats, _ = await started_room(4, {"seed": 5}, turn_seconds=600.0)
+    table = room.table
+    try:
+        turns = 0
+        for _ in range(60):
+            facts, state = table.facts(), table.state()
+            seat = game.to_act()[0]
+            action = next(a for a in game.legal_actions(seat) if a[0] != "resign")
+            await room.play(seats[seat], p.Act(room="r1",  # type: ignore[arg-type]
+                                              state_id=game.state_id, action=list(action)))
+            new_facts, new_state = table.facts(), table.state()
+            if new_facts["deadlines"] != facts["deadlines"]:  # another seat's turn
+                turns += 1
+                assert new_facts["players"] is facts["players"]
+                assert new_state["seats"] is state["seats"]
+            table._touch()  # what a rebuild would show
+            assert table.facts() == new_facts and table.state() == new_state
+        assert turns >= 5
+    finally:
+        await room.close()
+
+
 async def test_an_action_that_moves_the_first_deadline_later_keeps_the_armed_timer() -> None:
     """Issue #34 item 2: no timer cancelled and made again per action (a fresh turn's
     deadline is later than the one armed); when the kept timer fires with nothing run out,
