@@ -1,3 +1,4 @@
+// @ts-check
 // The Cardhall web client: one session, a lobby view and a room view.
 // Seat tokens live in localStorage ("cardhall.seat"), so a reload resumes the seat; the page
 // signs in on every connection (account.js: its access token, else this browser's guest).
@@ -27,7 +28,7 @@ const BUSY_PAUSES_MS = [500, 1000, 2000, 4000];
 
 function loadJson(key, fallback) {
   try {
-    const value = JSON.parse(localStorage.getItem(key));
+    const value = JSON.parse(localStorage.getItem(key) ?? "null");
     return value === null ? fallback : value;
   } catch {
     return fallback;
@@ -37,7 +38,10 @@ function loadJson(key, fallback) {
 class App {
   constructor(root) {
     this.root = root;
+    /** @type {any} the protocol session (protocol.js Session), once connected */
     this.session = null;
+    /** @type {any} the replay viewer (replay.js) while it is open */
+    this.replay = null;
     this.games = null;
     this.roomOptions = [];
     this.lobby = new Lobby(this);
@@ -118,7 +122,7 @@ class App {
         : { t: "resume", room: saved.room };
       const joined = await this.session.request(msg);
       this.enterRoom(joined, saved.token || null, undefined, !saved.token);
-    } catch (err) {
+    } catch (/** @type {any} */ err) {
       if (
         err instanceof RequestError &&
         (err.code.startsWith("room/") || err.code === "protocol/bad_value")
@@ -143,7 +147,7 @@ class App {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.session.request(msg);
-      } catch (err) {
+      } catch (/** @type {any} */ err) {
         if (!(err instanceof RequestError) || !BUSY.has(err.code)) throw err;
         if (attempt >= tries) {
           throw new RequestError(err.code, "The server cannot take new players right now " +
@@ -170,7 +174,7 @@ class App {
     try {
       const joined = await this.patient({ t: "join", ...where });
       this.enterRoom(joined, joined.token, code || where.code);
-    } catch (err) {
+    } catch (/** @type {any} */ err) {
       this.notify(`Could not join: ${err.message}`);
     }
   }
@@ -179,7 +183,7 @@ class App {
     try {
       const joined = await this.patient({ t: "quick_join", game });
       this.enterRoom(joined, joined.token);
-    } catch (err) {
+    } catch (/** @type {any} */ err) {
       this.notify(`Could not quick-join: ${err.message}`);
     }
   }
@@ -188,7 +192,7 @@ class App {
     try {
       const joined = await this.session.request({ t: "spectate", room });
       this.enterRoom(joined, null);
-    } catch (err) {
+    } catch (/** @type {any} */ err) {
       this.toLobby(`Could not watch: ${err.message}`);
     }
   }
@@ -266,7 +270,7 @@ class App {
       try {
         await this.create(again);
         return;
-      } catch (err) {
+      } catch (/** @type {any} */ err) {
         this.notify(`Could not start a new room: ${err.message}`);
       }
     }
@@ -361,7 +365,7 @@ class App {
 }
 
 const app = new App(document.getElementById("app"));
-window.cardhall = app; // for debugging and the browser tests
+/** @type {any} */ (window).cardhall = app; // for debugging and the browser tests
 app.render();
 app.connect();
 export { app, applyDelta };

@@ -1,3 +1,4 @@
+// @ts-check
 // The lobby: the welcome, the room list (filters, paging when the server pages), the
 // create-room form built from `list_games` (descriptions, defaults, validation), join by
 // code, quick-join, spectate, the leaderboards, My games, How to play. A Preact screen
@@ -114,7 +115,7 @@ export class Lobby {
       });
       this.rooms = [...byId.values()].sort(lobbyOrder);
       this.more = Object.keys(this.cursors).length > 0;
-    } catch (err) {
+    } catch (/** @type {any} */ err) {
       this.app.notify(`Could not list rooms: ${err.message}`);
     }
     this.app.render();
@@ -152,7 +153,7 @@ export class Lobby {
     await this.applyName();
     try {
       await this.app.create(playMessage(game));
-    } catch (err) {
+    } catch (/** @type {any} */ err) {
       this.app.notify(`Could not start ${game.title}: ${err.message}`);
     }
   }
@@ -222,7 +223,7 @@ export class Lobby {
       if (name) msg.name = name;
       await this.applyName();
       await this.app.create(msg);
-    } catch (err) {
+    } catch (/** @type {any} */ err) {
       this.createError = err.message;
       if (this.app.room) this.app.notify(err.message); // the lobby was left meanwhile
       else this.app.render();

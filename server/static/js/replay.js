@@ -1,3 +1,4 @@
+// @ts-check
 // Game history and replay: "My games" (the games this browser finished, kept in
 // localStorage), a replay viewer that steps through a finished room forwards and backwards
 // with the server's `get_replay` (the engine replays the log: the page needs no rules of its
@@ -18,7 +19,7 @@ const KEEP_GAMES = 50;
 /** The finished games kept in this browser, newest first. */
 export function myGames() {
   try {
-    const games = JSON.parse(localStorage.getItem(GAMES_KEY));
+    const games = JSON.parse(localStorage.getItem(GAMES_KEY) ?? "null");
     return Array.isArray(games) ? games : [];
   } catch {
     return [];
@@ -166,7 +167,7 @@ export class ReplayView {
         this.error = "";
         if (sid === this.final) await this.compareFinal(reply.seat);
       }
-    } catch (err) {
+    } catch (/** @type {any} */ err) {
       if (err.code === "room/not_found") {
         this.gone = true;
         this.view = null;
@@ -218,7 +219,7 @@ export class ReplayView {
       rec.seed = log.options && log.options.seed !== undefined ? String(log.options.seed) : null;
       rec.salt = log.salt || null;
       this.fromServer = true;
-    } catch (err) {
+    } catch (/** @type {any} */ err) {
       if (err.code === "room/not_found") this.gone = true;
     }
   }
@@ -241,7 +242,7 @@ export class ReplayView {
           : "This room published no commitment."
         : ok
           ? `Deal verified: SHA-256 of the seed and salt is the commitment ${shown} (${rec.commitment.slice(0, 16)}\u2026).`
-          : `Deal check FAILED: SHA-256 of the seed and salt is ${computed.slice(0, 16)}\u2026, not the commitment ${rec.commitment.slice(0, 16)}\u2026.`;
+          : `Deal check FAILED: SHA-256 of the seed and salt is ${(computed || "").slice(0, 16)}\u2026, not the commitment ${rec.commitment.slice(0, 16)}\u2026.`;
     this.dealOk = ok;
     if (this.app.replay === this) this.app.render();
   }
@@ -271,7 +272,7 @@ export class ReplayView {
     };
     try {
       return drawer.render(this.view, ui);
-    } catch (err) {
+    } catch (/** @type {any} */ err) {
       console.error(err);
       return generic.render(this.view, ui);
     }
