@@ -259,7 +259,8 @@ class Socket:
         self._pong_timer: asyncio.TimerHandle | None = None
         self._close_timer: asyncio.TimerHandle | None = None
         self._read_paused = False
-        self._partial = b""  # the start of a frame not whole yet (the open WebSocket's)
+        self._partial = bytearray()  # the start of a frame not whole yet (open WebSocket)
+        self._needed = 0  # its whole length once its header is in (0: not known yet)
         self._fast = False  # frames read by _read_frames (set once the WebSocket opens)
 
     # -- what the handler and the server read ----------------------------------------------
@@ -428,10 +429,18 @@ class Socket:
         self._reading = True
         try:
             if self._fast and protocol.state is _OPEN:
-                self._read_frames(self._partial + data if self._partial else data)
+                partial = self._partial
+                if not partial:
+                    self._read_frames(data)
+                else:  # appended in place: a frame sent a byte at a time costs linear time
+                    partial += data
+                    if len(partial) >= self._needed:
+                        self._partial = bytearray()
+                        self._read_frames(bytes(partial))
             else:
                 if self._partial:  # the WebSocket closed since: the protocol discards it
-                    data, self._partial = self._partial + data, b""
+                    data = bytes(self._partial) + data
+                    self._partial = bytearray()
                 self._feed(data)
         finally:
             self._reading = False
@@ -461,16 +470,15 @@ class Socket:
         protocol = self.protocol
         end = len(data)
         at = 0
+        self._needed = 0
         while at < end:
             if protocol.state is not _OPEN:
-                self._partial = b""
                 self._feed(data[at:])
                 return
             if end - at < 2:
                 break
             first, second = data[at], data[at + 1]
             if (first & 0x0F) not in _OPCODES or not second & 0x80:
-                self._partial = b""
                 self._feed(data[at:])  # refused from its first two bytes
                 return
             size = second & 0x7F
@@ -491,17 +499,18 @@ class Socket:
             if max_size is not None and protocol.current_size is not None:
                 max_size -= protocol.current_size
             if max_size is not None and size > max_size:
-                self._partial = b""
                 self._feed(data[at:])  # the protocol refuses it from its header
                 return
             if whole > end:
+                self._needed = whole - at
                 break
             if first == _FIN_BINARY and protocol.current_size is None:
                 self._deliver(apply_mask(data[at + head:whole], data[at + head - 4:at + head]))
             else:
                 self._feed(data[at:whole])
             at = whole
-        self._partial = data[at:] if at < end else b""
+        if at < end:
+            self._partial = bytearray(data[at:])
 
     def eof_received(self) -> None:
         """The peer closed its side: the protocol ends; the transport closes."""

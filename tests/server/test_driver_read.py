@@ -61,6 +61,28 @@ async def test_a_clean_upgrade_reads_frames_itself() -> None:
     sock.connection_lost(None)
 
 
+async def test_a_frame_sent_a_byte_at_a_time_is_parsed_once_it_is_whole() -> None:
+    # A slow client's bytes are appended in place; the frame is read once its length is in
+    # (not re-parsed from the start at every byte: quadratic time for one large frame).
+    sock, _, endpoint = await upgraded()
+    reads = 0
+    real = sock._read_frames
+
+    def counting(data: bytes) -> None:
+        nonlocal reads
+        reads += 1
+        real(data)
+
+    sock._read_frames = counting  # type: ignore[method-assign]
+    payload = bytes(range(256)) * 1  # 256 bytes: a 2-byte length, 8 bytes of header
+    raw = frame(payload)
+    for k in range(len(raw)):
+        sock.data_received(raw[k:k + 1])
+    assert endpoint.handler is not None and endpoint.handler.messages == [payload]
+    assert reads <= 9, reads  # the header's bytes one by one, then the whole frame
+    sock.connection_lost(None)
+
+
 async def test_frame_bytes_behind_the_request_leave_the_protocol_in_charge() -> None:
     # A client that sends part of a frame before the 101 came: the protocol holds those
     # bytes (its parser past the frame's start), so it keeps parsing that socket's frames.
