@@ -187,7 +187,7 @@ class TableState:
         if cached is not None and cached[0] == self.version:
             if cached[1] == self._clock:
                 return cached[2]
-            state = {**cached[2], "deadlines": [[s, t] for s, t in self._deadlines.items()]}
+            state = {**cached[2], "deadlines": self._deadline_pairs(False)}
             self._state_cache = (self.version, self._clock, state)
             return state
         state = {"status": self.phase.stored, "finished_at": self.finished_at,
@@ -196,9 +196,15 @@ class TableState:
                  "seats": [None if h is None else h.stored() for h in self.seats],
                  "members": [[c.process, c.session_id, m.seat]
                              for c, m in self._members.items()],
-                 "deadlines": [[s, t] for s, t in self._deadlines.items()]}
+                 "deadlines": self._deadline_pairs(False)}
         self._state_cache = (self.version, self._clock, state)
         return state
+
+    def _deadline_pairs(self, ordered: bool) -> list[list[Any]]:
+        """The deadlines as ``[[seat, unix time s], ...]``: by seat when ``ordered`` (the
+        facts clients see), else in the order they were set (the stored state)."""
+        items = sorted(self._deadlines.items()) if ordered else self._deadlines.items()
+        return [[s, t] for s, t in items]
 
     def facts(self) -> dict[str, Any]:
         """The room facts added to every view under ``"room"``: id, game, mode, status,
@@ -214,14 +220,14 @@ class TableState:
             if cached[1] == self._clock:
                 return cached[2]
             facts = {**cached[2],
-                     "deadlines": [[s, t] for s, t in sorted(self._deadlines.items())]}
+                     "deadlines": self._deadline_pairs(True)}
             self._facts_cache = (self.version, self._clock, facts)
             return facts
         watching = [c.name for c, m in self._members.items() if m.seat is None]
         players = [None if h is None else h.public(s) for s, h in enumerate(self.seats)]
         facts = {"id": self.id, "game": self.game_name, "mode": self.options.get("mode"),
                  "status": self.phase.stored, "players": players,
-                 "deadlines": [[s, t] for s, t in sorted(self._deadlines.items())],
+                 "deadlines": self._deadline_pairs(True),
                  "commitment": None if self.phase is W else self.commitment,
                  "spectators": {"count": len(watching),
                                 "names": [n[:64] for n in watching[:SPECTATOR_NAMES]]}}
