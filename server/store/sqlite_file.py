@@ -70,7 +70,8 @@ from . import sqlite_checks as checks
 from ..accounts.account_sqlite import create_tables as _v3_accounts
 from .rating_sqlite import add_game_order as _v6_rated_games, create_tables as _v5_ratings
 from .sqlite_archive import create_table as _v4_archive
-from .sqlite_journal import APPEND, RECOVER, AppendJournal, Row, journal_path, recover
+from .sqlite_journal import (APPEND, LIMIT, AppendJournal, Row, fold_rows, journal_path,
+                             recover)
 from .ports import StoreError, unpack, waiting_entry
 
 log = logging.getLogger("cardhall.sqlite")
@@ -354,19 +355,21 @@ class DataFile:
             loop.call_soon(self.flush)
         return await fut
 
-    def append_alone(self, row: Row) -> bool:
-        """Append the log row ``row`` (``(room, seq, packed entry)``) as a write of its own,
-        committed before this returns, when one may commit by itself now; else write
-        nothing and return False (the caller writes through :meth:`write`).
+    def append_alone(self, row: Row, state: Row | None = None) -> bool:
+        """Append the log row ``row`` (``(room, seq, packed entry)``), and replace its
+        room's state with ``state`` (``(room, STATE, packed state)``) when given, as a
+        write of its own, committed before this returns, when one may commit by itself
+        now; else write nothing and return False (the caller writes through :meth:`write`).
 
-        With a journal (``--fsync normal``), ``row`` is written to it (one ``write(2)``:
-        it survives a ``kill -9`` once this returns) and folded into the log table by a
+        With a journal (``--fsync normal``), both are written to it (one ``write(2)``:
+        it survives a ``kill -9`` once this returns) and folded into the file by a
         loop callback queued now, or by any transaction or read of the file that comes
         first (sqlite_journal.py). Not while the file refuses writes (:attr:`failing`:
-        the next write through :meth:`write` folds what waits, or is refused). Without a
-        journal, it runs as one ``INSERT`` in SQLite's autocommit mode when a write
-        commits at once by itself (:attr:`commit` ``"each"``, or ``"adaptive"`` and no
-        write of this tick yet; benchmarks/RESULTS.md, sessions 15 and 17).
+        the next write through :meth:`write` folds what waits, or is refused), nor while
+        the journal holds :data:`~.sqlite_journal.LIMIT` bytes unfolded. Without a
+        journal, a lone ``row`` runs as one ``INSERT`` in SQLite's autocommit mode when a
+        write commits at once by itself (:attr:`commit` ``"each"``, or ``"adaptive"`` and
+        no write of this tick yet; benchmarks/RESULTS.md, sessions 15 and 17).
 
         Returns:
             True when ``row`` is written and committed.
@@ -377,10 +380,13 @@ class DataFile:
         """
         journal = self.journal
         if journal is not None:
-            if self.failing:
+            if self.failing or journal.size > LIMIT:
                 return False
             try:
-                journal.append(row)
+                if state is None:
+                    journal.append(row)
+                else:
+                    journal.append(row, state)
             except OSError as exc:
                 raise self._refused(exc) from None
             self.writes += 1
@@ -388,6 +394,8 @@ class DataFile:
                 self._fold_due = True
                 asyncio.get_running_loop().call_soon(self.fold)
             return True
+        if state is not None:
+            return False  # two statements: not one autocommit
         if self.commit != "each":
             if self.commit != "adaptive" or self._tick_wrote:
                 return False
@@ -487,7 +495,8 @@ class DataFile:
         return done
 
     def _fold(self, db: sqlite3.Connection, rows: list[Row]) -> None:
-        """Insert the journal's ``rows`` into the open transaction's log table. A row whose
+        """Fold the journal's ``rows`` into the open transaction: log rows into the log
+        table, states into their rooms (:func:`~.sqlite_journal.fold_rows`). A row whose
         ``(room, seq)`` is taken (never seen: this process alone writes the file, and the
         store checks each append's length) keeps the log's row, with an error logged,
         rather than make every later fold fail.
@@ -495,7 +504,7 @@ class DataFile:
         Raises:
             sqlite3.Error: the file refused the rows.
         """
-        clashed = len(rows) - db.executemany(RECOVER, rows).rowcount
+        clashed = fold_rows(db, rows)
         if clashed:
             log.error("data file %s: %d journaled log entries clashed with rows in the log; "
                       "the log's rows are kept", self.path, clashed)

@@ -19,6 +19,19 @@ records::
     (little-endian; one row of the log table; struct, not msgpack: a third of the cost on
     a cold CPU, benchmarks/RESULTS.md, session 17)
 
+A seq of :data:`STATE` (-1) marks the room's packed *state* instead of a log entry: an
+append that changes the state (a turn clock's new deadline, every turn of a public room)
+writes its entry and its state as two records of one ``write(2)``, and the fold replaces
+the room's ``state`` column with the last state the journal holds for it
+(:func:`fold_rows`; benchmarks/RESULTS.md, session 21). Every transaction of the data file
+folds the journal first, so what the journal holds is always newer than the file.
+
+What waits unfolded is bounded: past :data:`LIMIT` bytes an append goes through a
+transaction instead, which folds the journal (:meth:`~.sqlite_file.DataFile.append_alone`).
+A restart folds what a killed process left; on a disk still full that fold cannot commit
+and the data file refuses to open, saying to free some space (nothing is lost: the journal
+is kept whole and folded at the next open).
+
 At open (:func:`recover`), every whole record with a good CRC is inserted into the log with
 ``INSERT OR IGNORE`` (a fold committed just before a ``kill -9`` could not cut the journal:
 its rows are there already), in one transaction, and the journal is emptied. A record torn
@@ -51,6 +64,14 @@ HEAD = struct.Struct("<qH")
 APPEND = "INSERT INTO log (room, seq, entry) VALUES (?, ?, ?)"
 #: The same, at recovery: a row folded before the crash is there already.
 RECOVER = "INSERT OR IGNORE INTO log (room, seq, entry) VALUES (?, ?, ?)"
+#: The fold of a journaled state: the room's ``state`` column (a room forgotten since has
+#: no row, and the update changes nothing).
+SET_STATE = "UPDATE rooms SET state = ? WHERE room = ?"
+#: The seq of a record holding the room's packed state rather than a log entry.
+STATE = -1
+#: Bytes the journal may hold unfolded before appends go through a transaction (which folds
+#: it): a busy tick's appends of a hundred rooms with their states fit many times over.
+LIMIT = 1 << 20
 
 
 def journal_path(path: Path) -> Path:
@@ -101,13 +122,34 @@ def decode(data: bytes) -> tuple[list[Row], int]:
     return rows, end - at
 
 
-def recover(db: sqlite3.Connection, path: Path) -> int:
-    """Fold the journal of data file ``path`` into its log table (``db``: a connection to
-    it in autocommit mode, the file locked by this process), in one transaction, then empty
-    the journal. Rows already in the log are kept as they are (``INSERT OR IGNORE``).
+def fold_rows(db: sqlite3.Connection, rows: list[Row]) -> int:
+    """Fold the journal's ``rows`` into the open transaction of ``db``: the log rows with
+    ``INSERT OR IGNORE`` (one there already keeps the log's row), and each room's last
+    :data:`STATE` record as its ``state`` column.
 
     Returns:
-        The rows read from the journal (0 when it is missing or empty).
+        The log rows that clashed with rows already in the log (not inserted).
+
+    Raises:
+        sqlite3.Error: the file refused them.
+    """
+    entries = [row for row in rows if row[1] != STATE]
+    states = {room: data for room, seq, data in rows if seq == STATE}  # the last one wins
+    clashed = len(entries) - db.executemany(RECOVER, entries).rowcount if entries else 0
+    if states:
+        db.executemany(SET_STATE, [(data, room) for room, data in states.items()])
+    return clashed
+
+
+def recover(db: sqlite3.Connection, path: Path) -> int:
+    """Fold the journal of data file ``path`` into it (``db``: a connection to it in
+    autocommit mode, the file locked by this process), in one transaction
+    (:func:`fold_rows`), then empty the journal. Rows already in the log are kept as they
+    are (``INSERT OR IGNORE``).
+
+    Returns:
+        The records read from the journal, log rows and states (0 when it is missing or
+        empty).
 
     Raises:
         OSError: the journal cannot be read or emptied.
@@ -127,14 +169,15 @@ def recover(db: sqlite3.Connection, path: Path) -> int:
     if rows:
         db.execute("BEGIN IMMEDIATE")
         try:
-            db.executemany(RECOVER, rows)
+            fold_rows(db, rows)
             db.execute("COMMIT")
         except BaseException:
             if db.in_transaction:
                 db.execute("ROLLBACK")
             raise
-        log.info("append journal %s: %d log entries folded into the data file", journal,
-                 len(rows))
+        states = sum(1 for row in rows if row[1] == STATE)
+        log.info("append journal %s: %d log entries folded into the data file (and %d states)",
+                 journal, len(rows) - states, states)
     os.truncate(journal, 0)
     return len(rows)
 
@@ -162,15 +205,16 @@ class AppendJournal:
         self.size = os.fstat(self.fd).st_size
         self.pending: list[Row] = []
 
-    def append(self, row: Row) -> None:
-        """Write ``row``'s record with one ``write(2)``; it survives a ``kill -9`` once this
-        returns.
+    def append(self, *rows: Row) -> None:
+        """Write the records of ``rows`` (a log row, and its room's :data:`STATE` when it
+        changed) with one ``write(2)``; they survive a ``kill -9`` once this returns.
 
         Raises:
             OSError: the write failed or came out short (``ENOSPC`` for a short one); the
-                journal was cut back to its last whole record and ``row`` is not in it.
+                journal was cut back to its last whole record and none of ``rows`` is in
+                it.
         """
-        data = encode(row)
+        data = encode(rows[0]) if len(rows) == 1 else b"".join(map(encode, rows))
         try:
             written = os.write(self.fd, data)
         except OSError:
@@ -180,7 +224,7 @@ class AppendJournal:
             self._cut()
             raise OSError(28, "No space left on device (a short write to the journal)")
         self.size += written
-        self.pending.append(row)
+        self.pending.extend(rows)
 
     def _cut(self) -> None:
         """Cut the journal back to :attr:`size` (after a failed or short write)."""

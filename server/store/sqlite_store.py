@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from .sqlite_archive import SQLiteArchive
 from .sqlite_file import DataFile, lobby_columns, open_file
-from .sqlite_journal import APPEND
+from .sqlite_journal import APPEND, STATE
 from .local_ports import LocalInbox, LocalLeases
 from .ports import Lease, Loaded, LogConflict, LogEntry, Store, StoreHealth
 from .ports import new_process_id, pack, unpack
@@ -105,8 +105,8 @@ class SQLiteRooms:
     async def append(self, room_id: str, entries: Sequence[LogEntry], expect: int,
                      state: dict[str, Any] | None, *, lease: Lease | None = None) -> None:
         """Append to the log (and store ``state`` unless None) in this tick's transaction;
-        returns once it is committed (one entry without a state, alone in its tick: one
-        write committed by itself, :meth:`~.sqlite_file.DataFile.append_alone`).
+        returns once it is committed (one entry, with or without a state: one write
+        committed by itself when it may, :meth:`~.sqlite_file.DataFile.append_alone`).
 
         Raises:
             OwnershipLost: ``lease`` is not the room's lease; nothing was written.
@@ -114,12 +114,14 @@ class SQLiteRooms:
             StoreError: the file refused the transaction; nothing was written.
         """
         lengths = self.lengths
-        if state is None and len(entries) == 1 and lengths.get(room_id) == expect:
-            # The common case, one entry and the state as stored: one write committed by
-            # itself (DataFile.append_alone: the append journal, or one INSERT).
+        if len(entries) == 1 and lengths.get(room_id) == expect:
+            # The common case, one entry (and the state when a clock moved): one write
+            # committed by itself (DataFile.append_alone: the append journal, or one INSERT).
             self.fence(room_id, lease)
             try:
-                if self.file.append_alone((room_id, expect, pack(entries[0]))):
+                if self.file.append_alone((room_id, expect, pack(entries[0])),
+                                          None if state is None
+                                          else (room_id, STATE, pack(state))):
                     lengths[room_id] = expect + 1
                     return
             except BaseException:

@@ -20,10 +20,12 @@ from typing import Any
 import pytest
 
 from cardhall.server.store import sqlite_journal
+from cardhall.server.store import sqlite_file
 from cardhall.server.store.sqlite_file import backup
-from cardhall.server.store.sqlite_journal import AppendJournal, decode, encode, journal_path
+from cardhall.server.store.sqlite_journal import (STATE, AppendJournal, decode, encode,
+                                                  journal_path)
 from cardhall.server.store.sqlite_store import SQLiteStore
-from cardhall.server.store.ports import StoreError, pack
+from cardhall.server.store.ports import StoreError, pack, unpack
 
 from .test_sqlite_store import add_room, rows
 
@@ -67,6 +69,86 @@ async def test_a_lone_append_is_one_write_answered_at_once_and_folded_after(
     finally:
         await store.close()
     assert not journal_path(path).exists()  # a clean close leaves no journal
+
+
+async def test_an_append_with_a_new_state_is_one_write_and_the_fold_keeps_the_last_state(
+        tmp_path: Path) -> None:
+    # A turn clock changes the room's state (its deadlines) every turn: the entry and the
+    # state go to the journal in one write(2), not through a transaction of their own.
+    path = tmp_path / "data.db"
+    store = SQLiteStore(path)
+    try:
+        lease = await add_room(store, "r", "playing")
+        await store.append("r", [ENTRY], 0, None, lease=lease)
+        await asyncio.sleep(0)
+        statements: list[str] = []
+        store.file.db.set_trace_callback(statements.append)
+        for seq in (1, 2):  # two turns in one tick, each with its deadline
+            state = {"status": "playing", "deadlines": [[seq % 2, 100.0 + seq]]}
+            turn = store.append("r", [["a", seq, ["draw"]]], seq, state, lease=lease)
+            with pytest.raises(StopIteration):
+                turn.send(None)  # answered without waiting
+        assert statements == []
+        assert decode(journal_path(path).read_bytes())[0] == [
+            ("r", 1, pack(["a", 1, ["draw"]])),
+            ("r", STATE, pack({"status": "playing", "deadlines": [[1, 101.0]]})),
+            ("r", 2, pack(["a", 2, ["draw"]])),
+            ("r", STATE, pack({"status": "playing", "deadlines": [[0, 102.0]]}))]
+        await asyncio.sleep(0)  # the fold: one transaction, the last state wins
+        assert statements[0] == "BEGIN IMMEDIATE" and statements[-1] == "COMMIT"
+        assert rows(path, "SELECT seq FROM log ORDER BY seq") == [(0,), (1,), (2,)]
+        (stored,), = rows(path, "SELECT state FROM rooms WHERE room = 'r'")
+        assert unpack(stored) == {"status": "playing", "deadlines": [[0, 102.0]]}
+    finally:
+        await store.close()
+
+
+def test_a_restart_folds_a_journaled_state_into_its_room(tmp_path: Path) -> None:
+    path = tmp_path / "data.db"
+
+    async def made() -> None:
+        store = SQLiteStore(path)
+        try:
+            await add_room(store, "r", "playing")
+        finally:
+            await store.close()
+
+    asyncio.run(made())
+    # What a process killed mid-game leaves: an entry and the state after it, journaled.
+    journal_path(path).write_bytes(
+        encode(("r", 0, pack(ENTRY))) + encode(("r", STATE, pack({"status": "over"}))))
+    store = SQLiteStore(path)
+    try:
+        async def loaded() -> Any:
+            return await store.load("r")
+
+        room = asyncio.run(loaded())
+        assert room is not None and room.state == {"status": "over"}
+        assert room.entries == [ENTRY]
+        assert rows(path, "SELECT count(*) FROM log WHERE seq < 0") == [(0,)]
+    finally:
+        store.file.close()
+
+
+async def test_what_waits_in_the_journal_is_bounded(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # Appends that never let the loop go round (no fold callback) still do not pile up in
+    # the journal: past its limit an append goes through a transaction, which folds it.
+    monkeypatch.setattr(sqlite_file, "LIMIT", 2000)
+    path = tmp_path / "data.db"
+    store = SQLiteStore(path)
+    try:
+        lease = await add_room(store, "r", "playing")
+        biggest = 0
+        for seq in range(60):
+            await store.append("r", [["a", seq, ["play", "x" * 100]]], seq,
+                               {"status": "playing", "pad": "y" * 300}, lease=lease)
+            biggest = max(biggest, journal_path(path).stat().st_size)
+        assert 2000 < biggest < 2000 + 2 * 600  # the limit, and one append past it
+        assert rows(path, "SELECT count(*) FROM log")[0][0] > 0  # folds happened
+        assert len(await store.log("r")) == 60
+    finally:
+        await store.close()
 
 
 async def test_reads_and_transactions_see_what_waits_in_the_journal(tmp_path: Path) -> None:

@@ -29,7 +29,8 @@ from cardhall.server.rated import ratings_for
 from cardhall.server.ratings import RatedGame, RatedSeat, board_id
 from cardhall.server.store.redis_store import RedisStore
 from cardhall.server.store.sqlite_file import (
-    FREE_PAGES_KEPT, MIGRATIONS, SCHEMA_VERSION, DataFileLocked, backup, open_file)
+    FREE_PAGES_KEPT, MIGRATIONS, SCHEMA_VERSION, DataFileError, DataFileLocked, backup, open_file)
+from cardhall.server.store.sqlite_journal import journal_path
 from cardhall.server.store.sqlite_store import SQLiteStore
 from cardhall.server.store.ports import Lease, LogConflict, OwnershipLost, StoreError, pack
 
@@ -334,9 +335,19 @@ async def test_a_really_full_disk_loses_nothing_committed(tiny_disk: Path) -> No
                                    {"status": "playing", "pad": "y" * 3000}, lease=lease)
     finally:
         await store.close()
-    store = SQLiteStore(path)  # a restart on the full disk finds every committed entry
+    # A restart on the disk still full: what a killed or refused process left in the
+    # append journal cannot be folded into the file, which says so and keeps it whole.
+    journal = journal_path(path)
+    if journal.exists() and journal.stat().st_size:
+        with pytest.raises(DataFileError, match="free some disk space"):
+            SQLiteStore(path)
+        assert journal.stat().st_size > 0
+    subprocess.run(["mount", "-o", "remount,size=4m", str(tiny_disk)], check=True)
+    store = SQLiteStore(path)  # space freed: the restart finds every committed entry
     try:
         assert len(await store.log("r")) == written > 0
+        loaded = await store.load("r")
+        assert loaded is not None and loaded.state["pad"] == "y" * 3000
     finally:
         await store.close()
 
