@@ -31,9 +31,9 @@ action before its entry is committed. How they commit (:data:`COMMITS`):
 A room's log append of one entry (the common case: :meth:`DataFile.append_alone`) commits
 by itself: with ``--fsync normal``, as one ``write(2)`` to the append journal
 (``PATH.appends``, sqlite_journal.py), folded into the ``log`` table by the file's next
-transaction, right after the answer; with ``--fsync always``, as one ``INSERT`` in SQLite's
-autocommit (the same locks, write-ahead log frames and sync as a transaction, without the
-``BEGIN`` and ``COMMIT`` statements).
+transaction, at most :data:`~.sqlite_journal.FOLD_SECONDS` after the answer; with
+``--fsync always``, as one ``INSERT`` in SQLite's autocommit (the same locks, write-ahead
+log frames and sync as a transaction, without the ``BEGIN`` and ``COMMIT`` statements).
 
 Schema (version 6; v3 accounts, v4 the games archive, v5 and v6 ratings: rating_sqlite.py)::
 
@@ -70,8 +70,8 @@ from . import sqlite_checks as checks
 from ..accounts.account_sqlite import create_tables as _v3_accounts
 from .rating_sqlite import add_game_order as _v6_rated_games, create_tables as _v5_ratings
 from .sqlite_archive import create_table as _v4_archive
-from .sqlite_journal import (APPEND, LIMIT, AppendJournal, Row, fold_rows, journal_path,
-                             recover)
+from .sqlite_journal import (APPEND, FOLD_SECONDS, LIMIT, AppendJournal, Row, fold_rows,
+                             journal_path, recover)
 from .ports import StoreError, unpack, waiting_entry
 
 log = logging.getLogger("cardhall.sqlite")
@@ -363,9 +363,10 @@ class DataFile:
 
         With a journal (``--fsync normal``), both are written to it (one ``write(2)``:
         it survives a ``kill -9`` once this returns) and folded into the file by a
-        loop callback queued now, or by any transaction or read of the file that comes
-        first (sqlite_journal.py). Not while the file refuses writes (:attr:`failing`:
-        the next write through :meth:`write` folds what waits, or is refused), nor while
+        loop callback due :data:`~.sqlite_journal.FOLD_SECONDS` from now, or by any
+        transaction or read of the file that comes first (sqlite_journal.py). Not while
+        the file refuses writes (:attr:`failing`: the next write through :meth:`write`
+        folds what waits, or is refused), nor while
         the journal holds :data:`~.sqlite_journal.LIMIT` bytes unfolded. Without a
         journal, a lone ``row`` runs as one ``INSERT`` in SQLite's autocommit mode when a
         write commits at once by itself (:attr:`commit` ``"each"``, or ``"adaptive"`` and
@@ -392,7 +393,7 @@ class DataFile:
             self.writes += 1
             if not self._fold_due:
                 self._fold_due = True
-                asyncio.get_running_loop().call_soon(self.fold)
+                asyncio.get_running_loop().call_later(FOLD_SECONDS, self.fold)
             return True
         if state is not None:
             return False  # two statements: not one autocommit

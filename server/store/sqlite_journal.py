@@ -6,10 +6,13 @@ power loss): SQLite's ``synchronous=NORMAL`` commit in WAL mode, or an ``os.writ
 file opened ``O_APPEND``. The second costs a third of the first on a cold CPU
 (benchmarks/RESULTS.md, sessions 15 and 17: 20 against 69 µs), so a room's lone log append
 (:meth:`~.sqlite_file.DataFile.append_alone`) is written here, answered, and *folded* into
-the data file's ``log`` table by the next transaction of the file (a loop callback run right
-after, or any write or read that comes first), in one transaction for every entry waiting;
-the journal is then cut back to empty. The data file alone is thus always a consistent
-earlier moment of the store, and the journal the few entries after it.
+the data file's ``log`` table by the next transaction of the file (a loop callback
+:data:`FOLD_SECONDS` later, or any write or read that comes first), in one transaction for
+every entry waiting; the journal is then cut back to empty. Folding every tenth of a second
+rather than every loop pass pays one transaction for hundreds of a busy server's entries
+(benchmarks/RESULTS.md, session 21); a ``kill -9`` loses none of them either way. The
+data file alone is thus always a consistent earlier moment of the store, and the journal
+the few entries after it.
 
 The file is ``PATH.appends`` beside the data file ``PATH`` (mode ``0600``), a sequence of
 records::
@@ -69,6 +72,8 @@ RECOVER = "INSERT OR IGNORE INTO log (room, seq, entry) VALUES (?, ?, ?)"
 SET_STATE = "UPDATE rooms SET state = ? WHERE room = ?"
 #: The seq of a record holding the room's packed state rather than a log entry.
 STATE = -1
+#: Seconds from the first append written to the journal to the fold of what waits in it.
+FOLD_SECONDS = 0.1
 #: Bytes the journal may hold unfolded before appends go through a transaction (which folds
 #: it): a busy tick's appends of a hundred rooms with their states fit many times over.
 LIMIT = 1 << 20

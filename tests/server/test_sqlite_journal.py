@@ -30,6 +30,8 @@ from cardhall.server.store.ports import StoreError, pack, unpack
 from .test_sqlite_store import add_room, rows
 
 ENTRY = ["a", 0, ["play", "QS"]]
+#: Seconds from an append to the fold of the journal.
+FOLD = sqlite_journal.FOLD_SECONDS
 
 
 def test_records_round_trip_and_a_torn_or_damaged_tail_ends_the_journal() -> None:
@@ -62,7 +64,9 @@ async def test_a_lone_append_is_one_write_answered_at_once_and_folded_after(
         assert decode(journal_path(path).read_bytes())[0] == [("r", 1, pack(["a", 1,
                                                                               ["draw"]]))]
         assert rows(path, "SELECT count(*) FROM log") == [(1,)]  # not in SQLite yet
-        await asyncio.sleep(0)  # the loop goes round: the fold
+        await asyncio.sleep(0)  # the loop goes round: the fold waits for more
+        assert statements == [] and rows(path, "SELECT count(*) FROM log") == [(1,)]
+        await asyncio.sleep(FOLD + 0.05)  # the fold
         assert statements[0] == "BEGIN IMMEDIATE" and statements[-1] == "COMMIT"
         assert rows(path, "SELECT count(*) FROM log") == [(2,)]
         assert journal_path(path).stat().st_size == 0  # emptied once folded
@@ -94,7 +98,7 @@ async def test_an_append_with_a_new_state_is_one_write_and_the_fold_keeps_the_la
             ("r", STATE, pack({"status": "playing", "deadlines": [[1, 101.0]]})),
             ("r", 2, pack(["a", 2, ["draw"]])),
             ("r", STATE, pack({"status": "playing", "deadlines": [[0, 102.0]]}))]
-        await asyncio.sleep(0)  # the fold: one transaction, the last state wins
+        await asyncio.sleep(FOLD + 0.05)  # the fold: one transaction, the last state wins
         assert statements[0] == "BEGIN IMMEDIATE" and statements[-1] == "COMMIT"
         assert rows(path, "SELECT seq FROM log ORDER BY seq") == [(0,), (1,), (2,)]
         (stored,), = rows(path, "SELECT state FROM rooms WHERE room = 'r'")
@@ -282,7 +286,7 @@ async def test_a_fold_that_clashes_keeps_the_logs_row_and_the_journal_goes_on(
         db.close()
         with caplog.at_level(logging.ERROR, logger="cardhall.sqlite"):
             await store.append("r", [["a", 1, ["y"]]], 1, None, lease=lease)
-            await asyncio.sleep(0)  # the fold: it does not fail for good
+            await asyncio.sleep(FOLD + 0.05)  # the fold: it does not fail for good
         assert "1 journaled log entries clashed" in caplog.text
         await store.append("r", [["a", 2, ["z"]]], 2, None, lease=lease)
         assert await store.log("r") == [ENTRY, ["x"], ["a", 2, ["z"]]]

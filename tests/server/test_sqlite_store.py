@@ -28,6 +28,7 @@ from cardhall.server.cluster import Cluster
 from cardhall.server.rated import ratings_for
 from cardhall.server.ratings import RatedGame, RatedSeat, board_id
 from cardhall.server.store.redis_store import RedisStore
+from cardhall.server.store import sqlite_file
 from cardhall.server.store.sqlite_file import (
     FREE_PAGES_KEPT, MIGRATIONS, SCHEMA_VERSION, DataFileError, DataFileLocked, backup, open_file)
 from cardhall.server.store.sqlite_journal import journal_path
@@ -284,7 +285,11 @@ async def test_finished_rooms_are_deleted_after_their_ttl_and_their_pages_given_
     assert path.stat().st_size < full / 2
 
 
-async def test_a_full_disk_refuses_writes_and_keeps_what_was_committed(tmp_path: Path) -> None:
+async def test_a_full_disk_refuses_writes_and_keeps_what_was_committed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Appends go on into the append journal until it holds its limit unfolded (a small one
+    # here), then through a transaction, which folds the journal: the file refuses it.
+    monkeypatch.setattr(sqlite_file, "LIMIT", 4096)
     store = SQLiteStore(tmp_path / "data.db")
     try:
         lease = await add_room(store, "r", "playing")
