@@ -5,6 +5,7 @@ store, without a server: the exposition's series, the bounded labels, the sum co
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from typing import Any, cast
 
@@ -12,6 +13,9 @@ import prometheus_client
 import pytest
 from cardhall.server import metrics as M
 from cardhall.server.store.ports import Store
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from prometheus_client import CollectorRegistry, Histogram
 from prometheus_client.parser import text_string_to_metric_families
 
 
@@ -260,3 +264,31 @@ def test_created_series_follow_prometheus_clients_switch() -> None:
     assert _per_action(text) == "".join(
         line + "\n" for line in PER_ACTION_EXPOSITION.splitlines()
         if "_created" not in line)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.floats(allow_nan=True, allow_infinity=True),
+                          st.sampled_from(M.LATENCY_BUCKETS)), max_size=40))
+def test_latency_histogram_counts_as_prometheus_clients_histogram(values: list[float]) -> None:
+    """Any observations, boundaries, infinities, negatives and NaN included: the same
+    buckets, count and sum as prometheus_client's ``Histogram`` of the same bounds."""
+    registry = CollectorRegistry()
+    theirs = Histogram("h", "h", buckets=M.LATENCY_BUCKETS, registry=registry)
+    ours = M.LatencyHistogram(M.LATENCY_BUCKETS)
+    mine = CollectorRegistry()
+    mine.register(M._Histogram("h", "h", ours))
+    for value in values:
+        theirs.observe(value)
+        ours.observe(value)
+
+    def samples(r: CollectorRegistry) -> list[tuple[str, dict[str, str], float]]:
+        return [(s.name, s.labels, s.value) for f in r.collect() for s in f.samples
+                if not s.name.endswith("_created")]
+
+    assert repr(samples(mine)) == repr(samples(registry))  # repr: NaN sums compare too
+
+
+def test_latency_histogram_refuses_unsorted_bounds() -> None:
+    with pytest.raises(ValueError, match="ascending"):
+        M.LatencyHistogram((1.0, 0.5))
+    assert M.LatencyHistogram((1.0, math.inf)).le == ["1.0", "+Inf"]
