@@ -1,6 +1,8 @@
 """Tests of the metrics and health of one process (``cardhall.server.metrics``) over a stub
-store, without a server: the exposition's series, the bounded labels, the sum counter, and
-``/healthz``'s cached probe. (tests/server/test_ops.py scrapes a live server.)"""
+store, without a server: the exposition's series, the bounded labels, the sum counter, the
+per-action series line for line as prometheus_client rendered them (and the latency
+histogram against prometheus_client's), and ``/healthz``'s cached probe.
+(tests/server/test_ops.py and test_metrics_scrape.py scrape a live server.)"""
 
 from __future__ import annotations
 
