@@ -69,7 +69,9 @@ function maybeAct() {
   send({ t: "act", room, state_id: view.state_id, action: choose(view) });
 }
 
-ws.on("open", () => send({ t: "hello", v: 1, client: "cardhall-js-example/0.1" }));
+// Protocol version 2 (protocol/README.md "Version 2"): a delta carries no state_id (the
+// update's own is the view's), and an accepted act is answered by our own update.
+ws.on("open", () => send({ t: "hello", v: 2, client: "cardhall-js-example/0.2" }));
 ws.on("error", (err) => {
   console.error(`cannot reach ${args.url}: ${err.message}`);
   process.exit(1);
@@ -98,6 +100,7 @@ ws.on("message", (data) => {
       if (msg.room !== room) break;
       if (msg.view) view = msg.view;
       else applyDelta(view, msg.delta);
+      view.state_id = msg.state_id;
       maybeAct();
       break;
     case "game_over":
