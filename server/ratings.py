@@ -282,6 +282,11 @@ class Ratings(Protocol):
     async def ratings(self, board: str, keys: Sequence[str]) -> dict[str, Rating]:
         """The current ratings of ``keys`` on ``board`` (keys never rated are left out)."""
 
+    async def entries(self, board: str, keys: Sequence[str]) -> list[Entry]:
+        """The list entries of ``keys`` on ``board`` whatever their rank, in the order of
+        ``keys`` (a key given twice once; keys never rated left out): what a rated table
+        shows of its seated players (``GET /ratings?key=K``)."""
+
     async def listing(self, board: str, limit: int = 100, offset: int = 0) -> list[Entry]:
         """The ``limit`` best entries of ``board`` after the ``offset`` best, the highest
         shown rating first (equal ratings by key; paging with ``offset`` meets every entry
@@ -351,6 +356,11 @@ class MemoryRatings:
         """See :meth:`Ratings.ratings`."""
         entries = self._boards.get(board, {})
         return {k: entries[k].rating for k in keys if k in entries}
+
+    async def entries(self, board: str, keys: Sequence[str]) -> list[Entry]:
+        """See :meth:`Ratings.entries`."""
+        entries = self._boards.get(board, {})
+        return [entries[k] for k in dict.fromkeys(keys) if k in entries]
 
     async def listing(self, board: str, limit: int = 100, offset: int = 0) -> list[Entry]:
         """See :meth:`Ratings.listing`."""

@@ -68,6 +68,12 @@ def _key(board: str, part: str) -> str:
     return f"cardhall:{{rt:{board}}}:{part}"
 
 
+def _entry(key: str, raw: bytes) -> Entry:
+    """The list entry of ``key`` from its packed record in the ratings hash."""
+    rec = unpack(raw)
+    return Entry(key, str(rec["name"]), Rating.of(rec), bool(rec["guest"]))
+
+
 class _Changed(Exception):
     """A seat's record changed between the read and the script: read again."""
 
@@ -150,6 +156,18 @@ class RedisRatings:
         return {k: Rating.of(unpack(r)) for k, r in zip(keys, raw, strict=True)
                 if r is not None}
 
+    async def entries(self, board: str, keys: Sequence[str]) -> list[Entry]:
+        """See :meth:`~.ratings.Ratings.entries` (one ``HMGET``).
+
+        Raises:
+            StoreError: Redis is unavailable.
+        """
+        wanted = list(dict.fromkeys(keys))
+        if not wanted:
+            return []
+        raw = await self._call(self.redis.hmget(_key(board, "r"), wanted))
+        return [_entry(k, r) for k, r in zip(wanted, raw, strict=True) if r is not None]
+
     async def listing(self, board: str, limit: int = 100, offset: int = 0) -> list[Entry]:
         """See :meth:`~.ratings.Ratings.listing`.
 
@@ -163,11 +181,7 @@ class RedisRatings:
         if not keys:
             return []
         raw = await self._call(self.redis.hmget(_key(board, "r"), keys))
-        entries = []
-        for k, r in zip(keys, raw, strict=True):
-            if r is not None:
-                rec = unpack(r)
-                entries.append(Entry(k, str(rec["name"]), Rating.of(rec), bool(rec["guest"])))
+        entries = [_entry(k, r) for k, r in zip(keys, raw, strict=True) if r is not None]
         return best_first(entries, limit)
 
     async def game_changes(self, board: str, game: str) -> list[Change] | None:

@@ -121,6 +121,24 @@ class SQLiteRatings:
         with self._reading() as db:
             return _read(db, board, keys)
 
+    async def entries(self, board: str, keys: Sequence[str]) -> list[Entry]:
+        """See :meth:`~.ratings.Ratings.entries` (one query by the primary key).
+
+        Raises:
+            StoreError: the file refused the read.
+        """
+        wanted = list(dict.fromkeys(keys))
+        if not wanted:
+            return []
+        marks = ", ".join("?" * len(wanted))
+        with self._reading() as db:
+            rows = db.execute("SELECT key, name, guest, mu, sigma, games FROM ratings "
+                              f"WHERE board = ? AND key IN ({marks})",
+                              (board, *wanted)).fetchall()
+        found = {k: Entry(k, n, Rating(mu, sigma, games), bool(g))
+                 for k, n, g, mu, sigma, games in rows}
+        return [found[k] for k in wanted if k in found]
+
     async def listing(self, board: str, limit: int = 100, offset: int = 0) -> list[Entry]:
         """See :meth:`~.ratings.Ratings.listing`.
 

@@ -104,6 +104,23 @@ async def test_a_game_moves_ratings_by_finish_order_once(store: Ratings) -> None
     assert listing[0].name == "name-a" and listing[0].rating == after["a"]
 
 
+async def test_entries_of_keys_whatever_their_rank(store: Ratings) -> None:
+    """``entries`` answers the list's entries of the keys asked, in their order, however far
+    down the list they are (a seat's rating at a rated table); a key asked twice once, a key
+    never rated left out."""
+    await store.rate(game("g1", ["a", "b", "c", "d"], [1, 2, 3, 4]))
+    await store.rate(RatedGame("g2", BOARD, (RatedSeat("e", "Eve", guest=True),
+                                             RatedSeat("d", "Dan")), (2, 1)))
+    whole = {e.key: e for e in await store.listing(BOARD, 10)}
+    assert (await store.listing(BOARD, 1))[0].key == "a"  # e is not in a list of one
+    got = await store.entries(BOARD, ["e", "nobody", "c", "e", "bot:greedy"])
+    assert got == [whole["e"], whole["c"]]
+    assert got[0].name == "Eve" and got[0].guest and got[0].rating.games == 1
+    assert not got[1].guest and got[1].rating == (await store.ratings(BOARD, ["c"]))["c"]
+    assert await store.entries(BOARD, []) == []
+    assert await store.entries(board_id("skipper", "race"), ["a"]) == []
+
+
 async def test_history_keeps_every_update(store: Ratings) -> None:
     await store.rate(game("g1", ["a", "b"], [1, 2], at=10.0))
     await store.rate(game("g2", ["a", "b"], [2, 1], at=20.0))
