@@ -15,6 +15,17 @@ each finished rated game, and the rating lists over HTTP.
   highest rating first), what ``cardhall ratings`` prints. With the operator setting
   ``rated_boards = "registered"`` guests are left out of it (the default ``"all"`` lists
   every account and bot).
+* ``GET /ratings?game=G&mode=M&key=K[&key=K2...]`` (at most :data:`MAX_KEYS` keys, as a rated
+  room's facts give them: ``room.players[i].key``, :func:`~.ratings.seat_key`) answers the
+  same shape with the entries of those keys (:meth:`Rater.seated`): each rated key's, in the
+  order asked, whatever its rank (a player beyond the list's :data:`LIST_LIMIT`) and whatever
+  ``rated_boards`` says (a guest left off a registered-only list): what a rated table shows of
+  its seats. The board setting decides who is *listed*, not whose rating may be read: a key is
+  learnt from a rated room's facts, which show its seat's name at the table already, and
+  ``/ratings/history`` answers an account's ratings by its id anyway. Nothing but the list's
+  own entry fields is answered (no history, no account detail), and a key never rated is left
+  out (a new player's rating). A query of no key, more than :data:`MAX_KEYS`, an empty key
+  or one longer than :data:`MAX_KEY_LENGTH` is refused (HTTP 400, :class:`QueryError`).
 * ``GET /ratings/history?game=G&mode=M&account=A[&limit=N]``: the rated games of account
   ``A`` (a public fact, as the list), newest first: ``{"entries": [{"at", "game", "room",
   "before": Rating.record, "after": Rating.record}...]}`` (My games' "before -> after").
@@ -52,17 +63,47 @@ from .phases import RoomError
 from .tasks import Background
 from .web import Responder
 
-__all__ = ["LIST_LIMIT", "RATED_BOARDS", "SERVER_BOT", "Rater", "check_room", "rated_game",
-           "ratings_for"]
+__all__ = ["LIST_LIMIT", "MAX_KEYS", "MAX_KEY_LENGTH", "RATED_BOARDS", "SERVER_BOT",
+           "QueryError", "Rater", "check_room", "rated_game", "ratings_for", "seat_keys"]
 
 log = logging.getLogger("cardhall.rated")
 
 #: Most entries of one ``/ratings`` answer.
 LIST_LIMIT = 1000
+#: Most keys of one ``/ratings?key=K...`` query (a table has 4 seats at most).
+MAX_KEYS = 16
+#: Longest key a ``/ratings?key=K`` query may name (an account id has 16 hex digits, a bot's
+#: key ``bot:STRATEGY``).
+MAX_KEY_LENGTH = 64
 #: The server bots' strategy (``room.state.BOT_STRATEGY``): their rating key is ``bot:greedy``.
 SERVER_BOT = "greedy"
 #: Values of the operator setting ``rated_boards``: who the rating lists show.
 RATED_BOARDS = ("all", "registered")
+
+
+class QueryError(ValueError):
+    """A bad ``/ratings`` query (HTTP 400): ``message`` names the parameter and the fault."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def seat_keys(keys: list[str]) -> list[str]:
+    """The keys of a ``/ratings?key=K...`` query, checked: each once, in the order given.
+
+    Raises:
+        QueryError: no key, more than :data:`MAX_KEYS` (counted once each), an empty key or
+            one longer than :data:`MAX_KEY_LENGTH`.
+    """
+    unique = list(dict.fromkeys(keys))
+    if not unique:
+        raise QueryError("key: at least one")
+    if len(unique) > MAX_KEYS:
+        raise QueryError(f"key: at most {MAX_KEYS}")
+    if any(not k or len(k) > MAX_KEY_LENGTH for k in unique):
+        raise QueryError(f"key: 1 to {MAX_KEY_LENGTH} characters")
+    return unique
 
 
 def ratings_for(store: Store) -> Ratings:
@@ -213,6 +254,24 @@ class Rater:
         return {"game": game, "mode": mode, "board": board,
                 "entries": [e.record() for e in entries[:limit]]}
 
+    async def seated(self, game: str, mode: str | None, keys: list[str]) -> dict[str, Any]:
+        """The entries of rating ``keys`` on (``game``, ``mode``) as sent (module docstring):
+        each rated key's whatever its rank and whatever ``rated_boards`` says, in the order of
+        ``keys``; a key never rated left out.
+
+        Raises:
+            QueryError: bad ``keys`` (:func:`seat_keys`).
+            RoomError: ``lobby/unknown_game`` (not a rated game type).
+            StoreError: the store is unavailable.
+        """
+        keys = seat_keys(keys)
+        if not is_rated(game, mode):
+            raise RoomError("lobby/unknown_game", f"{game} {mode or ''} is not rated")
+        board = board_id(game, mode)
+        entries = await self.ratings.entries(board, keys)
+        return {"game": game, "mode": mode, "board": board,
+                "entries": [e.record() for e in entries]}
+
     async def history(self, game: str, mode: str | None, account: str,
                       limit: int = 20) -> dict[str, Any]:
         """The rated games of ``account`` on (``game``, ``mode``) as sent (module
@@ -233,20 +292,26 @@ class Rater:
         return {"game": game, "mode": mode, "account": account, "entries": entries}
 
     async def http(self, connection: Responder, request: Request) -> Response | None:
-        """Answer ``GET /ratings?game=G&mode=M[&limit=N]`` and ``GET /ratings/history``
-        (JSON; 400 for a bad query, 404 for a type that is not rated, 503 when the store is
-        unavailable); None for another path."""
+        """Answer ``GET /ratings?game=G&mode=M[&limit=N]``, ``GET /ratings?...&key=K...``
+        and ``GET /ratings/history`` (JSON; 400 for a bad query, 404 for a type that is not
+        rated, 503 when the store is unavailable); None for another path."""
         parts = urlsplit(request.path)
         if parts.path not in ("/ratings", "/ratings/history"):
             return None
+        every = parse_qs(parts.query, keep_blank_values=True)
         query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
         try:
             limit = max(1, min(LIST_LIMIT, int(query.get("limit", "100"))))
             if parts.path == "/ratings/history":
                 body = await self.history(query.get("game", ""), query.get("mode"),
                                           query.get("account", ""), min(limit, 100))
+            elif "key" in every:
+                body = await self.seated(query.get("game", ""), query.get("mode"),
+                                         every["key"])
             else:
                 body = await self.listing(query.get("game", ""), query.get("mode"), limit)
+        except QueryError as exc:
+            return connection.respond(http.HTTPStatus.BAD_REQUEST, exc.message + "\n")
         except ValueError:
             return connection.respond(http.HTTPStatus.BAD_REQUEST, "limit: a number\n")
         except RoomError as exc:

@@ -2,7 +2,8 @@
 room option ``rated`` is public, of a rated game type, one seat per account, and forfeits an
 abandoned seat; its finished game moves its players' ratings once (reported again, as after
 a takeover, it changes nothing); abandoning is a loss; ``GET /ratings`` lists them, guests
-left out when the operator asks for registered accounts only.
+left out when the operator asks for registered accounts only; ``GET /ratings?key=K`` answers
+the ratings of given keys whatever their rank and the board setting.
 
 On the old code ``create_room`` with ``rated`` answers ``lobby/bad_options`` (no such
 option) and nothing is rated.
@@ -19,7 +20,7 @@ import pytest
 from cardhall.client.client import Client, ServerError
 from cardhall.server import rated
 from cardhall.server.app import Server
-from cardhall.server.ratings import Rating, board_id
+from cardhall.server.ratings import Entry, Rating, board_id
 
 from ..conftest import ServerFactory
 from .test_visibility import wait_status
@@ -144,6 +145,53 @@ async def test_the_ratings_list_over_http(make_server: ServerFactory) -> None:
     server.rater.boards = "registered"
     status, body = await asyncio.to_thread(fetch, f"{base}/ratings?game=skipper&mode=multi")
     assert [e["name"] for e in body["entries"]] == ["Yann"]
+
+
+@pytest.mark.parametrize("store_kind", ["memory"])
+async def test_seated_players_ratings_by_key_over_http(make_server: ServerFactory,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """``GET /ratings?...&key=K`` answers the list's entries of the keys asked whatever their
+    rank (beyond the list's limit) and whatever ``rated_boards`` says (a guest off a
+    registered-only list), in the order asked; a key never rated is left out; bad keys are
+    refused with 400. On the old code the keys are ignored: the answer is the list (its first
+    entry, with the limit at 1)."""
+    server = await make_server()
+    await server.ratings.rate(rated.RatedGame("g1", BOARD, (
+        rated.RatedSeat("top", "Topa"), rated.RatedSeat("low", "Lowe"),
+        rated.RatedSeat("guest1", "Gus", guest=True)), (1, 3, 2)))
+    monkeypatch.setattr(rated, "LIST_LIMIT", 1)
+    base = server.url.replace("ws://", "http://") + "/ratings?game=skipper&mode=multi"
+    status, body = await asyncio.to_thread(fetch, base + "&limit=1000")
+    assert status == 200 and [e["key"] for e in body["entries"]] == ["top"]
+    server.rater.boards = "registered"
+    status, body = await asyncio.to_thread(
+        fetch, base + "&key=low&key=nobody&key=guest1&key=low")
+    assert status == 200, body
+    assert body["board"] == BOARD and body["mode"] == "multi"
+    assert [(e["key"], e["name"], e["guest"]) for e in body["entries"]] == [
+        ("low", "Lowe", False), ("guest1", "Gus", True)]
+    stored = await server.ratings.ratings(BOARD, ["low", "guest1"])
+    assert [e["rating"] for e in body["entries"]] == [stored["low"].shown,
+                                                      stored["guest1"].shown]
+    assert body["entries"][0]["rating"] < 1500 and body["entries"][0]["games"] == 1
+    assert set(body["entries"][0]) == set(Entry("k", "n", Rating()).record())
+    status, body = await asyncio.to_thread(fetch, base + "&key=nobody")
+    assert status == 200 and body["entries"] == []
+    status, body = await asyncio.to_thread(fetch, base.replace("multi", "race") + "&key=low")
+    assert status == 200 and body["entries"] == []
+    refused = {"&key=": "key: 1 to", "&key=low&key=": "key: 1 to",
+               "&key=" + "x" * (rated.MAX_KEY_LENGTH + 1): "key: 1 to",
+               "".join(f"&key=k{n}" for n in range(rated.MAX_KEYS + 1)): "key: at most 16"}
+    for query, needle in refused.items():
+        status, text = await asyncio.to_thread(fetch, base + query)
+        assert status == 400 and needle in text, (query, status, text)
+    # Sixteen keys, each asked twice, are sixteen: answered.
+    status, _ = await asyncio.to_thread(
+        fetch, base + "".join(f"&key=k{n % 16}" for n in range(32)))
+    assert status == 200
+    status, _ = await asyncio.to_thread(
+        fetch, base.replace("multi", "solo") + "&key=low")
+    assert status == 404
 
 
 def test_the_server_bots_strategy_is_the_rooms() -> None:
