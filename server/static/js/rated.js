@@ -1,7 +1,8 @@
 // @ts-check
 // Rated play in the web client (issue #45): the lobby's "Play rated" panel (queue_join and
 // queue_leave), the seat the queue gives (an unasked `joined`, then `matched`), the players'
-// ratings at a rated table (the banner, and each seat's on the seat list: SeatRating), and
+// ratings at a rated table (the banner, and each seat's on the seat list: SeatRating; read
+// by the seated players' keys, GET /ratings?key=K, whatever their rank on the list), and
 // the player's rated games with each rating before -> after (GET /ratings/history), in the
 // panel and in My games (loadChanges(), change()). app.js calls onMessage(), panel() and
 // banner(); room.js seatRatingOf() (drawn by SeatRating); account.js
@@ -22,6 +23,8 @@ const RATED_AFTER_MS = 600;
 
 /** Rated games of each mode My games reads (the newest). */
 const CHANGES_LIMIT = 100;
+/** A new player's rating: a seated player's who has none. */
+const NEW_PLAYER = Object.freeze({ rating: 1500, provisional: true });
 
 /** "1523", or "1523?" while provisional (lichess's mark). */
 /**
@@ -32,6 +35,9 @@ const CHANGES_LIMIT = 100;
  *   a /ratings entry
  * @typedef {{ waiting: number, rating: number, provisional: boolean }} Queued
  *   the `queued` reply
+ * @typedef {{ epoch: number, found: Map<string, ListEntry> | null | false }} Seated
+ *   a rated table's seated players' ratings (Rated.seatedOf): rating key -> entry (a key
+ *   with no rating absent), null while first read, false when they could not be read
  */
 
 /** @param {Rating} rating */
@@ -64,7 +70,10 @@ export class Rated {
     this.games = []; // /ratings/history entries, newest first
     this.changes = new Map(); // room id -> its newest /ratings/history entry (My games)
     this.entries = []; // this.mode's list (GET /ratings entries, best first)
-    this.lists = new Map(); // other modes' lists for rated tables' seats: mode -> entries
+    this.lists = new Map(); // other modes' lists (tables without keys): mode -> entries
+    /** @type {Map<string, Seated>} the shown table's: "room mode keys" -> its ratings */
+    this.seated = new Map();
+    this.epoch = 0; // rated games ended: a table's ratings read before are read again
     this.error = "";
   }
 
@@ -85,6 +94,7 @@ export class Rated {
     if (msg.t === "game_over" && (msg.room === this.room || this.isRated(this.app.room))) {
       setTimeout(() => {
         this.lists.clear();
+        this.epoch += 1;
         this.refresh();
       }, RATED_AFTER_MS);
     }
@@ -207,30 +217,76 @@ export class Rated {
     return this.lists.get(mode) || [];
   }
 
-  /** The rating of player `p` (a `room.players` entry) in `entries`: by its rating key in
-   * a rated room's facts, else by name; a new player's (1500, provisional) when unrated. */
-  ratingOf(entries, p) {
-    const found = entries.find((e) => ("key" in p ? e.key === p.key : e.name === p.name));
-    return found || { rating: 1500, provisional: true };
+  /** The ratings of the players seated at rated `room` (a room.js Room) in `mode`, read
+   * by their rating keys (GET /ratings?key=K..., whatever their rank on the list) once per
+   * table (its room, mode and seated keys) and again after a rated game's end (this.epoch;
+   * the answer read before is kept meanwhile): a Seated's `found`. */
+  seatedOf(room, mode) {
+    const players = (room.view.room && room.view.room.players) || [];
+    const keys = [...new Set(players.filter((p) => p && p.key).map((p) => String(p.key)))];
+    if (!keys.length) return new Map();
+    const id = `${room.roomId} ${mode} ${keys.sort().join(" ")}`;
+    let got = this.seated.get(id);
+    if (!got || got.epoch !== this.epoch) {
+      if (!got) this.seated.clear(); // one table is shown at a time
+      got = { epoch: this.epoch, found: got ? got.found : null };
+      this.seated.set(id, got);
+      this.readSeated(mode, keys, got);
+    }
+    return got.found;
+  }
+
+  /** Read the ratings of rating `keys` in `mode` into `into` (a Seated) and draw the page
+   * again; `into.found` false when they cannot be read (an answer read before is kept).
+   * @param {string} mode @param {string[]} keys @param {Seated} into */
+  async readSeated(mode, keys, into) {
+    const asked = keys.map((k) => `&key=${encodeURIComponent(k)}`).join("");
+    try {
+      const got = await getJson(`/ratings?game=${GAME}&mode=${mode}${asked}`);
+      into.found = new Map(got.entries.map((/** @type {ListEntry} */ e) => [e.key, e]));
+    } catch {
+      if (!into.found) into.found = false;
+    }
+    this.app.render();
+  }
+
+  /** The rating of player `p` (a `room.players` entry) at a rated table of `mode`, given
+   * the table's `found` (seatedOf): by its rating key (a rated room's facts) in `found`; in
+   * the mode's list when `found` could not be read or the facts give no key (then by
+   * name); a new player's (1500, provisional) when it has none (a seat without account has
+   * none); null while `found` is first read.
+   * @returns {Rating | null} */
+  ratingOf(found, p, mode) {
+    if ("key" in p && !p.key) return NEW_PLAYER;
+    if ("key" in p && found) return found.get(p.key) || NEW_PLAYER;
+    if ("key" in p && found === null) return null;
+    const listed = this.listOf(mode).find((e) => ("key" in p ? e.key === p.key
+      : e.name === p.name));
+    return listed || NEW_PLAYER;
   }
 
   /** The rating of seat `i` of `room` (a room.js Room) when the room is rated (isRated):
-   * { rating, provisional }, or null. */
+   * { rating, provisional }, or null (no player, or its rating is being read). */
   seatRatingOf(room, i) {
     if (!this.isRated(room)) return null;
     const players = (room.view.room && room.view.room.players) || [];
     const p = players[i];
     if (!p) return null;
-    return this.ratingOf(this.listOf(room.view.room.mode || this.mode), p);
+    const mode = room.view.room.mode || this.mode;
+    return this.ratingOf(this.seatedOf(room, mode), p, mode);
   }
 
-  /** The line above a rated table (a Preact element: RatedBanner), or null elsewhere. */
+  /** The line above a rated table (a Preact element: RatedBanner), or null elsewhere and
+   * while its players' ratings are first read. */
   banner() {
     const room = this.app.room;
     if (!room || room.roomId !== this.room) return null;
-    const players = (room.view.room && room.view.room.players) || [];
-    const seats = players.filter(Boolean).map((/** @type {{ name: string }} */ p) =>
-      ({ name: p.name, rating: this.ratingOf(this.entries, p) }));
+    const players = ((room.view.room && room.view.room.players) || []).filter(Boolean);
+    const mode = (room.view.room && room.view.room.mode) || this.mode;
+    const found = this.seatedOf(room, mode);
+    const seats = players.map((/** @type {{ name: string }} */ p) =>
+      ({ name: p.name, rating: this.ratingOf(found, p, mode) }));
+    if (seats.some((s) => !s.rating)) return null;
     return html`<${RatedBanner} seats=${seats} />`;
   }
 }

@@ -106,25 +106,75 @@ test("ratings drawn: a change, a seat's (provisional marked), the rated table's 
   assert.equal(textOf(banner), "Rated game \u00b7 Ann 1523, Bob 1500?");
 });
 
-test("the Rated state: its panel element draws it, a seat's rating comes from the list", () => {
+/** A fetch() answering `answers(url)` (a JSON body, or a thrown error: status 500);
+ * `asked` gets each url. */
+function fakeFetch(asked, answers) {
+  return async (url) => {
+    asked.push(url);
+    try {
+      const body = answers(url);
+      return { ok: true, status: 200, json: async () => body };
+    } catch {
+      return { ok: false, status: 500, json: async () => ({}) };
+    }
+  };
+}
+
+/** Wait until the promises already made have settled (the Rated reads). */
+const settled = () => new Promise((done) => setTimeout(done, 0));
+
+test("the Rated state: its panel element draws it; a rated table reads its seats' ratings " +
+     "by key, whatever their rank", async (t) => {
   const app = { render: noop, room: null, account: { info: null } };
   const rated = new Rated(app);
   rated.waiting = { waiting: 2, rating: 1500, provisional: true };
   assert.match(textOf(byId(expand(rated.panel()), "rated-status")), /2 in the queue/);
-  rated.entries = [{ name: "Ann", rating: 1610, provisional: false, key: "k1" }];
   rated.changes.set("r1", { room: "r1", before: { rating: 1500, provisional: true },
     after: { rating: 1510, provisional: true } });
   assert.equal(textOf(expand(rated.change("r1"))), " \u00b7 rating 1500? \u2192 1510?");
   assert.equal(rated.change("r2"), null);
-  const room = { roomId: "r5", view: { room: { rated: true, mode: "multi",
-    players: [{ name: "Ann", key: "k1" }, { name: "Bob", key: "k2" }] } } };
-  assert.deepEqual(rated.seatRatingOf(room, 0), rated.entries[0]);
-  assert.deepEqual(rated.seatRatingOf(room, 1), { rating: 1500, provisional: true });
+  // Ann is on the list; Cy is beyond it (or a guest off a registered-only list): the
+  // table's read by key answers both; Bob has no rating; the fourth seat no account.
+  rated.entries = [{ name: "Ann", rating: 1610, provisional: false, key: "k1" }];
+  const byKey = { k1: rated.entries[0], k3: { name: "Cy", rating: 1234, provisional: false,
+    key: "k3" } };
+  const asked = [];
+  let failing = false;
+  t.mock.method(globalThis, "fetch", fakeFetch(asked, (url) => {
+    if (failing) throw new Error("down");
+    const keys = new URL(url, "http://x").searchParams.getAll("key");
+    return { entries: keys.filter((k) => k in byKey).map((k) => byKey[k]) };
+  }));
+  const room = { roomId: "r5", view: { room: { rated: true, mode: "multi", players: [
+    { name: "Ann", key: "k1" }, { name: "Bob", key: "k2" }, { name: "Cy", key: "k3" },
+    { name: "Dee", key: null }] } } };
+  assert.equal(rated.seatRatingOf(room, 0), null, "nothing shown while being read");
+  await settled();
+  assert.deepEqual(asked, ["/ratings?game=skipper&mode=multi&key=k1&key=k2&key=k3"]);
+  assert.deepEqual([0, 1, 2, 3].map((i) => rated.seatRatingOf(room, i)), [byKey.k1,
+    { rating: 1500, provisional: true }, byKey.k3, { rating: 1500, provisional: true }]);
   assert.equal(rated.seatRatingOf({ ...room, view: { room: { players: [] } } }, 0), null);
   assert.equal(rated.banner(), null, "no banner outside the queue's room");
   rated.room = "r5";
   app.room = room;
-  assert.equal(textOf(expand(rated.banner())), "Rated game \u00b7 Ann 1610, Bob 1500?");
+  assert.equal(textOf(expand(rated.banner())),
+    "Rated game \u00b7 Ann 1610, Bob 1500?, Cy 1234, Dee 1500?");
+  assert.equal(asked.length, 1, "read once per table");
+  // The game ends: read again; the ratings read before stay shown meanwhile.
+  byKey.k3 = { ...byKey.k3, rating: 1250 };
+  rated.epoch += 1;
+  assert.equal(rated.seatRatingOf(room, 2).rating, 1234);
+  await settled();
+  assert.equal(rated.seatRatingOf(room, 2).rating, 1250);
+  assert.equal(asked.length, 2);
+  // A table whose read fails falls back on the list.
+  failing = true;
+  const other = { roomId: "r6", view: { room: { rated: true, mode: "multi", players: [
+    { name: "Ann", key: "k1" }, { name: "Cy", key: "k3" }] } } };
+  assert.equal(rated.seatRatingOf(other, 0), null);
+  await settled();
+  assert.deepEqual([rated.seatRatingOf(other, 0), rated.seatRatingOf(other, 1)],
+    [byKey.k1, { rating: 1500, provisional: true }]);
 });
 
 test("the sound toggle: a switch showing the setting; pressing it flips the kept one", () => {
