@@ -13,7 +13,9 @@ import asyncio
 from typing import Any
 
 import pytest
+from playwright.async_api import Error as PlaywrightError
 
+from cardhall.server import rated
 from cardhall.server.store.memory_store import MemoryStore
 from cardhall.server.ratings import RatedGame, RatedSeat
 
@@ -118,4 +120,87 @@ async def test_play_rated_at_desktop_and_phone_sizes() -> None:
         await phone.screenshot(path=shot("rated-my-games-phone"))
         await desk.screenshot(path=shot("rated-my-games-desktop"))
         await asyncio.sleep(0)
+    assert not errors, errors
+
+
+async def account_of(page: Any) -> str:
+    """The account id (rating key) the page signed in as (a guest)."""
+    await page.wait_for_function(
+        "() => window.cardhall.account.info && window.cardhall.account.info.account")
+    return str(await page.evaluate("() => window.cardhall.account.info.account"))
+
+
+async def seat_texts(server: Any, page: Any) -> list[str]:
+    """What the seat list should show, seat by seat: each seated player's rating in the
+    store ("1523", "1480?"), read by the rating keys of the room's facts."""
+    keys = await page.evaluate(
+        "() => window.cardhall.room.view.room.players.map(p => p && p.key)")
+    got = await server.ratings.ratings("skipper:multi", [k for k in keys if k])
+    return [f"{got[k].shown}{'?' if got[k].provisional else ''}" if k in got else "1500?"
+            for k in keys]
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize("beyond", ["limit", "registered"])
+async def test_a_seated_player_beyond_the_list_shows_its_rating(
+        beyond: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two players already rated sit at a rated table (desktop and phone sizes), both off
+    the rating list the client reads: ranked beyond its limit (the limit patched to 1, Ada
+    on top), or guests under ``rated_boards = "registered"``. The banner and the seat list
+    show their real ratings (read by key), not a new player's "1500?", before the game and
+    after it. On the old code both show "1500?" (the list has neither)."""
+    errors: list[str] = []
+    async with serving(MemoryStore, msg_rate=None, queue_wave_seconds=0.2) as make, \
+            browser() as b:
+        server = await make()
+        if beyond == "limit":
+            monkeypatch.setattr(rated, "LIST_LIMIT", 1)
+            for k in range(15):
+                await server.ratings.rate(RatedGame(f"old{k}", "skipper:multi", (
+                    RatedSeat("a", "Ada"), RatedSeat("b", "Bob")), (1, 2)))
+        else:
+            server.rater.boards = "registered"
+        desk = await page_at(b, server.port, errors, DESKTOP, wait="#rated-play")
+        phone = await page_at(b, server.port, errors, PHONE, wait="#rated-play",
+                              is_mobile=True, has_touch=True)
+        keys = [await account_of(desk), await account_of(phone)]
+        await server.ratings.rate(RatedGame("before", "skipper:multi", (
+            RatedSeat(keys[0], "Desk", guest=True), RatedSeat(keys[1], "Phone", guest=True)),
+            (1, 2)))
+        listed = await server.rater.listing("skipper", "multi", 1000)
+        assert not {e["key"] for e in listed["entries"]} & set(keys), listed
+        await queue_up(desk)
+        await queue_up(phone)
+        for page in (desk, phone):
+            await page.wait_for_selector("#rated-banner")
+            await page.wait_for_selector(".seats .seat-item:nth-child(2) .seat-rating")
+        want = await seat_texts(server, desk)
+        assert "1500?" not in want and len(set(want)) == 2, want
+        for page in (desk, phone):
+            assert await page.locator(".seats .seat-rating").all_inner_texts() == want
+            banner = await page.inner_text("#rated-banner")
+            assert all(w in banner for w in want) and "1500?" not in banner, banner
+        assert await overflow(phone) <= 0
+        room = await desk.evaluate("() => window.cardhall.room.roomId")
+        await desk.wait_for_function(
+            "() => window.cardhall.room.view.room.status === 'playing'")
+        for page in (desk, phone):  # the player to act resigns (Skipper: in turn)
+            try:
+                await page.evaluate(
+                    "r => window.cardhall.session.request({t: 'act', room: r, action: "
+                    "['resign'], state_id: window.cardhall.room.view.state_id})", room)
+                break
+            except PlaywrightError as exc:
+                assert "turn" in str(exc), exc
+        for _ in range(500):  # rated in the background
+            now = await server.ratings.ratings("skipper:multi", keys)
+            if all(r.games == 2 for r in now.values()):
+                break
+            await asyncio.sleep(0.02)
+        after = await seat_texts(server, desk)
+        assert after != want and "1500?" not in after, after
+        for page in (desk, phone):  # the table reads its seats' ratings again
+            await page.wait_for_function(
+                "w => JSON.stringify([...document.querySelectorAll('.seats .seat-rating')]"
+                ".map(e => e.textContent)) === JSON.stringify(w)", arg=after)
     assert not errors, errors
