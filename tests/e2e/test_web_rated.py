@@ -5,7 +5,9 @@ shows both players' ratings (the banner, and each seat's on the seat list, provi
 "?"; a spectator sees them too: the room's facts say ``rated``), and after the game each sees
 its rating move (before -> after) in its rated games and in My games. On the old code there
 is no "Play rated" panel (and, before the second round of #45, no rating on the seat list nor
-in My games)."""
+in My games). Players off the list the client reads (ranked beyond its limit, or guests
+under ``rated_boards = "registered"``) show their real ratings at the table: it reads them by
+key (``GET /ratings?key=K``); before that, "1500?"."""
 
 from __future__ import annotations
 
