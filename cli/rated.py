@@ -1,5 +1,6 @@
-"""``cardhall ratings``: a rated game type's rating list (issue #45 item 4), read from the
-server's ``GET /ratings`` (:mod:`cardhall.server.rated`)."""
+"""``cardhall ratings``: a rated game type's rating list (issue #45 item 4), or the ratings of
+given players whatever their rank (``--key``), read from the server's ``GET /ratings``
+(:mod:`cardhall.server.rated`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Sequence
 from typing import Any
 
 import click
@@ -16,12 +18,16 @@ from .options import LOCAL_URL, WS_URL
 __all__ = ["ratings", "ratings_url"]
 
 
-def ratings_url(url: str, game: str, mode: str, limit: int) -> str:
+def ratings_url(url: str, game: str, mode: str, limit: int,
+                keys: Sequence[str] = ()) -> str:
     """The ``/ratings`` address of the server at WebSocket ``url`` (``ws`` -> ``http``,
-    ``wss`` -> ``https``)."""
+    ``wss`` -> ``https``): the list's best ``limit``, or with ``keys`` the entries of those
+    rating keys (``key=K`` each; the server takes 1 to 16)."""
     parts = urllib.parse.urlsplit(url)
     scheme = "https" if parts.scheme == "wss" else "http"
-    query = urllib.parse.urlencode({"game": game, "mode": mode, "limit": limit})
+    asked: list[tuple[str, str | int]] = [("game", game), ("mode", mode)]
+    asked += [("key", k) for k in keys] if keys else [("limit", limit)]
+    query = urllib.parse.urlencode(asked)
     return urllib.parse.urlunsplit((scheme, parts.netloc, "/ratings", query, ""))
 
 
@@ -31,11 +37,15 @@ def ratings_url(url: str, game: str, mode: str, limit: int) -> str:
 @click.option("--game", default="skipper", show_default=True)
 @click.option("--mode", default="multi", show_default=True)
 @click.option("--limit", type=click.IntRange(1, 1000), default=100, show_default=True)
+@click.option("--key", "keys", multiple=True, metavar="KEY",
+              help="Only these players' ratings, whatever their rank (a rating key: an "
+                   "account id or bot:STRATEGY; repeatable, 16 at most).")
 @click.option("--json", "as_json", is_flag=True, help="The list as one JSON array.")
-def ratings(url: str, game: str, mode: str, limit: int, as_json: bool) -> None:
+def ratings(url: str, game: str, mode: str, limit: int, keys: tuple[str, ...],
+            as_json: bool) -> None:
     """Print the rating list of a rated game type: name, rating, mu, sigma, games and
-    provisional, the highest rating first."""
-    address = ratings_url(url, game, mode, limit)
+    provisional, the highest rating first (with --key: those players', in that order)."""
+    address = ratings_url(url, game, mode, limit, keys)
     try:
         with urllib.request.urlopen(address, timeout=30) as answer:
             body: dict[str, Any] = json.loads(answer.read())
