@@ -64,7 +64,7 @@ from .tasks import Background
 from .web import Responder
 
 __all__ = ["LIST_LIMIT", "MAX_KEYS", "MAX_KEY_LENGTH", "RATED_BOARDS", "SERVER_BOT",
-           "QueryError", "Rater", "check_room", "rated_game", "ratings_for", "seat_keys"]
+           "QueryError", "Rater", "check_room", "query_keys", "rated_game", "ratings_for"]
 
 log = logging.getLogger("cardhall.rated")
 
@@ -89,7 +89,7 @@ class QueryError(ValueError):
         self.message = message
 
 
-def seat_keys(keys: list[str]) -> list[str]:
+def query_keys(keys: list[str]) -> list[str]:
     """The keys of a ``/ratings?key=K...`` query, checked: each once, in the order given.
 
     Raises:
@@ -260,11 +260,11 @@ class Rater:
         ``keys``; a key never rated left out.
 
         Raises:
-            QueryError: bad ``keys`` (:func:`seat_keys`).
+            QueryError: bad ``keys`` (:func:`query_keys`).
             RoomError: ``lobby/unknown_game`` (not a rated game type).
             StoreError: the store is unavailable.
         """
-        keys = seat_keys(keys)
+        keys = query_keys(keys)
         if not is_rated(game, mode):
             raise RoomError("lobby/unknown_game", f"{game} {mode or ''} is not rated")
         board = board_id(game, mode)
