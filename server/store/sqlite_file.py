@@ -70,8 +70,8 @@ from . import sqlite_checks as checks
 from ..accounts.account_sqlite import create_tables as _v3_accounts
 from .rating_sqlite import add_game_order as _v6_rated_games, create_tables as _v5_ratings
 from .sqlite_archive import create_table as _v4_archive
-from .sqlite_journal import (APPEND, FOLD_SECONDS, LIMIT, AppendJournal, Row, fold_rows,
-                             journal_path, recover)
+from .sqlite_journal import (APPEND, FOLD_SECONDS, LIMIT, AppendJournal, Row, journal_path,
+                             recover)
 from .ports import StoreError, unpack, waiting_entry
 
 log = logging.getLogger("cardhall.sqlite")
@@ -361,16 +361,14 @@ class DataFile:
         write of its own, committed before this returns, when one may commit by itself
         now; else write nothing and return False (the caller writes through :meth:`write`).
 
-        With a journal (``--fsync normal``), both are written to it (one ``write(2)``:
-        it survives a ``kill -9`` once this returns) and folded into the file by a
-        loop callback due :data:`~.sqlite_journal.FOLD_SECONDS` from now, or by any
-        transaction or read of the file that comes first (sqlite_journal.py). Not while
-        the file refuses writes (:attr:`failing`: the next write through :meth:`write`
-        folds what waits, or is refused), nor while
-        the journal holds :data:`~.sqlite_journal.LIMIT` bytes unfolded. Without a
-        journal, a lone ``row`` runs as one ``INSERT`` in SQLite's autocommit mode when a
-        write commits at once by itself (:attr:`commit` ``"each"``, or ``"adaptive"`` and
-        no write of this tick yet; benchmarks/RESULTS.md, sessions 15 and 17).
+        With a journal (``--fsync normal``), both are written to it (one ``write(2)``,
+        safe from a ``kill -9`` once this returns), folded into the file by a loop
+        callback :data:`~.sqlite_journal.FOLD_SECONDS` later or any transaction or read
+        first (sqlite_journal.py); not while the file refuses writes (:attr:`failing`) or
+        the journal holds :data:`~.sqlite_journal.LIMIT` bytes. Without one, a lone
+        ``row`` is one autocommit ``INSERT`` when a write commits at once by itself
+        (:attr:`commit` ``"each"``, or ``"adaptive"`` and no write of this tick yet;
+        benchmarks/RESULTS.md, sessions 15 and 17).
 
         Returns:
             True when ``row`` is written and committed.
@@ -384,10 +382,7 @@ class DataFile:
             if self.failing or journal.size > LIMIT:
                 return False
             try:
-                if state is None:
-                    journal.append(row)
-                else:
-                    journal.append(row, state)
+                journal.append(row, state)
             except OSError as exc:
                 raise self._refused(exc) from None
             self.writes += 1
@@ -395,8 +390,8 @@ class DataFile:
                 self._fold_due = True
                 asyncio.get_running_loop().call_later(FOLD_SECONDS, self.fold)
             return True
-        if state is not None:
-            return False  # two statements: not one autocommit
+        if state is not None:  # two statements: not one autocommit
+            return False
         if self.commit != "each":
             if self.commit != "adaptive" or self._tick_wrote:
                 return False
@@ -477,8 +472,8 @@ class DataFile:
         folding = self.journal.pending if self.journal is not None else None
         try:
             db.execute("BEGIN IMMEDIATE")
-            if folding:
-                self._fold(db, folding)
+            if folding and self.journal is not None:
+                self.journal.fold_into(db)
             nested = len(works) > 1 or bool(folding)
             done = [self._run(work, nested) for work in works]
             if db.in_transaction:  # a lone work that raised rolled it back
@@ -494,21 +489,6 @@ class DataFile:
                 self.journal.folded()
             self._committed(sum(1 for _, error in done if error is None))
         return done
-
-    def _fold(self, db: sqlite3.Connection, rows: list[Row]) -> None:
-        """Fold the journal's ``rows`` into the open transaction: log rows into the log
-        table, states into their rooms (:func:`~.sqlite_journal.fold_rows`). A row whose
-        ``(room, seq)`` is taken (never seen: this process alone writes the file, and the
-        store checks each append's length) keeps the log's row, with an error logged,
-        rather than make every later fold fail.
-
-        Raises:
-            sqlite3.Error: the file refused the rows.
-        """
-        clashed = fold_rows(db, rows)
-        if clashed:
-            log.error("data file %s: %d journaled log entries clashed with rows in the log; "
-                      "the log's rows are kept", self.path, clashed)
 
     def _refused(self, exc: sqlite3.Error | OSError) -> StoreError:
         """Count a write the file refused (``exc``), say so once, and return the error."""

@@ -210,16 +210,16 @@ class AppendJournal:
         self.size = os.fstat(self.fd).st_size
         self.pending: list[Row] = []
 
-    def append(self, *rows: Row) -> None:
-        """Write the records of ``rows`` (a log row, and its room's :data:`STATE` when it
-        changed) with one ``write(2)``; they survive a ``kill -9`` once this returns.
+    def append(self, row: Row, state: Row | None = None) -> None:
+        """Write the records of log row ``row`` and, unless None, its room's ``state``
+        (``(room, STATE, packed state)``) with one ``write(2)``; they survive a
+        ``kill -9`` once this returns.
 
         Raises:
             OSError: the write failed or came out short (``ENOSPC`` for a short one); the
-                journal was cut back to its last whole record and none of ``rows`` is in
-                it.
+                journal was cut back to its last whole record and neither record is in it.
         """
-        data = encode(rows[0]) if len(rows) == 1 else b"".join(map(encode, rows))
+        data = encode(row) if state is None else encode(row) + encode(state)
         try:
             written = os.write(self.fd, data)
         except OSError:
@@ -229,7 +229,23 @@ class AppendJournal:
             self._cut()
             raise OSError(28, "No space left on device (a short write to the journal)")
         self.size += written
-        self.pending.extend(rows)
+        self.pending.append(row)
+        if state is not None:
+            self.pending.append(state)
+
+    def fold_into(self, db: sqlite3.Connection) -> None:
+        """Fold the :attr:`pending` rows into ``db``'s open transaction (:func:`fold_rows`;
+        :meth:`folded` once it commits). A row whose ``(room, seq)`` is taken (never seen:
+        one process alone writes the file, and the store checks each append's length) keeps
+        the log's row, with an error logged, rather than make every later fold fail.
+
+        Raises:
+            sqlite3.Error: the file refused the rows.
+        """
+        clashed = fold_rows(db, self.pending)
+        if clashed:
+            log.error("data file %s: %d journaled log entries clashed with rows in the log; "
+                      "the log's rows are kept", self.path.with_suffix(""), clashed)
 
     def _cut(self) -> None:
         """Cut the journal back to :attr:`size` (after a failed or short write)."""
