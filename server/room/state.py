@@ -90,6 +90,12 @@ class TableState:
         self._facts_cache: tuple[int, int, dict[str, Any]] | None = None
         self._commitment: tuple[int, str] | None = None
         self._timer_at: float | None = None
+        # what the table's _schedule last saw (its work is skipped while all of it holds)
+        self._scheduled_version = -1
+        self._scheduled_clock = -1
+        self._scheduled_timer: float | None = None
+        self._scheduled_bid = False
+        self._scheduled_acting: list[int] | None = None
         self._bot_rng: random.Random | None = None
         self._bot: Callable[..., Any] = bots.strategy(
             game_name, settings.get("bot_strategy", BOT_STRATEGY))
@@ -270,8 +276,10 @@ class TableState:
 
     def unchanged(self, state: dict[str, Any]) -> bool:
         """True when ``state`` is what the store is known to hold (an append then writes
-        only its entry)."""
-        return state == self._stored_state
+        only its entry). The same dict object (:meth:`state` while nothing changed) is
+        known at once, without comparing its values."""
+        stored = self._stored_state
+        return state is stored or state == stored
 
     # -- changes (each bumps the version) ---------------------------------------------------
 
