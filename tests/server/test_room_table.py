@@ -19,6 +19,7 @@ from cardhall.server.room import rules
 from cardhall.server.room.chat import ChatRefused
 from cardhall.server.room.outputs import (Append, Bots, Fanout, Notice, Output, Result, Save,
                                           Send, Timer)
+from cardhall.server.room import table as table_module
 from cardhall.server.room.table import Table
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -388,6 +389,57 @@ def test_a_turn_that_runs_out_plays_its_defaults_through_the_store() -> None:
         more = t.appended(append, t.state())
         append = more[-1] if more else None
     assert 1 <= steps <= 16 and seat not in t.dealt().to_act()
+
+
+class CountingClock:
+    """``time`` for the table's module that counts its wall-clock reads."""
+
+    perf_counter = staticmethod(time.perf_counter)
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+    def time(self) -> float:
+        self.reads += 1
+        return time.time()
+
+
+def test_a_move_that_keeps_the_turn_keeps_its_deadline_without_clock_work(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue #43: a move after which the same seat acts (Skipper's plays before the move
+    that ends its turn) leaves the deadline its turn got, reads no clock and asks for no
+    timer; a move that ends the turn gives the seats to act then fresh deadlines."""
+    t, conns = playing(2, turn_seconds=30.0, bid_seconds=10.0)
+    game = t.dealt()
+    ends = Skipper.TYPE.turn_end_verbs
+    assert ends is not None
+    clock = CountingClock()
+    monkeypatch.setattr(table_module, "time", clock)
+    kept = handed = in_turn = 0
+    while not game.over and kept + handed < 120:
+        seat = game.to_act()[0]
+        due, reads = t.deadlines[seat], clock.reads
+        legal = [a for a in game.legal_actions(seat) if a[0] != "resign"]
+        moves = [a for a in legal if a[0] not in ends]
+        action = moves[0] if moves and in_turn < 3 else legal[-1]
+        outs = t.act(conns[seat], p.Act(room="r1", state_id=game.state_id,  # type: ignore[arg-type]
+                                        action=list(action), id=1))
+        assert kinds(outs) == ["Append"]
+        outs = t.appended(outs[0], t.state())  # type: ignore[arg-type]
+        if game.over:
+            break
+        if action[0] not in ends:
+            kept, in_turn = kept + 1, in_turn + 1
+            assert game.to_act() == [seat] and dict(t.deadlines) == {seat: due}
+            if kept > 1:  # the start's own changes came after its deadlines were set
+                assert clock.reads == reads and not any(isinstance(o, Timer) for o in outs)
+        else:
+            handed, in_turn = handed + 1, 0
+            assert set(t.deadlines) == set(game.to_act())
+            limit = 10.0 if game.bidding else 30.0
+            assert all(0 < d - time.time() <= limit for d in t.deadlines.values())
+            assert clock.reads > reads
+    assert kept >= 5 and handed >= 5
 
 
 def test_a_bot_seat_moves_through_bot_turn_and_bot_move() -> None:
