@@ -764,10 +764,19 @@ class Table(TableState):
         self._timer_at = at
         return [Timer(at)]
 
+    def _has_bots(self) -> bool:
+        """Whether a server bot plays any seat: worked out once per :attr:`seats` tuple
+        (replaced at every seat change), not at every action of a room of players."""
+        seats = self.seats
+        if seats is not self._bots_of:
+            self._bots_of = seats
+            self._bots = any(h is not None and h.bot for h in seats)
+        return self._bots
+
     def _wake(self) -> list[Output]:
         """A :class:`~.outputs.Bots` when a bot seat may act: at once, or after
         ``bot_seconds`` (:data:`REAL_TIME_BOT_SECONDS` in real-time games by default)."""
-        if self.phase is not P:
+        if self.phase is not P or not self._has_bots():
             return []
         game = self.dealt()
         if game.over:
