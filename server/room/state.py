@@ -96,8 +96,10 @@ class TableState:
         self._scheduled_timer: float | None = None
         self._scheduled_bid = False
         self._scheduled_acting: list[int] | None = None
-        self._bots_of: tuple[Seat | None, ...] | None = None  # the seats _bots was found in
+        # what the table's _read_seats found in the seats tuple _read_of
+        self._read_of: tuple[Seat | None, ...] | None = None
         self._bots = False
+        self._grace: float | None = None
         self._bot_rng: random.Random | None = None
         self._bot: Callable[..., Any] = bots.strategy(
             game_name, settings.get("bot_strategy", BOT_STRATEGY))

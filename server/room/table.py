@@ -728,17 +728,19 @@ class Table(TableState):
         is not playing; ``bidding``: they bid), then the timer."""
         turn = self.settings["turn_seconds"]
         bid = self.settings["bid_seconds"] or turn
-        if (self._timer_at is None and not self._deadlines and bid is None
-                and all(h is None or h.grace_until is None for h in self.seats)):
+        self._read_seats()
+        grace = self._grace
+        if self._timer_at is None and not self._deadlines and bid is None and grace is None:
             return []  # no clocks in this room and none running
         deadlines = self._deadlines
         if acting is not None:
             kept = rules.solo_keep(self.settings, self.seat_count) is not None
             limit = bid if bidding else turn
             changed = False
-            for s in [s for s in deadlines if s not in acting]:
-                del deadlines[s]
-                changed = True
+            if deadlines:
+                for s in [s for s in deadlines if s not in acting]:
+                    del deadlines[s]
+                    changed = True
             now = time.time()
             for s in acting:
                 holder = self.seats[s]
@@ -751,26 +753,34 @@ class Table(TableState):
                     changed = True
             if changed:
                 self._clock_touched()
-        moments = [*deadlines.values(), *(h.grace_until for h in self.seats
-                                          if h is not None and h.grace_until is not None)]
-        if not moments:
+        at = min(deadlines.values()) if deadlines else grace
+        if at is None:  # no deadline, no grace window
             if self._timer_at is None:
                 return []
             self._timer_at = None
             return [Timer(None)]
-        at = min(moments)
+        if grace is not None and grace < at:
+            at = grace
         if self._timer_at is not None and self._timer_at <= at + TIMER_SLACK:
             return []  # the timer asked for fires first (or has fired: its input is queued)
         self._timer_at = at
         return [Timer(at)]
 
-    def _has_bots(self) -> bool:
-        """Whether a server bot plays any seat: worked out once per :attr:`seats` tuple
-        (replaced at every seat change), not at every action of a room of players."""
+    def _read_seats(self) -> None:
+        """What the clocks and the bots read of the seats, worked out once per
+        :attr:`seats` tuple (replaced at every seat change), not at every action: whether a
+        server bot plays any (``_bots``), the first end of a grace window (``_grace``: unix
+        time s, or None)."""
         seats = self.seats
-        if seats is not self._bots_of:
-            self._bots_of = seats
+        if seats is not self._read_of:
+            self._read_of = seats
             self._bots = any(h is not None and h.bot for h in seats)
+            graces = [h.grace_until for h in seats if h is not None and h.grace_until is not None]
+            self._grace = min(graces) if graces else None
+
+    def _has_bots(self) -> bool:
+        """Whether a server bot plays any seat (:meth:`_read_seats`)."""
+        self._read_seats()
         return self._bots
 
     def _wake(self) -> list[Output]:
