@@ -204,7 +204,7 @@ def _plain_act(m: dict[Any, Any]) -> Act | None:
     _set_field(msg, "state_id", state_id)
     _set_field(msg, "action", action)
     _set_field(msg, "id", rid)
-    return msg  # type: ignore[no-any-return]
+    return msg
 
 
 def _frame_map(data: Frame | str, max_size: int | None, side: Side) -> dict[Any, Any]:
