@@ -442,6 +442,31 @@ def test_a_move_that_keeps_the_turn_keeps_its_deadline_without_clock_work(
     assert kept >= 5 and handed >= 5
 
 
+def test_the_timer_goes_to_the_first_deadline_or_grace_window() -> None:
+    """The timer asked for is the first moment anything runs out, a turn's deadline or a
+    dropped seat's grace window; it moves only earlier, and once it fires with nothing run
+    out it is asked again for the first (the grace windows are read once per seats tuple:
+    issue #43)."""
+    t, conns = playing(3, turn_seconds=600.0, grace_seconds=60.0)
+    seat = t.dealt().to_act()[0]
+    other, third = (s for s in range(3) if s != seat)
+    outs = t.drop(conns[other])  # type: ignore[arg-type]
+    held = t.seats[other]
+    assert held is not None and held.grace_until is not None
+    assert held.grace_until < t.deadlines[seat]
+    assert [o.at for o in outs if isinstance(o, Timer)] == [held.grace_until]
+    outs = t.drop(conns[third])  # type: ignore[arg-type]  # a later window: the timer stays
+    assert not [o for o in outs if isinstance(o, Timer)]
+    outs = t.timer(time.time())  # fired early: nothing ran out
+    assert [o.at for o in outs if isinstance(o, Timer)] == [held.grace_until]
+    assert t.seats[other] is held and set(t.deadlines) == {seat}
+    outs = t.resume(conns[other], held.token)  # type: ignore[arg-type]
+    outs += t.resume(conns[third], t.seats[third].token)  # type: ignore[arg-type,union-attr]
+    assert t.seats[other].grace_until is None  # type: ignore[union-attr]
+    outs = t.timer(time.time())
+    assert [o.at for o in outs if isinstance(o, Timer)] == [t.deadlines[seat]]
+
+
 def test_a_bot_seat_moves_through_bot_turn_and_bot_move() -> None:
     t, conns = playing(2)
     t.leave(conns[0])  # type: ignore[arg-type]
