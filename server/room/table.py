@@ -705,8 +705,8 @@ class Table(TableState):
         the last time it ran: the seats to act and whether they bid, the table's
         :attr:`version` (seats, phase: every change bumps it), the deadlines
         (:meth:`_clock_touched` or :meth:`_touch` whenever they change) and the timer asked
-        for. That is most actions of a turn-based game: a turn of several moves keeps its
-        one deadline, set when the turn came (issue #43)."""
+        for. That is every move within a turn (Skipper's plays before the move that ends
+        it: a turn keeps the one deadline it got when it came; issue #43)."""
         game = self.game
         acting: list[int] | None = None
         bidding = False
@@ -720,7 +720,8 @@ class Table(TableState):
         outs = self._clocks(acting, bidding)
         self._scheduled_version, self._scheduled_clock = self.version, self._clock
         self._scheduled_timer, self._scheduled_bid = self._timer_at, bidding
-        self._scheduled_acting = acting
+        # a copy: an engine may hand out a list it changes later
+        self._scheduled_acting = None if acting is None else list(acting)
         return outs
 
     def _clocks(self, acting: list[int] | None, bidding: bool) -> list[Output]:
