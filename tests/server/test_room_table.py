@@ -415,6 +415,7 @@ def test_a_move_that_keeps_the_turn_keeps_its_deadline_without_clock_work(
     assert ends is not None
     clock = CountingClock()
     monkeypatch.setattr(table_module, "time", clock)
+    counted = table_module.__file__.endswith(".py")  # a compiled module keeps its own time
     kept = handed = in_turn = 0
     while not game.over and kept + handed < 120:
         seat = game.to_act()[0]
@@ -431,14 +432,15 @@ def test_a_move_that_keeps_the_turn_keeps_its_deadline_without_clock_work(
         if action[0] not in ends:
             kept, in_turn = kept + 1, in_turn + 1
             assert game.to_act() == [seat] and dict(t.deadlines) == {seat: due}
-            if kept > 1:  # the start's own changes came after its deadlines were set
-                assert clock.reads == reads and not any(isinstance(o, Timer) for o in outs)
+            assert kept == 1 or not any(isinstance(o, Timer) for o in outs)
+            if kept > 1 and counted:  # the start's own changes came after its deadlines
+                assert clock.reads == reads
         else:
             handed, in_turn = handed + 1, 0
             assert set(t.deadlines) == set(game.to_act())
             limit = 10.0 if game.bidding else 30.0
             assert all(0 < d - time.time() <= limit for d in t.deadlines.values())
-            assert clock.reads > reads
+            assert clock.reads > reads or not counted
     assert kept >= 5 and handed >= 5
 
 
