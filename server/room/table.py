@@ -767,23 +767,6 @@ class Table(TableState):
         self._timer_at = at
         return [Timer(at)]
 
-    def _read_seats(self) -> None:
-        """What the clocks and the bots read of the seats, worked out once per
-        :attr:`seats` tuple (replaced at every seat change), not at every action: whether a
-        server bot plays any (``_bots``), the first end of a grace window (``_grace``: unix
-        time s, or None)."""
-        seats = self.seats
-        if seats is not self._read_of:
-            self._read_of = seats
-            self._bots = any(h is not None and h.bot for h in seats)
-            graces = [h.grace_until for h in seats if h is not None and h.grace_until is not None]
-            self._grace = min(graces) if graces else None
-
-    def _has_bots(self) -> bool:
-        """Whether a server bot plays any seat (:meth:`_read_seats`)."""
-        self._read_seats()
-        return self._bots
-
     def _wake(self) -> list[Output]:
         """A :class:`~.outputs.Bots` when a bot seat may act: at once, or after
         ``bot_seconds`` (:data:`REAL_TIME_BOT_SECONDS` in real-time games by default)."""
