@@ -701,12 +701,19 @@ class Table(TableState):
         :class:`~.outputs.Timer` when that moves earlier than the one asked for, or none is
         left.
 
-        Nothing to do, at the cost of a few compares, when nothing it reads changed since
+        A room without clocks (no turn or bid clock, no deadline, no grace window, no timer
+        asked for) returns at once. Else nothing to do, at the cost of a few compares, when
+        nothing it reads changed since
         the last time it ran: the seats to act and whether they bid, the table's
         :attr:`version` (seats, phase: every change bumps it), the deadlines
         (:meth:`_clock_touched` or :meth:`_touch` whenever they change) and the timer asked
         for. That is every move within a turn (Skipper's plays before the move that ends
         it: a turn keeps the one deadline it got when it came; issue #43)."""
+        if (self._timer_at is None and not self._deadlines
+                and (self.settings["bid_seconds"] or self.settings["turn_seconds"]) is None):
+            self._read_seats()
+            if self._grace is None:
+                return []  # no clocks in this room and none running
         game = self.game
         acting: list[int] | None = None
         bidding = False
@@ -731,8 +738,6 @@ class Table(TableState):
         bid = self.settings["bid_seconds"] or turn
         self._read_seats()
         grace = self._grace
-        if self._timer_at is None and not self._deadlines and bid is None and grace is None:
-            return []  # no clocks in this room and none running
         deadlines = self._deadlines
         if acting is not None:
             kept = rules.solo_keep(self.settings, self.seat_count) is not None
