@@ -703,11 +703,10 @@ class Table(TableState):
 
         A room without clocks (no turn or bid clock, no deadline, no grace window, no timer
         asked for) returns at once. Else nothing to do, at the cost of a few compares, when
-        nothing it reads changed since
-        the last time it ran: the seats to act and whether they bid, the table's
-        :attr:`version` (seats, phase: every change bumps it), the deadlines
-        (:meth:`_clock_touched` or :meth:`_touch` whenever they change) and the timer asked
-        for. That is every move within a turn (Skipper's plays before the move that ends
+        nothing it reads changed since the last time it ran: the seats to act and whether
+        they bid, the table's :attr:`version` (seats, phase: every change bumps it), the
+        deadlines (:meth:`_clock_touched` or :meth:`_touch` whenever they change) and the
+        timer asked for. That is every move within a turn (Skipper's plays before the move that ends
         it: a turn keeps the one deadline it got when it came; issue #43)."""
         if (self._timer_at is None and not self._deadlines
                 and (self.settings["bid_seconds"] or self.settings["turn_seconds"]) is None):
