@@ -27,6 +27,9 @@ every append at once), all three without the append journal, or the store as ``c
 serve`` opens it (``sqlite-journal``: each lone append one ``write(2)`` to the journal,
 folded into SQLite after the answer).
 The CPU time per action (this process's, threads included) is printed too.
+``--turn-seconds`` gives the rooms a turn clock (public rooms run one of 60 s by default):
+
+    python benchmarks/room_path.py --actions 3000 --rooms 100 --turn-seconds 60
 
 Under ``valgrind --tool=callgrind`` (run twice with different ``--actions`` and divide the
 difference) it gives instructions per action that repeat exactly from run to run, which is
@@ -92,10 +95,12 @@ def make_store(kind: str, folder: Path) -> Store:
 
 
 async def run(actions: int, pause: float, seed: int, rooms: int = 1,
-              spin: bool = False, store: Store | None = None) -> Figures:
+              spin: bool = False, store: Store | None = None,
+              turn_seconds: float | None = None) -> Figures:
     """Play ``actions`` actions over ``rooms`` rooms in turn (a finished game is replaced
     by a new room), leaving a ``pause`` (s) gap after each, outside the timed part, with
-    ``store`` (None: a memory store)."""
+    ``store`` (None: a memory store); ``turn_seconds``: the rooms' turn clock (None:
+    none)."""
     rng = random.Random(seed)
     store = store or MemoryStore()
     made = 0
@@ -104,7 +109,7 @@ async def run(actions: int, pause: float, seed: int, rooms: int = 1,
         nonlocal made
         made += 1
         return await open_table(Room, made, rng.randrange(1 << 30), store,
-                                dict(ROOM_SETTINGS))
+                                {**ROOM_SETTINGS, "turn_seconds": turn_seconds})
 
     tables = [await new_table() for _ in range(rooms)]
     first: list[float] = []
@@ -159,16 +164,19 @@ def main() -> None:
     parser.add_argument("--store", choices=("memory", "sqlite-journal", "sqlite-each",
                                             "sqlite-tick", "sqlite-adaptive"),
                         default="memory", help="the rooms' store (memory)")
+    parser.add_argument("--turn-seconds", type=float, default=None,
+                        help="the rooms' turn clock in s (default: none)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="cardhall-room-path-") as tmp:
         store = make_store(args.store, Path(tmp))
         f = asyncio.run(run(args.actions, args.pause_ms / 1000, args.seed, args.rooms,
-                            args.spin, store))
+                            args.spin, store, args.turn_seconds))
     gap = f"{'spin' if args.spin else 'sleep'} {args.pause_ms:g} ms" if args.pause_ms else "none"
     print(f"{args.actions} actions, {args.rooms} room(s), gap {gap}: to the acting seat's "
           f"first frame p50 {f.first_p50:.1f} p90 {f.first_p90:.1f} us; whole broadcast "
           f"p50 {f.all_p50:.1f} p90 {f.all_p90:.1f} us; {f.frames_per_action:.2f} frames "
-          f"per action; CPU {f.cpu_us_per_action:.1f} us per action ({args.store} store)")
+          f"per action; CPU {f.cpu_us_per_action:.1f} us per action ({args.store} store"
+          f"{'' if args.turn_seconds is None else f', {args.turn_seconds:g} s turns'})")
 
 
 if __name__ == "__main__":

@@ -39,9 +39,11 @@ from .messages import (
     MAX_ID_LEN,
     MAX_MAP_LEN,
     MAX_MESSAGE_LEN,
+    MAX_STATE_ID,
     MESSAGE_TYPES,
     PROTOCOL_VERSIONS,
     SERVER_MESSAGES,
+    Act,
     Error,
     Hello,
     Welcome,
@@ -67,6 +69,10 @@ Frame = bytes | bytearray | memoryview
 _TABLES: Final = {"client": CLIENT_MESSAGES, "server": SERVER_MESSAGES}
 _unpackb: Final = msgpack.unpackb
 _packb: Final = msgpack.packb
+_new: Final = object.__new__
+_set_field: Final = object.__setattr__  # how a frozen dataclass sets its fields
+_INT_MIN: Final = -(2**63)  # what msgpack carries
+_INT_MAX: Final = 2**64 - 1
 
 
 def _valid_id(v: object) -> RequestId | None:
@@ -146,6 +152,10 @@ def decode(data: Frame | str, *, max_size: int | None = MAX_FRAME, side: Side) -
             exc2 = UnknownType(f"unknown message type {tag[:40]!r}")
         exc2.re = _salvage(obj)
         raise exc2
+    if cls is Act:
+        act = _plain_act(obj)
+        if act is not None:  # the hot message in its common shape
+            return act
     keys = obj.keys()
     extra = keys - cls._allowed
     if extra:
@@ -154,9 +164,6 @@ def decode(data: Frame | str, *, max_size: int | None = MAX_FRAME, side: Side) -
     missing = cls._required - keys
     if missing:
         raise MissingField(f"{tag}: missing field {min(missing)!r}", re=_salvage(obj))
-    plain = cls._plain
-    if plain is not None and plain(obj):  # a hot message in its common shape
-        return cls._trusted(obj)  # type: ignore[no-any-return]
     try:
         return cls(**obj)  # type: ignore[no-any-return]
     except ProtocolError as exc:
@@ -164,6 +171,40 @@ def decode(data: Frame | str, *, max_size: int | None = MAX_FRAME, side: Side) -
         exc.args = (exc.message,)
         exc.re = _salvage(obj)
         raise
+
+
+def _plain_act(m: dict[Any, Any]) -> Act | None:
+    """The :class:`~.messages.Act` of a decoded ``act`` map (its ``"t"`` taken out) in the
+    common shape, built without the generic checks (a dataclass ``__init__``, then a call
+    per field; issue #43, benchmarks/RESULTS.md session 7): the keys ``room``,
+    ``state_id``, ``action`` and perhaps ``id``, and nothing else; ``room`` a str of 1..64
+    characters, ``state_id`` an int in range, ``action`` a list of at most
+    :data:`~.messages.MAX_ARRAY_LEN` items whose first is a str and every other a str or an
+    int that fits msgpack, ``id`` nil or an int in range: a map the checks accept as it
+    is. None for a map of any other shape, valid (a nested map in an action, a str id) or
+    not: it goes through the full checks, which accept it or say what is wrong with it."""
+    n = len(m)
+    rid = m.get("id")
+    if n != 3 and not (n == 4 and "id" in m):
+        return None
+    room = m.get("room")
+    state_id = m.get("state_id")
+    action = m.get("action")
+    if not (type(room) is str and 1 <= len(room) <= 64
+            and type(state_id) is int and 0 <= state_id <= MAX_STATE_ID
+            and (rid is None or (type(rid) is int and 0 <= rid <= MAX_ID))
+            and type(action) is list and 0 < len(action) <= MAX_ARRAY_LEN
+            and type(action[0]) is str):
+        return None
+    for x in action:
+        if type(x) is not str and not (type(x) is int and _INT_MIN <= x <= _INT_MAX):
+            return None
+    msg = _new(Act)
+    _set_field(msg, "room", room)
+    _set_field(msg, "state_id", state_id)
+    _set_field(msg, "action", action)
+    _set_field(msg, "id", rid)
+    return msg
 
 
 def _frame_map(data: Frame | str, max_size: int | None, side: Side) -> dict[Any, Any]:

@@ -361,11 +361,6 @@ class _Record:
     _wire: ClassVar[tuple[tuple[str, bool], ...]] = ()
     _required: ClassVar[frozenset[str]] = frozenset()
     _allowed: ClassVar[frozenset[str]] = frozenset()
-    #: Set by a class whose frames are hot (``act``): a quick test of a decoded map's
-    #: common shape (its keys already checked). True only when every field would pass its
-    #: check, so decode may build the message with :meth:`_trusted`; False sends the map
-    #: through the full checks, which accept it or say what is wrong with it.
-    _plain: ClassVar[Callable[[dict[str, Any]], bool] | None] = None
 
     def __post_init__(self) -> None:
         for name, check, may_be_none in self._checks:
@@ -379,18 +374,6 @@ class _Record:
 
     def _validate(self) -> None:
         """Cross-field checks of a concrete class (none by default)."""
-
-    @classmethod
-    def _trusted(cls: type[_T], values: dict[str, Any]) -> _T:
-        """An instance holding ``values`` (wire field name -> value; an absent field is
-        None), built without running any check: only for values :attr:`_plain` passed.
-        Skipping the generic checks (a dataclass ``__init__``, then a call per field) is
-        what makes decoding an ``act`` cheap on a cold CPU (benchmarks/RESULTS.md,
-        session 7)."""
-        obj = object.__new__(cls)
-        for name, _ in cls._wire:  # type: ignore[attr-defined]
-            _set_field(obj, name, values.get(name))
-        return obj
 
     def to_map(self) -> dict[str, Any]:
         """The wire map of this record/message, without ``None`` optional fields.
@@ -427,7 +410,6 @@ def _finish(cls: type[_Record]) -> None:
 
 
 _dataclass = dataclass(frozen=True, slots=True, kw_only=True)
-_set_field = object.__setattr__  # how a frozen dataclass sets its fields
 
 CLIENT_MESSAGES: dict[str, type[Any]] = {}
 """Type tag -> class of every message a client may send."""
@@ -697,31 +679,6 @@ class Act(_Record):
     state_id: int = _f(_STATE_ID)
     action: Sequence[Any] = _f(_action)
     id: RequestId | None = _f(_ID, default=None)
-
-
-def _plain_act(m: dict[str, Any]) -> bool:
-    """The common shape of an ``act`` map (:attr:`_Record._plain`): ``room`` a str of 1..64
-    characters, ``state_id`` an int in range, ``action`` a list of at most
-    :data:`MAX_ARRAY_LEN` items whose first is a str and every other a str or an int that
-    fits msgpack, ``id`` absent, nil or an int in range. Maps of any other shape, valid
-    (a nested map in an action, a str id) or not, go through the full checks."""
-    room = m["room"]
-    state_id = m["state_id"]
-    action = m["action"]
-    rid = m.get("id")
-    if not (type(room) is str and 1 <= len(room) <= 64
-            and type(state_id) is int and 0 <= state_id <= MAX_STATE_ID
-            and (rid is None or (type(rid) is int and 0 <= rid <= MAX_ID))
-            and type(action) is list and 0 < len(action) <= MAX_ARRAY_LEN
-            and type(action[0]) is str):
-        return False
-    for x in action:
-        if type(x) is not str and not (type(x) is int and _INT_MIN <= x <= _INT_MAX):
-            return False
-    return True
-
-
-Act._plain = _plain_act
 
 
 @_message("get_view", "client")

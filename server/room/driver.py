@@ -180,8 +180,12 @@ class Room:
         if work.busy.locked() or (queue is not None and not queue.empty()) or work.closed:
             await work.submit(lambda: self.apply(self.table.act(conn, msg)))
             return
-        async with work.busy:  # free: taken without waiting
+        busy = work.busy
+        await busy.acquire()  # free: taken without waiting
+        try:  # not `async with`: asyncio's __aenter__/__aexit__ are two Python calls more
             await self.apply(self.table.act(conn, msg))
+        finally:
+            busy.release()
 
     async def close(self) -> None:
         """Stop the task and timers (removed, handed over or demoted). Callers of

@@ -19,7 +19,7 @@ list of these; the driver (:class:`~cardhall.server.room.Room`) carries them out
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ... import protocol as p
@@ -32,12 +32,16 @@ __all__ = ["Append", "Bots", "Fanout", "Notice", "Output", "Result", "Save", "Se
 
 class Output:
     """What the driver is to do (a base of the output kinds below; values, never changed
-    once made)."""
+    once made). The kinds made at every action (:class:`Send`, :class:`Fanout`,
+    :class:`Append`, :class:`Timer`, :class:`Notice`) write their ``__init__`` out
+    (``init=False``): mypyc compiles it, where a dataclass's generated one runs as Python
+    and costs ~6 times as much per output (issue #43). Equality and repr stay the
+    dataclass's."""
 
     __slots__ = ()
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class Send(Output):
     """Send ``msg`` (a message, or a frame already encoded) to ``to``, or to every member
     (``to`` None). ``fenced``: only while the room's lease is known to hold (a
@@ -45,19 +49,26 @@ class Send(Output):
 
     to: Peer | None
     msg: p.Message | bytes
-    fenced: bool = False
+    fenced: bool
+
+    def __init__(self, to: Peer | None, msg: p.Message | bytes, fenced: bool = False) -> None:
+        self.to, self.msg, self.fenced = to, msg, fenced
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class Fanout(Output):
     """Every member's update after ``events`` (:func:`.views.send_all`): ``first`` (the
     acting member) first, its ``lead`` frame (the ``ok`` of its ``act``) ahead of its
     update, or its update carrying ``re``. Fenced by the lease."""
 
     events: list[dict[str, Any]]
-    first: Peer | None = None
-    lead: bytes | None = None
-    re: Any = None
+    first: Peer | None
+    lead: bytes | None
+    re: Any
+
+    def __init__(self, events: list[dict[str, Any]], first: Peer | None = None,
+                 lead: bytes | None = None, re: Any = None) -> None:
+        self.events, self.first, self.lead, self.re = events, first, lead, re
 
 
 @dataclass(slots=True)
@@ -71,7 +82,7 @@ class Save(Output):
     undo: Any = None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class Append(Output):
     """Append ``entry`` (applied to the engine already, with ``events``) to the store's
     log, then give the answer back to the table. ``origin``: ``"act"`` (``conn``'s, request
@@ -80,19 +91,29 @@ class Append(Output):
 
     entry: LogEntry
     events: list[dict[str, Any]]
-    conn: Peer | None = None
-    re: Any = None
-    origin: str = "act"
-    seat: int = -1
-    started: float = 0.0
-    then: list[Effect] = field(default_factory=list)
+    conn: Peer | None
+    re: Any
+    origin: str
+    seat: int
+    started: float
+    then: list[Effect]
+
+    def __init__(self, entry: LogEntry, events: list[dict[str, Any]], conn: Peer | None = None,
+                 re: Any = None, origin: str = "act", seat: int = -1, started: float = 0.0,
+                 then: list[Effect] | None = None) -> None:
+        self.entry, self.events, self.conn, self.re = entry, events, conn, re
+        self.origin, self.seat, self.started = origin, seat, started
+        self.then = [] if then is None else then
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class Timer(Output):
     """Call :meth:`~.table.Table.timer` at ``at`` (unix time s; None: no timer)."""
 
     at: float | None
+
+    def __init__(self, at: float | None) -> None:
+        self.at = at
 
 
 @dataclass(slots=True)
@@ -102,7 +123,7 @@ class Bots(Output):
     delay: float
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class Notice(Output):
     """Tell the world outside the room ``what`` (with ``args``): ``"seats"`` (the lobby: a
     waiting room's seat was taken or freed; ``args`` (expired,)), ``"finished"`` (the
@@ -114,7 +135,10 @@ class Notice(Output):
     room facts soon)."""
 
     what: str
-    args: tuple[Any, ...] = ()
+    args: tuple[Any, ...]
+
+    def __init__(self, what: str, args: tuple[Any, ...] = ()) -> None:
+        self.what, self.args = what, args
 
 
 @dataclass(slots=True)

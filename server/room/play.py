@@ -34,17 +34,22 @@ class Effect:
     """What the room's driver is to do (a base of the effect classes below). Effects are
     values, never changed once made (not frozen dataclasses: those cost twice as much to
     make in pure Python, on every action); those without fields are made once
-    (:data:`SCHEDULE`...)."""
+    (:data:`SCHEDULE`...). Those made at every action write their ``__init__`` out
+    (``init=False``): mypyc compiles it, where a dataclass's generated one runs as Python
+    (~6 times the cost; issue #43). Equality and repr stay the dataclass's."""
 
     __slots__ = ()
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class Refuse(Effect):
     """Answer the act with ``error`` (a protocol ``error`` with its code) and count it
     refused; nothing changed (an illegal move leaves the engine exactly as it was)."""
 
     error: RoomError | GameError
+
+    def __init__(self, error: RoomError | GameError) -> None:
+        self.error = error
 
 
 @dataclass(slots=True)
@@ -55,7 +60,7 @@ class Tell(Effect):
     error: RoomError
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class Append(Effect):
     """The engine has applied ``entry`` (whose events are ``events``): append it to the
     room's log. The driver then calls :func:`appended` once the store holds it, or
@@ -64,14 +69,20 @@ class Append(Effect):
     entry: LogEntry
     events: list[dict[str, Any]]
 
+    def __init__(self, entry: LogEntry, events: list[dict[str, Any]]) -> None:
+        self.entry, self.events = entry, events
 
-@dataclass(slots=True)
+
+@dataclass(slots=True, init=False)
 class Stamp(Effect):
     """The views of ``seats`` are at ``state_id`` now: a real-time seat's ``act`` chosen
     against an older state is stale (:func:`act`)."""
 
     seats: tuple[int, ...]
     state_id: int
+
+    def __init__(self, seats: tuple[int, ...], state_id: int) -> None:
+        self.seats, self.state_id = seats, state_id
 
 
 @dataclass(slots=True)
@@ -81,11 +92,14 @@ class EnterPhase(Effect):
     phase: Phase
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class EndTurn(Effect):
     """``seat``'s turn is over: its deadline is dropped (a fresh clock at its next turn)."""
 
     seat: int
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
 
 
 @dataclass(slots=True)
@@ -98,12 +112,15 @@ class ClearClocks(Effect):
     """No more deadlines: the deadlines are dropped and the timer disarmed."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class Broadcast(Effect):
     """Every member gets its update with ``events``; the acting connection, if any, first,
     with its answer (an ``ok``, or the update carrying the act's id)."""
 
     events: list[dict[str, Any]]
+
+    def __init__(self, events: list[dict[str, Any]]) -> None:
+        self.events = events
 
 
 @dataclass(slots=True)

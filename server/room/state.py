@@ -90,6 +90,16 @@ class TableState:
         self._facts_cache: tuple[int, int, dict[str, Any]] | None = None
         self._commitment: tuple[int, str] | None = None
         self._timer_at: float | None = None
+        # what the table's _schedule last saw (its work is skipped while all of it holds)
+        self._scheduled_version = -1
+        self._scheduled_clock = -1
+        self._scheduled_timer: float | None = None
+        self._scheduled_bid = False
+        self._scheduled_acting: list[int] | None = None
+        # what the table's _read_seats found in the seats tuple _read_of
+        self._read_of: tuple[Seat | None, ...] | None = None
+        self._bots = False
+        self._grace: float | None = None
         self._bot_rng: random.Random | None = None
         self._bot: Callable[..., Any] = bots.strategy(
             game_name, settings.get("bot_strategy", BOT_STRATEGY))
@@ -270,8 +280,27 @@ class TableState:
 
     def unchanged(self, state: dict[str, Any]) -> bool:
         """True when ``state`` is what the store is known to hold (an append then writes
-        only its entry)."""
-        return state == self._stored_state
+        only its entry). The same dict object (:meth:`state` while nothing changed) is
+        known at once, without comparing its values."""
+        stored = self._stored_state
+        return state is stored or state == stored
+
+    def _read_seats(self) -> None:
+        """What the clocks and the bots read of the seats, worked out once per
+        :attr:`seats` tuple (replaced at every seat change), not at every action: whether a
+        server bot plays any (``_bots``), the first end of a grace window (``_grace``: unix
+        time s, or None)."""
+        seats = self.seats
+        if seats is not self._read_of:
+            self._read_of = seats
+            self._bots = any(h is not None and h.bot for h in seats)
+            graces = [h.grace_until for h in seats if h is not None and h.grace_until is not None]
+            self._grace = min(graces) if graces else None
+
+    def _has_bots(self) -> bool:
+        """Whether a server bot plays any seat (:meth:`_read_seats`)."""
+        self._read_seats()
+        return self._bots
 
     # -- changes (each bumps the version) ---------------------------------------------------
 

@@ -699,40 +699,73 @@ class Table(TableState):
         """Set the deadlines of the seats to act (a playing room's turn and bid clocks) and
         ask for the timer at the first deadline or grace window's end: a
         :class:`~.outputs.Timer` when that moves earlier than the one asked for, or none is
-        left."""
+        left.
+
+        A room without clocks (no turn or bid clock, no deadline, no grace window, no timer
+        asked for) returns at once. Else nothing to do, at the cost of a few compares, when
+        nothing it reads changed since the last time it ran: the seats to act and whether
+        they bid, the table's :attr:`version` (seats, phase: every change bumps it), the
+        deadlines (:meth:`_clock_touched` or :meth:`_touch` whenever they change) and the
+        timer asked for. That is every move within a turn (Skipper's plays before the move that ends
+        it: a turn keeps the one deadline it got when it came; issue #43)."""
+        if (self._timer_at is None and not self._deadlines
+                and (self.settings["bid_seconds"] or self.settings["turn_seconds"]) is None):
+            self._read_seats()
+            if self._grace is None:
+                return []  # no clocks in this room and none running
+        game = self.game
+        acting: list[int] | None = None
+        bidding = False
+        if self.phase is P and game is not None:
+            acting = game.to_act()
+            bidding = game.bidding
+        if (self.version == self._scheduled_version and self._clock == self._scheduled_clock
+                and self._timer_at == self._scheduled_timer and bidding == self._scheduled_bid
+                and acting == self._scheduled_acting):
+            return []
+        outs = self._clocks(acting, bidding)
+        self._scheduled_version, self._scheduled_clock = self.version, self._clock
+        self._scheduled_timer, self._scheduled_bid = self._timer_at, bidding
+        # a copy: an engine may hand out a list it changes later
+        self._scheduled_acting = None if acting is None else list(acting)
+        return outs
+
+    def _clocks(self, acting: list[int] | None, bidding: bool) -> list[Output]:
+        """:meth:`_schedule`'s work: the deadlines of the seats ``acting`` (None: the room
+        is not playing; ``bidding``: they bid), then the timer."""
         turn = self.settings["turn_seconds"]
         bid = self.settings["bid_seconds"] or turn
-        kept = rules.solo_keep(self.settings, self.seat_count) is not None
-        if (self._timer_at is None and not self._deadlines and bid is None
-                and all(h is None or h.grace_until is None for h in self.seats)):
-            return []  # no clocks in this room and none running
-        now = time.time()
+        self._read_seats()
+        grace = self._grace
         deadlines = self._deadlines
-        if self.phase is P:
-            game = self.dealt()
-            acting = set(game.to_act())
-            limit = bid if game.bidding else turn
-            before = dict(deadlines)
-            for s in list(deadlines):
-                if s not in acting:
+        if acting is not None:
+            kept = rules.solo_keep(self.settings, self.seat_count) is not None
+            limit = bid if bidding else turn
+            changed = False
+            if deadlines:
+                for s in [s for s in deadlines if s not in acting]:
                     del deadlines[s]
+                    changed = True
+            now = time.time()
             for s in acting:
                 holder = self.seats[s]
                 if limit is None or holder is None or holder.bot or (
                         kept and holder.conn is None):  # a kept solo game is paused
-                    deadlines.pop(s, None)
+                    if deadlines.pop(s, None) is not None:
+                        changed = True
                 elif s not in deadlines:
                     deadlines[s] = now + limit
-            if deadlines != before:
+                    changed = True
+            if changed:
                 self._clock_touched()
-        moments = [*deadlines.values(), *(h.grace_until for h in self.seats
-                                          if h is not None and h.grace_until is not None)]
-        if not moments:
+        at = min(deadlines.values()) if deadlines else grace
+        if at is None:  # no deadline, no grace window
             if self._timer_at is None:
                 return []
             self._timer_at = None
             return [Timer(None)]
-        at = min(moments)
+        if grace is not None and grace < at:
+            at = grace
         if self._timer_at is not None and self._timer_at <= at + TIMER_SLACK:
             return []  # the timer asked for fires first (or has fired: its input is queued)
         self._timer_at = at
@@ -741,7 +774,7 @@ class Table(TableState):
     def _wake(self) -> list[Output]:
         """A :class:`~.outputs.Bots` when a bot seat may act: at once, or after
         ``bot_seconds`` (:data:`REAL_TIME_BOT_SECONDS` in real-time games by default)."""
-        if self.phase is not P:
+        if self.phase is not P or not self._has_bots():
             return []
         game = self.dealt()
         if game.over:

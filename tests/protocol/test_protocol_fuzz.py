@@ -17,6 +17,7 @@ from typing import Any
 import msgpack
 import pytest
 from cardhall import protocol as p
+from cardhall.protocol import codec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -280,17 +281,17 @@ def act_map(place: str, value: Any) -> dict[str, Any]:
 
 
 def assert_decodes_as_the_checks_say(value: dict[str, Any]) -> None:
-    """decode's quick path for ``act`` (Act._plain, then no checks) gives exactly what the
+    """decode's quick path for ``act`` (codec._plain_act, no checks) gives exactly what the
     full checks give: the same message when they accept the map, their error when not."""
     fields = {k: v for k, v in value.items() if k != "t"}
     try:
         expected: Any = p.Act(**fields)
     except p.ProtocolError as exc:
         expected = (type(exc), exc.message)
-    plain = p.Act._plain
-    assert plain is not None
-    if plain(fields):
+    trusted = codec._plain_act(dict(fields))
+    if trusted is not None:
         assert not isinstance(expected, tuple), f"trusted {fields!r}: {expected}"
+        assert trusted == expected
     try:
         got: Any = p.decode(msgpack.packb(value), side="client")
     except p.ProtocolError as exc:
@@ -308,6 +309,28 @@ def test_decode_trusts_only_act_maps_the_checks_accept(place: str) -> None:
 @given(st.sampled_from(PLACES), data(False))
 def test_decode_trusts_only_act_maps_the_checks_accept_fuzzed(place: str, value: Any) -> None:
     assert_decodes_as_the_checks_say(act_map(place, value))
+
+
+@pytest.mark.parametrize("keys", [
+    {"drop": "room"}, {"drop": "state_id"}, {"drop": "action"}, {"drop": "id"},
+    {"add": "token"}, {"add": "seat"}, {"drop": "id", "add": "token"},
+    {"drop": "action", "add": "id2"}])
+def test_decode_trusts_only_act_maps_with_exactly_its_fields(keys: dict[str, str]) -> None:
+    """The quick path looks at the keys itself (it runs before the generic key checks): a
+    missing field or an unknown one is the same error as the full checks give."""
+    m: dict[str, Any] = {"t": "act", "room": "r1", "state_id": 3, "action": ["play", "5D"],
+                         "id": 9}
+    m.pop(keys.get("drop", ""), None)
+    if "add" in keys:
+        m[keys["add"]] = 1
+    fields = {k: v for k, v in m.items() if k != "t"}
+    plain = codec._plain_act(dict(fields))
+    if "add" in keys or keys.get("drop", "id") != "id":
+        assert plain is None
+        with pytest.raises((p.UnknownField, p.MissingField)):
+            p.decode(msgpack.packb(m), side="client")
+    else:
+        assert plain == p.Act(**fields) == p.decode(msgpack.packb(m), side="client")
 
 
 def test_decode_builds_a_plain_act_without_the_generic_checks(

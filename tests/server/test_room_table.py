@@ -19,6 +19,7 @@ from cardhall.server.room import rules
 from cardhall.server.room.chat import ChatRefused
 from cardhall.server.room.outputs import (Append, Bots, Fanout, Notice, Output, Result, Save,
                                           Send, Timer)
+from cardhall.server.room import table as table_module
 from cardhall.server.room.table import Table
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -388,6 +389,84 @@ def test_a_turn_that_runs_out_plays_its_defaults_through_the_store() -> None:
         more = t.appended(append, t.state())
         append = more[-1] if more else None
     assert 1 <= steps <= 16 and seat not in t.dealt().to_act()
+
+
+class CountingClock:
+    """``time`` for the table's module that counts its wall-clock reads."""
+
+    perf_counter = staticmethod(time.perf_counter)
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+    def time(self) -> float:
+        self.reads += 1
+        return time.time()
+
+
+def test_a_move_that_keeps_the_turn_keeps_its_deadline_without_clock_work(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue #43: a move after which the same seat acts (Skipper's plays before the move
+    that ends its turn) leaves the deadline its turn got, reads no clock and asks for no
+    timer; a move that ends the turn gives the seats to act then fresh deadlines."""
+    t, conns = playing(2, turn_seconds=30.0, bid_seconds=10.0)
+    game = t.dealt()
+    ends = Skipper.TYPE.turn_end_verbs
+    assert ends is not None
+    clock = CountingClock()
+    monkeypatch.setattr(table_module, "time", clock)
+    counted = table_module.__file__.endswith(".py")  # a compiled module keeps its own time
+    kept = handed = in_turn = 0
+    while not game.over and kept + handed < 120:
+        seat = game.to_act()[0]
+        due, reads = t.deadlines[seat], clock.reads
+        legal = [a for a in game.legal_actions(seat) if a[0] != "resign"]
+        moves = [a for a in legal if a[0] not in ends]
+        action = moves[0] if moves and in_turn < 3 else legal[-1]
+        outs = t.act(conns[seat], p.Act(room="r1", state_id=game.state_id,  # type: ignore[arg-type]
+                                        action=list(action), id=1))
+        assert kinds(outs) == ["Append"]
+        outs = t.appended(outs[0], t.state())  # type: ignore[arg-type]
+        if game.over:
+            break
+        if action[0] not in ends:
+            kept, in_turn = kept + 1, in_turn + 1
+            assert game.to_act() == [seat] and dict(t.deadlines) == {seat: due}
+            assert kept == 1 or not any(isinstance(o, Timer) for o in outs)
+            if kept > 1 and counted:  # the start's own changes came after its deadlines
+                assert clock.reads == reads
+        else:
+            handed, in_turn = handed + 1, 0
+            assert set(t.deadlines) == set(game.to_act())
+            limit = 10.0 if game.bidding else 30.0
+            assert all(0 < d - time.time() <= limit for d in t.deadlines.values())
+            assert clock.reads > reads or not counted
+    assert kept >= 5 and handed >= 5
+
+
+def test_the_timer_goes_to_the_first_deadline_or_grace_window() -> None:
+    """The timer asked for is the first moment anything runs out, a turn's deadline or a
+    dropped seat's grace window; it moves only earlier, and once it fires with nothing run
+    out it is asked again for the first (the grace windows are read once per seats tuple:
+    issue #43)."""
+    t, conns = playing(3, turn_seconds=600.0, grace_seconds=60.0)
+    seat = t.dealt().to_act()[0]
+    other, third = (s for s in range(3) if s != seat)
+    outs = t.drop(conns[other])  # type: ignore[arg-type]
+    held = t.seats[other]
+    assert held is not None and held.grace_until is not None
+    assert held.grace_until < t.deadlines[seat]
+    assert [o.at for o in outs if isinstance(o, Timer)] == [held.grace_until]
+    outs = t.drop(conns[third])  # type: ignore[arg-type]  # a later window: the timer stays
+    assert not [o for o in outs if isinstance(o, Timer)]
+    outs = t.timer(time.time())  # fired early: nothing ran out
+    assert [o.at for o in outs if isinstance(o, Timer)] == [held.grace_until]
+    assert t.seats[other] is held and set(t.deadlines) == {seat}
+    outs = t.resume(conns[other], held.token)  # type: ignore[arg-type]
+    outs += t.resume(conns[third], t.seats[third].token)  # type: ignore[arg-type,union-attr]
+    assert t.seats[other].grace_until is None  # type: ignore[union-attr]
+    outs = t.timer(time.time())
+    assert [o.at for o in outs if isinstance(o, Timer)] == [t.deadlines[seat]]
 
 
 def test_a_bot_seat_moves_through_bot_turn_and_bot_move() -> None:
