@@ -356,9 +356,10 @@ class DataFile:
         return await fut
 
     def append_alone(self, row: Row, state: Row | None = None) -> bool:
-        """Append the log row ``row`` (``(room, seq, packed entry)``), and replace its
-        room's state with ``state`` (``(room, STATE, packed state)``) when given, as a
-        write of its own, committed before this returns, when one may commit by itself
+        """Append the log row ``row`` (``(room, seq, packed entry)``; or, with a journal, a
+        snapshot's record: :func:`~.sqlite_journal.snapshot_row`), and replace its room's
+        state with ``state`` (``(room, STATE, packed state)``) when given, as a write of its
+        own, committed before this returns, when one may commit by itself
         now; else write nothing and return False (the caller writes through :meth:`write`).
 
         With a journal (``--fsync normal``), both are written to it (one ``write(2)``,
@@ -390,7 +391,7 @@ class DataFile:
                 self._fold_due = True
                 asyncio.get_running_loop().call_later(FOLD_SECONDS, self.fold)
             return True
-        if state is not None:  # two statements: not one autocommit
+        if state is not None or row[1] < 0:  # two statements, or not a log row
             return False
         if self.commit != "each":
             if self.commit != "adaptive" or self._tick_wrote:

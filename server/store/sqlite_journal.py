@@ -26,8 +26,10 @@ A seq of :data:`STATE` (-1) marks the room's packed *state* instead of a log ent
 append that changes the state (a turn clock's new deadline, every turn of a public room)
 writes its entry and its state as two records of one ``write(2)``, and the fold replaces
 the room's ``state`` column with the last state the journal holds for it
-(:func:`fold_rows`; benchmarks/RESULTS.md, session 21). Every transaction of the data file
-folds the journal first, so what the journal holds is always newer than the file.
+(:func:`fold_rows`; benchmarks/RESULTS.md, session 21). A seq of :data:`SNAPSHOT` (-2)
+marks the room's engine snapshot (``<i64: its state_id>`` then the packed snapshot: every
+64 entries of a room), folded as the room's row of ``snapshots``. Every transaction of the
+data file folds the journal first, so what the journal holds is always newer than the file.
 
 What waits unfolded is bounded: past :data:`LIMIT` bytes an append goes through a
 transaction instead, which folds the journal (:meth:`~.sqlite_file.DataFile.append_alone`).
@@ -72,6 +74,12 @@ RECOVER = "INSERT OR IGNORE INTO log (room, seq, entry) VALUES (?, ?, ?)"
 SET_STATE = "UPDATE rooms SET state = ? WHERE room = ?"
 #: The seq of a record holding the room's packed state rather than a log entry.
 STATE = -1
+#: The seq of a record holding the room's engine snapshot (:func:`snapshot_row`).
+SNAPSHOT = -2
+#: The head of a snapshot record's data: the snapshot's state_id.
+SNAPSHOT_HEAD = struct.Struct("<q")
+#: The fold of a journaled snapshot: the room's latest.
+SET_SNAPSHOT = "INSERT OR REPLACE INTO snapshots (room, state_id, snapshot) VALUES (?, ?, ?)"
 #: Seconds from the first append written to the journal to the fold of what waits in it.
 FOLD_SECONDS = 0.1
 #: Bytes the journal may hold unfolded before appends go through a transaction (which folds
@@ -127,10 +135,16 @@ def decode(data: bytes) -> tuple[list[Row], int]:
     return rows, end - at
 
 
+def snapshot_row(room: str, state_id: int, packed: bytes) -> Row:
+    """The journal's record of room ``room``'s engine snapshot ``packed`` at ``state_id``."""
+    return room, SNAPSHOT, SNAPSHOT_HEAD.pack(state_id) + packed
+
+
 def fold_rows(db: sqlite3.Connection, rows: list[Row]) -> int:
     """Fold the journal's ``rows`` into the open transaction of ``db``: the log rows with
-    ``INSERT OR IGNORE`` (one there already keeps the log's row), and each room's last
-    :data:`STATE` record as its ``state`` column.
+    ``INSERT OR IGNORE`` (one there already keeps the log's row), then each room's last
+    :data:`STATE` record as its ``state`` column and its last :data:`SNAPSHOT` as its
+    snapshot.
 
     Returns:
         The log rows that clashed with rows already in the log (not inserted).
@@ -138,11 +152,16 @@ def fold_rows(db: sqlite3.Connection, rows: list[Row]) -> int:
     Raises:
         sqlite3.Error: the file refused them.
     """
-    entries = [row for row in rows if row[1] != STATE]
+    entries = [row for row in rows if row[1] >= 0]
     states = {room: data for room, seq, data in rows if seq == STATE}  # the last one wins
+    snaps = {room: data for room, seq, data in rows if seq == SNAPSHOT}
     clashed = len(entries) - db.executemany(RECOVER, entries).rowcount if entries else 0
     if states:
         db.executemany(SET_STATE, [(data, room) for room, data in states.items()])
+    if snaps:
+        db.executemany(SET_SNAPSHOT, [(room, SNAPSHOT_HEAD.unpack_from(data)[0],
+                                       data[SNAPSHOT_HEAD.size:])
+                                      for room, data in snaps.items()])
     return clashed
 
 
@@ -180,9 +199,9 @@ def recover(db: sqlite3.Connection, path: Path) -> int:
             if db.in_transaction:
                 db.execute("ROLLBACK")
             raise
-        states = sum(1 for row in rows if row[1] == STATE)
-        log.info("append journal %s: %d log entries folded into the data file (and %d states)",
-                 journal, len(rows) - states, states)
+        entries = sum(1 for row in rows if row[1] >= 0)
+        log.info("append journal %s: %d log entries folded into the data file (and %d states "
+                 "or snapshots)", journal, entries, len(rows) - entries)
     os.truncate(journal, 0)
     return len(rows)
 

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from .sqlite_archive import SQLiteArchive
 from .sqlite_file import DataFile, lobby_columns, open_file
-from .sqlite_journal import APPEND, STATE
+from .sqlite_journal import APPEND, STATE, snapshot_row
 from .local_ports import LocalInbox, LocalLeases
 from .ports import Lease, Loaded, LogConflict, LogEntry, Store, StoreHealth
 from .ports import new_process_id, pack, unpack
@@ -151,12 +151,17 @@ class SQLiteRooms:
             raise
 
     async def save_snapshot(self, room_id: str, state_id: int, snapshot: dict[str, Any]) -> None:
-        """Keep the latest snapshot (the log stays whole: ``get_log`` and replays need it).
+        """Keep the latest snapshot (the log stays whole: ``get_log`` and replays need it):
+        in the append journal when it may (one ``write(2)``, folded with the log), else in
+        a transaction.
 
         Raises:
             StoreError: the file refused the write.
         """
-        row = (room_id, state_id, pack(snapshot))
+        packed = pack(snapshot)
+        if self.file.append_alone(snapshot_row(room_id, state_id, packed)):
+            return
+        row = (room_id, state_id, packed)
 
         def work(db: sqlite3.Connection) -> None:
             db.execute("INSERT OR REPLACE INTO snapshots (room, state_id, snapshot) "

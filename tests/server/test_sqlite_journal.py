@@ -23,7 +23,7 @@ from cardhall.server.store import sqlite_journal
 from cardhall.server.store import sqlite_file
 from cardhall.server.store.sqlite_file import backup
 from cardhall.server.store.sqlite_journal import (STATE, AppendJournal, decode, encode,
-                                                  journal_path)
+                                                  journal_path, snapshot_row)
 from cardhall.server.store.sqlite_store import SQLiteStore
 from cardhall.server.store.ports import StoreError, pack, unpack
 
@@ -107,6 +107,27 @@ async def test_an_append_with_a_new_state_is_one_write_and_the_fold_keeps_the_la
         await store.close()
 
 
+async def test_a_snapshot_is_one_write_to_the_journal_and_folded_with_the_log(
+        tmp_path: Path) -> None:
+    path = tmp_path / "data.db"
+    store = SQLiteStore(path)
+    try:
+        lease = await add_room(store, "r", "playing")
+        await store.append("r", [ENTRY], 0, None, lease=lease)
+        statements: list[str] = []
+        store.file.db.set_trace_callback(statements.append)
+        for sid in (1, 2):  # two in one fold: the latest is kept
+            await store.save_snapshot("r", sid, {"sid": sid})
+        assert statements == []  # no transaction of its own
+        await asyncio.sleep(FOLD + 0.05)  # the fold
+        assert rows(path, "SELECT state_id, snapshot FROM snapshots") == [(2, pack({"sid": 2}))]
+        await store.save_snapshot("r", 3, {"sid": 3})
+        loaded = await store.load("r")  # a read folds what waits first
+        assert loaded is not None and loaded.snapshot == {"sid": 3}
+    finally:
+        await store.close()
+
+
 def test_a_restart_folds_a_journaled_state_into_its_room(tmp_path: Path) -> None:
     path = tmp_path / "data.db"
 
@@ -120,7 +141,8 @@ def test_a_restart_folds_a_journaled_state_into_its_room(tmp_path: Path) -> None
     asyncio.run(made())
     # What a process killed mid-game leaves: an entry and the state after it, journaled.
     journal_path(path).write_bytes(
-        encode(("r", 0, pack(ENTRY))) + encode(("r", STATE, pack({"status": "over"}))))
+        encode(("r", 0, pack(ENTRY))) + encode(("r", STATE, pack({"status": "over"})))
+        + encode(snapshot_row("r", 1, pack({"sid": 1}))))
     store = SQLiteStore(path)
     try:
         async def loaded() -> Any:
@@ -128,7 +150,7 @@ def test_a_restart_folds_a_journaled_state_into_its_room(tmp_path: Path) -> None
 
         room = asyncio.run(loaded())
         assert room is not None and room.state == {"status": "over"}
-        assert room.entries == [ENTRY]
+        assert rows(path, "SELECT state_id, snapshot FROM snapshots") == [(1, pack({"sid": 1}))]
         assert rows(path, "SELECT count(*) FROM log WHERE seq < 0") == [(0,)]
     finally:
         store.file.close()
