@@ -176,11 +176,14 @@ def test_bench_builds_shows_the_pure_and_the_compiled_figures_side_by_side() -> 
         pure, compiled, ratio = rows[name]
         assert float(pure.replace(",", "")) > 0 and float(compiled.replace(",", "")) > 0, name
         assert ratio.endswith("x"), name
-    # the steps of a compiled room cannot be timed from outside (bench/steps.py): "-"
+    # the steps of a compiled room cannot be timed from outside (bench/steps.py): "-"; a
+    # pure step may be below what the timer resolves (the metrics' step reads 0.0 since
+    # they are plain attributes), the engine's apply never is
     for name in ("engine: apply the action", "state()", "store append", "clocks", "metrics",
                  "table()", "fan-out (frames, less the above)"):
         pure, compiled, ratio = rows[name]
-        assert float(pure.replace(",", "")) > 0 and (compiled, ratio) == ("-", "-"), name
+        assert float(pure.replace(",", "")) >= 0 and (compiled, ratio) == ("-", "-"), name
+    assert float(rows["engine: apply the action"][0].replace(",", "")) > 0
 
 
 def _third_party_imports(source: Path) -> set[str]:
