@@ -215,6 +215,8 @@ class AppendJournal:
         path: The data file (the journal is :func:`journal_path` of it; created ``0600``).
 
     Attributes:
+        data: The data file.
+        path: The journal.
         pending: The rows written and not yet folded, in order.
         size: The journal's length in bytes.
 
@@ -223,6 +225,7 @@ class AppendJournal:
     """
 
     def __init__(self, path: Path) -> None:
+        self.data = path
         self.path = journal_path(path)
         self.fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC,
                           0o600)
@@ -264,7 +267,7 @@ class AppendJournal:
         clashed = fold_rows(db, self.pending)
         if clashed:
             log.error("data file %s: %d journaled log entries clashed with rows in the log; "
-                      "the log's rows are kept", self.path.with_suffix(""), clashed)
+                      "the log's rows are kept", self.data, clashed)
 
     def _cut(self) -> None:
         """Cut the journal back to :attr:`size` (after a failed or short write)."""

@@ -75,6 +75,16 @@ async def test_a_lone_append_is_one_write_answered_at_once_and_folded_after(
     assert not journal_path(path).exists()  # a clean close leaves no journal
 
 
+async def traced_room(store: SQLiteStore) -> tuple[Any, list[str]]:
+    """Room ``r`` made in ``store`` with its first entry (its length now known), and the SQL
+    statements the file runs from here on: ``(its lease, the statements)``."""
+    lease = await add_room(store, "r", "playing")
+    await store.append("r", [ENTRY], 0, None, lease=lease)
+    statements: list[str] = []
+    store.file.db.set_trace_callback(statements.append)
+    return lease, statements
+
+
 async def test_an_append_with_a_new_state_is_one_write_and_the_fold_keeps_the_last_state(
         tmp_path: Path) -> None:
     # A turn clock changes the room's state (its deadlines) every turn: the entry and the
@@ -82,11 +92,7 @@ async def test_an_append_with_a_new_state_is_one_write_and_the_fold_keeps_the_la
     path = tmp_path / "data.db"
     store = SQLiteStore(path)
     try:
-        lease = await add_room(store, "r", "playing")
-        await store.append("r", [ENTRY], 0, None, lease=lease)
-        await asyncio.sleep(0)
-        statements: list[str] = []
-        store.file.db.set_trace_callback(statements.append)
+        lease, statements = await traced_room(store)
         for seq in (1, 2):  # two turns in one tick, each with its deadline
             state = {"status": "playing", "deadlines": [[seq % 2, 100.0 + seq]]}
             turn = store.append("r", [["a", seq, ["draw"]]], seq, state, lease=lease)
@@ -112,10 +118,7 @@ async def test_a_snapshot_is_one_write_to_the_journal_and_folded_with_the_log(
     path = tmp_path / "data.db"
     store = SQLiteStore(path)
     try:
-        lease = await add_room(store, "r", "playing")
-        await store.append("r", [ENTRY], 0, None, lease=lease)
-        statements: list[str] = []
-        store.file.db.set_trace_callback(statements.append)
+        _, statements = await traced_room(store)
         for sid in (1, 2):  # two in one fold: the latest is kept
             await store.save_snapshot("r", sid, {"sid": sid})
         assert statements == []  # no transaction of its own
