@@ -37,7 +37,7 @@ from .codec import (
     update_frame,
     update_parts,
 )
-from .delta import apply_delta, apply_update, diff, top_keys
+from .delta import apply_delta, apply_update, diff, diff_value, top_keys
 from .queue import TABLE_SIZES, Matched, QueueJoin, QueueLeave, Queued
 from .errors import (
     CLOSE_CODES,
@@ -135,6 +135,7 @@ __all__ = [
     "apply_delta",
     "apply_update",
     "diff",
+    "diff_value",
     "top_keys",
     "ok_frame",
     "delta_frame",

@@ -143,7 +143,7 @@ class _DeltaFrames:
             else:
                 change = self.changes.get(id(old))
                 if change is None:
-                    diff = p.diff({"room": old}, {"room": facts})
+                    diff = p.diff_value("room", old, facts)
                     change = self.changes[id(old)] = (diff, p.packed_pairs(diff))
                 frame = p.delta_frame(self.parts, delta, change[0], change[1], re,
                                       member.wire)

@@ -76,3 +76,16 @@ def test_update_frame_of_a_view_is_the_view_packed_whole(view: dict[str, Any], r
     if re is not None:
         frame["re"] = re
     assert p.update_frame(parts, view=view, re=re, v=2) == msgpack.packb(frame)
+
+
+def test_delta_frame_pinned_bytes_with_a_facts_change() -> None:
+    """The version 2 frame of test_room_wire's pinned one with a deadline change appended:
+    the delta's pairs without ``state_id``, then the change's, under one 2-pair header."""
+    parts = p.update_parts("r1", 7, [{"type": "pass", "seat": 0}])
+    change = {"/room/deadlines/0/1": 12.5}
+    frame = p.delta_frame(parts, {"state_id": 7, "to_act": [1]}, change,
+                          p.packed_pairs(change), 3, 2)
+    assert frame.hex() == (
+        "86a174a6757064617465a4726f6f6da27231a873746174655f696407a564656c746182a6746f"
+        "5f6163749101b32f726f6f6d2f646561646c696e65732f302f31cb4029000000000000"
+        "a66576656e74739182a474797065a470617373a47365617400a2726503")
