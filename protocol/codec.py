@@ -465,6 +465,12 @@ _DELTA_KEY: Final = _pack("delta")
 _VIEW_KEY: Final = _pack("view")
 _RE_KEY: Final = _pack("re")
 _STATE_ID_KEY: Final = _pack("state_id")
+_STATE_ID_SIZE: Final = len(_STATE_ID_KEY)
+#: The bytes of a packed int by its first byte: the fixints (positive and negative) one, the
+#: others their marker and 1, 2, 4 or 8 bytes (uint8..64, int8..64).
+_INT_SIZES: Final[dict[int, int]] = {
+    **{b: 1 for b in range(0x80)}, **{b: 1 for b in range(0xE0, 0x100)},
+    0xCC: 2, 0xCD: 3, 0xCE: 5, 0xCF: 9, 0xD0: 2, 0xD1: 3, 0xD2: 5, 0xD3: 9}
 #: The headers of maps of 0..15 pairs (msgpack's fixmap: one byte).
 _FIXMAPS: Final = tuple(bytes((0x80 | n,)) for n in range(16))
 
@@ -553,11 +559,13 @@ def delta_frame(parts: tuple[bytes, bytes], delta: dict[str, Any],
     packed = _pack(delta)
     start = _header_size(len(delta))
     if v > 1 and "state_id" in delta:
-        entry = _STATE_ID_KEY + _pack(delta["state_id"])
-        if not packed.startswith(entry, start):  # not the first key: the general way
+        size = 0
+        if packed.startswith(_STATE_ID_KEY, start):  # the first key: its pair cut
+            size = _INT_SIZES.get(packed[start + _STATE_ID_SIZE], 0)
+        if not size:  # not the first key, or not an int: the general way
             return update_frame(parts, delta={**delta, **extra} if extra else delta, re=re,
                                 v=v)
-        start += len(entry)
+        start += _STATE_ID_SIZE + size
         count -= 1
     head, tail = parts
     pairs = packed[start:]

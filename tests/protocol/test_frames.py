@@ -89,3 +89,16 @@ def test_delta_frame_pinned_bytes_with_a_facts_change() -> None:
         "86a174a6757064617465a4726f6f6da27231a873746174655f696407a564656c746182a6746f"
         "5f6163749101b32f726f6f6d2f646561646c696e65732f302f31cb4029000000000000"
         "a66576656e74739182a474797065a470617373a47365617400a2726503")
+
+
+@pytest.mark.parametrize("sid", [0, 127, 128, 255, 256, 65535, 65536, 2**32 - 1, 2**32, 2**64 - 1,
+                                 -1, -32, -33, -128, -129, -(2**15) - 1, -(2**31) - 1,
+                                 -(2**63), None, True, 1.5, "7", [7]])
+def test_delta_frame_cuts_a_first_state_id_of_any_size_or_type(sid: Any) -> None:
+    """Every msgpack int width (fixint, uint8..64, negative fixint, int8..64) is cut from a
+    version 2 frame's packed delta; a state_id of another type takes the general way."""
+    parts = p.update_parts("r1", 7, [])
+    delta = {"state_id": sid, "to_act": [1], "hand": ["5D"]}
+    for v in (1, 2):
+        assert p.delta_frame(parts, delta, None, b"", None, v) == _reference(
+            "r1", 7, [], delta, None, v)
