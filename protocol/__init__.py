@@ -28,14 +28,16 @@ from .codec import (
     Side,
     clip_message,
     decode,
+    delta_frame,
     encode,
     error_reply,
     ok_frame,
+    packed_pairs,
     reply_id,
     update_frame,
     update_parts,
 )
-from .delta import apply_delta, apply_update, diff, top_keys
+from .delta import apply_delta, apply_update, diff, diff_value, top_keys
 from .queue import TABLE_SIZES, Matched, QueueJoin, QueueLeave, Queued
 from .errors import (
     CLOSE_CODES,
@@ -133,8 +135,11 @@ __all__ = [
     "apply_delta",
     "apply_update",
     "diff",
+    "diff_value",
     "top_keys",
     "ok_frame",
+    "delta_frame",
+    "packed_pairs",
     "update_frame",
     "update_parts",
     "BOARD_ORDERS",

@@ -119,6 +119,35 @@ def diff(old: dict[str, Any], new: dict[str, Any],
     return out
 
 
+def diff_value(key: str, before: Any, value: Any) -> dict[str, Any]:
+    """``diff({key: before}, {key: value})``: the delta entries turning top-level ``key``'s
+    value ``before`` into ``value``, found without diffing the entries the two share when
+    both are maps with the same keys whose values are the very same objects but under one
+    key (room facts whose deadlines alone changed: each action's, with a turn clock; issue
+    #43): that key's values alone are compared and walked, as :func:`diff` would."""
+    if before is value:
+        return {}
+    if (type(before) is dict and type(value) is dict and len(before) == len(value)
+            and key[:1] != "/" and "/" not in key and "~" not in key):
+        odd: Any = _MISSING
+        for k, v in value.items():
+            old = before.get(k, _MISSING)
+            if old is not v:
+                if odd is not _MISSING or old is _MISSING:
+                    break  # more than one changed, or another key: the general way
+                odd = k
+        else:
+            if odd is _MISSING:
+                return {}  # every value the same object
+            was, now = before[odd], value[odd]
+            if was == now:
+                return {}
+            out: dict[str, Any] = {}
+            _walk(was, now, f"/{key}/{_token(odd)}", out)
+            return out
+    return diff({key: before}, {key: value})
+
+
 def _whole(key: Any, value: Any) -> dict[str, Any]:
     """The delta entry replacing top-level ``key`` whole (a key like ``"/x"`` travels as a
     pointer, or it would read as one)."""

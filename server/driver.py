@@ -245,6 +245,7 @@ class Socket:
         self.pending = 0
         self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._out: list[bytes] = []
+        self._gone = False  # closed (connection_lost): :attr:`lost`, read without a call
         self._queued = False  # in the flusher's lists (or being read: written at its end)
         self._reading = False
         self._extended = False  # frames go through the protocol (extensions: compression)
@@ -286,8 +287,8 @@ class Socket:
 
     @property
     def lost(self) -> bool:
-        """Whether the socket has closed."""
-        return self.done.done()
+        """Whether the socket has closed (``connection_lost``)."""
+        return self._gone
 
     def respond(self, status: http.HTTPStatus, text: str) -> Response:
         """A plain-text HTTP response with ``status`` (websockets' ``reject``)."""
@@ -334,14 +335,19 @@ class Socket:
         ``force``); once the WebSocket is not open they are dropped."""
         self._queued = False
         transport = self.transport
-        if transport is None or self.lost:
+        if transport is None or self._gone:
             return
         protocol = self.protocol
-        out = protocol.data_to_send() if protocol.writes else []
+        frames = self._out
+        if protocol.writes:
+            out = protocol.data_to_send()
+        elif not frames:
+            return  # nothing to write (the end of most reads)
+        else:
+            out = []
         eof = bool(out) and not out[-1]  # b"": the protocol's end of stream, always last
         if eof:
             out.pop()
-        frames = self._out
         if frames and (force or not self.paused):
             self._out = []
             self.pending = 0
@@ -352,7 +358,8 @@ class Socket:
                     out += protocol.data_to_send()
                 else:
                     for frame in frames:
-                        out.append(binary_header(len(frame)))
+                        size = len(frame)
+                        out.append(_SHORT_HEADERS[size] if size < 126 else binary_header(size))
                         out.append(frame)
         if out:
             transport.writelines(out)
@@ -375,7 +382,7 @@ class Socket:
         """Begin the close handshake with ``code``: after the queued frames (written even
         to a paused transport) when ``keep``, else dropping them. A socket whose WebSocket
         is not open yet is closed at once."""
-        if self.lost or self.transport is None:
+        if self._gone or self.transport is None:
             return
         if self.protocol.state is _OPEN:
             if not keep:
@@ -389,18 +396,18 @@ class Socket:
 
     def abort(self) -> None:
         """Reset the connection now (nothing more is written)."""
-        if self.transport is not None and not self.lost:
+        if self.transport is not None and not self._gone:
             self.transport.abort()
 
     def pause_reading(self) -> None:
         """Stop reading the socket (a busy handler has enough messages waiting)."""
-        if not self._read_paused and self.transport is not None and not self.lost:
+        if not self._read_paused and self.transport is not None and not self._gone:
             self._read_paused = True
             self.transport.pause_reading()
 
     def resume_reading(self) -> None:
         """Read the socket again."""
-        if self._read_paused and self.transport is not None and not self.lost:
+        if self._read_paused and self.transport is not None and not self._gone:
             self._read_paused = False
             self.transport.resume_reading()
 
@@ -538,6 +545,7 @@ class Socket:
         self._out = []
         self.pending = 0
         self.admission.lost()
+        self._gone = True
         if not self.done.done():
             self.done.set_result(None)
         handler = self.handler
@@ -601,7 +609,7 @@ class Socket:
         if response is None:
             response = protocol.accept(request)
         response.headers["Server"] = SERVER
-        if self.lost or protocol.state is not _CONNECTING:
+        if self._gone or protocol.state is not _CONNECTING:
             return
         protocol.send_response(response)
         if response.status_code == 101:  # the protocol is OPEN
@@ -626,7 +634,7 @@ class Socket:
     def _ping(self) -> None:
         """Send a keepalive ping; the pong is awaited ``ping_timeout`` seconds."""
         self._ping_timer = None
-        if self.lost or self.protocol.state is not _OPEN:
+        if self._gone or self.protocol.state is not _OPEN:
             return
         self._ping_data = os.urandom(4)
         self.protocol.send_ping(self._ping_data)
@@ -651,7 +659,7 @@ class Socket:
     def _pong_missed(self) -> None:
         """No pong in time: close with 1011, as websockets' keepalive does."""
         self._pong_timer = None
-        if self.lost or self.protocol.state is not _OPEN:
+        if self._gone or self.protocol.state is not _OPEN:
             return
         self.protocol.fail(1011, "keepalive ping timeout")
         self.flush()

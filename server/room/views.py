@@ -11,7 +11,7 @@ members whose last view came from the same broadcast.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 
 from ... import protocol as p
@@ -103,37 +103,61 @@ def send_all(t: Table, out: Fanout) -> None:
     if deltas is None:
         _send_diffed(t, parts, facts, first, leader, lead, re)
         return
-    sid = t.state_id
-    frames: dict[tuple[int, int, int], bytes] = {}  # (id(delta), id(old facts), wire) -> frame
-    changes: dict[int, dict[str, Any]] = {}  # id(old facts) -> its change to ``facts``
+    fan = _DeltaFrames(parts, t.state_id, deltas, facts)
+    _send_deltas(t, fan, parts, facts, first, leader, () if lead is None else (lead,), re)
 
-    def frame_of(member: Member, re: Any = None) -> bytes | None:
+
+class _DeltaFrames:
+    """The update frames of one broadcast of the engine's deltas (:meth:`Game.deltas`),
+    member by member: a member's delta plus the change of the room facts since those it
+    was last sent (diffed and packed once per such older facts); members with the same
+    delta object, older facts and protocol version share one frame, packed once."""
+
+    __slots__ = ("changes", "deltas", "facts", "frames", "parts", "sid")
+
+    def __init__(self, parts: tuple[bytes, bytes], sid: int,
+                 deltas: Mapping[int | None, dict[str, Any]], facts: dict[str, Any]) -> None:
+        self.parts = parts
+        self.sid = sid
+        self.deltas = deltas
+        self.facts = facts
+        # (id(delta), id(old facts), wire) -> frame
+        self.frames: dict[tuple[int, int, int], bytes] = {}
+        # id(old facts) -> its change to ``facts`` and that packed (p.packed_pairs)
+        self.changes: dict[int, tuple[dict[str, Any], bytes]] = {}
+
+    def frame(self, member: Member, re: Any = None) -> bytes | None:
+        """``member``'s frame (``re``: the id of the request it answers), now its last
+        state and facts; None when it needs its full view (not at the state before)."""
         old = member.table
+        sid = self.sid
         if member.sid != sid - 1 or old is None:
             return None
-        delta = deltas[member.seat]
+        delta = self.deltas[member.seat]
+        facts = self.facts
         key = (id(delta), id(old), member.wire)
-        frame = frames.get(key) if re is None else None
+        frame = self.frames.get(key) if re is None else None
         if frame is None:
-            if old is not facts:
-                change = changes.get(id(old))
+            if old is facts:
+                frame = p.delta_frame(self.parts, delta, None, b"", re, member.wire)
+            else:
+                change = self.changes.get(id(old))
                 if change is None:
-                    change = changes[id(old)] = p.diff({"room": old}, {"room": facts})
-                delta = {**delta, **change}
-            frame = p.update_frame(parts, delta=delta, re=re, v=member.wire)
+                    diff = p.diff_value("room", old, facts)
+                    change = self.changes[id(old)] = (diff, p.packed_pairs(diff))
+                frame = p.delta_frame(self.parts, delta, change[0], change[1], re,
+                                      member.wire)
             if re is None:
-                frames[key] = frame
+                self.frames[key] = frame
         member.last, member.base, member.sid, member.table = None, None, sid, facts
         return frame
 
-    _send_deltas(t, frame_of, parts, facts, first, leader, () if lead is None else (lead,), re)
 
-
-def _send_deltas(t: Table, frame_of: Callable[..., bytes | None], parts: tuple[bytes, bytes],
+def _send_deltas(t: Table, fan: _DeltaFrames, parts: tuple[bytes, bytes],
                  facts: dict[str, Any], first: Peer | None, leader: Member | None,
                  ahead: tuple[bytes, ...], re: Any) -> None:
-    """Send every member its frame of a broadcast of the engine's deltas (``frame_of``
-    makes a member's, or returns None when it needs its full view): ``first``'s (its
+    """Send every member its frame of a broadcast of the engine's deltas (``fan`` makes a
+    member's, or returns None when it needs its full view): ``first``'s (its
     member ``leader``) ahead of everyone's, after its ``ahead`` frame and carrying
     ``re``; a member not at the state before gets its full view; the spectators of a
     crowd get theirs later (:data:`LATER_SPECTATORS`)."""
@@ -141,7 +165,7 @@ def _send_deltas(t: Table, frame_of: Callable[..., bytes | None], parts: tuple[b
     full: list[tuple[Peer, Member]] = []
     if leader is not None:
         assert first is not None
-        frame = frame_of(leader, re)
+        frame = fan.frame(leader, re)
         if frame is None:
             full.append((first, leader))
         else:
@@ -153,7 +177,7 @@ def _send_deltas(t: Table, frame_of: Callable[..., bytes | None], parts: tuple[b
     for conn, member in members.items():
         if conn is first:
             continue
-        frame = frame_of(member)
+        frame = fan.frame(member)
         if frame is None:
             full.append((conn, member))
         else:

@@ -13,7 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cardhall.protocol import Act, Joined, Update, apply_delta, decode, diff, encode, top_keys
+from cardhall.protocol import (Act, Joined, Update, apply_delta, decode, diff, diff_value,
+                               encode, top_keys)
 from cardhall.games import create
 from cardhall.games.bots import strategy
 from cardhall.games.skipper import observer as O
@@ -388,3 +389,39 @@ async def test_every_member_of_a_room_holds_its_view_after_every_action(
     assert reported >= 50
     assert not any(k.replies for k in [*keepers, watcher])  # one reply per act, no more
     await room.close()
+
+
+_leaf = st.one_of(st.integers(-3, 3), st.floats(allow_nan=False, width=32), st.text(max_size=3),
+                  st.none())
+_tree = st.recursive(_leaf, lambda inner: st.one_of(
+    st.lists(inner, max_size=4), st.dictionaries(st.sampled_from(["a", "b/c", "~d", "e"]),
+                                                 inner, max_size=4)), max_leaves=12)
+
+
+@settings(max_examples=500, deadline=None)
+@given(base=st.dictionaries(st.sampled_from(["id", "status", "deadlines", "x/y", "~z", "n"]),
+                            _tree, max_size=6),
+       changes=st.dictionaries(st.sampled_from(["id", "status", "deadlines", "x/y", "~z", "n",
+                                                "new"]), _tree, max_size=2),
+       drop=st.booleans(), key=st.sampled_from(["room", "/room", "a/b", "t~"]))
+def test_diff_value_is_diff_of_the_key(base: dict[str, Any], changes: dict[str, Any],
+                                       drop: bool, key: str) -> None:
+    # Room facts as a room makes them: a copy sharing every value but the ones replaced
+    # (none, one: the fast case, or more), maybe with a key less; any key name.
+    new = {**base, **changes}
+    if drop and base:
+        del new[next(iter(base))]
+    assert diff_value(key, base, new) == diff({key: base}, {key: new})
+    assert diff_value(key, base, base) == {}
+    assert diff_value(key, base, dict(base)) == {}
+    assert diff_value(key, [1, base], [1, new]) == diff({key: [1, base]}, {key: [1, new]})
+
+
+def test_diff_value_walks_only_the_changed_deadlines() -> None:
+    # The turn clock's case: facts copied with new deadlines; the one changed time alone.
+    facts = {"id": "r1", "players": [{"name": "a"}, {"name": "b"}],
+             "deadlines": [[0, 100.0], [1, 130.0]], "status": "playing"}
+    later = {**facts, "deadlines": [[0, 100.0], [1, 160.5]]}
+    assert diff_value("room", facts, later) == {"/room/deadlines/1/1": 160.5}
+    assert diff_value("room", facts, {**facts, "deadlines": [[0, 100.0]]}) == {
+        "/room/deadlines": [[0, 100.0]]}

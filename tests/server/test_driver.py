@@ -181,3 +181,30 @@ async def test_a_close_writes_the_queued_frames_first_or_drops_them() -> None:
         assert transport.eof  # the close handshake done: the server half-closes TCP
         sock.connection_lost(None)
         assert sock.lost
+
+
+async def test_lost_is_set_by_connection_lost_and_a_lost_socket_writes_nothing() -> None:
+    # Socket.lost is a flag set when the socket closes (read at every flush: issue #43),
+    # not a look at the ``done`` future; once set, frames queued or sent are never written.
+    flusher = Flusher()
+    sock, transport = open_socket(flusher)
+    assert not sock.lost and not sock.done.done()
+    sock.send((b"a",))
+    sock.flush()
+    assert transport.writes == [out(b"a")]
+    sock.send((b"b",))
+    sock.connection_lost(None)
+    assert sock.lost and sock.done.done()
+    sock.send((b"c",))
+    sock.flush(force=True)
+    await asyncio.sleep(0)
+    assert transport.writes == [out(b"a")]
+
+
+async def test_a_flush_with_nothing_queued_writes_nothing() -> None:
+    # The end of most reads (the room answers later): no empty writelines.
+    sock, transport = open_socket(Flusher())
+    sock.flush()
+    sock.data_received(frame(b"")[:1])  # half a header: nothing read, nothing to answer
+    assert transport.writes == []
+    sock.connection_lost(None)
