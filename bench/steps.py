@@ -40,11 +40,11 @@ from pathlib import Path
 from typing import Any
 
 #: The steps, in the order of an action, with the callables each one times
-#: (``Table.NAME``, ``store.append``, ``game.NAME``, ``views.send_all``, the room driver's
+#: (``Table.NAME``, ``store.append_now``, ``game.NAME``, ``views.send_all``, the room driver's
 #: ``observe_action``).
 STEPS = (("engine: apply the action", ("game.apply_entry",)),
          ("state()", ("table.state",)),
-         ("store append", ("store.append",)),
+         ("store append", ("store.append_now",)),
          ("clocks", ("table._schedule", "table._wake")),
          ("metrics", ("observe_action",)),
          ("table()", ("table.facts",)),
@@ -204,7 +204,8 @@ async def _play(actions: int, rooms: int, seed: int, clock: Clock | None,
         vars(room_module)["Table"] = timed_subclass(
             table_cls, ("state", "_schedule", "_wake", "facts"), "table", clock)
         vars(views_module)["send_all"] = clock.timed("views.send_all", send_all)
-        store_cls = timed_subclass(store_cls, ("append",), "store", clock)
+        # the room appends at once (Room.act_now), through the store's plain call
+        store_cls = timed_subclass(store_cls, ("append_now",), "store", clock)
     store = store_cls()
     bound = metrics.bind_game(metrics.Metrics(store, lambda: rooms, lambda: 4 * rooms),
                               "skipper", "multi")

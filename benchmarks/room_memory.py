@@ -37,6 +37,11 @@ class NullStore(MemoryStore):
                      state: dict[str, Any] | None, *, lease: str | None = None) -> None:
         """Keep nothing."""
 
+    def append_now(self, room_id: str, entries: Sequence[LogEntry], expect: int,
+                   state: dict[str, Any] | None, *, lease: str | None = None) -> bool:
+        """Keep nothing (the room's plain-call append, Room.act_now)."""
+        return True
+
     async def save_snapshot(self, room_id: str, state_id: int, snapshot: dict[str, Any]) -> None:
         """Keep nothing."""
 

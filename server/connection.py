@@ -353,7 +353,11 @@ class Connection(Session):
             room = self.rooms.get(msg.room)
             if room is not None and self.hub.lobby.rooms.get(msg.room) is room:
                 try:
-                    task = self._go(room.play(self, msg))
+                    if self._eager:  # as plain calls when the room is idle (Room.act_now)
+                        rest = room.act_now(self, msg)
+                        task = None if rest is None else start_eagerly(rest, self._frame_task)
+                    else:  # redis-py needs a task of its own from the start
+                        task = self._go(room.play(self, msg))
                 except Exception as exc:  # refused, or the store failed: answered
                     self.refusal(exc, msg)
                     return None

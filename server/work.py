@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -23,6 +24,80 @@ def _noop() -> None:
     """A work item that does nothing (wakes an idle task: :meth:`WorkQueue.close`)."""
 
 
+class Busy:
+    """The lock a room's work item holds while it runs (``asyncio.Lock``'s ``locked``,
+    ``acquire``, ``release`` and ``async with``), which may also be taken by a plain call
+    (:meth:`hold`): a room runs an idle room's action as plain calls, holding it, and hands
+    it on to a coroutine should the action have to wait after all (``Room.act_now``).
+
+    Fair: a release hands the lock to the first waiter at once (it stays held), so nothing
+    can take it between the release and the waiter's wake-up.
+
+    Attributes:
+        held: True while some work item holds it.
+    """
+
+    __slots__ = ("held", "_waiters")
+
+    def __init__(self) -> None:
+        self.held = False
+        self._waiters: deque[asyncio.Future[None]] = deque()
+
+    def locked(self) -> bool:
+        """True while held."""
+        return self.held
+
+    def hold(self) -> bool:
+        """Take the lock now if it is free (nobody holds it or waits for it).
+
+        Returns:
+            True when taken (release it with :meth:`release`); False: held already.
+        """
+        if self.held:
+            return False
+        self.held = True
+        return True
+
+    async def acquire(self) -> bool:
+        """Take the lock, waiting (in order of arrival) while it is held. Returns True."""
+        if not self.held:
+            self.held = True
+            return True
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(fut)
+        try:
+            await fut  # handed over by release(): held for this caller
+        except asyncio.CancelledError:
+            if fut.done() and not fut.cancelled():
+                self.release()  # handed over just before the cancellation: pass it on
+            elif fut in self._waiters:
+                self._waiters.remove(fut)
+            raise
+        return True
+
+    def release(self) -> None:
+        """Release the lock: to its first waiter (still held), or free.
+
+        Raises:
+            RuntimeError: it is not held.
+        """
+        if not self.held:
+            raise RuntimeError("the work lock is not held")
+        waiters = self._waiters
+        while waiters:
+            fut = waiters.popleft()
+            if not fut.done():
+                fut.set_result(None)
+                return
+        self.held = False
+
+    async def __aenter__(self) -> None:
+        await self.acquire()
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.release()
+
+
 class WorkQueue:
     """The work items of one room, run in order by one task, never two at once.
 
@@ -32,7 +107,8 @@ class WorkQueue:
             entered holds no queue and no task).
         task: The task running them (None: not started yet, or closed).
         busy: Held while a work item runs, whichever task runs it (a room runs an action
-            at once in the caller's task when the queue is idle: ``Room.play``).
+            at once in the caller, as plain calls, when the queue is idle:
+            ``Room.act_now``; :meth:`idle`).
         waiting: Futures of :meth:`submit` not resolved yet: failed by :meth:`close`, so
             that no caller waits for ever for a work item that will never run.
         may_run: :meth:`start` was called: work items start the task.
@@ -45,10 +121,16 @@ class WorkQueue:
         self.name = name
         self.queue: asyncio.Queue[Callable[[], Any]] | None = None
         self.task: asyncio.Task[None] | None = None
-        self.busy = asyncio.Lock()
+        self.busy = Busy()
         self.waiting: set[asyncio.Future[Any]] = set()
         self.may_run = False
         self.closed = False
+
+    def idle(self) -> bool:
+        """True when a work item may run now in the caller: nothing holds :attr:`busy`,
+        nothing is queued, the queue is not closed."""
+        queue = self.queue
+        return not self.busy.held and not self.closed and (queue is None or queue.empty())
 
     def start(self) -> None:
         """Let the task run: it starts now if work is queued, else with the first work
@@ -120,7 +202,7 @@ class WorkQueue:
         # cycle collector would free: issue #35).
         task, self.task = self.task, None
         if task is not None:
-            if not self.busy.locked() and self.queue is not None:
+            if not self.busy.held and self.queue is not None:
                 # Idle: woken, it ends by itself. A task ended by a cancellation keeps
                 # frames of it (and so the room) alive in a reference cycle.
                 self.queue.put_nowait(_noop)

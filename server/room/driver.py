@@ -10,6 +10,12 @@ and gives the store's answer back, arms the timer and the bots' wake-up, and tel
 lobby, the ledger and the metrics. Its own state is only what I/O needs: the queue, the
 store, the lease that fences its writes and frames, the timer handles, the reload task.
 
+An ``act`` on an idle room whose store appends at once (:meth:`Store.append_now`: the
+memory store, the SQLite store's append journal) is carried out as plain calls in the
+caller, the socket's callback that read it (:meth:`Room.act_now`: no task, coroutine, lock
+wait or future); what must be awaited (a busy room, a store that cannot append at once, a
+``Save`` now) goes on in a coroutine that holds the room's work lock.
+
 An accepted action is appended to the store's log before anyone is told; an append that
 fails rolls the engine back at once, and the room (reloading) answers ``get_view`` and
 ``act`` with ``server/unavailable`` while it reloads from the store with backoff
@@ -32,7 +38,7 @@ import asyncio
 import logging
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential_jitter
@@ -172,20 +178,46 @@ class Room:
         self.work.post(fn)
 
     async def play(self, conn: Peer, msg: p.Act) -> None:
-        """Apply ``conn``'s ``act`` (:meth:`Table.act`) as the room's next work item; when
-        the room is idle, at once in the caller's task (the hot path skips the hop through
-        the room's task). Work items never interleave either way."""
+        """Apply ``conn``'s ``act`` (:meth:`Table.act`) as the room's next work item
+        (:meth:`act_now`, awaiting what it leaves to finish).
+
+        Raises:
+            RoomError: the act was refused. StoreError: as :meth:`apply`.
+        """
+        rest = self.act_now(conn, msg)
+        if rest is not None:
+            await rest
+
+    def act_now(self, conn: Peer, msg: p.Act) -> Coroutine[Any, Any, None] | None:
+        """Apply ``conn``'s ``act`` (:meth:`Table.act`) as the room's next work item: when
+        the room is idle (:meth:`WorkQueue.idle`), at once, as plain calls holding its work
+        lock (no task, coroutine or future: :func:`_apply_now`) as far as no output must be
+        awaited; else, or from the first output that must be (a store that cannot append
+        at once, a ``Save`` now), in a coroutine. Work items never interleave either way.
+
+        Returns:
+            None when the act is carried out; else the coroutine that carries it out, which
+            the caller must run at once (``await`` it, or start it eagerly:
+            :func:`~cardhall.server.tasks.start_eagerly`): it holds the room's work lock
+            already, and releases it when it ends.
+
+        Raises:
+            RoomError: the act was refused (:meth:`Table.act`). Whatever a bug raised.
+        """
         work = self.work
-        queue = work.queue
-        if work.busy.locked() or (queue is not None and not queue.empty()) or work.closed:
-            await work.submit(lambda: self.apply(self.table.act(conn, msg)))
-            return
+        if not work.idle():
+            return _act_queued(self, conn, msg)
         busy = work.busy
-        await busy.acquire()  # free: taken without waiting
-        try:  # not `async with`: asyncio's __aenter__/__aexit__ are two Python calls more
-            await self.apply(self.table.act(conn, msg))
-        finally:
+        busy.hold()
+        try:
+            rest = _apply_now(self, self.table.act(conn, msg))
+        except BaseException:
             busy.release()
+            raise
+        if rest is None:
+            busy.release()
+            return None
+        return _held(self, rest)
 
     async def close(self) -> None:
         """Stop the task and timers (removed, handed over or demoted). Callers of
@@ -216,74 +248,22 @@ class Room:
         """
         value = None
         for out in outs:
-            if isinstance(out, Fanout):
-                if self.lease_current():
-                    views.send_all(self.table, out)
-            elif isinstance(out, Send):
-                msg, to = out.msg, out.to
-                if to is not None:
-                    to.send_raw(msg) if isinstance(msg, bytes) else to.send(msg)
-                elif not out.fenced or self.lease_current():
-                    frame = msg if isinstance(msg, bytes) else p.encode(msg)
-                    for conn in self.table.members:
-                        conn.send_raw(frame)
-            elif isinstance(out, Append):
-                await self._append(out)
-            elif isinstance(out, Save):
-                if not out.now:
-                    self._save_soon()
-                    continue
+            if isinstance(out, Append):
+                rest = _append_now(self, out)
+                if rest is not None:
+                    await rest
+            elif isinstance(out, Save) and out.now:
                 try:
                     await self.save_state()
                 except StoreError:
                     if out.undo is not None:
                         await self.apply(self.table.undo(out.undo))
                     raise
-            elif isinstance(out, Timer):
-                self._arm(out.at)
-            elif isinstance(out, Bots):
-                if self._bot_timer is None:
-                    if out.delay <= 0:
-                        self.post(self._bot_step)
-                    else:
-                        self._bot_timer = asyncio.get_running_loop().call_later(
-                            out.delay, self._arm, None, True)
             elif isinstance(out, Result):
                 value = out.value
             else:
-                assert isinstance(out, Notice)
-                self._notice(out)
+                _carry(self, out)
         return value
-
-    async def _append(self, out: Append) -> None:
-        """Append ``out.entry`` to the store at the engine's log length - 1 (with the state,
-        unless the store holds it already), then carry out the table's answer
-        (:meth:`Table.appended`, or :meth:`Table.failed`: a plain :class:`StoreError` or a
-        cancelled append may or may not have landed, :class:`OwnershipLost` wrote nothing)."""
-        table = self.table
-        sid = table.dealt().log_length
-        state = table.state()
-        unchanged = table.unchanged(state)
-        table.stored(None)  # unknown until the store confirms
-        try:
-            await self.store.append(self.id, [out.entry], sid - 1, None if unchanged else state,
-                                    lease=self.lease)
-        except asyncio.CancelledError:
-            await self.apply(table.failed(out, lost=False, told=False))
-            raise
-        except OwnershipLost as lost:  # not `exc`: mypyc types a name by its first except
-            log.error("room %s: append refused at log entry %d: %s", self.id, sid, lost)
-            await self.apply(table.failed(out, lost=True))
-            return
-        except StoreError as exc:
-            log.error("room %s: append failed at log entry %d: %s", self.id, sid, exc)
-            await self.apply(table.failed(out, lost=False))
-            return
-        await self.apply(table.appended(out, state))
-        if out.origin == "bot":
-            observe_action(self.metrics, None)
-        elif out.origin == "act" and out.entry.kind != SETTING:
-            observe_action(self.metrics, time.perf_counter() - out.started)
 
     def _notice(self, out: Notice) -> None:
         """Tell the world outside the room (:class:`~.outputs.Notice`)."""
@@ -513,6 +493,153 @@ class Room:
         if "withheld" in self._flags:
             self._flags.discard("withheld")
             self.post(lambda: self.apply(self.table.resync()))
+
+
+# -- the parts of a work item, for the room's own methods ---------------------------------
+
+
+def _apply_now(room: Room, outs: list[Output]) -> Coroutine[Any, Any, Any] | None:
+    """Carry out ``outs`` as :meth:`Room.apply` does, as plain calls, up to the first output
+    that must be awaited (an append the store cannot answer at once, a
+    :class:`~.outputs.Save` ``now``). A :class:`~.outputs.Result`'s value is dropped.
+
+    Returns:
+        None when every output was carried out; else a coroutine carrying out the rest,
+        which the caller must await at once (still inside the work item).
+    """
+    n = len(outs)
+    for i in range(n):
+        out = outs[i]
+        if isinstance(out, Append):
+            rest = _append_now(room, out)
+            if rest is not None:
+                return rest if i + 1 == n else _then(room, rest, outs[i + 1:])
+        elif isinstance(out, Save) and out.now:
+            return room.apply(outs[i:])
+        elif not isinstance(out, Result):
+            _carry(room, out)
+    return None
+
+
+async def _act_queued(room: Room, conn: Peer, msg: p.Act) -> None:
+    """``conn``'s ``act`` as a work item queued behind those waiting (a busy room)."""
+    await room.work.submit(lambda: room.apply(room.table.act(conn, msg)))
+
+
+async def _held(room: Room, rest: Coroutine[Any, Any, Any]) -> None:
+    """Await ``rest`` (a work item's end), then release the work lock it holds."""
+    try:
+        await rest
+    finally:
+        room.work.busy.release()
+
+
+async def _then(room: Room, first: Coroutine[Any, Any, Any], outs: list[Output]) -> None:
+    """Await ``first``, then carry out ``outs`` (:meth:`apply`)."""
+    await first
+    await room.apply(outs)
+
+
+def _carry(room: Room, out: Output) -> None:
+    """Carry out an output that never waits: a send, a fan-out, a save soon, the timer,
+    the bots, a notice."""
+    if isinstance(out, Fanout):
+        if room.lease_current():
+            views.send_all(room.table, out)
+    elif isinstance(out, Send):
+        msg, to = out.msg, out.to
+        if to is not None:
+            to.send_raw(msg) if isinstance(msg, bytes) else to.send(msg)
+        elif not out.fenced or room.lease_current():
+            frame = msg if isinstance(msg, bytes) else p.encode(msg)
+            for conn in room.table.members:
+                conn.send_raw(frame)
+    elif isinstance(out, Timer):
+        room._arm(out.at)
+    elif isinstance(out, Notice):
+        room._notice(out)
+    elif isinstance(out, Save):
+        room._save_soon()
+    else:
+        assert isinstance(out, Bots)
+        if room._bot_timer is None:
+            if out.delay <= 0:
+                room.post(room._bot_step)
+            else:
+                room._bot_timer = asyncio.get_running_loop().call_later(
+                    out.delay, room._arm, None, True)
+
+
+def _append_now(room: Room, out: Append) -> Coroutine[Any, Any, Any] | None:
+    """Append ``out.entry`` to the store at the engine's log length - 1 (with the state,
+    unless the store holds it already), then carry out the table's answer
+    (:meth:`Table.appended`, or :meth:`Table.failed`: a plain :class:`StoreError` may or
+    may not have landed, :class:`OwnershipLost` wrote nothing): as plain calls when the
+    store answers at once (:meth:`Store.append_now`) and the answer's outputs never
+    wait (:func:`_apply_now`).
+
+    Returns:
+        None when done; else the coroutine that finishes it (the caller awaits it).
+    """
+    table = room.table
+    sid = table.dealt().log_length
+    state = table.state()
+    written = None if table.unchanged(state) else state
+    table.stored(None)  # unknown until the store confirms
+    try:
+        done = room.store.append_now(room.id, [out.entry], sid - 1, written,
+                                     lease=room.lease)
+    except OwnershipLost as lost:  # not `exc`: mypyc types a name by its first except
+        log.error("room %s: append refused at log entry %d: %s", room.id, sid, lost)
+        return _apply_now(room, table.failed(out, lost=True))
+    except StoreError as exc:
+        log.error("room %s: append failed at log entry %d: %s", room.id, sid, exc)
+        return _apply_now(room, table.failed(out, lost=False))
+    if not done:
+        return _append(room, out, sid, state, written)
+    rest = _apply_now(room, table.appended(out, state))
+    if rest is not None:
+        return _observed(room, rest, out)
+    _observe(room, out)
+    return None
+
+
+async def _append(room: Room, out: Append, sid: int, state: dict[str, Any],
+                  written: dict[str, Any] | None) -> None:
+    """:func:`_append_now` through the store's awaited :meth:`Store.append` (``sid``:
+    the engine's log length; ``written``: ``state``, or None when the store holds it).
+    A cancelled append may or may not have landed: rolled back, nobody told."""
+    table = room.table
+    try:
+        await room.store.append(room.id, [out.entry], sid - 1, written, lease=room.lease)
+    except asyncio.CancelledError:
+        await room.apply(table.failed(out, lost=False, told=False))
+        raise
+    except OwnershipLost as lost:  # not `exc`: mypyc types a name by its first except
+        log.error("room %s: append refused at log entry %d: %s", room.id, sid, lost)
+        await room.apply(table.failed(out, lost=True))
+        return
+    except StoreError as exc:
+        log.error("room %s: append failed at log entry %d: %s", room.id, sid, exc)
+        await room.apply(table.failed(out, lost=False))
+        return
+    await room.apply(table.appended(out, state))
+    _observe(room, out)
+
+
+async def _observed(room: Room, rest: Coroutine[Any, Any, Any], out: Append) -> None:
+    """Await ``rest`` (what followed ``out``'s append), then :func:`_observe` it."""
+    await rest
+    _observe(room, out)
+
+
+def _observe(room: Room, out: Append) -> None:
+    """The metrics of an action whose append was confirmed and answered (an act's
+    time from its arrival)."""
+    if out.origin == "bot":
+        observe_action(room.metrics, None)
+    elif out.origin == "act" and out.entry.kind != SETTING:
+        observe_action(room.metrics, time.perf_counter() - out.started)
 
 
 # -- work items of a room's inputs, for callers that post them ---------------------------

@@ -80,7 +80,14 @@ class MemoryStore(LocalLeases, LocalInbox, Store):
 
     async def append(self, room_id: str, entries: Sequence[LogEntry], expect: int,
                      state: dict[str, Any] | None, *, lease: Lease | None = None) -> None:
-        """Append to the log (the lease and length checks still guard against bugs)."""
+        """Append to the log (this class's :meth:`append_now`, whichever a subclass
+        overrides)."""
+        MemoryStore.append_now(self, room_id, entries, expect, state, lease=lease)
+
+    def append_now(self, room_id: str, entries: Sequence[LogEntry], expect: int,
+                   state: dict[str, Any] | None, *, lease: Lease | None = None) -> bool:
+        """Append to the log at once, always (the lease and length checks still guard
+        against bugs). Returns True."""
         self.fence(room_id, lease)
         log = self.logs.setdefault(room_id, [])
         if len(log) != expect:
@@ -88,6 +95,7 @@ class MemoryStore(LocalLeases, LocalInbox, Store):
         log.extend(entries)
         if state is not None:
             self.states[room_id] = state
+        return True
 
     async def save_snapshot(self, room_id: str, state_id: int, snapshot: dict[str, Any]) -> None:
         """Keep the latest snapshot."""

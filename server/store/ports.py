@@ -358,6 +358,20 @@ class RoomLog(Protocol):
             StoreError: the store is unavailable; nothing may be assumed written.
         """
 
+    def append_now(self, room_id: str, entries: Sequence[LogEntry], expect: int,
+                   state: dict[str, Any] | None, *, lease: Lease | None = None) -> bool:
+        """:meth:`append` as a plain call, when this store can answer it at once: the
+        entries (and ``state``) written, durable as :meth:`append` makes them, before it
+        returns True; or nothing written and False, when the caller must await
+        :meth:`append` instead (a store that talks over a network never answers at once).
+        A room runs an idle room's action as plain calls through it (``Room.act_now``).
+
+        Raises:
+            As :meth:`append` (nothing was written): OwnershipLost, LogConflict,
+            StoreError.
+        """
+        return False
+
     async def save_snapshot(self, room_id: str, state_id: int, snapshot: dict[str, Any]) -> None:
         """Keep the engine snapshot taken after ``state_id`` log entries.
 

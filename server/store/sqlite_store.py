@@ -113,20 +113,9 @@ class SQLiteRooms:
             LogConflict: the log is not ``expect`` long; nothing was written.
             StoreError: the file refused the transaction; nothing was written.
         """
+        if self.append_now(room_id, entries, expect, state, lease=lease):
+            return
         lengths = self.lengths
-        if len(entries) == 1 and lengths.get(room_id) == expect:
-            # The common case, one entry (and the state when a clock moved): one write
-            # committed by itself (DataFile.append_alone: the append journal, or one INSERT).
-            self.fence(room_id, lease)
-            try:
-                if self.file.append_alone((room_id, expect, pack(entries[0])),
-                                          None if state is None
-                                          else (room_id, STATE, pack(state))):
-                    lengths[room_id] = expect + 1
-                    return
-            except BaseException:
-                lengths.pop(room_id, None)
-                raise
         rows = [(room_id, expect + i, pack(e)) for i, e in enumerate(entries)]
         packed = None if state is None else pack(state)
 
@@ -149,6 +138,36 @@ class SQLiteRooms:
         except BaseException:  # refused, or the transaction failed: read it again next time
             lengths.pop(room_id, None)
             raise
+
+    def append_now(self, room_id: str, entries: Sequence[LogEntry], expect: int,
+                   state: dict[str, Any] | None, *, lease: Lease | None = None) -> bool:
+        """The common case of :meth:`append`, one entry (and the state when a clock moved)
+        of a room whose log length this process knows, as one write committed by itself
+        when the file takes one now (:meth:`~.sqlite_file.DataFile.append_alone`: the
+        append journal, or one ``INSERT``).
+
+        Returns:
+            True when written and committed; False (nothing written) when the caller must
+            await :meth:`append`: several entries, a log length not read yet, or a file
+            that cannot commit this write by itself now.
+
+        Raises:
+            OwnershipLost: ``lease`` is not the room's lease; nothing was written.
+            StoreError: the file refused the write; nothing was written.
+        """
+        lengths = self.lengths
+        if len(entries) != 1 or lengths.get(room_id) != expect:
+            return False
+        self.fence(room_id, lease)
+        try:
+            if self.file.append_alone((room_id, expect, pack(entries[0])),
+                                      None if state is None else (room_id, STATE, pack(state))):
+                lengths[room_id] = expect + 1
+                return True
+        except BaseException:
+            lengths.pop(room_id, None)
+            raise
+        return False
 
     async def save_snapshot(self, room_id: str, state_id: int, snapshot: dict[str, Any]) -> None:
         """Keep the latest snapshot (the log stays whole: ``get_log`` and replays need it):

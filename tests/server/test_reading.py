@@ -49,18 +49,22 @@ async def _reply_to(ws: Any, re: int) -> dict[str, Any]:
 @MEMORY_ONLY
 async def test_an_act_is_handled_in_the_callback_that_parsed_its_frame(
         make_server: ServerFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    # No task wakes up for it: no queue, no trip round the loop.
-    # Seen from the store's append, which the room awaits while it applies the action (a
-    # store that answers at once: no suspension between the two).
+    # No task wakes up for it: no queue, no trip round the loop; and (issue #43 item 2) no
+    # coroutine: the room appends through the store's plain call (append_now), which it
+    # makes while it applies the action, and never awaits the store's append.
     server = await make_server()
     ran_in: list[asyncio.Task[Any] | None] = []
-    append = server.store.append
+    append_now = server.store.append_now
 
-    async def spied(room_id: str, *args: Any, **kwargs: Any) -> Any:
+    def spied(room_id: str, *args: Any, **kwargs: Any) -> Any:
         ran_in.append(asyncio.current_task())
-        return await append(room_id, *args, **kwargs)
+        return append_now(room_id, *args, **kwargs)
 
-    monkeypatch.setattr(server.store, "append", spied)
+    async def awaited(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("the room awaited the store's append")
+
+    monkeypatch.setattr(server.store, "append_now", spied)
+    monkeypatch.setattr(server.store, "append", awaited)
     async with Client(server.url) as c:
         room = (await c.create_room("skipper", options={"seed": 3})).room
         await c.join(room)

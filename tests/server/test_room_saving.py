@@ -53,11 +53,22 @@ class Outage:
 
     def __init__(self, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
         self.append, self.load = store.append, store.load
+        self.append_now = store.append_now
         self.down = False
         self.landed = False
         self.failed = 0
         monkeypatch.setattr(store, "append", self._append)
+        monkeypatch.setattr(store, "append_now", self._append_now)
         monkeypatch.setattr(store, "load", self._load)
+
+    def _append_now(self, room_id: str, entries: Sequence[LogEntry], expect: int,
+                    state: dict[str, Any] | None, *, lease: Lease | None = None) -> bool:
+        if not self.down:
+            return self.append_now(room_id, entries, expect, state, lease=lease)
+        if self.landed and not self.append_now(room_id, entries, expect, state, lease=lease):
+            return False  # not at once: the awaited append lands, then fails
+        self.failed += 1
+        raise StoreError("store down (test)")
 
     async def _append(self, room_id: str, entries: Sequence[LogEntry], expect: int,
                       state: dict[str, Any] | None, *, lease: Lease | None = None) -> None:
@@ -304,6 +315,12 @@ class FlakyStore(MemoryStore):
             raise StoreError("store down (test)")
         await super().append(room_id, entries, expect, state, lease=lease)
 
+    def append_now(self, room_id: str, entries: Sequence[LogEntry], expect: int,
+                   state: dict[str, Any] | None, *, lease: Lease | None = None) -> bool:
+        if self.down:
+            raise StoreError("store down (test)")
+        return super().append_now(room_id, entries, expect, state, lease=lease)
+
     async def load(self, room_id: str, *, lease: Lease | None = None) -> Loaded | None:
         if self.down:
             raise StoreError("store down (test)")
@@ -428,7 +445,27 @@ async def test_an_append_writes_the_state_only_when_it_changed(server: Server) -
         if loaded is None or loaded.state != expected:
             wrong.append((expect, loaded and loaded.state, expected))
 
+    real_now = store.append_now
+
+    def checked_now(room_id: str, entries: Sequence[LogEntry], expect: int,
+                    state: dict[str, Any] | None, *, lease: Lease | None = None) -> bool:
+        expected = server.lobby.rooms[room_id].table.state()
+        if not real_now(room_id, entries, expect, state, lease=lease):
+            return False  # the room awaits append (checked above)
+        carried.append(state is not None)
+        loading = store.load(room_id)  # a store that appends at once loads at once too
+        try:
+            loading.send(None)
+        except StopIteration as done:
+            loaded = done.value
+        else:
+            raise AssertionError("a store that appends at once waited to load")
+        if loaded is None or loaded.state != expected:
+            wrong.append((expect, loaded and loaded.state, expected))
+        return True
+
     store.append = checked  # type: ignore[method-assign]
+    store.append_now = checked_now  # type: ignore[method-assign]
     async with Client(server.url) as a, Client(server.url) as b:
         rid = (await a.create_room("skipper", mode="multi", seats=2,
                                    options={"turn_seconds": 60.0})).room

@@ -1,6 +1,6 @@
-"""A room's work items: an ``act`` on an idle room runs at once in the caller's task, one on
-a busy room waits its turn, and no two items ever interleave; and one room object per room
-in a process, even while it is being created."""
+"""A room's work items: an ``act`` on an idle room runs at once in the caller (as plain calls
+when the store answers at once), one on a busy room waits its turn, and no two items ever
+interleave; and one room object per room in a process, even while it is being created."""
 
 from __future__ import annotations
 
@@ -16,8 +16,9 @@ from cardhall.games.skipper import Skipper
 from cardhall.server.lobby import Lobby
 from cardhall.server.room import Room, play
 from cardhall.server.store.memory_store import MemoryStore
-from cardhall.server.store.ports import Lease, LogEntry
+from cardhall.server.store.ports import Lease, LogEntry, OwnershipLost, StoreError
 from cardhall.server.phases import Phase
+from cardhall.server.tasks import start_eagerly
 
 from ..room_harness import Recorder, WriteLog, started_room
 
@@ -31,6 +32,10 @@ class GatedStore(MemoryStore):
         self.gate.set()
         self.appending = asyncio.Event()
         self.tasks: list[asyncio.Task[Any] | None] = []  # the task of each append
+
+    def append_now(self, room_id: str, entries: Sequence[LogEntry], expect: int,
+                   state: dict[str, Any] | None, *, lease: Lease | None = None) -> bool:
+        return False  # never at once: the room awaits append
 
     async def append(self, room_id: str, entries: Sequence[LogEntry], expect: int,
                      state: dict[str, Any] | None, *, lease: Lease | None = None) -> None:
@@ -111,6 +116,146 @@ async def test_a_caller_cancelled_while_appending_leaves_the_room_to_reload() ->
     assert not room.table.reloading and room.table.game is not game
     assert ("seat0", ["ok", "update"]) in log
     assert room.table.game.state_id == 1 and len(await store.log("r1")) == 1
+    await room.close()
+
+
+class AtOnceStore(MemoryStore):
+    """A memory store that notes its appends: at once (with the task they ran in), awaited;
+    ``fail``: the next plain-call append raises it (nothing written)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.now: list[asyncio.Task[Any] | None] = []
+        self.awaited = 0
+        self.fail: Exception | None = None
+
+    def append_now(self, room_id: str, entries: Sequence[LogEntry], expect: int,
+                   state: dict[str, Any] | None, *, lease: Lease | None = None) -> bool:
+        self.now.append(asyncio.current_task())
+        fail, self.fail = self.fail, None
+        if fail is not None:
+            raise fail
+        return super().append_now(room_id, entries, expect, state, lease=lease)
+
+    async def append(self, room_id: str, entries: Sequence[LogEntry], expect: int,
+                     state: dict[str, Any] | None, *, lease: Lease | None = None) -> None:
+        self.awaited += 1
+        await super().append(room_id, entries, expect, state, lease=lease)
+
+
+async def test_an_act_on_an_idle_room_is_plain_calls_when_the_store_answers_at_once() -> None:
+    """Issue #43 item 2: from a loop callback (as the socket's), an idle room carries the act
+    out before act_now returns: no task, coroutine or future; the append durable first."""
+    store = AtOnceStore()
+    room, game, seats, log = await _room(store)
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[Any] = loop.create_future()
+
+    def callback() -> None:  # outside any task, as the socket's data_received
+        rest = room.act_now(seats[0], _act(game, 0, 1))  # type: ignore[arg-type]
+        done.set_result((rest, list(log), room.work.busy.locked()))
+
+    loop.call_soon(callback)
+    rest, sent, busy = await done
+    assert rest is None and not busy and room.work.idle()
+    assert sent == [("seat0", ["ok", "update"]), ("seat1", ["update"])]
+    assert store.now == [None] and store.awaited == 0  # appended in the callback, at once
+    assert game.state_id == 1 and len(await store.log("r1")) == 1
+    assert room.work.task is None or room.work.queue is None or room.work.queue.empty()
+    await room.close()
+
+
+async def test_a_coroutine_work_item_running_keeps_an_act_off_the_plain_path() -> None:
+    """A work item that waits holds the room: an act meanwhile neither runs nor appends
+    until it has ended, then runs (its own work item), in order."""
+    store = AtOnceStore()
+    room, game, seats, log = await _room(store)
+    gate = asyncio.Event()
+    trace: list[str] = []
+
+    async def slow() -> None:
+        trace.append("item<")
+        await gate.wait()
+        trace.append(f">item at {game.state_id}")
+
+    item = room.submit(slow)
+    await asyncio.sleep(0)  # the item runs, waiting on the gate
+    assert trace == ["item<"] and room.work.busy.locked() and not room.work.idle()
+    rest = room.act_now(seats[0], _act(game, 0, 1))  # type: ignore[arg-type]
+    assert rest is not None  # not carried out: queued behind the item
+    task = asyncio.get_running_loop().create_task(rest)
+    await asyncio.sleep(0.01)
+    assert game.state_id == 0 and store.now == [] and log == []
+    gate.set()
+    await asyncio.gather(item, task)
+    assert trace == ["item<", ">item at 0"] and game.state_id == 1
+    assert log == [("seat0", ["ok", "update"]), ("seat1", ["update"])]
+    await room.close()
+
+
+async def test_a_queued_work_item_keeps_an_act_off_the_plain_path() -> None:
+    """A work item queued and not yet run goes first: the act queues behind it."""
+    store = AtOnceStore()
+    room, game, seats, log = await _room(store)
+    ran: list[int] = []
+    item = room.submit(lambda: ran.append(game.state_id))
+    rest = room.act_now(seats[0], _act(game, 0, 1))  # type: ignore[arg-type]
+    assert rest is not None and game.state_id == 0 and ran == []
+    await asyncio.gather(item, rest)
+    assert ran == [0] and game.state_id == 1
+    await room.close()
+
+
+async def test_an_act_whose_append_must_be_awaited_holds_the_room_until_answered() -> None:
+    """The store cannot append at once: act_now hands on a coroutine that already holds the
+    room (a work item posted meanwhile, and another act, wait for it), nobody told until
+    the append is answered."""
+    store = GatedStore()
+    room, game, seats, log = await _room(store)
+    store.gate.clear()
+    rest = room.act_now(seats[0], _act(game, 0, 1))  # type: ignore[arg-type]
+    assert rest is not None and game.state_id == 1  # applied, its append to be awaited
+    assert room.work.busy.locked() and not room.work.idle() and log == []
+    first = start_eagerly(rest, "first")  # as the connection runs it: at once
+    assert first is not None and store.appending.is_set()  # waiting in the store's append
+    second = room.act_now(seats[0], _act(game, 0, 2))  # type: ignore[arg-type]
+    assert second is not None and game.state_id == 1  # queued behind the first
+    later = start_eagerly(second, "second")
+    view = room.submit(lambda: room.apply(room.table.view(seats[1], 9)))  # type: ignore[arg-type]
+    await asyncio.sleep(0.01)
+    assert log == [] and not view.done() and game.state_id == 1
+    store.gate.set()
+    await asyncio.gather(first, later, view)  # type: ignore[arg-type]
+    assert log == [("seat0", ["ok", "update"]), ("seat1", ["update"]),
+                   ("seat0", ["ok", "update"]), ("seat1", ["update"]),
+                   ("seat1", ["update"])]
+    assert not room.work.busy.locked() and len(await store.log("r1")) == 2
+    await room.close()
+
+
+@pytest.mark.parametrize("error", [StoreError("down (test)"), OwnershipLost("moved (test)")])
+async def test_a_refused_plain_call_append_rolls_back_and_tells_nobody(error: Exception) -> None:
+    """An append refused at once (the store down, or the room owned elsewhere) rolls the
+    engine back before anyone hears of the action: the actor gets the refusal, the room
+    reloads (or is given up), and its work lock is free."""
+    store = AtOnceStore()
+    room, game, seats, log = await _room(store)
+    lost: list[Room] = []
+    room.on_lost = lost.append
+    store.fail = error
+    await room.play(seats[0], _act(game, 0, 1))  # type: ignore[arg-type]
+    assert len(store.now) == 1 and store.awaited == 0  # refused at once
+    assert await store.log("r1") == [] and not room.work.busy.locked()
+    assert [types for name, types in log if name == "seat1"] == []  # nobody told
+    assert log == [("seat0", ["error"])]
+    if isinstance(error, OwnershipLost):
+        assert lost == [room]
+    else:
+        assert room.table.reloading
+        async with asyncio.timeout(5):  # reloaded from the store: the action never was
+            while room.table.reloading:
+                await asyncio.sleep(0.01)
+        assert room.table.game.state_id == 0
     await room.close()
 
 

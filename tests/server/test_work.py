@@ -94,3 +94,45 @@ async def test_close_of_an_idle_running_queue_ends_its_task() -> None:
     assert task is not None and not task.done()
     await work.close()
     assert task.done() and not task.cancelled()
+
+
+async def test_the_busy_lock_hands_over_to_its_waiter_with_no_gap_for_a_plain_call() -> None:
+    """A release while a work item waits hands the lock to it: a plain call's ``hold`` in
+    between (an act on a room that looks idle) is refused, so it cannot run first."""
+    work = WorkQueue("room-t6")
+    work.start()
+    busy = work.busy
+    assert busy.hold() and not busy.hold()  # taken by a plain call: held
+    ran: list[str] = []
+    done = work.submit(lambda: ran.append("item"))
+    await asyncio.sleep(0)  # the task took the item, waits for the lock
+    assert ran == [] and work.queue is not None and work.queue.empty()
+    busy.release()  # handed over to the waiting item, not freed
+    assert busy.locked() and not busy.hold() and not work.idle()
+    await done
+    assert ran == ["item"] and not busy.locked() and work.idle()
+    await work.close()
+
+
+async def test_a_cancelled_waiter_of_the_busy_lock_leaves_it_free() -> None:
+    """A waiter cancelled before or just after the hand-over does not keep the lock."""
+    work = WorkQueue("room-t7")
+    busy = work.busy
+    assert busy.hold()
+    waiter = asyncio.create_task(busy.acquire())
+    await asyncio.sleep(0)
+    waiter.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiter
+    busy.release()
+    assert not busy.locked()
+    assert busy.hold()
+    waiter = asyncio.create_task(busy.acquire())
+    await asyncio.sleep(0)
+    busy.release()  # handed over...
+    waiter.cancel()  # ...and cancelled before it woke: passed on, so freed
+    with pytest.raises(asyncio.CancelledError):
+        await waiter
+    assert not busy.locked() and work.idle()
+    with pytest.raises(RuntimeError):
+        busy.release()
