@@ -44,16 +44,18 @@ from ..errors import GameOver, IllegalAction, NotYourTurn, OptionError, UnknownA
 from ..rng import GameRNG
 from .stacks import (
     ACTIVE,
-    AUCTIONED,
+    ARITY,
+    BIDDING,
     CODE,
-    DISCARDED,
     OPTIONS,
     OUT,
-    PLAYED,
+    PASSING,
     RANK,
     START,
     SUIT,
     SUIT_LETTERS,
+    TURN,
+    WHY_NOT,
     WON,
     Rules,
     Seat,
@@ -62,36 +64,6 @@ from .stacks import (
     values_of,
 )
 
-# The turn's state machine (K5, K9), one table (the design notes' "One transition table",
-# as h11 keeps its state machine): for the phase of the acting seat's turn, the verbs it
-# takes and the phase each leads to. A verb not in its phase's row is refused with the row's
-# reason (WHY_NOT); legal_actions lists a row's verbs in order, each with the cards allowed.
-#   start      nothing done yet: play, auction (multi), discard, or end (= pass, K5)
-#   played     >= 1 card played: play more or end                          K5 "never both"
-#   discarded  >= 1 card discarded: discard more or end                    K5
-#   auctioned  the auction failed: discard or end (same rule as K5)        K9
-# "end" draws (K6) and hands the turn on; "auction" opens the bids (K10): a sale ends the
-# turn, no sale leads to "auctioned". "resign" is taken at every point, bids included.
-TURN: dict[str, dict[str, str]] = {
-    START: {"play": PLAYED, "auction": AUCTIONED, "discard": DISCARDED, "end": START},
-    PLAYED: {"play": PLAYED, "end": START},
-    DISCARDED: {"discard": DISCARDED, "end": START},
-    AUCTIONED: {"discard": DISCARDED, "end": START},
-}
-#: Why a verb is not in a phase's row of :data:`TURN`.
-WHY_NOT = {
-    START: "{verb} is not possible at the start of a turn",
-    PLAYED: "you have played this turn: play more or end (K5)",
-    DISCARDED: "you have discarded this turn: discard more or end (K5)",
-    AUCTIONED: "after a failed auction you may only discard or end (K9)",
-}
-#: Phases in which nothing has been played or discarded yet: "end" there is a pass, which
-#: K5 allows only while some card in hand is playable (or the hand is empty).
-PASSING = (START, AUCTIONED)
-#: The verbs of the seat whose bid it is, during an auction (K10).
-BIDDING = ("bid", "pass")
-#: Verbs and their arity (the verb included).
-ARITY = {"play": 3, "discard": 2, "end": 1, "auction": 2, "bid": 2, "pass": 1, "resign": 1}
 _STACK_INDEX = {letter: i for i, letter in enumerate(SUIT_LETTERS)}
 
 #: The ``auto_trash`` setting (RULINGS K6m).
@@ -137,6 +109,12 @@ class SkipperRules(Game):
         judges: Seats whose stacks the dead test also consults (a :meth:`solitaire`; else
             empty).
         skip_rate: Skip-draws per own turn a :meth:`solitaire` models (else 0).
+        marks: One change count per seat: the rules add 1 to a seat's count whenever
+            anything its public seat or its hand shows may have changed (a seat's draw,
+            play, discard, turn, phase, status, setting; an auction's end and a retirement
+            touch every seat). The view caches (:mod:`.observer`) trust what they built at
+            an unchanged count. State set up from outside the rules must be followed by
+            :meth:`recount` (or :meth:`touch_all`).
     """
 
     name = "skipper"
@@ -170,6 +148,7 @@ class SkipperRules(Game):
         self.skip_draws = (mode == "multi") if skip is None else (bool(skip) and mode != "solo")
         self.rng = GameRNG(o["seed"])
         self.players = [Seat(self.rules.trash) for _ in range(seats)]
+        self.marks = [0] * seats
         self.current = o["first_seat"] if mode == "multi" else 0
         self.auction: dict[str, Any] | None = None
         self.winner: int | None = None
@@ -206,9 +185,18 @@ class SkipperRules(Game):
         # the state, so skipping it while nothing left play cannot change any result).
         self._dirty = set(range(len(self.gone)))
 
+    def touch_all(self) -> None:
+        """Count a change of every seat (:attr:`marks`): what the views built of them
+        before is not trusted again. Every count becomes one above the highest count so
+        far, whatever the number of seats now (a restore may rebuild the seats)."""
+        top = max(self.marks, default=0) + 1
+        self.marks = [top] * len(self.players)
+
     def recount(self) -> None:
         """Count again the cards gone from play (on stacks, trashed, removed): after a
-        state was set up from outside the rules (:func:`.sample.resample`)."""
+        state was set up from outside the rules (:func:`.sample.resample`); every seat
+        counts as changed (:meth:`touch_all`)."""
+        self.touch_all()
         self._pools()
         for p in self.players:
             for c in [*p.trash, *p.removed, *(c for st in p.stacks for c in st)]:
@@ -255,6 +243,7 @@ class SkipperRules(Game):
         Returns False when both piles are empty.
         """
         p = self.players[i]
+        self.marks[i] += 1
         while True:
             if not p.stock:
                 if not p.discard:
@@ -380,6 +369,7 @@ class SkipperRules(Game):
                 raise NotYourTurn(f"seat {self.to_act()[0]} bids now, not seat {seat}")
             raise NotYourTurn(f"it is not seat {seat}'s turn")
         ev: list[Event] = []
+        self.marks[seat] += 1  # the acting seat's own changes; others mark themselves
         getattr(self, "_do_" + verb)(seat, *args, ev)
         self.state_id += 1
         return ev
@@ -394,6 +384,7 @@ class SkipperRules(Game):
         p = self.players[seat]
         if p.status != ACTIVE:
             raise IllegalAction(f"seat {seat} is no longer in the game")
+        self.marks[seat] += 1
         p.auto_trash = value == "on"
         return [{"type": "auto_trash", "seat": seat, "on": p.auto_trash}]
 
@@ -525,6 +516,7 @@ class SkipperRules(Game):
         if len(a["bids"]) < len(a["bidders"]):
             return
         self.auction = None
+        self.touch_all()  # cards go back to hands, the seller's phase moves
         seller = a["seller"]
         sp = self.players[seller]
         offers = [(s, c) for s, c in a["bids"] if c is not None]
@@ -571,6 +563,7 @@ class SkipperRules(Game):
     def _retire(self, seat: int, why: str, ev: list[Event],
                 detail: dict[str, Any] | None = None) -> None:
         p = self.players[seat]
+        self.touch_all()  # its status; bids and the card of a called-off auction go back
         p.status = OUT
         ev.append({"type": why, "seat": seat, **(detail or {})})
         a = self.auction
@@ -598,6 +591,7 @@ class SkipperRules(Game):
 
     def _end_turn(self, seat: int, ev: list[Event]) -> None:
         p = self.players[seat]
+        self.marks[seat] += 1
         self._draw_up(seat, ev)
         p.turns += 1
         p.phase = TURN[p.phase]["end"]
@@ -640,6 +634,7 @@ class SkipperRules(Game):
             j = (seat + k) % n
             if self.players[j].status == ACTIVE:
                 self.current = j
+                self.marks[j] += 1
                 self.players[j].phase = START
                 return
 
@@ -744,6 +739,7 @@ class SkipperRules(Game):
                     setattr(p, f, [list(x) for x in val] if f == "stacks"
                             else list(val) if isinstance(val, list) else val)
             self.players.append(p)
+        self.touch_all()
         self.judges = tuple(data.get("judges", ()))
         self.skip_rate = float(data.get("skip_rate", 0.0))
 
@@ -764,6 +760,7 @@ class SkipperRules(Game):
         c.gone = [list(x) for x in self.gone]
         c._dirty = set(self._dirty)
         c.players = [p.copy() for p in self.players]
+        c.marks = list(self.marks)  # (a copy starts with no view caches: any count will do)
         return c
 
     def solitaire(self, seat: int, skip_rate: float = 0.0) -> Self:

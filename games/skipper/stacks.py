@@ -30,10 +30,41 @@ SUIT = [c // 13 % 4 for c in range(C.MAX_DECKS * 52)]
 CAP = (1 << 13) - 1
 
 MODES = ("solo", "multi", "race")
-# Phases of a seat's turn (the turn table: :data:`cardhall.games.skipper.rules.TURN`).
+# Phases of a seat's turn (the turn table: :data:`TURN`).
 START, PLAYED, DISCARDED, AUCTIONED = "start", "played", "discarded", "auctioned"
 # Seat status.
 ACTIVE, WON, OUT = "active", "won", "out"
+
+# The turn's state machine (K5, K9), one table (the design notes' "One transition table",
+# as h11 keeps its state machine): for the phase of the acting seat's turn, the verbs it
+# takes and the phase each leads to. A verb not in its phase's row is refused with the row's
+# reason (WHY_NOT); legal_actions lists a row's verbs in order, each with the cards allowed.
+#   start      nothing done yet: play, auction (multi), discard, or end (= pass, K5)
+#   played     >= 1 card played: play more or end                          K5 "never both"
+#   discarded  >= 1 card discarded: discard more or end                    K5
+#   auctioned  the auction failed: discard or end (same rule as K5)        K9
+# "end" draws (K6) and hands the turn on; "auction" opens the bids (K10): a sale ends the
+# turn, no sale leads to "auctioned". "resign" is taken at every point, bids included.
+TURN: dict[str, dict[str, str]] = {
+    START: {"play": PLAYED, "auction": AUCTIONED, "discard": DISCARDED, "end": START},
+    PLAYED: {"play": PLAYED, "end": START},
+    DISCARDED: {"discard": DISCARDED, "end": START},
+    AUCTIONED: {"discard": DISCARDED, "end": START},
+}
+#: Why a verb is not in a phase's row of :data:`TURN`.
+WHY_NOT = {
+    START: "{verb} is not possible at the start of a turn",
+    PLAYED: "you have played this turn: play more or end (K5)",
+    DISCARDED: "you have discarded this turn: discard more or end (K5)",
+    AUCTIONED: "after a failed auction you may only discard or end (K9)",
+}
+#: Phases in which nothing has been played or discarded yet: "end" there is a pass, which
+#: K5 allows only while some card in hand is playable (or the hand is empty).
+PASSING = (START, AUCTIONED)
+#: The verbs of the seat whose bid it is, during an auction (K10).
+BIDDING = ("bid", "pass")
+#: Verbs and their arity (the verb included).
+ARITY = {"play": 3, "discard": 2, "end": 1, "auction": 2, "bid": 2, "pass": 1, "resign": 1}
 
 OPTIONS: tuple[Option, ...] = (
     SEED,
