@@ -63,8 +63,10 @@ from .stacks import (
     fresh_stock,
     values_of,
 )
+from .stacks import AUCTION_ACTS, BID_ACTS, DISCARD_ACTS, PLAY_ACTS
 
 _STACK_INDEX = {letter: i for i, letter in enumerate(SUIT_LETTERS)}
+_END, _PASS, _RESIGN = ("end",), ("pass",), ("resign",)  # shared, as PLAY_ACTS
 
 #: The ``auto_trash`` setting (RULINGS K6m).
 AUTO_TRASH = Setting("auto_trash", ("on", "off"),
@@ -307,9 +309,9 @@ class SkipperRules(Game):
         p = self.players[seat]
         if a is not None:
             high = a["high"]
-            acts: list[Action] = [("bid", CODE[c]) for c in p.hand if RANK[c] > high]
-            acts.append(("pass",))
-            acts.append(("resign",))
+            acts: list[Action] = [BID_ACTS[c] for c in p.hand if RANK[c] > high]
+            acts.append(_PASS)
+            acts.append(_RESIGN)
             return acts
         row = TURN[p.phase]
         stuck_rule = self.rules.discard_only_when_stuck
@@ -318,18 +320,18 @@ class SkipperRules(Game):
             else []
         acts = []
         if "play" in row:
-            acts = [("play", CODE[c], SUIT_LETTERS[s]) for c, s in plays]
+            acts = [PLAY_ACTS[c][s] for c, s in plays]
             if self.rules.play_from_discard and p.discard:
                 top = p.discard[-1]
-                acts.extend(("play", CODE[top], SUIT_LETTERS[s]) for s in range(4)
+                acts.extend(PLAY_ACTS[top][s] for s in range(4)
                             if self.rules.result(top, p, s) is not None)
         if "auction" in row and self.mode == "multi" and self.bidders(seat):
-            acts.extend(("auction", CODE[c]) for c in p.hand)
+            acts.extend(AUCTION_ACTS[c] for c in p.hand)
         if "discard" in row and not (stuck_rule and plays):
-            acts.extend(("discard", CODE[c]) for c in p.hand)
+            acts.extend(DISCARD_ACTS[c] for c in p.hand)
         if p.phase not in PASSING or plays or not p.hand:
-            acts.append(("end",))
-        acts.append(("resign",))
+            acts.append(_END)
+        acts.append(_RESIGN)
         return acts
 
     def apply(self, seat: int, action: Sequence[Any]) -> list[Event]:

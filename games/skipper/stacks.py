@@ -26,6 +26,13 @@ SUIT_LETTERS = C.SUITS
 CODE = [C.code(c) for c in range(C.MAX_DECKS * 52)]
 RANK = [c % 13 + 1 for c in range(C.MAX_DECKS * 52)]
 SUIT = [c // 13 % 4 for c in range(C.MAX_DECKS * 52)]
+#: Card number -> its actions, built once and shared (tuples: never changed), so that
+#: ``legal_actions`` makes no tuple and lists of them compare by identity (issue #43):
+#: ``("play", code, stack)`` for each stack in order, ``("discard" | "auction" | "bid", code)``.
+PLAY_ACTS = [tuple(("play", code, stack) for stack in SUIT_LETTERS) for code in CODE]
+DISCARD_ACTS = [("discard", code) for code in CODE]
+AUCTION_ACTS = [("auction", code) for code in CODE]
+BID_ACTS = [("bid", code) for code in CODE]
 #: Values 0..12: a skipper must leave some e <= 12 (K4).
 CAP = (1 << 13) - 1
 

@@ -121,3 +121,21 @@ def test_every_mark_moves_forward_on_a_restore_and_a_recount() -> None:
     assert game.marks == [10, 10, 10]
     back = Skipper.restore(game.snapshot())
     assert len(back.marks) == 3 and min(back.marks) > 0
+
+
+@pytest.mark.parametrize("mode", ["multi", "race"])
+def test_legal_actions_hand_out_the_same_tuples_every_time(mode: str) -> None:
+    # Issue #43: no tuple is built per call, so a room's compare of a seat's legal actions
+    # with the ones it sent last goes by identity; the actions are the same as ever.
+    game = Skipper({"mode": mode, "seed": 9}, 3)
+    rng = random.Random(9)
+    for _ in range(60):
+        if game.over:
+            break
+        for seat in game.to_act():
+            first, again = game.legal_actions(seat), game.legal_actions(seat)
+            assert first == again and first is not again
+            assert all(a is b for a, b in zip(first, again, strict=True))
+            assert all(type(a) is tuple and a[0] in ("play", "discard", "auction", "bid",
+                                                     "pass", "end", "resign") for a in first)
+        _act(game, rng)
