@@ -65,6 +65,16 @@ VIEW_PARTS: dict[str, Part] = {
 FIXED_PARTS = ("game", "mode", "options", "seat")
 CHANGING_SHARED = ("to_act", "over", "outcome", "turn", "auction")
 OWN_PARTS = ("hand", "legal_actions")
+#: The fields of a public seat (:meth:`Observer.public_seat`), in order.
+SEAT_FIELDS = ("stacks", "discard_top", "discard", "stock", "hand", "trash", "turns", "phase",
+               "status", "auto_trash")
+#: The delta pointers of seat ``j``'s fields and stacks, made once (not per delta):
+#: ``FIELD_POINTERS[j][field]`` is ``"/seats/j/field"``, ``STACK_POINTERS[j][k]``
+#: ``"/seats/j/stacks/k"``.
+FIELD_POINTERS = [{f: f"/seats/{j}/{f}" for f in SEAT_FIELDS}
+                  for j in range(SkipperRules.max_seats)]
+STACK_POINTERS = [[f"/seats/{j}/stacks/{k}" for k in range(4)]
+                  for j in range(SkipperRules.max_seats)]
 
 
 class LazyView(Mapping[str, Any]):
@@ -141,13 +151,14 @@ class SeatDeltas(Mapping[int | None, dict[str, Any]]):
         now = self._now[seat]
         if now is None:
             now = self._now[seat] = self._obs.own_part(game, seat, self._acting)
-        (hand, legal), before = now, self._before[seat]
+        before = self._before[seat]
         assert before is not None  # Observer.deltas returns None when one is missing
-        old_hand, old_legal = before
+        # (indexed, not unpacked: a compiled unpacking iterates the tuples)
+        hand, legal, old_hand, old_legal = now[0], now[1], before[0], before[1]
         own: dict[str, Any] | None = None
         if hand is not old_hand and hand != old_hand:
             own = {"hand": hand}
-        if legal != old_legal:
+        if legal is not old_legal and legal != old_legal:
             own = {**own, "legal_actions": legal} if own else {"legal_actions": legal}
         delta = out[seat] = {**shared, **own} if own else shared
         return delta
@@ -326,12 +337,13 @@ class Observer:
         before = self.mark
         if before is not None and before[0] == g.state_id:
             return None  # this state was reported already
-        parts = VIEW_PARTS
-        shared_now = tuple(parts[key](g, self, None) for key in CHANGING_SHARED)
+        shared_now = self.changing_shared(g)
         seats_now = self.public_seats(g)
         own_now: list[tuple[list[str], list[Any]] | None] = [None] * g.seats
         self.mark = (g.state_id, shared_now, seats_now, own_now)
-        wanted = dict.fromkeys(seats)
+        wanted: dict[int | None, None] = {}
+        for seat in seats:
+            wanted[seat] = None
         if (before is None or before[0] != g.state_id - 1
                 or any(s is not None and before[3][s] is None for s in wanted)):
             for i in range(g.seats):  # seen now, so that the next call can tell
@@ -346,6 +358,7 @@ class Observer:
             for j, (now, was) in enumerate(zip(seats_now, seats_before)):
                 if now is was:
                     continue
+                pointers = FIELD_POINTERS[j]
                 for field, value in now.items():
                     old = was[field]
                     if value is old or value == old:
@@ -353,10 +366,18 @@ class Observer:
                     if field == "stacks":
                         for k in range(4):
                             if value[k] is not old[k] and value[k] != old[k]:
-                                shared[f"/seats/{j}/stacks/{k}"] = value[k]
+                                shared[STACK_POINTERS[j][k]] = value[k]
                     else:
-                        shared[f"/seats/{j}/{field}"] = value
+                        shared[pointers[field]] = value
         return SeatDeltas(g, self, wanted, shared_now[0], shared, own_now, own_before)
+
+    def changing_shared(self, g: SkipperRules) -> tuple[Any, ...]:
+        """The :data:`CHANGING_SHARED` parts of every view, in order, as
+        :data:`VIEW_PARTS` gives them (called directly here: :meth:`deltas` runs on every
+        action)."""
+        return (self.reuse("to_act", g.to_act()), g.over, g.outcome(),
+                None if g.mode == "race" or g.over else g.current,
+                self.reuse("auction", _view_auction(g)))
 
     def own_part(self, g: SkipperRules, seat: int, acting: Sequence[int]
                  ) -> tuple[list[str], list[Any]]:

@@ -139,3 +139,29 @@ def test_legal_actions_hand_out_the_same_tuples_every_time(mode: str) -> None:
             assert all(type(a) is tuple and a[0] in ("play", "discard", "auction", "bid",
                                                      "pass", "end", "resign") for a in first)
         _act(game, rng)
+
+
+def test_the_delta_pointers_name_every_field_of_a_public_seat() -> None:
+    # The observer's deltas use pointers made once per seat and field (issue #43).
+    from cardhall.games.skipper.observer import FIELD_POINTERS, SEAT_FIELDS, STACK_POINTERS
+    game = Skipper({"mode": "multi", "seed": 2}, 6)
+    for j, seat in enumerate(game.view(None)["seats"]):
+        assert tuple(seat) == SEAT_FIELDS
+        assert FIELD_POINTERS[j] == {f: f"/seats/{j}/{f}" for f in seat}
+        assert STACK_POINTERS[j] == [f"/seats/{j}/stacks/{k}" for k in range(4)]
+
+
+@pytest.mark.parametrize(("mode", "seats"), [("solo", 1), ("multi", 4), ("race", 3)])
+def test_the_shared_parts_deltas_read_are_the_views(mode: str, seats: int) -> None:
+    # Observer.changing_shared calls the parts directly (issue #43): it must give what the
+    # view's own parts (VIEW_PARTS) give, at every state, auctions and the end included.
+    from cardhall.games.skipper.observer import CHANGING_SHARED, VIEW_PARTS
+    game = Skipper({"mode": mode, "seed": 4, "turn_limit": 30}, seats)
+    rng = random.Random(4)
+    while True:
+        obs = Observer()
+        assert obs.changing_shared(game) == tuple(VIEW_PARTS[key](game, Observer(), None)
+                                                  for key in CHANGING_SHARED)
+        if game.over:
+            break
+        _act(game, rng)
