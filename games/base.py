@@ -157,8 +157,14 @@ class GameType:
 
     def real_time(self, options: Mapping[str, Any]) -> bool:
         """Whether a game with these options is played in real time (several seats acting
-        at once) rather than in turns."""
-        return options.get("mode") in self.real_time_modes
+        at once) rather than in turns. (A room asks on every action: a game's options are
+        a dict, read without a method call when compiled.)"""
+        modes = self.real_time_modes
+        if not modes:
+            return False
+        if isinstance(options, dict):
+            return options.get("mode") in modes
+        return options.get("mode") in modes
 
     def setting(self, name: Any) -> Setting | None:
         """The setting called ``name``, or None (not a setting of this game)."""
