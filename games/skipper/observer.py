@@ -16,13 +16,13 @@ then skips it by identity): the public seats while nothing they show changed
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from .rules import SkipperRules
 from .stacks import CODE, SUIT_LETTERS, values_of
 
-_NOTHING = object()  # no cached value (see Observer.reuse)
-_NO_ACTIONS: list[Any] = []  # the legal actions of a seat that may not act (never mutated)
+_NOTHING: Final = object()  # no cached value (see Observer.reuse)
+_NO_ACTIONS: Final[list[Any]] = []  # the legal actions of a seat that may not act (never mutated)
 
 #: The view parts at the state :meth:`Observer.deltas` last saw: (state_id, the
 #: CHANGING_SHARED values, every public seat, every seat's (hand, legal actions), None for a
@@ -43,7 +43,7 @@ def _view_auction(g: SkipperRules) -> dict[str, Any] | None:
 Part = Callable[[SkipperRules, "Observer", "int | None"], Any]
 
 # The view, one entry per key, in order: the whitelist of what a seat may see.
-VIEW_PARTS: dict[str, Part] = {
+VIEW_PARTS: Final[dict[str, Part]] = {
     "game": lambda g, o, seat: g.name,
     "mode": lambda g, o, seat: g.mode,
     "options": lambda g, o, seat: o.public_options(g),
@@ -63,17 +63,17 @@ VIEW_PARTS: dict[str, Part] = {
 #: ``game``, ``mode``, ``options``, ``seat``. Always changed: ``state_id``. Compared seat by
 #: seat: ``seats``. The rest: every seat sees them alike (shared), or only its own (own).
 FIXED_PARTS = ("game", "mode", "options", "seat")
-CHANGING_SHARED = ("to_act", "over", "outcome", "turn", "auction")
+CHANGING_SHARED: Final = ("to_act", "over", "outcome", "turn", "auction")
 OWN_PARTS = ("hand", "legal_actions")
 #: The fields of a public seat (:meth:`Observer.public_seat`), in order.
-SEAT_FIELDS = ("stacks", "discard_top", "discard", "stock", "hand", "trash", "turns", "phase",
-               "status", "auto_trash")
+SEAT_FIELDS: Final = ("stacks", "discard_top", "discard", "stock", "hand", "trash", "turns",
+                      "phase", "status", "auto_trash")
 #: The delta pointers of seat ``j``'s fields and stacks, made once (not per delta):
 #: ``FIELD_POINTERS[j][field]`` is ``"/seats/j/field"``, ``STACK_POINTERS[j][k]``
 #: ``"/seats/j/stacks/k"``.
-FIELD_POINTERS = [{f: f"/seats/{j}/{f}" for f in SEAT_FIELDS}
+FIELD_POINTERS: Final = [{f: f"/seats/{j}/{f}" for f in SEAT_FIELDS}
                   for j in range(SkipperRules.max_seats)]
-STACK_POINTERS = [[f"/seats/{j}/stacks/{k}" for k in range(4)]
+STACK_POINTERS: Final = [[f"/seats/{j}/stacks/{k}" for k in range(4)]
                   for j in range(SkipperRules.max_seats)]
 
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Mapping, Sequence
-from typing import Any, Self
+from typing import Any, Final, Self
 
 from .. import cards as C
 from ..base import Action, Event, Game, GameType, Ranking, Setting, counts_when_won
@@ -63,10 +63,9 @@ from .stacks import (
     fresh_stock,
     values_of,
 )
-from .stacks import AUCTION_ACTS, BID_ACTS, DISCARD_ACTS, PLAY_ACTS
+from .stacks import AUCTION_ACTS, BID_ACTS, DISCARD_ACTS, END_ACT, PASS_ACT, PLAY_ACTS, RESIGN_ACT
 
-_STACK_INDEX = {letter: i for i, letter in enumerate(SUIT_LETTERS)}
-_END, _PASS, _RESIGN = ("end",), ("pass",), ("resign",)  # shared, as PLAY_ACTS
+_STACK_INDEX: Final = {letter: i for i, letter in enumerate(SUIT_LETTERS)}
 
 #: The ``auto_trash`` setting (RULINGS K6m).
 AUTO_TRASH = Setting("auto_trash", ("on", "off"),
@@ -310,8 +309,8 @@ class SkipperRules(Game):
         if a is not None:
             high = a["high"]
             acts: list[Action] = [BID_ACTS[c] for c in p.hand if RANK[c] > high]
-            acts.append(_PASS)
-            acts.append(_RESIGN)
+            acts.append(PASS_ACT)
+            acts.append(RESIGN_ACT)
             return acts
         row = TURN[p.phase]
         stuck_rule = self.rules.discard_only_when_stuck
@@ -330,8 +329,8 @@ class SkipperRules(Game):
         if "discard" in row and not (stuck_rule and plays):
             acts.extend(DISCARD_ACTS[c] for c in p.hand)
         if p.phase not in PASSING or plays or not p.hand:
-            acts.append(_END)
-        acts.append(_RESIGN)
+            acts.append(END_ACT)
+        acts.append(RESIGN_ACT)
         return acts
 
     def apply(self, seat: int, action: Sequence[Any]) -> list[Event]:

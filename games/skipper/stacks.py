@@ -14,7 +14,7 @@ is written; the engine (:class:`Rules`) and the bots read it there.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from .. import cards as C
 from ..errors import OptionError, UnknownAction
@@ -23,24 +23,32 @@ from ..options import SEED, Option
 #: Stack names: the suit letters ``"C"``, ``"D"``, ``"H"``, ``"S"``.
 SUIT_LETTERS = C.SUITS
 #: Card number -> its code, rank (1..13) and suit (0..3), for every card of every deck.
-CODE = [C.code(c) for c in range(C.MAX_DECKS * 52)]
-RANK = [c % 13 + 1 for c in range(C.MAX_DECKS * 52)]
-SUIT = [c // 13 % 4 for c in range(C.MAX_DECKS * 52)]
+CODE: Final = [C.code(c) for c in range(C.MAX_DECKS * 52)]
+RANK: Final = [c % 13 + 1 for c in range(C.MAX_DECKS * 52)]
+SUIT: Final = [c // 13 % 4 for c in range(C.MAX_DECKS * 52)]
 #: Card number -> its actions, built once and shared (tuples: never changed), so that
 #: ``legal_actions`` makes no tuple and lists of them compare by identity (issue #43):
 #: ``("play", code, stack)`` for each stack in order, ``("discard" | "auction" | "bid", code)``.
-PLAY_ACTS = [tuple(("play", code, stack) for stack in SUIT_LETTERS) for code in CODE]
-DISCARD_ACTS = [("discard", code) for code in CODE]
-AUCTION_ACTS = [("auction", code) for code in CODE]
-BID_ACTS = [("bid", code) for code in CODE]
+PLAY_ACTS: Final = [tuple(("play", code, stack) for stack in SUIT_LETTERS) for code in CODE]
+DISCARD_ACTS: Final = [("discard", code) for code in CODE]
+AUCTION_ACTS: Final = [("auction", code) for code in CODE]
+BID_ACTS: Final = [("bid", code) for code in CODE]
+END_ACT: Final = ("end",)
+PASS_ACT: Final = ("pass",)
+RESIGN_ACT: Final = ("resign",)
 #: Values 0..12: a skipper must leave some e <= 12 (K4).
-CAP = (1 << 13) - 1
+CAP: Final = (1 << 13) - 1
 
 MODES = ("solo", "multi", "race")
 # Phases of a seat's turn (the turn table: :data:`TURN`).
-START, PLAYED, DISCARDED, AUCTIONED = "start", "played", "discarded", "auctioned"
+START: Final = "start"
+PLAYED: Final = "played"
+DISCARDED: Final = "discarded"
+AUCTIONED: Final = "auctioned"
 # Seat status.
-ACTIVE, WON, OUT = "active", "won", "out"
+ACTIVE: Final = "active"
+WON: Final = "won"
+OUT: Final = "out"
 
 # The turn's state machine (K5, K9), one table (the design notes' "One transition table",
 # as h11 keeps its state machine): for the phase of the acting seat's turn, the verbs it
@@ -52,14 +60,14 @@ ACTIVE, WON, OUT = "active", "won", "out"
 #   auctioned  the auction failed: discard or end (same rule as K5)        K9
 # "end" draws (K6) and hands the turn on; "auction" opens the bids (K10): a sale ends the
 # turn, no sale leads to "auctioned". "resign" is taken at every point, bids included.
-TURN: dict[str, dict[str, str]] = {
+TURN: Final[dict[str, dict[str, str]]] = {
     START: {"play": PLAYED, "auction": AUCTIONED, "discard": DISCARDED, "end": START},
     PLAYED: {"play": PLAYED, "end": START},
     DISCARDED: {"discard": DISCARDED, "end": START},
     AUCTIONED: {"discard": DISCARDED, "end": START},
 }
 #: Why a verb is not in a phase's row of :data:`TURN`.
-WHY_NOT = {
+WHY_NOT: Final = {
     START: "{verb} is not possible at the start of a turn",
     PLAYED: "you have played this turn: play more or end (K5)",
     DISCARDED: "you have discarded this turn: discard more or end (K5)",
@@ -67,11 +75,11 @@ WHY_NOT = {
 }
 #: Phases in which nothing has been played or discarded yet: "end" there is a pass, which
 #: K5 allows only while some card in hand is playable (or the hand is empty).
-PASSING = (START, AUCTIONED)
+PASSING: Final = (START, AUCTIONED)
 #: The verbs of the seat whose bid it is, during an auction (K10).
-BIDDING = ("bid", "pass")
+BIDDING: Final = ("bid", "pass")
 #: Verbs and their arity (the verb included).
-ARITY = {"play": 3, "discard": 2, "end": 1, "auction": 2, "bid": 2, "pass": 1, "resign": 1}
+ARITY: Final = {"play": 3, "discard": 2, "end": 1, "auction": 2, "bid": 2, "pass": 1, "resign": 1}
 
 OPTIONS: tuple[Option, ...] = (
     SEED,
@@ -142,7 +150,7 @@ def values_of(e: int) -> list[int]:
     return list(out)
 
 
-_VALUES_MEMO: dict[int, list[int]] = {}
+_VALUES_MEMO: Final[dict[int, list[int]]] = {}
 
 
 def bits_of(values: Any) -> int:
