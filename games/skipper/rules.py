@@ -110,12 +110,9 @@ class SkipperRules(Game):
         judges: Seats whose stacks the dead test also consults (a :meth:`solitaire`; else
             empty).
         skip_rate: Skip-draws per own turn a :meth:`solitaire` models (else 0).
-        marks: One change count per seat: the rules add 1 to a seat's count whenever
-            anything its public seat or its hand shows may have changed (a seat's draw,
-            play, discard, turn, phase, status, setting; an auction's end and a retirement
-            touch every seat). The view caches (:mod:`.observer`) trust what they built at
-            an unchanged count. State set up from outside the rules must be followed by
-            :meth:`recount` (or :meth:`touch_all`).
+        marks: Per seat, a count the rules raise whenever what its public seat or hand
+            shows may change; the view caches (:mod:`.observer`) trust what they built at
+            an unchanged count. State set from outside the rules: :meth:`recount` after.
     """
 
     name = "skipper"
@@ -187,16 +184,14 @@ class SkipperRules(Game):
         self._dirty = set(range(len(self.gone)))
 
     def touch_all(self) -> None:
-        """Count a change of every seat (:attr:`marks`): what the views built of them
-        before is not trusted again. Every count becomes one above the highest count so
-        far, whatever the number of seats now (a restore may rebuild the seats)."""
+        """Count a change of every seat (:attr:`marks`): each count becomes one above the
+        highest so far, whatever the number of seats now (a restore may rebuild them)."""
         top = max(self.marks, default=0) + 1
         self.marks = [top] * len(self.players)
 
     def recount(self) -> None:
-        """Count again the cards gone from play (on stacks, trashed, removed): after a
-        state was set up from outside the rules (:func:`.sample.resample`); every seat
-        counts as changed (:meth:`touch_all`)."""
+        """Count again the cards gone from play (on stacks, trashed, removed) and touch
+        every seat (:meth:`touch_all`): after a state set up from outside the rules."""
         self.touch_all()
         self._pools()
         for p in self.players:
@@ -371,7 +366,14 @@ class SkipperRules(Game):
             raise NotYourTurn(f"it is not seat {seat}'s turn")
         ev: list[Event] = []
         self.marks[seat] += 1  # the acting seat's own changes; others mark themselves
-        getattr(self, "_do_" + verb)(seat, *args, ev)
+        if verb == "play":  # the common verbs called directly, the others by name
+            self._do_play(seat, args[0], args[1], ev)
+        elif verb == "discard":
+            self._do_discard(seat, args[0], ev)
+        elif verb == "end":
+            self._do_end(seat, ev)
+        else:
+            getattr(self, "_do_" + verb)(seat, *args, ev)
         self.state_id += 1
         return ev
 
