@@ -209,13 +209,13 @@ class SkipperRules(Game):
         holder cannot use may still be needed by another seat (its owner, say: each face
         exists once per deck).
         """
-        dead_for = self.rules.dead_for
+        rules = self.rules  # (its method called as one: no bound method made)
         if self.mode != "multi":
             if not self.judges:
-                return dead_for(card, p)
-            return dead_for(card, p) and all(dead_for(card, self.players[j])
-                                             for j in self.judges)
-        return all(dead_for(card, q) for q in self.players if q.status == ACTIVE or q is p)
+                return rules.dead_for(card, p)
+            return rules.dead_for(card, p) and all(rules.dead_for(card, self.players[j])
+                                                   for j in self.judges)
+        return all(rules.dead_for(card, q) for q in self.players if q.status == ACTIVE or q is p)
 
     def _set_gone(self, card: int) -> None:
         pool = 0 if self.mode == "multi" else C.deck_of(card)

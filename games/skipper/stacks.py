@@ -340,14 +340,13 @@ class Rules:
         """(card, stack) pairs playable from ``p``'s hand (K1-K4), hand order then stack
         order."""
         out = []
-        result = self.result
         skips = self.skips
-        for card in p.hand:
+        for card in p.hand:  # (self.result called as a method: no bound method made)
             if RANK[card] in skips:
                 for s in range(4):
-                    if result(card, p, s) is not None:
+                    if self.result(card, p, s) is not None:
                         out.append((card, s))
-            elif result(card, p, SUIT[card]) is not None:  # a plain card: own stack only
+            elif self.result(card, p, SUIT[card]) is not None:  # a plain card: own stack only
                 out.append((card, SUIT[card]))
         return out
 
