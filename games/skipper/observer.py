@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Final
 
 from .rules import SkipperRules
-from .stacks import CODE, SUIT_LETTERS, values_of
+from .stacks import CODE, SUIT_LETTERS, Seat, values_of
 
 _NOTHING: Final = object()  # no cached value (see Observer.reuse)
 _NO_ACTIONS: Final[list[Any]] = []  # the legal actions of a seat that may not act (never mutated)
@@ -38,6 +38,12 @@ def _view_auction(g: SkipperRules) -> dict[str, Any] | None:
     return {"seller": a["seller"], "card": CODE[a["card"]],
             "bids": [[s, None if c is None else CODE[c]] for s, c in a["bids"]],
             "bidder": a["bidders"][len(a["bids"])]}
+
+
+def _stack_view(p: Seat, s: int) -> dict[str, Any]:
+    """Stack ``s`` of seat ``p`` as every view shows it (:meth:`Observer.public_seat`)."""
+    return {"suit": SUIT_LETTERS[s], "cards": [CODE[c] for c in p.stacks[s]],
+            "values": values_of(p.values[s]), "complete": p.complete[s]}
 
 
 Part = Callable[[SkipperRules, "Observer", "int | None"], Any]
@@ -228,11 +234,14 @@ class Observer:
         if hit is not None and hit[1] == key:
             self.seats[i] = (mark, key, hit[2])
             return hit[2]
-        if hit is not None and hit[1][0] == stacks_key:
+        if hit is None:
+            stacks = [_stack_view(p, s) for s in range(4)]
+        elif hit[1][0] == stacks_key:
             stacks = hit[2]["stacks"]  # most moves leave the stacks be: the same list
-        else:
-            stacks = [{"suit": SUIT_LETTERS[s], "cards": [CODE[c] for c in st[s]],
-                       "values": values_of(va[s]), "complete": co[s]} for s in range(4)]
+        else:  # a play changes one stack: the others stay the same objects
+            was, old = hit[1][0], hit[2]["stacks"]
+            stacks = [old[s] if was[s] == stacks_key[s] and was[4 + s] == va[s]
+                      and was[8 + s] == co[s] else _stack_view(p, s) for s in range(4)]
         view = {
             "stacks": stacks,
             "discard_top": CODE[p.discard[-1]] if p.discard else None,
