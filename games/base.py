@@ -35,7 +35,7 @@ import secrets
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, NamedTuple, Self
+from typing import Any, ClassVar, Final, NamedTuple, Self
 
 from .errors import GameOver, IllegalAction, NotYourTurn, OptionError, SnapshotError, UnknownAction
 from .options import SEED, Option, parse_options
@@ -44,7 +44,7 @@ Action = tuple[Any, ...]
 Event = dict[str, Any]
 
 #: The ``mode`` of a game's one leaderboard when the game has no ``mode`` option.
-STANDARD = "standard"
+STANDARD: Final = "standard"
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,7 +182,9 @@ class GameType:
 
 
 #: Kinds of :class:`LogEntry`: an action, a forfeit, a setting.
-ACT, FORFEIT, SETTING = "a", "f", "s"
+ACT: Final = "a"
+FORFEIT: Final = "f"
+SETTING: Final = "s"
 
 
 class LogEntry(NamedTuple):
