@@ -29,13 +29,16 @@ SUIT: Final = [c // 13 % 4 for c in range(C.MAX_DECKS * 52)]
 #: Card number -> its actions, built once and shared (tuples: never changed), so that
 #: ``legal_actions`` makes no tuple and lists of them compare by identity (issue #43):
 #: ``("play", code, stack)`` for each stack in order, ``("discard" | "auction" | "bid", code)``.
-PLAY_ACTS: Final = [tuple(("play", code, stack) for stack in SUIT_LETTERS) for code in CODE]
-DISCARD_ACTS: Final = [("discard", code) for code in CODE]
-AUCTION_ACTS: Final = [("auction", code) for code in CODE]
-BID_ACTS: Final = [("bid", code) for code in CODE]
-END_ACT: Final = ("end",)
-PASS_ACT: Final = ("pass",)
-RESIGN_ACT: Final = ("resign",)
+#: (Typed as tuples of any length: a compiled build keeps a fixed-length tuple unboxed and
+#: would box it anew on every read.)
+PLAY_ACTS: Final[list[tuple[tuple[str, ...], ...]]] = [
+    tuple(("play", code, stack) for stack in SUIT_LETTERS) for code in CODE]
+DISCARD_ACTS: Final[list[tuple[str, ...]]] = [("discard", code) for code in CODE]
+AUCTION_ACTS: Final[list[tuple[str, ...]]] = [("auction", code) for code in CODE]
+BID_ACTS: Final[list[tuple[str, ...]]] = [("bid", code) for code in CODE]
+END_ACT: Final[tuple[str, ...]] = ("end",)
+PASS_ACT: Final[tuple[str, ...]] = ("pass",)
+RESIGN_ACT: Final[tuple[str, ...]] = ("resign",)
 #: Values 0..12: a skipper must leave some e <= 12 (K4).
 CAP: Final = (1 << 13) - 1
 
