@@ -35,7 +35,7 @@ import secrets
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, NamedTuple, Self
+from typing import Any, ClassVar, Final, NamedTuple, Self
 
 from .errors import GameOver, IllegalAction, NotYourTurn, OptionError, SnapshotError, UnknownAction
 from .options import SEED, Option, parse_options
@@ -44,7 +44,7 @@ Action = tuple[Any, ...]
 Event = dict[str, Any]
 
 #: The ``mode`` of a game's one leaderboard when the game has no ``mode`` option.
-STANDARD = "standard"
+STANDARD: Final = "standard"
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,8 +157,14 @@ class GameType:
 
     def real_time(self, options: Mapping[str, Any]) -> bool:
         """Whether a game with these options is played in real time (several seats acting
-        at once) rather than in turns."""
-        return options.get("mode") in self.real_time_modes
+        at once) rather than in turns. (A room asks on every action: a game's options are
+        a dict, read without a method call when compiled.)"""
+        modes = self.real_time_modes
+        if not modes:
+            return False
+        if isinstance(options, dict):
+            return options.get("mode") in modes
+        return options.get("mode") in modes
 
     def setting(self, name: Any) -> Setting | None:
         """The setting called ``name``, or None (not a setting of this game)."""
@@ -176,7 +182,9 @@ class GameType:
 
 
 #: Kinds of :class:`LogEntry`: an action, a forfeit, a setting.
-ACT, FORFEIT, SETTING = "a", "f", "s"
+ACT: Final = "a"
+FORFEIT: Final = "f"
+SETTING: Final = "s"
 
 
 class LogEntry(NamedTuple):

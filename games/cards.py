@@ -19,7 +19,7 @@ Rank letters: ``A 2 3 4 5 6 7 8 9 T J Q K``; suit letters: ``C D H S``.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Final
 
 from .errors import UnknownAction
 
@@ -34,13 +34,13 @@ ACE, JACK, QUEEN, KING = 1, 11, 12, 13
 
 Card = int
 
-_CODES: list[str] = [
+_CODES: Final[list[str]] = [
     RANKS[r] + SUITS[s] + (str(d) if d else "")
     for d in range(MAX_DECKS)
     for s in range(4)
     for r in range(13)
 ]
-_BY_CODE: dict[str, int] = {c: i for i, c in enumerate(_CODES)}
+_BY_CODE: Final[dict[str, int]] = {c: i for i, c in enumerate(_CODES)}
 
 
 def make(rank: int, suit: int, deck: int = 0) -> Card:

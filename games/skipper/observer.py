@@ -16,13 +16,13 @@ then skips it by identity): the public seats while nothing they show changed
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from .rules import SkipperRules
-from .stacks import CODE, SUIT_LETTERS, values_of
+from .stacks import CODE, SUIT_LETTERS, Seat, values_of
 
-_NOTHING = object()  # no cached value (see Observer.reuse)
-_NO_ACTIONS: list[Any] = []  # the legal actions of a seat that may not act (never mutated)
+_NOTHING: Final = object()  # no cached value (see Observer.reuse)
+_NO_ACTIONS: Final[list[Any]] = []  # the legal actions of a seat that may not act (never mutated)
 
 #: The view parts at the state :meth:`Observer.deltas` last saw: (state_id, the
 #: CHANGING_SHARED values, every public seat, every seat's (hand, legal actions), None for a
@@ -40,10 +40,16 @@ def _view_auction(g: SkipperRules) -> dict[str, Any] | None:
             "bidder": a["bidders"][len(a["bids"])]}
 
 
+def _stack_view(p: Seat, s: int) -> dict[str, Any]:
+    """Stack ``s`` of seat ``p`` as every view shows it (:meth:`Observer.public_seat`)."""
+    return {"suit": SUIT_LETTERS[s], "cards": [CODE[c] for c in p.stacks[s]],
+            "values": values_of(p.values[s]), "complete": p.complete[s]}
+
+
 Part = Callable[[SkipperRules, "Observer", "int | None"], Any]
 
 # The view, one entry per key, in order: the whitelist of what a seat may see.
-VIEW_PARTS: dict[str, Part] = {
+VIEW_PARTS: Final[dict[str, Part]] = {
     "game": lambda g, o, seat: g.name,
     "mode": lambda g, o, seat: g.mode,
     "options": lambda g, o, seat: o.public_options(g),
@@ -63,8 +69,18 @@ VIEW_PARTS: dict[str, Part] = {
 #: ``game``, ``mode``, ``options``, ``seat``. Always changed: ``state_id``. Compared seat by
 #: seat: ``seats``. The rest: every seat sees them alike (shared), or only its own (own).
 FIXED_PARTS = ("game", "mode", "options", "seat")
-CHANGING_SHARED = ("to_act", "over", "outcome", "turn", "auction")
+CHANGING_SHARED: Final = ("to_act", "over", "outcome", "turn", "auction")
 OWN_PARTS = ("hand", "legal_actions")
+#: The fields of a public seat (:meth:`Observer.public_seat`), in order.
+SEAT_FIELDS: Final = ("stacks", "discard_top", "discard", "stock", "hand", "trash", "turns",
+                      "phase", "status", "auto_trash")
+#: The delta pointers of seat ``j``'s fields and stacks, made once (not per delta):
+#: ``FIELD_POINTERS[j][field]`` is ``"/seats/j/field"``, ``STACK_POINTERS[j][k]``
+#: ``"/seats/j/stacks/k"``.
+FIELD_POINTERS: Final = [{f: f"/seats/{j}/{f}" for f in SEAT_FIELDS}
+                  for j in range(SkipperRules.max_seats)]
+STACK_POINTERS: Final = [[f"/seats/{j}/stacks/{k}" for k in range(4)]
+                  for j in range(SkipperRules.max_seats)]
 
 
 class LazyView(Mapping[str, Any]):
@@ -141,13 +157,14 @@ class SeatDeltas(Mapping[int | None, dict[str, Any]]):
         now = self._now[seat]
         if now is None:
             now = self._now[seat] = self._obs.own_part(game, seat, self._acting)
-        (hand, legal), before = now, self._before[seat]
+        before = self._before[seat]
         assert before is not None  # Observer.deltas returns None when one is missing
-        old_hand, old_legal = before
+        # (indexed, not unpacked: a compiled unpacking iterates the tuples)
+        hand, legal, old_hand, old_legal = now[0], now[1], before[0], before[1]
         own: dict[str, Any] | None = None
         if hand is not old_hand and hand != old_hand:
             own = {"hand": hand}
-        if legal != old_legal:
+        if legal is not old_legal and legal != old_legal:
             own = {**own, "legal_actions": legal} if own else {"legal_actions": legal}
         delta = out[seat] = {**shared, **own} if own else shared
         return delta
@@ -163,24 +180,25 @@ class Observer:
     """The view caches of one Skipper game and the views built from them (K8).
 
     Attributes:
-        seats: seat -> (its key tuple, its public dict): :meth:`public_seat`.
+        seats: seat -> (the seat's change count when built, its key tuple, its public
+            dict): :meth:`public_seat`.
         all_seats: The last list of every public seat (:meth:`public_seats`).
         options: The public options (they never change), once built.
         shared: (state_id, the public part of every view) of :meth:`views`, or None.
         reused: view key -> the value :meth:`reuse` returned last.
-        hands: seat -> (its hand, the hand's view): :meth:`hand_view`.
+        hands: seat -> (its change count, its hand, the hand's view): :meth:`hand_view`.
         mark: The view parts :meth:`deltas` saw last (:data:`Mark`), or None.
     """
 
     __slots__ = ("seats", "all_seats", "options", "shared", "reused", "hands", "mark")
 
     def __init__(self) -> None:
-        self.seats: dict[int, tuple[Any, dict[str, Any]]] = {}
+        self.seats: dict[int, tuple[int, Any, dict[str, Any]]] = {}
         self.all_seats: list[dict[str, Any]] | None = None
         self.options: dict[str, Any] | None = None
         self.shared: tuple[int, dict[str, Any]] | None = None
         self.reused: dict[str, Any] = {}
-        self.hands: dict[int, tuple[tuple[int, ...], list[str]]] = {}
+        self.hands: dict[int, tuple[int, tuple[int, ...], list[str]]] = {}
         self.mark: Mark | None = None
 
     def invalidate(self) -> None:
@@ -196,25 +214,34 @@ class Observer:
         ``stacks`` list while the stacks did not change: views then share them, and the
         room's delta diff skips them by identity. Callers must not mutate them. A stack is
         known by its length, values and completion: cards are only ever added to stacks.
+        While the seat's change count (``SkipperRules.marks``) is the one it was built at,
+        the seat is not even looked at (most actions touch one or two seats of four).
 
         Keys: ``stacks``, ``discard_top``, ``discard``, ``stock``, ``hand``, ``trash`` (counts),
         ``turns``, ``phase``, ``status`` and ``auto_trash`` (the seat's K6 preference,
         RULINGS K6m).
         """
+        mark = g.marks[i]
+        hit = self.seats.get(i)
+        if hit is not None and hit[0] == mark:
+            return hit[2]
         p = g.players[i]
         st, va, co = p.stacks, p.values, p.complete
         stacks_key = (len(st[0]), len(st[1]), len(st[2]), len(st[3]), va[0], va[1], va[2],
                       va[3], co[0], co[1], co[2], co[3])
         key = (stacks_key, p.discard[-1] if p.discard else -1, len(p.discard), len(p.stock),
                len(p.hand), len(p.trash), p.turns, p.phase, p.status, p.auto_trash)
-        hit = self.seats.get(i)
-        if hit is not None and hit[0] == key:
-            return hit[1]
-        if hit is not None and hit[0][0] == stacks_key:
-            stacks = hit[1]["stacks"]  # most moves leave the stacks be: the same list
-        else:
-            stacks = [{"suit": SUIT_LETTERS[s], "cards": [CODE[c] for c in st[s]],
-                       "values": values_of(va[s]), "complete": co[s]} for s in range(4)]
+        if hit is not None and hit[1] == key:
+            self.seats[i] = (mark, key, hit[2])
+            return hit[2]
+        if hit is None:
+            stacks = [_stack_view(p, s) for s in range(4)]
+        elif hit[1][0] == stacks_key:
+            stacks = hit[2]["stacks"]  # most moves leave the stacks be: the same list
+        else:  # a play changes one stack: the others stay the same objects
+            was, old = hit[1][0], hit[2]["stacks"]
+            stacks = [old[s] if was[s] == stacks_key[s] and was[4 + s] == va[s]
+                      and was[8 + s] == co[s] else _stack_view(p, s) for s in range(4)]
         view = {
             "stacks": stacks,
             "discard_top": CODE[p.discard[-1]] if p.discard else None,
@@ -222,7 +249,7 @@ class Observer:
             "trash": len(p.trash), "turns": p.turns, "phase": p.phase, "status": p.status,
             "auto_trash": p.auto_trash,
         }
-        self.seats[i] = (key, view)
+        self.seats[i] = (mark, key, view)
         return view
 
     def reuse(self, key: str, value: Any) -> Any:
@@ -252,13 +279,18 @@ class Observer:
 
     def hand_view(self, g: SkipperRules, seat: int) -> list[str]:
         """``seat``'s hand as card codes; the same list object while the hand is unchanged
-        (do not mutate it)."""
-        hand = tuple(g.players[seat].hand)
+        (do not mutate it); not looked at while the seat's change count
+        (``SkipperRules.marks``) is the one it was built at."""
+        mark = g.marks[seat]
         hit = self.hands.get(seat)
-        if hit is not None and hit[0] == hand:
-            return hit[1]
+        if hit is not None and hit[0] == mark:
+            return hit[2]
+        hand = tuple(g.players[seat].hand)
+        if hit is not None and hit[1] == hand:
+            self.hands[seat] = (mark, hand, hit[2])
+            return hit[2]
         view = [CODE[c] for c in hand]
-        self.hands[seat] = (hand, view)
+        self.hands[seat] = (mark, hand, view)
         return view
 
     def view(self, g: SkipperRules, seat: int | None) -> dict[str, Any]:
@@ -314,12 +346,13 @@ class Observer:
         before = self.mark
         if before is not None and before[0] == g.state_id:
             return None  # this state was reported already
-        parts = VIEW_PARTS
-        shared_now = tuple(parts[key](g, self, None) for key in CHANGING_SHARED)
+        shared_now = self.changing_shared(g)
         seats_now = self.public_seats(g)
         own_now: list[tuple[list[str], list[Any]] | None] = [None] * g.seats
         self.mark = (g.state_id, shared_now, seats_now, own_now)
-        wanted = dict.fromkeys(seats)
+        wanted: dict[int | None, None] = {}
+        for seat in seats:
+            wanted[seat] = None
         if (before is None or before[0] != g.state_id - 1
                 or any(s is not None and before[3][s] is None for s in wanted)):
             for i in range(g.seats):  # seen now, so that the next call can tell
@@ -334,6 +367,7 @@ class Observer:
             for j, (now, was) in enumerate(zip(seats_now, seats_before)):
                 if now is was:
                     continue
+                pointers = FIELD_POINTERS[j]
                 for field, value in now.items():
                     old = was[field]
                     if value is old or value == old:
@@ -341,10 +375,18 @@ class Observer:
                     if field == "stacks":
                         for k in range(4):
                             if value[k] is not old[k] and value[k] != old[k]:
-                                shared[f"/seats/{j}/stacks/{k}"] = value[k]
+                                shared[STACK_POINTERS[j][k]] = value[k]
                     else:
-                        shared[f"/seats/{j}/{field}"] = value
+                        shared[pointers[field]] = value
         return SeatDeltas(g, self, wanted, shared_now[0], shared, own_now, own_before)
+
+    def changing_shared(self, g: SkipperRules) -> tuple[Any, ...]:
+        """The :data:`CHANGING_SHARED` parts of every view, in order, as
+        :data:`VIEW_PARTS` gives them (called directly here: :meth:`deltas` runs on every
+        action)."""
+        return (self.reuse("to_act", g.to_act()), g.over, g.outcome(),
+                None if g.mode == "race" or g.over else g.current,
+                self.reuse("auction", _view_auction(g)))
 
     def own_part(self, g: SkipperRules, seat: int, acting: Sequence[int]
                  ) -> tuple[list[str], list[Any]]:

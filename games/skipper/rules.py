@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Mapping, Sequence
-from typing import Any, Self
+from typing import Any, Final, Self
 
 from .. import cards as C
 from ..base import Action, Event, Game, GameType, Ranking, Setting, counts_when_won
@@ -44,16 +44,18 @@ from ..errors import GameOver, IllegalAction, NotYourTurn, OptionError, UnknownA
 from ..rng import GameRNG
 from .stacks import (
     ACTIVE,
-    AUCTIONED,
+    ARITY,
+    BIDDING,
     CODE,
-    DISCARDED,
     OPTIONS,
     OUT,
-    PLAYED,
+    PASSING,
     RANK,
     START,
     SUIT,
     SUIT_LETTERS,
+    TURN,
+    WHY_NOT,
     WON,
     Rules,
     Seat,
@@ -61,38 +63,9 @@ from .stacks import (
     fresh_stock,
     values_of,
 )
+from .stacks import AUCTION_ACTS, BID_ACTS, DISCARD_ACTS, END_ACT, PASS_ACT, PLAY_ACTS, RESIGN_ACT
 
-# The turn's state machine (K5, K9), one table (the design notes' "One transition table",
-# as h11 keeps its state machine): for the phase of the acting seat's turn, the verbs it
-# takes and the phase each leads to. A verb not in its phase's row is refused with the row's
-# reason (WHY_NOT); legal_actions lists a row's verbs in order, each with the cards allowed.
-#   start      nothing done yet: play, auction (multi), discard, or end (= pass, K5)
-#   played     >= 1 card played: play more or end                          K5 "never both"
-#   discarded  >= 1 card discarded: discard more or end                    K5
-#   auctioned  the auction failed: discard or end (same rule as K5)        K9
-# "end" draws (K6) and hands the turn on; "auction" opens the bids (K10): a sale ends the
-# turn, no sale leads to "auctioned". "resign" is taken at every point, bids included.
-TURN: dict[str, dict[str, str]] = {
-    START: {"play": PLAYED, "auction": AUCTIONED, "discard": DISCARDED, "end": START},
-    PLAYED: {"play": PLAYED, "end": START},
-    DISCARDED: {"discard": DISCARDED, "end": START},
-    AUCTIONED: {"discard": DISCARDED, "end": START},
-}
-#: Why a verb is not in a phase's row of :data:`TURN`.
-WHY_NOT = {
-    START: "{verb} is not possible at the start of a turn",
-    PLAYED: "you have played this turn: play more or end (K5)",
-    DISCARDED: "you have discarded this turn: discard more or end (K5)",
-    AUCTIONED: "after a failed auction you may only discard or end (K9)",
-}
-#: Phases in which nothing has been played or discarded yet: "end" there is a pass, which
-#: K5 allows only while some card in hand is playable (or the hand is empty).
-PASSING = (START, AUCTIONED)
-#: The verbs of the seat whose bid it is, during an auction (K10).
-BIDDING = ("bid", "pass")
-#: Verbs and their arity (the verb included).
-ARITY = {"play": 3, "discard": 2, "end": 1, "auction": 2, "bid": 2, "pass": 1, "resign": 1}
-_STACK_INDEX = {letter: i for i, letter in enumerate(SUIT_LETTERS)}
+_STACK_INDEX: Final = {letter: i for i, letter in enumerate(SUIT_LETTERS)}
 
 #: The ``auto_trash`` setting (RULINGS K6m).
 AUTO_TRASH = Setting("auto_trash", ("on", "off"),
@@ -137,6 +110,9 @@ class SkipperRules(Game):
         judges: Seats whose stacks the dead test also consults (a :meth:`solitaire`; else
             empty).
         skip_rate: Skip-draws per own turn a :meth:`solitaire` models (else 0).
+        marks: Per seat, a count the rules raise whenever what its public seat or hand
+            shows may change; the view caches (:mod:`.observer`) trust what they built at
+            an unchanged count. State set from outside the rules: :meth:`recount` after.
     """
 
     name = "skipper"
@@ -170,6 +146,7 @@ class SkipperRules(Game):
         self.skip_draws = (mode == "multi") if skip is None else (bool(skip) and mode != "solo")
         self.rng = GameRNG(o["seed"])
         self.players = [Seat(self.rules.trash) for _ in range(seats)]
+        self.marks = [0] * seats
         self.current = o["first_seat"] if mode == "multi" else 0
         self.auction: dict[str, Any] | None = None
         self.winner: int | None = None
@@ -206,9 +183,16 @@ class SkipperRules(Game):
         # the state, so skipping it while nothing left play cannot change any result).
         self._dirty = set(range(len(self.gone)))
 
+    def touch_all(self) -> None:
+        """Count a change of every seat (:attr:`marks`): each count becomes one above the
+        highest so far, whatever the number of seats now (a restore may rebuild them)."""
+        top = max(self.marks, default=0) + 1
+        self.marks = [top] * len(self.players)
+
     def recount(self) -> None:
-        """Count again the cards gone from play (on stacks, trashed, removed): after a
-        state was set up from outside the rules (:func:`.sample.resample`)."""
+        """Count again the cards gone from play (on stacks, trashed, removed) and touch
+        every seat (:meth:`touch_all`): after a state set up from outside the rules."""
+        self.touch_all()
         self._pools()
         for p in self.players:
             for c in [*p.trash, *p.removed, *(c for st in p.stacks for c in st)]:
@@ -225,13 +209,13 @@ class SkipperRules(Game):
         holder cannot use may still be needed by another seat (its owner, say: each face
         exists once per deck).
         """
-        dead_for = self.rules.dead_for
+        rules = self.rules  # (its method called as one: no bound method made)
         if self.mode != "multi":
             if not self.judges:
-                return dead_for(card, p)
-            return dead_for(card, p) and all(dead_for(card, self.players[j])
-                                             for j in self.judges)
-        return all(dead_for(card, q) for q in self.players if q.status == ACTIVE or q is p)
+                return rules.dead_for(card, p)
+            return rules.dead_for(card, p) and all(rules.dead_for(card, self.players[j])
+                                                   for j in self.judges)
+        return all(rules.dead_for(card, q) for q in self.players if q.status == ACTIVE or q is p)
 
     def _set_gone(self, card: int) -> None:
         pool = 0 if self.mode == "multi" else C.deck_of(card)
@@ -255,6 +239,7 @@ class SkipperRules(Game):
         Returns False when both piles are empty.
         """
         p = self.players[i]
+        self.marks[i] += 1
         while True:
             if not p.stock:
                 if not p.discard:
@@ -318,9 +303,9 @@ class SkipperRules(Game):
         p = self.players[seat]
         if a is not None:
             high = a["high"]
-            acts: list[Action] = [("bid", CODE[c]) for c in p.hand if RANK[c] > high]
-            acts.append(("pass",))
-            acts.append(("resign",))
+            acts: list[Action] = [BID_ACTS[c] for c in p.hand if RANK[c] > high]
+            acts.append(PASS_ACT)
+            acts.append(RESIGN_ACT)
             return acts
         row = TURN[p.phase]
         stuck_rule = self.rules.discard_only_when_stuck
@@ -329,18 +314,18 @@ class SkipperRules(Game):
             else []
         acts = []
         if "play" in row:
-            acts = [("play", CODE[c], SUIT_LETTERS[s]) for c, s in plays]
+            acts = [PLAY_ACTS[c][s] for c, s in plays]
             if self.rules.play_from_discard and p.discard:
                 top = p.discard[-1]
-                acts.extend(("play", CODE[top], SUIT_LETTERS[s]) for s in range(4)
+                acts.extend(PLAY_ACTS[top][s] for s in range(4)
                             if self.rules.result(top, p, s) is not None)
         if "auction" in row and self.mode == "multi" and self.bidders(seat):
-            acts.extend(("auction", CODE[c]) for c in p.hand)
+            acts.extend(AUCTION_ACTS[c] for c in p.hand)
         if "discard" in row and not (stuck_rule and plays):
-            acts.extend(("discard", CODE[c]) for c in p.hand)
+            acts.extend(DISCARD_ACTS[c] for c in p.hand)
         if p.phase not in PASSING or plays or not p.hand:
-            acts.append(("end",))
-        acts.append(("resign",))
+            acts.append(END_ACT)
+        acts.append(RESIGN_ACT)
         return acts
 
     def apply(self, seat: int, action: Sequence[Any]) -> list[Event]:
@@ -380,7 +365,15 @@ class SkipperRules(Game):
                 raise NotYourTurn(f"seat {self.to_act()[0]} bids now, not seat {seat}")
             raise NotYourTurn(f"it is not seat {seat}'s turn")
         ev: list[Event] = []
-        getattr(self, "_do_" + verb)(seat, *args, ev)
+        self.marks[seat] += 1  # the acting seat's own changes; others mark themselves
+        if verb == "play":  # the common verbs called directly, the others by name
+            self._do_play(seat, args[0], args[1], ev)
+        elif verb == "discard":
+            self._do_discard(seat, args[0], ev)
+        elif verb == "end":
+            self._do_end(seat, ev)
+        else:
+            getattr(self, "_do_" + verb)(seat, *args, ev)
         self.state_id += 1
         return ev
 
@@ -394,6 +387,7 @@ class SkipperRules(Game):
         p = self.players[seat]
         if p.status != ACTIVE:
             raise IllegalAction(f"seat {seat} is no longer in the game")
+        self.marks[seat] += 1
         p.auto_trash = value == "on"
         return [{"type": "auto_trash", "seat": seat, "on": p.auto_trash}]
 
@@ -525,6 +519,7 @@ class SkipperRules(Game):
         if len(a["bids"]) < len(a["bidders"]):
             return
         self.auction = None
+        self.touch_all()  # cards go back to hands, the seller's phase moves
         seller = a["seller"]
         sp = self.players[seller]
         offers = [(s, c) for s, c in a["bids"] if c is not None]
@@ -571,6 +566,7 @@ class SkipperRules(Game):
     def _retire(self, seat: int, why: str, ev: list[Event],
                 detail: dict[str, Any] | None = None) -> None:
         p = self.players[seat]
+        self.touch_all()  # its status; bids and the card of a called-off auction go back
         p.status = OUT
         ev.append({"type": why, "seat": seat, **(detail or {})})
         a = self.auction
@@ -598,6 +594,7 @@ class SkipperRules(Game):
 
     def _end_turn(self, seat: int, ev: list[Event]) -> None:
         p = self.players[seat]
+        self.marks[seat] += 1
         self._draw_up(seat, ev)
         p.turns += 1
         p.phase = TURN[p.phase]["end"]
@@ -640,6 +637,7 @@ class SkipperRules(Game):
             j = (seat + k) % n
             if self.players[j].status == ACTIVE:
                 self.current = j
+                self.marks[j] += 1
                 self.players[j].phase = START
                 return
 
@@ -744,6 +742,7 @@ class SkipperRules(Game):
                     setattr(p, f, [list(x) for x in val] if f == "stacks"
                             else list(val) if isinstance(val, list) else val)
             self.players.append(p)
+        self.touch_all()
         self.judges = tuple(data.get("judges", ()))
         self.skip_rate = float(data.get("skip_rate", 0.0))
 
@@ -764,6 +763,7 @@ class SkipperRules(Game):
         c.gone = [list(x) for x in self.gone]
         c._dirty = set(self._dirty)
         c.players = [p.copy() for p in self.players]
+        c.marks = list(self.marks)  # (a copy starts with no view caches: any count will do)
         return c
 
     def solitaire(self, seat: int, skip_rate: float = 0.0) -> Self:

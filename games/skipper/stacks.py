@@ -14,7 +14,7 @@ is written; the engine (:class:`Rules`) and the bots read it there.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from .. import cards as C
 from ..errors import OptionError, UnknownAction
@@ -23,17 +23,66 @@ from ..options import SEED, Option
 #: Stack names: the suit letters ``"C"``, ``"D"``, ``"H"``, ``"S"``.
 SUIT_LETTERS = C.SUITS
 #: Card number -> its code, rank (1..13) and suit (0..3), for every card of every deck.
-CODE = [C.code(c) for c in range(C.MAX_DECKS * 52)]
-RANK = [c % 13 + 1 for c in range(C.MAX_DECKS * 52)]
-SUIT = [c // 13 % 4 for c in range(C.MAX_DECKS * 52)]
+CODE: Final = [C.code(c) for c in range(C.MAX_DECKS * 52)]
+RANK: Final = [c % 13 + 1 for c in range(C.MAX_DECKS * 52)]
+SUIT: Final = [c // 13 % 4 for c in range(C.MAX_DECKS * 52)]
+#: Card number -> its actions, built once and shared (tuples: never changed), so that
+#: ``legal_actions`` makes no tuple and lists of them compare by identity (issue #43):
+#: ``("play", code, stack)`` for each stack in order, ``("discard" | "auction" | "bid", code)``.
+#: (Typed as tuples of any length: a compiled build keeps a fixed-length tuple unboxed and
+#: would box it anew on every read.)
+PLAY_ACTS: Final[list[tuple[tuple[str, ...], ...]]] = [
+    tuple(("play", code, stack) for stack in SUIT_LETTERS) for code in CODE]
+DISCARD_ACTS: Final[list[tuple[str, ...]]] = [("discard", code) for code in CODE]
+AUCTION_ACTS: Final[list[tuple[str, ...]]] = [("auction", code) for code in CODE]
+BID_ACTS: Final[list[tuple[str, ...]]] = [("bid", code) for code in CODE]
+END_ACT: Final[tuple[str, ...]] = ("end",)
+PASS_ACT: Final[tuple[str, ...]] = ("pass",)
+RESIGN_ACT: Final[tuple[str, ...]] = ("resign",)
 #: Values 0..12: a skipper must leave some e <= 12 (K4).
-CAP = (1 << 13) - 1
+CAP: Final = (1 << 13) - 1
 
 MODES = ("solo", "multi", "race")
-# Phases of a seat's turn (the turn table: :data:`cardhall.games.skipper.rules.TURN`).
-START, PLAYED, DISCARDED, AUCTIONED = "start", "played", "discarded", "auctioned"
+# Phases of a seat's turn (the turn table: :data:`TURN`).
+START: Final = "start"
+PLAYED: Final = "played"
+DISCARDED: Final = "discarded"
+AUCTIONED: Final = "auctioned"
 # Seat status.
-ACTIVE, WON, OUT = "active", "won", "out"
+ACTIVE: Final = "active"
+WON: Final = "won"
+OUT: Final = "out"
+
+# The turn's state machine (K5, K9), one table (the design notes' "One transition table",
+# as h11 keeps its state machine): for the phase of the acting seat's turn, the verbs it
+# takes and the phase each leads to. A verb not in its phase's row is refused with the row's
+# reason (WHY_NOT); legal_actions lists a row's verbs in order, each with the cards allowed.
+#   start      nothing done yet: play, auction (multi), discard, or end (= pass, K5)
+#   played     >= 1 card played: play more or end                          K5 "never both"
+#   discarded  >= 1 card discarded: discard more or end                    K5
+#   auctioned  the auction failed: discard or end (same rule as K5)        K9
+# "end" draws (K6) and hands the turn on; "auction" opens the bids (K10): a sale ends the
+# turn, no sale leads to "auctioned". "resign" is taken at every point, bids included.
+TURN: Final[dict[str, dict[str, str]]] = {
+    START: {"play": PLAYED, "auction": AUCTIONED, "discard": DISCARDED, "end": START},
+    PLAYED: {"play": PLAYED, "end": START},
+    DISCARDED: {"discard": DISCARDED, "end": START},
+    AUCTIONED: {"discard": DISCARDED, "end": START},
+}
+#: Why a verb is not in a phase's row of :data:`TURN`.
+WHY_NOT: Final = {
+    START: "{verb} is not possible at the start of a turn",
+    PLAYED: "you have played this turn: play more or end (K5)",
+    DISCARDED: "you have discarded this turn: discard more or end (K5)",
+    AUCTIONED: "after a failed auction you may only discard or end (K9)",
+}
+#: Phases in which nothing has been played or discarded yet: "end" there is a pass, which
+#: K5 allows only while some card in hand is playable (or the hand is empty).
+PASSING: Final = (START, AUCTIONED)
+#: The verbs of the seat whose bid it is, during an auction (K10).
+BIDDING: Final = ("bid", "pass")
+#: Verbs and their arity (the verb included).
+ARITY: Final = {"play": 3, "discard": 2, "end": 1, "auction": 2, "bid": 2, "pass": 1, "resign": 1}
 
 OPTIONS: tuple[Option, ...] = (
     SEED,
@@ -104,7 +153,7 @@ def values_of(e: int) -> list[int]:
     return list(out)
 
 
-_VALUES_MEMO: dict[int, list[int]] = {}
+_VALUES_MEMO: Final[dict[int, list[int]]] = {}
 
 
 def bits_of(values: Any) -> int:
@@ -294,14 +343,13 @@ class Rules:
         """(card, stack) pairs playable from ``p``'s hand (K1-K4), hand order then stack
         order."""
         out = []
-        result = self.result
         skips = self.skips
-        for card in p.hand:
+        for card in p.hand:  # (self.result called as a method: no bound method made)
             if RANK[card] in skips:
                 for s in range(4):
-                    if result(card, p, s) is not None:
+                    if self.result(card, p, s) is not None:
                         out.append((card, s))
-            elif result(card, p, SUIT[card]) is not None:  # a plain card: own stack only
+            elif self.result(card, p, SUIT[card]) is not None:  # a plain card: own stack only
                 out.append((card, SUIT[card]))
         return out
 

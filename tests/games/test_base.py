@@ -4,6 +4,7 @@ kinds. (tests/games/test_game_contract.py runs the contract over every engine.)"
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 import msgpack
@@ -64,6 +65,10 @@ def test_a_game_type_tells_settings_from_moves_and_modes_apart() -> None:
     assert not GameType().is_setting(["auto_trash", "on"])
     assert kind.real_time({"mode": "race"}) and not kind.real_time({"mode": "solo"})
     assert not kind.real_time({})
+    # Any mapping, not only a dict (issue #43 reads a dict's without a method call).
+    assert kind.real_time(MappingProxyType({"mode": "race"}))
+    assert not kind.real_time(MappingProxyType({"mode": "solo"}))
+    assert not GameType().real_time({"mode": "race"})
     assert kind.ranking("race") is ranked[1] and kind.ranking(None) is ranked[0]
     assert kind.ranking("multi") is None
     assert AUTO.describe() == {"name": "auto_trash", "choices": ["on", "off"],

@@ -52,3 +52,29 @@ def test_bad_arguments_raise_value_error() -> None:
         GameRNG(1).randrange(0)
     with pytest.raises(ValueError):
         GameRNG(1).sample([1, 2], 3)
+
+
+def _state(rng: GameRNG) -> list[object]:
+    """The generator's true state, read afresh (what ``snapshot`` must give)."""
+    version, internal, gauss = rng._r.getstate()
+    return [version, list(internal), gauss]
+
+
+@pytest.mark.parametrize("draw", [
+    lambda r: r.shuffle(list(range(5))), lambda r: r.randrange(9),
+    lambda r: r.sample([1, 2, 3], 2), lambda r: r.random()])
+def test_a_snapshot_after_any_draw_is_the_state_after_it(draw: object) -> None:
+    """The state a snapshot or a copy keeps (issue #43) is dropped by every draw: a
+    snapshot, a draw, a snapshot again gives the new state, in the original and in a copy."""
+    rng = GameRNG(5)
+    before = rng.snapshot()
+    assert before == _state(rng)
+    draw(rng)  # type: ignore[operator]
+    after = rng.snapshot()
+    assert after == _state(rng) != before
+    twin = rng.copy()
+    assert twin.snapshot() == after
+    draw(twin)  # type: ignore[operator]
+    assert twin.snapshot() == _state(twin) != after
+    assert rng.snapshot() == after
+    assert rng.snapshot() is not rng.snapshot()  # each caller gets lists of its own
