@@ -67,15 +67,17 @@ Frame = bytes | bytearray | memoryview
 # Module constants are Final: the compiled build reads them as C statics, not from the
 # module's dict at every use (several per frame).
 _TABLES: Final = {"client": CLIENT_MESSAGES, "server": SERVER_MESSAGES}
-_unpackb: Final = msgpack.unpackb
+_unpackb: Final[Any] = msgpack.unpackb  # Any: its limits are passed as objects (below)
 _packb: Final = msgpack.packb
 _new: Final = object.__new__
 _INT_MIN: Final = -(2**63)  # what msgpack carries
 _INT_MAX: Final = 2**64 - 1
 # The decode side's limits and the act's record, as C statics in the compiled build (the
 # names imported from the pure :mod:`.messages` are module globals: a dict lookup a read).
+# (The unpacker's limits typed ``object``: passed as they are, not boxed again per call.)
+_ARRAY_LEN_LIMIT: Final[object] = MAX_ARRAY_LEN
+_MAP_LEN_LIMIT: Final[object] = MAX_MAP_LEN
 _MAX_ARRAY_LEN: Final[int] = MAX_ARRAY_LEN
-_MAX_MAP_LEN: Final[int] = MAX_MAP_LEN
 _MAX_ID: Final[int] = MAX_ID
 _MAX_STATE_ID: Final[int] = MAX_STATE_ID
 _ACT: Final = Act
@@ -153,10 +155,11 @@ def decode(data: Frame | str, *, max_size: int | None = MAX_FRAME, side: Side) -
             raise ValueError(f"side must be 'client' or 'server', not {side!r}")
         table = found
     obj = _frame_map(data, max_size, side)
-    try:
-        tag = obj.pop("t")
-    except KeyError:
-        raise MissingField('missing field "t" (the message type)', re=_salvage(obj)) from None
+    try:  # (in, [], del: native dict operations where pop is a method call)
+        if "t" not in obj:
+            raise MissingField('missing field "t" (the message type)', re=_salvage(obj))
+        tag = obj["t"]
+        del obj["t"]
     except TypeError:  # unhashable key? cannot happen for maps msgpack builds; be safe
         raise BadFrame("bad map key") from None
     cls = table.get(tag) if type(tag) is str else None
@@ -239,7 +242,7 @@ def _frame_map(data: Frame | str, max_size: int | None, side: Side) -> dict[Any,
         raise BadFrame(f"expected a binary frame (bytes), got {type(data).__name__}")
     if max_size is not None and size > max_size:
         raise TooLarge(f"frame of {size} bytes is over the limit of {max_size} bytes")
-    limit = size if max_size is None else max_size
+    limit: object = size if max_size is None else max_size  # boxed once (see above)
     try:
         obj = _unpackb(
             data,
@@ -247,8 +250,8 @@ def _frame_map(data: Frame | str, max_size: int | None, side: Side) -> dict[Any,
             strict_map_key=side == "client",
             max_str_len=limit,
             max_bin_len=limit,
-            max_array_len=_MAX_ARRAY_LEN,
-            max_map_len=_MAX_MAP_LEN,
+            max_array_len=_ARRAY_LEN_LIMIT,
+            max_map_len=_MAP_LEN_LIMIT,
             max_ext_len=0,
         )
     except ExtraData:
