@@ -245,6 +245,17 @@ class LogEntry(NamedTuple):
         return cls(kind, seat, list(action))
 
 
+_tuple_new: Final = tuple.__new__
+_LOG_ENTRY: Final = LogEntry
+
+
+def act_entry(seat: int, action: Sequence[Any]) -> LogEntry:
+    """:meth:`LogEntry.act` as a plain function: the entry ``("a", seat, list(action))`` of
+    ``seat`` playing ``action``, made without the classmethod's lookup on the NamedTuple (a
+    room makes one per accepted ``act``; a native call in the compiled build, issue #43)."""
+    return _tuple_new(_LOG_ENTRY, (ACT, seat, list(action)))
+
+
 class Game(ABC):
     """Abstract base class of every rule engine.
 
@@ -658,6 +669,6 @@ def outcome_kind(outcome: Mapping[str, Any] | None) -> str:
 
 __all__ = [
     "ACT", "FORFEIT", "OUTCOMES", "SETTING", "STANDARD", "Action", "Event", "Game", "GameType",
-    "LogEntry", "Ranking", "Setting", "counts_unless_given_up", "counts_when_won",
+    "LogEntry", "Ranking", "Setting", "act_entry", "counts_unless_given_up", "counts_when_won",
     "outcome_kind", "replay",
 ]

@@ -67,17 +67,32 @@ Frame = bytes | bytearray | memoryview
 # Module constants are Final: the compiled build reads them as C statics, not from the
 # module's dict at every use (several per frame).
 _TABLES: Final = {"client": CLIENT_MESSAGES, "server": SERVER_MESSAGES}
-_unpackb: Final = msgpack.unpackb
+_unpackb: Final[Any] = msgpack.unpackb  # Any: its limits are passed as objects (below)
 _packb: Final = msgpack.packb
 _new: Final = object.__new__
-_set_field: Final = object.__setattr__  # how a frozen dataclass sets its fields
 _INT_MIN: Final = -(2**63)  # what msgpack carries
 _INT_MAX: Final = 2**64 - 1
+# The decode side's limits and the act's record, as C statics in the compiled build (the
+# names imported from the pure :mod:`.messages` are module globals: a dict lookup a read).
+# (The unpacker's limits typed ``object``: passed as they are, not boxed again per call.)
+_ARRAY_LEN_LIMIT: Final[object] = MAX_ARRAY_LEN
+_MAP_LEN_LIMIT: Final[object] = MAX_MAP_LEN
+_MAX_ARRAY_LEN: Final[int] = MAX_ARRAY_LEN
+_MAX_ID: Final[int] = MAX_ID
+_MAX_STATE_ID: Final[int] = MAX_STATE_ID
+_ACT: Final = Act
+_CLIENT_TABLE: Final = CLIENT_MESSAGES
+# An act's fields set through their slots' descriptors: Act is a frozen dataclass with
+# slots, and a descriptor's ``__set__`` costs half of ``object.__setattr__`` (issue #43).
+_SET_ROOM: Final = Act.__dict__["room"].__set__
+_SET_STATE_ID: Final = Act.__dict__["state_id"].__set__
+_SET_ACTION: Final = Act.__dict__["action"].__set__
+_SET_ID: Final = Act.__dict__["id"].__set__
 
 
 def _valid_id(v: object) -> RequestId | None:
     """``v`` if it is a valid request id, else None (used to salvage ids from bad frames)."""
-    if type(v) is int and 0 <= v <= MAX_ID:
+    if type(v) is int and 0 <= v <= _MAX_ID:
         return v
     if type(v) is str and len(v) <= MAX_ID_LEN:
         return v
@@ -132,14 +147,19 @@ def decode(data: Frame | str, *, max_size: int | None = MAX_FRAME, side: Side) -
         Every :class:`ProtocolError` raised has ``re`` set to the frame's ``"id"`` when that
         could be read and is a valid request id, so the error reply can echo it.
     """
-    table = _TABLES.get(side)
-    if table is None:
-        raise ValueError(f"side must be 'client' or 'server', not {side!r}")
+    if side == "client":
+        table = _CLIENT_TABLE
+    else:
+        found = _TABLES.get(side)
+        if found is None:
+            raise ValueError(f"side must be 'client' or 'server', not {side!r}")
+        table = found
     obj = _frame_map(data, max_size, side)
-    try:
-        tag = obj.pop("t")
-    except KeyError:
-        raise MissingField('missing field "t" (the message type)', re=_salvage(obj)) from None
+    try:  # (in, [], del: native dict operations where pop is a method call)
+        if "t" not in obj:
+            raise MissingField('missing field "t" (the message type)', re=_salvage(obj))
+        tag = obj["t"]
+        del obj["t"]
     except TypeError:  # unhashable key? cannot happen for maps msgpack builds; be safe
         raise BadFrame("bad map key") from None
     cls = table.get(tag) if type(tag) is str else None
@@ -152,7 +172,7 @@ def decode(data: Frame | str, *, max_size: int | None = MAX_FRAME, side: Side) -
             exc2 = UnknownType(f"unknown message type {tag[:40]!r}")
         exc2.re = _salvage(obj)
         raise exc2
-    if cls is Act:
+    if cls is _ACT:
         act = _plain_act(obj)
         if act is not None:  # the hot message in its common shape
             return act
@@ -191,19 +211,19 @@ def _plain_act(m: dict[Any, Any]) -> Act | None:
     state_id = m.get("state_id")
     action = m.get("action")
     if not (type(room) is str and 1 <= len(room) <= 64
-            and type(state_id) is int and 0 <= state_id <= MAX_STATE_ID
-            and (rid is None or (type(rid) is int and 0 <= rid <= MAX_ID))
-            and type(action) is list and 0 < len(action) <= MAX_ARRAY_LEN
+            and type(state_id) is int and 0 <= state_id <= _MAX_STATE_ID
+            and (rid is None or (type(rid) is int and 0 <= rid <= _MAX_ID))
+            and type(action) is list and 0 < len(action) <= _MAX_ARRAY_LEN
             and type(action[0]) is str):
         return None
     for x in action:
         if type(x) is not str and not (type(x) is int and _INT_MIN <= x <= _INT_MAX):
             return None
-    msg = _new(Act)
-    _set_field(msg, "room", room)
-    _set_field(msg, "state_id", state_id)
-    _set_field(msg, "action", action)
-    _set_field(msg, "id", rid)
+    msg = _new(_ACT)
+    _SET_ROOM(msg, room)
+    _SET_STATE_ID(msg, state_id)
+    _SET_ACTION(msg, action)
+    _SET_ID(msg, rid)
     return msg
 
 
@@ -222,7 +242,7 @@ def _frame_map(data: Frame | str, max_size: int | None, side: Side) -> dict[Any,
         raise BadFrame(f"expected a binary frame (bytes), got {type(data).__name__}")
     if max_size is not None and size > max_size:
         raise TooLarge(f"frame of {size} bytes is over the limit of {max_size} bytes")
-    limit = size if max_size is None else max_size
+    limit: object = size if max_size is None else max_size  # boxed once (see above)
     try:
         obj = _unpackb(
             data,
@@ -230,8 +250,8 @@ def _frame_map(data: Frame | str, max_size: int | None, side: Side) -> dict[Any,
             strict_map_key=side == "client",
             max_str_len=limit,
             max_bin_len=limit,
-            max_array_len=MAX_ARRAY_LEN,
-            max_map_len=MAX_MAP_LEN,
+            max_array_len=_ARRAY_LEN_LIMIT,
+            max_map_len=_MAP_LEN_LIMIT,
             max_ext_len=0,
         )
     except ExtraData:

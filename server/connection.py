@@ -26,7 +26,7 @@ import functools
 import logging
 import secrets
 from collections.abc import Coroutine
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from mypy_extensions import mypyc_attr
 
@@ -57,6 +57,9 @@ CLOSE_RATE_LIMIT = 4008
 CLOSE_SLOW_READER = 4009
 #: Close codes logged at INFO (ordinary client trouble); the others at WARNING (abuse).
 _ROUTINE_CLOSES = frozenset({1009, CLOSE_HELLO_TIMEOUT, 4002})
+#: The act's record, a C static in the compiled build (``p.Act`` reads the package's
+#: attribute per frame).
+_ACT: Final = p.Act
 
 
 def peer_address(ws: Any) -> str:
@@ -138,6 +141,7 @@ class Connection(Session):
         self._eager = server.store.answers_at_once
         self._frame_task = f"frame-{self.session_id}"  # its name (built once, not per frame)
         self._max_pending = server.settings.max_pending_bytes
+        self._max_frame = server.settings.max_frame  # read per frame: read once (frozen)
         # Abuse limits (see Settings): messages/s, refusals before 4008, rooms/minute.
         s = server.settings
         self.addr = peer_address(ws)
@@ -339,7 +343,7 @@ class Connection(Session):
         if not self._admit():
             return self._refuse(data)
         try:
-            msg = p.decode(data, side="client", max_size=self.hub.settings.max_frame)
+            msg = p.decode(data, side="client", max_size=self._max_frame)
         except p.ProtocolError as exc:
             self._bad(exc)
             return None
@@ -347,11 +351,11 @@ class Connection(Session):
         if hello is not None:
             self._greet(hello, msg)
             return None
-        if not self._may_create(msg) or not self._may_chat(msg):
-            return None
-        if type(msg) is p.Act:  # the hot path: an action in a room of this process
-            room = self.rooms.get(msg.room)
-            if room is not None and self.hub.lobby.rooms.get(msg.room) is room:
+        if type(msg) is _ACT:  # the hot path: an action in a room of this process
+            # (no room limit or chat limit applies to an act: _may_create, _may_chat)
+            room_id = msg.room
+            room = self.rooms.get(room_id)
+            if room is not None and self.hub.lobby.rooms.get(room_id) is room:
                 try:
                     if self._eager:  # as plain calls when the room is idle (Room.act_now)
                         rest = room.act_now(self, msg)
@@ -363,6 +367,8 @@ class Connection(Session):
                     return None
                 self._inflight_act = msg
                 return task
+        elif not self._may_create(msg) or not self._may_chat(msg):
+            return None
         return self._go(self.handle(msg))
 
     def _greet(self, hello: p.ServerHandshake, msg: p.Message) -> None:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...games import Game, GameError, LogEntry
-from ...games.base import FORFEIT, SETTING
+from ...games.base import FORFEIT, SETTING, act_entry
 from .rules import (Event, Leaving, Phase, RoomError, SeatLike, allows, holds_on_drop, on_leave,
                     ranked_account, step)
 
@@ -311,15 +311,16 @@ def act(phase: Phase, reloading: bool, game: Game | None, seat: int | None, acti
             return Refuse(exc)
     if game is None or game.over:
         return Refuse(_OVER)
-    if game.TYPE.is_setting(action):
+    kind = game.TYPE
+    if kind.is_setting(action):
         entry = LogEntry.setting(seat, action)
     else:
-        floor = seat_version[seat] if game.TYPE.real_time(game.options) else game.state_id
+        floor = seat_version[seat] if kind.real_time(game.options) else game.state_id
         if not floor <= state_id <= game.state_id:
             return Refuse(RoomError(
                 "action/stale_state", f"the action was chosen against state {state_id}; "
                 f"the room is at {game.state_id}: choose again from the latest view"))
-        entry = LogEntry.act(seat, action)
+        entry = act_entry(seat, action)
     try:
         events = game.apply_entry(entry)
     except GameError as illegal:

@@ -146,3 +146,23 @@ def test_any_bytes_split_anyhow_read_as_the_protocol_reads_them(
     points = sorted({c % (len(data) + 1) for c in cuts} | {0, len(data)})
     chunks = [data[a:b] for a, b in zip(points, points[1:], strict=False) if b > a]
     assert asyncio.run(_run(chunks, True, eof)) == asyncio.run(_run(chunks, False, eof))
+
+
+async def test_a_pong_is_read_without_the_protocol_and_ends_the_keepalive_wait() -> None:
+    """The keepalive's pong (issue #43: one per socket per ``ping_interval``) is read by
+    the fast path too: the wait for it ends and the next ping is due, as when the protocol
+    parses it; a pong carrying other data ends nothing. Neither reaches the protocol."""
+    sock, transport, endpoint = await upgraded()
+    sock._ping_interval, sock._ping_timeout = 30.0, 30.0
+    sock._ping()
+    assert sock._pong_timer is not None and sock._ping_data
+    fed: list[bytes] = []
+    sock.protocol.receive_data = fed.append  # type: ignore[method-assign]
+    sock.data_received(_raw(Opcode.PONG, b"not it") + frame(b"a"))
+    assert sock._pong_timer is not None and sock._ping_timer is None
+    sock.data_received(_raw(Opcode.PONG, sock._ping_data) + frame(b"b"))
+    assert sock._pong_timer is None and sock._ping_timer is not None
+    assert sock._ping_data == b""
+    assert endpoint.handler is not None and endpoint.handler.messages == [b"a", b"b"]
+    assert fed == []
+    sock.connection_lost(None)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from cardhall.games import LogEntry
+from cardhall.games.base import ACT, act_entry
 from cardhall.games.skipper import Skipper
 from cardhall.server.room import play
 from cardhall.server.room.seats import Seat
@@ -243,3 +244,20 @@ def test_an_abandoned_seat_goes_to_a_bot_or_forfeits_as_the_room_says() -> None:
     assert play.abandon(W, False, "bot", 1, 50.0) == []
     assert play.abandon(F, False, "forfeit", 1, 50.0) == []
     assert play.forfeit_failed(1, 60.0) == [play.HoldSeat(1, 60.0)]
+
+
+def test_an_accepted_act_logs_a_log_entry_of_its_own_list() -> None:
+    """The entry of an accepted act (made by ``act_entry``, not the classmethod: issue #43)
+    is a :class:`LogEntry` (the stores and ``get_log`` read ``kind``/``seat``/``action``
+    by name), holding a copy of the action: the message's list may change after."""
+    game = dealt()
+    action = list(game.legal_actions(0)[0])
+    effect = play.act(P, False, game, 0, action, 0, [0, 0])
+    assert isinstance(effect, play.Append)
+    entry = effect.entry
+    assert type(entry) is LogEntry
+    assert (entry.kind, entry.seat, entry.action) == (ACT, 0, action)
+    assert entry.action is not action
+    made = act_entry(1, ("bid", 3))
+    assert type(made) is LogEntry and made == LogEntry.act(1, ("bid", 3))
+    assert made.action == ["bid", 3]
