@@ -538,7 +538,7 @@ def delta_frame(parts: tuple[bytes, bytes], delta: dict[str, Any],
     :func:`packed_pairs`, packed once for every recipient of a broadcast) appended behind
     them under one map header (msgpack maps are their pairs after a header holding the
     count), and a version 2 recipient's ``"state_id"`` (the first key of an engine's delta)
-    cut from the packed bytes instead of from a copy of the dict.
+    cut from the packed bytes instead of from a copy of the dict (:func:`delta_pairs`).
 
     Args:
         parts: :func:`update_parts` of the broadcast.
@@ -548,31 +548,51 @@ def delta_frame(parts: tuple[bytes, bytes], delta: dict[str, Any],
         re: The id of the request the frame answers, or None.
         v: The recipient's protocol version (see :func:`update_frame`).
     """
+    more = 0
     if extra:
         for key in extra:
             # an entry replaced (the merged dict's order is delta's) or one to drop
             if key in delta or (v > 1 and key == "state_id"):
                 return update_frame(parts, delta={**delta, **extra}, re=re, v=v)
-        count = len(delta) + len(extra)
-    else:
-        count = len(delta)
+        more = len(extra)
+    pairs = delta_pairs(delta, v)
+    if pairs is None:  # "state_id" not the first key, or not an int: the general way
+        return update_frame(parts, delta={**delta, **extra} if extra else delta, re=re, v=v)
+    return pairs_frame(parts, pairs[0] + more, pairs[1], extra_packed, b"", re)
+
+
+def delta_pairs(delta: dict[str, Any], v: int = 1) -> tuple[int, bytes] | None:
+    """The pairs of ``delta`` as a version ``v`` recipient gets them (see
+    :func:`update_frame`: from 2 on without ``"state_id"``), packed without the map's
+    header: (their count, their bytes), for :func:`pairs_frame`. A ``"state_id"`` to drop
+    is cut from the packed bytes; None when that cannot be done (it is not the first key,
+    or not an int): then :func:`update_frame` packs the delta."""
     packed = _pack(delta)
-    start = _header_size(len(delta))
+    count = len(delta)
+    start = _header_size(count)
     if v > 1 and "state_id" in delta:
         size = 0
         if packed.startswith(_STATE_ID_KEY, start):  # the first key: its pair cut
             size = _INT_SIZES.get(packed[start + _STATE_ID_SIZE], 0)
-        if not size:  # not the first key, or not an int: the general way
-            return update_frame(parts, delta={**delta, **extra} if extra else delta, re=re,
-                                v=v)
+        if not size:
+            return None
         start += _STATE_ID_SIZE + size
         count -= 1
+    return count, packed[start:]
+
+
+def pairs_frame(parts: tuple[bytes, bytes], count: int, pairs: bytes, more: bytes = b"",
+                extra: bytes = b"", re: RequestId | None = None) -> bytes:
+    """One ``update`` frame of :func:`update_parts` ``parts`` whose delta is the ``count``
+    packed pairs ``pairs + more + extra`` (each from :func:`delta_pairs` or
+    :func:`packed_pairs`, their keys distinct) under one map header: the bytes
+    :func:`update_frame` makes of the merged delta, without packing it again (``re``: the
+    id of the request the frame answers, or None)."""
     head, tail = parts
-    pairs = packed[start:]
     if re is None:
-        return b"".join((_MAP5, head, _DELTA_KEY, _map_header(count), pairs, extra_packed,
+        return b"".join((_MAP5, head, _DELTA_KEY, _map_header(count), pairs, more, extra,
                          tail))
-    return b"".join((_MAP6, head, _DELTA_KEY, _map_header(count), pairs, extra_packed, tail,
+    return b"".join((_MAP6, head, _DELTA_KEY, _map_header(count), pairs, more, extra, tail,
                      _RE_KEY, _pack(re)))
 
 

@@ -57,6 +57,37 @@ def test_delta_frame_is_the_merged_delta_packed_whole(delta: dict[str, Any],
     assert delta == before  # shared with other recipients: never changed
 
 
+@settings(max_examples=400, deadline=None)
+@given(shared=_maps, own=_maps, extra=_maps, sid=st.integers(0, 2**40), first=st.booleans(),
+       re=_ids, v=st.sampled_from([1, 2]))
+def test_pairs_frame_of_split_parts_is_the_merged_delta(shared: dict[str, Any],
+                                                        own: dict[str, Any],
+                                                        extra: dict[str, Any], sid: int,
+                                                        first: bool, re: Any, v: int) -> None:
+    """A shared part's ``delta_pairs`` (packed once per version), an own part's and a facts
+    change's ``packed_pairs`` under one header (``pairs_frame``) make byte for byte the
+    frame of the merged delta, when their keys are distinct; ``delta_pairs`` answers None
+    (use ``update_frame``) when a version 2 ``state_id`` is not first or not an int, and
+    leaves the delta unchanged."""
+    own = {k: x for k, x in own.items() if k not in shared and k != "state_id"}
+    extra = {k: x for k, x in extra.items()
+             if k not in shared and k not in own and k != "state_id"}
+    if first:
+        shared = {"state_id": sid, **shared}
+    before = dict(shared)
+    pairs = p.delta_pairs(shared, v)
+    assert shared == before
+    if pairs is None:
+        assert v == 2 and "state_id" in shared
+        assert next(iter(shared)) != "state_id" or type(shared["state_id"]) is not int
+        return
+    events = [{"type": "bid", "card": None}]
+    parts = p.update_parts("r2", sid, events)
+    frame = p.pairs_frame(parts, pairs[0] + len(own) + len(extra), pairs[1],
+                          p.packed_pairs(own), p.packed_pairs(extra), re)
+    assert frame == _reference("r2", sid, events, {**shared, **own, **extra}, re, v)
+
+
 @pytest.mark.parametrize("count", [0, 1, 15, 16, 300])
 def test_packed_pairs_drop_exactly_the_map_header(count: int) -> None:
     """The pairs of a fixmap (1-byte header) and of a map16 (3 bytes) alike."""
