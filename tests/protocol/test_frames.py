@@ -133,3 +133,17 @@ def test_delta_frame_cuts_a_first_state_id_of_any_size_or_type(sid: Any) -> None
     for v in (1, 2):
         assert p.delta_frame(parts, delta, None, b"", None, v) == _reference(
             "r1", 7, [], delta, None, v)
+
+
+@pytest.mark.parametrize("sid", [0, 1, 127, 128, 255, 256, 1000, 65535, 65536, 2**32, 2**63])
+def test_update_parts_pack_the_state_id_as_msgpack_does(sid: int) -> None:
+    # update_parts packs small state ids from a table and uint16 by hand (issue #43): at
+    # each size's edges the bytes are msgpack's.
+    head, tail = p.update_parts("r1", sid, [{"type": "pass"}])
+    want = msgpack.packb({"t": "update", "room": "r1", "state_id": sid,
+                          "events": [{"type": "pass"}]})
+    frame = msgpack.unpackb(b"\x84" + head + tail)
+    assert frame == {"t": "update", "room": "r1", "state_id": sid,
+                     "events": [{"type": "pass"}]}
+    assert b"\x84" + head + tail == want
+
