@@ -540,8 +540,51 @@ def update_frame(parts: tuple[bytes, bytes], *, view: Any = None, delta: Any = N
 
 def packed_pairs(entries: dict[str, Any]) -> bytes:
     """The key/value pairs of map ``entries`` packed, without the map's header: to be
-    appended to another map's in :func:`delta_frame` (``extra_packed``)."""
-    return _pack(entries)[_header_size(len(entries)):]
+    appended to another map's in :func:`delta_frame` (``extra_packed``). A value that is a
+    list of tuples (a seat's legal actions) is packed from its tuples' bytes, each packed
+    once (:func:`_packed_tuples`)."""
+    for value in entries.values():
+        if type(value) is list and value and type(value[0]) is tuple:
+            break
+    else:
+        return _pack(entries)[_header_size(len(entries)):]
+    chunks: list[bytes] = []
+    for key, value in entries.items():
+        chunks.append(_pack(key))
+        if type(value) is list and value and type(value[0]) is tuple:
+            chunks.append(_packed_tuples(value))
+        else:
+            chunks.append(_pack(value))
+    return b"".join(chunks)
+
+
+#: tuple of strs -> its packed bytes (:func:`_packed_tuples`); emptied when it grows past
+#: :data:`_TUPLES_MAX` entries. Only tuples of strs: an equal tuple packs the same (1 and
+#: True are equal keys but not the same bytes).
+_TUPLES: Final[dict[tuple[Any, ...], bytes]] = {}
+_TUPLES_MAX: Final = 20_000
+
+
+def _packed_tuples(items: list[Any]) -> bytes:
+    """``_pack(items)``, the tuples of strs among ``items`` packed once and remembered
+    (an engine's legal actions: the same few hundred tuples over and over; issue #43)."""
+    cache = _TUPLES
+    chunks = [_PACKER.pack_array_header(len(items))]
+    for item in items:
+        packed = None
+        if type(item) is tuple:
+            try:
+                packed = cache.get(item)
+            except TypeError:  # an unhashable value inside: packed as it is
+                pass
+        if packed is None:
+            packed = _pack(item)
+            if type(item) is tuple and all(type(x) is str for x in item):
+                if len(cache) >= _TUPLES_MAX:
+                    cache.clear()
+                cache[item] = packed
+        chunks.append(packed)
+    return b"".join(chunks)
 
 
 def delta_frame(parts: tuple[bytes, bytes], delta: dict[str, Any],

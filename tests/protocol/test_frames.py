@@ -147,3 +147,34 @@ def test_update_parts_pack_the_state_id_as_msgpack_does(sid: int) -> None:
                      "events": [{"type": "pass"}]}
     assert b"\x84" + head + tail == want
 
+
+_atoms = st.one_of(st.text(max_size=4), st.integers(-3, 3), st.booleans(), st.none(),
+                   st.lists(st.integers(0, 2), max_size=2))
+_tuple_lists = st.lists(st.tuples(_atoms) | st.tuples(_atoms, _atoms)
+                        | st.tuples(st.text(max_size=3), st.text(max_size=3)), max_size=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(actions=_tuple_lists, more=_tuple_lists, hand=st.lists(st.text(max_size=3)))
+def test_packed_pairs_of_tuple_lists_are_msgpacks_every_time(
+        actions: list[tuple[Any, ...]], more: list[tuple[Any, ...]], hand: list[str]) -> None:
+    # packed_pairs packs a list of tuples (legal actions) from each tuple's bytes, packed
+    # once and remembered (issue #43): the bytes are msgpack's on the first call and on
+    # later ones, for tuples of strs (remembered) and of anything else (1 and True are
+    # equal keys, not the same bytes; a list inside is unhashable).
+    for _ in range(2):
+        for entries in ({"hand": hand, "legal_actions": actions},
+                        {"legal_actions": more, "x": actions},
+                        {"a": [(1,), (True,), ("1",)], "b": [(True,), (1,), (1.0,)]}):
+            want = msgpack.packb(entries)[1:]  # a fixmap's one-byte header
+            assert p.packed_pairs(entries) == want
+
+
+def test_the_remembered_tuples_stay_bounded() -> None:
+    # The cache of packed tuples is emptied when full, so any number of distinct tuples
+    # goes through in bounded memory.
+    from cardhall.protocol import codec
+    for i in range(codec._TUPLES_MAX + 10):
+        p.packed_pairs({"k": [(str(i), "x")]})
+    assert 0 < len(codec._TUPLES) <= codec._TUPLES_MAX
+    assert p.packed_pairs({"k": [("5", "x")]}) == msgpack.packb({"k": [("5", "x")]})[1:]
