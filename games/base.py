@@ -256,6 +256,31 @@ def act_entry(seat: int, action: Sequence[Any]) -> LogEntry:
     return _tuple_new(_LOG_ENTRY, (ACT, seat, list(action)))
 
 
+class SplitDeltas(Mapping[int | None, dict[str, Any]]):
+    """A :meth:`Game.deltas` answer that also hands out each seat's delta in two parts: the
+    change every seat shares (:attr:`shared`, one dict for the whole broadcast) and the
+    change under the seat's own keys (:meth:`own`), so that a room packs the shared part
+    once per broadcast instead of once per seat. ``self[seat]`` is always
+    ``{**self.shared, **own}`` (``self.shared`` itself when ``own`` is None).
+
+    Attributes:
+        shared: The change every seat shares (a spectator's whole delta); never mutated.
+    """
+
+    __slots__ = ("shared",)
+    shared: dict[str, Any]
+
+    def own(self, seat: int | None) -> dict[str, Any] | None:
+        """The change of ``seat``'s own view keys (none of them a key of :attr:`shared`), or
+        None when they did not change; the same dict object on every call for a seat.
+
+        Raises:
+            KeyError: a seat this answer was not asked for.
+            RuntimeError: read after the game changed state (see :meth:`Game.deltas`).
+        """
+        raise NotImplementedError
+
+
 class Game(ABC):
     """Abstract base class of every rule engine.
 
@@ -559,6 +584,7 @@ class Game(ABC):
             so read them before the engine's state changes again. None when the engine
             cannot tell: it does not report deltas, was not asked at the state before, or a
             setting changed the views since (the caller then builds views and diffs them).
+            An engine may answer a :class:`SplitDeltas` (its shared and own parts apart).
             This default: always None.
         """
         return None
@@ -669,6 +695,7 @@ def outcome_kind(outcome: Mapping[str, Any] | None) -> str:
 
 __all__ = [
     "ACT", "FORFEIT", "OUTCOMES", "SETTING", "STANDARD", "Action", "Event", "Game", "GameType",
-    "LogEntry", "Ranking", "Setting", "act_entry", "counts_unless_given_up", "counts_when_won",
+    "LogEntry", "Ranking", "Setting", "SplitDeltas", "act_entry", "counts_unless_given_up",
+    "counts_when_won",
     "outcome_kind", "replay",
 ]

@@ -486,6 +486,9 @@ _VIEW_KEY: Final = _pack("view")
 _RE_KEY: Final = _pack("re")
 _STATE_ID_KEY: Final = _pack("state_id")
 _STATE_ID_SIZE: Final = len(_STATE_ID_KEY)
+_EVENTS_KEY: Final = _pack("events")
+#: ``_pack(n)`` of the ints 0..255 (a fixint, or uint8's marker and the byte).
+_UINT8: Final = tuple(_pack(n) for n in range(0x100))
 #: The bytes of a packed int by its first byte: the fixints (positive and negative) one, the
 #: others their marker and 1, 2, 4 or 8 bytes (uint8..64, int8..64).
 _INT_SIZES: Final[dict[int, int]] = {
@@ -505,13 +508,24 @@ def _header_size(count: int) -> int:
     return 1 if count < 16 else 3 if count < 0x10000 else 5
 
 
+def _packed_int(n: int) -> bytes:
+    """``_pack(n)`` of an int, the common sizes without a call into msgpack: the ints
+    0..255 from a table, up to 65,535 as uint16 (marker 0xCD, two bytes big-endian)."""
+    if 0 <= n < 0x100:
+        return _UINT8[n]
+    if 0 < n < 0x10000:
+        return b"\xcd" + n.to_bytes(2, "big")
+    return _pack(n)
+
+
 def update_parts(room: str, state_id: int, events: Sequence[Any]) -> tuple[bytes, bytes]:
     """Pre-packed pieces of the ``update`` frames of one broadcast (see :func:`update_frame`).
 
     For frames the server builds from its own engine data: no validation is done here.
     """
-    head = _UPDATE_HEAD + _pack(room) + _pack("state_id") + _pack(state_id)
-    return head, _pack("events") + _pack(list(events))
+    # the keys packed once (each pack call costs about 1,400 instructions; issue #43)
+    head = b"".join((_UPDATE_HEAD, _pack(room), _STATE_ID_KEY, _packed_int(state_id)))
+    return head, _EVENTS_KEY + _pack(list(events))
 
 
 def update_frame(parts: tuple[bytes, bytes], *, view: Any = None, delta: Any = None,
@@ -546,8 +560,51 @@ def update_frame(parts: tuple[bytes, bytes], *, view: Any = None, delta: Any = N
 
 def packed_pairs(entries: dict[str, Any]) -> bytes:
     """The key/value pairs of map ``entries`` packed, without the map's header: to be
-    appended to another map's in :func:`delta_frame` (``extra_packed``)."""
-    return _pack(entries)[_header_size(len(entries)):]
+    appended to another map's in :func:`delta_frame` (``extra_packed``). A value that is a
+    list of tuples (a seat's legal actions) is packed from its tuples' bytes, each packed
+    once (:func:`_packed_tuples`)."""
+    for value in entries.values():
+        if type(value) is list and value and type(value[0]) is tuple:
+            break
+    else:
+        return _pack(entries)[_header_size(len(entries)):]
+    chunks: list[bytes] = []
+    for key, value in entries.items():
+        chunks.append(_pack(key))
+        if type(value) is list and value and type(value[0]) is tuple:
+            chunks.append(_packed_tuples(value))
+        else:
+            chunks.append(_pack(value))
+    return b"".join(chunks)
+
+
+#: tuple of strs -> its packed bytes (:func:`_packed_tuples`); emptied when it grows past
+#: :data:`_TUPLES_MAX` entries. Only tuples of strs: an equal tuple packs the same (1 and
+#: True are equal keys but not the same bytes).
+_TUPLES: Final[dict[tuple[Any, ...], bytes]] = {}
+_TUPLES_MAX: Final = 20_000
+
+
+def _packed_tuples(items: list[Any]) -> bytes:
+    """``_pack(items)``, the tuples of strs among ``items`` packed once and remembered
+    (an engine's legal actions: the same few hundred tuples over and over; issue #43)."""
+    cache = _TUPLES
+    chunks = [_PACKER.pack_array_header(len(items))]
+    for item in items:
+        packed = None
+        if type(item) is tuple:
+            try:
+                packed = cache.get(item)
+            except TypeError:  # an unhashable value inside: packed as it is
+                pass
+        if packed is None:
+            packed = _pack(item)
+            if type(item) is tuple and all(type(x) is str for x in item):
+                if len(cache) >= _TUPLES_MAX:
+                    cache.clear()
+                cache[item] = packed
+        chunks.append(packed)
+    return b"".join(chunks)
 
 
 def delta_frame(parts: tuple[bytes, bytes], delta: dict[str, Any],
@@ -558,7 +615,7 @@ def delta_frame(parts: tuple[bytes, bytes], delta: dict[str, Any],
     :func:`packed_pairs`, packed once for every recipient of a broadcast) appended behind
     them under one map header (msgpack maps are their pairs after a header holding the
     count), and a version 2 recipient's ``"state_id"`` (the first key of an engine's delta)
-    cut from the packed bytes instead of from a copy of the dict.
+    cut from the packed bytes instead of from a copy of the dict (:func:`delta_pairs`).
 
     Args:
         parts: :func:`update_parts` of the broadcast.
@@ -568,31 +625,51 @@ def delta_frame(parts: tuple[bytes, bytes], delta: dict[str, Any],
         re: The id of the request the frame answers, or None.
         v: The recipient's protocol version (see :func:`update_frame`).
     """
+    more = 0
     if extra:
         for key in extra:
             # an entry replaced (the merged dict's order is delta's) or one to drop
             if key in delta or (v > 1 and key == "state_id"):
                 return update_frame(parts, delta={**delta, **extra}, re=re, v=v)
-        count = len(delta) + len(extra)
-    else:
-        count = len(delta)
+        more = len(extra)
+    pairs = delta_pairs(delta, v)
+    if pairs is None:  # "state_id" not the first key, or not an int: the general way
+        return update_frame(parts, delta={**delta, **extra} if extra else delta, re=re, v=v)
+    return pairs_frame(parts, pairs[0] + more, pairs[1], extra_packed, b"", re)
+
+
+def delta_pairs(delta: dict[str, Any], v: int = 1) -> tuple[int, bytes] | None:
+    """The pairs of ``delta`` as a version ``v`` recipient gets them (see
+    :func:`update_frame`: from 2 on without ``"state_id"``), packed without the map's
+    header: (their count, their bytes), for :func:`pairs_frame`. A ``"state_id"`` to drop
+    is cut from the packed bytes; None when that cannot be done (it is not the first key,
+    or not an int): then :func:`update_frame` packs the delta."""
     packed = _pack(delta)
-    start = _header_size(len(delta))
+    count = len(delta)
+    start = _header_size(count)
     if v > 1 and "state_id" in delta:
         size = 0
         if packed.startswith(_STATE_ID_KEY, start):  # the first key: its pair cut
             size = _INT_SIZES.get(packed[start + _STATE_ID_SIZE], 0)
-        if not size:  # not the first key, or not an int: the general way
-            return update_frame(parts, delta={**delta, **extra} if extra else delta, re=re,
-                                v=v)
+        if not size:
+            return None
         start += _STATE_ID_SIZE + size
         count -= 1
+    return count, packed[start:]
+
+
+def pairs_frame(parts: tuple[bytes, bytes], count: int, pairs: bytes, more: bytes = b"",
+                extra: bytes = b"", re: RequestId | None = None) -> bytes:
+    """One ``update`` frame of :func:`update_parts` ``parts`` whose delta is the ``count``
+    packed pairs ``pairs + more + extra`` (each from :func:`delta_pairs` or
+    :func:`packed_pairs`, their keys distinct) under one map header: the bytes
+    :func:`update_frame` makes of the merged delta, without packing it again (``re``: the
+    id of the request the frame answers, or None)."""
     head, tail = parts
-    pairs = packed[start:]
     if re is None:
-        return b"".join((_MAP5, head, _DELTA_KEY, _map_header(count), pairs, extra_packed,
+        return b"".join((_MAP5, head, _DELTA_KEY, _map_header(count), pairs, more, extra,
                          tail))
-    return b"".join((_MAP6, head, _DELTA_KEY, _map_header(count), pairs, extra_packed, tail,
+    return b"".join((_MAP6, head, _DELTA_KEY, _map_header(count), pairs, more, extra, tail,
                      _RE_KEY, _pack(re)))
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Final
 
+from ..base import SplitDeltas
 from .rules import SkipperRules
 from .stacks import CODE, SUIT_LETTERS, Seat, values_of
 
@@ -116,18 +117,19 @@ class LazyView(Mapping[str, Any]):
         return len(VIEW_PARTS)
 
 
-class SeatDeltas(Mapping[int | None, dict[str, Any]]):
+class SeatDeltas(SplitDeltas):
     """:meth:`Observer.deltas`' answer: seat (None: a spectator) -> its delta. The change
-    every seat shares is computed at once; a seat's own part (hand, legal actions) when its
-    delta is first read, so that a room writes the acting seat's update before it builds
-    the other seats' hands and legal actions. Read it before the game changes again.
+    every seat shares (:attr:`shared`) is computed at once; a seat's own part (hand, legal
+    actions: :meth:`own`) when its delta is first read, so that a room writes the acting
+    seat's update before it builds the other seats' hands and legal actions. Read it
+    before the game changes again.
 
     Raises:
         KeyError: a seat it was not asked for.
         RuntimeError: a delta first read after the game changed state.
     """
 
-    __slots__ = ("_game", "_obs", "_sid", "_seats", "_acting", "_shared", "_now", "_before",
+    __slots__ = ("_game", "_obs", "_sid", "_seats", "_acting", "_now", "_before", "_own",
                  "_out")
 
     def __init__(self, game: SkipperRules, observer: Observer, seats: dict[int | None, None],
@@ -136,20 +138,23 @@ class SeatDeltas(Mapping[int | None, dict[str, Any]]):
                  own_before: list[tuple[list[str], list[Any]] | None]) -> None:
         self._game, self._obs, self._sid = game, observer, game.state_id
         self._seats, self._acting = seats, acting
-        self._shared, self._now, self._before = shared, own_now, own_before
+        self.shared, self._now, self._before = shared, own_now, own_before
+        # seat -> its own part's change ({} when none: then shared is its delta)
+        self._own: dict[int | None, dict[str, Any]] = {}
         self._out: dict[int | None, dict[str, Any]] = {}
 
-    def __getitem__(self, seat: int | None) -> dict[str, Any]:
-        out = self._out
-        delta = out.get(seat)
-        if delta is not None:
-            return delta
-        if seat not in self._seats:
-            raise KeyError(seat)
-        shared = self._shared
-        if seat is None:
-            out[seat] = shared
-            return shared
+    def own(self, seat: int | None) -> dict[str, Any] | None:
+        """``seat``'s ``hand`` and ``legal_actions`` that changed, or None (see
+        :meth:`SplitDeltas.own`); computed on the first call for the seat."""
+        own = self._own.get(seat)
+        if own is None:
+            if seat not in self._seats:
+                raise KeyError(seat)
+            own = self._own[seat] = {} if seat is None else self._own_change(seat)
+        return own if own else None
+
+    def _own_change(self, seat: int) -> dict[str, Any]:
+        """``seat``'s own part's change since the state before ({} when none)."""
         game = self._game
         if game.state_id != self._sid:
             raise RuntimeError(f"delta of seat {seat} read at state {game.state_id}, "
@@ -161,12 +166,20 @@ class SeatDeltas(Mapping[int | None, dict[str, Any]]):
         assert before is not None  # Observer.deltas returns None when one is missing
         # (indexed, not unpacked: a compiled unpacking iterates the tuples)
         hand, legal, old_hand, old_legal = now[0], now[1], before[0], before[1]
-        own: dict[str, Any] | None = None
+        own: dict[str, Any] = {}
         if hand is not old_hand and hand != old_hand:
-            own = {"hand": hand}
+            own["hand"] = hand
         if legal is not old_legal and legal != old_legal:
-            own = {**own, "legal_actions": legal} if own else {"legal_actions": legal}
-        delta = out[seat] = {**shared, **own} if own else shared
+            own["legal_actions"] = legal
+        return own
+
+    def __getitem__(self, seat: int | None) -> dict[str, Any]:
+        out = self._out
+        delta = out.get(seat)
+        if delta is not None:
+            return delta
+        own = self.own(seat)
+        delta = out[seat] = {**self.shared, **own} if own else self.shared
         return delta
 
     def __iter__(self) -> Iterator[int | None]:

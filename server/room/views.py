@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ... import protocol as p
+from ...games.base import SplitDeltas
 from ..phases import Phase
 from .outputs import Fanout
 from .seats import Member as Member  # re-exported
@@ -29,6 +30,7 @@ WAITING = Phase.WAITING
 #: writing them all before the room's next work item (issue #35: with 1,000 spectators a
 #: broadcast held the loop ~25 ms, and the players' actions waited behind it).
 LATER_SPECTATORS = 32
+_UNPACKED: Any = object()  # a wire version whose shared part is not packed yet
 
 
 class _Fanout:
@@ -111,20 +113,26 @@ class _DeltaFrames:
     """The update frames of one broadcast of the engine's deltas (:meth:`Game.deltas`),
     member by member: a member's delta plus the change of the room facts since those it
     was last sent (diffed and packed once per such older facts); members with the same
-    delta object, older facts and protocol version share one frame, packed once."""
+    delta object, older facts and protocol version share one frame, packed once. When the
+    engine hands its deltas out in parts (:class:`~cardhall.games.base.SplitDeltas`), the
+    part every seat shares is packed once per protocol version and each member's own part
+    appended to it: the key of members sharing a frame is then their own part's object."""
 
-    __slots__ = ("changes", "deltas", "facts", "frames", "parts", "sid")
+    __slots__ = ("changes", "deltas", "facts", "frames", "parts", "shared", "sid", "split")
 
     def __init__(self, parts: tuple[bytes, bytes], sid: int,
                  deltas: Mapping[int | None, dict[str, Any]], facts: dict[str, Any]) -> None:
         self.parts = parts
         self.sid = sid
         self.deltas = deltas
+        self.split = deltas if isinstance(deltas, SplitDeltas) else None
         self.facts = facts
-        # (id(delta), id(old facts), wire) -> frame
+        # (id(delta) or id(own part) (0: none), id(old facts), wire) -> frame
         self.frames: dict[tuple[int, int, int], bytes] = {}
         # id(old facts) -> its change to ``facts`` and that packed (p.packed_pairs)
         self.changes: dict[int, tuple[dict[str, Any], bytes]] = {}
+        # wire -> the shared part's p.delta_pairs for that protocol version
+        self.shared: dict[int, tuple[int, bytes] | None] = {}
 
     def frame(self, member: Member, re: Any = None) -> bytes | None:
         """``member``'s frame (``re``: the id of the request it answers), now its last
@@ -133,24 +141,55 @@ class _DeltaFrames:
         sid = self.sid
         if member.sid != sid - 1 or old is None:
             return None
-        delta = self.deltas[member.seat]
-        facts = self.facts
-        key = (id(delta), id(old), member.wire)
+        split = self.split
+        own: dict[str, Any] | None = None
+        if split is not None:
+            own = split.own(member.seat)
+            key = (0 if own is None else id(own), id(old), member.wire)
+        else:
+            key = (id(self.deltas[member.seat]), id(old), member.wire)
         frame = self.frames.get(key) if re is None else None
         if frame is None:
-            if old is facts:
-                frame = p.delta_frame(self.parts, delta, None, b"", re, member.wire)
-            else:
+            change = None
+            if old is not self.facts:
                 change = self.changes.get(id(old))
                 if change is None:
-                    diff = p.diff_value("room", old, facts)
+                    diff = p.diff_value("room", old, self.facts)
                     change = self.changes[id(old)] = (diff, p.packed_pairs(diff))
-                frame = p.delta_frame(self.parts, delta, change[0], change[1], re,
-                                      member.wire)
+            frame = None if split is None else self._split_frame(split, own, change,
+                                                                 member.wire, re)
+            if frame is None:
+                frame = p.delta_frame(self.parts, self.deltas[member.seat],
+                                      None if change is None else change[0],
+                                      b"" if change is None else change[1], re, member.wire)
             if re is None:
                 self.frames[key] = frame
-        member.last, member.base, member.sid, member.table = None, None, sid, facts
+        member.last, member.base, member.sid, member.table = None, None, sid, self.facts
         return frame
+
+    def _split_frame(self, split: SplitDeltas, own: dict[str, Any] | None,
+                     change: tuple[dict[str, Any], bytes] | None, wire: int,
+                     re: Any) -> bytes | None:
+        """The frame of the shared part (packed once per ``wire``) plus ``own`` (a
+        member's own part, or None) and the facts' ``change``, or None when a packed
+        part cannot be reused (see :func:`~cardhall.protocol.delta_pairs`) or the
+        change's keys are another part's: then :func:`~cardhall.protocol.delta_frame`."""
+        shared = self.shared.get(wire, _UNPACKED)
+        if shared is _UNPACKED:
+            shared = self.shared[wire] = p.delta_pairs(split.shared, wire)
+        if shared is None:
+            return None
+        count, mine = shared[0], b""
+        if own is not None:
+            count += len(own)
+            mine = p.packed_pairs(own)
+        if change is None:
+            return p.pairs_frame(self.parts, count, shared[1], mine, b"", re)
+        for k in change[0]:
+            if k in split.shared or (own is not None and k in own):
+                return None
+        return p.pairs_frame(self.parts, count + len(change[0]), shared[1], mine, change[1],
+                             re)
 
 
 def _send_deltas(t: Table, fan: _DeltaFrames, parts: tuple[bytes, bytes],

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import random
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -19,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cardhall.games import LogEntry
+from cardhall.games.base import SplitDeltas
 from cardhall.games.skipper import Skipper
 from cardhall.games.skipper.observer import Observer
 from cardhall.protocol import apply_delta
@@ -49,9 +51,25 @@ class Members:
             if deltas is None:
                 self.views[seat] = copy.deepcopy(game.view(seat))
             else:  # a copy: the delta shares objects with the observer's caches
+                check_split(deltas, seat)
                 apply_delta(self.views[seat], copy.deepcopy(dict(deltas[seat])))
             assert self.views[seat] == truth, f"seat {seat}'s kept view went stale"
             assert game.view(seat) == truth, f"seat {seat}'s view went stale"
+
+
+def check_split(deltas: Mapping[int | None, dict[str, Any]], seat: int | None) -> None:
+    """The engine's deltas come in parts (:class:`SplitDeltas`): ``seat``'s own part (the
+    same object every time) has no key of the shared part, and the two merged are the
+    seat's delta (a spectator's is the shared part itself)."""
+    assert isinstance(deltas, SplitDeltas)
+    own = deltas.own(seat)
+    assert deltas.own(seat) is own
+    if own is None:
+        assert deltas[seat] is deltas.shared
+    else:
+        assert own and not own.keys() & deltas.shared.keys()
+        assert set(own) <= {"hand", "legal_actions"} and seat is not None
+        assert deltas[seat] == {**deltas.shared, **own}
 
 
 def _act(game: Skipper, rng: random.Random) -> None:
@@ -165,3 +183,23 @@ def test_the_shared_parts_deltas_read_are_the_views(mode: str, seats: int) -> No
         if game.over:
             break
         _act(game, rng)
+
+
+def test_split_deltas_refuse_a_seat_not_asked_and_a_late_first_read() -> None:
+    # SeatDeltas.own (issue #43): a seat the deltas were not asked for is a KeyError; an
+    # own part first read after the game moved on is refused rather than wrong; one read
+    # before stays the same object.
+    game = Skipper({"mode": "multi", "seed": 3}, 4)
+    game.deltas([0, 1, 2, 3])
+    rng = random.Random(3)
+    _act(game, rng)
+    deltas = game.deltas([None, 0, 1, 2])
+    assert isinstance(deltas, SplitDeltas)
+    with pytest.raises(KeyError):
+        deltas.own(3)
+    first = deltas.own(0)
+    assert deltas.own(None) is None
+    _act(game, rng)
+    assert deltas.own(0) is first
+    with pytest.raises(RuntimeError, match="after the state"):
+        deltas.own(1)

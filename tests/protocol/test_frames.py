@@ -57,6 +57,37 @@ def test_delta_frame_is_the_merged_delta_packed_whole(delta: dict[str, Any],
     assert delta == before  # shared with other recipients: never changed
 
 
+@settings(max_examples=400, deadline=None)
+@given(shared=_maps, own=_maps, extra=_maps, sid=st.integers(0, 2**40), first=st.booleans(),
+       re=_ids, v=st.sampled_from([1, 2]))
+def test_pairs_frame_of_split_parts_is_the_merged_delta(shared: dict[str, Any],
+                                                        own: dict[str, Any],
+                                                        extra: dict[str, Any], sid: int,
+                                                        first: bool, re: Any, v: int) -> None:
+    """A shared part's ``delta_pairs`` (packed once per version), an own part's and a facts
+    change's ``packed_pairs`` under one header (``pairs_frame``) make byte for byte the
+    frame of the merged delta, when their keys are distinct; ``delta_pairs`` answers None
+    (use ``update_frame``) when a version 2 ``state_id`` is not first or not an int, and
+    leaves the delta unchanged."""
+    own = {k: x for k, x in own.items() if k not in shared and k != "state_id"}
+    extra = {k: x for k, x in extra.items()
+             if k not in shared and k not in own and k != "state_id"}
+    if first:
+        shared = {"state_id": sid, **shared}
+    before = dict(shared)
+    pairs = p.delta_pairs(shared, v)
+    assert shared == before
+    if pairs is None:
+        assert v == 2 and "state_id" in shared
+        assert next(iter(shared)) != "state_id" or type(shared["state_id"]) is not int
+        return
+    events = [{"type": "bid", "card": None}]
+    parts = p.update_parts("r2", sid, events)
+    frame = p.pairs_frame(parts, pairs[0] + len(own) + len(extra), pairs[1],
+                          p.packed_pairs(own), p.packed_pairs(extra), re)
+    assert frame == _reference("r2", sid, events, {**shared, **own, **extra}, re, v)
+
+
 @pytest.mark.parametrize("count", [0, 1, 15, 16, 300])
 def test_packed_pairs_drop_exactly_the_map_header(count: int) -> None:
     """The pairs of a fixmap (1-byte header) and of a map16 (3 bytes) alike."""
@@ -102,3 +133,48 @@ def test_delta_frame_cuts_a_first_state_id_of_any_size_or_type(sid: Any) -> None
     for v in (1, 2):
         assert p.delta_frame(parts, delta, None, b"", None, v) == _reference(
             "r1", 7, [], delta, None, v)
+
+
+@pytest.mark.parametrize("sid", [0, 1, 127, 128, 255, 256, 1000, 65535, 65536, 2**32, 2**63])
+def test_update_parts_pack_the_state_id_as_msgpack_does(sid: int) -> None:
+    # update_parts packs small state ids from a table and uint16 by hand (issue #43): at
+    # each size's edges the bytes are msgpack's.
+    head, tail = p.update_parts("r1", sid, [{"type": "pass"}])
+    want = msgpack.packb({"t": "update", "room": "r1", "state_id": sid,
+                          "events": [{"type": "pass"}]})
+    frame = msgpack.unpackb(b"\x84" + head + tail)
+    assert frame == {"t": "update", "room": "r1", "state_id": sid,
+                     "events": [{"type": "pass"}]}
+    assert b"\x84" + head + tail == want
+
+
+_atoms = st.one_of(st.text(max_size=4), st.integers(-3, 3), st.booleans(), st.none(),
+                   st.lists(st.integers(0, 2), max_size=2))
+_tuple_lists = st.lists(st.tuples(_atoms) | st.tuples(_atoms, _atoms)
+                        | st.tuples(st.text(max_size=3), st.text(max_size=3)), max_size=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(actions=_tuple_lists, more=_tuple_lists, hand=st.lists(st.text(max_size=3)))
+def test_packed_pairs_of_tuple_lists_are_msgpacks_every_time(
+        actions: list[tuple[Any, ...]], more: list[tuple[Any, ...]], hand: list[str]) -> None:
+    # packed_pairs packs a list of tuples (legal actions) from each tuple's bytes, packed
+    # once and remembered (issue #43): the bytes are msgpack's on the first call and on
+    # later ones, for tuples of strs (remembered) and of anything else (1 and True are
+    # equal keys, not the same bytes; a list inside is unhashable).
+    for _ in range(2):
+        for entries in ({"hand": hand, "legal_actions": actions},
+                        {"legal_actions": more, "x": actions},
+                        {"a": [(1,), (True,), ("1",)], "b": [(True,), (1,), (1.0,)]}):
+            want = msgpack.packb(entries)[1:]  # a fixmap's one-byte header
+            assert p.packed_pairs(entries) == want
+
+
+def test_the_remembered_tuples_stay_bounded() -> None:
+    # The cache of packed tuples is emptied when full, so any number of distinct tuples
+    # goes through in bounded memory.
+    from cardhall.protocol import codec
+    for i in range(codec._TUPLES_MAX + 10):
+        p.packed_pairs({"k": [(str(i), "x")]})
+    assert 0 < len(codec._TUPLES) <= codec._TUPLES_MAX
+    assert p.packed_pairs({"k": [("5", "x")]}) == msgpack.packb({"k": [("5", "x")]})[1:]
