@@ -193,25 +193,24 @@ class Observer:
     """The view caches of one Skipper game and the views built from them (K8).
 
     Attributes:
-        seats: seat -> (the seat's change count when built, its key tuple, its public
-            dict): :meth:`public_seat`.
+        seats: seat -> (its key tuple, its public dict): :meth:`public_seat`.
         all_seats: The last list of every public seat (:meth:`public_seats`).
         options: The public options (they never change), once built.
         shared: (state_id, the public part of every view) of :meth:`views`, or None.
         reused: view key -> the value :meth:`reuse` returned last.
-        hands: seat -> (its change count, its hand, the hand's view): :meth:`hand_view`.
+        hands: seat -> (its hand, the hand's view): :meth:`hand_view`.
         mark: The view parts :meth:`deltas` saw last (:data:`Mark`), or None.
     """
 
     __slots__ = ("seats", "all_seats", "options", "shared", "reused", "hands", "mark")
 
     def __init__(self) -> None:
-        self.seats: dict[int, tuple[int, Any, dict[str, Any]]] = {}
+        self.seats: dict[int, tuple[Any, dict[str, Any]]] = {}
         self.all_seats: list[dict[str, Any]] | None = None
         self.options: dict[str, Any] | None = None
         self.shared: tuple[int, dict[str, Any]] | None = None
         self.reused: dict[str, Any] = {}
-        self.hands: dict[int, tuple[int, tuple[int, ...], list[str]]] = {}
+        self.hands: dict[int, tuple[tuple[int, ...], list[str]]] = {}
         self.mark: Mark | None = None
 
     def invalidate(self) -> None:
@@ -227,32 +226,26 @@ class Observer:
         ``stacks`` list while the stacks did not change: views then share them, and the
         room's delta diff skips them by identity. Callers must not mutate them. A stack is
         known by its length, values and completion: cards are only ever added to stacks.
-        While the seat's change count (``SkipperRules.marks``) is the one it was built at,
-        the seat is not even looked at (most actions touch one or two seats of four).
 
         Keys: ``stacks``, ``discard_top``, ``discard``, ``stock``, ``hand``, ``trash`` (counts),
         ``turns``, ``phase``, ``status`` and ``auto_trash`` (the seat's K6 preference,
         RULINGS K6m).
         """
-        mark = g.marks[i]
-        hit = self.seats.get(i)
-        if hit is not None and hit[0] == mark:
-            return hit[2]
         p = g.players[i]
         st, va, co = p.stacks, p.values, p.complete
         stacks_key = (len(st[0]), len(st[1]), len(st[2]), len(st[3]), va[0], va[1], va[2],
                       va[3], co[0], co[1], co[2], co[3])
         key = (stacks_key, p.discard[-1] if p.discard else -1, len(p.discard), len(p.stock),
                len(p.hand), len(p.trash), p.turns, p.phase, p.status, p.auto_trash)
-        if hit is not None and hit[1] == key:
-            self.seats[i] = (mark, key, hit[2])
-            return hit[2]
+        hit = self.seats.get(i)
+        if hit is not None and hit[0] == key:
+            return hit[1]
         if hit is None:
             stacks = [_stack_view(p, s) for s in range(4)]
-        elif hit[1][0] == stacks_key:
-            stacks = hit[2]["stacks"]  # most moves leave the stacks be: the same list
+        elif hit[0][0] == stacks_key:
+            stacks = hit[1]["stacks"]  # most moves leave the stacks be: the same list
         else:  # a play changes one stack: the others stay the same objects
-            was, old = hit[1][0], hit[2]["stacks"]
+            was, old = hit[0][0], hit[1]["stacks"]
             stacks = [old[s] if was[s] == stacks_key[s] and was[4 + s] == va[s]
                       and was[8 + s] == co[s] else _stack_view(p, s) for s in range(4)]
         view = {
@@ -262,7 +255,7 @@ class Observer:
             "trash": len(p.trash), "turns": p.turns, "phase": p.phase, "status": p.status,
             "auto_trash": p.auto_trash,
         }
-        self.seats[i] = (mark, key, view)
+        self.seats[i] = (key, view)
         return view
 
     def reuse(self, key: str, value: Any) -> Any:
@@ -292,18 +285,13 @@ class Observer:
 
     def hand_view(self, g: SkipperRules, seat: int) -> list[str]:
         """``seat``'s hand as card codes; the same list object while the hand is unchanged
-        (do not mutate it); not looked at while the seat's change count
-        (``SkipperRules.marks``) is the one it was built at."""
-        mark = g.marks[seat]
-        hit = self.hands.get(seat)
-        if hit is not None and hit[0] == mark:
-            return hit[2]
+        (do not mutate it)."""
         hand = tuple(g.players[seat].hand)
-        if hit is not None and hit[1] == hand:
-            self.hands[seat] = (mark, hand, hit[2])
-            return hit[2]
+        hit = self.hands.get(seat)
+        if hit is not None and hit[0] == hand:
+            return hit[1]
         view = [CODE[c] for c in hand]
-        self.hands[seat] = (mark, hand, view)
+        self.hands[seat] = (hand, view)
         return view
 
     def view(self, g: SkipperRules, seat: int | None) -> dict[str, Any]:

@@ -110,9 +110,6 @@ class SkipperRules(Game):
         judges: Seats whose stacks the dead test also consults (a :meth:`solitaire`; else
             empty).
         skip_rate: Skip-draws per own turn a :meth:`solitaire` models (else 0).
-        marks: Per seat, a count the rules raise whenever what its public seat or hand
-            shows may change; the view caches (:mod:`.observer`) trust what they built at
-            an unchanged count. State set from outside the rules: :meth:`recount` after.
     """
 
     name = "skipper"
@@ -146,7 +143,6 @@ class SkipperRules(Game):
         self.skip_draws = (mode == "multi") if skip is None else (bool(skip) and mode != "solo")
         self.rng = GameRNG(o["seed"])
         self.players = [Seat(self.rules.trash) for _ in range(seats)]
-        self.marks = [0] * seats
         self.current = o["first_seat"] if mode == "multi" else 0
         self.auction: dict[str, Any] | None = None
         self.winner: int | None = None
@@ -183,16 +179,9 @@ class SkipperRules(Game):
         # the state, so skipping it while nothing left play cannot change any result).
         self._dirty = set(range(len(self.gone)))
 
-    def touch_all(self) -> None:
-        """Count a change of every seat (:attr:`marks`): each count becomes one above the
-        highest so far, whatever the number of seats now (a restore may rebuild them)."""
-        top = max(self.marks, default=0) + 1
-        self.marks = [top] * len(self.players)
-
     def recount(self) -> None:
-        """Count again the cards gone from play (on stacks, trashed, removed) and touch
-        every seat (:meth:`touch_all`): after a state set up from outside the rules."""
-        self.touch_all()
+        """Count again the cards gone from play (on stacks, trashed, removed): after a
+        state set up from outside the rules."""
         self._pools()
         for p in self.players:
             for c in [*p.trash, *p.removed, *(c for st in p.stacks for c in st)]:
@@ -239,7 +228,6 @@ class SkipperRules(Game):
         Returns False when both piles are empty.
         """
         p = self.players[i]
-        self.marks[i] += 1
         while True:
             if not p.stock:
                 if not p.discard:
@@ -365,7 +353,6 @@ class SkipperRules(Game):
                 raise NotYourTurn(f"seat {self.to_act()[0]} bids now, not seat {seat}")
             raise NotYourTurn(f"it is not seat {seat}'s turn")
         ev: list[Event] = []
-        self.marks[seat] += 1  # the acting seat's own changes; others mark themselves
         if verb == "play":  # the common verbs called directly, the others by name
             self._do_play(seat, args[0], args[1], ev)
         elif verb == "discard":
@@ -387,7 +374,6 @@ class SkipperRules(Game):
         p = self.players[seat]
         if p.status != ACTIVE:
             raise IllegalAction(f"seat {seat} is no longer in the game")
-        self.marks[seat] += 1
         p.auto_trash = value == "on"
         return [{"type": "auto_trash", "seat": seat, "on": p.auto_trash}]
 
@@ -519,7 +505,6 @@ class SkipperRules(Game):
         if len(a["bids"]) < len(a["bidders"]):
             return
         self.auction = None
-        self.touch_all()  # cards go back to hands, the seller's phase moves
         seller = a["seller"]
         sp = self.players[seller]
         offers = [(s, c) for s, c in a["bids"] if c is not None]
@@ -566,7 +551,6 @@ class SkipperRules(Game):
     def _retire(self, seat: int, why: str, ev: list[Event],
                 detail: dict[str, Any] | None = None) -> None:
         p = self.players[seat]
-        self.touch_all()  # its status; bids and the card of a called-off auction go back
         p.status = OUT
         ev.append({"type": why, "seat": seat, **(detail or {})})
         a = self.auction
@@ -594,7 +578,6 @@ class SkipperRules(Game):
 
     def _end_turn(self, seat: int, ev: list[Event]) -> None:
         p = self.players[seat]
-        self.marks[seat] += 1
         self._draw_up(seat, ev)
         p.turns += 1
         p.phase = TURN[p.phase]["end"]
@@ -637,7 +620,6 @@ class SkipperRules(Game):
             j = (seat + k) % n
             if self.players[j].status == ACTIVE:
                 self.current = j
-                self.marks[j] += 1
                 self.players[j].phase = START
                 return
 
@@ -742,7 +724,6 @@ class SkipperRules(Game):
                     setattr(p, f, [list(x) for x in val] if f == "stacks"
                             else list(val) if isinstance(val, list) else val)
             self.players.append(p)
-        self.touch_all()
         self.judges = tuple(data.get("judges", ()))
         self.skip_rate = float(data.get("skip_rate", 0.0))
 
@@ -763,7 +744,6 @@ class SkipperRules(Game):
         c.gone = [list(x) for x in self.gone]
         c._dirty = set(self._dirty)
         c.players = [p.copy() for p in self.players]
-        c.marks = list(self.marks)  # (a copy starts with no view caches: any count will do)
         return c
 
     def solitaire(self, seat: int, skip_rate: float = 0.0) -> Self:
