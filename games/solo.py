@@ -62,7 +62,7 @@ class SoloGame(Game):
             NotYourTurn: ``seat`` is not 0.
         """
         self._check_turn(seat)
-        return self.apply(seat, (self.QUIT_VERB,))
+        return self.apply(0, (self.QUIT_VERB,))  # (seat is 0: checked)
 
     def _check_turn(self, seat: object) -> None:
         """Raise GameOver once the game has ended, NotYourTurn for any seat but 0 (an int:
