@@ -483,12 +483,14 @@ class Game(ABC):
 
     # -- settings and the log ----------------------------------------------------------
 
-    def apply_setting(self, seat: int, setting: Sequence[Any]) -> list[Event]:
+    def apply_setting(self, seat: object, setting: Sequence[Any]) -> list[Event]:
         """Set a preference of ``seat`` for itself (a :class:`Setting` of :attr:`TYPE`);
         ``state_id`` does not change: no seat's chosen action goes stale by it.
 
         Args:
-            seat: The seat setting its own preference.
+            seat: The seat setting its own preference: an int (``True`` is no seat; typed
+                ``object`` and checked, since a compiled build would take ``True`` for 1 at
+                a parameter typed ``int``).
             setting: ``(name, value)``, e.g. ``("auto_trash", "off")``.
 
         Returns:
@@ -504,7 +506,7 @@ class Game(ABC):
         self.settings_applied += 1
         return events
 
-    def _set(self, seat: int, setting: Sequence[Any]) -> list[Event]:
+    def _set(self, seat: object, setting: Sequence[Any]) -> list[Event]:
         """:meth:`apply_setting` less the count (same errors)."""
         spec = self.TYPE.setting(setting[0]) if isinstance(setting, (list, tuple)) \
             and setting else None

@@ -42,8 +42,10 @@ class Option:
     default: Any
     doc: str
     choices: tuple[Any, ...] | None = None
-    min: float | None = None
-    max: float | None = None
+    # int | float, not float: a compiled build stores a float field as a C double, so an
+    # int limit would read back as a float (``0.0``; 2**63 - 1 rounded up to 2**63).
+    min: int | float | None = None
+    max: int | float | None = None
 
     def describe(self) -> dict[str, Any]:
         """The option as a client reads it in a ``games`` reply: ``name``, ``kind``

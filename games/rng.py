@@ -78,12 +78,18 @@ class GameRNG:
         return [version, list(internal), gauss]
 
     @classmethod
-    def restore(cls, data: list[Any]) -> GameRNG:
-        """Rebuild a generator from :meth:`snapshot` data.
+    def restore(cls, data: object) -> GameRNG:
+        """Rebuild a generator from :meth:`snapshot` data (a list: ``[version, internal
+        state, gauss]``, as :meth:`snapshot` makes it; a tuple is taken too).
+
+        ``data`` is typed ``object`` and checked here: a stored snapshot is untrusted, and
+        a compiled build would refuse a non-list at the call with a TypeError of its own.
 
         Raises:
             SnapshotError: ``data`` is not a generator state.
         """
+        if not isinstance(data, (list, tuple)):
+            raise SnapshotError(f"bad RNG state: a list, not {type(data).__name__}")
         rng = cls(0)
         try:
             rng._r.setstate((data[0], tuple(data[1]), data[2]))

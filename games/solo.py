@@ -49,7 +49,7 @@ class SoloGame(Game):
         """``[0]`` while the game runs, ``[]`` once it is over."""
         return [] if self.over else [0]
 
-    def forfeit(self, seat: int) -> list[Event]:
+    def forfeit(self, seat: object) -> list[Event]:
         """Take the player out because they left their seat: the game ends as a loss, the
         quit verb (:attr:`QUIT_VERB`) played for them (:class:`SettlingSoloGame` records
         the reason "forfeited" instead). Replays the same way from a log entry.
@@ -62,11 +62,14 @@ class SoloGame(Game):
             NotYourTurn: ``seat`` is not 0.
         """
         self._check_turn(seat)
-        return self.apply(seat, (self.QUIT_VERB,))
+        return self.apply(0, (self.QUIT_VERB,))  # (seat is 0: checked)
 
-    def _check_turn(self, seat: int) -> None:
+    def _check_turn(self, seat: object) -> None:
         """Raise GameOver once the game has ended, NotYourTurn for any seat but 0 (an int:
-        ``False`` is not a seat)."""
+        ``False`` is not a seat).
+
+        A solo game's methods take ``seat: object``, checked here: a compiled build would
+        turn ``False`` into ``0`` at a parameter typed ``int``, before any check."""
         if self.over:
             raise GameOver("the game is over")
         if not self._is_player(seat):
@@ -93,7 +96,7 @@ class SoloGame(Game):
                                 f"{', '.join(sorted(known))}")
         return verb
 
-    def legal_actions(self, seat: int) -> list[Action]:
+    def legal_actions(self, seat: object) -> list[Action]:
         """Every action ``seat`` may take now, in a fixed order; ``[]`` if none.
 
         Returns:
@@ -220,7 +223,7 @@ class SettlingSoloGame(SoloGame):
         "scores": [score]}`` (what wins and what the score counts: the game's docstring)."""
         return None if self._outcome is None else dict(self._outcome)
 
-    def apply(self, seat: int, action: Sequence[Any]) -> list[Event]:
+    def apply(self, seat: object, action: Sequence[Any]) -> list[Event]:
         """Apply ``action`` for ``seat``, then make every forced move that follows.
 
         Returns:
@@ -242,7 +245,7 @@ class SettlingSoloGame(SoloGame):
         self._settle(events)
         return events
 
-    def forfeit(self, seat: int) -> list[Event]:
+    def forfeit(self, seat: object) -> list[Event]:
         """End the game as a loss because the player left their seat (reason "forfeited").
 
         Returns:
@@ -371,7 +374,7 @@ class CheckedSoloGame(SoloGame):
     VERBS: ClassVar[frozenset[str]] = frozenset()
     rng: GameRNG
 
-    def apply(self, seat: int, action: Sequence[Any]) -> list[Event]:
+    def apply(self, seat: object, action: Sequence[Any]) -> list[Event]:
         """Apply one action of seat 0 (checked in full before anything changes).
 
         Args:

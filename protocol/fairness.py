@@ -46,7 +46,7 @@ def is_commitment(text: object) -> bool:
     return isinstance(text, str) and _HEX64_RE.fullmatch(text) is not None
 
 
-def commitment(seed: int, salt: str) -> str:
+def commitment(seed: object, salt: object) -> str:
     """The commitment to a deal seed: SHA-256 of ``"cardhall-deal/1:<seed>:<salt>"``.
 
     Args:
@@ -58,19 +58,22 @@ def commitment(seed: int, salt: str) -> str:
         64 lowercase hex digits.
 
     Raises:
-        ValueError: ``seed`` is not a non-negative int, or ``salt`` is not a salt.
+        ValueError: ``seed`` is not a non-negative int (``True`` is not one), or ``salt`` is
+            not a salt. (Typed ``object`` so that a compiled build checks them here too: a
+            parameter typed ``int`` would take ``True`` as 1 and refuse a str with a
+            TypeError before this check.)
     """
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"a seed is an integer >= 0, not {seed!r}")
-    if not is_salt(salt):
+    if not isinstance(salt, str) or not is_salt(salt):
         raise ValueError(f"a salt is 32 lowercase hex digits, not {salt!r}")
     text = f"{COMMITMENT_PREFIX}{seed}:{salt}"
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def matches(seed: int, salt: str, published: str) -> bool:
+def matches(seed: object, salt: object, published: object) -> bool:
     """True when ``seed`` and ``salt`` hash to the ``published`` commitment (compared in
-    constant time); False for malformed values instead of raising."""
+    constant time); False for malformed values (any type) instead of raising."""
     try:
         mine = commitment(seed, salt)
     except ValueError:

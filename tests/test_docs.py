@@ -324,3 +324,7 @@ def test_every_test_file_ci_names_exists() -> None:
     script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     named = re.findall(r"\btests/[\w/]+\.py\b", script)
     assert named and [n for n in named if not (ROOT / n).is_file()] == []
+    # A test named by its id (file::function) is defined in that file.
+    cases = re.findall(r"\b(tests/[\w/]+\.py)::(\w+)", script)
+    assert [f"{path}::{name}" for path, name in cases if not re.search(
+        rf"^(async )?def {name}\(", (ROOT / path).read_text(encoding="utf-8"), re.M)] == []

@@ -252,7 +252,7 @@ class TheShah(SettlingSoloGame):
         """Cards on the foundations above the aces (0..88)."""
         return sum(len(f) - 1 for f in self.foundations)
 
-    def default_action(self, seat: int) -> Action | None:
+    def default_action(self, seat: object) -> Action | None:
         """For a turn timer: a foundation play if any, else fill from the pack, turn or deal,
         else the first legal move; never resign unless nothing else is legal."""
         legal = self.legal_actions(seat)

@@ -338,7 +338,7 @@ class ShopSolitaire(SettlingSoloGame):
 
     # -- the contract ----------------------------------------------------------------------
 
-    def default_action(self, seat: int) -> Action | None:
+    def default_action(self, seat: object) -> Action | None:
         """For a turn timer: draw when possible, else the first legal move; never close shop
         unless nothing else is legal. ``None`` when ``seat`` may not act."""
         legal = self.legal_actions(seat)

@@ -314,7 +314,7 @@ class ShuffleJack(CheckedSoloGame):
         return {"rounds": self.round, "passed": self.passed, "hands": self.total_hands,
                 "score": self.score()}
 
-    def default_action(self, seat: int) -> Action | None:
+    def default_action(self, seat: object) -> Action | None:
         """The greedy bot's choice (:func:`greedy`); never resigns. ``None`` if it cannot
         act."""
         if self.over or not self._is_player(seat):

@@ -433,7 +433,7 @@ class ThirtySix(CheckedSoloGame):
         return {"turns": played, "won": self.won, "lost": self.lost, "score": self.score(),
                 "reshuffles": self.reshuffles}
 
-    def default_action(self, seat: int) -> Action | None:
+    def default_action(self, seat: object) -> Action | None:
         """The greedy bot's choice (:func:`greedy`) for seat 0; ``None`` when it cannot act.
 
         Never resigns.

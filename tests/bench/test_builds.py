@@ -18,16 +18,18 @@ def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     package folder."""
     for name in ("pyproject.toml", "setup.py"):
         shutil.copy(ROOT / name, tmp_path / name)
+    monkeypatch.setattr(builds, "ROOT", tmp_path)  # (first: an installed package has none)
     for folder in builds.sources():
         (tmp_path / folder).mkdir()
         (tmp_path / folder / "__init__.py").write_text("")
-    monkeypatch.setattr(builds, "ROOT", tmp_path)
     return tmp_path
 
 
-def test_every_package_folder_is_a_source_of_the_build() -> None:
+def test_every_package_folder_is_a_source_of_the_build(monkeypatch: pytest.MonkeyPatch) -> None:
     """The folders are pyproject.toml's packages, the command line's included (a cached build
-    once carried a stale ``cli`` package: it was not among the hashed folders)."""
+    once carried a stale ``cli`` package: it was not among the hashed folders). Read from
+    this checkout's pyproject.toml: an installed package (the compiled build) is none."""
+    monkeypatch.setattr(builds, "ROOT", ROOT)
     assert builds.sources() == ["bench", "cli", "client", "games", "protocol", "server"]
 
 

@@ -459,6 +459,19 @@ class DownStore(MemoryStore):
         return True
 
 
+def _resends(posted: list[Any], room: object) -> list[Any]:
+    """The members whose full view the cluster asked ``room`` for: its work items
+    (``room.post(fn)``) that are the driver's :func:`~cardhall.server.room.resend` of
+    ``(room, member)``. Read from the items, not run: the driver's work items are compiled
+    on the compiled build and take a real Room, not this stand-in."""
+    import functools
+
+    from cardhall.server.room import resend
+
+    assert all(isinstance(fn, functools.partial) and fn.func is resend for fn in posted)
+    return [fn.args[1] for fn in posted if fn.args[0] is room]
+
+
 async def test_frames_lost_while_the_store_is_down_are_made_good() -> None:
     """An owner's frames for a client of another process are lost because the store is
     down (an update of an action appended just before): once a ping gets through again,
@@ -471,27 +484,20 @@ async def test_frames_lost_while_the_store_is_down_are_made_good() -> None:
     store = DownStore()
     cluster = Cluster(SimpleNamespace(store=store))  # type: ignore[arg-type]
     peer = cluster.peer("p2", "s1", "remote player")
-    resent: list[Any] = []
-    # its full view (and a game_over): Table.resend, carried out by the driver
-    room = SimpleNamespace(table=SimpleNamespace(resend=resent.append),
-                           lease_current=lambda: True)
-
-    async def apply(outs: Any) -> None:
-        return None
-
-    room.apply = apply
-    room.post = lambda fn: asyncio.get_running_loop().create_task(fn())
+    # its full view (and a game_over): the driver's resend work item, posted to the room
+    posted: list[Any] = []
+    room = SimpleNamespace(post=posted.append)
     peer.rooms["r1"] = room  # type: ignore[assignment]
     try:
         cluster.send_out("p2", "s1", b"update")
         await asyncio.sleep(1.0)
-        assert resent == []  # still down
+        assert posted == []  # still down
         store.down = False
         deadline = time.monotonic() + 5
-        while not resent:
+        while not posted:
             assert time.monotonic() < deadline, "the lost frames were never made good"
             await asyncio.sleep(0.05)
-        assert resent == [peer]
+        assert _resends(posted, room) == [peer]
     finally:
         await cluster.stop()
 
@@ -615,15 +621,12 @@ async def test_frames_that_aged_during_a_flush_are_dropped_not_sent() -> None:
 
     store = _SlowPublish(delay=cluster_module.STALL_SECONDS + 0.3)
     cluster = Cluster(SimpleNamespace(store=store))  # type: ignore[arg-type]
-    resent: list[Any] = []
+    posted: list[Any] = []  # the rooms' work items: the driver's resend of a member
+    rooms = []
     for process in ("p2", "p3"):
         peer = cluster.peer(process, "s1", "remote player")
-        async def apply(outs: Any) -> None:
-            return None
-
-        room = SimpleNamespace(table=SimpleNamespace(resend=resent.append),
-                               lease_current=lambda: True, apply=apply,
-                               post=lambda fn: asyncio.get_running_loop().create_task(fn()))
+        room = SimpleNamespace(post=posted.append)
+        rooms.append(room)
         peer.rooms["r1"] = room  # type: ignore[assignment]
     try:
         cluster.send_out("p2", "s1", b"state 140")
@@ -633,6 +636,7 @@ async def test_frames_that_aged_during_a_flush_are_dropped_not_sent() -> None:
         cluster.send_out("p3", "s1", b"state 141")  # a later tick: waits for the flush
         await asyncio.sleep(cluster_module.STALL_SECONDS + 0.6)
         assert store.published == ["p2"]
-        assert [peer.process for peer in resent] == ["p3", "p3"]
+        assert _resends(posted, rooms[0]) == []
+        assert [peer.process for peer in _resends(posted, rooms[1])] == ["p3", "p3"]
     finally:
         await cluster.stop()

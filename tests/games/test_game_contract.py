@@ -96,8 +96,9 @@ def test_settings_are_no_actions_and_move_no_state(name: str) -> None:
             game.apply(0, [setting.name, setting.choices[0]])  # a setting is no action
         with pytest.raises(UnknownAction):
             game.apply_setting(0, [setting.name, "no such value"])
-        with pytest.raises(NotYourTurn):
-            game.apply_setting(game.seats, [setting.name, setting.choices[0]])
+        for seat in (game.seats, -1, True, False, 0.0):  # no seat (a bool is none, either build)
+            with pytest.raises(NotYourTurn):
+                game.apply_setting(seat, [setting.name, setting.choices[0]])
         assert game.snapshot() == snap
         for seat in range(game.seats):  # any seat, its turn or not
             for value in setting.choices:

@@ -68,6 +68,18 @@ def test_describe_names_the_kind_and_only_the_bounds_it_has() -> None:
         SEED.coerce(-1)
 
 
+def test_an_int_options_limits_stay_ints_on_either_build() -> None:
+    """An int's bounds are ints in the ``games`` reply (clients print them: ``int 0..5``, not
+    ``0.0..5.0``) and exact: the seed's largest is 2**63 - 1, not 2**63 (a float field of a
+    compiled class held them as C doubles)."""
+    described = SPEC[1].describe()
+    assert [type(described[k]) for k in ("min", "max")] == [int, int]
+    assert type(SPEC[2].describe()["min"]) is float
+    assert SEED.describe()["max"] == 2**63 - 1 and type(SEED.max) is int
+    assert SEED.coerce(2**63 - 1) == 2**63 - 1
+    with pytest.raises(OptionError, match="<= 9223372036854775807"):
+        SEED.coerce(2**63)
+
 def test_shown_clips_a_long_value_and_parse_kv_splits_pairs() -> None:
     """An echoed value stays short; ``k=v`` strings need an ``=`` and a key."""
     assert len(shown("x" * 2000)) <= 64
