@@ -12,8 +12,8 @@ from cardhall.server.room import COMPILED
 def test_every_step_of_the_action_path_is_timed() -> None:
     """Each step names a callable the room still calls (a renamed method would be timed
     never, not raise), no step reads below zero, and the whole action and the engine alone
-    are measured. A compiled room's steps
-    cannot be timed from outside: none are reported."""
+    are measured. A compiled room's steps cannot be timed from outside: none are
+    reported."""
     run = steps.measure(actions=120, rooms=2)
     if COMPILED:
         assert run["steps"] == run["calls"] == {} and run["rest_us"] is None

@@ -80,6 +80,7 @@ def test_an_int_options_limits_stay_ints_on_either_build() -> None:
     with pytest.raises(OptionError, match="<= 9223372036854775807"):
         SEED.coerce(2**63)
 
+
 def test_shown_clips_a_long_value_and_parse_kv_splits_pairs() -> None:
     """An echoed value stays short; ``k=v`` strings need an ``=`` and a key."""
     assert len(shown("x" * 2000)) <= 64
