@@ -23,10 +23,15 @@ records::
     a cold CPU, benchmarks/RESULTS.md, session 17)
 
 A seq of :data:`STATE` (-1) marks the room's packed *state* instead of a log entry: an
-append that changes the state (a turn clock's new deadline, every turn of a public room)
-writes its entry and its state as two records of one ``write(2)``, and the fold replaces
-the room's ``state`` column with the last state the journal holds for it
-(:func:`fold_rows`; benchmarks/RESULTS.md, session 21). A seq of :data:`SNAPSHOT` (-2)
+append that changes the state (a seat taken, a member gone) writes its entry and its state
+as two records of one ``write(2)``, and the fold replaces the room's ``state`` column with
+the last state the journal holds for it (:func:`fold_rows`; benchmarks/RESULTS.md, session
+21). A seq of :data:`DEADLINES` (-3) marks the room's packed *deadlines* alone
+(``[[seat, unix time s], ...]``): a turn clock moves them at every turn of a timed room
+and nothing else of its state, so the append writes them (tens of bytes) rather than the
+whole state (~600 bytes, packed at every turn); the fold puts the last of them onto the
+room's last state, the journal's or the file's (:func:`final_states`;
+benchmarks/RESULTS.md, session 24). A seq of :data:`SNAPSHOT` (-2)
 marks the room's engine snapshot (``<i64: its state_id>`` then the packed snapshot: every
 64 entries of a room), folded as the room's row of ``snapshots``. Every transaction of the
 data file folds the journal first, so what the journal holds is always newer than the file.
@@ -56,6 +61,9 @@ import sqlite3
 import struct
 import zlib
 from pathlib import Path
+from typing import Any
+
+from .ports import pack, unpack
 
 log = logging.getLogger("cardhall.sqlite")
 
@@ -76,6 +84,10 @@ SET_STATE = "UPDATE rooms SET state = ? WHERE room = ?"
 STATE = -1
 #: The seq of a record holding the room's engine snapshot (:func:`snapshot_row`).
 SNAPSHOT = -2
+#: The seq of a record holding the room's packed deadlines alone, to put onto its last state.
+DEADLINES = -3
+#: The key of a room's state that a :data:`DEADLINES` record replaces (store.ports: state).
+DEADLINES_KEY = "deadlines"
 #: The head of a snapshot record's data: the snapshot's state_id.
 SNAPSHOT_HEAD = struct.Struct("<q")
 #: The fold of a journaled snapshot: the room's latest.
@@ -140,11 +152,49 @@ def snapshot_row(room: str, state_id: int, packed: bytes) -> Row:
     return room, SNAPSHOT, SNAPSHOT_HEAD.pack(state_id) + packed
 
 
+def deadlines_row(room: str, deadlines: list[list[Any]]) -> Row:
+    """The journal's record of room ``room``'s ``deadlines`` (``[[seat, unix time s], ...]``)
+    alone, when nothing else of its state changed since its last state written."""
+    return room, DEADLINES, pack(deadlines)
+
+
+def final_states(db: sqlite3.Connection, rows: list[Row]) -> list[tuple[bytes, str]]:
+    """Each room's state after the journal's ``rows``, as ``(packed state, room)``: its last
+    :data:`STATE` record, with the deadlines of the last :data:`DEADLINES` record after it
+    put on (onto the ``state`` column of the file ``db`` when the rows hold no state of the
+    room before them; a room with none there is left out).
+
+    Raises:
+        sqlite3.Error: the file refused the read.
+    """
+    last: dict[str, tuple[bytes | None, bytes | None]] = {}
+    for room, seq, data in rows:
+        if seq == STATE:
+            last[room] = (data, None)
+        elif seq == DEADLINES:
+            base = last.get(room)
+            last[room] = (None if base is None else base[0], data)
+    states: list[tuple[bytes, str]] = []
+    for room, (state, deadlines) in last.items():
+        if deadlines is not None:
+            if state is None:
+                found = db.execute("SELECT state FROM rooms WHERE room = ?", (room,)).fetchone()
+                if found is None or found[0] is None:
+                    continue
+                state = bytes(found[0])
+            whole = unpack(state)
+            whole[DEADLINES_KEY] = unpack(deadlines)
+            state = pack(whole)
+        assert state is not None
+        states.append((state, room))
+    return states
+
+
 def fold_rows(db: sqlite3.Connection, rows: list[Row]) -> int:
     """Fold the journal's ``rows`` into the open transaction of ``db``: the log rows with
-    ``INSERT OR IGNORE`` (one there already keeps the log's row), then each room's last
-    :data:`STATE` record as its ``state`` column and its last :data:`SNAPSHOT` as its
-    snapshot.
+    ``INSERT OR IGNORE`` (one there already keeps the log's row), then each room's state
+    after them (:func:`final_states`) as its ``state`` column and its last
+    :data:`SNAPSHOT` as its snapshot.
 
     Returns:
         The log rows that clashed with rows already in the log (not inserted).
@@ -153,11 +203,11 @@ def fold_rows(db: sqlite3.Connection, rows: list[Row]) -> int:
         sqlite3.Error: the file refused them.
     """
     entries = [row for row in rows if row[1] >= 0]
-    states = {room: data for room, seq, data in rows if seq == STATE}  # the last one wins
     snaps = {room: data for room, seq, data in rows if seq == SNAPSHOT}
     clashed = len(entries) - db.executemany(RECOVER, entries).rowcount if entries else 0
+    states = final_states(db, rows)
     if states:
-        db.executemany(SET_STATE, [(data, room) for room, data in states.items()])
+        db.executemany(SET_STATE, states)
     if snaps:
         db.executemany(SET_SNAPSHOT, [(room, SNAPSHOT_HEAD.unpack_from(data)[0],
                                        data[SNAPSHOT_HEAD.size:])
@@ -200,8 +250,8 @@ def recover(db: sqlite3.Connection, path: Path) -> int:
                 db.execute("ROLLBACK")
             raise
         entries = sum(1 for row in rows if row[1] >= 0)
-        log.info("append journal %s: %d log entries folded into the data file (and %d states "
-                 "or snapshots)", journal, entries, len(rows) - entries)
+        log.info("append journal %s: %d log entries folded into the data file (and %d states, "
+                 "deadlines or snapshots)", journal, entries, len(rows) - entries)
     os.truncate(journal, 0)
     return len(rows)
 
@@ -234,8 +284,8 @@ class AppendJournal:
 
     def append(self, row: Row, state: Row | None = None) -> None:
         """Write the records of log row ``row`` and, unless None, its room's ``state``
-        (``(room, STATE, packed state)``) with one ``write(2)``; they survive a
-        ``kill -9`` once this returns.
+        (``(room, STATE, packed state)``, or :func:`deadlines_row`) with one ``write(2)``;
+        they survive a ``kill -9`` once this returns.
 
         Raises:
             OSError: the write failed or came out short (``ENOSPC`` for a short one); the

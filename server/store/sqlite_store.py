@@ -28,13 +28,13 @@ from __future__ import annotations
 import logging
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .sqlite_archive import SQLiteArchive
 from .sqlite_file import DataFile, lobby_columns, open_file
-from .sqlite_journal import APPEND, STATE, snapshot_row
+from .sqlite_journal import APPEND, DEADLINES_KEY, STATE, Row, deadlines_row, snapshot_row
 from .local_ports import LocalInbox, LocalLeases
 from .ports import Lease, Loaded, LogConflict, LogEntry, Store, StoreHealth
 from .ports import new_process_id, pack, unpack
@@ -43,7 +43,6 @@ log = logging.getLogger("cardhall.sqlite")
 
 #: SQL condition: the room of this row has not expired (``?`` is the time now, unix s).
 LIVE = "(expires_at IS NULL OR expires_at > ?)"
-#: SQL: append one log entry (room, seq, msgpack entry).
 
 
 class SQLiteRooms:
@@ -57,6 +56,10 @@ class SQLiteRooms:
     file: DataFile
     #: Each room's log length as committed, once read (this process alone writes the file).
     lengths: dict[str, int]
+    #: Each room's state as this process last wrote it (the dict itself: a room never
+    #: changes a state it gave, ``Room.state``), while the room is held here: what a
+    #: :func:`~.sqlite_journal.deadlines_row` goes onto.
+    states: dict[str, dict[str, Any]]
 
     if TYPE_CHECKING:  # LocalLeases' (the leases port), beside this part in SQLiteStore
         def fence(self, room_id: str, lease: Lease | None) -> None: ...
@@ -82,8 +85,17 @@ class SQLiteRooms:
             db.execute("INSERT INTO rooms (room, record, state, summary, code, game, waiting) "
                        "VALUES (?, ?, ?, ?, ?, ?, ?)", row)
 
-        await self.file.write(work)
+        await self._write_state(room_id, state, work)
         return lease
+
+    async def _write_state(self, room_id: str, state: dict[str, Any],
+                           work: Callable[[sqlite3.Connection], None]) -> None:
+        """Run ``work``, a transaction that writes ``state`` whole as the room's, and note
+        it as the room's last (:attr:`states`; forgotten when it fails: it may or may not
+        have landed)."""
+        self.states.pop(room_id, None)
+        await self.file.write(work)
+        self.states[room_id] = state
 
     async def save_state(self, room_id: str, state: dict[str, Any],
                          summary: dict[str, Any], *, lease: Lease | None = None) -> None:
@@ -100,7 +112,7 @@ class SQLiteRooms:
             db.execute("UPDATE rooms SET state = ?, summary = ?, game = ?, waiting = ? "
                        "WHERE room = ?", row)
 
-        await self.file.write(work)
+        await self._write_state(room_id, state, work)
 
     async def append(self, room_id: str, entries: Sequence[LogEntry], expect: int,
                      state: dict[str, Any] | None, *, lease: Lease | None = None) -> None:
@@ -134,17 +146,22 @@ class SQLiteRooms:
             lengths[room_id] = expect + len(rows)  # undone below if the commit fails
 
         try:
-            await self.file.write(work)
+            if state is None:
+                await self.file.write(work)
+            else:
+                await self._write_state(room_id, state, work)
         except BaseException:  # refused, or the transaction failed: read it again next time
             lengths.pop(room_id, None)
             raise
 
     def append_now(self, room_id: str, entries: Sequence[LogEntry], expect: int,
                    state: dict[str, Any] | None, *, lease: Lease | None = None) -> bool:
-        """The common case of :meth:`append`, one entry (and the state when a clock moved)
+        """The common case of :meth:`append`, one entry (and the state when it changed)
         of a room whose log length this process knows, as one write committed by itself
         when the file takes one now (:meth:`~.sqlite_file.DataFile.append_alone`: the
-        append journal, or one ``INSERT``).
+        append journal, or one ``INSERT``). A state whose deadlines alone changed since
+        the room's last one (a turn clock's new deadline) is written as its deadlines
+        (:meth:`_state_row`).
 
         Returns:
             True when written and committed; False (nothing written) when the caller must
@@ -161,13 +178,30 @@ class SQLiteRooms:
         self.fence(room_id, lease)
         try:
             if self.file.append_alone((room_id, expect, pack(entries[0])),
-                                      None if state is None else (room_id, STATE, pack(state))):
+                                      None if state is None else self._state_row(room_id,
+                                                                                 state)):
                 lengths[room_id] = expect + 1
+                if state is not None:
+                    self.states[room_id] = state
                 return True
         except BaseException:
             lengths.pop(room_id, None)
+            self.states.pop(room_id, None)
             raise
         return False
+
+    def _state_row(self, room_id: str, state: dict[str, Any]) -> Row:
+        """The journal's record of room ``room_id``'s new ``state``: its deadlines alone
+        (:func:`~.sqlite_journal.deadlines_row`) when every other value of it is the very
+        object of the room's last state written (:attr:`states`), else the whole state."""
+        last = self.states.get(room_id)
+        if last is not None and len(last) == len(state) and DEADLINES_KEY in state:
+            for key, value in state.items():
+                if key != DEADLINES_KEY and (key not in last or last[key] is not value):
+                    break
+            else:
+                return deadlines_row(room_id, state[DEADLINES_KEY])
+        return room_id, STATE, pack(state)
 
     async def save_snapshot(self, room_id: str, state_id: int, snapshot: dict[str, Any]) -> None:
         """Keep the latest snapshot (the log stays whole: ``get_log`` and replays need it):
@@ -245,6 +279,7 @@ class SQLiteRooms:
         await self.file.write(lambda db: _delete(db, [room_id]))
         self.forget(room_id)
         self.lengths.pop(room_id, None)
+        self.states.pop(room_id, None)
         self.file.vacuum()
 
     def prune(self, now: float | None = None) -> int:
@@ -436,6 +471,7 @@ class SQLiteStore(SQLiteRooms, SQLiteLobby, SQLiteBoards, SQLiteArchive, LocalLe
                  commit: str | None = None, journal: bool | None = None) -> None:
         LocalLeases.__init__(self)
         self.lengths = {}
+        self.states = {}
         self.process_id = new_process_id()
         self.health = StoreHealth(self.lease_seconds)  # no lease expires: never "down"
         self.path = Path(path)
@@ -461,6 +497,7 @@ class SQLiteStore(SQLiteRooms, SQLiteLobby, SQLiteBoards, SQLiteArchive, LocalLe
     async def release(self, room_id: str) -> None:
         """Give up the room's lease: :meth:`owner` says nobody runs it."""
         self.leases.pop(room_id, None)
+        self.states.pop(room_id, None)
 
     async def owner(self, room_id: str) -> str | None:
         """This process while it runs the room (holds its lease), else None."""

@@ -22,8 +22,9 @@ import pytest
 from cardhall.server.store import sqlite_journal
 from cardhall.server.store import sqlite_file
 from cardhall.server.store.sqlite_file import backup
-from cardhall.server.store.sqlite_journal import (STATE, AppendJournal, decode, encode,
-                                                  journal_path, snapshot_row)
+from cardhall.server.store.sqlite_journal import (DEADLINES, STATE, AppendJournal, decode,
+                                                  deadlines_row, encode, journal_path,
+                                                  snapshot_row)
 from cardhall.server.store.sqlite_store import SQLiteStore
 from cardhall.server.store.ports import StoreError, pack, unpack
 
@@ -88,28 +89,100 @@ async def traced_room(store: SQLiteStore) -> tuple[Any, list[str]]:
 async def test_an_append_with_a_new_state_is_one_write_and_the_fold_keeps_the_last_state(
         tmp_path: Path) -> None:
     # A turn clock changes the room's state (its deadlines) every turn: the entry and the
-    # state go to the journal in one write(2), not through a transaction of their own.
+    # state go to the journal in one write(2), not through a transaction of their own; once
+    # the journal holds the room's state, a turn that moved its deadlines alone writes them
+    # alone (tens of bytes, not the whole state: issue #43).
     path = tmp_path / "data.db"
     store = SQLiteStore(path)
     try:
         lease, statements = await traced_room(store)
-        for seq in (1, 2):  # two turns in one tick, each with its deadline
-            state = {"status": "playing", "deadlines": [[seq % 2, 100.0 + seq]]}
+        first = {"status": "playing", "deadlines": [[1, 101.0]]}
+        second = {**first, "deadlines": [[0, 102.0]]}  # as Room.state copies it
+        for seq, state in ((1, first), (2, second)):  # two turns in one tick
             turn = store.append("r", [["a", seq, ["draw"]]], seq, state, lease=lease)
             with pytest.raises(StopIteration):
                 turn.send(None)  # answered without waiting
         assert statements == []
         assert decode(journal_path(path).read_bytes())[0] == [
             ("r", 1, pack(["a", 1, ["draw"]])),
-            ("r", STATE, pack({"status": "playing", "deadlines": [[1, 101.0]]})),
+            ("r", STATE, pack(first)),
             ("r", 2, pack(["a", 2, ["draw"]])),
-            ("r", STATE, pack({"status": "playing", "deadlines": [[0, 102.0]]}))]
+            ("r", DEADLINES, pack([[0, 102.0]]))]
         await asyncio.sleep(FOLD + 0.05)  # the fold: one transaction, the last state wins
         assert statements[0] == "BEGIN IMMEDIATE" and statements[-1] == "COMMIT"
         assert rows(path, "SELECT seq FROM log ORDER BY seq") == [(0,), (1,), (2,)]
         (stored,), = rows(path, "SELECT state FROM rooms WHERE room = 'r'")
-        assert unpack(stored) == {"status": "playing", "deadlines": [[0, 102.0]]}
+        assert unpack(stored) == second
     finally:
+        await store.close()
+
+
+async def test_deadlines_alone_go_onto_the_files_state_and_any_other_change_writes_it_whole(
+        tmp_path: Path) -> None:
+    path = tmp_path / "data.db"
+    store = SQLiteStore(path)
+    try:
+        lease, _ = await traced_room(store)
+        seats = [{"name": "ann"}, None]
+        base = {"status": "playing", "seats": seats, "deadlines": [[0, 10.0]]}
+        await store.append("r", [["a", 1, ["draw"]]], 1, base, lease=lease)
+        await asyncio.sleep(FOLD + 0.05)  # folded: the file holds the state, the journal none
+        clock = {**base, "deadlines": [[1, 20.0]]}
+        await store.append("r", [["a", 2, ["draw"]]], 2, clock, lease=lease)
+        equal = {**clock, "seats": [{"name": "ann"}, None], "deadlines": [[0, 30.0]]}
+        await store.append("r", [["a", 3, ["draw"]]], 3, equal, lease=lease)
+        kinds = [seq for _, seq, _ in decode(journal_path(path).read_bytes())[0]]
+        # An equal value that is not the same object is a change the store cannot see
+        # cheaply: the whole state is written (never a stale one).
+        assert kinds == [2, DEADLINES, 3, STATE]
+        await asyncio.sleep(FOLD + 0.05)
+        (stored,), = rows(path, "SELECT state FROM rooms WHERE room = 'r'")
+        assert unpack(stored) == equal
+        later = {**equal, "deadlines": []}
+        await store.append("r", [["a", 4, ["draw"]]], 4, later, lease=lease)
+        assert decode(journal_path(path).read_bytes())[0][-1] == ("r", DEADLINES, pack([]))
+        loaded = await store.load("r")  # a read folds it onto the file's state
+        assert loaded is not None and loaded.state == later
+    finally:
+        await store.close()
+
+
+async def test_a_state_that_failed_to_land_is_never_the_base_of_deadlines(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "data.db"
+    store = SQLiteStore(path)
+    try:
+        lease, _ = await traced_room(store)
+        base = {"status": "playing", "deadlines": [[0, 10.0]]}
+        await store.append("r", [["a", 1, ["draw"]]], 1, base, lease=lease)
+        moved = {"status": "over", "deadlines": [[0, 10.0]]}
+        real_write = os.write
+
+        def full(fd: int, data: bytes) -> int:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        monkeypatch.setattr(sqlite_journal.os, "write", full)
+        with pytest.raises(StoreError):
+            await store.append("r", [["a", 2, ["draw"]]], 2, moved, lease=lease)
+        monkeypatch.setattr(sqlite_journal.os, "write", real_write)
+        # The next append goes through a transaction (which writes the state whole), and
+        # the one after it writes its deadlines alone, onto that state, never onto `moved`.
+        retried = {**moved, "deadlines": [[0, 20.0]]}
+        await store.append("r", [["a", 2, ["draw"]]], 2, retried, lease=lease)
+        ticked = {**retried, "deadlines": [[0, 25.0]]}
+        await store.append("r", [["a", 3, ["draw"]]], 3, ticked, lease=lease)
+        assert decode(journal_path(path).read_bytes())[0][-1][1] == DEADLINES
+        loaded = await store.load("r")
+        assert loaded is not None and loaded.state == ticked
+        await store.release("r")  # the room is given up: what this process wrote is forgotten
+        again = await store.acquire("r")
+        last = {**ticked, "deadlines": [[0, 30.0]]}
+        await store.append("r", [["a", 4, ["draw"]]], 4, last, lease=again)
+        assert decode(journal_path(path).read_bytes())[0][-1][1] == STATE
+        loaded = await store.load("r")
+        assert loaded is not None and loaded.state == last
+    finally:
+        monkeypatch.undo()
         await store.close()
 
 
@@ -155,6 +228,36 @@ def test_a_restart_folds_a_journaled_state_into_its_room(tmp_path: Path) -> None
         assert room is not None and room.state == {"status": "over"}
         assert rows(path, "SELECT state_id, snapshot FROM snapshots") == [(1, pack({"sid": 1}))]
         assert rows(path, "SELECT count(*) FROM log WHERE seq < 0") == [(0,)]
+    finally:
+        store.file.close()
+
+
+def test_a_restart_puts_journaled_deadlines_onto_the_state_before_them(tmp_path: Path) -> None:
+    path = tmp_path / "data.db"
+
+    async def made() -> None:
+        store = SQLiteStore(path)
+        try:
+            await add_room(store, "r", "playing")  # its state in the file: {"status": ...}
+            await add_room(store, "gone", "playing")
+            await store.delete_room("gone")
+        finally:
+            await store.close()
+
+    asyncio.run(made())
+    # A process killed mid-game: deadlines onto the file's state, a whole state then its
+    # deadlines, deadlines of a room deleted since (nothing to put them on).
+    journal_path(path).write_bytes(
+        encode(("r", 0, pack(ENTRY))) + encode(deadlines_row("r", [[0, 5.0]]))
+        + encode(("q", STATE, pack({"status": "playing", "deadlines": []})))
+        + encode(deadlines_row("q", [[1, 6.0]])) + encode(deadlines_row("q", [[0, 7.0]]))
+        + encode(deadlines_row("gone", [[0, 8.0]])))
+    store = SQLiteStore(path)
+    try:
+        assert unpack(rows(path, "SELECT state FROM rooms WHERE room = 'r'")[0][0]) == {
+            "status": "playing", "deadlines": [[0, 5.0]]}
+        assert rows(path, "SELECT count(*) FROM rooms WHERE room IN ('q', 'gone')") == [(0,)]
+        assert journal_path(path).stat().st_size == 0
     finally:
         store.file.close()
 
