@@ -8,9 +8,11 @@ file opened ``O_APPEND``. The second costs a third of the first on a cold CPU
 (:meth:`~.sqlite_file.DataFile.append_alone`) is written here, answered, and *folded* into
 the data file's ``log`` table by the next transaction of the file (a loop callback
 :data:`FOLD_SECONDS` later, or any write or read that comes first), in one transaction for
-every entry waiting; the journal is then cut back to empty. Folding every tenth of a second
-rather than every loop pass pays one transaction for hundreds of a busy server's entries
-(benchmarks/RESULTS.md, session 21); a ``kill -9`` loses none of them either way. The
+every entry waiting; the journal is then cut back to empty. Folding every half second
+rather than every loop pass pays one transaction for thousands of a busy server's entries,
+and one write of each room's state and of each room's last page of the log, however many
+turns it played meanwhile (benchmarks/RESULTS.md, sessions 21 and 24: a tenth of a second
+cost a closed loop ~11% more CPU per action); a ``kill -9`` loses none of them either way. The
 data file alone is thus always a consistent earlier moment of the store, and the journal
 the few entries after it.
 
@@ -93,10 +95,11 @@ SNAPSHOT_HEAD = struct.Struct("<q")
 #: The fold of a journaled snapshot: the room's latest.
 SET_SNAPSHOT = "INSERT OR REPLACE INTO snapshots (room, state_id, snapshot) VALUES (?, ?, ?)"
 #: Seconds from the first append written to the journal to the fold of what waits in it.
-FOLD_SECONDS = 0.1
+FOLD_SECONDS = 0.5
 #: Bytes the journal may hold unfolded before appends go through a transaction (which folds
-#: it): a busy tick's appends of a hundred rooms with their states fit many times over.
-LIMIT = 1 << 20
+#: it): a half second of a busy server's appends (~10,000 actions a second, ~80 bytes each
+#: with their deadlines) fits several times over.
+LIMIT = 4 << 20
 
 
 def journal_path(path: Path) -> Path:
