@@ -34,6 +34,7 @@ by the first version's of the same round (``B/A``):
 
     python benchmarks/ab.py main . --path                   # before / after, 8 rounds
     python benchmarks/ab.py HEAD~1 . --path --rounds 12 --actions 5000 --store sqlite-tick
+    python benchmarks/ab.py c85f440 . --path --store sqlite-journal --turn-seconds 60
 """
 
 from __future__ import annotations
@@ -131,6 +132,8 @@ def compare_paths(dests: list[Path], args: argparse.Namespace) -> list[list[list
     order reversed every other round); returns ``[version][round][row]``."""
     argv = ["--actions", str(args.actions), "--rooms", str(args.rooms),
             "--seed", str(args.seed), "--store", args.store]
+    if args.turn_seconds is not None:
+        argv += ["--turn-seconds", str(args.turn_seconds)]
     runs: list[list[list[float]]] = [[] for _ in dests]
     for n in range(args.rounds):
         order = list(range(len(dests)))
@@ -197,6 +200,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--store", default="memory",
                         help="--path: room_path.py's --store (default memory)")
     parser.add_argument("--seed", type=int, default=1, help="--path: the runs' seed")
+    parser.add_argument("--turn-seconds", type=float, default=None,
+                        help="--path: room_path.py's --turn-seconds, a turn clock that moves "
+                             "the room's deadlines at every action (default none)")
     parser.add_argument("--timeout", type=float, default=300.0,
                         help="--path: seconds one run may take (default 300)")
     args = parser.parse_args(argv)

@@ -73,12 +73,13 @@ def test_ab_path_compares_the_action_path_of_two_revisions() -> None:
     """benchmarks/ab.py --path (issue #31, "Done when": no slower action path, before and
     after in one run): the last commit and the working tree, each with its own
     room_path.py on its own package, in turns; prints both columns and the ratio of every
-    row, and the JSON has a median per version and a ratio per row."""
+    row, and the JSON has a median per version and a ratio per row (with a turn clock:
+    ``--turn-seconds`` reaches room_path.py)."""
     root = Path(__file__).resolve().parents[2]
     if not (root / ".git").exists():
         pytest.skip("not a git checkout")
     args = [sys.executable, str(root / "benchmarks" / "ab.py"), "HEAD", ".", "--path",
-            "--rounds", "2", "--actions", "150", "--rooms", "3"]
+            "--rounds", "2", "--actions", "150", "--rooms", "3", "--turn-seconds", "60"]
     proc = subprocess.run(args, capture_output=True, text=True, timeout=120, cwd=root)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
