@@ -35,6 +35,11 @@ ENTRY = ["a", 0, ["play", "QS"]]
 FOLD = sqlite_journal.FOLD_SECONDS
 
 
+def disk_full(fd: int, data: bytes) -> int:
+    """``os.write`` on a full disk: refuses every write (``ENOSPC``)."""
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
 def test_records_round_trip_and_a_torn_or_damaged_tail_ends_the_journal() -> None:
     made = [("r1", 0, pack(ENTRY)), ("ré", 2**40, b""), ("r1", 1, pack(["end"]))]
     data = b"".join(encode(row) for row in made)
@@ -158,10 +163,7 @@ async def test_a_state_that_failed_to_land_is_never_the_base_of_deadlines(
         moved = {"status": "over", "deadlines": [[0, 10.0]]}
         real_write = os.write
 
-        def full(fd: int, data: bytes) -> int:
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-
-        monkeypatch.setattr(sqlite_journal.os, "write", full)
+        monkeypatch.setattr(sqlite_journal.os, "write", disk_full)
         with pytest.raises(StoreError):
             await store.append("r", [["a", 2, ["draw"]]], 2, moved, lease=lease)
         monkeypatch.setattr(sqlite_journal.os, "write", real_write)
@@ -386,10 +388,7 @@ async def test_a_refused_journal_write_is_cut_back_and_refused_then_sqlite_takes
             await store.append("r", [ENTRY], 2, None, lease=lease)
         assert journal_path(path).read_bytes() == before  # no torn record left behind
 
-        def full(fd: int, data: bytes) -> int:
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-
-        monkeypatch.setattr(sqlite_journal.os, "write", full)
+        monkeypatch.setattr(sqlite_journal.os, "write", disk_full)
         assert not await store.healthy()
         assert store.file.append_alone(("r", 2, pack(ENTRY))) is False  # not while failing
         # While the file refuses writes, appends go through SQLite (which folds the
