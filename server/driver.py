@@ -172,23 +172,25 @@ class Flusher:
         self._scheduled = False
 
     def due(self, socket: Socket) -> None:
-        """Write ``socket``'s frames at the next loop pass."""
+        """Write ``socket``'s frames at the next pass of its loop."""
         self._due.append(socket)
         if not self._scheduled:
-            self._schedule()
+            self._schedule(socket.loop)
 
     def later(self, socket: Socket) -> None:
-        """Write ``socket``'s frames within a few loop passes."""
+        """Write ``socket``'s frames within a few passes of its loop."""
         self._later.append(socket)
         if not self._scheduled:
-            self._schedule()
+            self._schedule(socket.loop)
 
-    def _schedule(self) -> None:
+    def _schedule(self, loop: asyncio.AbstractEventLoop) -> None:
+        # the socket's loop, not asyncio.get_running_loop(): that makes a getpid(2) system
+        # call on every call (CPython 3.11), and this runs once per action
         self._scheduled = True
-        asyncio.get_running_loop().call_soon(self.run)
+        loop.call_soon(self.run, loop)
 
-    def run(self) -> None:
-        """Write every due socket, and a batch of the later ones (the loop calls it)."""
+    def run(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Write every due socket, and a batch of the later ones (``loop`` calls it)."""
         self._scheduled = False
         due, self._due = self._due, []
         for socket in due:
@@ -197,7 +199,7 @@ class Flusher:
         for _ in range(min(self.batch, len(later))):
             later.popleft().flush()
         if later or self._due:
-            self._schedule()
+            self._schedule(loop)
 
 
 class Socket:
@@ -228,6 +230,7 @@ class Socket:
         paused: The transport asked for no more writes (its buffer is full).
         pending: Bytes of frames waiting to be written.
         done: Resolved once the socket is closed (``connection_lost``).
+        loop: The event loop it was accepted on (it runs there until it closes).
     """
 
     def __init__(self, server: Endpoint, gate: Gate, flusher: Flusher, *,
@@ -247,7 +250,8 @@ class Socket:
         self.handler: Handler | None = None
         self.paused = False
         self.pending = 0
-        self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.loop = asyncio.get_running_loop()
+        self.done: asyncio.Future[None] = self.loop.create_future()
         self._out: list[bytes] = []
         self._gone = False  # closed (connection_lost): :attr:`lost`, read without a call
         self._queued = False  # in the flusher's lists (or being read: written at its end)
@@ -419,7 +423,7 @@ class Socket:
         """Abort the transport ``close_timeout`` seconds after a close was begun or
         answered, when the peer has not closed it by then."""
         if self._close_timer is None and self.protocol.close_expected():
-            self._close_timer = asyncio.get_running_loop().call_later(
+            self._close_timer = self.loop.call_later(
                 self._close_timeout, self.abort)
 
     # -- asyncio protocol callbacks --------------------------------------------------------
@@ -604,7 +608,7 @@ class Socket:
         metrics may wait for the store)."""
         self.request = request
         self.admission.requested()
-        asyncio.get_running_loop().create_task(self._answer(request))
+        self.loop.create_task(self._answer(request))
 
     async def _answer(self, request: Request) -> None:
         protocol = self.protocol
@@ -627,7 +631,7 @@ class Socket:
             self._fast = not self._extended and not protocol.debug and at_frame_start(protocol)
             self.handler = self.server.opened(self)
             if self._ping_interval is not None:
-                self._ping_timer = asyncio.get_running_loop().call_later(
+                self._ping_timer = self.loop.call_later(
                     self._ping_interval, self._ping)
             early, self._early = self._early, []
             self._reading = True
@@ -649,7 +653,7 @@ class Socket:
         self._ping_data = os.urandom(4)
         self.protocol.send_ping(self._ping_data)
         self.flush()
-        loop = asyncio.get_running_loop()
+        loop = self.loop
         if self._ping_timeout is None:
             assert self._ping_interval is not None
             self._ping_timer = loop.call_later(self._ping_interval, self._ping)
@@ -663,7 +667,7 @@ class Socket:
             self._pong_timer.cancel()
             self._pong_timer = None
             assert self._ping_interval is not None
-            self._ping_timer = asyncio.get_running_loop().call_later(
+            self._ping_timer = self.loop.call_later(
                 self._ping_interval, self._ping)
 
     def _pong_missed(self) -> None:

@@ -124,6 +124,27 @@ async def test_the_socket_being_read_answers_in_the_same_callback_others_at_the_
     assert handler.gone
 
 
+async def test_a_fan_out_asks_asyncio_for_no_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The frames of a broadcast are written on the socket's own loop:
+    ``asyncio.get_running_loop()`` costs a ``getpid(2)`` system call per call (CPython
+    3.11), and the flusher is scheduled once per action."""
+    flusher = Flusher()
+    sock, transport = open_socket(flusher)
+    other, other_transport = open_socket(flusher)
+    sock.handler = Handler(sock, (other,))
+    asked: list[bool] = []
+    real = asyncio.get_running_loop
+    monkeypatch.setattr(asyncio, "get_running_loop", lambda: asked.append(True) or real())
+    sock.data_received(frame(b"1"))
+    other.send_later(b"late")
+    await asyncio.sleep(0)
+    assert transport.writes == [out(b"re:1")]
+    assert other_transport.writes == [out(b"fan-out", b"late")]
+    assert asked == []
+    sock.connection_lost(None)
+    other.connection_lost(None)
+
+
 async def test_later_frames_go_a_batch_of_sockets_per_loop_pass() -> None:
     flusher = Flusher(batch=2)
     pairs = [open_socket(flusher) for _ in range(5)]
