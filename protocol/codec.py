@@ -496,6 +496,25 @@ _INT_SIZES: Final[dict[int, int]] = {
     0xCC: 2, 0xCD: 3, 0xCE: 5, 0xCF: 9, 0xD0: 2, 0xD1: 3, 0xD2: 5, 0xD3: 9}
 #: The headers of maps of 0..15 pairs (msgpack's fixmap: one byte).
 _FIXMAPS: Final = tuple(bytes((0x80 | n,)) for n in range(16))
+#: The headers of arrays of 0..15 items (msgpack's fixarray: one byte).
+_FIXARRAYS: Final = tuple(bytes((0x90 | n,)) for n in range(16))
+#: str -> its packed bytes (:func:`_packed_str`: the keys of deltas, room ids); emptied when
+#: it grows past :data:`_STRS_MAX` entries.
+_STRS: Final[dict[str, bytes]] = {}
+_STRS_MAX: Final = 20_000
+
+
+def _packed_str(text: str) -> bytes:
+    """``_pack(text)``, remembered: a delta's keys and a room's id are packed for every
+    broadcast, and a call into msgpack costs about 1,400 instructions for a few bytes
+    (issue #43)."""
+    packed = _STRS.get(text)
+    if packed is None:
+        packed = _pack(text)
+        if len(_STRS) >= _STRS_MAX:
+            _STRS.clear()
+        _STRS[text] = packed
+    return packed
 
 
 def _map_header(count: int) -> bytes:
@@ -506,6 +525,12 @@ def _map_header(count: int) -> bytes:
 def _header_size(count: int) -> int:
     """The bytes of :func:`_map_header` for ``count`` pairs."""
     return 1 if count < 16 else 3 if count < 0x10000 else 5
+
+
+def _packed_id(re: RequestId) -> bytes:
+    """``_pack(re)`` of a request id (an int, or a str), an int without a call into msgpack
+    (:func:`_packed_int`)."""
+    return _packed_int(re) if type(re) is int else _pack(re)
 
 
 def _packed_int(n: int) -> bytes:
@@ -524,7 +549,7 @@ def update_parts(room: str, state_id: int, events: Sequence[Any]) -> tuple[bytes
     For frames the server builds from its own engine data: no validation is done here.
     """
     # the keys packed once (each pack call costs about 1,400 instructions; issue #43)
-    head = b"".join((_UPDATE_HEAD, _pack(room), _STATE_ID_KEY, _packed_int(state_id)))
+    head = b"".join((_UPDATE_HEAD, _packed_str(room), _STATE_ID_KEY, _packed_int(state_id)))
     return head, _EVENTS_KEY + _pack(list(events))
 
 
@@ -555,7 +580,7 @@ def update_frame(parts: tuple[bytes, bytes], *, view: Any = None, delta: Any = N
     head, tail = parts
     if re is None:
         return b"".join((_MAP5, head, body, tail))
-    return b"".join((_MAP6, head, body, tail, _RE_KEY, _pack(re)))
+    return b"".join((_MAP6, head, body, tail, _RE_KEY, _packed_id(re)))
 
 
 def packed_pairs(entries: dict[str, Any]) -> bytes:
@@ -570,7 +595,7 @@ def packed_pairs(entries: dict[str, Any]) -> bytes:
         return _pack(entries)[_header_size(len(entries)):]
     chunks: list[bytes] = []
     for key, value in entries.items():
-        chunks.append(_pack(key))
+        chunks.append(_packed_str(key) if type(key) is str else _pack(key))
         if type(value) is list and value and type(value[0]) is tuple:
             chunks.append(_packed_tuples(value))
         else:
@@ -589,7 +614,8 @@ def _packed_tuples(items: list[Any]) -> bytes:
     """``_pack(items)``, the tuples of strs among ``items`` packed once and remembered
     (an engine's legal actions: the same few hundred tuples over and over; issue #43)."""
     cache = _TUPLES
-    chunks = [_PACKER.pack_array_header(len(items))]
+    n = len(items)
+    chunks = [_FIXARRAYS[n] if n < 16 else _PACKER.pack_array_header(n)]
     for item in items:
         packed = None
         if type(item) is tuple:
@@ -670,11 +696,11 @@ def pairs_frame(parts: tuple[bytes, bytes], count: int, pairs: bytes, more: byte
         return b"".join((_MAP5, head, _DELTA_KEY, _map_header(count), pairs, more, extra,
                          tail))
     return b"".join((_MAP6, head, _DELTA_KEY, _map_header(count), pairs, more, extra, tail,
-                     _RE_KEY, _pack(re)))
+                     _RE_KEY, _packed_id(re)))
 
 
 def ok_frame(re: RequestId | None) -> bytes:
     """The ``ok`` reply to request ``re`` as bytes: what :func:`encode` makes of
     ``Ok(re=re)``, without building and validating the message (``re`` is the id of a
     request that was decoded, hence already valid)."""
-    return _OK_BARE if re is None else _OK_HEAD + _pack(re)
+    return _OK_BARE if re is None else _OK_HEAD + _packed_id(re)

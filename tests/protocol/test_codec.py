@@ -9,7 +9,7 @@ from cardhall import protocol as p
 from cardhall.protocol import codec
 
 
-@pytest.mark.parametrize("re", [None, 0, 7, 2**31 - 1, "r-1", ""])
+@pytest.mark.parametrize("re", [None, 0, 7, 255, 256, 65535, 65536, 2**31 - 1, "r-1", ""])
 def test_ok_frame_is_the_encoding_of_ok(re: p.RequestId | None) -> None:
     """The server's fast path sends the very bytes ``encode(Ok(re=...))`` would."""
     assert codec.ok_frame(re) == p.encode(p.Ok(re=re))

@@ -178,3 +178,16 @@ def test_the_remembered_tuples_stay_bounded() -> None:
         p.packed_pairs({"k": [(str(i), "x")]})
     assert 0 < len(codec._TUPLES) <= codec._TUPLES_MAX
     assert p.packed_pairs({"k": [("5", "x")]}) == msgpack.packb({"k": [("5", "x")]})[1:]
+
+
+def test_the_remembered_strs_stay_bounded_and_pack_as_msgpack_does() -> None:
+    # Room ids and a delta's keys are packed once and remembered (issue #43); the cache is
+    # emptied when full, so any number of distinct rooms goes through in bounded memory.
+    from cardhall.protocol import codec
+    for i in range(codec._STRS_MAX + 10):
+        room = f"room-{i}"
+        assert p.update_parts(room, 1, [])[0].endswith(msgpack.packb(room) + b"\xa8state_id\x01")
+    assert 0 < len(codec._STRS) <= codec._STRS_MAX
+    for key in ("hand", "é" * 40, "x" * 300):
+        entries = {key: [("play", "QS")]}
+        assert p.packed_pairs(entries) == msgpack.packb(entries)[1:]

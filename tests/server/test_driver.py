@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from websockets.frames import Close, Frame, Opcode
 from websockets.protocol import State
 from websockets.server import ServerProtocol
