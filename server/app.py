@@ -8,6 +8,7 @@ import logging
 import signal
 import ssl
 from collections.abc import Callable
+from functools import partial
 from http import HTTPStatus
 from typing import Any, cast
 
@@ -101,7 +102,7 @@ def accounts_for(store: Store) -> AccountStore:
         return RedisAccounts(client, store.health)
     data = getattr(store, "file", None)
     if data is not None:
-        return SQLiteAccounts(data.write, data.reading)
+        return SQLiteAccounts(data.write, partial(data.reading, fold=False))
     return MemoryAccounts()
 
 

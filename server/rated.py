@@ -37,6 +37,7 @@ import http
 import json
 import logging
 import time
+from functools import partial
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -118,7 +119,7 @@ def ratings_for(store: Store) -> Ratings:
     if data is not None:
         from .store.rating_sqlite import SQLiteRatings
 
-        return SQLiteRatings(data.write, data.reading)
+        return SQLiteRatings(data.write, partial(data.reading, fold=False))
     return MemoryRatings()
 
 

@@ -62,7 +62,7 @@ class SQLiteArchive:
         Raises:
             StoreError: the file refused the read.
         """
-        with self.file.reading() as db:
+        with self.file.reading(fold=False) as db:
             row = db.execute("SELECT game FROM archive WHERE room = ?", (room_id,)).fetchone()
         return None if row is None else dict(unpack(row[0]))
 
@@ -72,7 +72,7 @@ class SQLiteArchive:
         Raises:
             StoreError: the file refused the read.
         """
-        with self.file.reading() as db:
+        with self.file.reading(fold=False) as db:
             rows = db.execute("SELECT room FROM archive ORDER BY finished_at, room "
                               "LIMIT ? OFFSET ?", (limit, offset)).fetchall()
         return [str(row[0]) for row in rows]

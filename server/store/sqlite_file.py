@@ -31,7 +31,8 @@ action before its entry is committed. How they commit (:data:`COMMITS`):
 A room's log append of one entry (the common case: :meth:`DataFile.append_alone`) commits
 by itself: with ``--fsync normal``, as one ``write(2)`` to the append journal
 (``PATH.appends``, sqlite_journal.py), folded into the ``log`` table by the file's next
-transaction, at most :data:`~.sqlite_journal.FOLD_SECONDS` after the answer; with
+transaction, or :data:`~.sqlite_journal.FOLD_SECONDS` after the answer by a fold made of
+a few short transactions, one per turn of the event loop (:meth:`DataFile.fold`); with
 ``--fsync always``, as one ``INSERT`` in SQLite's autocommit (the same locks, write-ahead
 log frames and sync as a transaction, without the ``BEGIN`` and ``COMMIT`` statements).
 
@@ -59,7 +60,6 @@ import errno
 import logging
 import os
 import sqlite3
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -70,6 +70,7 @@ from . import sqlite_checks as checks
 from ..accounts.account_sqlite import create_tables as _v3_accounts
 from .rating_sqlite import add_game_order as _v6_rated_games, create_tables as _v5_ratings
 from .sqlite_archive import create_table as _v4_archive
+from .sqlite_checkpoint import Checkpointer
 from .sqlite_journal import (APPEND, FOLD_SECONDS, LIMIT, AppendJournal, Row, journal_path,
                              recover)
 from .ports import StoreError, unpack, waiting_entry
@@ -87,8 +88,6 @@ SYNCHRONOUS = {"normal": "NORMAL", "always": "FULL"}
 #: Bytes the write-ahead log is cut back to after a checkpoint (it only grows past this
 #: between two checkpoints, i.e. by about 1,000 pages).
 WAL_LIMIT = 32 * 1024 * 1024
-#: Seconds between two checkpoints of the write-ahead log into the file (:class:`Checkpointer`).
-CHECKPOINT_SECONDS = 1.0
 #: Pages of write-ahead log after which a commit checkpoints by itself, should the
 #: checkpointer thread lag (SQLite's own automatic checkpoint; its default is 1,000).
 AUTO_CHECKPOINT_PAGES = 20_000
@@ -313,15 +312,23 @@ class DataFile:
         self._tick_wrote = False  # "adaptive": a write of this tick committed already
 
     @contextlib.contextmanager
-    def reading(self) -> Iterator[sqlite3.Connection]:
-        """The connection, for reads (the journal folded first, so the log is whole): a
-        SQLite error becomes a :class:`StoreError`.
+    def reading(self, *, fold: bool = True) -> Iterator[sqlite3.Connection]:
+        """The connection, for reads: a SQLite error becomes a :class:`StoreError`.
+
+        Args:
+            fold: Fold the journal first (one transaction on the loop, of every room with
+                rows waiting), so that the rooms' logs, states and snapshots are whole: the
+                journal's rows change nothing else. False for a read of what only
+                transactions write (lobby entries, join codes, accounts, ratings,
+                leaderboards, the archive): such a read never waits for a fold, nor makes
+                one (a lobby listed or a login every few milliseconds would otherwise fold
+                as often).
 
         Raises:
             StoreError: the file refused the read (damaged, I/O error), or the fold of the
                 journal before it (a full disk: what the journal holds is safe in it).
         """
-        if self.journal is not None and self.journal.pending:
+        if fold and self.journal is not None and self.journal.waiting:
             self._commit([])
         try:
             yield self.db
@@ -411,11 +418,53 @@ class DataFile:
         return True
 
     def fold(self) -> None:
-        """Fold the journal's waiting rows into the log table, in one transaction (a loop
-        callback; never raises: a refusal is counted and logged, and the rows stay in the
-        journal for the next transaction or open)."""
-        self._fold_due = False
-        if self.journal is not None and self.journal.pending:
+        """Fold the journal's waiting rows into the file: a loop callback
+        :data:`~.sqlite_journal.FOLD_SECONDS` after an append, which makes the first pass
+        (one transaction folding a few rooms' rows) and leaves the next ones to the next
+        turns of the loop (:meth:`_fold_pass`; sqlite_journal.py). Never raises: a refusal
+        is counted and logged, and the rows stay in the journal for the next fold,
+        transaction or open."""
+        journal = self.journal
+        if journal is None or journal.due:  # closed, or a fold under way
+            return
+        if not journal.waiting:
+            self._fold_due = False
+            return
+        journal.begin_fold()
+        self._fold_pass()
+
+    def _fold_pass(self) -> None:
+        """One pass of the fold under way (a loop callback): fold the next rooms' rows in
+        one transaction, then call itself on the next turn of the loop until no room is
+        due. The last pass empties or rewrites the journal
+        (:meth:`~.sqlite_journal.AppendJournal.compact`) and, when rows were appended
+        meanwhile, sets the next fold."""
+        journal = self.journal
+        if journal is None:  # closed meanwhile (it folded everything)
+            return
+        rows, rooms = journal.next_pass()
+        try:
+            if rows:
+                self._commit([], (rows, rooms))
+        except StoreError:  # counted and logged: the next fold tries again
+            journal.due.clear()
+        except BaseException:  # a bug: the next append sets a fold again
+            journal.due.clear()
+            self._fold_due = False
+            raise
+        loop = asyncio.get_running_loop()
+        if journal.due:
+            loop.call_soon(self._fold_pass)
+            return
+        journal.compact()
+        self._fold_due = bool(journal.waiting)
+        if self._fold_due:
+            loop.call_later(FOLD_SECONDS, self.fold)
+
+    def _fold_all(self) -> None:
+        """Fold every waiting row of the journal now, in one transaction (at close).
+        Never raises (see :meth:`fold`)."""
+        if self.journal is not None and self.journal.waiting:
             with contextlib.suppress(StoreError):
                 self._commit([])
 
@@ -456,11 +505,13 @@ class DataFile:
             else:
                 fut.set_result(result)
 
-    def _commit(self, works: list[Work]) -> list[tuple[Any, Exception | None]]:
+    def _commit(self, works: list[Work], fold: tuple[list[Row], list[str]] | None = None
+                ) -> list[tuple[Any, Exception | None]]:
         """Run ``works`` in one transaction and commit, after the journal's waiting rows
-        (folded by it). When there are several works, or rows to fold, each work runs
-        inside a savepoint, so that one that raises is undone alone; a lone work that
-        raises undoes the transaction.
+        (folded by it; or, given ``fold``, a pass of a fold: ``(rows, their rooms)``,
+        :meth:`~.sqlite_journal.AppendJournal.next_pass`). When there are several works, or
+        rows to fold, each work runs inside a savepoint, so that one that raises is undone
+        alone; a lone work that raises undoes the transaction.
 
         Returns:
             Per work, ``(result, None)``, or ``(None, error)`` when it raised.
@@ -470,11 +521,12 @@ class DataFile:
         """
         db = self.db
         committed = False
-        folding = self.journal.pending if self.journal is not None else None
+        journal = self.journal
+        folding = None if journal is None else journal.rows() if fold is None else fold[0]
         try:
             db.execute("BEGIN IMMEDIATE")
-            if folding and self.journal is not None:
-                self.journal.fold_into(db)
+            if folding and journal is not None:
+                journal.fold_into(db, folding)
             nested = len(works) > 1 or bool(folding)
             done = [self._run(work, nested) for work in works]
             if db.in_transaction:  # a lone work that raised rolled it back
@@ -486,8 +538,8 @@ class DataFile:
                     db.execute("ROLLBACK")
             raise self._refused(exc) from None
         if committed:  # the works that raised were undone: they are no committed writes
-            if folding and self.journal is not None:
-                self.journal.folded()
+            if folding and journal is not None:
+                journal.folded(None if fold is None else fold[1])
             self._committed(sum(1 for _, error in done if error is None))
         return done
 
@@ -559,7 +611,7 @@ class DataFile:
         rows for the next open."""
         self.flush()
         if self.journal is not None:
-            self.fold()
+            self._fold_all()
             self.journal.close()
             self.journal = None
         log.debug("data file %s closed: %d writes in %d transactions", self.path, self.writes,
@@ -573,51 +625,6 @@ class DataFile:
         if self.lock is not None:
             self.lock.release()
             self.lock = None
-
-
-class Checkpointer:
-    """Copies the write-ahead log into the data file from a thread of its own, every
-    :data:`CHECKPOINT_SECONDS` (``PRAGMA wal_checkpoint(PASSIVE)`` on its own connection:
-    it never waits for the writer, nor the writer for it). A checkpoint syncs the log and
-    the file (``synchronous`` NORMAL or FULL): done by a commit on the event loop, as
-    SQLite does by default every 1,000 pages, those syncs would stall every room of the
-    process for milliseconds.
-
-    Args:
-        path: The data file.
-        synchronous: Its ``PRAGMA synchronous`` value.
-    """
-
-    def __init__(self, path: Path, synchronous: str) -> None:
-        self.path = path
-        self.synchronous = synchronous
-        self.checkpoints = 0
-        self._stop = threading.Event()
-        self._worker = threading.Thread(target=self._run, name="cardhall-checkpoint",
-                                        daemon=True)
-        self._worker.start()
-
-    def _run(self) -> None:
-        try:
-            db = sqlite3.connect(self.path, isolation_level=None)
-            db.execute(f"PRAGMA synchronous = {self.synchronous}")
-        except sqlite3.Error as exc:
-            log.error("checkpoints of %s not made in a thread: %s", self.path, _say(exc))
-            return
-        try:
-            while not self._stop.wait(CHECKPOINT_SECONDS):
-                try:
-                    db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-                    self.checkpoints += 1
-                except sqlite3.Error as exc:  # a full disk, say: the next one may pass
-                    log.warning("checkpoint of %s failed: %s", self.path, _say(exc))
-        finally:
-            db.close()
-
-    def stop(self) -> None:
-        """Stop the thread (a checkpoint under way ends first)."""
-        self._stop.set()
-        self._worker.join()
 
 
 def lock_path(path: Path) -> Path:

@@ -6,15 +6,25 @@ power loss): SQLite's ``synchronous=NORMAL`` commit in WAL mode, or an ``os.writ
 file opened ``O_APPEND``. The second costs a third of the first on a cold CPU
 (benchmarks/RESULTS.md, sessions 15 and 17: 20 against 69 µs), so a room's lone log append
 (:meth:`~.sqlite_file.DataFile.append_alone`) is written here, answered, and *folded* into
-the data file's ``log`` table by the next transaction of the file (a loop callback
-:data:`FOLD_SECONDS` later, or any write or read that comes first), in one transaction for
-every entry waiting; the journal is then cut back to empty. Folding every half second
-rather than every loop pass pays one transaction for thousands of a busy server's entries,
-and one write of each room's state and of each room's last page of the log, however many
-turns it played meanwhile (benchmarks/RESULTS.md, sessions 21 and 24: a tenth of a second
-cost a closed loop ~11% more CPU per action); a ``kill -9`` loses none of them either way. The
-data file alone is thus always a consistent earlier moment of the store, and the journal
-the few entries after it.
+the data file's ``log`` table :data:`FOLD_SECONDS` later; the journal is then cut back to
+what still waits. Folding every half second rather than every loop pass pays one write of
+each room's state and of each room's last page of the log, however many turns it played
+meanwhile (benchmarks/RESULTS.md, sessions 21 and 24: a tenth of a second cost a closed
+loop ~11% more CPU per action); a ``kill -9`` loses none of them either way.
+
+A fold is a few *passes*, one per turn of the event loop, each one transaction folding
+every waiting row of a few rooms (:data:`PASS_ROOMS`, :data:`PASS_ROWS`): at 100 rooms one
+transaction for all of them held the loop ~3 ms, every room's actions waiting behind it,
+which was the SQLite store's p99 at human pace (benchmarks/RESULTS.md, sessions 25 and 26).
+A room's rows are folded in order, and all of them in one pass, so each room of the data file
+is always a consistent earlier moment of that room, and the journal holds the entries after
+it. Rooms are independent here (anything that spans rooms is a transaction of the file,
+which folds the whole journal first, at once, as every read and write of the file does).
+Once its last pass commits, the journal is emptied, or rewritten to hold only the rows
+appended while the fold went on (:meth:`AppendJournal.compact`: a new file renamed over
+the journal, so a ``kill -9`` finds the old journal or the new one, never a mix). Until
+then the journal still holds the rows already folded; a restart folds them again, which
+changes nothing (see :func:`recover`).
 
 The file is ``PATH.appends`` beside the data file ``PATH`` (mode ``0600``), a sequence of
 records::
@@ -46,7 +56,9 @@ is kept whole and folded at the next open).
 
 At open (:func:`recover`), every whole record with a good CRC is inserted into the log with
 ``INSERT OR IGNORE`` (a fold committed just before a ``kill -9`` could not cut the journal:
-its rows are there already), in one transaction, and the journal is emptied. A record torn
+its rows are there already), in one transaction, and the journal is emptied. Folding a room's
+rows again is harmless: its log rows are there already, and its last state, deadlines and
+snapshot are the same ones. A record torn
 by a power loss (short, or a bad CRC) ends the journal: it and what follows are dropped
 with a warning giving the bytes dropped (a power loss may cost the last entries, as
 SQLite's ``synchronous=NORMAL`` may; docs/operations.md).
@@ -57,11 +69,14 @@ whole record, so a later record never follows a torn one.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sqlite3
 import struct
 import zlib
+from collections import deque
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +115,13 @@ FOLD_SECONDS = 0.5
 #: it): a half second of a busy server's appends (~10,000 actions a second, ~80 bytes each
 #: with their deadlines) fits several times over.
 LIMIT = 4 << 20
+#: Rooms one pass of a fold (one transaction on the event loop) folds at most: ~30 us of
+#: the loop per room with one or two entries waiting (a room's log page and state row),
+#: so ~0.5 ms per pass (benchmarks/RESULTS.md, session 26).
+PASS_ROOMS = 16
+#: Rows after which a pass takes no more rooms (a room's rows all go into one pass): at a
+#: closed loop's pace every room has tens of rows waiting, at ~4 us each.
+PASS_ROWS = 256
 
 
 def journal_path(path: Path) -> Path:
@@ -233,6 +255,9 @@ def recover(db: sqlite3.Connection, path: Path) -> int:
         sqlite3.Error: the data file refused the transaction (the journal is kept whole).
     """
     journal = journal_path(path)
+    # A rewrite of the journal killed before its rename (AppendJournal.compact): the
+    # journal itself is whole.
+    journal.with_name(journal.name + ".new").unlink(missing_ok=True)
     try:
         data = journal.read_bytes()
     except FileNotFoundError:
@@ -270,8 +295,12 @@ class AppendJournal:
     Attributes:
         data: The data file.
         path: The journal.
-        pending: The rows written and not yet folded, in order.
+        waiting: The rows written and not yet folded, by room (in the order rooms first
+            wrote one), each room's in order.
         size: The journal's length in bytes.
+        due: The rooms the fold under way has still to fold (:meth:`begin_fold`).
+        holds_folded: The journal still holds rows that are folded (until :meth:`compact`
+            or it is emptied).
 
     Raises:
         OSError: the journal cannot be opened.
@@ -283,7 +312,9 @@ class AppendJournal:
         self.fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC,
                           0o600)
         self.size = os.fstat(self.fd).st_size
-        self.pending: list[Row] = []
+        self.waiting: dict[str, list[Row]] = {}
+        self.due: deque[str] = deque()
+        self.holds_folded = False
 
     def append(self, row: Row, state: Row | None = None) -> None:
         """Write the records of log row ``row`` and, unless None, its room's ``state``
@@ -304,20 +335,53 @@ class AppendJournal:
             self._cut()
             raise OSError(28, "No space left on device (a short write to the journal)")
         self.size += written
-        self.pending.append(row)
+        rows = self.waiting.get(row[0])
+        if rows is None:
+            self.waiting[row[0]] = rows = []
+        rows.append(row)
         if state is not None:
-            self.pending.append(state)
+            rows.append(state)
 
-    def fold_into(self, db: sqlite3.Connection) -> None:
-        """Fold the :attr:`pending` rows into ``db``'s open transaction (:func:`fold_rows`;
-        :meth:`folded` once it commits). A row whose ``(room, seq)`` is taken (never seen:
-        one process alone writes the file, and the store checks each append's length) keeps
-        the log's row, with an error logged, rather than make every later fold fail.
+    def rows(self) -> list[Row]:
+        """Every waiting row, room by room (each room's in order: all a fold needs)."""
+        return [row for rows in self.waiting.values() for row in rows]
+
+    def begin_fold(self) -> None:
+        """Start a fold: every room with rows waiting now is :attr:`due`, oldest first, for
+        the passes of :meth:`next_pass`."""
+        self.due = deque(self.waiting)
+
+    def next_pass(self) -> tuple[list[Row], list[str]]:
+        """The next pass of the fold: every waiting row of the next :attr:`due` rooms (at
+        most :data:`PASS_ROOMS` of them, and no more once :data:`PASS_ROWS` rows are
+        taken), and those rooms. A due room with no row waiting any more (folded by a
+        transaction meanwhile) is skipped.
+
+        Returns:
+            ``(rows, rooms)``; ``([], [])`` once no room is due.
+        """
+        rows: list[Row] = []
+        rooms: list[str] = []
+        due, waiting = self.due, self.waiting
+        while due and len(rooms) < PASS_ROOMS and len(rows) < PASS_ROWS:
+            room = due.popleft()
+            found = waiting.get(room)
+            if found:
+                rooms.append(room)
+                rows += found
+        return rows, rooms
+
+    def fold_into(self, db: sqlite3.Connection, rows: list[Row] | None = None) -> None:
+        """Fold ``rows`` (a pass, :meth:`next_pass`; None: every waiting row) into
+        ``db``'s open transaction (:func:`fold_rows`; :meth:`folded` once it commits). A
+        row whose ``(room, seq)`` is taken (never seen: one process alone writes the file,
+        and the store checks each append's length) keeps the log's row, with an error
+        logged, rather than make every later fold fail.
 
         Raises:
             sqlite3.Error: the file refused the rows.
         """
-        clashed = fold_rows(db, self.pending)
+        clashed = fold_rows(db, self.rows() if rows is None else rows)
         if clashed:
             log.error("data file %s: %d journaled log entries clashed with rows in the log; "
                       "the log's rows are kept", self.data, clashed)
@@ -329,11 +393,20 @@ class AppendJournal:
         except OSError as exc:  # the next open drops the torn tail (decode)
             log.error("append journal %s: cannot cut a torn record: %s", self.path, exc)
 
-    def folded(self) -> None:
-        """The :attr:`pending` rows are committed in the data file: forget them and empty
-        the journal. An error emptying it is logged (the next open folds the rows again,
-        ``INSERT OR IGNORE``), not raised."""
-        self.pending.clear()
+    def folded(self, rooms: Collection[str] | None = None) -> None:
+        """The waiting rows of ``rooms`` (None: every waiting row) are committed in the
+        data file: forget them, and empty the journal when nothing else waits (else it
+        keeps them until :meth:`compact`). An error emptying it is logged (the next open
+        folds the rows again, ``INSERT OR IGNORE``), not raised."""
+        if rooms is None:
+            self.waiting.clear()
+        else:
+            for room in rooms:
+                self.waiting.pop(room, None)
+        if self.waiting:
+            self.holds_folded = True
+            return
+        self.holds_folded = False
         if self.size:
             try:
                 os.ftruncate(self.fd, 0)
@@ -341,8 +414,38 @@ class AppendJournal:
             except OSError as exc:
                 log.error("append journal %s: cannot empty it: %s", self.path, exc)
 
+    def compact(self) -> None:
+        """At the end of a fold that left rows waiting (appended while it went on), make
+        the journal hold those rows alone: written to ``PATH.appends.new``, which is then
+        renamed over the journal (a ``kill -9`` finds one or the other whole, and either
+        folds to the same store). A failure (a full disk) is logged, not raised: the
+        journal keeps the rows folded already (folding them again changes nothing) and the
+        next fold tries again."""
+        if not self.holds_folded or not self.waiting:
+            return
+        data = b"".join(encode(row) for row in self.rows())
+        fresh = self.path.with_name(self.path.name + ".new")
+        try:
+            fd = os.open(fresh, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_TRUNC
+                         | os.O_CLOEXEC, 0o600)
+        except OSError as exc:
+            log.warning("append journal %s: cannot rewrite it: %s", self.path, exc)
+            return
+        try:
+            if os.write(fd, data) != len(data):
+                raise OSError(28, "No space left on device (a short write)")
+            os.replace(fresh, self.path)
+        except OSError as exc:
+            os.close(fd)
+            with contextlib.suppress(OSError):
+                fresh.unlink()
+            log.warning("append journal %s: cannot rewrite it: %s", self.path, exc)
+            return
+        os.close(self.fd)
+        self.fd, self.size, self.holds_folded = fd, len(data), False
+
     def close(self) -> None:
         """Close the journal; remove it when it is empty (nothing waits to be folded)."""
         os.close(self.fd)
-        if not self.pending and self.size == 0:
+        if not self.waiting and self.size == 0:
             self.path.unlink(missing_ok=True)

@@ -326,7 +326,7 @@ class SQLiteLobby:
         Raises:
             StoreError: the file refused the read.
         """
-        with self.file.reading() as db:
+        with self.file.reading(fold=False) as db:
             raw = db.execute(f"SELECT summary FROM rooms WHERE {LIVE} ORDER BY room",
                              (time.time(),)).fetchall()
         return [unpack(s) for s, in raw]
@@ -344,7 +344,7 @@ class SQLiteLobby:
         args: list[Any] = []
         if game:
             where, args = where + ("game = ? AND " if kind == "waiting" else ""), [game]
-        with self.file.reading() as db:
+        with self.file.reading(fold=False) as db:
             raw = db.execute(f"SELECT room FROM rooms WHERE {where}room > ? ORDER BY room "
                              "LIMIT ?", (*args, after, count)).fetchall()
         return [r for r, in raw]
@@ -358,7 +358,7 @@ class SQLiteLobby:
         if not room_ids:
             return []
         marks = ",".join("?" * len(room_ids))
-        with self.file.reading() as db:
+        with self.file.reading(fold=False) as db:
             found = dict(db.execute(f"SELECT room, summary FROM rooms WHERE room IN ({marks}) "
                                     f"AND {LIVE}", (*room_ids, time.time())).fetchall())
         return [None if (s := found.get(r)) is None else unpack(s) for r in room_ids]
@@ -369,7 +369,7 @@ class SQLiteLobby:
         Raises:
             StoreError: the file refused the read.
         """
-        with self.file.reading() as db:
+        with self.file.reading(fold=False) as db:
             row = db.execute(f"SELECT room FROM rooms WHERE code = ? AND {LIVE} "
                              "ORDER BY rowid DESC LIMIT 1", (code, time.time())).fetchone()
         return None if row is None else str(row[0])
@@ -412,7 +412,7 @@ class SQLiteBoards:
         Raises:
             StoreError: the file refused the read.
         """
-        with self.file.reading() as db:
+        with self.file.reading(fold=False) as db:
             (total,) = db.execute("SELECT count(*) FROM boards WHERE board = ?",
                                   (board,)).fetchone()
             rows = [] if count <= 0 else db.execute(
@@ -426,7 +426,7 @@ class SQLiteBoards:
         Raises:
             StoreError: the file refused the read.
         """
-        with self.file.reading() as db:
+        with self.file.reading(fold=False) as db:
             row = db.execute("SELECT value FROM boards WHERE board = ? AND name = ?",
                              (board, name)).fetchone()
             if row is None:
@@ -514,7 +514,7 @@ class SQLiteStore(SQLiteRooms, SQLiteLobby, SQLiteBoards, SQLiteArchive, LocalLe
         Raises:
             StoreError: the file refused the read.
         """
-        with self.file.reading() as db:
+        with self.file.reading(fold=False) as db:
             rows = db.execute(f"SELECT room FROM rooms WHERE {LIVE} ORDER BY room",
                               (time.time(),)).fetchall()
         return [r for r, in rows if r not in self.leases]

@@ -304,7 +304,7 @@ async def test_a_full_disk_refuses_writes_and_keeps_what_was_committed(
         assert not await store.healthy()
         # The entries acknowledged but not yet folded from the append journal are safe in
         # it; a read cannot give the log whole while the file refuses them, so it fails.
-        if store.file.journal is not None and store.file.journal.pending:
+        if store.file.journal is not None and store.file.journal.waiting:
             with pytest.raises(StoreError, match="full"):
                 await store.log("r")
         store.file.db.execute("PRAGMA max_page_count = 1000000")  # room again
