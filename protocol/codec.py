@@ -704,3 +704,32 @@ def ok_frame(re: RequestId | None) -> bytes:
     ``Ok(re=re)``, without building and validating the message (``re`` is the id of a
     request that was decoded, hence already valid)."""
     return _OK_BARE if re is None else _OK_HEAD + _packed_id(re)
+
+
+def frame_room(frame: bytes) -> str | None:
+    """The ``"room"`` of an encoded server frame (a map, as :func:`encode` and the frame
+    builders here make them), read without decoding the rest: the keys ahead of it are
+    skipped, and an ``update``'s is the second. None when the frame names no room (an
+    ``ok``, an ``error``...) or is not such a map.
+
+    Used to fence frames relayed between server processes by the room they belong to
+    (:mod:`cardhall.server.cluster`); never raises."""
+    if frame.startswith(_UPDATE_HEAD, 1):  # an update frame (_MAP5 or _MAP6 ahead)
+        unpacker = msgpack.Unpacker(raw=False)
+        unpacker.feed(frame[1 + len(_UPDATE_HEAD):])
+        try:
+            room = unpacker.unpack()
+        except Exception:  # noqa: BLE001 - not our frame: no room read
+            return None
+        return room if isinstance(room, str) else None
+    unpacker = msgpack.Unpacker(raw=False)
+    unpacker.feed(frame)
+    try:
+        for _ in range(unpacker.read_map_header()):
+            if unpacker.unpack() == "room":
+                room = unpacker.unpack()
+                return room if isinstance(room, str) else None
+            unpacker.skip()
+    except Exception:  # noqa: BLE001 - not a map, truncated...: no room read
+        return None
+    return None

@@ -9,7 +9,10 @@ client may be connected to any process:
   The owner handles it with the same code as a local request, for a :class:`RemotePeer`
   standing in for that client.
 * Frames for a remote client go back to its process as
-  ``{"k": "out", "from": PROC, "items": [[SESSION, BYTES], ...]}`` (batched per loop tick).
+  ``{"k": "out", "from": PROC, "items": [[SESSION, BYTES], ...]}`` (batched per loop tick);
+  a room's frame as ``[SESSION, BYTES, ROOM, EPOCH]``, the epoch of the lease it was sent
+  under: a process that knows of a later one drops it (a stale owner's frame, published
+  after its room was taken over; :meth:`Cluster.fenced`).
 * ``{"k": "drop", "from": PROC, "sess": SESSION}``: that client's connection closed.
 * ``{"k": "gone", "from": PROC, "sess": SESSION}``: frames were sent to a session that no
   longer exists there.
@@ -82,6 +85,10 @@ STALL_SECONDS = 0.5
 #: finished game, its ``game_over``: :meth:`Room.resend`).
 RESYNC_SECONDS = 30.0
 
+#: Rooms whose latest lease epoch the inbox remembers (:meth:`Cluster.fenced`): the rooms
+#: relayed most recently; a room forgotten is fenced by its local copy only.
+EPOCHS_KEPT = 4096
+
 
 class _OwnerNotListening(Exception):
     """A forwarded request reached nobody: the owner is dead and its lease not yet expired."""
@@ -129,10 +136,17 @@ class RemotePeer(Session):
 
     def send_raw(self, *frames: bytes) -> None:
         """Queue encoded frames for the client, in order (sent through its process's
-        inbox)."""
+        inbox), each fenced by the lease of the room it belongs to here (its epoch: the
+        client's process drops it once it knows of a later one, :meth:`Cluster.fenced`)."""
         if not self.closed:
             for data in frames:
-                self.cluster.send_out(self.process, self.session_id, data)
+                room_id = p.frame_room(data)
+                room = None if room_id is None else self.rooms.get(room_id)
+                if room_id is None or room is None or room.lease is None:
+                    self.cluster.send_out(self.process, self.session_id, data)
+                else:
+                    self.cluster.send_out(self.process, self.session_id, data,
+                                          (room_id, room.lease.epoch))
 
     def request(self, frame: bytes) -> None:
         """Handle a forwarded request frame, in arrival order for this peer."""
@@ -184,6 +198,8 @@ class Cluster:
         self.health = server.store.health
         self._stopping = False  # set by stop(): frames still go out, lost ones are not chased
         self._chasing: set[str] = set()  # processes whose lost frames are being made good
+        #: The latest lease epoch of each room whose frames were relayed here (:meth:`fenced`).
+        self._epochs: dict[str, int] = {}
         #: When this process began taking over the rooms of a durable store it alone uses
         #: (unix time s; None: not such a store): their seats' grace windows count from it.
         self.restarted_at: float | None = None
@@ -258,9 +274,17 @@ class Cluster:
             raise RoomError("server/unavailable", "the room's server is gone and no other "
                             "server took the room over yet; retry") from None
 
-    def send_out(self, process: str, session: str, frame: bytes) -> None:
-        """Queue a frame for a client of ``process`` (flushed once per loop tick)."""
-        self._out[process].append([session, frame])
+    def send_out(self, process: str, session: str, frame: bytes,
+                 fence: tuple[str, int] | None = None) -> None:
+        """Queue a frame for a client of ``process`` (flushed once per loop tick).
+
+        Args:
+            fence: The room the frame belongs to and the epoch of this process's lease on
+                it (None: no room's). The frame carries it, and ``process`` drops it if it
+                knows of a later epoch of that room by then (:meth:`fenced`).
+        """
+        self._out[process].append([session, frame] if fence is None
+                                  else [session, frame, *fence])
         if not self._flush_scheduled:
             self._flush_scheduled = True
             self._queued_at = asyncio.get_running_loop().time()
@@ -432,7 +456,10 @@ class Cluster:
             peer.request(msg["frame"])
         elif kind == "out":
             sessions = self.server.sessions
-            for sess, frame in msg["items"]:
+            for item in msg["items"]:
+                sess, frame = item[0], item[1]
+                if len(item) == 4 and self.fenced(item[2], item[3]):
+                    continue
                 conn = sessions.get(sess)
                 if conn is not None:
                     conn.send_raw(frame)
@@ -457,6 +484,29 @@ class Cluster:
                                 "session=%s: the client is told to resume", room_id, seat,
                                 conn.session_id)
                     conn.send(p.SeatEvent(room=room_id, seat=seat, event="dropped"))
+
+    def fenced(self, room_id: str, epoch: int) -> bool:
+        """Whether a frame of room ``room_id`` sent under its lease's ``epoch`` is stale:
+        this process knows of a later epoch (it runs the room now, or relayed frames sent
+        under a later lease). Its sender lost the room while the frame was on its way (it
+        stalled between building it and publishing it, say: the time checks before the
+        publish cannot see a stop inside it), and its client may hold a newer view: the
+        frame is dropped (issue #35). Otherwise the epoch is remembered, for the
+        last :data:`EPOCHS_KEPT` rooms."""
+        known = self._epochs.get(room_id, 0)
+        room = self.server.lobby.rooms.get(room_id)
+        if room is not None and room.lease is not None:
+            known = max(known, room.lease.epoch)
+        if epoch < known:
+            log.info("frame of room %s under lease epoch %d dropped: epoch %d holds now",
+                     room_id, epoch, known)
+            return True
+        if epoch > self._epochs.get(room_id, 0):
+            self._epochs.pop(room_id, None)  # the newest last: the oldest go first
+            self._epochs[room_id] = epoch
+            if len(self._epochs) > EPOCHS_KEPT:
+                del self._epochs[next(iter(self._epochs))]
+        return False
 
     # -- leases and takeover ---------------------------------------------------------------
 

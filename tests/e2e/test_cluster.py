@@ -640,3 +640,97 @@ async def test_frames_that_aged_during_a_flush_are_dropped_not_sent() -> None:
         assert [peer.process for peer in _resends(posted, rooms[1])] == ["p3", "p3"]
     finally:
         await cluster.stop()
+
+
+class _Relay(MemoryStore):
+    """Redis between two processes' clusters: ``publish`` hands the payload to the other
+    cluster's inbox, after ``stall`` s spent inside the publish (the sending process was
+    stopped there: past every check made before the publish began)."""
+
+    def __init__(self, stall: float) -> None:
+        super().__init__()
+        self.stall = stall
+        self.to: Any = None  # the receiving Cluster
+
+    async def publish(self, process: str, payload: bytes) -> int:
+        await asyncio.sleep(self.stall)
+        await self.to._inbox(payload)
+        return 1
+
+
+class _Member:
+    """A local connection of the receiving process: the frames written to it."""
+
+    def __init__(self) -> None:
+        self.frames: list[bytes] = []
+
+    def send_raw(self, *frames: bytes) -> None:
+        self.frames.extend(frames)
+
+
+def _update(room: str, state_id: int) -> bytes:
+    return p.update_frame(p.update_parts(room, state_id, []), delta={"turn": state_id})
+
+
+def _receiver(member: _Member, rooms: dict[str, Any]) -> Any:
+    from types import SimpleNamespace
+
+    from cardhall.server.cluster import Cluster
+
+    server = SimpleNamespace(store=MemoryStore(), sessions={"s1": member},
+                             lobby=SimpleNamespace(rooms=rooms))
+    return Cluster(server)  # type: ignore[arg-type]
+
+
+async def test_a_frame_published_after_its_room_was_taken_over_is_dropped() -> None:
+    """The owner of room r1 (lease epoch 1) sends a state-140 update to a client of
+    another process and stops inside the publish (issue #35's owner-pause drill: no check
+    made before the publish can see that); meanwhile the client's own process took r1 over
+    (epoch 2) and sent it newer views. When the stalled publish lands, the frame is
+    dropped, not written to the client; a frame of no room (an ``ok``) is still written.
+    Before, it was written: a drill's bot saw state 275, then a state-160 delta."""
+    from types import SimpleNamespace
+
+    from cardhall.server.cluster import Cluster
+    from cardhall.server.store.ports import Lease
+
+    member = _Member()
+    receiver = _receiver(member, {"r1": SimpleNamespace(lease=Lease("q", 2))})
+    relay = _Relay(stall=0.05)
+    relay.to = receiver
+    sender = Cluster(SimpleNamespace(store=relay))  # type: ignore[arg-type]
+    peer = sender.peer("q", "s1", "remote player")
+    peer.rooms["r1"] = SimpleNamespace(lease=Lease("p", 1))  # type: ignore[assignment]
+    try:
+        peer.send_raw(_update("r1", 140), p.ok_frame(7))
+        deadline = time.monotonic() + 5
+        while not member.frames:
+            assert time.monotonic() < deadline, "the ok never arrived"
+            await asyncio.sleep(0.01)
+        assert member.frames == [p.ok_frame(7)]
+    finally:
+        await sender.stop()
+        await receiver.stop()
+
+
+async def test_the_inbox_drops_frames_of_a_room_under_an_older_lease_than_seen() -> None:
+    """Rooms run elsewhere: the inbox remembers the latest lease epoch it relayed for each
+    and drops a room's frames sent under an earlier one (a third process's stalled
+    publish); frames of the current epoch, of other rooms, of no room and of an older
+    process that sends no epoch are written in order."""
+    import msgpack
+
+    member = _Member()
+    receiver = _receiver(member, {})
+    frames = [_update("r1", 275), _update("r1", 160), _update("r2", 3), _update("r1", 276),
+              p.ok_frame(1), _update("r1", 150)]
+    items = [["s1", frames[0], "r1", 3], ["s1", frames[1], "r1", 2],
+             ["s1", frames[2], "r2", 1], ["s1", frames[3], "r1", 3], ["s1", frames[4]],
+             ["s1", frames[5]]]
+    try:
+        for sender, item in zip(["s", "p", "p", "s", "p", "old"], items):
+            await receiver._inbox(msgpack.packb({"k": "out", "from": sender,
+                                                 "items": [item]}))
+        assert member.frames == [frames[0], frames[2], frames[3], frames[4], frames[5]]
+    finally:
+        await receiver.stop()

@@ -191,3 +191,20 @@ def test_the_remembered_strs_stay_bounded_and_pack_as_msgpack_does() -> None:
     for key in ("hand", "é" * 40, "x" * 300):
         entries = {key: [("play", "QS")]}
         assert p.packed_pairs(entries) == msgpack.packb(entries)[1:]
+
+
+def test_frame_room_reads_the_room_of_every_room_frame_and_nothing_else() -> None:
+    """:func:`frame_room` (the cluster's fence) reads the room of update frames as the
+    broadcast builds them (with or without ``re``) and of any encoded message naming one,
+    whatever key comes first; None for frames of no room and for bytes that are not a map
+    (never an exception)."""
+    parts = p.update_parts("room-7", 12, [["play", 1]])
+    assert p.frame_room(p.update_frame(parts, delta={"a": 1})) == "room-7"
+    assert p.frame_room(p.update_frame(parts, view={"state_id": 12}, re=5)) == "room-7"
+    joined = p.Joined(room="r2", seat=1, token="tok", view={"state_id": 3, "big": "x" * 500})
+    assert p.frame_room(p.encode(joined)) == "r2"
+    assert p.frame_room(p.encode(p.SeatEvent(room="r3", seat=0, event="dropped"))) == "r3"
+    assert p.frame_room(p.ok_frame(4)) is None
+    assert p.frame_room(p.encode(p.Error(code="room/full", message="full"))) is None
+    for junk in (b"", b"\xc1", b"\x85", b"\x92\x01\x02", p.update_frame(parts, delta={})[:9]):
+        assert p.frame_room(junk) is None
