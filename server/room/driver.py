@@ -549,7 +549,10 @@ def _carry(room: Room, out: Output) -> None:
     elif isinstance(out, Send):
         msg, to = out.msg, out.to
         if to is not None:
-            to.send_raw(msg) if isinstance(msg, bytes) else to.send(msg)
+            if isinstance(msg, (p.Update, p.GameOver)) and not room.lease_current():
+                _withhold(to, msg)
+            else:
+                to.send_raw(msg) if isinstance(msg, bytes) else to.send(msg)
         elif not out.fenced or room.lease_current():
             frame = msg if isinstance(msg, bytes) else p.encode(msg)
             for conn in room.table.members:
@@ -568,6 +571,18 @@ def _carry(room: Room, out: Output) -> None:
             else:
                 room._bot_timer = asyncio.get_running_loop().call_later(
                     out.delay, room._arm, None, True)
+
+
+def _withhold(to: Peer, msg: p.Update | p.GameOver) -> None:
+    """A member's own view (``get_view``'s reply, a resend) or ``game_over`` from a copy
+    whose lease is not confirmed current: it may be older than what the room's new owner
+    has sent the member (issue #35: a stalled owner woken up), so it is not sent. A
+    ``get_view`` is answered ``server/unavailable`` (ask again shortly: the renewal or the
+    new owner sends the view anyway)."""
+    re = msg.re if isinstance(msg, p.Update) else None
+    if re is not None:
+        to.send_error("server/unavailable", "this server cannot confirm it still runs the "
+                      "room; ask again shortly", re)
 
 
 def _append_now(room: Room, out: Append) -> Coroutine[Any, Any, Any] | None:
