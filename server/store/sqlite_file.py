@@ -12,7 +12,8 @@ One SQLite file (``cardhall serve --data PATH``) holds what
    or FULL (``--fsync always``), incremental auto-vacuum (:meth:`DataFile.vacuum`);
 4. checks the file (:mod:`.sqlite_checks`: not empty unless new, no bytes appended, not
    another program's; ``PRAGMA quick_check``) and its ``user_version``, and runs the
-   :data:`MIGRATIONS` it lacks, each in one transaction with the version it reaches.
+   migrations it lacks (:mod:`.sqlite_schema`), each in one transaction with the version
+   it reaches.
 
 Writes (:meth:`DataFile.write`) are functions of the connection, and nobody is told of an
 action before its entry is committed. How they commit (:data:`COMMITS`):
@@ -36,19 +37,13 @@ a few short transactions, one per turn of the event loop (:meth:`DataFile.fold`)
 ``--fsync always``, as one ``INSERT`` in SQLite's autocommit (the same locks, write-ahead
 log frames and sync as a transaction, without the ``BEGIN`` and ``COMMIT`` statements).
 
-Schema (version 6; v3 accounts, v4 the games archive, v5 and v6 ratings: rating_sqlite.py)::
-
-    rooms      room (unique), record, state, summary (msgpack: see store/ports.py), code (private
-               rooms' join code), expires_at (unix s: a finished room is deleted after it),
-               game, waiting (1 when its lobby entry is a waiting_entry): the lobby indexes
-    log        (room, seq) -> entry: msgpack log entries; entry seq made state seq + 1
-    snapshots  room -> state_id, snapshot (msgpack engine snapshot)
-    boards     (board, name) -> value: leaderboards (lower value is better)
+The schema and its migrations: :mod:`.sqlite_schema`.
 
 Exception tree::
 
     StoreError (store/ports.py)
     └── DataFileError       the file cannot be used; the message says why and what to do
+        │                   (sqlite_schema.py; re-exported here)
         └── DataFileLocked  another process holds the file
 """
 
@@ -56,7 +51,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import errno
 import logging
 import os
 import sqlite3
@@ -67,13 +61,12 @@ from typing import Any, TypeVar
 from filelock import FileLock, Timeout
 
 from . import sqlite_checks as checks
-from ..accounts.account_sqlite import create_tables as _v3_accounts
-from .rating_sqlite import add_game_order as _v6_rated_games, create_tables as _v5_ratings
-from .sqlite_archive import create_table as _v4_archive
 from .sqlite_checkpoint import Checkpointer
 from .sqlite_journal import (APPEND, FOLD_SECONDS, LIMIT, AppendJournal, Row, journal_path,
                              recover)
-from .ports import StoreError, unpack, waiting_entry
+from .ports import StoreError
+from .sqlite_schema import DataFileError as DataFileError  # the file's errors, re-exported
+from .sqlite_schema import check, migrate, refuse, say
 
 log = logging.getLogger("cardhall.sqlite")
 
@@ -95,92 +88,8 @@ AUTO_CHECKPOINT_PAGES = 20_000
 FREE_PAGES_KEPT = 1024
 
 
-class DataFileError(StoreError):
-    """The data file cannot be used (unreadable, not a Cardhall data file, damaged, of a
-    newer schema): the message says what to do."""
-
-
 class DataFileLocked(DataFileError):
     """Another process holds the data file's lock."""
-
-
-def _v1(db: sqlite3.Connection) -> None:
-    """Version 1: rooms (record, state, lobby entry, code, expiry), logs, snapshots and
-    leaderboards."""
-    _script(db, """
-        CREATE TABLE rooms (
-            room TEXT NOT NULL UNIQUE,
-            record BLOB NOT NULL,
-            state BLOB,
-            summary BLOB NOT NULL,
-            code TEXT,
-            expires_at REAL
-        );
-        CREATE INDEX rooms_code ON rooms (code) WHERE code IS NOT NULL;
-        CREATE INDEX rooms_expiry ON rooms (expires_at) WHERE expires_at IS NOT NULL;
-        CREATE TABLE log (
-            room TEXT NOT NULL,
-            seq INTEGER NOT NULL,
-            entry BLOB NOT NULL,
-            PRIMARY KEY (room, seq)
-        ) WITHOUT ROWID;
-        CREATE TABLE snapshots (
-            room TEXT NOT NULL PRIMARY KEY,
-            state_id INTEGER NOT NULL,
-            snapshot BLOB NOT NULL
-        );
-        CREATE TABLE boards (
-            board TEXT NOT NULL,
-            name TEXT NOT NULL,
-            value INTEGER NOT NULL,
-            PRIMARY KEY (board, name)
-        ) WITHOUT ROWID;
-        CREATE INDEX boards_rank ON boards (board, value, name)
-    """)
-
-
-def _script(db: sqlite3.Connection, script: str) -> None:
-    """Run the statements of ``script`` (separated by ``;``) inside the caller's transaction
-    (``executescript`` would commit it first)."""
-    for statement in script.split(";"):
-        if statement.strip():
-            db.execute(statement)
-
-
-def _v2(db: sqlite3.Connection) -> None:
-    """Version 2: the lobby indexes (``store.room_indexes``) as the columns ``game`` and
-    ``waiting``, filled from each room's lobby entry, and an index per lobby index."""
-    db.execute("ALTER TABLE rooms ADD COLUMN game TEXT NOT NULL DEFAULT ''")
-    db.execute("ALTER TABLE rooms ADD COLUMN waiting INTEGER NOT NULL DEFAULT 0")
-    rows = db.execute("SELECT room, summary FROM rooms").fetchall()
-    for room, summary in rows:
-        db.execute("UPDATE rooms SET game = ?, waiting = ? WHERE room = ?",
-                   (*lobby_columns(unpack(summary)), room))
-    db.execute("CREATE INDEX rooms_game ON rooms (game, room)")
-    db.execute("CREATE INDEX rooms_waiting ON rooms (room) WHERE waiting = 1")
-    db.execute("CREATE INDEX rooms_waiting_game ON rooms (game, room) WHERE waiting = 1")
-
-
-#: The schema's migrations, in order: ``MIGRATIONS[k]`` takes a file from version ``k`` to
-#: ``k + 1`` (an empty file is version 0): v1 rooms, logs, snapshots and boards; v2 the
-#: lobby-index columns; v3 the accounts' tables (:mod:`.account_sqlite`); v4 the games
-#: archive (:mod:`.sqlite_archive`); v5 ratings, v6 rated games' type (:mod:`.rating_sqlite`).
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
-    _v1, _v2, _v3_accounts, _v4_archive, _v5_ratings, _v6_rated_games)
-#: The schema version this code writes.
-SCHEMA_VERSION = len(MIGRATIONS)
-
-
-def lobby_columns(summary: dict[str, Any]) -> tuple[str, int]:
-    """``(game, waiting)``: the columns that place a room in the lobby indexes (v2)."""
-    return summary["game"], int(waiting_entry(summary))
-
-
-def _say(exc: sqlite3.Error | OSError) -> str:
-    """SQLite's (or the system's) words for ``exc`` (``database or disk is full``, ...)."""
-    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
-        return "the disk is full (no space left on device)"
-    return str(exc) or type(exc).__name__
 
 
 def default_path() -> Path:
@@ -205,71 +114,6 @@ def _connect(path: Path, *, create: bool) -> sqlite3.Connection:
         return sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
     except (OSError, sqlite3.Error) as exc:
         raise DataFileError(f"cannot open the data file {path}: {exc}") from None
-
-
-def _check(db: sqlite3.Connection, path: Path) -> int:
-    """The file's schema version, after an integrity check.
-
-    Raises:
-        DataFileError: it is not a SQLite file, is damaged, or is of a newer schema.
-    """
-    try:
-        version = int(db.execute("PRAGMA user_version").fetchone()[0])
-        problems = [row[0] for row in db.execute("PRAGMA quick_check")]
-    except sqlite3.DatabaseError as exc:
-        raise DataFileError(f"the data file {path} is not a Cardhall data file or is damaged "
-                            f"({_say(exc)}): restore a backup (cardhall backup) or move it "
-                            "away to start empty") from None
-    if problems != ["ok"]:
-        raise DataFileError(f"the data file {path} is damaged ({'; '.join(problems[:3])}): "
-                            "restore a backup (cardhall backup) or move it away")
-    if version > SCHEMA_VERSION:
-        raise DataFileError(f"the data file {path} has schema version {version}, newer than "
-                            f"this Cardhall's {SCHEMA_VERSION}: run a newer Cardhall, or "
-                            "restore a backup made by this version")
-    _refuse(checks.schema_problem(db, path, version))
-    return version
-
-
-def _refuse(problem: str | None) -> None:
-    """Raise DataFileError(``problem``) when :mod:`.sqlite_checks` found one."""
-    if problem:
-        raise DataFileError(problem)
-
-
-def migrate(db: sqlite3.Connection, path: Path, found: int | None = None) -> int:
-    """Bring the schema of ``db`` to :data:`SCHEMA_VERSION`: each missing migration in its
-    own transaction, with ``user_version`` set to the version it reaches.
-
-    Args:
-        found: The file's version as checked already (None: check it here).
-
-    Returns:
-        The version the file had before (0: it was empty).
-
-    Raises:
-        DataFileError: the file is damaged or of a newer schema, or a migration failed
-            (the file stays at the last version reached).
-    """
-    if found is None:
-        found = _check(db, path)
-    if found == 0:
-        db.execute("PRAGMA auto_vacuum = INCREMENTAL")  # only before the first table
-    for version in range(found, SCHEMA_VERSION):
-        try:
-            db.execute("BEGIN IMMEDIATE")
-            MIGRATIONS[version](db)
-            db.execute(f"PRAGMA user_version = {version + 1}")
-            db.execute("COMMIT")
-        except sqlite3.Error as exc:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise DataFileError(f"the data file {path} could not be migrated from schema "
-                                f"{version} to {version + 1}: {_say(exc)}") from None
-        # A new file is news to nobody; an older file brought up to date is, to an operator.
-        log.log(logging.INFO if found else logging.DEBUG, "data file %s migrated to schema %d",
-                path, version + 1)
-    return found
 
 
 class DataFile:
@@ -334,7 +178,7 @@ class DataFile:
             yield self.db
         except sqlite3.Error as exc:
             self.errors += 1
-            raise StoreError(f"the data file refused a read: {_say(exc)}") from None
+            raise StoreError(f"the data file refused a read: {say(exc)}") from None
 
     async def write(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``work(connection)`` in a committed transaction and return its result.
@@ -547,9 +391,9 @@ class DataFile:
         """Count a write the file refused (``exc``), say so once, and return the error."""
         self.errors += 1
         if not self.failing:
-            log.error("the data file %s refused a write: %s", self.path, _say(exc))
+            log.error("the data file %s refused a write: %s", self.path, say(exc))
         self.failing = True
-        return StoreError(f"the data file refused the write: {_say(exc)}")
+        return StoreError(f"the data file refused the write: {say(exc)}")
 
     def _committed(self, writes: int) -> None:
         """Count a committed transaction of ``writes`` writes; the file takes writes again."""
@@ -601,7 +445,7 @@ class DataFile:
             # step it once: the pragma has no result columns).
             self.db.executescript(f"PRAGMA incremental_vacuum({free - FREE_PAGES_KEPT // 2})")
         except sqlite3.Error as exc:
-            log.warning("incremental vacuum of %s failed: %s", self.path, _say(exc))
+            log.warning("incremental vacuum of %s failed: %s", self.path, say(exc))
             return 0
         return free - FREE_PAGES_KEPT // 2
 
@@ -680,14 +524,14 @@ def open_file(path: Path, *, fsync: str = "normal", commit: str = "each",
         raise ValueError(f"fsync must be one of {', '.join(SYNCHRONOUS)}, not {fsync!r}")
     if commit not in COMMITS:
         raise ValueError(f"commit must be one of {', '.join(COMMITS)}, not {commit!r}")
-    _refuse(checks.problem(path, None))
+    refuse(checks.problem(path, None))
     lock = take_lock(path)
     db: sqlite3.Connection | None = None
     try:
         created = not path.exists()
         db = _connect(path, create=True)
-        _refuse(checks.problem(path, created))
-        found = _check(db, path)
+        refuse(checks.problem(path, created))
+        found = check(db, path)
         try:
             if found == 0:
                 db.execute("PRAGMA auto_vacuum = INCREMENTAL")  # before the first table
@@ -697,7 +541,7 @@ def open_file(path: Path, *, fsync: str = "normal", commit: str = "each",
             db.execute("PRAGMA cache_size = -16384")  # KiB: 16 MiB of page cache
             db.execute(f"PRAGMA wal_autocheckpoint = {AUTO_CHECKPOINT_PAGES}")
         except sqlite3.Error as exc:
-            raise DataFileError(f"cannot set up the data file {path}: {_say(exc)}") from None
+            raise DataFileError(f"cannot set up the data file {path}: {say(exc)}") from None
         migrate(db, path, found)
         _recover(db, path)
         appends = _open_journal(path) if fsync == "normal" and journal is not False else None
@@ -775,13 +619,13 @@ def backup(source: Path, dest: Path) -> int:
     """
     if not source.is_file():
         raise DataFileError(f"no data file at {source}")
-    _refuse(checks.problem(source, None))
+    refuse(checks.problem(source, None))
     _fold_idle(source)
-    _refuse(checks.problem(source, False))
+    refuse(checks.problem(source, False))
     src = _connect(source, create=False)
     part = dest.with_name(dest.name + ".part")
     try:
-        _check(src, source)
+        check(src, source)
         part.unlink(missing_ok=True)
         out = _connect(part, create=True)
         try:

@@ -90,7 +90,7 @@ Row = tuple[str, int, bytes]
 HEADER = struct.Struct("<II")
 #: The head of a payload: the entry's seq, the room id's length in bytes.
 HEAD = struct.Struct("<qH")
-#: The ``INSERT`` of a log row (the data file's schema, sqlite_file.py).
+#: The ``INSERT`` of a log row (the data file's schema, sqlite_schema.py).
 APPEND = "INSERT INTO log (room, seq, entry) VALUES (?, ?, ?)"
 #: The same, at recovery: a row folded before the crash is there already.
 RECOVER = "INSERT OR IGNORE INTO log (room, seq, entry) VALUES (?, ?, ?)"

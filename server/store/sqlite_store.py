@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .sqlite_archive import SQLiteArchive
-from .sqlite_file import DataFile, lobby_columns, open_file
+from .sqlite_file import DataFile, open_file
+from .sqlite_schema import lobby_columns
 from .sqlite_journal import APPEND, DEADLINES_KEY, STATE, Row, deadlines_row, snapshot_row
 from .local_ports import LocalInbox, LocalLeases
 from .ports import Lease, Loaded, LogConflict, LogEntry, Store, StoreHealth

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from cardhall.server.store import sqlite_file as F
+from cardhall.server.store import sqlite_schema as S
 
 from cardhall.server import rated
 from cardhall.server.store.ports import pack
@@ -47,7 +47,7 @@ async def test_a_version_5_files_rated_games_get_their_type_and_time(tmp_path: P
     is gone keeps no board (it stays rated)."""
     path = tmp_path / "old.db"
     db = sqlite3.connect(path, isolation_level=None)
-    for migration in F.MIGRATIONS[:5]:
+    for migration in S.MIGRATIONS[:5]:
         migration(db)
     db.execute("INSERT INTO rating_history VALUES (?, 'a', 1, 7.5, 'g1', 25, 8, 1)", (BOARD,))
     db.execute("INSERT INTO rated_games VALUES ('g1', ?)", (pack([]),))

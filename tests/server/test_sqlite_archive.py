@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from cardhall.server.store import sqlite_file as F
+from cardhall.server.store import sqlite_schema as S
 from cardhall.server.store.sqlite_store import SQLiteStore
 
 
@@ -19,15 +19,15 @@ def game(room: str, finished_at: float) -> dict[str, object]:
 async def test_version_3_files_get_the_archive(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     db = sqlite3.connect(path, isolation_level=None)
-    for migration in F.MIGRATIONS[:3]:
+    for migration in S.MIGRATIONS[:3]:
         migration(db)
     db.execute("INSERT INTO boards (board, name, value) VALUES ('b', 'n', 1)")
     db.execute("PRAGMA user_version = 3")
     db.close()
     store = SQLiteStore(path)
     try:
-        assert F.SCHEMA_VERSION >= 4
-        assert store.file.db.execute("PRAGMA user_version").fetchone()[0] == F.SCHEMA_VERSION
+        assert S.SCHEMA_VERSION >= 4
+        assert store.file.db.execute("PRAGMA user_version").fetchone()[0] == S.SCHEMA_VERSION
         assert await store.board_page("b", 0, 10) == ([("n", 1)], 1)
         assert await store.archived("r1") is None
     finally:

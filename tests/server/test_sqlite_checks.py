@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from cardhall.server.store import sqlite_file as F
+from cardhall.server.store import sqlite_schema as S
 
 
 def _made(path: Path) -> Path:
@@ -47,7 +48,7 @@ def test_a_file_made_by_this_start_is_not_refused(tmp_path: Path) -> None:
     _made(path)
     data = F.open_file(path)
     try:
-        assert data.db.execute("PRAGMA user_version").fetchone()[0] == F.SCHEMA_VERSION
+        assert data.db.execute("PRAGMA user_version").fetchone()[0] == S.SCHEMA_VERSION
     finally:
         data.close()
 

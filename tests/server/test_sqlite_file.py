@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from cardhall.server.store import sqlite_file as F
+from cardhall.server.store import sqlite_schema as S
 from cardhall.server.store.ports import StoreError
 
 
@@ -34,14 +35,14 @@ def test_a_file_that_is_not_ours_or_too_new_is_refused_and_the_lock_let_go(
         F.open_file(path)
     path.unlink()
     db = sqlite3.connect(path)
-    db.execute(f"PRAGMA user_version = {F.SCHEMA_VERSION + 1}")
+    db.execute(f"PRAGMA user_version = {S.SCHEMA_VERSION + 1}")
     db.close()
     with pytest.raises(F.DataFileError, match="newer than this Cardhall's"):
         F.open_file(path)
     path.unlink()
     data = F.open_file(path)
     try:
-        assert data.db.execute("PRAGMA user_version").fetchone()[0] == F.SCHEMA_VERSION
+        assert data.db.execute("PRAGMA user_version").fetchone()[0] == S.SCHEMA_VERSION
         assert data.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     finally:
         data.close()
@@ -108,6 +109,6 @@ def test_a_backup_is_a_whole_private_file_and_a_missing_source_is_an_error(
 def test_lobby_columns_place_a_room_in_the_indexes() -> None:
     """``(game, waiting)``: waiting only for a public waiting room with a free seat."""
     room = {"game": "shop", "status": "waiting", "private": False, "taken": 0, "seats": 1}
-    assert F.lobby_columns(room) == ("shop", 1)
-    assert F.lobby_columns({**room, "taken": 1}) == ("shop", 0)
-    assert F.lobby_columns({**room, "private": True}) == ("shop", 0)
+    assert S.lobby_columns(room) == ("shop", 1)
+    assert S.lobby_columns({**room, "taken": 1}) == ("shop", 0)
+    assert S.lobby_columns({**room, "private": True}) == ("shop", 0)

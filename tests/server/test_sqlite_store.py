@@ -30,7 +30,8 @@ from cardhall.server.ratings import RatedGame, RatedSeat, board_id
 from cardhall.server.store.redis_store import RedisStore
 from cardhall.server.store import sqlite_file
 from cardhall.server.store.sqlite_file import (
-    FREE_PAGES_KEPT, MIGRATIONS, SCHEMA_VERSION, DataFileError, DataFileLocked, backup, open_file)
+    FREE_PAGES_KEPT, DataFileError, DataFileLocked, backup, open_file)
+from cardhall.server.store.sqlite_schema import MIGRATIONS, SCHEMA_VERSION
 from cardhall.server.store.sqlite_journal import journal_path
 from cardhall.server.store.sqlite_store import SQLiteStore
 from cardhall.server.store.ports import Lease, LogConflict, OwnershipLost, StoreError, pack
