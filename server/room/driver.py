@@ -283,7 +283,8 @@ class Room:
 
                 def send() -> None:
                     self._flags.discard("facts")
-                    views.facts_changed(table)
+                    if self.lease_current():  # else the renewal's resync sends them
+                        views.facts_changed(table)
 
                 self.post(send)
         elif what == "refused":

@@ -9,7 +9,7 @@ import asyncio
 from cardhall import protocol as p
 from cardhall.server.room import Room
 
-from ..room_harness import WriteLog, started_room
+from ..room_harness import Recorder, WriteLog, started_room
 
 
 async def _lapsed_room() -> tuple[Room, WriteLog]:
@@ -67,4 +67,20 @@ async def test_a_lapsed_copy_sends_no_fanout_until_its_lease_is_confirmed() -> N
     assert game.state_id == 1 and log == []
     await _renewed(room)
     assert sorted(log) == [("seat0", ["update"]), ("seat1", ["update"])]
+    await room.close()
+
+
+async def test_a_lapsed_copy_sends_no_room_facts_until_its_lease_is_confirmed() -> None:
+    """A spectator comes to a copy past its lease: the players are sent no delta of the
+    room's facts (at this copy's state, which the new owner's may have passed); the renewal
+    sends every member its full view, facts included."""
+    room, log = await _lapsed_room()
+    watcher = Recorder("watcher", log)
+    await room.apply(room.table.spectate(watcher))  # type: ignore[arg-type]
+    await asyncio.sleep(0.05)  # the facts' send is a work item of its own
+    await _idle(room)
+    assert [name for name, _ in log if name != "watcher"] == []
+    await _renewed(room)
+    assert sorted(e for e in log if e[0] != "watcher") == [("seat0", ["update"]),
+                                                           ("seat1", ["update"])]
     await room.close()
