@@ -7,21 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
 from cardhall.server.accounts import names
-from cardhall.server.accounts.account_memory import MemoryAccounts
-from cardhall.server.accounts.account_redis import RedisAccounts
-from cardhall.server.accounts.account_sqlite import SQLiteAccounts, create_tables, plain
 from cardhall.server.accounts.account_store import AccountStore, KeyTaken
 from cardhall.server.history import Ledger
 from cardhall.server.accounts.identity import Account
-from cardhall.server.store.redis_store import RedisStore
-
-from ..conftest import RedisProcess
 
 _ids = itertools.count()
 
@@ -31,28 +24,6 @@ def account(username: str, name: str | None = None, **kw: Any) -> Account:
                                                                              username))))
     return Account(id=f"{next(_ids):016x}", username=username, name=name or username,
                    keys=kw.pop("keys", keys), **kw)
-
-
-@pytest.fixture(params=["memory", "redis", "sqlite"])
-async def accounts(request: pytest.FixtureRequest) -> AsyncIterator[AccountStore]:
-    if request.param == "memory":
-        yield MemoryAccounts()
-        return
-    if request.param == "sqlite":
-        import sqlite3
-
-        db = sqlite3.connect(":memory:", isolation_level=None)
-        create_tables(db)
-        yield SQLiteAccounts(*plain(db))
-        db.close()
-        return
-    redis_proc: RedisProcess = request.getfixturevalue("redis_server")
-    redis_proc.flush()
-    store = RedisStore(redis_proc.url)
-    try:
-        yield RedisAccounts(store.redis, store.health)
-    finally:
-        await store.close()
 
 
 async def test_keys_are_held_by_one_account(accounts: AccountStore) -> None:

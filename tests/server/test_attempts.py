@@ -6,43 +6,13 @@ over servers: tests/server/test_auth.py."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
-import pytest
 
-from cardhall.server.accounts.account_memory import MemoryAccounts
-from cardhall.server.accounts.account_redis import RedisAccounts
-from cardhall.server.accounts.account_sqlite import SQLiteAccounts, create_tables, plain
 from cardhall.server.accounts.account_store import AccountStore
 from cardhall.server.accounts.attempts import DEVICE_SECONDS, Attempts, Devices
 from cardhall.server.accounts.identity import ACCESS, new_token, read_token
-from cardhall.server.store.redis_store import RedisStore
-
-from ..conftest import RedisProcess
 
 ALICE, BOB = "0123456789abcdef", "fedcba9876543210"
-
-
-@pytest.fixture(params=["memory", "sqlite", "redis"])
-async def accounts(request: pytest.FixtureRequest) -> AsyncIterator[AccountStore]:
-    if request.param == "memory":
-        yield MemoryAccounts()
-        return
-    if request.param == "sqlite":
-        import sqlite3
-
-        db = sqlite3.connect(":memory:", isolation_level=None)
-        create_tables(db)
-        yield SQLiteAccounts(*plain(db))
-        db.close()
-        return
-    redis_proc: RedisProcess = request.getfixturevalue("redis_server")
-    redis_proc.flush()
-    store = RedisStore(redis_proc.url)
-    try:
-        yield RedisAccounts(store.redis, store.health)
-    finally:
-        await store.close()
 
 
 async def test_attempts_made_at_once_are_counted_before_any_passes(
