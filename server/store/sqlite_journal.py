@@ -129,6 +129,12 @@ def journal_path(path: Path) -> Path:
     return path.with_name(path.name + ".appends")
 
 
+def rewrite_path(journal: Path) -> Path:
+    """Where :meth:`AppendJournal.compact` writes a new ``journal`` before renaming it over
+    the old one (``PATH.appends.new``)."""
+    return journal.with_name(journal.name + ".new")
+
+
 def encode(row: Row) -> bytes:
     """One record of the journal for log row ``row`` (header and payload).
 
@@ -257,7 +263,7 @@ def recover(db: sqlite3.Connection, path: Path) -> int:
     journal = journal_path(path)
     # A rewrite of the journal killed before its rename (AppendJournal.compact): the
     # journal itself is whole.
-    journal.with_name(journal.name + ".new").unlink(missing_ok=True)
+    rewrite_path(journal).unlink(missing_ok=True)
     try:
         data = journal.read_bytes()
     except FileNotFoundError:
@@ -424,7 +430,7 @@ class AppendJournal:
         if not self.holds_folded or not self.waiting:
             return
         data = b"".join(encode(row) for row in self.rows())
-        fresh = self.path.with_name(self.path.name + ".new")
+        fresh = rewrite_path(self.path)
         try:
             fd = os.open(fresh, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_TRUNC
                          | os.O_CLOEXEC, 0o600)

@@ -394,7 +394,7 @@ async def test_rows_written_while_a_fold_goes_on_stay_in_the_rewritten_journal(
         with caplog.at_level(logging.WARNING, logger="cardhall.sqlite"):
             await asyncio.sleep(0)  # the last pass; the rewrite of the journal fails
         assert "cannot rewrite it" in caplog.text
-        assert not journal.path.with_name(journal.path.name + ".new").exists()
+        assert not sqlite_journal.rewrite_path(journal.path).exists()
         # Nothing is lost: the journal still holds every row (those folded again are the
         # file's already), and r00's turn waits for the next fold.
         assert len(decode(journal_path(path).read_bytes())[0]) == 2 * count + 4
@@ -520,7 +520,7 @@ def test_a_kill_9_in_the_middle_of_a_fold_loses_nothing_and_the_restart_folds_th
     assert rows(path, "SELECT count(*) FROM log") == [(40 + 48,)]  # the first pass: 16 rooms
     assert len(decode(journal_path(path).read_bytes())[0]) == 240  # every row, still
     # A rewrite of the journal killed before its rename left its new file beside it.
-    fresh = journal_path(path).with_name(journal_path(path).name + ".new")
+    fresh = sqlite_journal.rewrite_path(journal_path(path))
     fresh.write_bytes(encode(("r00", 3, pack(["never", "acknowledged"]))))
     with caplog.at_level(logging.INFO, logger="cardhall.sqlite"):
         store = SQLiteStore(path)
