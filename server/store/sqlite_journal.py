@@ -41,9 +41,11 @@ the last state the journal holds for it (:func:`fold_rows`; benchmarks/RESULTS.m
 21). A seq of :data:`DEADLINES` (-3) marks the room's packed *deadlines* alone
 (``[[seat, unix time s], ...]``): a turn clock moves them at every turn of a timed room
 and nothing else of its state, so the append writes them (tens of bytes) rather than the
-whole state (~600 bytes, packed at every turn); the fold puts the last of them onto the
-room's last state, the journal's or the file's (:func:`final_states`;
-benchmarks/RESULTS.md, session 24). A seq of :data:`SNAPSHOT` (-2)
+whole state (~600 bytes, packed at every turn; benchmarks/RESULTS.md, session 24); the fold
+writes the last of them to the room's ``deadlines`` column, which goes onto its ``state``
+when it is read (:func:`stored_state`), rather than unpack the state, put them on and pack
+it again (:func:`final_states`; benchmarks/RESULTS.md, session 28). A whole state written
+empties that column. A seq of :data:`SNAPSHOT` (-2)
 marks the room's engine snapshot (``<i64: its state_id>`` then the packed snapshot: every
 64 entries of a room), folded as the room's row of ``snapshots``. Every transaction of the
 data file folds the journal first, so what the journal holds is always newer than the file.
@@ -94,9 +96,13 @@ HEAD = struct.Struct("<qH")
 APPEND = "INSERT INTO log (room, seq, entry) VALUES (?, ?, ?)"
 #: The same, at recovery: a row folded before the crash is there already.
 RECOVER = "INSERT OR IGNORE INTO log (room, seq, entry) VALUES (?, ?, ?)"
-#: The fold of a journaled state: the room's ``state`` column (a room forgotten since has
-#: no row, and the update changes nothing).
-SET_STATE = "UPDATE rooms SET state = ? WHERE room = ?"
+#: The fold of a journaled state: the room's ``state`` column, and the deadlines journaled
+#: after it or NULL (a room forgotten since has no row, and the update changes nothing).
+SET_STATE = "UPDATE rooms SET state = ?, deadlines = ? WHERE room = ?"
+#: The fold of journaled deadlines alone: they go onto the room's state as it is read.
+SET_DEADLINES = "UPDATE rooms SET deadlines = ? WHERE room = ?"
+#: A room's stored state: its ``state`` column and its ``deadlines`` (:func:`stored_state`).
+STORED_STATE = "SELECT state, deadlines FROM rooms WHERE room = ?"
 #: The seq of a record holding the room's packed state rather than a log entry.
 STATE = -1
 #: The seq of a record holding the room's engine snapshot (:func:`snapshot_row`).
@@ -189,15 +195,11 @@ def deadlines_row(room: str, deadlines: list[list[Any]]) -> Row:
     return room, DEADLINES, pack(deadlines)
 
 
-def final_states(db: sqlite3.Connection, rows: list[Row]) -> list[tuple[bytes, str]]:
-    """Each room's state after the journal's ``rows``, as ``(packed state, room)``: its last
-    :data:`STATE` record, with the deadlines of the last :data:`DEADLINES` record after it
-    put on (onto the ``state`` column of the file ``db`` when the rows hold no state of the
-    room before them; a room with none there is left out).
-
-    Raises:
-        sqlite3.Error: the file refused the read.
-    """
+def final_states(rows: list[Row]) -> list[tuple[bytes | None, bytes | None, str]]:
+    """Each room's state after the journal's ``rows``, as ``(packed state, packed
+    deadlines, room)``: its last :data:`STATE` record (None: none in ``rows``, the file's
+    stays) and the last :data:`DEADLINES` record after it (None: none after it, the state's
+    own hold)."""
     last: dict[str, tuple[bytes | None, bytes | None]] = {}
     for room, seq, data in rows:
         if seq == STATE:
@@ -205,27 +207,29 @@ def final_states(db: sqlite3.Connection, rows: list[Row]) -> list[tuple[bytes, s
         elif seq == DEADLINES:
             base = last.get(room)
             last[room] = (None if base is None else base[0], data)
-    states: list[tuple[bytes, str]] = []
-    for room, (state, deadlines) in last.items():
-        if deadlines is not None:
-            if state is None:
-                found = db.execute("SELECT state FROM rooms WHERE room = ?", (room,)).fetchone()
-                if found is None or found[0] is None:
-                    continue
-                state = bytes(found[0])
-            whole = unpack(state)
-            whole[DEADLINES_KEY] = unpack(deadlines)
-            state = pack(whole)
-        assert state is not None
-        states.append((state, room))
-    return states
+    return [(state, deadlines, room) for room, (state, deadlines) in last.items()]
+
+
+def stored_state(state: bytes | None, deadlines: bytes | None) -> dict[str, Any] | None:
+    """A room's state from its row of the file (:data:`STORED_STATE`): its packed
+    ``state`` (None: it has none), with its packed ``deadlines`` put on when they are set.
+
+    Raises:
+        ValueError: a column is not msgpack (``msgpack``'s errors derive from it).
+    """
+    if state is None:
+        return None
+    whole: dict[str, Any] = unpack(state)
+    if deadlines is not None:
+        whole[DEADLINES_KEY] = unpack(deadlines)
+    return whole
 
 
 def fold_rows(db: sqlite3.Connection, rows: list[Row]) -> int:
     """Fold the journal's ``rows`` into the open transaction of ``db``: the log rows with
     ``INSERT OR IGNORE`` (one there already keeps the log's row), then each room's state
-    after them (:func:`final_states`) as its ``state`` column and its last
-    :data:`SNAPSHOT` as its snapshot.
+    after them (:func:`final_states`) as its ``state`` and ``deadlines`` columns (or its
+    ``deadlines`` alone) and its last :data:`SNAPSHOT` as its snapshot.
 
     Returns:
         The log rows that clashed with rows already in the log (not inserted).
@@ -236,9 +240,15 @@ def fold_rows(db: sqlite3.Connection, rows: list[Row]) -> int:
     entries = [row for row in rows if row[1] >= 0]
     snaps = {room: data for room, seq, data in rows if seq == SNAPSHOT}
     clashed = len(entries) - db.executemany(RECOVER, entries).rowcount if entries else 0
-    states = final_states(db, rows)
+    states = final_states(rows)
     if states:
-        db.executemany(SET_STATE, states)
+        whole = [(state, deadlines, room) for state, deadlines, room in states
+                 if state is not None]
+        if whole:
+            db.executemany(SET_STATE, whole)
+        if len(whole) < len(states):
+            db.executemany(SET_DEADLINES, [(deadlines, room) for state, deadlines, room
+                                           in states if state is None])
     if snaps:
         db.executemany(SET_SNAPSHOT, [(room, SNAPSHOT_HEAD.unpack_from(data)[0],
                                        data[SNAPSHOT_HEAD.size:])

@@ -97,12 +97,21 @@ def _v2(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX rooms_waiting_game ON rooms (game, room) WHERE waiting = 1")
 
 
+def _v7_deadlines(db: sqlite3.Connection) -> None:
+    """Version 7: a room's ``deadlines`` column, its turn clocks' deadlines when they moved
+    since its ``state`` was written whole (packed ``[[seat, unix time s], ...]``; NULL: the
+    state's own): a fold writes a timed room's new deadlines there, tens of bytes, rather
+    than unpack its state, put them on and write it back (sqlite_journal.py)."""
+    db.execute("ALTER TABLE rooms ADD COLUMN deadlines BLOB")
+
+
 #: The schema's migrations, in order: ``MIGRATIONS[k]`` takes a file from version ``k`` to
 #: ``k + 1`` (an empty file is version 0): v1 rooms, logs, snapshots and boards; v2 the
 #: lobby-index columns; v3 the accounts' tables (:mod:`.account_sqlite`); v4 the games
-#: archive (:mod:`.sqlite_archive`); v5 ratings, v6 rated games' type (:mod:`.rating_sqlite`).
+#: archive (:mod:`.sqlite_archive`); v5 ratings, v6 rated games' type (:mod:`.rating_sqlite`);
+#: v7 the rooms' deadlines column.
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
-    _v1, _v2, _v3_accounts, _v4_archive, _v5_ratings, _v6_rated_games)
+    _v1, _v2, _v3_accounts, _v4_archive, _v5_ratings, _v6_rated_games, _v7_deadlines)
 #: The schema version this code writes.
 SCHEMA_VERSION = len(MIGRATIONS)
 

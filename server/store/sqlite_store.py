@@ -35,7 +35,8 @@ from typing import TYPE_CHECKING, Any
 from .sqlite_archive import SQLiteArchive
 from .sqlite_file import DataFile, open_file
 from .sqlite_schema import lobby_columns
-from .sqlite_journal import APPEND, DEADLINES_KEY, STATE, Row, deadlines_row, snapshot_row
+from .sqlite_journal import (APPEND, DEADLINES_KEY, STATE, Row, deadlines_row, snapshot_row,
+                             stored_state)
 from .local_ports import LocalInbox, LocalLeases
 from .ports import Lease, Loaded, LogConflict, LogEntry, Store, StoreHealth
 from .ports import new_process_id, pack, unpack
@@ -110,8 +111,8 @@ class SQLiteRooms:
 
         def work(db: sqlite3.Connection) -> None:
             self.fence(room_id, lease)
-            db.execute("UPDATE rooms SET state = ?, summary = ?, game = ?, waiting = ? "
-                       "WHERE room = ?", row)
+            db.execute("UPDATE rooms SET state = ?, deadlines = NULL, summary = ?, game = ?, "
+                       "waiting = ? WHERE room = ?", row)
 
         await self._write_state(room_id, state, work)
 
@@ -143,7 +144,8 @@ class SQLiteRooms:
                 raise LogConflict(f"log of {room_id} is {length} long, not {expect}")
             db.executemany(APPEND, rows)
             if packed is not None:
-                db.execute("UPDATE rooms SET state = ? WHERE room = ?", (packed, room_id))
+                db.execute("UPDATE rooms SET state = ?, deadlines = NULL WHERE room = ?",
+                           (packed, room_id))
             lengths[room_id] = expect + len(rows)  # undone below if the commit fails
 
         try:
@@ -232,8 +234,8 @@ class SQLiteRooms:
             StoreError: the file refused the read.
         """
         with self.file.reading() as db:
-            row = db.execute(f"SELECT record, state FROM rooms WHERE room = ? AND {LIVE}",
-                             (room_id, time.time())).fetchone()
+            row = db.execute(f"SELECT record, state, deadlines FROM rooms WHERE room = ? "
+                             f"AND {LIVE}", (room_id, time.time())).fetchone()
             if row is None:
                 return None
             snap = db.execute("SELECT state_id, snapshot FROM snapshots WHERE room = ?",
@@ -241,7 +243,7 @@ class SQLiteRooms:
             sid = 0 if snap is None else int(snap[0])
             raw = db.execute("SELECT entry FROM log WHERE room = ? AND seq >= ? ORDER BY seq",
                              (room_id, sid)).fetchall()
-        return Loaded(unpack(row[0]), None if row[1] is None else unpack(row[1]),
+        return Loaded(unpack(row[0]), stored_state(row[1], row[2]),
                       None if snap is None else unpack(snap[1]), sid, [unpack(e) for e, in raw])
 
     async def log(self, room_id: str) -> list[LogEntry]:

@@ -28,9 +28,16 @@ from cardhall.server.store.sqlite_journal import (DEADLINES, STATE, AppendJourna
 from cardhall.server.store.sqlite_store import SQLiteStore
 from cardhall.server.store.ports import StoreError, pack, unpack
 
-from .test_sqlite_store import add_room, rows
+from .test_sqlite_store import add_room, rows, summary
 
 ENTRY = ["a", 0, ["play", "QS"]]
+
+
+def stored(path: Path) -> dict[str, dict[str, Any] | None]:
+    """Each room's state as the data file at ``path`` holds it, read as the store reads it
+    (its ``state`` column with its ``deadlines`` column put on)."""
+    return {room: sqlite_journal.stored_state(state, deadlines) for room, state, deadlines
+            in rows(path, "SELECT room, state, deadlines FROM rooms")}
 #: Seconds from an append to the fold of the journal.
 FOLD = sqlite_journal.FOLD_SECONDS
 
@@ -116,8 +123,7 @@ async def test_an_append_with_a_new_state_is_one_write_and_the_fold_keeps_the_la
         await asyncio.sleep(FOLD + 0.05)  # the fold: one transaction, the last state wins
         assert statements[0] == "BEGIN IMMEDIATE" and statements[-1] == "COMMIT"
         assert rows(path, "SELECT seq FROM log ORDER BY seq") == [(0,), (1,), (2,)]
-        (stored,), = rows(path, "SELECT state FROM rooms WHERE room = 'r'")
-        assert unpack(stored) == second
+        assert stored(path)["r"] == second
     finally:
         await store.close()
 
@@ -141,13 +147,48 @@ async def test_deadlines_alone_go_onto_the_files_state_and_any_other_change_writ
         # cheaply: the whole state is written (never a stale one).
         assert kinds == [2, DEADLINES, 3, STATE]
         await asyncio.sleep(FOLD + 0.05)
-        (stored,), = rows(path, "SELECT state FROM rooms WHERE room = 'r'")
-        assert unpack(stored) == equal
+        assert stored(path)["r"] == equal
         later = {**equal, "deadlines": []}
         await store.append("r", [["a", 4, ["draw"]]], 4, later, lease=lease)
         assert decode(journal_path(path).read_bytes())[0][-1] == ("r", DEADLINES, pack([]))
         loaded = await store.load("r")  # a read folds it onto the file's state
         assert loaded is not None and loaded.state == later
+    finally:
+        await store.close()
+
+
+async def test_a_fold_of_deadlines_alone_leaves_the_state_column_as_it_was(
+        tmp_path: Path) -> None:
+    """The fold writes journaled deadlines to the room's ``deadlines`` column, tens of
+    bytes, rather than unpack the room's state, put them on and write it back (RESULTS.md,
+    session 28); a whole state written (journaled, or saved) empties that column."""
+    path = tmp_path / "data.db"
+    store = SQLiteStore(path)
+    try:
+        lease, statements = await traced_room(store)
+        base = {"status": "playing", "seats": [{"name": "ann"}], "deadlines": [[0, 10.0]]}
+        await store.append("r", [["a", 1, ["draw"]]], 1, base, lease=lease)
+        await asyncio.sleep(FOLD + 0.05)
+        (state_bytes, column), = rows(path, "SELECT state, deadlines FROM rooms")
+        assert unpack(state_bytes) == base and column is None
+        statements.clear()
+        clock = {**base, "deadlines": [[0, 20.0]]}
+        await store.append("r", [["a", 2, ["draw"]]], 2, clock, lease=lease)
+        await asyncio.sleep(FOLD + 0.05)
+        assert rows(path, "SELECT state, deadlines FROM rooms") == [
+            (state_bytes, pack([[0, 20.0]]))]  # the state's bytes as they were
+        assert not any("SELECT state" in s for s in statements)  # nor read back
+        assert stored(path)["r"] == clock
+        loaded = await store.load("r")
+        assert loaded is not None and loaded.state == clock
+        await store.save_state("r", base, summary("r"), lease=lease)  # whole again
+        assert rows(path, "SELECT deadlines FROM rooms") == [(None,)]
+        assert stored(path)["r"] == base
+        moved = {**clock, "status": "over"}
+        await store.append("r", [["a", 3, ["draw"]]], 3, {**moved}, lease=lease)
+        await asyncio.sleep(FOLD + 0.05)
+        assert rows(path, "SELECT deadlines FROM rooms") == [(None,)]
+        assert stored(path)["r"] == moved
     finally:
         await store.close()
 
@@ -257,10 +298,9 @@ def test_a_restart_puts_journaled_deadlines_onto_the_state_before_them(tmp_path:
         + encode(deadlines_row("gone", [[0, 8.0]])))
     store = SQLiteStore(path)
     try:
-        assert unpack(rows(path, "SELECT state FROM rooms WHERE room = 'r'")[0][0]) == {
-            "status": "playing", "deadlines": [[0, 5.0]]}
-        assert unpack(rows(path, "SELECT state FROM rooms WHERE room = 'q'")[0][0]) == {
-            "status": "playing", "deadlines": [[0, 7.0]]}  # the journal's state, its last ones
+        assert stored(path)["r"] == {"status": "playing", "deadlines": [[0, 5.0]]}
+        assert stored(path)["q"] == {  # the journal's state, its last ones
+            "status": "playing", "deadlines": [[0, 7.0]]}
         assert rows(path, "SELECT count(*) FROM rooms WHERE room = 'gone'") == [(0,)]
         assert journal_path(path).stat().st_size == 0
     finally:
@@ -363,11 +403,11 @@ async def test_a_fold_is_short_transactions_with_the_loop_turning_between_them(
         text = " ".join(statements)
         assert text.count("BEGIN IMMEDIATE") == 3  # 16 + 16 + 3 rooms
         assert text.count("COMMIT turn BEGIN IMMEDIATE") == 2  # the loop turned between
-        assert [sum(s.startswith("UPDATE rooms SET state") for s in run)
+        assert [sum(s.startswith("UPDATE rooms SET") for s in run)
                 for run in transactions(statements)] == [16, 16, 3]
         assert rows(path, "SELECT count(*) FROM log") == [(2 * count,)]
-        assert {unpack(state)["deadlines"][0][1]
-                for state, in rows(path, "SELECT state FROM rooms")} == {1.0}
+        assert {state["deadlines"][0][1] for state in stored(path).values()
+                if state is not None} == {1.0}
         assert journal_path(path).stat().st_size == 0  # emptied once all is folded
     finally:
         await store.close()
@@ -529,8 +569,8 @@ def test_a_kill_9_in_the_middle_of_a_fold_loses_nothing_and_the_restart_folds_th
         assert rows(path, "SELECT count(*) FROM log") == [(160,)]
         assert rows(path, "SELECT count(DISTINCT room), min(seq), max(seq) FROM log") == [
             (40, 0, 3)]
-        assert {unpack(state)["deadlines"][0][1]
-                for state, in rows(path, "SELECT state FROM rooms")} == {3}
+        assert {state["deadlines"][0][1] for state in stored(path).values()
+                if state is not None} == {3}
         assert journal_path(path).stat().st_size == 0
     finally:
         store.file.close()

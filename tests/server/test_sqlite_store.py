@@ -253,6 +253,7 @@ async def test_a_file_of_the_first_schema_is_migrated(tmp_path: Path) -> None:
         assert await store.index_ids("game:skipper", "", 10) == ["a1", "b2"]
         loaded = await store.load("b2")
         assert loaded is not None and loaded.entries == [["a", 0, ["draw"]]]
+        assert loaded.state == {"status": "playing"}  # v7: no deadlines column set yet
         assert await store.board_page("skipper:solo", 0, 10) == ([("ann", 40)], 1)
     finally:
         await store.close()
