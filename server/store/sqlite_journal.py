@@ -101,8 +101,6 @@ RECOVER = "INSERT OR IGNORE INTO log (room, seq, entry) VALUES (?, ?, ?)"
 SET_STATE = "UPDATE rooms SET state = ?, deadlines = ? WHERE room = ?"
 #: The fold of journaled deadlines alone: they go onto the room's state as it is read.
 SET_DEADLINES = "UPDATE rooms SET deadlines = ? WHERE room = ?"
-#: A room's stored state: its ``state`` column and its ``deadlines`` (:func:`stored_state`).
-STORED_STATE = "SELECT state, deadlines FROM rooms WHERE room = ?"
 #: The seq of a record holding the room's packed state rather than a log entry.
 STATE = -1
 #: The seq of a record holding the room's engine snapshot (:func:`snapshot_row`).
@@ -211,8 +209,8 @@ def final_states(rows: list[Row]) -> list[tuple[bytes | None, bytes | None, str]
 
 
 def stored_state(state: bytes | None, deadlines: bytes | None) -> dict[str, Any] | None:
-    """A room's state from its row of the file (:data:`STORED_STATE`): its packed
-    ``state`` (None: it has none), with its packed ``deadlines`` put on when they are set.
+    """A room's state from its row of the file's ``rooms``: its packed ``state`` column
+    (None: it has none), with its packed ``deadlines`` column put on when it is set.
 
     Raises:
         ValueError: a column is not msgpack (``msgpack``'s errors derive from it).
