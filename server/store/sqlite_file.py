@@ -582,10 +582,12 @@ def _open_journal(path: Path) -> AppendJournal:
 def _fold_idle(path: Path) -> None:
     """Fold the append journal of data file ``path`` when no process serves it (a server
     killed with entries in it), so that a copy of the file holds them; a serving process
-    folds its own at once (sqlite_journal.py).
+    folds its own at once (sqlite_journal.py). A file of an older schema is migrated first,
+    as a server's start would: the fold writes this version's columns.
 
     Raises:
-        DataFileError: the journal cannot be folded (see :func:`_recover`).
+        DataFileError: the journal cannot be folded (see :func:`_recover`), the file is
+            damaged or of a newer schema, or a migration failed.
     """
     try:
         if not journal_path(path).stat().st_size:
@@ -596,6 +598,7 @@ def _fold_idle(path: Path) -> None:
     try:
         db = _connect(path, create=True)  # read-write: the fold writes
         try:
+            migrate(db, path, check(db, path))  # the fold writes this version's columns
             _recover(db, path)
         finally:
             db.close()

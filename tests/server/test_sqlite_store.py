@@ -32,7 +32,7 @@ from cardhall.server.store import sqlite_file
 from cardhall.server.store.sqlite_file import (
     FREE_PAGES_KEPT, DataFileError, DataFileLocked, backup, open_file)
 from cardhall.server.store.sqlite_schema import MIGRATIONS, SCHEMA_VERSION
-from cardhall.server.store.sqlite_journal import journal_path
+from cardhall.server.store.sqlite_journal import deadlines_row, encode, journal_path
 from cardhall.server.store.sqlite_store import SQLiteStore
 from cardhall.server.store.ports import Lease, LogConflict, OwnershipLost, StoreError, pack
 
@@ -258,6 +258,38 @@ async def test_a_file_of_the_first_schema_is_migrated(tmp_path: Path) -> None:
     finally:
         await store.close()
     assert rows(path, "PRAGMA auto_vacuum") == [(2,)]  # incremental, as the first made it
+
+
+def test_a_backup_of_an_older_schemas_file_folds_its_journal_into_the_new_columns(
+        tmp_path: Path) -> None:
+    """A file of schema 6 left with a journal (a server of that version killed with a
+    timed room's turn in it): ``cardhall backup`` folds the journal, which writes this
+    version's columns (v7's ``deadlines``), so it migrates the file first; the copy holds the
+    turn."""
+    path, copy = tmp_path / "v6.db", tmp_path / "copy.db"
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA auto_vacuum = INCREMENTAL")
+    for migration in MIGRATIONS[:6]:
+        migration(db)
+    db.execute("PRAGMA user_version = 6")
+    db.execute("INSERT INTO rooms (room, record, state, summary, game, waiting) "
+               "VALUES ('r', ?, ?, ?, 'skipper', 0)",
+               (pack({"room": "r", "game": "skipper"}),
+                pack({"status": "playing", "deadlines": [[0, 1.0]]}),
+                pack(summary("r", "playing"))))
+    db.close()
+    journal_path(path).write_bytes(encode(("r", 0, pack(["a", 0, ["draw"]])))
+                                   + encode(deadlines_row("r", [[1, 2.0]])))
+    sqlite_file.backup(path, copy)
+    assert rows(path, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
+    assert journal_path(path).stat().st_size == 0
+    store = SQLiteStore(copy)
+    try:
+        loaded = asyncio.run(store.load("r"))
+        assert loaded is not None and loaded.entries == [["a", 0, ["draw"]]]
+        assert loaded.state == {"status": "playing", "deadlines": [[1, 2.0]]}
+    finally:
+        store.file.close()
 
 
 async def test_finished_rooms_are_deleted_after_their_ttl_and_their_pages_given_back(
