@@ -133,8 +133,10 @@ async def test_room_creation_is_limited_per_address_across_connections(
 async def test_a_waiting_room_nobody_sits_in_expires(make_server: ServerFactory) -> None:
     """A waiting room nobody sits in is removed ``empty_room_ttl`` after its creation (its
     spectators are told: ``error room/closed``, then ``left``); one with a seated player
-    stays, and becomes empty (and expires) when that player leaves."""
-    server = await make_server(empty_room_ttl=0.3)
+    stays, and becomes empty (and expires) when that player leaves. (Two seconds: the
+    host's join and the watcher's spectate must land before then; at 0.3 s a slow Redis
+    round once let the kept room expire first.)"""
+    server = await make_server(empty_room_ttl=2.0)
     async with Client(server.url) as host, Client(server.url) as watcher:
         empty = (await host.create_room("skipper", mode="multi", seats=2)).room
         kept = (await host.create_room("skipper", mode="multi", seats=2)).room
