@@ -31,6 +31,8 @@ from cardhall.server.store.ports import StoreError, pack, unpack
 from .test_sqlite_store import add_room, rows, summary
 
 ENTRY = ["a", 0, ["play", "QS"]]
+#: Seconds from an append to the fold of the journal.
+FOLD = sqlite_journal.FOLD_SECONDS
 
 
 def stored(path: Path) -> dict[str, dict[str, Any] | None]:
@@ -38,8 +40,6 @@ def stored(path: Path) -> dict[str, dict[str, Any] | None]:
     (its ``state`` column with its ``deadlines`` column put on)."""
     return {room: sqlite_journal.stored_state(state, deadlines) for room, state, deadlines
             in rows(path, "SELECT room, state, deadlines FROM rooms")}
-#: Seconds from an append to the fold of the journal.
-FOLD = sqlite_journal.FOLD_SECONDS
 
 
 def disk_full(fd: int, data: bytes) -> int:
@@ -185,7 +185,7 @@ async def test_a_fold_of_deadlines_alone_leaves_the_state_column_as_it_was(
         assert rows(path, "SELECT deadlines FROM rooms") == [(None,)]
         assert stored(path)["r"] == base
         moved = {**clock, "status": "over"}
-        await store.append("r", [["a", 3, ["draw"]]], 3, {**moved}, lease=lease)
+        await store.append("r", [["a", 3, ["draw"]]], 3, moved, lease=lease)
         await asyncio.sleep(FOLD + 0.05)
         assert rows(path, "SELECT deadlines FROM rooms") == [(None,)]
         assert stored(path)["r"] == moved
