@@ -25,6 +25,8 @@ const BUSY = new Set(["server/unavailable", "rate/limited"]);
 /** The pauses before each new try of a refused-for-now create or join, in ms (4 more
  * tries, 7.5 s in all; the shape of the client library's, client/connection.py `patiently`). */
 const BUSY_PAUSES_MS = [500, 1000, 2000, 4000];
+/** How long taking a seat back (App.takeSeatBack) waits for the `resume`'s answer, in ms. */
+const RETAKE_MS = 10000;
 
 function loadJson(key, fallback) {
   try {
@@ -46,6 +48,8 @@ class App {
     this.roomOptions = [];
     this.lobby = new Lobby(this);
     this.room = null; // RoomView while in a room
+    /** @type {Promise<boolean> | null} the seat being taken back (takeSeatBack), if one is */
+    this.retaking = null;
     this.connState = "connecting"; // connecting | open | reconnecting
     this.backoff = 500;
     this.notice = "";
@@ -135,6 +139,39 @@ class App {
         this.notify(err.message);
       }
     }
+  }
+
+  /**
+   * Take this page's seat in `roomId` back on the open session after the server took the
+   * page for gone while its socket stayed open (protocol/README.md "Reconnection", step 6:
+   * a `seat_event dropped` for our own seat, or a request refused `room/not_seated`): a
+   * `resume` with the saved seat token (or the account's seat), as after a reconnection.
+   * One at a time: a second call while one runs gets the same promise. Resolves with
+   * whether the page sits in `roomId` again; false at once when no seat of it is saved, and
+   * false after RETAKE_MS without an answer (the next call tries again).
+   * @param {string} roomId
+   * @returns {Promise<boolean>}
+   */
+  takeSeatBack(roomId) {
+    if (this.retaking) return this.retaking;
+    const saved = loadJson(SEAT_KEY, null);
+    if (!saved || saved.room !== roomId || !(saved.token || saved.account)) {
+      return Promise.resolve(false);
+    }
+    const back = async () => {
+      await this.resume(saved);
+      return Boolean(this.room && this.room.roomId === roomId && this.room.seat !== null);
+    };
+    /** @type {number | undefined} */
+    let timer;
+    const late = new Promise((resolve) => {
+      timer = setTimeout(() => resolve(false), RETAKE_MS); // no answer: let a later try go
+    });
+    this.retaking = Promise.race([back(), late]).finally(() => {
+      clearTimeout(timer);
+      this.retaking = null;
+    });
+    return this.retaking;
   }
 
   // --- lobby actions -----------------------------------------------------------------------

@@ -231,6 +231,11 @@ export class RoomView {
         const who = msg.name && msg.seat !== this.seat ? this.logName(msg.seat) : before;
         const words = SEAT_WORDS[msg.event] || [msg.event, msg.event];
         this.addLog(`${who} ${words[msg.seat === this.seat ? 1 : 0]}.`);
+        if (msg.event === "dropped" && msg.seat === this.seat && this.seat !== null) {
+          // The server took this page for gone while its socket stayed open: sit again.
+          this.app.takeSeatBack(this.roomId).then((back) => back || this.refetch());
+          break;
+        }
         this.refetch(); // the server's own facts for the seat list
         break;
       }
@@ -300,13 +305,23 @@ export class RoomView {
     const stateId = this.view.state_id;
     this.selected = null;
     this.marks = [];
+    const msg = { t: "act", room: this.roomId, state_id: stateId, action };
     try {
-      await this.app.session.request({ t: "act", room: this.roomId, state_id: stateId, action });
+      try {
+        await this.app.session.request(msg);
+      } catch (err) {
+        // The server took this page for gone (its notice lost): sit again, then send the
+        // action once more (protocol/README.md "Reconnection", step 6).
+        if (!(err instanceof RequestError) || err.code !== "room/not_seated" ||
+            !(await this.app.takeSeatBack(this.roomId))) throw err;
+        await this.app.session.request(msg);
+      }
     } catch (err) {
-      this.error = err instanceof RequestError ? `${err.message}` : "not sent: connection lost";
+      const room = this.app.room && this.app.room.roomId === this.roomId ? this.app.room : this;
+      room.error = err instanceof RequestError ? `${err.message}` : "not sent: connection lost";
       if (err instanceof RequestError && err.code === "action/stale_state") {
-        this.error = "";
-        this.refetch();
+        room.error = "";
+        room.refetch();
       }
     } finally {
       this.pending = false;

@@ -1,0 +1,97 @@
+"""The web client takes its seat back when the server took the page for gone while its
+socket stayed open (protocol/README.md "Reconnection", step 6: in a cluster, the room's
+server lost contact with the page's server): told so by a ``seat_event dropped`` for its own
+seat, or, that notice lost, by its next action refused ``room/not_seated``, it sends
+``resume`` with its seat token on the same connection (and the action once more), in
+Debian's Chromium driven by Playwright, at desktop and phone sizes."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from cardhall import protocol as p
+from cardhall.server.app import Server
+from cardhall.server.room import Room
+from cardhall.server.store.memory_store import MemoryStore
+
+from ..conftest import serving
+from .test_web import browser, room_attr
+from .test_web_people import DESKTOP, PHONE, page_at
+from .test_web_room import seed_with_a_play, solo_skipper
+
+pytestmark = pytest.mark.slow
+
+
+async def drop_the_page(server: Server, page: Any) -> tuple[Room, Any]:
+    """Take the page's connection for gone in its room, as a room's server does for the
+    clients of a server it lost contact with: the seat is held for its grace window, and the
+    connection stays open. Returns (the room, the page's server-side connection)."""
+    room_id = await room_attr(page, "room")
+    assert room_id
+    room = server.lobby.rooms[room_id]
+    (conn,) = room.table.members
+    await room.submit(lambda: room.apply(room.table.drop(conn)))
+    holder = room.table.seats[0]
+    assert holder is not None and holder.conn is None and holder.grace_until
+    return room, conn
+
+
+async def seated_again(room: Room, conn: Any, seconds: float = 10.0) -> None:
+    """Until ``conn`` holds seat 0 of ``room`` again with no grace window left (fails after
+    ``seconds``)."""
+    async with asyncio.timeout(seconds):
+        while True:
+            holder = room.table.seats[0]
+            if holder is not None and holder.conn is conn and holder.grace_until is None:
+                return
+            await asyncio.sleep(0.05)
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+async def test_a_page_told_its_seat_was_dropped_sits_again_and_plays_on(
+        viewport: dict[str, int]) -> None:
+    """The page hears ``seat_event dropped`` for its own seat on its open connection: it
+    resumes the seat on that connection (the room holds it again, no grace window left), and
+    a card played afterwards lands on its stack."""
+    seed, card, suit = seed_with_a_play()
+    errors: list[str] = []
+    async with serving(MemoryStore, msg_rate=None) as make, browser() as b:
+        server = await make()
+        page = await page_at(b, server.port, errors, viewport)
+        await solo_skipper(page, seed)
+        room, conn = await drop_the_page(server, page)
+        conn.send(p.SeatEvent(room=room.id, seat=0, event="dropped"))
+        await seated_again(room, conn)
+        await page.wait_for_function(
+            "() => { const r = window.cardhall.room; return r && r.seat === 0"
+            " && r.view.room.players[0].connected; }")
+        before = room.table.game.state_id
+        await page.click(f"#hand button[data-card='{card}']")
+        await page.click(f".seat.mine [data-stack='{suit}'].highlight")
+        await page.wait_for_selector(f".seat.mine [data-stack='{suit}'][data-card='{card}']")
+        assert room.table.game.state_id == before + 1
+        assert not errors, errors
+
+
+async def test_an_action_refused_not_seated_takes_the_seat_back_and_goes_again() -> None:
+    """The notice never came: the page's next action is refused ``room/not_seated``. The
+    page resumes the seat, sends the action once more, and it is applied; no error shows."""
+    seed, card, suit = seed_with_a_play()
+    errors: list[str] = []
+    async with serving(MemoryStore, msg_rate=None) as make, browser() as b:
+        server = await make()
+        page = await page_at(b, server.port, errors)
+        await solo_skipper(page, seed)
+        room, conn = await drop_the_page(server, page)
+        before = room.table.game.state_id
+        await page.click(f"#hand button[data-card='{card}']")
+        await page.click(f".seat.mine [data-stack='{suit}'].highlight")
+        await page.wait_for_selector(f".seat.mine [data-stack='{suit}'][data-card='{card}']")
+        assert room.table.game.state_id == before + 1
+        holder = room.table.seats[0]
+        assert holder is not None and holder.conn is conn and holder.grace_until is None
+        assert await page.evaluate("() => window.cardhall.room.error") == ""
+        assert not errors, errors
