@@ -120,6 +120,22 @@ async def test_room_list_is_near_the_top_of_the_lobby(size: str) -> None:
 
 
 @pytest.mark.parametrize("size", list(SIZES))
+async def test_each_room_filter_label_stays_on_the_line_of_its_control(size: str) -> None:
+    """The room list's filters wrap on a phone, but each label wraps with its control: a
+    label's middle is within the height of its control (a phone used to leave "Status" and
+    "Search" at a line's end and their controls on the next line)."""
+    async with site() as (server, b, errors):
+        page = await open_at(b, server, errors, size)
+        await page.wait_for_selector("#filter-text")
+        for control in ("filter-game", "filter-status", "filter-text"):
+            label = await box(page, f"label[for='{control}']")
+            field = await box(page, f"#{control}")
+            middle = label["y"] + label["height"] / 2
+            assert field["y"] <= middle <= field["y"] + field["height"], (control, label, field)
+            assert label["x"] < field["x"], (control, label, field)
+
+
+@pytest.mark.parametrize("size", list(SIZES))
 async def test_solo_game_has_no_chat_or_watching_panel(size: str) -> None:
     """A solo game shows neither the Chat nor the Watching panel (nobody to talk to); a
     multiplayer table still shows both."""

@@ -141,26 +141,27 @@ function RoomRow({ r, games, onJoin, onWatch }) {
 function RoomFilters({ games, filters, setFilter, onRefresh }) {
   const value = (/** @type {any} */ e) => e.currentTarget.value;
   const checked = (/** @type {any} */ e) => e.currentTarget.checked;
+  // Each label stays on one line with its control (a phone wraps the filters).
   return html`<div class="filters">
-    <label for="filter-game">Game</label>
+    <span class="filter"><label for="filter-game">Game</label>
     <${GameSelect} id="filter-game" games=${games} value=${filters.game} all=${true}
-      onChange=${(v) => setFilter("game", v)} />
-    <label for="filter-status">Status</label>
+      onChange=${(v) => setFilter("game", v)} /></span>
+    <span class="filter"><label for="filter-status">Status</label>
     <select id="filter-status" value=${filters.status}
         onChange=${(/** @type {any} */ e) => setFilter("status", value(e))}>
       ${["", "waiting", "playing", "finished"].map(
         (s) => html`<option value=${s}>${s || "any status"}</option>`)}
-    </select>
+    </select></span>
     <label for="filter-free"><input type="checkbox" id="filter-free" checked=${filters.free}
       onChange=${(/** @type {any} */ e) => setFilter("free", checked(e))} /> free seats</label>
     <label for="filter-finished"><input type="checkbox" id="filter-finished"
       checked=${filters.finished}
       onChange=${(/** @type {any} */ e) => setFilter("finished", checked(e))} /> show finished</label>
-    <label for="filter-text">Search</label>
+    <span class="filter"><label for="filter-text">Search</label>
     <input type="search" id="filter-text" placeholder="name or id"
       value=${filters.draft ?? filters.text}
       onInput=${(/** @type {any} */ e) => setFilter("draft", value(e))}
-      onChange=${(/** @type {any} */ e) => setFilter("text", value(e))} />
+      onChange=${(/** @type {any} */ e) => setFilter("text", value(e))} /></span>
     <button type="button" id="refresh" onClick=${onRefresh}>Refresh</button>
   </div>`;
 }
