@@ -13,7 +13,8 @@ several) with exponential backoff, signs in again (with its access token, refres
 expired) and resumes every held seat and spectated room. A seat the server took for
 disconnected while the connection is up (a ``seat_event dropped`` for the client's own
 seat, or a request refused with ``room/not_seated`` in a room it holds a token for) is
-resumed too, and the refused request sent again once.
+resumed too, and the refused request sent again once. A resume refused for now (a failover
+under way: ``server/unavailable``) is asked again with backoff.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import itertools
 import logging
 import secrets
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, Self
 
 import websockets
@@ -525,7 +526,7 @@ class Connection:
         lost: list[str] = []
         for room, (_, token) in list(self.seats.items()):
             try:
-                await self._request(p.Resume(room=room, token=token or None))
+                await self._resume(self._request, room, token)
             except (ServerError, ConnectionLost, TimeoutError) as exc:
                 log.warning("could not resume room %s: %s", room, exc)
                 lost.append(room)
@@ -546,6 +547,21 @@ class Connection:
         except Exception:  # the callback's bug must not stop the reconnection
             log.exception("on_connection callback failed")
 
+    async def _resume(self, send: Callable[[p.ClientMessage], Awaitable[p.Message]],
+                      room: str, token: str) -> None:
+        """Resume the seat of ``room`` with ``token`` ("": the account's seat) through
+        ``send``, asked again while the server refuses it for now (a failover under way:
+        :data:`BUSY_CODES`, at most :data:`PATIENT_ATTEMPTS` tries within
+        ``reconnect_timeout``: :func:`patiently`).
+
+        Raises:
+            ServerError: the server refused the resume (a busy code after the last try).
+            ConnectionLost, TimeoutError: as ``send`` raises them.
+        """
+        async for attempt in patiently(self.reconnect_timeout, codes=BUSY_CODES):
+            with attempt:
+                await send(p.Resume(room=room, token=token or None))
+
     def _resume_seat(self, room: str) -> asyncio.Task[bool]:
         """Resume the seat held in ``room`` with its token, on the current connection (one
         resume per room at a time). The task's result: whether the seat is back."""
@@ -558,7 +574,7 @@ class Connection:
             if held is None:
                 return False
             try:
-                await self.request(p.Resume(room=room, token=held[1] or None))
+                await self._resume(self.request, room, held[1])
             except (ServerError, ConnectionLost, TimeoutError) as exc:
                 log.warning("could not resume the dropped seat of room %s: %s", room, exc)
                 return False

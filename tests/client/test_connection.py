@@ -18,6 +18,9 @@ from cardhall import protocol as p
 from cardhall.client.client import Client, ConnectionLost
 from cardhall.server.app import Server
 
+from ..conftest import serving
+from ..room_harness import Flaky
+
 
 async def test_a_seat_dropped_while_connected_is_resumed_on_not_seated(server: Server) -> None:
     """The server takes the client's connection for gone and holds its seat for the grace
@@ -40,6 +43,30 @@ async def test_a_seat_dropped_while_connected_is_resumed_on_not_seated(server: S
         holder = room.table.seats[seat or 0]
         assert holder is not None and holder.conn is conn and holder.grace_until is None
         assert room.table.game.state_id == view["state_id"] + 1
+
+
+async def test_a_resume_refused_for_now_is_asked_again() -> None:
+    """The server takes the client for gone (its connection open) and says so; the client
+    resumes its seat while the store refuses the seat's write once (a Sentinel failover):
+    the resume is answered ``server/unavailable``, asked again, and the seat is back
+    (before, the seat was given up as lost)."""
+    store = Flaky(creates=0, seats=0)
+    async with serving(lambda: store) as make:
+        server = await make()
+        async with Client(server.url) as c:
+            room_id = (await c.create_room("skipper", seats=1, options={"seed": 3})).room
+            await c.join(room_id)
+            room = server.lobby.rooms[room_id]
+            conn = server.sessions[c.session_id]
+            await room.submit(lambda: room.apply(room.table.drop(conn)))
+            store.seats = 1
+            conn.send(p.SeatEvent(room=room_id, seat=0, event="dropped"))
+            async with asyncio.timeout(10):
+                while c.seat_resumes == 0:
+                    await asyncio.sleep(0.01)
+            assert store.seats == 0  # the first resume was refused
+            holder = room.table.seats[0]
+            assert holder is not None and holder.conn is conn and holder.grace_until is None
 
 
 @contextlib.asynccontextmanager

@@ -18,6 +18,7 @@ from cardhall.server.room import Room
 from cardhall.server.store.memory_store import MemoryStore
 
 from ..conftest import serving
+from ..room_harness import Flaky
 from .test_web import browser, room_attr
 from .test_web_people import DESKTOP, PHONE, page_at
 from .test_web_room import seed_with_a_play, solo_skipper
@@ -94,4 +95,28 @@ async def test_an_action_refused_not_seated_takes_the_seat_back_and_goes_again()
         holder = room.table.seats[0]
         assert holder is not None and holder.conn is conn and holder.grace_until is None
         assert await page.evaluate("() => window.cardhall.room.error") == ""
+        assert not errors, errors
+
+
+async def test_a_seat_taken_back_while_the_store_refuses_for_a_moment_is_asked_again() -> None:
+    """The page takes its seat back while the store refuses the seat's write once (a
+    Sentinel failover): the resume is answered ``server/unavailable``, the page says the
+    server is busy and asks again, and it sits in its seat once more."""
+    seed, _, _ = seed_with_a_play()
+    errors: list[str] = []
+    store = Flaky(creates=0, seats=0)
+    async with serving(lambda: store, msg_rate=None) as make, browser() as b:
+        server = await make()
+        page = await page_at(b, server.port, errors)
+        await solo_skipper(page, seed)
+        room, conn = await drop_the_page(server, page)
+        store.seats = 1
+        conn.send(p.SeatEvent(room=room.id, seat=0, event="dropped"))
+        notice = page.locator("#notice", has_text="busy for a moment (server/unavailable)")
+        await notice.wait_for(timeout=10_000)
+        await seated_again(room, conn)
+        assert store.seats == 0  # refused once
+        await page.wait_for_function(
+            "() => { const r = window.cardhall.room; return r && r.seat === 0"
+            " && r.view.room.players[0].connected; }")
         assert not errors, errors

@@ -124,7 +124,7 @@ class App {
       // No token: the seat is the account's (taken back from My games on this device).
       const msg = saved.token ? { t: "resume", room: saved.room, token: saved.token }
         : { t: "resume", room: saved.room };
-      const joined = await this.session.request(msg);
+      const joined = await this.patient(msg, "give your seat back"); // a failover: again
       this.enterRoom(joined, saved.token || null, undefined, !saved.token);
     } catch (/** @type {any} */ err) {
       if (
@@ -176,10 +176,11 @@ class App {
 
   // --- lobby actions -----------------------------------------------------------------------
 
-  /** Send `msg` (a create or join) and return the reply; while the server answers it with a
-   * "not now" code (BUSY), say so in the notice and ask again after each of BUSY_PAUSES_MS.
-   * Throws the last refusal (a busy one with a plain sentence), or any other error at once. */
-  async patient(msg) {
+  /** Send `msg` (a create, join or resume) and return the reply; while the server answers it
+   * with a "not now" code (BUSY), say so in the notice and ask again after each of
+   * BUSY_PAUSES_MS. Throws the last refusal (a busy one with a plain sentence saying the
+   * server cannot `what` right now), or any other error at once. */
+  async patient(msg, what = "take new players") {
     const tries = BUSY_PAUSES_MS.length + 1;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -187,7 +188,7 @@ class App {
       } catch (/** @type {any} */ err) {
         if (!(err instanceof RequestError) || !BUSY.has(err.code)) throw err;
         if (attempt >= tries) {
-          throw new RequestError(err.code, "The server cannot take new players right now " +
+          throw new RequestError(err.code, `The server cannot ${what} right now ` +
             `(${err.code}, ${tries} tries): please try again in a minute.`);
         }
         const pause = BUSY_PAUSES_MS[attempt - 1];
