@@ -6,11 +6,14 @@ from the hand to its stack (motion.js)."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
 
 from cardhall.games import create
+from cardhall.server.app import Server
 from cardhall.server.store.memory_store import MemoryStore
 
 from ..conftest import serving
@@ -56,6 +59,22 @@ async def solo_skipper(page: Any, seed: int) -> None:
     await page.wait_for_selector("#room[data-status='playing'][data-mine='1']")
 
 
+@contextlib.asynccontextmanager
+async def solo_table(seed: int, viewport: dict[str, int] = DESKTOP,
+                     store: Callable[[], Any] = MemoryStore
+                     ) -> AsyncIterator[tuple[Server, Any]]:
+    """A server on a new store from ``store()`` (no message rate limit), a page in Chromium
+    at ``viewport``, and a solo Skipper game of seed ``seed`` started there; yields (the
+    server, the page). The page's errors are checked to be none on the way out."""
+    errors: list[str] = []
+    async with serving(store, msg_rate=None) as make, browser() as b:
+        server = await make()
+        page = await page_at(b, server.port, errors, viewport)
+        await solo_skipper(page, seed)
+        yield server, page
+    assert not errors, errors
+
+
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 async def test_a_selected_card_keeps_its_element_and_focus_across_updates(
         viewport: dict[str, int]) -> None:
@@ -63,11 +82,7 @@ async def test_a_selected_card_keeps_its_element_and_focus_across_updates(
     the same element, still selected and focused (before, every update drew a new table and
     focus was put back by hand), and the turn line is the same element too."""
     seed, card, _ = seed_with_a_play()
-    errors: list[str] = []
-    async with serving(MemoryStore, msg_rate=None) as make, browser() as b:
-        server = await make()
-        page = await page_at(b, server.port, errors, viewport)
-        await solo_skipper(page, seed)
+    async with solo_table(seed, viewport) as (_, page):
         chosen = f"#hand button[data-card='{card}']"
         await page.focus(chosen)
         await page.keyboard.press("Enter")
@@ -84,18 +99,13 @@ async def test_a_selected_card_keeps_its_element_and_focus_across_updates(
         assert await page.evaluate(SAME, chosen) == {"same": True, "focused": True}
         assert await page.get_attribute(chosen, "aria-pressed") == "true"
         assert (await page.evaluate(SAME, "#turn"))["same"]
-        assert not errors, errors
 
 
 async def test_a_played_card_glides_to_its_stack() -> None:
     """Play a hand card on its stack by clicking: the card starts where it was and glides
     (motion.js's .moving), the table redrawn in place by Preact."""
     seed, card, suit = seed_with_a_play()
-    errors: list[str] = []
-    async with serving(MemoryStore, msg_rate=None) as make, browser() as b:
-        server = await make()
-        page = await page_at(b, server.port, errors)
-        await solo_skipper(page, seed)
+    async with solo_table(seed) as (_, page):
         await page.click(f"#hand button[data-card='{card}']")
         await page.evaluate(WATCH_MOTION)
         old = await room_attr(page, "stateId")
@@ -105,7 +115,6 @@ async def test_a_played_card_glides_to_its_stack() -> None:
         await page.wait_for_selector(f".seat.mine [data-stack='{suit}'][data-card='{card}']")
         assert await page.evaluate("() => window.__moving") >= 1
         assert await page.locator(f"#hand [data-card='{card}']").count() == 0
-        assert not errors, errors
 
 
 async def test_the_chat_input_keeps_its_draft_and_focus_as_lines_and_updates_come() -> None:

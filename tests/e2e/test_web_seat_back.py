@@ -15,13 +15,11 @@ import pytest
 from cardhall import protocol as p
 from cardhall.server.app import Server
 from cardhall.server.room import Room
-from cardhall.server.store.memory_store import MemoryStore
 
-from ..conftest import serving
 from ..room_harness import Flaky
-from .test_web import browser, room_attr
-from .test_web_people import DESKTOP, PHONE, page_at
-from .test_web_room import seed_with_a_play, solo_skipper
+from .test_web import room_attr
+from .test_web_people import DESKTOP, PHONE
+from .test_web_room import seed_with_a_play, solo_table
 
 pytestmark = pytest.mark.slow
 
@@ -58,11 +56,7 @@ async def test_a_page_told_its_seat_was_dropped_sits_again_and_plays_on(
     resumes the seat on that connection (the room holds it again, no grace window left), and
     a card played afterwards lands on its stack."""
     seed, card, suit = seed_with_a_play()
-    errors: list[str] = []
-    async with serving(MemoryStore, msg_rate=None) as make, browser() as b:
-        server = await make()
-        page = await page_at(b, server.port, errors, viewport)
-        await solo_skipper(page, seed)
+    async with solo_table(seed, viewport) as (server, page):
         room, conn = await drop_the_page(server, page)
         conn.send(p.SeatEvent(room=room.id, seat=0, event="dropped"))
         await seated_again(room, conn)
@@ -74,18 +68,13 @@ async def test_a_page_told_its_seat_was_dropped_sits_again_and_plays_on(
         await page.click(f".seat.mine [data-stack='{suit}'].highlight")
         await page.wait_for_selector(f".seat.mine [data-stack='{suit}'][data-card='{card}']")
         assert room.table.game.state_id == before + 1
-        assert not errors, errors
 
 
 async def test_an_action_refused_not_seated_takes_the_seat_back_and_goes_again() -> None:
     """The notice never came: the page's next action is refused ``room/not_seated``. The
     page resumes the seat, sends the action once more, and it is applied; no error shows."""
     seed, card, suit = seed_with_a_play()
-    errors: list[str] = []
-    async with serving(MemoryStore, msg_rate=None) as make, browser() as b:
-        server = await make()
-        page = await page_at(b, server.port, errors)
-        await solo_skipper(page, seed)
+    async with solo_table(seed) as (server, page):
         room, conn = await drop_the_page(server, page)
         before = room.table.game.state_id
         await page.click(f"#hand button[data-card='{card}']")
@@ -95,7 +84,6 @@ async def test_an_action_refused_not_seated_takes_the_seat_back_and_goes_again()
         holder = room.table.seats[0]
         assert holder is not None and holder.conn is conn and holder.grace_until is None
         assert await page.evaluate("() => window.cardhall.room.error") == ""
-        assert not errors, errors
 
 
 async def test_a_seat_taken_back_while_the_store_refuses_for_a_moment_is_asked_again() -> None:
@@ -103,12 +91,8 @@ async def test_a_seat_taken_back_while_the_store_refuses_for_a_moment_is_asked_a
     Sentinel failover): the resume is answered ``server/unavailable``, the page says the
     server is busy and asks again, and it sits in its seat once more."""
     seed, _, _ = seed_with_a_play()
-    errors: list[str] = []
     store = Flaky(creates=0, seats=0)
-    async with serving(lambda: store, msg_rate=None) as make, browser() as b:
-        server = await make()
-        page = await page_at(b, server.port, errors)
-        await solo_skipper(page, seed)
+    async with solo_table(seed, store=lambda: store) as (server, page):
         room, conn = await drop_the_page(server, page)
         store.seats = 1
         conn.send(p.SeatEvent(room=room.id, seat=0, event="dropped"))
@@ -119,4 +103,3 @@ async def test_a_seat_taken_back_while_the_store_refuses_for_a_moment_is_asked_a
         await page.wait_for_function(
             "() => { const r = window.cardhall.room; return r && r.seat === 0"
             " && r.view.room.players[0].connected; }")
-        assert not errors, errors
