@@ -20,9 +20,9 @@ const SEAT_KEY = "cardhall.seat";
 const HOST_KEY = "cardhall.hosted";
 const MAX_BACKOFF_MS = 5000;
 /** Refusals that mean "not now" (the store fails over, a replica is in its first sync; the
- * message rate is spent): a create or join answered so is asked again (App.patient). */
+ * message rate is spent): a create, join or resume answered so is asked again (App.patient). */
 const BUSY = new Set(["server/unavailable", "rate/limited"]);
-/** The pauses before each new try of a refused-for-now create or join, in ms (4 more
+/** The pauses before each new try of a refused-for-now create, join or resume, in ms (4 more
  * tries, 7.5 s in all; the shape of the client library's, client/connection.py `patiently`). */
 const BUSY_PAUSES_MS = [500, 1000, 2000, 4000];
 /** How long taking a seat back (App.takeSeatBack) waits for the `resume`'s answer, in ms. */
