@@ -103,3 +103,49 @@ async def test_a_seat_taken_back_while_the_store_refuses_for_a_moment_is_asked_a
         await page.wait_for_function(
             "() => { const r = window.cardhall.room; return r && r.seat === 0"
             " && r.view.room.players[0].connected; }")
+
+
+async def connection_of(server: Server, page: Any) -> Any:
+    """The server's connection of ``page``'s current session."""
+    return server.sessions[await page.evaluate("() => window.cardhall.session.welcome.session")]
+
+
+async def reconnected(server: Server, page: Any) -> None:
+    """Close ``page``'s connection from the server (1001) and wait until the page is
+    connected again."""
+    (await connection_of(server, page)).ws.close(1001, "going away")
+    await page.wait_for_function("() => document.body.dataset.conn !== 'open'")
+    await page.wait_for_function("() => document.body.dataset.conn === 'open'")
+
+
+async def test_a_second_tab_takes_the_seat_and_keeps_it_across_reconnections() -> None:
+    """A second tab of the same browser (the same saved seat) takes the seat: the first tab,
+    in the background, is told ``left`` and goes to the lobby, but the saved seat token
+    stays, for it is the second tab's too. The second tab's connection then drops, and the
+    tab resumes its seat (before, the first tab had deleted the token, and the second tab
+    fell to the lobby); the first tab's drops too, and it stays in the lobby rather than
+    take the seat back."""
+    seed, _, _ = seed_with_a_play()
+    async with solo_table(seed) as (server, first):
+        room_id = await room_attr(first, "room")
+        # The first tab in the background: its frames are handled late (timers of a
+        # background tab are throttled), after the second tab saved the seat.
+        await first.evaluate("() => { const s = window.cardhall.session;"
+                             " const receive = s._receive.bind(s);"
+                             " s._receive = (data) => setTimeout(() => receive(data), 500); }")
+        second = await first.context.new_page()
+        await second.goto(first.url)
+        await second.wait_for_selector(f"#room[data-room='{room_id}'][data-seat='0']")
+        await first.wait_for_selector("#lobby")
+        assert "no longer in that room" in await first.inner_text("#notice")
+        saved = await second.evaluate("() => JSON.parse(localStorage.getItem('cardhall.seat'))")
+        assert saved is not None and saved["room"] == room_id
+        room = server.lobby.rooms[room_id]
+        await reconnected(server, second)
+        await second.wait_for_selector(f"#room[data-room='{room_id}'][data-seat='0']")
+        await seated_again(room, await connection_of(server, second))
+        await reconnected(server, first)
+        await first.wait_for_selector("#lobby")
+        await asyncio.sleep(0.5)  # time a resume would take, to be sure none went out
+        await seated_again(room, await connection_of(server, second), 0.5)
+        assert await first.locator("#room").count() == 0

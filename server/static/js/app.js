@@ -48,6 +48,8 @@ class App {
     this.roomOptions = [];
     this.lobby = new Lobby(this);
     this.room = null; // RoomView while in a room
+    /** @type {string | null} a room whose seat another tab or device took from this page */
+    this.ceded = null;
     /** @type {Promise<boolean> | null} the seat being taken back (takeSeatBack), if one is */
     this.retaking = null;
     this.connState = "connecting"; // connecting | open | reconnecting
@@ -101,7 +103,8 @@ class App {
     if (await openLink(this, saved)) return; // the address named a room (links.js)
     if (this.room && this.room.seat === null) {
       await this.spectate(this.room.roomId);
-    } else if (saved && saved.room && (saved.token || saved.account)) {
+    } else if (saved && saved.room && (saved.token || saved.account)
+        && saved.room !== this.ceded) {
       await this.resume(saved);
     } else {
       this.room = null;
@@ -262,6 +265,7 @@ class App {
       localStorage.setItem(SEAT_KEY, JSON.stringify(saved));
       code = saved.code;
     }
+    this.ceded = null;
     const same = this.room && this.room.roomId === joined.room;
     const log = same ? this.room.log : [];
     this.room = new RoomView(this, joined, { code, log });
@@ -339,16 +343,24 @@ class App {
     }
     if (!room || msg.room !== room.roomId) return;
     if (msg.t === "left") {
-      localStorage.removeItem(SEAT_KEY);
       const why = {
         "room/kicked": "An operator removed you from your seat; it cannot be taken back.",
         "room/closed": "An operator closed the room.",
       };
+      const gone = why[this.removal];
+      this.removal = null;
+      if (gone) {
+        localStorage.removeItem(SEAT_KEY); // kicked or closed (an error came first)
+      } else {
+        // The seat was taken back elsewhere (another tab or device resumed it): the saved
+        // token is kept, for it is that tab's too (tabs share localStorage), and this page
+        // does not take the seat back when it reconnects (connect).
+        this.ceded = room.roomId;
+      }
       this.toLobby(
-        why[this.removal] ||
+        gone ||
           "You are no longer in that room (it closed, or your seat was taken back elsewhere).",
       );
-      this.removal = null;
       return;
     }
     room.onMessage(msg);
