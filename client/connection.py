@@ -14,7 +14,8 @@ expired) and resumes every held seat and spectated room. A seat the server took 
 disconnected while the connection is up (a ``seat_event dropped`` for the client's own
 seat, or a request refused with ``room/not_seated`` in a room it holds a token for) is
 resumed too, and the refused request sent again once. A resume refused for now (a failover
-under way: ``server/unavailable``) is asked again with backoff.
+under way: ``server/unavailable``), or a room's spectate after a reconnection, is asked
+again with backoff.
 """
 
 from __future__ import annotations
@@ -526,13 +527,13 @@ class Connection:
         lost: list[str] = []
         for room, (_, token) in list(self.seats.items()):
             try:
-                await self._resume(self._request, room, token)
+                await self._back(self._request, p.Resume(room=room, token=token or None))
             except (ServerError, ConnectionLost, TimeoutError) as exc:
                 log.warning("could not resume room %s: %s", room, exc)
                 lost.append(room)
         for room in list(self.spectating):
             try:
-                await self._request(p.Spectate(room=room))
+                await self._back(self._request, p.Spectate(room=room))
             except (ServerError, ConnectionLost, TimeoutError) as exc:
                 log.warning("could not watch room %s again: %s", room, exc)
                 lost.append(room)
@@ -547,20 +548,20 @@ class Connection:
         except Exception:  # the callback's bug must not stop the reconnection
             log.exception("on_connection callback failed")
 
-    async def _resume(self, send: Callable[[p.ClientMessage], Awaitable[p.Message]],
-                      room: str, token: str) -> None:
-        """Resume the seat of ``room`` with ``token`` ("": the account's seat) through
-        ``send``, asked again while the server refuses it for now (a failover under way:
+    async def _back(self, send: Callable[[p.ClientMessage], Awaitable[p.Message]],
+                    msg: p.Resume | p.Spectate) -> None:
+        """Send ``msg`` (a seat's ``resume`` or a room's ``spectate`` again) through ``send``,
+        asked again while the server refuses it for now (a failover under way:
         :data:`BUSY_CODES`, at most :data:`PATIENT_ATTEMPTS` tries within
         ``reconnect_timeout``: :func:`patiently`).
 
         Raises:
-            ServerError: the server refused the resume (a busy code after the last try).
+            ServerError: the server refused it (a busy code after the last try).
             ConnectionLost, TimeoutError: as ``send`` raises them.
         """
         async for attempt in patiently(self.reconnect_timeout, codes=BUSY_CODES):
             with attempt:
-                await send(p.Resume(room=room, token=token or None))
+                await send(msg)
 
     def _resume_seat(self, room: str) -> asyncio.Task[bool]:
         """Resume the seat held in ``room`` with its token, on the current connection (one
@@ -574,7 +575,7 @@ class Connection:
             if held is None:
                 return False
             try:
-                await self._resume(self.request, room, held[1])
+                await self._back(self.request, p.Resume(room=room, token=held[1] or None))
             except (ServerError, ConnectionLost, TimeoutError) as exc:
                 log.warning("could not resume the dropped seat of room %s: %s", room, exc)
                 return False
