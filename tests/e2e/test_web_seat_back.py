@@ -1,9 +1,11 @@
-"""The web client takes its seat back when the server took the page for gone while its
-socket stayed open (protocol/README.md "Reconnection", step 6: in a cluster, the room's
-server lost contact with the page's server): told so by a ``seat_event dropped`` for its own
-seat, or, that notice lost, by its next action refused ``room/not_seated``, it sends
-``resume`` with its seat token on the same connection (and the action once more), in
-Debian's Chromium driven by Playwright, at desktop and phone sizes."""
+"""The web client comes back to its room, in Debian's Chromium driven by Playwright (at
+desktop and phone sizes). When the server took the page for gone while its socket stayed
+open (protocol/README.md "Reconnection", step 6: in a cluster, the room's server lost
+contact with the page's server), told so by a ``seat_event dropped`` for its own seat or,
+that notice lost, by its next action refused ``room/not_seated``, it sends ``resume`` with
+its seat token on the same connection (and the action once more). A resume or a spectate
+refused for now (``server/unavailable``) is asked again. A seat another tab took keeps its
+saved token, and the tab that lost it does not take it back."""
 
 from __future__ import annotations
 
@@ -13,12 +15,17 @@ from typing import Any
 import pytest
 
 from cardhall import protocol as p
+from cardhall.client.client import Client
+from cardhall.server import session
 from cardhall.server.app import Server
+from cardhall.server.phases import RoomError
 from cardhall.server.room import Room
+from cardhall.server.store.memory_store import MemoryStore
 
+from ..conftest import serving
 from ..room_harness import Flaky
-from .test_web import room_attr
-from .test_web_people import DESKTOP, PHONE
+from .test_web import browser, room_attr
+from .test_web_people import DESKTOP, PHONE, page_at
 from .test_web_room import seed_with_a_play, solo_table
 
 pytestmark = pytest.mark.slow
@@ -149,3 +156,38 @@ async def test_a_second_tab_takes_the_seat_and_keeps_it_across_reconnections() -
         await asyncio.sleep(0.5)  # time a resume would take, to be sure none went out
         await seated_again(room, await connection_of(server, second), 0.5)
         assert await first.locator("#room").count() == 0
+
+
+async def test_a_watcher_refused_for_now_after_a_reconnection_is_asked_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page watching a room reconnects, and its first ``spectate`` on the new connection
+    is refused ``server/unavailable`` (the room moving between servers): the page says the
+    server is busy, asks again and watches the room (before, it fell to the lobby)."""
+    refusals = 0
+    spectate = session.HANDLERS[p.Spectate]
+    before: set[str] = set()  # the sessions before the reconnection
+
+    async def refusing_once(conn: Any, msg: p.Spectate) -> None:
+        nonlocal refusals
+        if refusals == 0 and before and conn.session_id not in before:
+            refusals += 1
+            raise RoomError("server/unavailable", "the room is moving (test)")
+        await spectate(conn, msg)
+
+    monkeypatch.setitem(session.HANDLERS, p.Spectate, refusing_once)
+    errors: list[str] = []
+    async with serving(MemoryStore, msg_rate=None) as make, browser() as b:
+        server = await make()
+        async with Client(server.url) as host:
+            room_id = (await host.create_room("skipper", mode="multi", seats=2)).room
+            await host.join(room_id)
+            page = await page_at(b, server.port, errors)
+            await page.evaluate("room => window.cardhall.spectate(room)", room_id)
+            await page.wait_for_selector(f"#room[data-room='{room_id}'][data-seat='']")
+            before.update(server.sessions)
+            await reconnected(server, page)
+            notice = page.locator("#notice", has_text="busy for a moment (server/unavailable)")
+            await notice.wait_for(timeout=10_000)
+            await page.wait_for_selector(f"#room[data-room='{room_id}'][data-seat='']")
+            assert refusals == 1
+    assert not errors, errors

@@ -20,9 +20,10 @@ const SEAT_KEY = "cardhall.seat";
 const HOST_KEY = "cardhall.hosted";
 const MAX_BACKOFF_MS = 5000;
 /** Refusals that mean "not now" (the store fails over, a replica is in its first sync; the
- * message rate is spent): a create, join or resume answered so is asked again (App.patient). */
+ * message rate is spent): a create, join, resume or spectate so answered is asked again
+ * (App.patient). */
 const BUSY = new Set(["server/unavailable", "rate/limited"]);
-/** The pauses before each new try of a refused-for-now create, join or resume, in ms (4 more
+/** The pauses before each new try of a refused-for-now request (App.patient), in ms (4 more
  * tries, 7.5 s in all; the shape of the client library's, client/connection.py `patiently`). */
 const BUSY_PAUSES_MS = [500, 1000, 2000, 4000];
 /** How long taking a seat back (App.takeSeatBack) waits for the `resume`'s answer, in ms. */
@@ -179,10 +180,10 @@ class App {
 
   // --- lobby actions -----------------------------------------------------------------------
 
-  /** Send `msg` (a create, join or resume) and return the reply; while the server answers it
-   * with a "not now" code (BUSY), say so in the notice and ask again after each of
-   * BUSY_PAUSES_MS. Throws the last refusal (a busy one with a plain sentence saying the
-   * server cannot `what` right now), or any other error at once. */
+  /** Send `msg` (a create, join, resume or spectate) and return the reply; while the
+   * server answers it with a "not now" code (BUSY), say so in the notice and ask again
+   * after each of BUSY_PAUSES_MS. Throws the last refusal (a busy one with a plain sentence
+   * saying the server cannot `what` right now), or any other error at once. */
   async patient(msg, what = "take new players") {
     const tries = BUSY_PAUSES_MS.length + 1;
     for (let attempt = 1; ; attempt++) {
@@ -231,7 +232,7 @@ class App {
 
   async spectate(room) {
     try {
-      const joined = await this.session.request({ t: "spectate", room });
+      const joined = await this.patient({ t: "spectate", room }, "let you watch");
       this.enterRoom(joined, null);
     } catch (/** @type {any} */ err) {
       this.toLobby(`Could not watch: ${err.message}`);
