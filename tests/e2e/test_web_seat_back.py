@@ -25,7 +25,7 @@ from cardhall.server.store.memory_store import MemoryStore
 from ..conftest import serving
 from ..room_harness import Flaky
 from .test_web import browser, room_attr
-from .test_web_people import DESKTOP, PHONE, page_at
+from .test_web_people import DESKTOP, PHONE, create_room, page_at
 from .test_web_room import seed_with_a_play, solo_table
 
 pytestmark = pytest.mark.slow
@@ -91,6 +91,26 @@ async def test_an_action_refused_not_seated_takes_the_seat_back_and_goes_again()
         holder = room.table.seats[0]
         assert holder is not None and holder.conn is conn and holder.grace_until is None
         assert await page.evaluate("() => window.cardhall.room.error") == ""
+
+
+async def test_a_chat_line_refused_not_seated_takes_the_seat_back_and_goes_again() -> None:
+    """The notice never came, and the player's next request is a chat line: refused
+    ``room/not_seated``, the page resumes the seat and sends the line once more; it is
+    shown, and no error is."""
+    errors: list[str] = []
+    async with serving(MemoryStore, msg_rate=None) as make, browser() as b:
+        server = await make()
+        page = await page_at(b, server.port, errors)
+        room_id = await create_room(page, seats=2)
+        await page.wait_for_selector("#chat-input")
+        room, conn = await drop_the_page(server, page)
+        await page.fill("#chat-input", "still here")
+        await page.press("#chat-input", "Enter")
+        await page.wait_for_selector("#chat-players li[data-n]:has-text('still here')")
+        await seated_again(room, conn)
+        assert room.id == room_id
+        assert await page.inner_text("#chat-error") == ""
+    assert not errors, errors
 
 
 async def test_a_seat_taken_back_while_the_store_refuses_for_a_moment_is_asked_again() -> None:

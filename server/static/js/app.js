@@ -178,6 +178,24 @@ class App {
     return this.retaking;
   }
 
+  /**
+   * Send `msg`, a request for the room `msg.room` that needs this page's seat or place in
+   * it (an act, a chat line), and return the reply. Refused `room/not_seated` (the server
+   * took the page for gone and its notice was lost: protocol/README.md "Reconnection",
+   * step 6), take the seat back (takeSeatBack) and send it once more. Throws what
+   * Session.request throws (RequestError: the refusal).
+   * @param {{ t: string, room: string }} msg
+   */
+  async seated(msg) {
+    try {
+      return await this.session.request(msg);
+    } catch (/** @type {any} */ err) {
+      if (!(err instanceof RequestError) || err.code !== "room/not_seated" ||
+          !(await this.takeSeatBack(msg.room))) throw err;
+      return await this.session.request(msg);
+    }
+  }
+
   // --- lobby actions -----------------------------------------------------------------------
 
   /** Send `msg` (a create, join, resume or spectate) and return the reply; while the

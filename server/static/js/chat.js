@@ -100,7 +100,7 @@ export class Chat {
       what = { text };
     }
     try {
-      await this.app.session.request({ t: "chat", room: this.roomId, ...what });
+      await this.app.seated({ t: "chat", room: this.roomId, ...what });
       if (what.text !== undefined) this.draft = "";
     } catch (/** @type {any} */ err) {
       this.error = refusal(err);

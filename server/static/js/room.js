@@ -305,18 +305,10 @@ export class RoomView {
     const stateId = this.view.state_id;
     this.selected = null;
     this.marks = [];
-    const msg = { t: "act", room: this.roomId, state_id: stateId, action };
     try {
-      try {
-        await this.app.session.request(msg);
-      } catch (err) {
-        // The server took this page for gone (its notice lost): sit again, then send the
-        // action once more (protocol/README.md "Reconnection", step 6).
-        if (!(err instanceof RequestError) || err.code !== "room/not_seated" ||
-            !(await this.app.takeSeatBack(this.roomId))) throw err;
-        await this.app.session.request(msg);
-      }
+      await this.app.seated({ t: "act", room: this.roomId, state_id: stateId, action });
     } catch (err) {
+      // the page's view of this room now (a seat taken back is a new RoomView)
       const room = this.app.room && this.app.room.roomId === this.roomId ? this.app.room : this;
       room.error = err instanceof RequestError ? `${err.message}` : "not sent: connection lost";
       if (err instanceof RequestError && err.code === "action/stale_state") {
