@@ -1,7 +1,7 @@
 """Rooms without sockets for tests: stand-in connections that record what a room writes, and
 a started Skipper room seated with them; a room rebuilt from what a server's store holds
-(:func:`replay_room`); and a store that refuses its first writes for a moment
-(:class:`Flaky`)."""
+(:func:`replay_room`); a store that refuses its first writes for a moment (:class:`Flaky`),
+and a server that refuses a spectate once (:class:`SpectateRefusal`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ import msgpack
 from cardhall import protocol as p
 from cardhall.games import get, replay
 from cardhall.games.skipper import Skipper
+from cardhall.server import session
 from cardhall.server.app import Server
+from cardhall.server.phases import RoomError
 from cardhall.server.room import Room
 from cardhall.server.store.memory_store import MemoryStore
 from cardhall.server.store.ports import Lease, StoreError
@@ -106,3 +108,29 @@ class Flaky(MemoryStore):
             self.seats -= 1
             raise StoreError("store down for a moment (test)")
         await super().save_state(room_id, state, summary, lease=lease)
+
+
+class SpectateRefusal:
+    """The server's handler of ``spectate`` replaced (in ``session.HANDLERS``, through
+    ``monkeypatch``) by one that refuses the first ``spectate`` of a session not in
+    :attr:`before` with ``server/unavailable``, as a room moving between servers does; the
+    others are handled as always. A test fills :attr:`before` with the sessions open before
+    its reconnection.
+
+    Attributes:
+        before: Session ids whose spectates are never refused (none is refused while empty).
+        refusals: How many spectates were refused (0 or 1).
+    """
+
+    def __init__(self, monkeypatch: Any) -> None:
+        self.before: set[str] = set()
+        self.refusals = 0
+        spectate = session.HANDLERS[p.Spectate]
+
+        async def refusing_once(conn: Any, msg: p.Spectate) -> None:
+            if self.refusals == 0 and self.before and conn.session_id not in self.before:
+                self.refusals += 1
+                raise RoomError("server/unavailable", "the room is moving (test)")
+            await spectate(conn, msg)
+
+        monkeypatch.setitem(session.HANDLERS, p.Spectate, refusing_once)

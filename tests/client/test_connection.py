@@ -17,12 +17,10 @@ from websockets.exceptions import ConnectionClosed
 
 from cardhall import protocol as p
 from cardhall.client.client import Client, ConnectionLost
-from cardhall.server import session
 from cardhall.server.app import Server
-from cardhall.server.phases import RoomError
 
 from ..conftest import serving
-from ..room_harness import Flaky
+from ..room_harness import Flaky, SpectateRefusal
 
 
 async def test_a_seat_dropped_while_connected_is_resumed_on_not_seated(server: Server) -> None:
@@ -77,29 +75,18 @@ async def test_a_spectate_refused_for_now_after_a_reconnection_is_asked_again(
     """Dropped, the client reconnects and watches its room again; the first ``spectate``
     is refused ``server/unavailable`` (a room moving between servers): it is asked again,
     and the room is not reported lost (before, it was)."""
-    refusals = 0
-    spectate = session.HANDLERS[p.Spectate]
-    before: set[str] = set()  # the sessions before the drop
-
-    async def refusing_once(conn: Any, msg: p.Spectate) -> None:
-        nonlocal refusals
-        if refusals == 0 and before and conn.session_id not in before:
-            refusals += 1
-            raise RoomError("server/unavailable", "the room is moving (test)")
-        await spectate(conn, msg)
-
-    monkeypatch.setitem(session.HANDLERS, p.Spectate, refusing_once)
+    refusal = SpectateRefusal(monkeypatch)
     events: list[tuple[str, dict[str, Any]]] = []
     async with Client(server.url) as host, \
             Client(server.url, on_connection=lambda e, f: events.append((e, f))) as c:
         room_id = (await host.create_room("skipper", mode="multi", seats=2)).room
         await c.spectate(room_id)
-        before.update(server.sessions)
+        refusal.before.update(server.sessions)
         await c.drop()
         while c._ready.is_set():  # the reader sees the drop; the reconnection starts
             await asyncio.sleep(0.001)
         await c.get_view(room_id)  # waits for the recovery
-        assert refusals == 1
+        assert refusal.refusals == 1
         assert ("back", {"url": server.url, "lost_rooms": []}) in events
         assert room_id in c.spectating
 

@@ -75,6 +75,22 @@ async def solo_table(seed: int, viewport: dict[str, int] = DESKTOP,
     assert not errors, errors
 
 
+@contextlib.asynccontextmanager
+async def waiting_table() -> AsyncIterator[tuple[Server, Any, str]]:
+    """A server on a memory store (no message rate limit), a page in Chromium, and a
+    two-seat Skipper multi room the page created and sits in (waiting, its chat shown);
+    yields (the server, the page, the room's id). The page's errors are checked to be
+    none on the way out."""
+    errors: list[str] = []
+    async with serving(MemoryStore, msg_rate=None) as make, browser() as b:
+        server = await make()
+        page = await page_at(b, server.port, errors)
+        room_id = await create_room(page, seats=2)
+        await page.wait_for_selector("#chat-input")
+        yield server, page, room_id
+    assert not errors, errors
+
+
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 async def test_a_selected_card_keeps_its_element_and_focus_across_updates(
         viewport: dict[str, int]) -> None:
@@ -120,12 +136,7 @@ async def test_a_played_card_glides_to_its_stack() -> None:
 async def test_the_chat_input_keeps_its_draft_and_focus_as_lines_and_updates_come() -> None:
     """A line half typed in the chat stays, with the focus, in the same input while a chat
     line arrives and the room's view comes again (Preact's diff, no moving of the panel)."""
-    errors: list[str] = []
-    async with serving(MemoryStore, msg_rate=None) as make, browser() as b:
-        server = await make()
-        page = await page_at(b, server.port, errors)
-        room_id = await create_room(page, seats=2)
-        await page.wait_for_selector("#chat-input")
+    async with waiting_table() as (_, page, room_id):
         await page.click("#chat-input")
         await page.keyboard.type("half a li")
         await page.evaluate(MARK, "#chat-input")
@@ -137,4 +148,3 @@ async def test_the_chat_input_keeps_its_draft_and_focus_as_lines_and_updates_com
         assert await page.input_value("#chat-input") == "half a line"
         assert await page.evaluate(SAME, "#chat-input") == {"same": True, "focused": True}
         assert "11/300" in (await page.inner_text("#chat-count")).replace(" ", "")
-        assert not errors, errors

@@ -16,17 +16,15 @@ import pytest
 
 from cardhall import protocol as p
 from cardhall.client.client import Client
-from cardhall.server import session
 from cardhall.server.app import Server
-from cardhall.server.phases import RoomError
 from cardhall.server.room import Room
 from cardhall.server.store.memory_store import MemoryStore
 
 from ..conftest import serving
-from ..room_harness import Flaky
+from ..room_harness import Flaky, SpectateRefusal
 from .test_web import browser, room_attr
-from .test_web_people import DESKTOP, PHONE, create_room, page_at
-from .test_web_room import seed_with_a_play, solo_table
+from .test_web_people import DESKTOP, PHONE, page_at
+from .test_web_room import seed_with_a_play, solo_table, waiting_table
 
 pytestmark = pytest.mark.slow
 
@@ -97,12 +95,7 @@ async def test_a_chat_line_refused_not_seated_takes_the_seat_back_and_goes_again
     """The notice never came, and the player's next request is a chat line: refused
     ``room/not_seated``, the page resumes the seat and sends the line once more; it is
     shown, and no error is."""
-    errors: list[str] = []
-    async with serving(MemoryStore, msg_rate=None) as make, browser() as b:
-        server = await make()
-        page = await page_at(b, server.port, errors)
-        room_id = await create_room(page, seats=2)
-        await page.wait_for_selector("#chat-input")
+    async with waiting_table() as (server, page, room_id):
         room, conn = await drop_the_page(server, page)
         await page.fill("#chat-input", "still here")
         await page.press("#chat-input", "Enter")
@@ -110,7 +103,6 @@ async def test_a_chat_line_refused_not_seated_takes_the_seat_back_and_goes_again
         await seated_again(room, conn)
         assert room.id == room_id
         assert await page.inner_text("#chat-error") == ""
-    assert not errors, errors
 
 
 async def test_a_seat_taken_back_while_the_store_refuses_for_a_moment_is_asked_again() -> None:
@@ -183,18 +175,7 @@ async def test_a_watcher_refused_for_now_after_a_reconnection_is_asked_again(
     """A page watching a room reconnects, and its first ``spectate`` on the new connection
     is refused ``server/unavailable`` (the room moving between servers): the page says the
     server is busy, asks again and watches the room (before, it fell to the lobby)."""
-    refusals = 0
-    spectate = session.HANDLERS[p.Spectate]
-    before: set[str] = set()  # the sessions before the reconnection
-
-    async def refusing_once(conn: Any, msg: p.Spectate) -> None:
-        nonlocal refusals
-        if refusals == 0 and before and conn.session_id not in before:
-            refusals += 1
-            raise RoomError("server/unavailable", "the room is moving (test)")
-        await spectate(conn, msg)
-
-    monkeypatch.setitem(session.HANDLERS, p.Spectate, refusing_once)
+    refusal = SpectateRefusal(monkeypatch)
     errors: list[str] = []
     async with serving(MemoryStore, msg_rate=None) as make, browser() as b:
         server = await make()
@@ -204,10 +185,10 @@ async def test_a_watcher_refused_for_now_after_a_reconnection_is_asked_again(
             page = await page_at(b, server.port, errors)
             await page.evaluate("room => window.cardhall.spectate(room)", room_id)
             await page.wait_for_selector(f"#room[data-room='{room_id}'][data-seat='']")
-            before.update(server.sessions)
+            refusal.before.update(server.sessions)
             await reconnected(server, page)
             notice = page.locator("#notice", has_text="busy for a moment (server/unavailable)")
             await notice.wait_for(timeout=10_000)
             await page.wait_for_selector(f"#room[data-room='{room_id}'][data-seat='']")
-            assert refusals == 1
+            assert refusal.refusals == 1
     assert not errors, errors
