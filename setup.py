@@ -31,7 +31,9 @@ ROOT = Path(__file__).resolve().parent
 #: Compiled (globs, relative to the checkout): the engines and the protocol whole (a new
 #: game's package is compiled without a change here), and the server's modules on an
 #: action's path: the lobby, the room's package (``server/room/``: its table, rules, views
-#: and driver), the socket's driver, the connection and its session. The rest of the server
+#: and driver), the socket's driver, the connection and its session, and the default store's
+#: journal and data file (``server/store/sqlite_journal.py``, ``sqlite_file.py``: each
+#: action's journal write and the fold; benchmarks/RESULTS.md, session 30). The rest of the server
 #: stays pure: its I/O edges lean on third-party typings a compiled module checks at run time
 #: (uvloop's ``Server.sockets`` is a list where websockets says tuple), for little gain.
 COMPILED = ("games/**/*.py", "protocol/**/*.py",
@@ -39,14 +41,16 @@ COMPILED = ("games/**/*.py", "protocol/**/*.py",
             "server/metrics.py", "server/lobby.py", "server/replay.py", "server/build.py",
             "server/room/*.py", "server/phases.py", "server/work.py",
             "server/driver.py", "server/connection.py",
-            "server/session.py")
+            "server/session.py",
+            # the SQLite store's journal and data file: an append's write and the fold
+            "server/store/sqlite_journal.py", "server/store/sqlite_file.py")
 #: Left pure among :data:`COMPILED` (globs), each with why.
 PURE = (
     "**/__init__.py",  # package fronts: imports only
     "protocol/messages.py", "protocol/accounts.py",  # records: dataclass field metadata
     "protocol/queue.py",  # records too (rated play's queue)
 )
-# Not compiled, though on an action's path: the store and its ports (store/ports.py,
+# Not compiled, though on an action's path: the rest of the store and its ports (ports.py,
 # memory_store.py, local_ports.py, sqlite_store.py, redis_store.py, redis_leases.py: tests
 # subclass MemoryStore and RedisStore and patch their instances, and mypyc 2.4 crashes on
 # MemoryStore's bases, a class and two Protocols; the memory append costs 0.5 us of an

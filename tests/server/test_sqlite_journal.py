@@ -476,12 +476,13 @@ async def test_a_pass_that_fails_ends_its_fold_and_the_next_append_sets_another(
         leases = await many_rooms(store, 20)
         for room, lease in leases.items():
             turn(store, room, 1, lease)
-        real_fold = journal.fold_into
-        monkeypatch.setattr(journal, "fold_into", lambda db, rows=None: 1 / 0)  # a bug
-        with pytest.raises(ZeroDivisionError):
+        # a bug: a waiting row the fold cannot read (a compiled journal takes no patched
+        # method, so the bug is in its data)
+        journal.waiting["r00"].append(("r00", -2))  # type: ignore[arg-type]
+        with pytest.raises((TypeError, ValueError)):
             store.file.fold()
         assert not journal.due  # the fold is over, not stuck "under way"
-        monkeypatch.setattr(journal, "fold_into", real_fold)
+        journal.waiting["r00"].pop()
         turn(store, "r00", 2, leases["r00"])  # sets the next fold
         await asyncio.sleep(FOLD + 0.05)
         assert not journal.waiting and journal_path(path).stat().st_size == 0
