@@ -41,9 +41,7 @@ COMPILED = ("games/**/*.py", "protocol/**/*.py",
             "server/metrics.py", "server/lobby.py", "server/replay.py", "server/build.py",
             "server/room/*.py", "server/phases.py", "server/work.py",
             "server/driver.py", "server/connection.py",
-            "server/session.py",
-            # the SQLite store's journal and data file: an append's write and the fold
-            "server/store/sqlite_journal.py", "server/store/sqlite_file.py")
+            "server/session.py", "server/store/sqlite_journal.py", "server/store/sqlite_file.py")
 #: Left pure among :data:`COMPILED` (globs), each with why.
 PURE = (
     "**/__init__.py",  # package fronts: imports only

@@ -254,9 +254,7 @@ class DataFile:
         except sqlite3.IntegrityError as exc:  # as _run: its rows clash, nothing written
             raise StoreError(f"the data file refused a write: {exc}") from None
         except sqlite3.Error as exc:
-            with contextlib.suppress(sqlite3.Error):
-                if self.db.in_transaction:  # never seen: SQLite ends a failed autocommit
-                    self.db.execute("ROLLBACK")
+            self._roll_back()  # never seen open: SQLite ends a failed autocommit
             raise self._refused(exc) from None
         self._committed(1)
         return True
@@ -362,6 +360,8 @@ class DataFile:
 
         Raises:
             StoreError: the transaction failed (nothing of it was written).
+            Exception: any other error of the fold (a bug), raised once the transaction is
+                rolled back (nothing of it written, the file's write lock released).
         """
         db = self.db
         committed = False
@@ -377,15 +377,23 @@ class DataFile:
                 db.execute("COMMIT")
                 committed = True
         except sqlite3.Error as exc:
-            with contextlib.suppress(sqlite3.Error):
-                if db.in_transaction:
-                    db.execute("ROLLBACK")
+            self._roll_back()
             raise self._refused(exc) from None
+        except BaseException:  # a bug (in a fold): nothing of it written, no lock held on
+            self._roll_back()
+            raise
         if committed:  # the works that raised were undone: they are no committed writes
             if folding and journal is not None:
                 journal.folded(None if fold is None else fold[1])
             self._committed(sum(1 for _, error in done if error is None))
         return done
+
+    def _roll_back(self) -> None:
+        """Roll back the open transaction, if any (a failure to do so is the next
+        transaction's to report)."""
+        with contextlib.suppress(sqlite3.Error):
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
 
     def _refused(self, exc: sqlite3.Error | OSError) -> StoreError:
         """Count a write the file refused (``exc``), say so once, and return the error."""

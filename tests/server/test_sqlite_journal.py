@@ -467,7 +467,7 @@ async def test_rows_written_while_a_fold_goes_on_stay_in_the_rewritten_journal(
 
 
 async def test_a_pass_that_fails_ends_its_fold_and_the_next_append_sets_another(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path) -> None:
     path = tmp_path / "data.db"
     store = SQLiteStore(path)
     journal = store.file.journal
@@ -482,13 +482,16 @@ async def test_a_pass_that_fails_ends_its_fold_and_the_next_append_sets_another(
         with pytest.raises((TypeError, ValueError)):
             store.file.fold()
         assert not journal.due  # the fold is over, not stuck "under way"
+        # its transaction is rolled back: the file's write lock is not held, and the next
+        # transaction is not refused ("cannot start a transaction within a transaction")
+        assert not store.file.db.in_transaction
         journal.waiting["r00"].pop()
         turn(store, "r00", 2, leases["r00"])  # sets the next fold
         await asyncio.sleep(FOLD + 0.05)
         assert not journal.waiting and journal_path(path).stat().st_size == 0
         assert rows(path, "SELECT count(*) FROM log") == [(20 * 2 + 1,)]
+        assert store.file.errors == 0 and not store.file.failing
     finally:
-        monkeypatch.undo()
         await store.close()
 
 
