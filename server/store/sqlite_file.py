@@ -334,10 +334,11 @@ class DataFile:
             return
         try:
             done = self._commit([work for work, _ in pending])
-        except StoreError as exc:
+        except Exception as exc:  # refused, or a bug in the fold: every caller is told
             for _, fut in pending:
                 if not fut.done():
-                    fut.set_exception(StoreError(str(exc)))
+                    fut.set_exception(StoreError(str(exc)) if isinstance(exc, StoreError)
+                                      else exc)
             return
         for (_, fut), (result, error) in zip(pending, done):
             if fut.done():  # its caller was cancelled

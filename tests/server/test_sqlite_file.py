@@ -4,6 +4,7 @@ on close, backups. (tests/server/test_sqlite_store.py tests the store over it.)"
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from pathlib import Path
 
@@ -70,6 +71,26 @@ async def test_a_write_whose_work_raises_writes_nothing_of_its_own(tmp_path: Pat
             with data.reading() as db:
                 db.execute("SELECT nope FROM nowhere")
         assert data.errors == 1
+    finally:
+        data.close()
+
+
+async def test_a_tick_whose_fold_fails_with_a_bug_answers_its_writes_and_rolls_back(
+        tmp_path: Path) -> None:
+    """``commit="tick"``: the tick's transaction folds the journal first; should the fold
+    fail with a bug (here a waiting row it cannot read), every write of the tick gets the
+    error rather than waiting forever, and the transaction is rolled back."""
+    data = F.open_file(tmp_path / "d.db", commit="tick")
+    try:
+        assert data.journal is not None
+        data.journal.waiting["r00"] = [("r00", -2)]  # type: ignore[list-item]
+        writes = [data.write(lambda db: db.execute("SELECT 1")) for _ in range(2)]
+        async with asyncio.timeout(2):
+            results = await asyncio.gather(*writes, return_exceptions=True)
+        assert [type(r) in (TypeError, ValueError) for r in results] == [True, True]
+        assert not data.db.in_transaction
+        data.journal.waiting.clear()
+        assert await data.write(lambda db: db.execute("SELECT 7").fetchone()[0]) == 7
     finally:
         data.close()
 
