@@ -380,7 +380,7 @@ class DataFile:
         except sqlite3.Error as exc:
             self._roll_back()
             raise self._refused(exc) from None
-        except BaseException:  # a bug (in a fold): nothing of it written, no lock held on
+        except BaseException:  # a bug (in a fold): undone, and the write lock let go
             self._roll_back()
             raise
         if committed:  # the works that raised were undone: they are no committed writes
