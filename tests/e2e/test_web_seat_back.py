@@ -131,10 +131,18 @@ async def connection_of(server: Server, page: Any) -> Any:
 
 async def reconnected(server: Server, page: Any) -> None:
     """Close ``page``'s connection from the server (1001) and wait until the page is
-    connected again."""
-    (await connection_of(server, page)).ws.close(1001, "going away")
-    await page.wait_for_function("() => document.body.dataset.conn !== 'open'")
-    await page.wait_for_function("() => document.body.dataset.conn === 'open'")
+    connected again: on a new session, and open.
+
+    The wait is for that lasting change, polled on a timer every 100 ms, not for the page's
+    passing ``reconnecting`` state: a page in the background, or on a loaded machine, may
+    run no animation frame while it lasts (Playwright's default polling), and the wait would
+    miss it."""
+    before = await page.evaluate("() => window.cardhall.session.welcome.session")
+    server.sessions[before].ws.close(1001, "going away")
+    await page.wait_for_function(
+        "old => { const s = window.cardhall.session; return s.welcome"
+        " && s.welcome.session !== old && document.body.dataset.conn === 'open'; }",
+        arg=before, polling=100)
 
 
 async def test_a_second_tab_takes_the_seat_and_keeps_it_across_reconnections() -> None:
