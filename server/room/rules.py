@@ -160,6 +160,8 @@ class SeatLike(Protocol):
     def assisted(self) -> bool: ...
     @property
     def grace_until(self) -> float | None: ...  # unix time s its grace ends (None: none)
+    @property
+    def session_id(self) -> str: ...  # the session that played it last ("": none known)
 
 
 def choose_seat(phase: Phase, seats: Sequence[SeatLike | None], conn: object, account: str,
@@ -235,17 +237,32 @@ def startable(seats: Sequence[SeatLike | None]) -> bool:
     return not hosts or any(h.conn is not None for h in hosts)
 
 
+def dropped_seat(seats: Sequence[SeatLike | None], session: str) -> int | None:
+    """The seat held for ``session``'s dropped connection (no connection now, not a bot's,
+    not forfeited, and played last by ``session``), or None. A request from that session
+    on its still open connection is proof that the room can reach it again (protocol/README.md
+    "Reconnection", step 6: the room's server lost contact with the client's for a while)."""
+    if session:
+        for s, h in enumerate(seats):
+            if h is not None and h.conn is None and not h.bot and h.token \
+                    and h.session_id == session:
+                return s
+    return None
+
+
 def check_starter(seats: Sequence[SeatLike | None], host: str, by: object | None,
-                  session: str) -> None:
+                  session: str, back: int | None = None) -> None:
     """Check that ``by`` (a connection with ``session``; None: the server) may start the
     room: the host's session, or the connection holding the host's seat (a host that
-    reconnected and resumed its seat).
+    reconnected and resumed its seat), or about to take it back (``back``: the seat
+    :func:`dropped_seat` found for ``session``).
 
     Raises:
         RoomError: ``room/not_host``.
     """
     if by is not None and session != host and not any(
-            h is not None and h.host and h.conn is by for h in seats):
+            h is not None and h.host and (h.conn is by or s == back)
+            for s, h in enumerate(seats)):
         raise RoomError("room/not_host", "only the room's host may start it")
 
 

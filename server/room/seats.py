@@ -77,6 +77,10 @@ class Seat:
             the host of a waiting room whose host left); 0.0 when not known.
         account: The id of the account that holds the seat (``""``: an anonymous guest's,
             or a server bot's): it may resume the seat without the token.
+        session_id: The session id of the connection that played it last (``""``: none since
+            this process loaded the room), kept when that connection drops: a ``start``
+            from that session takes the seat back first (:func:`~.rules.dropped_seat`).
+            Not stored: a session does not outlive its process.
     """
 
     token: str
@@ -88,6 +92,7 @@ class Seat:
     host: bool = False
     since: float = 0.0
     account: str = ""
+    session_id: str = ""
 
     def public(self, seat: int) -> dict[str, Any]:
         """What everyone may know of the seat."""

@@ -324,6 +324,15 @@ class TableState:
         conn.rooms[self.id] = self.owner
         self._touch()
 
+    def _sit(self, conn: Peer, seat: int) -> None:
+        """``conn`` plays the taken ``seat`` (no longer a bot's; its grace window, if any,
+        over) as a member."""
+        holder = self.seats[seat]
+        assert holder is not None
+        self._put(seat, replace(holder, conn=conn, grace_until=None, bot=False,
+                                session_id=conn.session_id))
+        self._admit(conn, seat)
+
     def _expel(self, conn: Peer) -> Member | None:
         member = self._members.pop(conn, None)
         conn.rooms.pop(self.id, None)
@@ -362,7 +371,8 @@ class TableState:
         self._admit(conn, seat)
         holder = self.seats[seat] if seat is not None else None
         if seat is not None and holder is not None:
-            self._put(seat, replace(holder, conn=conn, grace_until=None))
+            self._put(seat, replace(holder, conn=conn, grace_until=None,
+                                    session_id=conn.session_id))
 
     def hold_seats(self, since: float) -> None:
         """After a restart: every seat of a player with no connection now is held for the

@@ -98,7 +98,8 @@ class Table(TableState):
         move = rules.host_on_join(self.seats, conn.session_id == self.host, self.host)
         token = secrets.token_urlsafe(24)  # 192 bits
         self._put(seat, Seat(token=token, conn=conn, name=conn.name, since=time.time(),
-                             account=conn.account, host=move is rules.HostMove.KEEP))
+                             account=conn.account, host=move is rules.HostMove.KEEP,
+                             session_id=conn.session_id))
         self._admit(conn, seat)
         told = [(seat, "joined")]
         if move is not rules.HostMove.KEEP and move is not rules.HostMove.NONE:
@@ -161,8 +162,7 @@ class Table(TableState):
         if old is not None and old is not conn:
             self._expel(old)
             outs.append(Send(old, p.Left(room=self.id)))
-        self._put(seat, replace(holder, conn=conn, grace_until=None, bot=False))
-        self._admit(conn, seat)
+        self._sit(conn, seat)
         outs += self._seat_event(seat, "resumed")
         outs += self._schedule()
         outs.append(Save(True))
@@ -346,16 +346,26 @@ class Table(TableState):
     def start(self, by: Peer | None, re: Any = None) -> list[Output]:
         """Start the game: empty seats to server bots, the deal, phase playing; saved
         before anyone is told, then ``started`` to every member (``by``'s carries ``re``)
-        and each member's view.
+        and each member's view. A ``by`` whose seat was dropped while its connection stayed
+        open (:func:`~.rules.dropped_seat`: a host whose ``seat_event dropped`` was lost)
+        takes it back first, told to every member as ``seat_event resumed``, and is a member
+        of the game it started.
 
         Raises:
             RoomError: ``room/not_host`` (:func:`~.rules.check_starter`),
                 ``room/already_started``.
         """
-        rules.check_starter(self.seats, self.host, by, by.session_id if by is not None else "")
+        session = by.session_id if by is not None else ""
+        back = rules.dropped_seat(self.seats, session) if by not in self._members else None
+        rules.check_starter(self.seats, self.host, by, session, back)
+        rules.start_seats(C if self.closed else self.phase, self.seats)  # already started?
         mark = self._mark()
-        told, outs = self._begin_start()
-        return [*outs, Save(True, mark), *self._announce_start(told, by, re)]
+        resumed: list[Output] = []
+        if by is not None and back is not None:
+            self._sit(by, back)
+            resumed = self._seat_event(back, "resumed")
+        told, timer = self._begin_start()
+        return [*timer, Save(True, mark), *resumed, *self._announce_start(told, by, re)]
 
     def _begin_start(self) -> tuple[list[tuple[int, str]], list[Output]]:
         """The start's change (nothing sent, nothing saved): bots in the empty seats, the

@@ -4,8 +4,9 @@ open (protocol/README.md "Reconnection", step 6: in a cluster, the room's server
 contact with the page's server), told so by a ``seat_event dropped`` for its own seat or,
 that notice lost, by its next action refused ``room/not_seated``, it sends ``resume`` with
 its seat token on the same connection (and the action once more). A resume or a spectate
-refused for now (``server/unavailable``) is asked again. A seat another tab took keeps its
-saved token, and the tab that lost it does not take it back."""
+refused for now (``server/unavailable``) is asked again. A host's Start takes its dropped
+seat back (the server does). A seat another tab took keeps its saved token, and the tab
+that lost it does not take it back."""
 
 from __future__ import annotations
 
@@ -122,6 +123,19 @@ async def test_a_seat_taken_back_while_the_store_refuses_for_a_moment_is_asked_a
         await page.wait_for_function(
             "() => { const r = window.cardhall.room; return r && r.seat === 0"
             " && r.view.room.players[0].connected; }")
+
+
+async def test_a_host_whose_drop_notice_was_lost_starts_and_plays() -> None:
+    """The page hosts a waiting room; its seat is dropped while its connection stays open,
+    and the notice never comes. Its Start takes the seat back (the server's part: a start
+    from the seat's own session) and the page plays the started game from its seat: its hand
+    shows, and no error does (before, the game started without it)."""
+    async with waiting_table() as (server, page, room_id):
+        room, conn = await drop_the_page(server, page)
+        await page.click("#start")
+        await page.wait_for_selector(f"#room[data-room='{room_id}'][data-status='playing'] #hand")
+        await seated_again(room, conn)
+        assert await page.evaluate("() => window.cardhall.room.error") == ""
 
 
 async def connection_of(server: Server, page: Any) -> Any:

@@ -232,3 +232,74 @@ async def test_a_join_whose_save_failed_tells_nobody_and_changes_nothing(seats: 
     assert room.table.host == "host"
     assert room.table.seats[0] is not None and room.table.seats[0].host
     assert not room.table.deadlines
+
+
+async def until(check: Any, seconds: float = 5.0) -> None:
+    """Until ``check()`` is true (polled every 20 ms; fails after ``seconds``)."""
+    async with asyncio.timeout(seconds):
+        while not check():
+            await asyncio.sleep(0.02)
+
+
+async def dropped_while_open(server: Any, room_id: str, client: Client) -> Any:
+    """Drop ``client``'s connection from ``room_id`` while it stays open, as a room's server
+    does for the clients of a server it lost contact with (the ``seat_event dropped`` it is
+    told is then lost: nothing reads it). Returns the server's connection of ``client``."""
+    room = server.lobby.rooms[room_id]
+    conn = server.sessions[client.session_id]
+    await room.submit(lambda: room.apply(room.table.drop(conn)))
+    assert conn not in room.table.members
+    return conn
+
+
+async def test_a_host_dropped_while_its_connection_stayed_open_starts_and_plays() -> None:
+    """The host's seat was dropped while its connection stayed open, and the notice was
+    lost: its ``start`` takes the seat back first (every member is told ``seat_event
+    resumed``), and the host is a member of the game it started: it holds its seat with no
+    grace window, and its view of the game comes (before, the room started without it, and
+    its seat went to a bot once the grace window was over)."""
+    async with serving(MemoryStore, msg_rate=None) as make:
+        server = await make()
+        url = f"ws://127.0.0.1:{server.port}/"
+        async with clients(url, "Ann", "Bob") as (ann, bob):
+            room_id = (await ann.create_room("skipper", mode="multi", seats=3)).room
+            await ann.join(room_id)
+            await bob.join(room_id)
+            conn = await dropped_while_open(server, room_id, ann)
+            assert await seat_events(bob, room_id, 1) == [(0, "dropped")]
+            await ann.start(room_id)
+            room = server.lobby.rooms[room_id]
+            assert room.table.phase is Phase.PLAYING
+            holder = room.table.seats[0]
+            assert holder is not None and holder.conn is conn and holder.grace_until is None
+            assert room.table.members[conn].seat == 0
+            assert await seat_events(bob, room_id, 1) == [(0, "resumed")]
+            await until(lambda: ann.views[room_id]["room"]["status"] == "playing")
+            assert ann.views[room_id]["room"]["players"][0]["connected"]
+
+
+async def test_a_dropped_seat_is_taken_back_only_by_its_own_session() -> None:
+    """The creator never sat, and the host role went to Bob's seat (lent); Bob's seat is
+    dropped while his connection stays open. Cy, seated, may not start (``room/not_host``)
+    and nothing changes; the creator may start, and Bob's seat stays his, held for him
+    (the creator's start does not take a seat that was not its session's)."""
+    async with serving(MemoryStore, msg_rate=None) as make:
+        server = await make()
+        url = f"ws://127.0.0.1:{server.port}/"
+        async with clients(url, "Ann", "Bob", "Cy") as (ann, bob, cy):
+            room_id = (await ann.create_room("skipper", mode="multi", seats=3)).room
+            await bob.join(room_id)
+            await cy.join(room_id)
+            await dropped_while_open(server, room_id, bob)
+            room = server.lobby.rooms[room_id]
+            seats = room.table.seats
+            with pytest.raises(ServerError) as refused:
+                await cy.start(room_id)
+            assert refused.value.code == "room/not_host"
+            assert room.table.seats == seats and room.table.phase is Phase.WAITING
+            await ann.start(room_id)
+            assert room.table.phase is Phase.PLAYING
+            holder = room.table.seats[0]
+            assert holder is not None and holder.conn is None and holder.host
+            assert server.sessions[ann.session_id] not in room.table.members or \
+                room.table.members[server.sessions[ann.session_id]].seat is None
