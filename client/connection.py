@@ -90,10 +90,11 @@ class ServerError(Exception):
 
 
 def patiently(seconds: float, *, attempts: int | None = PATIENT_ATTEMPTS,
-              codes: frozenset[str] = BUSY_CODES,
+              codes: frozenset[str] = BUSY_CODES, unanswered: bool = False,
               before_sleep: Callable[[RetryCallState], None] | None = None) -> AsyncRetrying:
     """The client's one retry policy for a request the server refused for now (tenacity):
-    asked again while the refusal's code is one of ``codes``, after an exponential backoff
+    asked again while the refusal's code is one of ``codes`` (with ``unanswered``, also
+    after a try that got no reply in time, ``TimeoutError``), after an exponential backoff
     with jitter (0.05 s doubling up to 2 s, plus up to 0.05 s), at most ``attempts`` tries
     and ``seconds`` seconds; then the last refusal is raised. Any other error is raised at
     once.
@@ -110,6 +111,8 @@ def patiently(seconds: float, *, attempts: int | None = PATIENT_ATTEMPTS,
         attempts: Most tries, the first included (:data:`PATIENT_ATTEMPTS`); None: only
             ``seconds`` bounds them.
         codes: The ``error`` codes asked again.
+        unanswered: Ask again after a ``TimeoutError`` too: only for a request the server
+            may get twice with the same outcome (a ``resume``, a ``spectate``).
         before_sleep: Called before each pause with tenacity's state (``attempt_number``
             from 1, ``next_action.sleep`` in seconds, ``outcome``).
     """
@@ -117,7 +120,8 @@ def patiently(seconds: float, *, attempts: int | None = PATIENT_ATTEMPTS,
         wait=wait_exponential_jitter(multiplier=0.05, max=2.0, jitter=0.05),
         stop=(stop_after_delay(seconds) if attempts is None
               else stop_after_attempt(attempts) | stop_after_delay(seconds)),
-        retry=retry_if_exception(lambda e: isinstance(e, ServerError) and e.code in codes),
+        retry=retry_if_exception(lambda e: (isinstance(e, ServerError) and e.code in codes)
+                                 or (unanswered and isinstance(e, TimeoutError))),
         before_sleep=before_sleep, reraise=True)
 
 
@@ -160,6 +164,11 @@ class Connection:
         reconnect: Reconnect and resume seats when the connection drops.
         reconnect_timeout: Seconds to keep trying to reconnect before giving up.
         request_timeout: Seconds to wait for a reply before raising ``TimeoutError``.
+        resume_timeout: Seconds to wait for the reply to a seat's ``resume`` (or a room's
+            ``spectate``) after a reconnection or a dropped seat before asking again (the
+            room's server may stall while another takes its room over, and the request
+            sent to the stalled one is never answered); several tries fit in
+            ``reconnect_timeout``.
         max_frame: Largest frame accepted from the server, in bytes (None: no limit).
         keep_records: Keep every view this client is sent (the full views and deltas it
             applied, per room), so that :meth:`game_record` can show ``cardhall verify``
@@ -218,7 +227,8 @@ class Connection:
                  register: bool = False, jwt: str | None = None, device: str | None = None,
                  on_account: Callable[[p.Account], None] | None = None,
                  reconnect: bool = True, reconnect_timeout: float = 30.0,
-                 request_timeout: float = 30.0, max_frame: int | None = 1 << 20,
+                 request_timeout: float = 30.0, resume_timeout: float = 10.0,
+                 max_frame: int | None = 1 << 20,
                  keep_records: bool = False,
                  on_connection: Callable[[str, dict[str, Any]], None] | None = None,
                  act_reply: str = "update", ping_interval: float | None = 2.0,
@@ -242,6 +252,7 @@ class Connection:
         self.reconnect = reconnect
         self.reconnect_timeout = reconnect_timeout
         self.request_timeout = request_timeout
+        self.resume_timeout = resume_timeout
         self.max_frame = max_frame
         self.act_reply = act_reply
         self.ping_interval, self.ping_timeout = ping_interval, ping_timeout
@@ -552,16 +563,20 @@ class Connection:
                     msg: p.Resume | p.Spectate) -> None:
         """Send ``msg`` (a seat's ``resume`` or a room's ``spectate`` again) through ``send``,
         asked again while the server refuses it for now (a failover under way:
-        :data:`BUSY_CODES`, at most :data:`PATIENT_ATTEMPTS` tries within
-        ``reconnect_timeout``: :func:`patiently`).
+        :data:`BUSY_CODES`) or leaves it unanswered for ``resume_timeout`` seconds (both
+        requests may reach the server twice), at most :data:`PATIENT_ATTEMPTS` tries within
+        ``reconnect_timeout`` (:func:`patiently`).
 
         Raises:
             ServerError: the server refused it (a busy code after the last try).
-            ConnectionLost, TimeoutError: as ``send`` raises them.
+            TimeoutError: the last try got no reply in time.
+            ConnectionLost: as ``send`` raises it.
         """
-        async for attempt in patiently(self.reconnect_timeout, codes=BUSY_CODES):
+        async for attempt in patiently(self.reconnect_timeout, codes=BUSY_CODES,
+                                       unanswered=True):
             with attempt:
-                await send(msg)
+                async with asyncio.timeout(self.resume_timeout):
+                    await send(msg)
 
     def _resume_seat(self, room: str) -> asyncio.Task[bool]:
         """Resume the seat held in ``room`` with its token, on the current connection (one

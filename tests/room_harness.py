@@ -110,27 +110,32 @@ class Flaky(MemoryStore):
         await super().save_state(room_id, state, summary, lease=lease)
 
 
-class SpectateRefusal:
-    """The server's handler of ``spectate`` replaced (in ``session.HANDLERS``, through
-    ``monkeypatch``) by one that refuses the first ``spectate`` of a session not in
-    :attr:`before` with ``server/unavailable``, as a room moving between servers does; the
+class Hiccup:
+    """The server's handler of one kind of request (``kind``: its message class, e.g.
+    ``p.Spectate``) replaced (in ``session.HANDLERS``, through ``monkeypatch``) by one that
+    fails the first such request of a session not in :attr:`before`, as a room moving
+    between servers does: refused with ``server/unavailable``, or, with ``unanswered``,
+    never answered (the room's stalled server, whose room another server took over); the
     others are handled as always. A test fills :attr:`before` with the sessions open before
     its reconnection.
 
     Attributes:
-        before: Session ids whose spectates are never refused (none is refused while empty).
-        refusals: How many spectates were refused (0 or 1).
+        before: Session ids whose requests are never failed (none is while it is empty).
+        hits: How many requests were failed (0 or 1).
     """
 
-    def __init__(self, monkeypatch: Any) -> None:
+    def __init__(self, monkeypatch: Any, kind: type,
+                 unanswered: bool = False) -> None:
         self.before: set[str] = set()
-        self.refusals = 0
-        spectate = session.HANDLERS[p.Spectate]
+        self.hits = 0
+        handle = session.HANDLERS[kind]
 
-        async def refusing_once(conn: Any, msg: p.Spectate) -> None:
-            if self.refusals == 0 and self.before and conn.session_id not in self.before:
-                self.refusals += 1
+        async def failing_once(conn: Any, msg: Any) -> None:
+            if self.hits == 0 and self.before and conn.session_id not in self.before:
+                self.hits += 1
+                if unanswered:
+                    return
                 raise RoomError("server/unavailable", "the room is moving (test)")
-            await spectate(conn, msg)
+            await handle(conn, msg)
 
-        monkeypatch.setitem(session.HANDLERS, p.Spectate, refusing_once)
+        monkeypatch.setitem(session.HANDLERS, kind, failing_once)

@@ -20,7 +20,7 @@ from cardhall.client.client import Client, ConnectionLost
 from cardhall.server.app import Server
 
 from ..conftest import serving
-from ..room_harness import Flaky, SpectateRefusal
+from ..room_harness import Flaky, Hiccup
 
 
 async def test_a_seat_dropped_while_connected_is_resumed_on_not_seated(server: Server) -> None:
@@ -75,7 +75,7 @@ async def test_a_spectate_refused_for_now_after_a_reconnection_is_asked_again(
     """Dropped, the client reconnects and watches its room again; the first ``spectate``
     is refused ``server/unavailable`` (a room moving between servers): it is asked again,
     and the room is not reported lost (before, it was)."""
-    refusal = SpectateRefusal(monkeypatch)
+    refusal = Hiccup(monkeypatch, p.Spectate)
     events: list[tuple[str, dict[str, Any]]] = []
     async with Client(server.url) as host, \
             Client(server.url, on_connection=lambda e, f: events.append((e, f))) as c:
@@ -86,9 +86,34 @@ async def test_a_spectate_refused_for_now_after_a_reconnection_is_asked_again(
         while c._ready.is_set():  # the reader sees the drop; the reconnection starts
             await asyncio.sleep(0.001)
         await c.get_view(room_id)  # waits for the recovery
-        assert refusal.refusals == 1
+        assert refusal.hits == 1
         assert ("back", {"url": server.url, "lost_rooms": []}) in events
         assert room_id in c.spectating
+
+
+async def test_a_resume_left_unanswered_after_a_reconnection_is_asked_again(
+        server: Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Dropped, the client reconnects and resumes its seat; the first ``resume`` is never
+    answered (sent to a room's server that stalled while another took the room over). After
+    ``resume_timeout`` the client asks again, the seat is back on the new connection, and
+    the room is not reported lost (before, it waited the whole ``request_timeout``, and the
+    reconnection's time was spent)."""
+    lost = Hiccup(monkeypatch, p.Resume, unanswered=True)
+    events: list[tuple[str, dict[str, Any]]] = []
+    async with Client(server.url, resume_timeout=0.3,
+                      on_connection=lambda e, f: events.append((e, f))) as c:
+        room_id = (await c.create_room("skipper", seats=1, options={"seed": 3})).room
+        await c.join(room_id)
+        lost.before.update(server.sessions)
+        await c.drop()
+        while c._ready.is_set():  # the reader sees the drop; the reconnection starts
+            await asyncio.sleep(0.001)
+        async with asyncio.timeout(10):
+            await c.get_view(room_id)  # waits for the recovery
+        assert lost.hits == 1
+        assert ("back", {"url": server.url, "lost_rooms": []}) in events
+        holder = server.lobby.rooms[room_id].table.seats[0]
+        assert holder is not None and holder.conn is server.sessions[c.session_id]
 
 
 @contextlib.asynccontextmanager
