@@ -22,7 +22,7 @@ from cardhall.server.room import Room
 from cardhall.server.store.memory_store import MemoryStore
 
 from ..conftest import serving
-from ..room_harness import Flaky, SpectateRefusal
+from ..room_harness import Flaky, Hiccup
 from .test_web import browser, room_attr
 from .test_web_people import DESKTOP, PHONE, page_at
 from .test_web_room import seed_with_a_play, solo_table, waiting_table
@@ -197,7 +197,7 @@ async def test_a_watcher_refused_for_now_after_a_reconnection_is_asked_again(
     """A page watching a room reconnects, and its first ``spectate`` on the new connection
     is refused ``server/unavailable`` (the room moving between servers): the page says the
     server is busy, asks again and watches the room (before, it fell to the lobby)."""
-    refusal = SpectateRefusal(monkeypatch)
+    refusal = Hiccup(monkeypatch, p.Spectate)
     errors: list[str] = []
     async with serving(MemoryStore, msg_rate=None) as make, browser() as b:
         server = await make()
@@ -212,5 +212,27 @@ async def test_a_watcher_refused_for_now_after_a_reconnection_is_asked_again(
             notice = page.locator("#notice", has_text="busy for a moment (server/unavailable)")
             await notice.wait_for(timeout=10_000)
             await page.wait_for_selector(f"#room[data-room='{room_id}'][data-seat='']")
-            assert refusal.refusals == 1
+            assert refusal.hits == 1
     assert not errors, errors
+
+
+async def test_a_resume_left_unanswered_after_a_reconnection_is_asked_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page reconnects and resumes its seat; the first ``resume`` is never answered (sent
+    to a room's server that stalled while another took the room over). After the page's
+    wait for a reply (``replyMs``, shortened here) it says so, asks again, and sits in its
+    seat once more (before, it waited for that answer as long as the connection lasted)."""
+    seed, _, _ = seed_with_a_play()
+    lost = Hiccup(monkeypatch, p.Resume, unanswered=True)
+    async with solo_table(seed) as (server, page):
+        room = server.lobby.rooms[await room_attr(page, "room")]
+        await page.evaluate("() => { window.cardhall.replyMs = 500; }")
+        lost.before.update(server.sessions)
+        await reconnected(server, page)
+        notice = page.locator("#notice", has_text="(request/timeout)")
+        await notice.wait_for(timeout=10_000)
+        await seated_again(room, await connection_of(server, page))
+        assert lost.hits == 1
+        await page.wait_for_function(
+            "() => { const r = window.cardhall.room; return r && r.seat === 0"
+            " && r.view.room.players[0].connected; }", polling=100)

@@ -4,7 +4,7 @@
 // signs in on every connection (account.js: its access token, else this browser's guest).
 // The chrome above the screen (header, connection state, notice) is Preact (chrome.js).
 import { AccountMenu } from "./account.js";
-import { Session, RequestError, applyDelta, defaultUrl } from "./protocol.js";
+import { Session, RequestError, RequestTimeout, applyDelta, defaultUrl } from "./protocol.js";
 import { Lobby } from "./lobby.js";
 import { RoomView } from "./room.js";
 import { loadRenderers } from "./renderers.js";
@@ -28,6 +28,11 @@ const BUSY = new Set(["server/unavailable", "rate/limited"]);
 const BUSY_PAUSES_MS = [500, 1000, 2000, 4000];
 /** How long taking a seat back (App.takeSeatBack) waits for the `resume`'s answer, in ms. */
 const RETAKE_MS = 10000;
+/** How long one try of a resume or a spectate waits for its answer before it is asked again
+ * (App.patient with `unanswered`), in ms: the room's server may stall while another takes
+ * its room over, and a request sent to the stalled one is never answered (the client
+ * library's `resume_timeout`). */
+const REPLY_MS = 10000;
 
 function loadJson(key, fallback) {
   try {
@@ -53,6 +58,8 @@ class App {
     this.ceded = null;
     /** @type {Promise<boolean> | null} the seat being taken back (takeSeatBack), if one is */
     this.retaking = null;
+    /** @type {number} REPLY_MS (tests shorten it) */
+    this.replyMs = REPLY_MS;
     this.connState = "connecting"; // connecting | open | reconnecting
     this.backoff = 500;
     this.notice = "";
@@ -128,7 +135,7 @@ class App {
       // No token: the seat is the account's (taken back from My games on this device).
       const msg = saved.token ? { t: "resume", room: saved.room, token: saved.token }
         : { t: "resume", room: saved.room };
-      const joined = await this.patient(msg, "give your seat back"); // a failover: again
+      const joined = await this.patient(msg, "give your seat back", true); // a failover
       this.enterRoom(joined, saved.token || null, undefined, !saved.token);
     } catch (/** @type {any} */ err) {
       if (
@@ -199,16 +206,19 @@ class App {
   // --- lobby actions -----------------------------------------------------------------------
 
   /** Send `msg` (a create, join, resume or spectate) and return the reply; while the
-   * server answers it with a "not now" code (BUSY), say so in the notice and ask again
-   * after each of BUSY_PAUSES_MS. Throws the last refusal (a busy one with a plain sentence
-   * saying the server cannot `what` right now), or any other error at once. */
-  async patient(msg, what = "take new players") {
+   * server answers it with a "not now" code (BUSY), or, with `unanswered` (a request the
+   * server may get twice: a resume, a spectate), leaves it unanswered for `replyMs`, say so
+   * in the notice and ask again after each of BUSY_PAUSES_MS. Throws the last refusal (a
+   * busy one or a timeout with a plain sentence saying the server cannot `what` right now),
+   * or any other error at once. */
+  async patient(msg, what = "take new players", unanswered = false) {
     const tries = BUSY_PAUSES_MS.length + 1;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.session.request(msg);
+        return await this.session.request(msg, unanswered ? this.replyMs : 0);
       } catch (/** @type {any} */ err) {
-        if (!(err instanceof RequestError) || !BUSY.has(err.code)) throw err;
+        if (!(err instanceof RequestError) ||
+            !(BUSY.has(err.code) || (unanswered && err instanceof RequestTimeout))) throw err;
         if (attempt >= tries) {
           throw new RequestError(err.code, `The server cannot ${what} right now ` +
             `(${err.code}, ${tries} tries): please try again in a minute.`);
@@ -250,7 +260,7 @@ class App {
 
   async spectate(room) {
     try {
-      const joined = await this.patient({ t: "spectate", room }, "let you watch");
+      const joined = await this.patient({ t: "spectate", room }, "let you watch", true);
       this.enterRoom(joined, null);
     } catch (/** @type {any} */ err) {
       this.toLobby(`Could not watch: ${err.message}`);

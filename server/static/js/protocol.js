@@ -23,6 +23,14 @@ export class RequestError extends Error {
   }
 }
 
+/** No reply came within the wait the request was sent with (Session.request's `waitMs`):
+ * the server may still get it. */
+export class RequestTimeout extends RequestError {
+  constructor(/** @type {string} */ t, /** @type {number} */ waitMs) {
+    super("request/timeout", `no answer to ${t} within ${(waitMs / 1000).toFixed(1)} s`);
+  }
+}
+
 /** The connection was lost before the reply came. */
 export class ConnectionLost extends Error {
   constructor() {
@@ -227,15 +235,28 @@ export class Session {
     if (this.ws) this.ws.close(1000);
   }
 
-  /** Send `msg` (a plain object with `t`) with a fresh request id; resolves with the reply. */
-  request(msg) {
+  /** Send `msg` (a plain object with `t`) with a fresh request id; resolves with the reply.
+   * With `waitMs` (> 0), rejects with RequestTimeout when no reply came within that many
+   * ms (a late reply is then ignored); else it waits as long as the connection lasts. */
+  request(msg, waitMs = 0) {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       if (!this.open) {
         reject(new ConnectionLost());
         return;
       }
-      this.pending.set(id, { resolve, reject });
+      if (waitMs > 0) {
+        const timer = setTimeout(() => {
+          if (this.pending.delete(id)) reject(new RequestTimeout(msg.t, waitMs));
+        }, waitMs);
+        const settle = (/** @type {Function} */ f) => (/** @type {any} */ v) => {
+          clearTimeout(timer);
+          f(v);
+        };
+        this.pending.set(id, { resolve: settle(resolve), reject: settle(reject) });
+      } else {
+        this.pending.set(id, { resolve, reject });
+      }
       /** @type {WebSocket} */ (this.ws).send(encode({ ...msg, id }));
     });
   }
