@@ -47,6 +47,16 @@ def hosts(client: Client, room: str) -> list[int]:
 
 
 @contextlib.asynccontextmanager
+async def served(*names: str) -> AsyncIterator[tuple[Any, list[Client]]]:
+    """A server on a memory store (no message rate limit) and :func:`clients` named
+    ``names`` connected to it; yields (the server, the clients)."""
+    async with serving(MemoryStore, msg_rate=None) as make:
+        server = await make()
+        async with clients(f"ws://127.0.0.1:{server.port}/", *names) as out:
+            yield server, out
+
+
+@contextlib.asynccontextmanager
 async def clients(url: str, *names: str) -> AsyncIterator[list[Client]]:
     """Connected clients named ``names`` (no reconnection), closed at the end."""
     out: list[Client] = []
@@ -62,44 +72,38 @@ async def clients(url: str, *names: str) -> AsyncIterator[list[Client]]:
 
 
 async def test_host_who_leaves_hands_the_role_to_the_longest_seated() -> None:
-    async with serving(MemoryStore, msg_rate=None) as make:
-        server = await make()
-        url = f"ws://127.0.0.1:{server.port}/"
-        async with clients(url, "Ann", "Bob", "Cy") as (ann, bob, cy):
-            room = (await ann.create_room("skipper", mode="multi", seats=4)).room
-            await ann.join(room)
-            await bob.join(room)
-            await cy.join(room)  # seated after Bob
-            await bob.get_view(room)
-            assert hosts(bob, room) == [0]
-            await ann.leave(room)
-            assert await seat_events(bob, room, 2) == [(0, "left"), (1, "host")]
-            await bob.get_view(room)
-            assert hosts(bob, room) == [1]
-            with pytest.raises(ServerError) as refused:
-                await cy.start(room)
-            assert refused.value.code == "room/not_host"
-            await bob.start(room)
-            assert server.lobby.rooms[room].table.phase is Phase.PLAYING
+    async with served("Ann", "Bob", "Cy") as (server, (ann, bob, cy)):
+        room = (await ann.create_room("skipper", mode="multi", seats=4)).room
+        await ann.join(room)
+        await bob.join(room)
+        await cy.join(room)  # seated after Bob
+        await bob.get_view(room)
+        assert hosts(bob, room) == [0]
+        await ann.leave(room)
+        assert await seat_events(bob, room, 2) == [(0, "left"), (1, "host")]
+        await bob.get_view(room)
+        assert hosts(bob, room) == [1]
+        with pytest.raises(ServerError) as refused:
+            await cy.start(room)
+        assert refused.value.code == "room/not_host"
+        await bob.start(room)
+        assert server.lobby.rooms[room].table.phase is Phase.PLAYING
 
 
 async def test_host_dropped_past_grace_hands_over_and_within_grace_keeps_it() -> None:
-    async with serving(MemoryStore, msg_rate=None) as make:
-        server = await make()
-        url = f"ws://127.0.0.1:{server.port}/"
-        async with clients(url, "Ann", "Bob") as (ann, bob):
-            room = (await ann.create_room("skipper", mode="multi", seats=3,
-                                          options={"grace_seconds": 0.5})).room
-            await ann.join(room)
-            await bob.join(room)
-            await ann.drop()  # no leave: the seat is held for its grace window
-            assert await seat_events(bob, room, 1) == [(0, "dropped")]
-            with pytest.raises(ServerError) as refused:  # Ann may still come back
-                await bob.start(room)
-            assert refused.value.code == "room/not_host"
-            assert await seat_events(bob, room, 2) == [(0, "left"), (1, "host")]
+    async with served("Ann", "Bob") as (server, (ann, bob)):
+        room = (await ann.create_room("skipper", mode="multi", seats=3,
+                                      options={"grace_seconds": 0.5})).room
+        await ann.join(room)
+        await bob.join(room)
+        await ann.drop()  # no leave: the seat is held for its grace window
+        assert await seat_events(bob, room, 1) == [(0, "dropped")]
+        with pytest.raises(ServerError) as refused:  # Ann may still come back
             await bob.start(room)
-            assert server.lobby.rooms[room].table.phase is Phase.PLAYING
+        assert refused.value.code == "room/not_host"
+        assert await seat_events(bob, room, 2) == [(0, "left"), (1, "host")]
+        await bob.start(room)
+        assert server.lobby.rooms[room].table.phase is Phase.PLAYING
 
 
 async def test_quick_join_skips_a_room_whose_host_is_away() -> None:
@@ -107,38 +111,32 @@ async def test_quick_join_skips_a_room_whose_host_is_away() -> None:
     joiner gets a fresh room it hosts. Once the grace is over with nobody connected, the
     room is gone (issue #35: a waiting room whose players all dropped expires with their
     grace), and quick join seats the next player in a room that player hosts."""
-    async with serving(MemoryStore, msg_rate=None) as make:
-        server = await make()
-        url = f"ws://127.0.0.1:{server.port}/"
-        async with clients(url, "Ann", "Bob", "Cy") as (ann, bob, cy):
-            room = (await ann.create_room("skipper", mode="multi", seats=4,
-                                          options={"grace_seconds": 1.0})).room
-            await ann.join(room)
-            await ann.drop()
-            await asyncio.sleep(0.2)  # the server sees the drop
-            joined = await bob.quick_join("skipper", mode="multi")
-            assert joined.room != room
-            await bob.start(joined.room)  # Bob's own room: he hosts it
-            await asyncio.sleep(1.2)  # Ann's grace is over: nobody holds a seat
-            assert room not in server.lobby.rooms
-            joined = await cy.quick_join("skipper", mode="multi")
-            assert joined.room != room and joined.seat == 0
-            assert hosts(cy, joined.room) == [0]
-            await cy.start(joined.room)
-            assert server.lobby.rooms[joined.room].table.phase is Phase.PLAYING
+    async with served("Ann", "Bob", "Cy") as (server, (ann, bob, cy)):
+        room = (await ann.create_room("skipper", mode="multi", seats=4,
+                                      options={"grace_seconds": 1.0})).room
+        await ann.join(room)
+        await ann.drop()
+        await asyncio.sleep(0.2)  # the server sees the drop
+        joined = await bob.quick_join("skipper", mode="multi")
+        assert joined.room != room
+        await bob.start(joined.room)  # Bob's own room: he hosts it
+        await asyncio.sleep(1.2)  # Ann's grace is over: nobody holds a seat
+        assert room not in server.lobby.rooms
+        joined = await cy.quick_join("skipper", mode="multi")
+        assert joined.room != room and joined.seat == 0
+        assert hosts(cy, joined.room) == [0]
+        await cy.start(joined.room)
+        assert server.lobby.rooms[joined.room].table.phase is Phase.PLAYING
 
 
 async def test_the_first_to_sit_hosts_a_room_whose_creator_never_sat() -> None:
-    async with serving(MemoryStore, msg_rate=None) as make:
-        server = await make()
-        url = f"ws://127.0.0.1:{server.port}/"
-        async with clients(url, "Ann", "Bob") as (ann, bob):
-            room = (await ann.create_room("skipper", mode="multi", seats=3)).room
-            await ann.close()  # gone without sitting down
-            await bob.join(room)
-            assert hosts(bob, room) == [0]
-            await bob.start(room)
-            assert server.lobby.rooms[room].table.phase is Phase.PLAYING
+    async with served("Ann", "Bob") as (server, (ann, bob)):
+        room = (await ann.create_room("skipper", mode="multi", seats=3)).room
+        await ann.close()  # gone without sitting down
+        await bob.join(room)
+        assert hosts(bob, room) == [0]
+        await bob.start(room)
+        assert server.lobby.rooms[room].table.phase is Phase.PLAYING
 
 
 class Stand:
@@ -258,24 +256,21 @@ async def test_a_host_dropped_while_its_connection_stayed_open_starts_and_plays(
     resumed``), and the host is a member of the game it started: it holds its seat with no
     grace window, and its view of the game comes (before, the room started without it, and
     its seat went to a bot once the grace window was over)."""
-    async with serving(MemoryStore, msg_rate=None) as make:
-        server = await make()
-        url = f"ws://127.0.0.1:{server.port}/"
-        async with clients(url, "Ann", "Bob") as (ann, bob):
-            room_id = (await ann.create_room("skipper", mode="multi", seats=3)).room
-            await ann.join(room_id)
-            await bob.join(room_id)
-            conn = await dropped_while_open(server, room_id, ann)
-            assert await seat_events(bob, room_id, 1) == [(0, "dropped")]
-            await ann.start(room_id)
-            room = server.lobby.rooms[room_id]
-            assert room.table.phase is Phase.PLAYING
-            holder = room.table.seats[0]
-            assert holder is not None and holder.conn is conn and holder.grace_until is None
-            assert room.table.members[conn].seat == 0
-            assert await seat_events(bob, room_id, 1) == [(0, "resumed")]
-            await until(lambda: ann.views[room_id]["room"]["status"] == "playing")
-            assert ann.views[room_id]["room"]["players"][0]["connected"]
+    async with served("Ann", "Bob") as (server, (ann, bob)):
+        room_id = (await ann.create_room("skipper", mode="multi", seats=3)).room
+        await ann.join(room_id)
+        await bob.join(room_id)
+        conn = await dropped_while_open(server, room_id, ann)
+        assert await seat_events(bob, room_id, 1) == [(0, "dropped")]
+        await ann.start(room_id)
+        room = server.lobby.rooms[room_id]
+        assert room.table.phase is Phase.PLAYING
+        holder = room.table.seats[0]
+        assert holder is not None and holder.conn is conn and holder.grace_until is None
+        assert room.table.members[conn].seat == 0
+        assert await seat_events(bob, room_id, 1) == [(0, "resumed")]
+        await until(lambda: ann.views[room_id]["room"]["status"] == "playing")
+        assert ann.views[room_id]["room"]["players"][0]["connected"]
 
 
 async def test_a_dropped_seat_is_taken_back_only_by_its_own_session() -> None:
@@ -283,23 +278,20 @@ async def test_a_dropped_seat_is_taken_back_only_by_its_own_session() -> None:
     dropped while his connection stays open. Cy, seated, may not start (``room/not_host``)
     and nothing changes; the creator may start, and Bob's seat stays his, held for him
     (the creator's start does not take a seat that was not its session's)."""
-    async with serving(MemoryStore, msg_rate=None) as make:
-        server = await make()
-        url = f"ws://127.0.0.1:{server.port}/"
-        async with clients(url, "Ann", "Bob", "Cy") as (ann, bob, cy):
-            room_id = (await ann.create_room("skipper", mode="multi", seats=3)).room
-            await bob.join(room_id)
-            await cy.join(room_id)
-            await dropped_while_open(server, room_id, bob)
-            room = server.lobby.rooms[room_id]
-            seats = room.table.seats
-            with pytest.raises(ServerError) as refused:
-                await cy.start(room_id)
-            assert refused.value.code == "room/not_host"
-            assert room.table.seats == seats and room.table.phase is Phase.WAITING
-            await ann.start(room_id)
-            assert room.table.phase is Phase.PLAYING
-            holder = room.table.seats[0]
-            assert holder is not None and holder.conn is None and holder.host
-            assert server.sessions[ann.session_id] not in room.table.members or \
-                room.table.members[server.sessions[ann.session_id]].seat is None
+    async with served("Ann", "Bob", "Cy") as (server, (ann, bob, cy)):
+        room_id = (await ann.create_room("skipper", mode="multi", seats=3)).room
+        await bob.join(room_id)
+        await cy.join(room_id)
+        await dropped_while_open(server, room_id, bob)
+        room = server.lobby.rooms[room_id]
+        seats = room.table.seats
+        with pytest.raises(ServerError) as refused:
+            await cy.start(room_id)
+        assert refused.value.code == "room/not_host"
+        assert room.table.seats == seats and room.table.phase is Phase.WAITING
+        await ann.start(room_id)
+        assert room.table.phase is Phase.PLAYING
+        holder = room.table.seats[0]
+        assert holder is not None and holder.conn is None and holder.host
+        assert holder.name == "Bob" and holder.grace_until is not None
+        assert server.sessions[ann.session_id] not in room.table.members
