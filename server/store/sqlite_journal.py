@@ -235,7 +235,10 @@ def fold_rows(db: sqlite3.Connection, rows: list[Row]) -> int:
     Raises:
         sqlite3.Error: the file refused them.
     """
-    entries = [row for row in rows if row[1] >= 0]
+    # Each entry bound as a bytearray: Python 3.11's sqlite3 binds int, float, str and
+    # bytearray as they are, and looks every other value up in its adapters first (for
+    # bytes, two failed attribute lookups, each with its error message formatted).
+    entries = [(room, seq, bytearray(data)) for room, seq, data in rows if seq >= 0]
     snaps = {room: data for room, seq, data in rows if seq == SNAPSHOT}
     clashed = len(entries) - db.executemany(RECOVER, entries).rowcount if entries else 0
     states = final_states(rows)
