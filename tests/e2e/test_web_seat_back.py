@@ -229,7 +229,7 @@ async def test_a_resume_left_unanswered_after_a_reconnection_is_asked_again(
         await page.evaluate("() => { window.cardhall.replyMs = 500; }")
         lost.before.update(server.sessions)
         await reconnected(server, page)
-        notice = page.locator("#notice", has_text="(request/timeout)")
+        notice = page.locator("#notice", has_text="did not answer (request/timeout)")
         await notice.wait_for(timeout=10_000)
         await seated_again(room, await connection_of(server, page))
         assert lost.hits == 1

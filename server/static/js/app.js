@@ -224,7 +224,8 @@ class App {
             `(${err.code}, ${tries} tries): please try again in a minute.`);
         }
         const pause = BUSY_PAUSES_MS[attempt - 1];
-        this.notify(`The server is busy for a moment (${err.code}): trying again in ` +
+        const why = err instanceof RequestTimeout ? "did not answer" : "is busy for a moment";
+        this.notify(`The server ${why} (${err.code}): trying again in ` +
           `${(pause / 1000).toFixed(1)} s (try ${attempt + 1} of ${tries})\u2026`);
         await new Promise((resolve) => setTimeout(resolve, pause));
       }
